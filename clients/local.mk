@@ -1,0 +1,2 @@
+# clients
+# End of clients/local.mk

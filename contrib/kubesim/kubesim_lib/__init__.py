@@ -1,0 +1,15 @@
+"""kubesim: a stand-in Kubernetes API server with simulated GPU nodes.
+
+Modules:
+  store     objects, the global resourceVersion counter and the watch history
+  objects   Kubernetes semantics shared by every resource: Status errors,
+            selectors, patches, pod defaulting
+  schema    strict validation against the OpenAPI v2 swagger.json
+  registry  the resource operations (create, bind, status, delete ...)
+  api       the HTTPS front end: routing, auth, watches, logs, --record
+  kubelet   the node/kubelet simulation, which talks to the cluster only
+            through a small backend interface
+  local     that backend, in process, on top of the registry
+  nodes     the nodes file
+  tls       certificates and the kubeconfig
+"""

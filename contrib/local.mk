@@ -1,0 +1,2 @@
+# contrib
+# End of contrib/local.mk

@@ -1,0 +1,2 @@
+# daemons/kaid
+# End of daemons/kaid/local.mk

@@ -1,0 +1,2 @@
+# doc
+# End of doc/local.mk

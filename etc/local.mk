@@ -1,0 +1,2 @@
+# etc
+# End of etc/local.mk

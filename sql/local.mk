@@ -1,0 +1,2 @@
+# sql
+# End of sql/local.mk

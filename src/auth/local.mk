@@ -1,0 +1,2 @@
+# src/auth: see the module's header.
+# End of src/auth/local.mk

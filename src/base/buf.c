@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * buf.c: bounded growable buffer.  See buf.h for the invariants.
+ */
+#include "config.h"
+
+#include "base/buf.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "base/xmalloc.h"
+
+void
+kai_buf_init(struct kai_buf *b, size_t max)
+{
+	b->cap = 64;
+	b->data = kai_xmalloc(b->cap);
+	b->data[0] = '\0';
+	b->len = 0;
+	b->max = max;
+}
+
+void
+kai_buf_fini(struct kai_buf *b)
+{
+	KAI_FREE(b->data);
+	kai_buf_init(b, b->max);
+}
+
+void
+kai_buf_reset(struct kai_buf *b)
+{
+	b->len = 0;
+	b->data[0] = '\0';
+}
+
+char *
+kai_buf_detach(struct kai_buf *b, size_t *len)
+{
+	char *p = b->data;
+
+	if (len != NULL)
+		*len = b->len;
+	kai_buf_init(b, b->max);
+	return p;
+}
+
+/* Makes room for n more bytes plus the NUL, or fails on max. */
+static int
+grow(struct kai_buf *b, size_t n)
+{
+	size_t need;
+
+	if (n > b->max || b->len > b->max - n)
+		return KAI_EINVAL;
+	need = b->len + n + 1;
+	if (need <= b->cap)
+		return 0;
+	while (b->cap < need)
+		b->cap *= 2;
+	b->data = kai_xreallocarray(b->data, b->cap, 1);
+	return 0;
+}
+
+int
+kai_buf_add(struct kai_buf *b, const void *p, size_t n)
+{
+	if (grow(b, n) != 0)
+		return KAI_EINVAL;
+	if (n > 0)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+	return 0;
+}
+
+int
+kai_buf_adds(struct kai_buf *b, const char *s)
+{
+	return kai_buf_add(b, s, strlen(s));
+}
+
+int
+kai_buf_addc(struct kai_buf *b, char c)
+{
+	return kai_buf_add(b, &c, 1);
+}
+
+int
+kai_buf_vaddf(struct kai_buf *b, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n;
+
+	va_copy(cp, ap);
+	n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return KAI_EINVAL;
+	if ((size_t)n >= b->cap - b->len) {
+		if (grow(b, (size_t)n) != 0) {
+			b->data[b->len] = '\0';
+			return KAI_EINVAL;
+		}
+		n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
+		if (n < 0)
+			return KAI_EINVAL;
+	} else if ((size_t)n > b->max - b->len) {
+		b->data[b->len] = '\0';
+		return KAI_EINVAL;
+	}
+	b->len += (size_t)n;
+	return 0;
+}
+
+int
+kai_buf_addf(struct kai_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = kai_buf_vaddf(b, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
+void
+kai_buf_consume(struct kai_buf *b, size_t n)
+{
+	KAI_ASSERT(n <= b->len);
+	memmove(b->data, b->data + n, b->len - n);
+	b->len -= n;
+	b->data[b->len] = '\0';
+}

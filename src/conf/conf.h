@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * conf.h: kaid.yaml (the daemon) and kai.yaml (the clients).
+ *
+ * One table (conf_table.c) names every kaid.yaml key with its type,
+ * default, bounds and help; the loader walks libyaml events against it.
+ * An unknown key, a wrong type or a value out of bounds is an error that
+ * names the place: `kaid.yaml:12:3: unrecognized key "schedular"`.  The
+ * result is an immutable struct kai_conf; a reload builds a new one and
+ * swaps it in only when it loaded cleanly.
+ */
+#ifndef KAI_CONF_CONF_H
+#define KAI_CONF_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/compiler.h"
+#include "base/err.h"
+
+/* A partition (queue) as kaid.yaml declares it. */
+struct kai_conf_partition {
+	char *name;
+	bool is_default;	/* the partition of jobs that name none */
+	int64_t max_time_s;	/* 0 = no limit; a longer job is refused */
+	int64_t default_time_s; /* time limit of a job that gives none; 0 = none */
+};
+
+struct kai_conf {
+	char *path;			/* the file read, for messages */
+	char *listen;			/* "host:port" for clients; 127.0.0.1:6820 */
+	char *database;			/* libpq conninfo; "dbname=kaibatch" */
+	char *munge_socket;		/* NULL = munged's default */
+	int log_level;			/* enum kai_log_level; "info" */
+	/* kubernetes: */
+	char *kubeconfig;		/* NULL = in-cluster service account */
+	char *kube_context;		/* NULL = current-context */
+	char *namespace;		/* "default" */
+	char *default_image;		/* "debian:bookworm-slim" */
+	int64_t kube_timeout_ms;	/* per API call; 10000 */
+	/* scheduler: */
+	int64_t sched_interval_ms;	/* tick; 1000 */
+	int64_t default_mem_mb;		/* per task when --mem is not given; 1024 */
+	/* jobs: */
+	bool allow_root_jobs;		/* false: pods get runAsNonRoot */
+	int64_t max_script_bytes;	/* <= KAI_JOB_SCRIPT_MAX; 102400 */
+	uint32_t *operators;		/* uids that may act on any job (0 always may) */
+	size_t noperators;
+	struct kai_conf_partition *partitions; /* at least one */
+	size_t npartitions;
+};
+
+/*
+ * Loads and validates path.  Caller owns *conf (kai_conf_free()).  On
+ * error returns KAI_ECONFIG with err->msg "path:line:col: reason".
+ */
+int kai_conf_load(const char *path, struct kai_conf **conf,
+    struct kai_err *err) KAI_MUST_CHECK;
+void kai_conf_free(struct kai_conf *conf);
+
+/* The partition named name, or the default one when name is NULL. */
+const struct kai_conf_partition *kai_conf_partition(
+    const struct kai_conf *conf, const char *name);
+
+/* Whether uid is 0 or listed under operators. */
+bool kai_conf_is_operator(const struct kai_conf *conf, uint32_t uid);
+
+/*
+ * Writes the effective configuration as YAML (kaid -n -v) to a buffer the
+ * caller owns, with secrets (passwords in the conninfo) masked.
+ */
+char *kai_conf_dump(const struct kai_conf *conf);
+
+/*
+ * The clients' file, kai.yaml: `controller: host:port` and optionally
+ * `munge_socket: path`.  Missing file is not an error (defaults stay).
+ * Caller owns the strings it sets.
+ */
+struct kai_client_conf {
+	char *controller;	/* "127.0.0.1:6820" */
+	char *munge_socket;	/* NULL = default */
+};
+int kai_client_conf_load(const char *path, struct kai_client_conf *cc,
+    struct kai_err *err) KAI_MUST_CHECK;
+void kai_client_conf_fini(struct kai_client_conf *cc);
+
+/*
+ * Help for every kaid.yaml key, in table order, for `kaid --help-config`
+ * and the man page: each line "key  type  default  help".
+ */
+char *kai_conf_help(void);
+
+#endif /* KAI_CONF_CONF_H */

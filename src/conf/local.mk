@@ -1,0 +1,2 @@
+# src/conf: see the module's header.
+# End of src/conf/local.mk

@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * db.h: kaid's PostgreSQL store (libpq).
+ *
+ * PostgreSQL is the single source of truth: jobs, allocations, queues and
+ * the event log.  Every function here is one transaction; on error it is
+ * rolled back and nothing is half-written.  PGresult and PGconn never leave
+ * this module: results are converted to the model's structs.
+ *
+ * The schema is the numbered migrations in sql/, compiled into the binary;
+ * kai_db_migrate() applies those the database lacks and refuses a database
+ * whose schema is newer than this build knows.
+ *
+ * Calls are synchronous on a local socket; kaid batches work so that one
+ * call serves many requests (group commit of submissions, one transaction
+ * per scheduler tick).
+ */
+#ifndef KAI_DB_DB_H
+#define KAI_DB_DB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/compiler.h"
+#include "base/err.h"
+#include "model/job.h"
+#include "model/jobstate.h"
+#include "proto/proto.h"
+
+struct kai_db;
+
+/* Connects with a libpq conninfo string.  Caller owns *db. */
+int kai_db_open(const char *conninfo, struct kai_db **db, struct kai_err *err)
+    KAI_MUST_CHECK;
+void kai_db_close(struct kai_db *db);
+
+/*
+ * Applies missing migrations, each in its own transaction.  Sets *version
+ * to the schema version afterwards.  KAI_EDB "database schema version 7 is
+ * newer than this kaid (5)" for a newer schema.
+ */
+int kai_db_migrate(struct kai_db *db, int *version, struct kai_err *err)
+    KAI_MUST_CHECK;
+/* The newest schema version this build knows. */
+int kai_db_schema_version_known(void);
+
+/* Makes the table of queues match the configured partitions (upsert). */
+int kai_db_queues_sync(struct kai_db *db, const char *const *names, size_t n,
+    struct kai_err *err) KAI_MUST_CHECK;
+
+/* A submission, validated and resolved by kaid. */
+struct kai_db_newjob {
+	const struct kai_jobspec *spec; /* borrowed */
+	uint32_t uid;
+	uint32_t gid;
+	const char *user;
+	const char *queue;		/* resolved partition */
+	int64_t time_limit_s;		/* resolved: KAI_TIME_UNLIMITED or s */
+	uint64_t mem_mb;		/* resolved per-task memory */
+	uint32_t priority;
+	int64_t submit_time;		/* unix s */
+};
+
+/*
+ * Inserts n jobs in ONE transaction (group commit) with an event row each,
+ * and sets ids[i].  All or nothing.
+ */
+int kai_db_jobs_insert(struct kai_db *db, const struct kai_db_newjob *jobs,
+    size_t n, uint64_t *ids, struct kai_err *err) KAI_MUST_CHECK;
+
+/*
+ * Loads every job that is not terminal (PENDING, CONFIGURING, RUNNING) with
+ * its allocations, oldest first.  Caller owns *jobs (kai_job_fini() each,
+ * then free()).
+ */
+int kai_db_jobs_load_active(struct kai_db *db, struct kai_job **jobs,
+    size_t *n, struct kai_err *err) KAI_MUST_CHECK;
+
+/*
+ * The full submission of one job, to build its pods: script, args, env,
+ * workdir, output patterns, image.  Caller owns js (kai_jobspec_fini()).
+ */
+int kai_db_job_spec(struct kai_db *db, uint64_t id, struct kai_jobspec *js,
+    struct kai_err *err) KAI_MUST_CHECK;
+
+/*
+ * Answers kqueue and kacct with the jobs matching q.  When only_own is
+ * true only requester_uid's jobs are returned, whatever q asks (kaid sets
+ * it for kacct callers who are not operators).  Results are ordered by id.
+ * Caller owns *jobs (kai_jobinfo_fini() each, then free()).
+ */
+int kai_db_jobs_query(struct kai_db *db, const struct kai_query *q,
+    bool only_own, uint32_t requester_uid, struct kai_jobinfo **jobs,
+    size_t *n, struct kai_err *err) KAI_MUST_CHECK;
+
+/*
+ * One state change.  Applied only if the job is still in state `from`
+ * (optimistic check); every applied change writes an event row with the
+ * time, both states, the reason and the actor uid (-1 = kaid itself).
+ */
+struct kai_db_change {
+	uint64_t id;
+	enum kai_job_state from;
+	enum kai_job_state to;
+	const char *reason;	/* borrowed; "" = none */
+	int64_t time;		/* unix s of the change */
+	int64_t actor_uid;	/* uid of the requester, -1 for kaid */
+	bool set_start;		/* start_time = time */
+	bool set_end;		/* end_time = time */
+	bool set_exit;		/* exit_code / exit_signal below */
+	int32_t exit_code;
+	int32_t exit_signal;
+	const char *nodelist;	/* NULL = unchanged */
+	const struct kai_alloc *allocs; /* to insert (PENDING -> CONFIGURING) */
+	size_t nallocs;
+	bool drop_allocs;	/* delete allocations (back to PENDING) */
+};
+
+/*
+ * Applies n changes in ONE transaction.  applied[i] tells whether change i
+ * found its job in `from` (false: someone else moved it first; not an
+ * error).  applied may be NULL.
+ */
+int kai_db_jobs_change(struct kai_db *db, const struct kai_db_change *c,
+    size_t n, bool *applied, struct kai_err *err) KAI_MUST_CHECK;
+
+/*
+ * Sets the pending reason of jobs without an event row (reasons change
+ * every tick; they are not state changes).
+ */
+int kai_db_jobs_set_reason(struct kai_db *db, const uint64_t *ids,
+    const char *const *reasons, size_t n, struct kai_err *err)
+    KAI_MUST_CHECK;
+
+#endif /* KAI_DB_DB_H */

@@ -1,0 +1,2 @@
+# src/db: see the module's header.
+# End of src/db/local.mk

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * kube.h: the Kubernetes API client (libcurl multi + json-c), driven by
+ * kaid's event loop.
+ *
+ * kai_kube_config_*() read a kubeconfig (YAML) or the in-cluster
+ * service-account files.  kai_kube_new() connects a client to the loop:
+ * all calls are asynchronous and report through callbacks on the loop's
+ * thread; TLS is verified against the cluster CA; connections are reused.
+ *
+ * Watches list first, then watch from the list's resourceVersion; an
+ * expired watch (an ERROR event with code 410 inside a 200 stream, or an
+ * HTTP 410) or a broken stream leads to a relist, reported to the caller
+ * as RESET, ADDED for every object, then SYNCED, so the caller's cache is
+ * rebuilt without losing a change.  Until the first SYNCED the caller must
+ * not act on the absence of an object (reconcile fails closed).
+ *
+ * CURL handles and json_object never leave this module: objects are
+ * converted to struct kai_node / struct kai_pod.
+ */
+#ifndef KAI_KUBE_KUBE_H
+#define KAI_KUBE_KUBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/compiler.h"
+#include "base/err.h"
+#include "sys/loop.h"
+
+struct kai_kube_config {
+	char *server;		/* "https://127.0.0.1:6443" */
+	char *ca_pem;		/* CA certificate(s), PEM; NULL = system CAs */
+	char *token;		/* bearer token; NULL = none */
+	char *client_cert_pem;	/* client certificate auth; NULL = none */
+	char *client_key_pem;
+	char *namespace;	/* from the context or the SA file; may be NULL */
+	bool insecure;		/* insecure-skip-tls-verify: true in kubeconfig */
+};
+
+/*
+ * Reads a kubeconfig: current-context (or `context` if not NULL), its
+ * cluster (server, certificate-authority-data or certificate-authority
+ * file, insecure-skip-tls-verify) and user (token, tokenFile,
+ * client-certificate[-data], client-key[-data]).  Relative file paths are
+ * relative to the kubeconfig's directory.  KAI_ECONFIG with
+ * "kubeconfig \"x\": ..." on any fault.
+ */
+int kai_kube_config_load(const char *path, const char *context,
+    struct kai_kube_config *cfg, struct kai_err *err) KAI_MUST_CHECK;
+/*
+ * In-cluster: dir/token, dir/ca.crt, dir/namespace (dir is normally
+ * /var/run/secrets/kubernetes.io/serviceaccount) and the server
+ * https://host:port (from KUBERNETES_SERVICE_HOST/PORT in kaid).
+ */
+int kai_kube_config_incluster(const char *dir, const char *host,
+    const char *port, struct kai_kube_config *cfg, struct kai_err *err)
+    KAI_MUST_CHECK;
+void kai_kube_config_fini(struct kai_kube_config *cfg);
+
+/* A node as the scheduler sees it. */
+struct kai_node {
+	char *name;
+	int64_t cpu_milli;	/* allocatable */
+	uint64_t mem_mb;	/* allocatable, MiB */
+	uint32_t gpus;		/* allocatable nvidia.com/gpu */
+	char *gpu_product;	/* label nvidia.com/gpu.product; "" = none */
+	uint64_t gpu_mem_mb;	/* label nvidia.com/gpu.memory (MiB per GPU) */
+	bool ready;		/* condition Ready=True */
+	bool unschedulable;	/* spec.unschedulable */
+	char **labels;		/* "key=value" */
+	size_t nlabels;
+};
+
+enum kai_pod_phase {
+	KAI_POD_PENDING,
+	KAI_POD_RUNNING,
+	KAI_POD_SUCCEEDED,
+	KAI_POD_FAILED,
+	KAI_POD_UNKNOWN
+};
+
+/* A pod as kaid sees it (its own or anyone's, for capacity). */
+struct kai_pod {
+	char *name;
+	char *namespace;
+	char *uid;
+	char *node;		/* spec.nodeName; "" = unbound */
+	enum kai_pod_phase phase;
+	char *reason;		/* status.reason ("DeadlineExceeded", ...) or "" */
+	char *message;		/* status.message or "" */
+	bool terminated;	/* first container has a terminated state */
+	int32_t exit_code;	/* of the first container, if terminated */
+	char *term_reason;	/* terminated.reason ("OOMKilled", ...) or "" */
+	bool waiting_error;	/* container stuck waiting with an error reason */
+	char *wait_reason;	/* e.g. CreateContainerConfigError, or "" */
+	bool deleting;		/* deletionTimestamp set */
+	bool managed;		/* label app.kubernetes.io/managed-by=kaid */
+	uint64_t job_id;	/* label kaibatch.io/job-id, 0 if none */
+	uint32_t task;		/* label kaibatch.io/task-index */
+	int64_t cpu_milli;	/* requests summed over containers */
+	uint64_t mem_mb;
+	uint32_t gpus;
+};
+
+enum kai_kube_event {
+	KAI_KUBE_RESET,		/* a (re)list begins: forget the cache */
+	KAI_KUBE_ADDED,
+	KAI_KUBE_MODIFIED,
+	KAI_KUBE_DELETED,
+	KAI_KUBE_SYNCED		/* the list is complete; cache is whole */
+};
+
+typedef void kai_kube_node_fn(enum kai_kube_event ev,
+    const struct kai_node *node, void *ctx);	/* node NULL for RESET/SYNCED */
+typedef void kai_kube_pod_fn(enum kai_kube_event ev, const struct kai_pod *pod,
+    void *ctx);					/* pod NULL for RESET/SYNCED */
+/* Completion of a create, bind or delete: code 0 or KAI_E*. */
+typedef void kai_kube_done_fn(int code, const struct kai_err *err, void *ctx);
+
+struct kai_kube;
+
+/*
+ * A client for cfg (deep-copied) on loop.  namespace is where kaid's pods
+ * live; timeout_ms bounds each non-watch call.
+ */
+int kai_kube_new(struct kai_loop *loop, const struct kai_kube_config *cfg,
+    const char *namespace, int64_t timeout_ms, struct kai_kube **kube,
+    struct kai_err *err) KAI_MUST_CHECK;
+/* Aborts transfers without calling their callbacks. */
+void kai_kube_free(struct kai_kube *kube);
+
+/* Starts the node watch (all nodes). */
+void kai_kube_watch_nodes(struct kai_kube *kube, kai_kube_node_fn *fn,
+    void *ctx);
+/* Starts the pod watch (all namespaces: others' pods use capacity too). */
+void kai_kube_watch_pods(struct kai_kube *kube, kai_kube_pod_fn *fn,
+    void *ctx);
+
+/* What kaid wants a pod to be; kube turns it into the Pod JSON. */
+struct kai_pod_spec {
+	const char *name;
+	const char *const *label_kv;	/* "key", "value", ... pairs */
+	size_t nlabels;
+	const char *const *annot_kv;	/* "key", "value", ... pairs */
+	size_t nannots;
+	const char *image;
+	const char *const *command;	/* argv of the container */
+	size_t ncommand;
+	const char *const *env_kv;	/* "NAME", "value", ... pairs */
+	size_t nenv;
+	uint32_t run_as_uid;
+	uint32_t run_as_gid;
+	const uint32_t *groups;		/* supplementalGroups */
+	size_t ngroups;
+	bool run_as_non_root;
+	int64_t cpu_milli;		/* requests = limits */
+	uint64_t mem_mb;
+	uint32_t gpus;			/* limits nvidia.com/gpu; 0 = none */
+	int64_t active_deadline_s;	/* 0 = none */
+	const char *hostname;		/* NULL = none (gangs: stable names) */
+	const char *subdomain;		/* NULL = none */
+};
+
+/*
+ * Builds the Pod JSON kaid sends (schedulerName kaid, restartPolicy Never,
+ * securityContext, resources, ...).  Caller owns the result.  Exposed for
+ * the schema test.
+ */
+char *kai_kube_pod_json(const struct kai_pod_spec *spec, const char *ns);
+
+/* POST the pod; 409 AlreadyExists gives KAI_EEXIST (the caller adopts it). */
+void kai_kube_pod_create(struct kai_kube *kube, const struct kai_pod_spec *spec,
+    kai_kube_done_fn *fn, void *ctx);
+/* POST pods/NAME/binding; 409 (already bound) gives KAI_EEXIST. */
+void kai_kube_pod_bind(struct kai_kube *kube, const char *pod,
+    const char *node, kai_kube_done_fn *fn, void *ctx);
+/* DELETE with gracePeriodSeconds (-1 = server default); 404 -> KAI_ENOENT. */
+void kai_kube_pod_delete(struct kai_kube *kube, const char *pod,
+    int64_t grace_s, kai_kube_done_fn *fn, void *ctx);
+
+/* Calls in flight (for clean shutdown and tests). */
+size_t kai_kube_pending(const struct kai_kube *kube);
+
+#endif /* KAI_KUBE_KUBE_H */

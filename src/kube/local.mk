@@ -1,0 +1,2 @@
+# src/kube: see the module's header.
+# End of src/kube/local.mk

@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * job.h: what a user asks for (struct kai_jobspec) and what kaid reports
+ * about a job (struct kai_jobinfo).
+ *
+ * Both are plain data owned by whoever holds them: every pointer field is a
+ * heap string owned by the struct and released by the matching _fini().
+ * A zeroed struct is a valid empty value, and _fini() of one is a no-op.
+ * The submitter's identity is NOT here: kaid takes uid and gid from the
+ * MUNGE credential alone.
+ */
+#ifndef KAI_MODEL_JOB_H
+#define KAI_MODEL_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/compiler.h"
+#include "base/err.h"
+#include "model/jobstate.h"
+
+/* Hard limits on what a submission may carry (checked by the codec too). */
+#define KAI_JOB_NAME_MAX     255	      /* bytes of a job name */
+#define KAI_JOB_PATH_MAX     4096	      /* workdir, -o, -e */
+#define KAI_JOB_SCRIPT_MAX   (100 * 1024) /* a Linux env string is < 128 KiB */
+#define KAI_JOB_ARGS_MAX     256	      /* script arguments */
+#define KAI_JOB_ENV_MAX	     4096	      /* exported variables */
+#define KAI_JOB_ENV_BYTES    (512 * 1024) /* all exported variables together */
+#define KAI_JOB_NTASKS_MAX   1024
+#define KAI_JOB_CPUS_MAX     4096
+#define KAI_JOB_GPUS_MAX     64
+
+/* time_limit_s values with a meaning of their own */
+#define KAI_TIME_UNSET	   (-1)	/* not given: kaid applies the default */
+#define KAI_TIME_UNLIMITED 0	/* "0" or "UNLIMITED": no limit */
+
+struct kai_jobspec {
+	char *name;		/* -J; NULL = script file name */
+	char *queue;		/* -p/-q; NULL = the default partition */
+	char *account;		/* -A; NULL = none */
+	char *script;		/* the batch script, NUL-terminated */
+	char **argv;		/* script arguments */
+	size_t argc;
+	char **env;		/* "KEY=VALUE" exported to the job */
+	size_t nenv;
+	char *workdir;		/* -D; absolute */
+	char *stdout_pattern;	/* -o; NULL = "slurm-%j.out" */
+	char *stderr_pattern;	/* -e; NULL = same file as stdout */
+	char *image;		/* --image; NULL = kaid's default */
+	uint32_t ntasks;	/* -n: pods; 0 = 1 */
+	uint32_t cpus_per_task; /* -c; 0 = 1 */
+	uint64_t mem_mb;	/* --mem per task in MiB; 0 = kaid's default */
+	uint32_t gpus_per_task; /* --gpus-per-task / --gres=gpu:N */
+	int64_t time_limit_s;	/* KAI_TIME_UNSET, KAI_TIME_UNLIMITED or s */
+	bool hold;		/* -H: submit held */
+};
+
+struct kai_jobinfo {
+	uint64_t id;
+	char *name;
+	uint32_t uid;
+	uint32_t gid;
+	char *user;		/* user name (kaid resolves uid) */
+	char *queue;		/* partition */
+	char *account;		/* "" when none */
+	enum kai_job_state state;
+	char *reason;		/* pending reason or final reason; "" = none */
+	int64_t submit_time;	/* unix seconds */
+	int64_t start_time;	/* 0 = not started */
+	int64_t end_time;	/* 0 = not ended */
+	int64_t time_limit_s;	/* KAI_TIME_UNLIMITED or seconds */
+	uint32_t ntasks;
+	uint32_t cpus_per_task;
+	uint64_t mem_mb;	/* per task */
+	uint32_t gpus_per_task;
+	char *nodelist;		/* "gpu-a1,gpu-a2"; "" = none */
+	int32_t exit_code;	/* exit status of the script, 0-255 */
+	int32_t exit_signal;	/* signal that ended it, 0 = none */
+	char *workdir;
+	char *stdout_path;	/* patterns expanded */
+	char *stderr_path;
+	bool hold;
+	uint32_t priority;
+};
+
+/*
+ * A task's placement: which node and pod run task `task` of a job, and
+ * what the pod last reported.  Owned by its struct kai_job.
+ */
+struct kai_alloc {
+	uint32_t task;		/* 0 .. ntasks-1 */
+	char *node;		/* node name */
+	char *pod;		/* "kai-<jobid>-<task>" */
+	uint32_t gpus;
+	uint32_t cpus;
+	uint64_t mem_mb;
+};
+
+/*
+ * kaid's in-memory view of an active job: the scheduling fields only.  The
+ * script and environment stay in PostgreSQL until the pods are built, so
+ * that 10,000 pending jobs cost kilobytes, not megabytes.
+ */
+struct kai_job {
+	uint64_t id;
+	uint32_t uid;
+	uint32_t gid;
+	char *user;
+	char *name;
+	char *queue;
+	enum kai_job_state state;
+	uint32_t priority;	/* higher runs first */
+	int64_t submit_time;	/* unix s */
+	int64_t start_time;	/* unix s, 0 = not started */
+	uint32_t ntasks;
+	uint32_t cpus_per_task;
+	uint64_t mem_mb;	/* per task */
+	uint32_t gpus_per_task;
+	int64_t time_limit_s;	/* KAI_TIME_UNLIMITED or s */
+	bool hold;
+	char *reason;		/* why pending; "" = none yet */
+	struct kai_alloc *allocs; /* nallocs == ntasks once placed */
+	size_t nallocs;
+};
+
+void kai_job_fini(struct kai_job *job);
+void kai_alloc_fini(struct kai_alloc *a);
+
+void kai_jobspec_fini(struct kai_jobspec *js);
+void kai_jobinfo_fini(struct kai_jobinfo *ji);
+
+/*
+ * Checks a spec for what any kaid would refuse whatever its config: empty
+ * script, lengths over the limits above, relative paths, zero-length names,
+ * "=" missing in an env entry, counts over the maxima.  On failure returns
+ * KAI_EINVAL with err naming the field: "script is empty",
+ * "invalid ntasks 0: must be between 1 and 1024".
+ */
+int kai_jobspec_validate(const struct kai_jobspec *js, struct kai_err *err)
+    KAI_MUST_CHECK;
+
+/*
+ * Parses a Slurm time limit in any of its six formats ("minutes",
+ * "minutes:seconds", "hours:minutes:seconds", "days-hours",
+ * "days-hours:minutes", "days-hours:minutes:seconds") or "UNLIMITED" /
+ * "INFINITE" / "0" into seconds.  Seconds round up to whole minutes, as
+ * Slurm does.  KAI_EINVAL with "invalid time limit \"%s\"" otherwise.
+ */
+int kai_time_limit_parse(const char *s, int64_t *seconds, struct kai_err *err)
+    KAI_MUST_CHECK;
+
+/*
+ * Formats seconds the way squeue prints TIME and TIME_LIMIT:
+ * "M:SS", "H:MM:SS", "D-HH:MM:SS"; "UNLIMITED" for KAI_TIME_UNLIMITED.
+ * Writes at most size bytes including the NUL.
+ */
+void kai_time_format(int64_t seconds, char *out, size_t size);
+
+/*
+ * Parses a Slurm memory size: a bare number is MiB; K, M, G, T suffixes
+ * with optional B, any case ("64G", "500mb", "1T").  Result in MiB, sizes
+ * under 1 MiB round up.  KAI_EINVAL with "invalid memory size \"%s\"".
+ */
+int kai_mem_parse(const char *s, uint64_t *mib, struct kai_err *err)
+    KAI_MUST_CHECK;
+
+/*
+ * Expands a Slurm file name pattern: %j job id, %x job name, %u user,
+ * %% a percent, %A/%a array (job id / "0" until arrays exist), a width
+ * after % zero-pads numbers ("%4j").  Other %-sequences are kept as they
+ * are.  Caller owns the result.
+ */
+char *kai_pattern_expand(const char *pattern, uint64_t jobid,
+    const char *jobname, const char *user);
+
+#endif /* KAI_MODEL_JOB_H */

@@ -1,0 +1,2 @@
+# src/sched: see the module's header.
+# End of src/sched/local.mk
