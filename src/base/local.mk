@@ -6,6 +6,8 @@ src_base_libkaibase_a_SOURCES = \
 	src/base/compiler.h \
 	src/base/err.c \
 	src/base/err.h \
+	src/base/map.c \
+	src/base/map.h \
 	src/base/strconv.c \
 	src/base/strconv.h \
 	src/base/xmalloc.c \

@@ -4,11 +4,13 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/map.h"
 #include "base/strconv.h"
 #include "base/xmalloc.h"
 #include "tap.h"
@@ -92,9 +94,48 @@ test_strconv(void)
 	    "double nan refused");
 }
 
+static void
+test_map(void)
+{
+	struct kai_map m;
+	char key[32];
+	const char *k;
+	void *v;
+	size_t it = 0, seen = 0;
+	int i, bad = 0;
+
+	kai_map_init(&m, free);
+	for (i = 0; i < 5000; i++) {
+		(void)snprintf(key, sizeof(key), "kai-%d-0", i);
+		kai_map_put(&m, key, kai_xasprintf("%d", i));
+	}
+	is_int((int64_t)m.len, 5000, "map holds every key");
+	for (i = 0; i < 5000; i += 2) {
+		(void)snprintf(key, sizeof(key), "kai-%d-0", i);
+		kai_map_del(&m, key);
+	}
+	is_int((int64_t)m.len, 2500, "deletes remove entries");
+	for (i = 0; i < 5000; i++) {
+		(void)snprintf(key, sizeof(key), "kai-%d-0", i);
+		v = kai_map_get(&m, key);
+		if ((i % 2 == 0) != (v == NULL))
+			bad++;
+		else if (v != NULL && strtol(v, NULL, 10) != i)
+			bad++;
+	}
+	is_int(bad, 0, "lookups after deletes find exactly the live keys");
+	kai_map_put(&m, "kai-1-0", kai_xstrdup("replaced"));
+	is_str(kai_map_get(&m, "kai-1-0"), "replaced", "put replaces");
+	while (kai_map_next(&m, &it, &k, &v))
+		seen++;
+	is_int((int64_t)seen, 2500, "iteration visits every live entry");
+	kai_map_fini(&m);
+}
+
 int
 main(void)
 {
+	test_map();
 	test_buf();
 	test_err();
 	test_strconv();
