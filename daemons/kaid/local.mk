@@ -1,2 +1,28 @@
-# daemons/kaid
+# daemons/kaid: the controller daemon.  It may use every module in src/.
+sbin_PROGRAMS += daemons/kaid/kaid
+daemons_kaid_kaid_SOURCES = \
+	daemons/kaid/dispatch.c \
+	daemons/kaid/kaid.c \
+	daemons/kaid/kaid.h \
+	daemons/kaid/reconcile.c \
+	daemons/kaid/rpc.c \
+	daemons/kaid/rpc_cancel.c \
+	daemons/kaid/rpc_query.c \
+	daemons/kaid/rpc_submit.c \
+	daemons/kaid/server.c \
+	daemons/kaid/state.c \
+	daemons/kaid/tick.c
+daemons_kaid_kaid_LDADD = \
+	src/sched/libkaisched.a \
+	src/db/libkaidb.a \
+	src/kube/libkaikube.a \
+	src/auth/libkaiauth.a \
+	src/conf/libkaiconf.a \
+	src/proto/libkaiproto.a \
+	src/model/libkaimodel.a \
+	src/sys/libkaisys.a \
+	src/base/libkaibase.a \
+	$(PQ_LIBS) $(CURL_LIBS) $(JSONC_LIBS) $(YAML_LIBS) $(MUNGE_LIBS)
+daemons_kaid_kaid_CFLAGS = $(AM_CFLAGS) $(PQ_CFLAGS) $(CURL_CFLAGS) \
+	$(JSONC_CFLAGS) $(YAML_CFLAGS) $(MUNGE_CFLAGS)
 # End of daemons/kaid/local.mk

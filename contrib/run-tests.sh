@@ -1,0 +1,87 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# run-tests.sh: the whole test suite, as CI runs it, on a fresh Debian
+# machine: install what is missing, build with --enable-werror and run
+# `make check` (unit, scheduler and integration tests against a real
+# PostgreSQL, munged and kubesim), then once more under ASan/UBSan, then
+# `make distcheck`.  Ends with the line "N passed, N failed".
+#
+#   contrib/run-tests.sh            everything
+#   contrib/run-tests.sh --quick    the -Werror build only
+
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+quick=no
+[ "${1:-}" = "--quick" ] && quick=yes
+jobs=$(nproc 2>/dev/null || echo 2)
+
+"$top/contrib/deps.sh" || exit 1
+cd "$top" || exit 1
+./bootstrap >/dev/null 2>&1 || { echo "run-tests: error: bootstrap failed" >&2; exit 1; }
+
+passed=0
+failed=0
+
+# count_results DIR: adds the totals of DIR's test-suite.log.
+count_results()
+{
+	local log=$1/test-suite.log p f e
+	[ -f "$log" ] || { failed=$((failed + 1)); return; }
+	p=$(sed -n 's/^# PASS: *//p' "$log" | head -n 1)
+	f=$(sed -n 's/^# FAIL: *//p' "$log" | head -n 1)
+	e=$(sed -n 's/^# ERROR: *//p' "$log" | head -n 1)
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-0} + ${e:-0}))
+}
+
+# run_build NAME CONFIGURE-FLAGS...: configure, build and check in build/NAME.
+run_build()
+{
+	local name=$1 dir=$top/build/$1
+	shift
+	echo "=== $name: configure $*"
+	rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
+	if ! "$top/configure" -q "$@" >configure.out 2>&1; then
+		cat configure.out
+		failed=$((failed + 1))
+		return
+	fi
+	if ! make -j"$jobs" >make.out 2>&1; then
+		grep -E 'error|warning' make.out | head -n 40
+		failed=$((failed + 1))
+		return
+	fi
+	echo "=== $name: make check"
+	make -j"$jobs" check >check.out 2>&1
+	grep -E '^(FAIL|ERROR|SKIP):|^# (TOTAL|PASS|SKIP|FAIL|ERROR):' check.out |
+	    grep -v '^SKIP:.*# SKIP' | head -n 60
+	if grep -qE '^(FAIL|ERROR):' check.out; then
+		for t in $(sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\).*/\2/p' check.out | sort -u); do
+			echo "--- $t.log (tail)"
+			tail -n 40 "$t.log" 2>/dev/null
+		done
+	fi
+	count_results "$dir"
+	cd "$top" || exit 1
+}
+
+run_build werror --enable-werror
+if [ "$quick" = no ]; then
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    run_build sanitizers --enable-werror --enable-sanitizers
+	echo "=== distcheck"
+	cd "$top/build/werror" || exit 1
+	# The tarball is checked with the unit tests; the integration tier ran
+	# twice above already.
+	if KAI_SKIP_INTEGRATION=1 make -j"$jobs" distcheck >distcheck.out 2>&1; then
+		passed=$((passed + 1))
+		echo "distcheck: ok"
+	else
+		failed=$((failed + 1))
+		tail -n 40 distcheck.out
+	fi
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * kaid.c: the controller daemon's main(): a straight list of set-up steps
+ * (config, logging, database, cluster, listener, signals, tick), the loop,
+ * and the teardown in reverse.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/xmalloc.h"
+#include "kaid.h"
+#include "sys/log.h"
+
+#define KAID_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
+
+static const struct option long_opts[] = {
+	{"config", required_argument, NULL, 'f'},
+	{"foreground", no_argument, NULL, 'F'},
+	{"check", no_argument, NULL, 'n'},
+	{"verbose", no_argument, NULL, 'v'},
+	{"help", no_argument, NULL, 'h'},
+	{"version", no_argument, NULL, 'V'},
+	{NULL, 0, NULL, 0},
+};
+
+static void
+usage(FILE *fp)
+{
+	(void)fprintf(fp,
+	    "usage: kaid [-FnvhV] [-f file]\n"
+	    "  -f, --config FILE  configuration file (default %s/kaid.yaml)\n"
+	    "  -F, --foreground   stay in the foreground, log to stderr\n"
+	    "  -n, --check        check the configuration and exit\n"
+	    "  -v, --verbose      with -n, print the effective configuration;\n"
+	    "                     otherwise log at debug level\n"
+	    "  -h, --help         show this help\n"
+	    "  -V, --version      show the version\n", KAI_CONFIG_DIR);
+}
+
+int64_t
+kaid_now(void)
+{
+	return (int64_t)time(NULL);
+}
+
+static void
+on_signal(struct kai_loop *loop, int signo, void *ctx)
+{
+	struct kaid *k = ctx;
+	struct kai_conf *nc;
+	struct kai_err err;
+
+	if (signo != SIGHUP) {
+		kai_log_info("received signal %d, shutting down", signo);
+		kai_loop_stop(loop);
+		return;
+	}
+	/* Reload: swap in the new config only if it loads cleanly. */
+	if (kai_conf_load(k->conf_path, &nc, &err) != 0) {
+		kai_log_err("reload refused: %s", err.msg);
+		return;
+	}
+	kai_log_info("configuration reloaded from \"%s\"", k->conf_path);
+	kai_conf_free(k->conf);
+	k->conf = nc;
+	kai_log_set_level((enum kai_log_level)nc->log_level);
+}
+
+static void
+before_sleep(struct kai_loop *loop, void *ctx)
+{
+	(void)loop;
+	submit_commit(ctx);
+}
+
+static int
+open_db(struct kaid *k, struct kai_err *err)
+{
+	const char **names;
+	struct kai_job *jobs = NULL;
+	size_t i, n = 0;
+	int version, r;
+
+	if (kai_db_open(k->conf->database, &k->db, err) != 0 ||
+	    kai_db_migrate(k->db, &version, err) != 0)
+		return err->code;
+	names = kai_xcalloc(k->conf->npartitions, sizeof(*names));
+	for (i = 0; i < k->conf->npartitions; i++)
+		names[i] = k->conf->partitions[i].name;
+	r = kai_db_queues_sync(k->db, names, k->conf->npartitions, err);
+	free(names);
+	if (r != 0 || kai_db_jobs_load_active(k->db, &jobs, &n, err) != 0)
+		return err->code;
+	for (i = 0; i < n; i++) {
+		struct kai_job *j = kai_xcalloc(1, sizeof(*j));
+
+		*j = jobs[i];
+		if (j->reason == NULL)
+			j->reason = kai_xstrdup("");
+		state_job_add(k, j);
+	}
+	free(jobs);
+	kai_log_info("database schema version %d, %zu active jobs", version, n);
+	return 0;
+}
+
+static int
+open_kube(struct kaid *k, struct kai_err *err)
+{
+	struct kai_kube_config kc;
+	int r;
+
+	memset(&kc, 0, sizeof(kc));
+	if (k->conf->kubeconfig != NULL)
+		r = kai_kube_config_load(k->conf->kubeconfig,
+		    k->conf->kube_context, &kc, err);
+	else
+		/*
+		 * The one place kaid reads the environment: in a pod,
+		 * Kubernetes names its API server only there.
+		 */
+		r = kai_kube_config_incluster(KAID_SA_DIR,
+		    getenv("KUBERNETES_SERVICE_HOST"),
+		    getenv("KUBERNETES_SERVICE_PORT"), &kc, err);
+	if (r == 0)
+		r = kai_kube_new(k->loop, &kc, k->conf->namespace,
+		    k->conf->kube_timeout_ms, &k->kube, err);
+	kai_kube_config_fini(&kc);
+	if (r != 0)
+		return r;
+	kai_kube_watch_nodes(k->kube, state_on_node, k);
+	kai_kube_watch_pods(k->kube, state_on_pod, k);
+	return 0;
+}
+
+static void
+kaid_init(struct kaid *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->listen_fd = -1;
+	kai_map_init(&k->nodes, node_free);
+	kai_map_init(&k->pods, pod_rec_free);
+	kai_map_init(&k->inflight, NULL);
+}
+
+static void
+kaid_fini(struct kaid *k)
+{
+	size_t i;
+
+	server_close_all(k);
+	kai_kube_free(k->kube);
+	kai_db_close(k->db);
+	for (i = 0; i < k->njobs; i++) {
+		kai_job_fini(k->jobs[i]);
+		free(k->jobs[i]);
+	}
+	free(k->jobs);
+	free(k->submits);
+	kai_map_fini(&k->nodes);
+	kai_map_fini(&k->pods);
+	kai_map_fini(&k->inflight);
+	kai_loop_free(k->loop);
+	kai_conf_free(k->conf);
+}
+
+static int
+run(struct kaid *k)
+{
+	struct kai_err err;
+
+	if ((k->loop = kai_loop_new(&err)) == NULL ||
+	    open_db(k, &err) != 0 || open_kube(k, &err) != 0 ||
+	    server_listen(k, &err) != 0 ||
+	    kai_loop_signal_add(k->loop, SIGTERM, on_signal, k) != 0 ||
+	    kai_loop_signal_add(k->loop, SIGINT, on_signal, k) != 0 ||
+	    kai_loop_signal_add(k->loop, SIGHUP, on_signal, k) != 0) {
+		kai_log_err("%s", kai_err_msg(&err));
+		return 1;
+	}
+	(void)signal(SIGPIPE, SIG_IGN);
+	kai_loop_before_sleep(k->loop, before_sleep, k);
+	tick_start(k);
+	kai_log_info("kaid %s listening on %s", PACKAGE_VERSION,
+	    k->conf->listen);
+	if (kai_loop_run(k->loop) != 0) {
+		kai_log_err("event loop failed");
+		return 1;
+	}
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *path = KAI_CONFIG_DIR "/kaid.yaml";
+	bool check = false, verbose = false, fg = false;
+	struct kaid k;
+	struct kai_err err;
+	char *dump;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, "f:FnvhV", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'f': path = optarg; break;
+		case 'F': fg = true; break;
+		case 'n': check = true; break;
+		case 'v': verbose = true; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("kaid (kaibatch) %s\n", PACKAGE_VERSION); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		(void)fprintf(stderr, "kaid: error: unexpected argument \"%s\"\n",
+		    argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	kaid_init(&k);
+	k.conf_path = path;
+	k.foreground = fg || check;
+	if (kai_conf_load(path, &k.conf, &err) != 0) {
+		(void)fprintf(stderr, "kaid: error: %s\n", err.msg);
+		return 1;
+	}
+	if (check) {
+		if (verbose) {
+			dump = kai_conf_dump(k.conf);
+			fputs(dump, stdout);
+			free(dump);
+		}
+		printf("configuration OK\n");
+		kaid_fini(&k);
+		return 0;
+	}
+	if (!fg && daemon(0, 0) != 0) {
+		(void)fprintf(stderr, "kaid: error: could not daemonize\n");
+		return 1;
+	}
+	kai_log_init("kaid", fg ? KAI_LOG_STDERR : KAI_LOG_SYSLOG,
+	    verbose ? KAI_LOG_DEBUG : (enum kai_log_level)k.conf->log_level);
+	rc = run(&k);
+	kaid_fini(&k);
+	return rc;
+}

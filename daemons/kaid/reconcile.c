@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * reconcile.c: what the pod and node watches mean for jobs.
+ *
+ * A pod of ours that runs moves its job to RUNNING; a pod that ends ends
+ * its job: exit 0 of every task is COMPLETED, OOMKilled is OUT_OF_MEMORY,
+ * DeadlineExceeded is TIMEOUT, a lost node is NODE_FAIL, anything else is
+ * FAILED with the exit code and signal.  Each change is one transaction
+ * (row update plus event row); the pods of a finished job are deleted.
+ *
+ * After a (re)list, pods whose job is no longer active are deleted, and
+ * RUNNING jobs whose pods are gone are failed with a reason.  None of that
+ * happens before both watches have synced: if kaid cannot read the cluster
+ * it changes nothing (fail closed).
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xmalloc.h"
+#include "kaid.h"
+#include "sys/log.h"
+
+int
+reconcile_finish(struct kaid *k, struct kai_job *job, enum kai_job_state to,
+    const char *reason, int32_t exit_code, int32_t exit_signal,
+    int64_t actor_uid)
+{
+	struct kai_db_change c;
+	struct kai_err err;
+	bool applied = false;
+	uint64_t id = job->id;
+
+	memset(&c, 0, sizeof(c));
+	c.id = id;
+	c.from = job->state;
+	c.to = to;
+	c.reason = reason;
+	c.time = kaid_now();
+	c.actor_uid = actor_uid;
+	c.set_end = true;
+	c.set_start = job->start_time == 0 && job->state != KAI_JOB_PENDING;
+	c.set_exit = true;
+	c.exit_code = exit_code;
+	c.exit_signal = exit_signal;
+	if (kai_db_jobs_change(k->db, &c, 1, &applied, &err) != 0) {
+		kai_log_err("job %" PRIu64 ": could not record %s: %s", id,
+		    kai_jobstate_name(to), err.msg);
+		return err.code;
+	}
+	kai_log_info("job %" PRIu64 ": %s%s%s exit %d:%d", id,
+	    kai_jobstate_name(to), reason[0] != '\0' ? " (" : "", 
+	    reason[0] != '\0' ? reason : "", exit_code, exit_signal);
+	if (job->nallocs > 0)
+		dispatch_delete_pods(k, job, to == KAI_JOB_CANCELLED ? -1 : 0);
+	state_job_remove(k, id);
+	tick_soon(k);
+	return 0;
+}
+
+static void
+mark_running(struct kaid *k, struct kai_job *job)
+{
+	struct kai_db_change c;
+	struct kai_err err;
+	bool applied = false;
+
+	memset(&c, 0, sizeof(c));
+	c.id = job->id;
+	c.from = job->state;
+	c.to = KAI_JOB_RUNNING;
+	c.reason = "";
+	c.time = kaid_now();
+	c.actor_uid = -1;
+	c.set_start = true;
+	if (kai_db_jobs_change(k->db, &c, 1, &applied, &err) != 0) {
+		kai_log_err("job %" PRIu64 ": could not record RUNNING: %s",
+		    job->id, err.msg);
+		return;
+	}
+	job->state = KAI_JOB_RUNNING;
+	job->start_time = c.time;
+	kai_log_info("job %" PRIu64 ": RUNNING", job->id);
+}
+
+/* The terminal state a finished pod stands for, with its exit status. */
+static enum kai_job_state
+pod_outcome(const struct pod_rec *r, int32_t *code, int32_t *sig,
+    const char **reason)
+{
+	*code = 0;
+	*sig = 0;
+	*reason = "";
+	if (strcmp(r->reason, "DeadlineExceeded") == 0) {
+		*reason = "time limit reached";
+		*sig = 9;
+		return KAI_JOB_TIMEOUT;
+	}
+	if (strcmp(r->reason, "NodeLost") == 0 ||
+	    strcmp(r->reason, "NodeShutdown") == 0) {
+		*reason = "node lost";
+		return KAI_JOB_NODE_FAIL;
+	}
+	if (strcmp(r->term_reason, "OOMKilled") == 0) {
+		*reason = "OOMKilled";
+		*sig = 9;
+		return KAI_JOB_OUT_OF_MEMORY;
+	}
+	if (r->phase == KAI_POD_SUCCEEDED && r->exit_code == 0)
+		return KAI_JOB_COMPLETED;
+	/* A shell reports death by signal N as 128 + N. */
+	if (r->exit_code > 128 && r->exit_code < 128 + 65)
+		*sig = r->exit_code - 128;
+	else
+		*code = r->exit_code;
+	*reason = r->terminated ? "" : r->reason;
+	return KAI_JOB_FAILED;
+}
+
+static bool
+all_tasks_succeeded(struct kaid *k, const struct kai_job *job)
+{
+	size_t t;
+
+	for (t = 0; t < job->nallocs; t++) {
+		const struct pod_rec *r = kai_map_get(&k->pods,
+		    job->allocs[t].pod);
+
+		if (r == NULL || r->phase != KAI_POD_SUCCEEDED)
+			return false;
+	}
+	return true;
+}
+
+void
+reconcile_pod(struct kaid *k, const char *name, struct pod_rec *r,
+    bool deleted)
+{
+	struct kai_job *job = state_job(k, r->job_id);
+	const char *reason;
+	int32_t code, sig;
+	enum kai_job_state to;
+
+	if (job == NULL || job->state == KAI_JOB_PENDING) {
+		/* Not an active job's pod (finished, cancelled, unknown). */
+		if (!deleted && !r->deleting && k->pods_synced) {
+			kai_log_info("deleting pod \"%s\": its job is not "
+			    "active", name);
+			r->deleting = true;
+			dispatch_delete_pod(k, name, 0);
+		}
+		return;
+	}
+	if (r->waiting_error) {
+		char *why = kai_xasprintf("%s: %s", r->wait_reason, r->message);
+
+		(void)reconcile_finish(k, job, KAI_JOB_FAILED, why, 1, 0, -1);
+		free(why);
+		return;
+	}
+	if (r->phase == KAI_POD_SUCCEEDED || r->phase == KAI_POD_FAILED) {
+		to = pod_outcome(r, &code, &sig, &reason);
+		if (to == KAI_JOB_COMPLETED && !all_tasks_succeeded(k, job))
+			return;	/* other tasks still run */
+		(void)reconcile_finish(k, job, to, reason, code, sig, -1);
+		return;
+	}
+	if (deleted) {
+		/* Gone without an ending we saw: someone removed it. */
+		(void)reconcile_finish(k, job, KAI_JOB_FAILED,
+		    "pod was deleted outside kaibatch", 0, 9, -1);
+		return;
+	}
+	if (r->phase == KAI_POD_RUNNING && job->state == KAI_JOB_CONFIGURING)
+		mark_running(k, job);
+}
+
+void
+reconcile_node_gone(struct kaid *k, const char *node)
+{
+	size_t i, t;
+
+	for (i = 0; i < k->njobs;) {
+		struct kai_job *job = k->jobs[i];
+		bool hit = false;
+
+		for (t = 0; t < job->nallocs; t++)
+			hit |= strcmp(job->allocs[t].node, node) == 0;
+		if (hit && reconcile_finish(k, job, KAI_JOB_NODE_FAIL,
+		    "node lost", 0, 0, -1) == 0)
+			continue;	/* removed: same index, next job */
+		i++;
+	}
+}
+
+/*
+ * Once both watches have synced: pods without an active job go, and
+ * RUNNING jobs without pods fail (their pods vanished while kaid could
+ * not see them).  CONFIGURING jobs get their missing pods on the next
+ * tick (dispatch_ensure_pods).
+ */
+void
+reconcile_synced(struct kaid *k)
+{
+	const char *key;
+	void *v;
+	size_t it = 0, i, t;
+
+	if (!state_synced(k))
+		return;
+	while (kai_map_next(&k->pods, &it, &key, &v)) {
+		struct pod_rec *r = v;
+
+		if (r->managed)
+			reconcile_pod(k, key, r, false);
+	}
+	for (i = 0; i < k->njobs;) {
+		struct kai_job *job = k->jobs[i];
+		bool any = false;
+
+		if (job->state == KAI_JOB_RUNNING) {
+			for (t = 0; t < job->nallocs; t++)
+				any |= kai_map_get(&k->pods,
+				    job->allocs[t].pod) != NULL;
+			if (!any && reconcile_finish(k, job, KAI_JOB_FAILED,
+			    "pods vanished while kaid could not see them", 0,
+			    0, -1) == 0)
+				continue;
+		}
+		i++;
+	}
+}

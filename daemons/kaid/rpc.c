@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * rpc.c: the RPC table and its single choke point, rpc_dispatch().
+ *
+ * Every request passes here: the MUNGE credential is verified against the
+ * digest of the frame (so it cannot be moved onto another body), the uid
+ * and gid come from the credential alone, and the handler named by the
+ * table runs.  Handlers reply themselves (or defer, for the group commit)
+ * and write the audit line of what they changed.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "auth/auth.h"
+#include "kaid.h"
+#include "sys/log.h"
+
+#define RPC_MUTATES 0x1 /* changes state: writes an audit line */
+
+typedef bool rpc_fn(struct kaid *k, const struct rpc_req *req);
+
+static bool rpc_ping(struct kaid *k, const struct rpc_req *req);
+
+static const struct rpc_entry {
+	uint16_t type;
+	const char *name;
+	rpc_fn *handler;
+	int flags;
+} rpc_table[] = {
+	{KAI_MSG_SUBMIT, "submit", rpc_submit, RPC_MUTATES},
+	{KAI_MSG_QUERY, "query", rpc_query, 0},
+	{KAI_MSG_CANCEL, "cancel", rpc_cancel, RPC_MUTATES},
+	{KAI_MSG_PING, "ping", rpc_ping, 0},
+};
+
+bool
+rpc_is_operator(const struct kaid *k, uint32_t uid)
+{
+	return kai_conf_is_operator(k->conf, uid);
+}
+
+static bool
+rpc_ping(struct kaid *k, const struct rpc_req *req)
+{
+	struct kai_buf b;
+
+	kai_buf_init(&b, 64);
+	if (kai_msg_ping_reply_encode(&b, req->uid, req->gid) == 0)
+		server_reply(k, req->conn, KAI_MSG_PING_REPLY, 0, &b);
+	kai_buf_fini(&b);
+	return false;
+}
+
+bool
+rpc_dispatch(struct kaid *k, struct conn *conn, const struct kai_frame_hdr *h,
+    const char *cred, const void *body)
+{
+	uint8_t digest[KAI_PROTO_DIGEST_LEN];
+	const struct rpc_entry *e = NULL;
+	struct rpc_req req;
+	struct kai_err err;
+	size_t i;
+
+	for (i = 0; i < KAI_NELEM(rpc_table); i++)
+		if (rpc_table[i].type == h->type)
+			e = &rpc_table[i];
+	if (e == NULL) {
+		kai_err_set(&err, KAI_EPROTO, "unrecognized request type %u",
+		    (unsigned)h->type);
+		kai_log_warn("%s", err.msg);
+		server_reply_error(k, conn, err.code, err.msg, NULL);
+		return false;
+	}
+	if (h->cred_len == 0) {
+		kai_log_warn("%s request refused: missing credential", e->name);
+		server_reply_error(k, conn, KAI_EAUTH, "missing credential",
+		    NULL);
+		return false;
+	}
+	kai_frame_digest(h->type, body, h->body_len, digest);
+	memset(&req, 0, sizeof(req));
+	if (kai_auth_verify(k->conf->munge_socket, cred, digest,
+		sizeof(digest), &req.uid, &req.gid, &err) != 0) {
+		kai_log_warn("%s request refused: %s", e->name, err.msg);
+		server_reply_error(k, conn, KAI_EAUTH, err.msg, NULL);
+		return false;
+	}
+	req.conn = conn;
+	req.type = h->type;
+	req.body = body;
+	req.len = h->body_len;
+	kai_log_debug("uid %u: %s request, %zu bytes", req.uid, e->name,
+	    req.len);
+	return e->handler(k, &req);
+}

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * rpc_submit.c: job submission and the group commit.
+ *
+ * A submission is decoded and checked at once; a refusal is answered at
+ * once and nothing is written.  An accepted one waits in k->submits until
+ * the loop has handled every ready event, then submit_commit() inserts the
+ * whole batch in one transaction and only after the commit answers
+ * "Submitted batch job N".  Many clients submitting together therefore
+ * share one fsync, and no client is told of a job that is not durable.
+ */
+#include "config.h"
+
+#include <grp.h>
+#include <inttypes.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xmalloc.h"
+#include "kaid.h"
+#include "sys/log.h"
+
+/* The user name of uid, or its number when the host does not know it. */
+static char *
+user_name(uint32_t uid)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096];
+
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res != NULL)
+		return kai_xstrdup(pw.pw_name);
+	return kai_xasprintf("%" PRIu32, uid);
+}
+
+/* Resolves what kaid.yaml decides: partition, time limit, memory. */
+static int
+submit_resolve(struct kaid *k, const struct rpc_req *req, struct submit *s,
+    struct kai_err *err)
+{
+	const struct kai_conf_partition *p;
+	struct kai_jobspec *js = &s->spec;
+	int64_t tl = js->time_limit_s;
+
+	if (kai_jobspec_validate(js, err) != 0)
+		return err->code;
+	if (strlen(js->script) > (size_t)k->conf->max_script_bytes)
+		return kai_err_set(err, KAI_EINVAL,
+		    "script is too large: %zu bytes (limit %" PRId64 ")",
+		    strlen(js->script), k->conf->max_script_bytes);
+	if (req->uid == 0 && !k->conf->allow_root_jobs)
+		return kai_err_set(err, KAI_EPERM,
+		    "jobs may not run as root on this cluster");
+	p = kai_conf_partition(k->conf, js->queue);
+	if (p == NULL)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid partition specified: \"%s\"", js->queue);
+	if (tl == KAI_TIME_UNSET)
+		tl = p->default_time_s;
+	if (p->max_time_s > 0 && (tl == KAI_TIME_UNLIMITED || tl > p->max_time_s))
+		return kai_err_set(err, KAI_EINVAL,
+		    "requested time limit exceeds the limit of partition "
+		    "\"%s\"", p->name);
+	s->queue = kai_xstrdup(p->name);
+	s->user = user_name(req->uid);
+	s->nj.spec = js;
+	s->nj.uid = req->uid;
+	s->nj.gid = req->gid;
+	s->nj.user = s->user;
+	s->nj.queue = s->queue;
+	s->nj.time_limit_s = tl;
+	s->nj.mem_mb = js->mem_mb > 0 ? js->mem_mb :
+	    (uint64_t)k->conf->default_mem_mb;
+	s->nj.priority = js->hold ? 0 : 1;
+	s->nj.submit_time = kaid_now();
+	return 0;
+}
+
+static void
+submit_fini(struct submit *s)
+{
+	kai_jobspec_fini(&s->spec);
+	free(s->user);
+	free(s->queue);
+	memset(s, 0, sizeof(*s));
+}
+
+bool
+rpc_submit(struct kaid *k, const struct rpc_req *req)
+{
+	struct submit s;
+	struct kai_err err;
+
+	memset(&s, 0, sizeof(s));
+	if (kai_msg_submit_decode(req->body, req->len, &s.spec, &err) != 0 ||
+	    submit_resolve(k, req, &s, &err) != 0) {
+		kai_log_info("audit: uid=%u action=submit result=refused: %s",
+		    req->uid, err.msg);
+		server_reply_error(k, req->conn, err.code, err.msg, err.hint);
+		submit_fini(&s);
+		return false;
+	}
+	s.conn = req->conn;
+	if (k->nsubmits == k->capsubmits) {
+		k->capsubmits = k->capsubmits ? k->capsubmits * 2 : 64;
+		k->submits = kai_xreallocarray(k->submits, k->capsubmits,
+		    sizeof(*k->submits));
+	}
+	k->submits[k->nsubmits++] = s;
+	return true;
+}
+
+void
+submit_forget_conn(struct kaid *k, struct conn *conn)
+{
+	size_t i;
+
+	for (i = 0; i < k->nsubmits; i++)
+		if (k->submits[i].conn == conn)
+			k->submits[i].conn = NULL;
+}
+
+/* The scheduler's copy of a freshly inserted job. */
+static struct kai_job *
+job_from_submit(const struct submit *s, uint64_t id)
+{
+	struct kai_job *j = kai_xcalloc(1, sizeof(*j));
+	const struct kai_jobspec *js = &s->spec;
+
+	j->id = id;
+	j->uid = s->nj.uid;
+	j->gid = s->nj.gid;
+	j->user = kai_xstrdup(s->user);
+	j->name = kai_xstrdup(js->name != NULL ? js->name : "");
+	j->queue = kai_xstrdup(s->queue);
+	j->state = KAI_JOB_PENDING;
+	j->priority = s->nj.priority;
+	j->submit_time = s->nj.submit_time;
+	j->ntasks = js->ntasks > 0 ? js->ntasks : 1;
+	j->cpus_per_task = js->cpus_per_task > 0 ? js->cpus_per_task : 1;
+	j->mem_mb = s->nj.mem_mb;
+	j->gpus_per_task = js->gpus_per_task;
+	j->time_limit_s = s->nj.time_limit_s;
+	j->hold = js->hold;
+	j->reason = kai_xstrdup(js->hold ? "JobHeldUser" : "None");
+	return j;
+}
+
+static void
+submit_answer(struct kaid *k, struct submit *s, uint64_t id,
+    const struct kai_err *err)
+{
+	struct kai_buf b;
+
+	if (err != NULL) {
+		server_reply_error(k, s->conn, err->code, err->msg, err->hint);
+	} else {
+		kai_buf_init(&b, 64);
+		if (kai_msg_u64_encode(&b, id) == 0)
+			server_reply(k, s->conn, KAI_MSG_SUBMIT_REPLY, 0, &b);
+		kai_buf_fini(&b);
+	}
+	server_resume(k, s->conn);
+}
+
+void
+submit_commit(struct kaid *k)
+{
+	struct kai_db_newjob *nj;
+	struct kai_err err;
+	uint64_t *ids;
+	size_t i, n = k->nsubmits;
+
+	if (n == 0)
+		return;
+	nj = kai_xcalloc(n, sizeof(*nj));
+	ids = kai_xcalloc(n, sizeof(*ids));
+	for (i = 0; i < n; i++) {
+		/* The batch array may have moved since the spec was decoded. */
+		nj[i] = k->submits[i].nj;
+		nj[i].spec = &k->submits[i].spec;
+	}
+	if (kai_db_jobs_insert(k->db, nj, n, ids, &err) != 0) {
+		kai_log_err("could not store %zu submissions: %s", n, err.msg);
+		kai_err_prefix(&err, "could not store the job");
+		for (i = 0; i < n; i++)
+			submit_answer(k, &k->submits[i], 0, &err);
+	} else {
+		for (i = 0; i < n; i++) {
+			struct submit *s = &k->submits[i];
+
+			state_job_add(k, job_from_submit(s, ids[i]));
+			kai_log_info("audit: uid=%u action=submit job=%" PRIu64
+			    " result=ok", s->nj.uid, ids[i]);
+			submit_answer(k, s, ids[i], NULL);
+		}
+		tick_soon(k);
+	}
+	for (i = 0; i < n; i++)
+		submit_fini(&k->submits[i]);
+	k->nsubmits = 0;
+	free(nj);
+	free(ids);
+}

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * state.c: kaid's caches: the active jobs (from PostgreSQL), and the nodes
+ * and pods (from the Kubernetes watches).
+ *
+ * Jobs are kept in an array sorted by id: ids only grow, so an insertion
+ * is an append, and a lookup is a binary search.  Nodes and pods are hash
+ * maps by name, rebuilt from scratch whenever a watch relists (RESET ...
+ * SYNCED); until both watches have synced, kaid places nothing and
+ * concludes nothing from a pod's absence (reconcile fails closed).
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xmalloc.h"
+#include "kaid.h"
+#include "sys/log.h"
+
+static size_t
+job_index(const struct kaid *k, uint64_t id, bool *found)
+{
+	size_t lo = 0, hi = k->njobs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->jobs[mid]->id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = lo < k->njobs && k->jobs[lo]->id == id;
+	return lo;
+}
+
+struct kai_job *
+state_job(const struct kaid *k, uint64_t id)
+{
+	bool found;
+	size_t i = job_index(k, id, &found);
+
+	return found ? k->jobs[i] : NULL;
+}
+
+void
+state_job_add(struct kaid *k, struct kai_job *job)
+{
+	bool found;
+	size_t i = job_index(k, job->id, &found);
+
+	KAI_ASSERT(!found);
+	if (k->njobs == k->capjobs) {
+		k->capjobs = k->capjobs ? k->capjobs * 2 : 1024;
+		k->jobs = kai_xreallocarray(k->jobs, k->capjobs,
+		    sizeof(*k->jobs));
+	}
+	memmove(&k->jobs[i + 1], &k->jobs[i],
+	    (k->njobs - i) * sizeof(*k->jobs));
+	k->jobs[i] = job;
+	k->njobs++;
+}
+
+void
+state_job_remove(struct kaid *k, uint64_t id)
+{
+	bool found;
+	size_t i = job_index(k, id, &found);
+
+	if (!found)
+		return;
+	kai_job_fini(k->jobs[i]);
+	free(k->jobs[i]);
+	memmove(&k->jobs[i], &k->jobs[i + 1],
+	    (k->njobs - i - 1) * sizeof(*k->jobs));
+	k->njobs--;
+}
+
+char *
+state_pod_name(uint64_t job_id, uint32_t task)
+{
+	return kai_xasprintf("kai-%" PRIu64 "-%" PRIu32, job_id, task);
+}
+
+bool
+state_synced(const struct kaid *k)
+{
+	return k->nodes_synced && k->pods_synced;
+}
+
+void
+node_free(void *p)
+{
+	struct kai_node *n = p;
+	size_t i;
+
+	if (n == NULL)
+		return;
+	free(n->name);
+	free(n->gpu_product);
+	for (i = 0; i < n->nlabels; i++)
+		free(n->labels[i]);
+	free(n->labels);
+	free(n);
+}
+
+static struct kai_node *
+node_dup(const struct kai_node *src)
+{
+	struct kai_node *n = kai_xcalloc(1, sizeof(*n));
+	size_t i;
+
+	*n = *src;
+	n->name = kai_xstrdup(src->name);
+	n->gpu_product = kai_xstrdup(src->gpu_product != NULL ?
+	    src->gpu_product : "");
+	n->labels = kai_xcalloc(src->nlabels, sizeof(*n->labels));
+	for (i = 0; i < src->nlabels; i++)
+		n->labels[i] = kai_xstrdup(src->labels[i]);
+	return n;
+}
+
+void
+state_on_node(enum kai_kube_event ev, const struct kai_node *node, void *ctx)
+{
+	struct kaid *k = ctx;
+
+	switch (ev) {
+	case KAI_KUBE_RESET:
+		kai_map_fini(&k->nodes);
+		kai_map_init(&k->nodes, node_free);
+		k->nodes_synced = false;
+		break;
+	case KAI_KUBE_ADDED:
+	case KAI_KUBE_MODIFIED:
+		kai_map_put(&k->nodes, node->name, node_dup(node));
+		break;
+	case KAI_KUBE_DELETED:
+		kai_map_del(&k->nodes, node->name);
+		if (k->nodes_synced)
+			reconcile_node_gone(k, node->name);
+		break;
+	case KAI_KUBE_SYNCED:
+		if (!k->nodes_synced)
+			kai_log_info("node list synced: %zu nodes", k->nodes.len);
+		k->nodes_synced = true;
+		reconcile_synced(k);
+		tick_soon(k);
+		break;
+	}
+}
+
+void
+pod_rec_free(void *p)
+{
+	struct pod_rec *r = p;
+
+	if (r == NULL)
+		return;
+	free(r->node);
+	free(r->term_reason);
+	free(r->reason);
+	free(r->message);
+	free(r->wait_reason);
+	free(r);
+}
+
+static char *
+dup_or_empty(const char *s)
+{
+	return kai_xstrdup(s != NULL ? s : "");
+}
+
+static struct pod_rec *
+pod_rec_new(const struct kai_pod *p)
+{
+	struct pod_rec *r = kai_xcalloc(1, sizeof(*r));
+
+	r->node = dup_or_empty(p->node);
+	r->phase = p->phase;
+	r->managed = p->managed;
+	r->job_id = p->job_id;
+	r->task = p->task;
+	r->terminated = p->terminated;
+	r->exit_code = p->exit_code;
+	r->term_reason = dup_or_empty(p->term_reason);
+	r->reason = dup_or_empty(p->reason);
+	r->message = dup_or_empty(p->message);
+	r->waiting_error = p->waiting_error;
+	r->wait_reason = dup_or_empty(p->wait_reason);
+	r->deleting = p->deleting;
+	r->cpu_milli = p->cpu_milli;
+	r->mem_mb = p->mem_mb;
+	r->gpus = p->gpus;
+	return r;
+}
+
+/*
+ * kaid's own pods are known by name (the name is derived from the job);
+ * pods of other namespaces only hold capacity and are keyed "ns/name" so
+ * that they can never be taken for one of ours.
+ */
+static char *
+pod_key(const struct kaid *k, const struct kai_pod *pod, bool *ours)
+{
+	*ours = pod->namespace != NULL &&
+	    strcmp(pod->namespace, k->conf->namespace) == 0;
+	if (*ours)
+		return kai_xstrdup(pod->name);
+	return kai_xasprintf("%s/%s", pod->namespace != NULL ?
+	    pod->namespace : "", pod->name);
+}
+
+void
+state_on_pod(enum kai_kube_event ev, const struct kai_pod *pod, void *ctx)
+{
+	struct kaid *k = ctx;
+	struct pod_rec *r;
+	char *key = NULL;
+	bool ours = false;
+
+	if (pod != NULL)
+		key = pod_key(k, pod, &ours);
+
+	switch (ev) {
+	case KAI_KUBE_RESET:
+		kai_map_fini(&k->pods);
+		kai_map_init(&k->pods, pod_rec_free);
+		k->pods_synced = false;
+		break;
+	case KAI_KUBE_ADDED:
+	case KAI_KUBE_MODIFIED:
+		r = pod_rec_new(pod);
+		r->managed &= ours;
+		kai_map_put(&k->pods, key, r);
+		if (r->managed)
+			reconcile_pod(k, key, r, false);
+		break;
+	case KAI_KUBE_DELETED:
+		r = pod_rec_new(pod);
+		r->managed &= ours;
+		if (r->managed)
+			reconcile_pod(k, key, r, true);
+		pod_rec_free(r);
+		kai_map_del(&k->pods, key);
+		break;
+	case KAI_KUBE_SYNCED:
+		if (!k->pods_synced)
+			kai_log_info("pod list synced: %zu pods", k->pods.len);
+		k->pods_synced = true;
+		reconcile_synced(k);
+		tick_soon(k);
+		break;
+	}
+	free(key);
+}

@@ -1,0 +1,237 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# shellcheck shell=bash
+#
+# stack.sh: the whole kaibatch stack on this machine, for the integration
+# tests and the quickstart: a private PostgreSQL, a private munged,
+# kubesim with simulated GPU nodes, and kaid, all in one directory, all
+# stopped by the pid files they wrote.
+#
+#	. tests/lib/stack.sh
+#	stack_start DIR [NODES.yaml]     # exports KAI_CONTROLLER, KAI_MUNGE_SOCKET
+#	as_user alice ksubmit job.sh
+#	stack_stop DIR
+#
+# Needs: STACK_SRC (the source tree) and STACK_BIN (the build tree); they
+# default to $top_srcdir and $top_builddir, which make check exports.
+
+STACK_SRC=${STACK_SRC:-${top_srcdir:-.}}
+STACK_BIN=${STACK_BIN:-${top_builddir:-.}}
+
+# shellcheck source=tests/lib/pg.sh
+. "$STACK_SRC/tests/lib/pg.sh"
+# shellcheck source=tests/lib/munge.sh
+. "$STACK_SRC/tests/lib/munge.sh"
+
+stack_free_port()
+{
+	python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# stack_missing: prints what this machine lacks to run the stack, if anything.
+stack_missing()
+{
+	pg_find_bindir || { echo "initdb not found"; return; }
+	command -v munged >/dev/null 2>&1 || [ -x /usr/sbin/munged ] ||
+	    { echo "munged not found"; return; }
+	python3 -c 'import yaml' 2>/dev/null || { echo "python3-yaml not found"; return; }
+	command -v openssl >/dev/null 2>&1 || { echo "openssl not found"; return; }
+	[ -x "$STACK_BIN/daemons/kaid/kaid" ] || { echo "kaid not built"; return; }
+}
+
+# stack_users: when root, make sure the test users exist.  Prints nothing
+# and returns 1 when not root (the caller skips what needs them).
+STACK_ALICE=kaitest-alice
+STACK_BOB=kaitest-bob
+stack_users()
+{
+	[ "$(id -u)" -eq 0 ] || return 1
+	for u in "$STACK_ALICE" "$STACK_BOB"; do
+		id "$u" >/dev/null 2>&1 ||
+		    useradd --create-home --shell /bin/sh "$u" || return 1
+	done
+}
+
+# as_user USER CMD...: runs CMD as USER with this environment (the
+# controller address, the munge socket, PATH) and USER's groups.
+as_user()
+{
+	local u=$1
+	shift
+	if [ "$(id -un)" = "$u" ]; then
+		"$@"
+	else
+		setpriv --reuid="$u" --regid="$(id -g "$u")" --init-groups \
+		    env HOME="$(getent passwd "$u" | cut -d: -f6)" USER="$u" \
+		    LOGNAME="$u" "$@"
+	fi
+}
+
+stack_wait_file()
+{
+	local i
+	for i in $(seq 1 "${2:-100}"); do
+		[ -s "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+kubesim_start()
+{
+	local d=$1 nodes=$2 schema=${KAI_K8S_SCHEMA:-$STACK_SRC/../shared/k8s-openapi/swagger.json}
+	local args=()
+
+	[ -f "$schema" ] && args+=(--schema "$schema")
+	mkdir -p "$d/kubesim"
+	KUBESIM_TOKEN=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+	"$STACK_SRC/contrib/kubesim/kubesim" --listen 127.0.0.1:0 \
+	    --port-file "$d/kubesim.port" --tls-dir "$d/kubesim" \
+	    --token "$KUBESIM_TOKEN" --nodes "$nodes" \
+	    --kubeconfig-out "$d/kubeconfig" --record "$d/kubesim.record" \
+	    --pid-file "$d/kubesim.pid" --log-dir "$d/kubesim" "${args[@]}" \
+	    >"$d/kubesim.log" 2>&1 &
+	stack_wait_file "$d/kubesim.port" 100 || {
+		echo "kubesim did not start:" >&2
+		tail -n 20 "$d/kubesim.log" >&2
+		return 1
+	}
+	KUBESIM_URL="https://127.0.0.1:$(cat "$d/kubesim.port")"
+	export KUBESIM_TOKEN KUBESIM_URL
+}
+
+# kubesim_ctl PATH [METHOD]: calls a kubesim control or API endpoint.
+kubesim_ctl()
+{
+	curl -sS --cacert "$STACK_DIR/kubesim/ca.crt" \
+	    -H "Authorization: Bearer $KUBESIM_TOKEN" -X "${2:-GET}" \
+	    "$KUBESIM_URL$1"
+}
+
+stack_write_conf()
+{
+	local d=$1
+	cat >"$d/kaid.yaml" <<EOC
+# Written by tests/lib/stack.sh for a private stack in $d.
+listen: 127.0.0.1:$KAID_PORT
+database: "host=$d/pg dbname=kaibatch user=kaibatch"
+munge_socket: $KAI_MUNGE_SOCKET
+log_level: ${KAID_LOG_LEVEL:-info}
+kubernetes:
+  kubeconfig: $d/kubeconfig
+  namespace: default
+scheduler:
+  interval: 200ms
+partitions:
+  - name: batch
+    default: true
+  - name: gpu
+    max_time: 1-00:00:00
+  - name: short
+    max_time: "10"
+${KAID_CONF_EXTRA:-}
+EOC
+}
+
+kaid_start()
+{
+	local d=$STACK_DIR
+	rm -f "$d/kaid.pid"
+	"$STACK_BIN/daemons/kaid/kaid" -F -f "$d/kaid.yaml" >>"$d/kaid.log" 2>&1 &
+	echo $! >"$d/kaid.pid"
+	# Ready when a client is answered.
+	local i
+	for i in $(seq 1 100); do
+		"$STACK_BIN/clients/kqueue" -h >/dev/null 2>&1 || break
+		if "$STACK_BIN/clients/kqueue" --noheader >/dev/null 2>&1; then
+			return 0
+		fi
+		kill -0 "$(cat "$d/kaid.pid")" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "kaid did not start:" >&2
+	tail -n 20 "$d/kaid.log" >&2
+	return 1
+}
+
+kaid_stop()
+{
+	local pid
+	pid=$(cat "$STACK_DIR/kaid.pid" 2>/dev/null) || return 0
+	kill "$pid" 2>/dev/null
+	for _ in $(seq 1 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -9 "$pid" 2>/dev/null
+	rm -f "$STACK_DIR/kaid.pid"
+}
+
+kaid_kill9()
+{
+	local pid
+	pid=$(cat "$STACK_DIR/kaid.pid" 2>/dev/null) || return 0
+	kill -9 "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	rm -f "$STACK_DIR/kaid.pid"
+}
+
+# stack_start DIR [NODES]: everything, ready for clients.
+stack_start()
+{
+	STACK_DIR=$1
+	local nodes=${2:-$STACK_SRC/contrib/kubesim/nodes.example.yaml}
+	export STACK_DIR
+	mkdir -p "$STACK_DIR" && chmod 755 "$STACK_DIR" || return 1
+	pg_start "$STACK_DIR/pg" || return 1
+	munge_start "$STACK_DIR/munge" || return 1
+	kubesim_start "$STACK_DIR" "$nodes" || return 1
+	KAID_PORT=$(stack_free_port)
+	KAI_CONTROLLER=127.0.0.1:$KAID_PORT
+	export KAI_CONTROLLER KAI_MUNGE_SOCKET KAID_PORT
+	stack_write_conf "$STACK_DIR"
+	kaid_start
+}
+
+stack_stop()
+{
+	local d=${1:-$STACK_DIR} pid
+	STACK_DIR=$d
+	kaid_stop
+	pid=$(cat "$d/kubesim.pid" 2>/dev/null) && kill "$pid" 2>/dev/null
+	munge_stop "$d/munge"
+	pg_stop "$d/pg"
+}
+
+# stack_psql SQL: a query against the stack's database, unaligned output.
+stack_psql()
+{
+	"$PG_BINDIR/psql" -X -q -A -t -h "$STACK_DIR/pg" -U kaibatch \
+	    -d kaibatch -c "$1"
+}
+
+# wait_state JOBID STATE [TENTHS]: polls kacct until the job is in STATE.
+wait_state()
+{
+	local i s
+	for i in $(seq 1 "${3:-200}"); do
+		s=$(stack_psql "select state from jobs where id = $1")
+		[ "$s" = "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "# job $1 is $s, not $2" >&2
+	return 1
+}
+
+# stack_require: the preamble of every integration test; skips the whole
+# test (TAP "1..0 # SKIP") when this machine cannot run the stack.
+stack_require()
+{
+	local why
+	[ -n "${KAI_SKIP_INTEGRATION:-}" ] &&
+	    skip_all "integration tests disabled (KAI_SKIP_INTEGRATION)"
+	why=$(stack_missing)
+	[ -n "$why" ] && skip_all "$why"
+	stack_users || skip_all "needs root to create the test users"
+	PATH=$STACK_BIN/clients:$STACK_BIN/tests/tools:$PATH
+	export PATH
+}
