@@ -1,2 +1,3 @@
-# doc
+# doc: design notes (man pages are listed by the module that owns the program).
+EXTRA_DIST += doc/architecture.md
 # End of doc/local.mk

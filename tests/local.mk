@@ -9,4 +9,17 @@ tests_unit_base_buf_SOURCES = tests/unit/base-buf.c
 tests_unit_base_buf_LDADD = $(UNIT_LIBS_BASE)
 TESTS += tests/unit/base-buf
 
+# Integration tests: the real stack (tests/lib/stack.sh).
+INTEGRATION_TESTS = \
+	tests/integration/t1000-submit.t \
+	tests/integration/t1100-auth.t \
+	tests/integration/t1200-bad-input.t \
+	tests/integration/t2000-cancel.t \
+	tests/integration/t3000-crash.t \
+	tests/integration/t3100-watch-expiry.t
+TESTS += $(INTEGRATION_TESTS)
+EXTRA_DIST += $(INTEGRATION_TESTS) \
+	tests/lib/stack.sh \
+	tests/lib/tap.sh
+
 # End of tests/local.mk

@@ -25,4 +25,5 @@ daemons_kaid_kaid_LDADD = \
 	$(PQ_LIBS) $(CURL_LIBS) $(JSONC_LIBS) $(YAML_LIBS) $(MUNGE_LIBS)
 daemons_kaid_kaid_CFLAGS = $(AM_CFLAGS) $(PQ_CFLAGS) $(CURL_CFLAGS) \
 	$(JSONC_CFLAGS) $(YAML_CFLAGS) $(MUNGE_CFLAGS)
+dist_man_MANS += doc/man/kaid.8
 # End of daemons/kaid/local.mk

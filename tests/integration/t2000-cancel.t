@@ -1,0 +1,71 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# t2000-cancel: owners cancel their own jobs, nobody else can, and users
+# see only their own jobs in kacct.
+
+. "$top_srcdir/tests/lib/tap.sh"
+. "$top_srcdir/tests/lib/stack.sh"
+stack_require
+
+T=$(mktemp -d /tmp/kai-t2000.XXXXXX)
+trap 'stack_stop "$T"; rm -rf "$T"' EXIT
+stack_start "$T" || bail_out "could not start the stack"
+A=$STACK_ALICE
+B=$STACK_BOB
+for u in "$A" "$B"; do
+	mkdir -p "$T/work-$u" && chown "$u:" "$T/work-$u"
+done
+
+submit()
+{
+	local u=$1
+	shift
+	(cd "$T/work-$u" && as_user "$u" ksubmit --parsable "$@")
+}
+
+# A running job and a held one for alice.
+run=$(submit "$A" --wrap "sleep 300")
+held=$(submit "$A" -H --wrap "echo never")
+like "alice's running job submitted" "$run" '^[0-9]+$'
+ok "alice's job runs" wait_state "$run" RUNNING
+q=$(as_user "$A" kqueue -j "$held" --noheader)
+like "held job pending with reason JobHeldUser" "$q" "PD .*\(JobHeldUser\)"
+
+out=$(as_user "$B" kcancel "$run" 2>&1)
+rc=$?
+is "bob cannot cancel alice's job: exit 1" "$rc" 1
+like "bob is told permission denied" "$out" \
+    "^kcancel: error: .*$run.*permission denied"
+is "alice's job is untouched" "$(stack_psql "select state from jobs where id = $run")" RUNNING
+n=$(stack_psql "select count(*) from events where job_id = $run and to_state = 'CANCELLED'")
+is "no cancel event was written" "$n" 0
+
+out=$(as_user "$A" kcancel "$run" 2>&1)
+is "alice cancels her running job" "$?:$out" "0:"
+ok "job is CANCELLED" wait_state "$run" CANCELLED
+a=$(as_user "$A" kacct -j "$run" -P -n --format=JobID,State,ExitCode)
+is "kacct shows CANCELLED and the signal" "$a" "$run|CANCELLED|0:15"
+for _ in $(seq 1 50); do
+	kubesim_ctl "/api/v1/namespaces/default/pods/kai-$run-0" |
+	    grep -q '"code": *404' && break
+	sleep 0.1
+done
+like "the pod is deleted" "$(kubesim_ctl "/api/v1/namespaces/default/pods/kai-$run-0")" '"code": *404'
+
+out=$(as_user "$A" kcancel -u "$A" 2>&1)
+is "kcancel -u cancels the held job" "$?" 0
+ok "held job is CANCELLED" wait_state "$held" CANCELLED
+
+out=$(as_user "$A" kcancel 999999 2>&1)
+is "cancelling an unknown job exits 1" "$?" 1
+like "and says why" "$out" "999999"
+
+bobjob=$(submit "$B" --wrap "true")
+ok "bob's job completes" wait_state "$bobjob" COMPLETED
+mine=$(as_user "$B" kacct -a -S 2000-01-01 -n -P --format=JobID,User | cut -d'|' -f2 | sort -u)
+is "bob sees only his own jobs in kacct, even with -a" "$mine" "$B"
+all=$(kacct -a -S 2000-01-01 -n -P --format=User | sort -u | tr '\n' ' ')
+is "root (an operator) sees everybody's" "$all" "$A $B "
+
+done_testing
