@@ -13,20 +13,27 @@
 #include "base/err.h"
 #include "base/xmalloc.h"
 
+/*
+ * An empty buffer points at this shared empty string with cap 0 and owns
+ * no memory (git's strbuf_slopbuf): init and fini never allocate, so a
+ * buffer that was never written to needs nothing freed.
+ */
+static char buf_empty[1];
+
 void
 kai_buf_init(struct kai_buf *b, size_t max)
 {
-	b->cap = 64;
-	b->data = kai_xmalloc(b->cap);
-	b->data[0] = '\0';
+	b->data = buf_empty;
 	b->len = 0;
+	b->cap = 0;
 	b->max = max;
 }
 
 void
 kai_buf_fini(struct kai_buf *b)
 {
-	KAI_FREE(b->data);
+	if (b->cap > 0)
+		free(b->data);
 	kai_buf_init(b, b->max);
 }
 
@@ -34,13 +41,14 @@ void
 kai_buf_reset(struct kai_buf *b)
 {
 	b->len = 0;
-	b->data[0] = '\0';
+	if (b->cap > 0)
+		b->data[0] = '\0';
 }
 
 char *
 kai_buf_detach(struct kai_buf *b, size_t *len)
 {
-	char *p = b->data;
+	char *p = b->cap > 0 ? b->data : kai_xstrdup("");
 
 	if (len != NULL)
 		*len = b->len;
@@ -52,16 +60,20 @@ kai_buf_detach(struct kai_buf *b, size_t *len)
 static int
 grow(struct kai_buf *b, size_t n)
 {
-	size_t need;
+	size_t need, cap;
 
 	if (n > b->max || b->len > b->max - n)
 		return KAI_EINVAL;
 	need = b->len + n + 1;
 	if (need <= b->cap)
 		return 0;
-	while (b->cap < need)
-		b->cap *= 2;
-	b->data = kai_xreallocarray(b->data, b->cap, 1);
+	cap = b->cap > 0 ? b->cap : 64;
+	while (cap < need)
+		cap *= 2;
+	b->data = kai_xreallocarray(b->cap > 0 ? b->data : NULL, cap, 1);
+	if (b->cap == 0)
+		b->data[0] = '\0';
+	b->cap = cap;
 	return 0;
 }
 
@@ -96,13 +108,16 @@ kai_buf_vaddf(struct kai_buf *b, const char *fmt, va_list ap)
 	int n;
 
 	va_copy(cp, ap);
-	n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, cp);
+	/* cap 0 means the shared empty string: measure only. */
+	n = vsnprintf(b->cap > 0 ? b->data + b->len : NULL,
+	    b->cap > 0 ? b->cap - b->len : 0, fmt, cp);
 	va_end(cp);
 	if (n < 0)
 		return KAI_EINVAL;
-	if ((size_t)n >= b->cap - b->len) {
+	if (b->cap == 0 || (size_t)n >= b->cap - b->len) {
 		if (grow(b, (size_t)n) != 0) {
-			b->data[b->len] = '\0';
+			if (b->cap > 0)
+				b->data[b->len] = '\0';
 			return KAI_EINVAL;
 		}
 		n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
@@ -132,6 +147,8 @@ void
 kai_buf_consume(struct kai_buf *b, size_t n)
 {
 	KAI_ASSERT(n <= b->len);
+	if (n == 0)
+		return;
 	memmove(b->data, b->data + n, b->len - n);
 	b->len -= n;
 	b->data[b->len] = '\0';

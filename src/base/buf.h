@@ -3,7 +3,9 @@
  * buf.h: a growable byte buffer with a mandatory maximum size.
  *
  * Invariants (git strbuf): after kai_buf_init() the buffer is always
- * NUL-terminated at data[len], data is never NULL, and len <= max.  Every
+ * NUL-terminated at data[len], data is never NULL, and len <= max.  An
+ * empty buffer owns no memory (cap 0, data points at a shared ""), so
+ * init and fini never allocate and a buffer never written needs no fini.  Every
  * append that would pass max fails with KAI_EINVAL and leaves the buffer as
  * it was ("toobig" in curl's dynbuf), so whatever is read from outside is
  * bounded by construction.  kai_buf_detach() is the only way to take the
@@ -41,7 +43,7 @@ int kai_buf_addc(struct kai_buf *b, char c) KAI_MUST_CHECK;
 int kai_buf_addf(struct kai_buf *b, const char *fmt, ...)
     KAI_PRINTF(2, 3) KAI_MUST_CHECK;
 int kai_buf_vaddf(struct kai_buf *b, const char *fmt, va_list ap)
-    KAI_MUST_CHECK;
+    KAI_PRINTF(2, 0) KAI_MUST_CHECK;
 
 /* Removes the first n bytes (n <= len). */
 void kai_buf_consume(struct kai_buf *b, size_t n);

@@ -35,6 +35,9 @@ kai_log_set_level(enum kai_log_level level)
 	kai_log_level_cur = (int)level;
 }
 
+static void log_v(enum kai_log_level level, const char *fmt, va_list ap)
+    KAI_PRINTF(2, 0);
+
 static void
 log_v(enum kai_log_level level, const char *fmt, va_list ap)
 {

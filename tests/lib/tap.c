@@ -31,6 +31,9 @@ skip_all(const char *why)
 	exit(0);
 }
 
+static int report(int cond, const char *file, int line, const char *fmt,
+    va_list ap) KAI_PRINTF(4, 0);
+
 static int
 report(int cond, const char *file, int line, const char *fmt, va_list ap)
 {
