@@ -1,2 +1,14 @@
-# sql
+# sql: the numbered, forward-only schema migrations.  They are compiled
+# into sql/migrations.c (in the build tree) and linked into libkaidb.a, so
+# kaid never reads them from disk.  List new files here, in order.
+SQL_MIGRATIONS = \
+	sql/001-initial.sql
+
+EXTRA_DIST += $(SQL_MIGRATIONS) build-aux/sql2c.sh
+CLEANFILES += sql/migrations.c
+
+sql/migrations.c: $(SQL_MIGRATIONS) $(top_srcdir)/build-aux/sql2c.sh
+	$(AM_V_GEN)$(MKDIR_P) sql && \
+	$(SHELL) $(top_srcdir)/build-aux/sql2c.sh $(srcdir) $@ \
+	    $(SQL_MIGRATIONS)
 # End of sql/local.mk

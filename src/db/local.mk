@@ -1,2 +1,25 @@
-# src/db: see the module's header.
+# src/db: the PostgreSQL store (see src/db/db.h).  The schema comes from
+# sql/, compiled into sql/migrations.c by the rule in sql/local.mk.
+noinst_LIBRARIES += src/db/libkaidb.a
+src_db_libkaidb_a_SOURCES = \
+	src/db/db.c \
+	src/db/db.h \
+	src/db/db_change.c \
+	src/db/db_internal.h \
+	src/db/db_job.c \
+	src/db/db_query.c \
+	src/db/db_util.c
+nodist_src_db_libkaidb_a_SOURCES = sql/migrations.c
+src_db_libkaidb_a_CPPFLAGS = $(AM_CPPFLAGS) $(PQ_CFLAGS)
+
+# The unit test runs against a private PostgreSQL started by its wrapper.
+check_PROGRAMS += tests/unit/db-store
+tests_unit_db_store_SOURCES = tests/unit/db-store.c
+tests_unit_db_store_CPPFLAGS = $(AM_CPPFLAGS) $(PQ_CFLAGS)
+tests_unit_db_store_LDADD = tests/lib/libtap.a src/db/libkaidb.a \
+	src/sys/libkaisys.a src/model/libkaimodel.a src/base/libkaibase.a \
+	$(PQ_LIBS)
+dist_check_SCRIPTS += tests/unit/db-store.t
+TESTS += tests/unit/db-store.t
+EXTRA_DIST += tests/lib/pg.sh
 # End of src/db/local.mk

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * db_internal.h: what the files of src/db share and nobody else sees.
+ *
+ * The connection handle, the compiled-in migrations (generated from sql/ by
+ * build-aux/sql2c.sh), and small helpers that keep every call to libpq in
+ * the same shape: values always travel as parameters (a kai_db_params list
+ * of text values, never spliced into SQL), results are checked in one
+ * place and converted to a kai_err with the SQLSTATE mapped to our codes,
+ * and rows are read through a kai_db_row that notes any malformed value
+ * instead of making every getter return an error.
+ */
+#ifndef KAI_DB_DB_INTERNAL_H
+#define KAI_DB_DB_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libpq-fe.h>
+
+#include "base/buf.h"
+#include "base/compiler.h"
+#include "base/err.h"
+
+/* One migration: sql/NNN-name.sql. */
+struct kai_sql_migration {
+	int version;		/* NNN */
+	const char *name;	/* "001-initial.sql" */
+	const char *sql;	/* the whole file */
+};
+
+/* sql/migrations.c, in version order 1, 2, ... */
+extern const struct kai_sql_migration kai_sql_migrations[];
+extern const size_t kai_sql_nmigrations;
+
+struct kai_db {
+	PGconn *conn;
+	char *conninfo;		/* kept to reconnect; may hold a password */
+	bool broken;		/* protocol state unknown: reconnect first */
+	bool change_prepared;	/* "kai_change" exists on this connection */
+};
+
+/*
+ * Makes sure the connection is usable before a call: reconnects when it
+ * was lost or left in an unknown state (prepared statements go with it).
+ */
+int kai_db_ready(struct kai_db *db, struct kai_err *err) KAI_MUST_CHECK;
+
+/* The text parameters of one statement; owns what it formats. */
+struct kai_db_params {
+	const char **v;		/* NULL entries are SQL NULLs */
+	int n;
+	int cap;
+	char **owned;		/* freed by _fini */
+	size_t nowned;
+	size_t capowned;
+};
+
+void kai_db_params_init(struct kai_db_params *p);
+void kai_db_params_fini(struct kai_db_params *p);
+/* Each returns the parameter's number, for "$n" in the SQL. */
+int kai_db_param_str(struct kai_db_params *p, const char *s);
+int kai_db_param_own(struct kai_db_params *p, char *s);
+int kai_db_param_i64(struct kai_db_params *p, int64_t v);
+int kai_db_param_u64(struct kai_db_params *p, uint64_t v);
+int kai_db_param_bool(struct kai_db_params *p, bool v);
+
+/*
+ * Runs one statement with parameters (p may be NULL).  Returns the result
+ * when its status is `want`; otherwise sets err ("<what>: <server
+ * message>") and returns NULL.  Caller owns the result (PQclear).
+ */
+PGresult *kai_db_exec(struct kai_db *db, const char *sql,
+    const struct kai_db_params *p, ExecStatusType want, const char *what,
+    struct kai_err *err);
+/*
+ * Runs a statement whose rows, if any, are not wanted (BEGIN, UPDATE,
+ * SELECT pg_advisory_lock(...)).  Returns 0 or the error code.
+ */
+int kai_db_cmd(struct kai_db *db, const char *sql,
+    const struct kai_db_params *p, const char *what, struct kai_err *err)
+    KAI_MUST_CHECK;
+/* The code of a failure reported in err (KAI_EDB when err is NULL). */
+int kai_db_errcode(const struct kai_err *err);
+/* ROLLBACK after a failure; its own failure only marks db broken. */
+void kai_db_rollback(struct kai_db *db);
+
+/*
+ * Converts a failed result (or a NULL one: the connection's message) into
+ * err: SQLSTATE 23505 -> KAI_EEXIST, 23503 -> KAI_ENOENT, 40001/40P01 ->
+ * KAI_EAGAIN, anything else KAI_EDB.  Returns the code.
+ */
+int kai_db_error(struct kai_db *db, const PGresult *res, const char *what,
+    struct kai_err *err);
+
+/* Reads the fields of one row; bad is set by any malformed value. */
+struct kai_db_row {
+	const PGresult *res;
+	int row;
+	bool bad;
+};
+
+int64_t kai_db_get_i64(struct kai_db_row *r, int col);
+uint32_t kai_db_get_u32(struct kai_db_row *r, int col);
+uint64_t kai_db_get_u64(struct kai_db_row *r, int col);
+bool kai_db_get_bool(struct kai_db_row *r, int col);
+/* Caller owns the copy; a NULL field gives "" (or NULL for _dupnull). */
+char *kai_db_get_dup(struct kai_db_row *r, int col);
+char *kai_db_get_dupnull(struct kai_db_row *r, int col);
+/* The state name stored in the row; bad for an unknown one. */
+int kai_db_get_state(struct kai_db_row *r, int col);
+
+/*
+ * PostgreSQL array literals for parameters: {"a","b\"c"} and {1,2}.
+ * Every element is quoted, so no element can be mistaken for NULL or
+ * split; a NULL pointer in v is written as "".  KAI_EINVAL when the
+ * literal would pass the buffer's max.
+ */
+int kai_db_array_text(struct kai_buf *b, const char *const *v, size_t n)
+    KAI_MUST_CHECK;
+int kai_db_array_u64(struct kai_buf *b, const uint64_t *v, size_t n)
+    KAI_MUST_CHECK;
+int kai_db_array_u32(struct kai_buf *b, const uint32_t *v, size_t n)
+    KAI_MUST_CHECK;
+
+/*
+ * Parses a one-dimensional text[] as PostgreSQL prints it ({a,"b c"}) into
+ * a NULL-terminated vector.  Caller owns *v and its strings.  Returns 0,
+ * or KAI_EINVAL for anything else (NULL elements included).
+ */
+int kai_db_parse_text_array(const char *s, char ***v, size_t *n)
+    KAI_MUST_CHECK;
+
+
+/* Largest array literal or statement text we build: 64 MiB. */
+#define KAI_DB_TEXT_MAX ((size_t)64 * 1024 * 1024)
+
+#endif /* KAI_DB_DB_INTERNAL_H */

@@ -1,0 +1,347 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * db_job.c: submitting jobs, loading the active ones, reading a job's spec.
+ *
+ * Submissions are group-committed: kaid hands over every job that arrived
+ * since the last commit and they go in with a single statement (a
+ * multi-row INSERT whose RETURNING feeds the event rows through a
+ * data-modifying CTE), so a batch costs one round trip and one fsync.  A
+ * single statement is its own transaction: a bad row (a queue that does
+ * not exist) fails the batch and leaves nothing behind.  The ids come back
+ * sorted, which is the order of the rows: PostgreSQL draws the serial for
+ * each VALUES row in turn, so ids[i] belongs to jobs[i].  Very large
+ * batches are split into statements of DB_INSERT_CHUNK rows inside one
+ * explicit transaction, to stay far below the protocol's 65,535
+ * parameters per statement.
+ */
+#include "config.h"
+
+#include "db/db.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xmalloc.h"
+#include "db/db_internal.h"
+
+#define DB_INSERT_CHUNK 128
+#define DB_INSERT_NPARAM 21
+
+#define DB_ACTIVE_STATES "('PENDING', 'CONFIGURING', 'RUNNING')"
+
+static const char insert_head[] =
+    "WITH j AS (INSERT INTO jobs (name, uid, gid, user_name, queue, "
+    "account, priority, hold, submit_time, time_limit_s, ntasks, "
+    "cpus_per_task, mem_mb, gpus_per_task, image, workdir, stdout_pattern, "
+    "stderr_pattern, script, argv, env, state) VALUES ";
+static const char insert_tail[] =
+    " RETURNING id, uid, submit_time), "
+    "e AS (INSERT INTO events (job_id, time, from_state, to_state, "
+    "actor_uid) SELECT id, submit_time, NULL, 'PENDING', uid FROM j) "
+    "SELECT id FROM j ORDER BY id";
+
+/* An array literal parameter for argv or env. */
+static int
+param_strv(struct kai_db_params *p, char *const *v, size_t n)
+{
+	struct kai_buf b;
+	int r = -1;
+
+	kai_buf_init(&b, KAI_DB_TEXT_MAX);
+	if (kai_db_array_text(&b, (const char *const *)v, n) == 0)
+		r = kai_db_param_own(p, kai_buf_detach(&b, NULL));
+	kai_buf_fini(&b);
+	return r;
+}
+
+/* Adds one job's parameters and its "($a, ..., 'PENDING')" to sql. */
+static int
+add_row(struct kai_db_params *p, struct kai_buf *sql,
+    const struct kai_db_newjob *j)
+{
+	const struct kai_jobspec *s = j->spec;
+	int first = p->n + 1, i, r;
+
+	KAI_ASSERT(s != NULL);
+	(void)kai_db_param_str(p, s->name);
+	(void)kai_db_param_u64(p, j->uid);
+	(void)kai_db_param_u64(p, j->gid);
+	(void)kai_db_param_str(p, j->user != NULL ? j->user : "");
+	(void)kai_db_param_str(p, j->queue);
+	(void)kai_db_param_str(p, s->account != NULL ? s->account : "");
+	(void)kai_db_param_u64(p, j->priority);
+	(void)kai_db_param_bool(p, s->hold);
+	(void)kai_db_param_i64(p, j->submit_time);
+	(void)kai_db_param_i64(p, j->time_limit_s);
+	(void)kai_db_param_u64(p, s->ntasks != 0 ? s->ntasks : 1);
+	(void)kai_db_param_u64(p, s->cpus_per_task != 0 ? s->cpus_per_task : 1);
+	(void)kai_db_param_u64(p, j->mem_mb);
+	(void)kai_db_param_u64(p, s->gpus_per_task);
+	(void)kai_db_param_str(p, s->image);
+	(void)kai_db_param_str(p, s->workdir != NULL ? s->workdir : "/");
+	(void)kai_db_param_str(p, s->stdout_pattern);
+	(void)kai_db_param_str(p, s->stderr_pattern);
+	(void)kai_db_param_str(p, s->script);
+	if (param_strv(p, s->argv, s->argc) < 0 ||
+	    param_strv(p, s->env, s->nenv) < 0)
+		return KAI_EINVAL;
+	KAI_ASSERT(p->n - first + 1 == DB_INSERT_NPARAM);
+	r = kai_buf_adds(sql, first == 1 ? "(" : ",(");
+	for (i = 0; i < DB_INSERT_NPARAM && r == 0; i++)
+		r = kai_buf_addf(sql, "$%d,", first + i);
+	if (r == 0)
+		r = kai_buf_adds(sql, "'PENDING')");
+	return r;
+}
+
+/* One INSERT statement for jobs[0..n), n <= DB_INSERT_CHUNK. */
+static int
+insert_chunk(struct kai_db *db, const struct kai_db_newjob *jobs, size_t n,
+    uint64_t *ids, struct kai_err *err)
+{
+	struct kai_db_row row = {NULL, 0, false};
+	struct kai_db_params p;
+	struct kai_buf sql;
+	PGresult *res = NULL;
+	size_t i;
+	int r;
+
+	kai_db_params_init(&p);
+	kai_buf_init(&sql, KAI_DB_TEXT_MAX);
+	r = kai_buf_adds(&sql, insert_head);
+	for (i = 0; i < n && r == 0; i++)
+		r = add_row(&p, &sql, &jobs[i]);
+	if (r == 0)
+		r = kai_buf_adds(&sql, insert_tail);
+	if (r != 0)
+		r = kai_err_set(err, KAI_EINVAL,
+		    "could not insert jobs: submission too large");
+	else if ((res = kai_db_exec(db, sql.data, &p, PGRES_TUPLES_OK,
+	    "could not insert jobs", err)) == NULL)
+		r = kai_db_errcode(err);
+	else if ((size_t)PQntuples(res) != n)
+		r = kai_err_set(err, KAI_EDB,
+		    "could not insert jobs: %d ids returned for %zu jobs",
+		    PQntuples(res), n);
+	for (i = 0; i < n && r == 0; i++) {
+		row.res = res;
+		row.row = (int)i;
+		ids[i] = kai_db_get_u64(&row, 0);
+	}
+	if (r == 0 && row.bad)
+		r = kai_err_set(err, KAI_EDB,
+		    "could not insert jobs: malformed id returned");
+	PQclear(res);
+	kai_buf_fini(&sql);
+	kai_db_params_fini(&p);
+	return r;
+}
+
+int
+kai_db_jobs_insert(struct kai_db *db, const struct kai_db_newjob *jobs,
+    size_t n, uint64_t *ids, struct kai_err *err)
+{
+	size_t i, k;
+	int r;
+
+	if (n == 0)
+		return 0;
+	if ((r = kai_db_ready(db, err)) != 0)
+		return r;
+	if (n <= DB_INSERT_CHUNK)
+		return insert_chunk(db, jobs, n, ids, err);
+	if ((r = kai_db_cmd(db, "BEGIN", NULL, "could not insert jobs",
+	    err)) != 0)
+		return r;
+	for (i = 0; i < n && r == 0; i += k) {
+		k = n - i < DB_INSERT_CHUNK ? n - i : DB_INSERT_CHUNK;
+		r = insert_chunk(db, jobs + i, k, ids + i, err);
+	}
+	if (r == 0)
+		r = kai_db_cmd(db, "COMMIT", NULL, "could not insert jobs", err);
+	if (r != 0)
+		kai_db_rollback(db);
+	return r;
+}
+
+/*
+ * Loading the active jobs
+ */
+
+static void
+row_to_job(struct kai_db_row *r, struct kai_job *j)
+{
+	j->id = kai_db_get_u64(r, 0);
+	j->uid = kai_db_get_u32(r, 1);
+	j->gid = kai_db_get_u32(r, 2);
+	j->user = kai_db_get_dup(r, 3);
+	j->name = kai_db_get_dup(r, 4);
+	j->queue = kai_db_get_dup(r, 5);
+	j->state = (enum kai_job_state)kai_db_get_state(r, 6);
+	j->priority = kai_db_get_u32(r, 7);
+	j->submit_time = kai_db_get_i64(r, 8);
+	j->start_time = kai_db_get_i64(r, 9);
+	j->ntasks = kai_db_get_u32(r, 10);
+	j->cpus_per_task = kai_db_get_u32(r, 11);
+	j->mem_mb = kai_db_get_u64(r, 12);
+	j->gpus_per_task = kai_db_get_u32(r, 13);
+	j->time_limit_s = kai_db_get_i64(r, 14);
+	j->hold = kai_db_get_bool(r, 15);
+	j->reason = kai_db_get_dup(r, 16);
+}
+
+/* Appends allocation row r (of job j) to j->allocs. */
+static void
+row_to_alloc(struct kai_db_row *r, struct kai_job *j)
+{
+	struct kai_alloc *a;
+
+	j->allocs = kai_xreallocarray(j->allocs, j->nallocs + 1,
+	    sizeof(*j->allocs));
+	a = &j->allocs[j->nallocs++];
+	a->task = kai_db_get_u32(r, 1);
+	a->node = kai_db_get_dup(r, 2);
+	a->pod = kai_db_get_dup(r, 3);
+	a->gpus = kai_db_get_u32(r, 4);
+	a->cpus = kai_db_get_u32(r, 5);
+	a->mem_mb = kai_db_get_u64(r, 6);
+}
+
+/* Both results are ordered by job id: walk them side by side. */
+static int
+convert_active(PGresult *jres, PGresult *ares, struct kai_job **jobsp,
+    size_t *np, struct kai_err *err)
+{
+	struct kai_db_row jr = {jres, 0, false}, ar = {ares, 0, false};
+	int nj = PQntuples(jres), na = PQntuples(ares);
+	struct kai_job *jobs;
+	size_t i;
+
+	jobs = nj > 0 ? kai_xcalloc((size_t)nj, sizeof(*jobs)) : NULL;
+	for (jr.row = 0; jr.row < nj; jr.row++) {
+		row_to_job(&jr, &jobs[jr.row]);
+		while (ar.row < na &&
+		    kai_db_get_u64(&ar, 0) < jobs[jr.row].id)
+			ar.row++;
+		for (; ar.row < na && kai_db_get_u64(&ar, 0) ==
+		    jobs[jr.row].id; ar.row++)
+			row_to_alloc(&ar, &jobs[jr.row]);
+	}
+	if (jr.bad || ar.bad) {
+		for (i = 0; i < (size_t)nj; i++)
+			kai_job_fini(&jobs[i]);
+		free(jobs);
+		return kai_err_set(err, KAI_EDB,
+		    "could not load jobs: malformed row");
+	}
+	*jobsp = jobs;
+	*np = (size_t)nj;
+	return 0;
+}
+
+int
+kai_db_jobs_load_active(struct kai_db *db, struct kai_job **jobs, size_t *n,
+    struct kai_err *err)
+{
+	static const char what[] = "could not load jobs";
+	PGresult *jres = NULL, *ares = NULL;
+	int r;
+
+	if ((r = kai_db_ready(db, err)) != 0)
+		return r;
+	/* One snapshot for both queries, so jobs and allocations agree. */
+	r = kai_db_cmd(db, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+	    NULL, what, err);
+	if (r == 0 && (jres = kai_db_exec(db,
+	    "SELECT id, uid, gid, user_name, coalesce(name, ''), queue, state, "
+	    "priority, submit_time, start_time, ntasks, cpus_per_task, mem_mb, "
+	    "gpus_per_task, time_limit_s, hold, reason FROM jobs "
+	    "WHERE state IN " DB_ACTIVE_STATES " ORDER BY id",
+	    NULL, PGRES_TUPLES_OK, what, err)) == NULL)
+		r = kai_db_errcode(err);
+	if (r == 0 && (ares = kai_db_exec(db,
+	    "SELECT a.job_id, a.task, a.node, a.pod, a.gpus, a.cpus, a.mem_mb "
+	    "FROM allocations a JOIN jobs j ON j.id = a.job_id "
+	    "WHERE j.state IN " DB_ACTIVE_STATES " ORDER BY a.job_id, a.task",
+	    NULL, PGRES_TUPLES_OK, what, err)) == NULL)
+		r = kai_db_errcode(err);
+	if (r == 0)
+		r = kai_db_cmd(db, "COMMIT", NULL, what, err);
+	if (r == 0)
+		r = convert_active(jres, ares, jobs, n, err);
+	else
+		kai_db_rollback(db);
+	PQclear(jres);
+	PQclear(ares);
+	return r;
+}
+
+/*
+ * One job's spec
+ */
+
+static int
+row_to_spec(struct kai_db_row *r, struct kai_jobspec *js)
+{
+	memset(js, 0, sizeof(*js));
+	js->name = kai_db_get_dupnull(r, 0);
+	js->queue = kai_db_get_dup(r, 1);
+	js->account = kai_db_get_dup(r, 2);
+	if (js->account[0] == '\0')
+		KAI_FREE(js->account);
+	js->script = kai_db_get_dup(r, 3);
+	if (kai_db_parse_text_array(PQgetvalue(r->res, r->row, 4), &js->argv,
+	    &js->argc) != 0 ||
+	    kai_db_parse_text_array(PQgetvalue(r->res, r->row, 5), &js->env,
+	    &js->nenv) != 0)
+		r->bad = true;
+	js->workdir = kai_db_get_dup(r, 6);
+	js->stdout_pattern = kai_db_get_dupnull(r, 7);
+	js->stderr_pattern = kai_db_get_dupnull(r, 8);
+	js->image = kai_db_get_dupnull(r, 9);
+	js->ntasks = kai_db_get_u32(r, 10);
+	js->cpus_per_task = kai_db_get_u32(r, 11);
+	js->mem_mb = kai_db_get_u64(r, 12);
+	js->gpus_per_task = kai_db_get_u32(r, 13);
+	js->time_limit_s = kai_db_get_i64(r, 14);
+	js->hold = kai_db_get_bool(r, 15);
+	return r->bad ? KAI_EDB : 0;
+}
+
+int
+kai_db_job_spec(struct kai_db *db, uint64_t id, struct kai_jobspec *js,
+    struct kai_err *err)
+{
+	struct kai_db_row row = {NULL, 0, false};
+	struct kai_db_params p;
+	PGresult *res;
+	int r;
+
+	if ((r = kai_db_ready(db, err)) != 0)
+		return r;
+	kai_db_params_init(&p);
+	(void)kai_db_param_u64(&p, id);
+	res = kai_db_exec(db,
+	    "SELECT name, queue, account, script, argv, env, workdir, "
+	    "stdout_pattern, stderr_pattern, image, ntasks, cpus_per_task, "
+	    "mem_mb, gpus_per_task, time_limit_s, hold FROM jobs WHERE id = $1",
+	    &p, PGRES_TUPLES_OK, "could not read job", err);
+	kai_db_params_fini(&p);
+	if (res == NULL)
+		return kai_db_errcode(err);
+	if (PQntuples(res) == 0) {
+		PQclear(res);
+		return kai_err_set(err, KAI_ENOENT,
+		    "job %" PRIu64 " does not exist", id);
+	}
+	row.res = res;
+	if (row_to_spec(&row, js) != 0) {
+		kai_jobspec_fini(js);
+		r = kai_err_set(err, KAI_EDB,
+		    "could not read job %" PRIu64 ": malformed row", id);
+	}
+	PQclear(res);
+	return r;
+}
