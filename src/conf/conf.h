@@ -30,7 +30,7 @@ struct kai_conf_partition {
 struct kai_conf {
 	char *path;			/* the file read, for messages */
 	char *listen;			/* "host:port" for clients; 127.0.0.1:6820 */
-	char *database;			/* libpq conninfo; "dbname=kaibatch" */
+	char *database;			/* libpq conninfo; required */
 	char *munge_socket;		/* NULL = munged's default */
 	int log_level;			/* enum kai_log_level; "info" */
 	/* kubernetes: */
@@ -75,7 +75,9 @@ char *kai_conf_dump(const struct kai_conf *conf);
 /*
  * The clients' file, kai.yaml: `controller: host:port` and optionally
  * `munge_socket: path`.  Missing file is not an error (defaults stay).
- * Caller owns the strings it sets.
+ * Overwrites *cc; caller owns the strings it sets (kai_client_conf_fini()).
+ * On error returns KAI_ECONFIG, as kai_conf_load() does, and leaves *cc
+ * zeroed.
  */
 struct kai_client_conf {
 	char *controller;	/* "127.0.0.1:6820" */

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * conf_table.c: every key of kaid.yaml and kai.yaml, in one place.
+ *
+ * As in tmux's options-table.c, an entry is the whole truth about a
+ * setting: the loader validates against it, kai_conf_dump() prints from
+ * it, kai_conf_help() and doc/man/kaid.yaml.5 describe it.  Adding a key
+ * is a field in struct kai_conf plus one entry here (plus its line in the
+ * man page and the example file).
+ *
+ * Keys are dotted paths; "kubernetes.timeout" is the key "timeout" inside
+ * the mapping "kubernetes".  Entries flagged KAI_CONF_ITEM are the fields
+ * of each element of the list named by their prefix ("partitions.name").
+ * Entries of one section are kept together, because the dump opens a
+ * section where its first entry sits.
+ *
+ * Defaults are YAML text parsed by the loader itself.  Bounds are in the
+ * key's unit: milliseconds for durations, scale-sized units for sizes,
+ * bytes for string lengths and elements for lists.
+ */
+#include "config.h"
+
+#include <stddef.h>
+
+#include "conf/conf.h"
+#include "conf/conf_int.h"
+#include "model/job.h"
+
+#define MIB ((int64_t)1024 * 1024)
+#define D(field) offsetof(struct kai_conf, field)
+#define P(field) offsetof(struct kai_conf_partition, field)
+#define C(field) offsetof(struct kai_client_conf, field)
+
+/* Index = enum kai_log_level (sys/log.h); tests/unit/conf-load checks it. */
+static const char *const log_levels[] = {"err", "warn", "info", "debug", NULL};
+
+static const struct kai_conf_entry daemon_entries[] = {
+	{ .key = "listen", .type = KAI_CONF_ADDRESS, .offset = D(listen),
+	  .def = "127.0.0.1:6820", .max = 255,
+	  .help = "address and port kaid accepts clients on" },
+	{ .key = "database", .type = KAI_CONF_STRING, .offset = D(database),
+	  .min = 1, .max = 4096, .flags = KAI_CONF_REQUIRED | KAI_CONF_SECRET,
+	  .help = "libpq connection string of the kaibatch database" },
+	{ .key = "munge_socket", .type = KAI_CONF_PATH,
+	  .offset = D(munge_socket), .max = 4095,
+	  .help = "munged socket; unset = munged's default" },
+	{ .key = "log_level", .type = KAI_CONF_ENUM, .offset = D(log_level),
+	  .def = "info", .choices = log_levels,
+	  .help = "least severe message logged: err, warn, info, debug" },
+
+	{ .key = "kubernetes.kubeconfig", .type = KAI_CONF_PATH,
+	  .offset = D(kubeconfig), .max = 4095,
+	  .help = "kubeconfig file; unset = in-cluster service account" },
+	{ .key = "kubernetes.context", .type = KAI_CONF_STRING,
+	  .offset = D(kube_context), .min = 1, .max = 253,
+	  .help = "kubeconfig context; unset = its current-context" },
+	{ .key = "kubernetes.namespace", .type = KAI_CONF_DNSLABEL,
+	  .offset = D(namespace), .def = "default", .max = 63,
+	  .help = "namespace the job pods are created in" },
+	{ .key = "kubernetes.image", .type = KAI_CONF_STRING,
+	  .offset = D(default_image), .def = "debian:bookworm-slim",
+	  .min = 1, .max = 1024,
+	  .help = "container image of jobs that name none" },
+	{ .key = "kubernetes.timeout", .type = KAI_CONF_DURATION,
+	  .offset = D(kube_timeout_ms), .def = "10s",
+	  .min = 100, .max = (int64_t)10 * 60 * 1000, .unit = "ms",
+	  .help = "time limit of one Kubernetes API call" },
+
+	{ .key = "scheduler.interval", .type = KAI_CONF_DURATION,
+	  .offset = D(sched_interval_ms), .def = "1s",
+	  .min = 100, .max = (int64_t)60 * 60 * 1000, .unit = "ms",
+	  .help = "time between two scheduling passes" },
+	{ .key = "scheduler.default_mem", .type = KAI_CONF_SIZE,
+	  .offset = D(default_mem_mb), .def = "1G", .min = 1,
+	  .max = 16 * MIB, .scale = MIB, .unit = "MiB",
+	  .help = "memory per task of jobs that give no --mem" },
+
+	{ .key = "jobs.allow_root", .type = KAI_CONF_BOOL,
+	  .offset = D(allow_root_jobs), .def = "false",
+	  .help = "let jobs run as uid 0 (else pods get runAsNonRoot)" },
+	{ .key = "jobs.max_script_size", .type = KAI_CONF_SIZE,
+	  .offset = D(max_script_bytes), .def = "100K", .min = 1024,
+	  .max = (int64_t)KAI_JOB_SCRIPT_MAX, .scale = 1, .unit = "bytes",
+	  .help = "largest batch script accepted" },
+
+	{ .key = "operators", .type = KAI_CONF_UIDS, .offset = D(operators),
+	  .count_offset = D(noperators), .def = "[]", .max = 1024,
+	  .help = "users (names or uids) who may act on any job; root may" },
+
+	{ .key = "partitions", .type = KAI_CONF_PARTITIONS,
+	  .offset = D(partitions), .count_offset = D(npartitions),
+	  .def = "[{name: batch, default: true}]", .min = 1, .max = 256,
+	  .help = "the partitions (queues) jobs are submitted to" },
+	{ .key = "partitions.name", .type = KAI_CONF_PARTNAME,
+	  .offset = P(name), .max = 63,
+	  .flags = KAI_CONF_REQUIRED | KAI_CONF_ITEM,
+	  .help = "partition name, [a-z0-9_-], as given to ksubmit -p" },
+	{ .key = "partitions.default", .type = KAI_CONF_BOOL,
+	  .offset = P(is_default), .def = "false", .flags = KAI_CONF_ITEM,
+	  .help = "jobs that name no partition go here (exactly one)" },
+	{ .key = "partitions.max_time", .type = KAI_CONF_TIMELIMIT,
+	  .offset = P(max_time_s), .def = "UNLIMITED", .flags = KAI_CONF_ITEM,
+	  .help = "longest time limit a job may ask for" },
+	{ .key = "partitions.default_time", .type = KAI_CONF_TIMELIMIT,
+	  .offset = P(default_time_s), .flags = KAI_CONF_ITEM,
+	  .help = "time limit of jobs that give none; unset = max_time" },
+};
+
+const struct kai_conf_table kai_conf_daemon_table = {
+	daemon_entries, KAI_NELEM(daemon_entries)
+};
+
+static const struct kai_conf_entry client_entries[] = {
+	{ .key = "controller", .type = KAI_CONF_ADDRESS,
+	  .offset = C(controller), .def = "127.0.0.1:6820", .max = 255,
+	  .help = "address and port of kaid" },
+	{ .key = "munge_socket", .type = KAI_CONF_PATH,
+	  .offset = C(munge_socket), .max = 4095,
+	  .help = "munged socket; unset = munged's default" },
+};
+
+const struct kai_conf_table kai_conf_client_table = {
+	client_entries, KAI_NELEM(client_entries)
+};
