@@ -1,2 +1,32 @@
-# src/proto: see the module's header.
+# src/proto: the client <-> kaid wire protocol (frame + one codec per
+# message family).  Pure: base and model only, no I/O.
+noinst_LIBRARIES += src/proto/libkaiproto.a
+src_proto_libkaiproto_a_SOURCES = \
+	src/proto/codec.c \
+	src/proto/codec.h \
+	src/proto/frame.c \
+	src/proto/msg_cancel.c \
+	src/proto/msg_error.c \
+	src/proto/msg_jobs.c \
+	src/proto/msg_ping.c \
+	src/proto/msg_select.c \
+	src/proto/msg_submit.c \
+	src/proto/proto.h
+
+check_PROGRAMS += tests/unit/proto-codec
+tests_unit_proto_codec_SOURCES = tests/unit/proto-codec.c
+tests_unit_proto_codec_LDADD = tests/lib/libtap.a src/proto/libkaiproto.a \
+	src/model/libkaimodel.a src/base/libkaibase.a
+TESTS += tests/unit/proto-codec
+
+# A test tool for the integration tests: sends fresh, saved, replayed or
+# tampered frames to kaid (replay protection, credential binding).
+noinst_PROGRAMS += tests/tools/kai-rawreq
+tests_tools_kai_rawreq_SOURCES = tests/tools/kai-rawreq.c
+tests_tools_kai_rawreq_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/clients
+tests_tools_kai_rawreq_LDADD = clients/libkaiclient.a src/conf/libkaiconf.a \
+	src/auth/libkaiauth.a src/proto/libkaiproto.a src/model/libkaimodel.a \
+	src/base/libkaibase.a $(MUNGE_LIBS) $(YAML_LIBS)
+
+EXTRA_DIST += doc/design/PROTOCOL.md
 # End of src/proto/local.mk
