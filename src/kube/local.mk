@@ -1,2 +1,37 @@
 # src/kube: see the module's header.
+noinst_LIBRARIES += src/kube/libkaikube.a
+src_kube_libkaikube_a_SOURCES = \
+	src/kube/kube.h \
+	src/kube/kube_config.c \
+	src/kube/kube_http.c \
+	src/kube/kube_int.h \
+	src/kube/kube_json.c \
+	src/kube/kube_pod.c \
+	src/kube/kube_podjson.c \
+	src/kube/kube_qty.c \
+	src/kube/kube_watch.c
+src_kube_libkaikube_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) \
+	$(YAML_CFLAGS)
+
+KUBE_TEST_LIBS = tests/lib/libtap.a src/kube/libkaikube.a src/sys/libkaisys.a \
+	src/base/libkaibase.a $(CURL_LIBS) $(JSONC_LIBS) $(YAML_LIBS)
+
+check_PROGRAMS += tests/unit/kube-json
+tests_unit_kube_json_SOURCES = tests/unit/kube-json.c
+tests_unit_kube_json_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS)
+tests_unit_kube_json_LDADD = $(KUBE_TEST_LIBS)
+TESTS += tests/unit/kube-json
+
+check_PROGRAMS += tests/unit/kube-config
+tests_unit_kube_config_SOURCES = tests/unit/kube-config.c
+tests_unit_kube_config_LDADD = $(KUBE_TEST_LIBS)
+TESTS += tests/unit/kube-config
+
+# Needs kubesim (contrib/kubesim); kube-client.t starts it.
+check_PROGRAMS += tests/unit/kube-client
+tests_unit_kube_client_SOURCES = tests/unit/kube-client.c
+tests_unit_kube_client_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS)
+tests_unit_kube_client_LDADD = $(KUBE_TEST_LIBS)
+dist_check_SCRIPTS += tests/unit/kube-client.t
+TESTS += tests/unit/kube-client.t
 # End of src/kube/local.mk

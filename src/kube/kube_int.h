@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * kube_int.h: what the files of src/kube share.  Not for other modules
+ * (CURL and json_object never leave kube); the unit tests include it to
+ * reach the parsers.
+ *
+ * Ownership: a struct kube_req belongs to the HTTP layer (kube_http.c)
+ * from kube_req_new() until its done callback has returned, when it is
+ * freed; kube_req_cancel() frees it without calling back.  Its ctx is
+ * freed with ctx_free (if set) in both cases.
+ */
+#ifndef KAI_KUBE_KUBE_INT_H
+#define KAI_KUBE_KUBE_INT_H
+
+#include <curl/curl.h>
+#include <json-c/json.h>
+#include <stdbool.h>
+
+#include "base/buf.h"
+#include "kube/kube.h"
+
+#define KUBE_LIST_MAX   (64u << 20) /* one list page, bytes */
+#define KUBE_REPLY_MAX  (1u << 20)  /* a create/bind/delete reply */
+#define KUBE_EVENT_MAX  (4u << 20)  /* one watch event (one line) */
+#define KUBE_JSON_DEPTH 64          /* nesting accepted from the server */
+
+struct kube_req;
+struct kube_watch;
+
+/* Called once when a request finished (any way but a cancel). */
+typedef void kube_done_fn(struct kube_req *req, void *ctx);
+/*
+ * Streaming requests: called with each piece of a 2xx body; returns 0 to
+ * go on or -1 to abort the transfer (done then sees req->aborted).  Runs
+ * inside libcurl: it may start requests (they are queued) but not cancel.
+ */
+typedef int
+kube_data_fn(struct kube_req *req, const char *p, size_t n, void *ctx);
+
+struct kube_req {
+	struct kai_kube *kube;
+	CURL *easy;
+	struct curl_slist *hdrs;
+	char *url;
+	char *post;          /* request body (JSON) or NULL */
+	struct kai_buf body; /* reply, or a streaming request's error body */
+	kube_done_fn *done;
+	kube_data_fn *data; /* NULL = buffer the whole reply */
+	void *ctx;
+	void (*ctx_free)(void *);
+	CURLcode result; /* valid in done */
+	long status;     /* HTTP status, 0 if none; valid in done */
+	bool toobig;     /* reply passed body.max */
+	bool aborted;    /* data returned -1 */
+	bool queued;     /* waits in kube->queued for curl to be free */
+	char errbuf[CURL_ERROR_SIZE];
+	struct kube_req *prev, *next;
+};
+
+struct kai_kube {
+	struct kai_loop *loop;
+	struct kai_kube_config cfg; /* deep copy */
+	char *ns;                   /* namespace of kaid's pods */
+	int64_t timeout_ms;         /* per non-watch call */
+	char *auth_hdr;             /* "Authorization: Bearer ..." or NULL */
+	CURLM *multi;
+	uint64_t timer;          /* loop timer for curl, 0 = none */
+	int in_curl;             /* inside curl_multi_socket_action() */
+	struct kube_req *reqs;   /* added to the multi handle */
+	struct kube_req *queued; /* started from inside libcurl */
+	size_t ncalls;           /* create/bind/delete in flight */
+	uint64_t nrequests;      /* finished, for tests and debugging */
+	uint64_t nconnects;      /* connections those had to open */
+	struct kube_watch *wnodes;
+	struct kube_watch *wpods;
+};
+
+/* kube_config.c */
+/* Deep copy of src into dst. */
+void kube_config_copy(struct kai_kube_config *dst,
+    const struct kai_kube_config *src);
+
+/* kube_http.c */
+/*
+ * A request for method ("GET", "POST", "DELETE") on path (with its query,
+ * already escaped) of the configured server.  Takes ownership of post.
+ * max bounds the buffered reply.
+ */
+struct kube_req *kube_req_new(struct kai_kube *kube, const char *method,
+    const char *path, char *post, size_t max, kube_done_fn *done, void *ctx);
+/* Makes req a stream: 2xx bodies go to fn piecewise, not to req->body. */
+void kube_req_stream(struct kube_req *req, kube_data_fn *fn);
+/* Hands req to libcurl with a total time limit (0 = none). */
+void kube_req_start(struct kube_req *req, int64_t timeout_ms);
+/* Aborts req without calling done; not from inside a data callback. */
+void kube_req_cancel(struct kube_req *req);
+/*
+ * 0 for a 2xx reply, else the KAI_E* code with "<what>: <reason>" in err,
+ * where what is formatted from fmt: curl failures (timeout ->
+ * KAI_ETIMEDOUT), a too large reply, and HTTP errors as
+ * "HTTP 422: <Status message>" (403 -> EPERM, 404 -> ENOENT,
+ * 409 -> EEXIST, else EKUBE).
+ */
+int kube_req_check(const struct kube_req *req, struct kai_err *err,
+    const char *fmt, ...) KAI_PRINTF(3, 4);
+/* Percent-encodes s for a URL path segment or query value; caller owns. */
+char *kube_escape(const char *s);
+
+/* kube_json.c */
+/* Parses JSON text with the depth limit; NULL and err on failure. */
+struct json_object *
+kube_json_parse(const char *s, size_t n, struct kai_err *err);
+int kube_node_from_json(struct json_object *o, struct kai_node *node,
+    struct kai_err *err) KAI_MUST_CHECK;
+int kube_pod_from_json(struct json_object *o, struct kai_pod *pod,
+    struct kai_err *err) KAI_MUST_CHECK;
+/* Text versions of the above, for tests. */
+int kube_node_parse(const char *json, struct kai_node *node,
+    struct kai_err *err) KAI_MUST_CHECK;
+int kube_pod_parse(const char *json, struct kai_pod *pod,
+    struct kai_err *err) KAI_MUST_CHECK;
+/* Free the strings of a parsed node/pod (not the struct); idempotent. */
+void kube_node_fini(struct kai_node *node);
+void kube_pod_fini(struct kai_pod *pod);
+/* The "message" of a Status reply, else the body's first line, in out. */
+void kube_status_message(const char *body, size_t n, char *out, size_t outsz);
+/* metadata.resourceVersion of o, or NULL (borrowed from o). */
+const char *kube_json_rv(struct json_object *o);
+
+/* kube_qty.c */
+/* A resource quantity ("500m", "2", "1.5") in thousandths, rounded up. */
+int kube_qty_milli(const char *s, int64_t *milli,
+    struct kai_err *err) KAI_MUST_CHECK;
+/* A quantity of bytes ("256Gi", "1G", "129941272Ki"), rounded up. */
+int kube_qty_bytes(const char *s, uint64_t *bytes,
+    struct kai_err *err) KAI_MUST_CHECK;
+
+/* kube_watch.c */
+void kube_watch_free(struct kube_watch *w);
+/*
+ * Test seam: a pod watch with no client whose stream is fed by hand.
+ * feed returns what libcurl would get (0 go on, -1 abort); end says why
+ * the stream was ended (0 none, 1 relist, 2 error).
+ */
+struct kube_watch *kube_watch_test_new(kai_kube_pod_fn *fn, void *ctx);
+int kube_watch_test_feed(struct kube_watch *w, const char *p, size_t n);
+int kube_watch_test_end(const struct kube_watch *w);
+/* One list page (JSON text) as if a list request returned it. */
+int kube_watch_test_list(struct kube_watch *w, const char *json,
+    struct kai_err *err);
+const char *kube_watch_test_rv(const struct kube_watch *w);
+
+#endif /* KAI_KUBE_KUBE_INT_H */

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * kube_pod.c: the three writes kaid makes: create a pod, bind it to a
+ * node, delete it.
+ *
+ * Each is one request whose outcome is mapped at this edge: the success
+ * status the apiserver gives (201 for create and bind, 200 or 202 for
+ * delete), 409 as KAI_EEXIST (the pod exists, or is already bound: pod
+ * names are deterministic, so kaid adopts rather than retries), 404 as
+ * KAI_ENOENT, 403 as KAI_EPERM, and the rest as KAI_EKUBE with the
+ * server's Status message: `could not create pod "kai-42-0": HTTP 422:
+ * ...`.  kai_kube_pending() counts these calls (not the watches, which
+ * never end).
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xmalloc.h"
+#include "kube/kube_int.h"
+
+struct pod_call {
+	struct kai_kube *kube;
+	char *what; /* "could not create pod \"x\"" */
+	kai_kube_done_fn *fn;
+	void *ctx;
+};
+
+static void
+call_free(void *p)
+{
+	struct pod_call *c = p;
+
+	free(c->what);
+	free(c);
+}
+
+static void
+call_done(struct kube_req *req, void *ctx)
+{
+	struct pod_call *c = ctx;
+	struct kai_err err;
+	int code;
+
+	kai_err_clear(&err);
+	code = kube_req_check(req, &err, "%s", c->what);
+	c->kube->ncalls--;
+	c->fn(code, &err, c->ctx);
+}
+
+/* Takes ownership of what, path and body. */
+static void
+call_start(struct kai_kube *kube, char *what, const char *method, char *path,
+    char *body, kai_kube_done_fn *fn, void *ctx)
+{
+	struct pod_call *c = kai_xcalloc(1, sizeof(*c));
+	struct kube_req *req;
+
+	c->kube = kube;
+	c->what = what;
+	c->fn = fn;
+	c->ctx = ctx;
+	req = kube_req_new(kube, method, path, body, KUBE_REPLY_MAX, call_done,
+	    c);
+	req->ctx_free = call_free;
+	free(path);
+	kube->ncalls++;
+	kube_req_start(req, kube->timeout_ms);
+}
+
+/* "/api/v1/namespaces/NS/pods[/NAME]" with both escaped; caller owns. */
+static char *
+pods_path(const struct kai_kube *kube, const char *name)
+{
+	char *ns = kube_escape(kube->ns), *n, *p;
+
+	if (name == NULL) {
+		p = kai_xasprintf("/api/v1/namespaces/%s/pods", ns);
+	} else {
+		n = kube_escape(name);
+		p = kai_xasprintf("/api/v1/namespaces/%s/pods/%s", ns, n);
+		free(n);
+	}
+	free(ns);
+	return p;
+}
+
+void
+kai_kube_pod_create(struct kai_kube *kube, const struct kai_pod_spec *spec,
+    kai_kube_done_fn *fn, void *ctx)
+{
+	call_start(kube,
+	    kai_xasprintf("could not create pod \"%s\"", spec->name), "POST",
+	    pods_path(kube, NULL), kai_kube_pod_json(spec, kube->ns), fn, ctx);
+}
+
+void
+kai_kube_pod_bind(struct kai_kube *kube, const char *pod, const char *node,
+    kai_kube_done_fn *fn, void *ctx)
+{
+	struct json_object *b = json_object_new_object(), *m, *t;
+	char *base = pods_path(kube, pod), *body, *what;
+
+	json_object_object_add(b, "apiVersion", json_object_new_string("v1"));
+	json_object_object_add(b, "kind", json_object_new_string("Binding"));
+	m = json_object_new_object();
+	json_object_object_add(m, "name", json_object_new_string(pod));
+	json_object_object_add(b, "metadata", m);
+	t = json_object_new_object();
+	json_object_object_add(t, "apiVersion", json_object_new_string("v1"));
+	json_object_object_add(t, "kind", json_object_new_string("Node"));
+	json_object_object_add(t, "name", json_object_new_string(node));
+	json_object_object_add(b, "target", t);
+	body = kai_xstrdup(json_object_to_json_string_ext(b,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(b);
+	what = kai_xasprintf("could not bind pod \"%s\" to node \"%s\"", pod,
+	    node);
+	call_start(kube, what, "POST", kai_xasprintf("%s/binding", base), body,
+	    fn, ctx);
+	free(base);
+}
+
+void
+kai_kube_pod_delete(struct kai_kube *kube, const char *pod, int64_t grace_s,
+    kai_kube_done_fn *fn, void *ctx)
+{
+	char *base = pods_path(kube, pod), *path;
+
+	if (grace_s >= 0)
+		path = kai_xasprintf("%s?gracePeriodSeconds=%" PRId64, base,
+		    grace_s);
+	else
+		path = kai_xstrdup(base);
+	free(base);
+	call_start(kube, kai_xasprintf("could not delete pod \"%s\"", pod),
+	    "DELETE", path, NULL, fn, ctx);
+}
