@@ -1,2 +1,84 @@
-# clients
+# clients: ksubmit, kqueue, kcancel, kacct and their shared code.
+
+# Command-line helpers shared by the client programs: option tables,
+# output formatting, and ksubmit's pure option/directive parsing (a library
+# so that the unit tests link exactly what the programs run).
+noinst_LIBRARIES += clients/libkaicmd.a
+clients_libkaicmd_a_CPPFLAGS = $(AM_CPPFLAGS) $(JSONC_CFLAGS)
+clients_libkaicmd_a_SOURCES = \
+	clients/cliopt.c \
+	clients/cliopt.h \
+	clients/directives.c \
+	clients/directives.h \
+	clients/filters.c \
+	clients/filters.h \
+	clients/jobquery.c \
+	clients/jobquery.h \
+	clients/output.c \
+	clients/output.h \
+	clients/slurmtime.c \
+	clients/slurmtime.h \
+	clients/submit_env.c \
+	clients/submit_env.h \
+	clients/submit_opts.c \
+	clients/submit_opts.h
+
+check_PROGRAMS += tests/unit/clients-directives
+tests_unit_clients_directives_SOURCES = tests/unit/clients-directives.c
+tests_unit_clients_directives_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/clients
+tests_unit_clients_directives_LDADD = tests/lib/libtap.a clients/libkaicmd.a \
+	src/model/libkaimodel.a src/base/libkaibase.a $(JSONC_LIBS)
+TESTS += tests/unit/clients-directives
+
+# The request path every client program shares (client.c): connect,
+# credential, frame, replies.  Links: proto, auth (libmunge), conf
+# (libyaml), model, base.
+noinst_LIBRARIES += clients/libkaiclient.a
+clients_libkaiclient_a_SOURCES = clients/client.c clients/client.h
+clients_libkaiclient_a_CFLAGS = $(AM_CFLAGS) $(MUNGE_CFLAGS) $(YAML_CFLAGS)
+
+# client_request() and kai-rawreq against a scripted peer and a private
+# munged (clients-request.t starts it).
+check_PROGRAMS += tests/unit/clients-request
+tests_unit_clients_request_SOURCES = tests/unit/clients-request.c
+tests_unit_clients_request_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/clients
+tests_unit_clients_request_LDADD = tests/lib/libtap.a clients/libkaiclient.a \
+	src/conf/libkaiconf.a src/auth/libkaiauth.a src/proto/libkaiproto.a \
+	src/model/libkaimodel.a src/base/libkaibase.a $(MUNGE_LIBS) $(YAML_LIBS)
+TESTS += tests/unit/clients-request.t
+dist_check_SCRIPTS += tests/unit/clients-request.t
+# The programs.  Link order: dependents first, base last.
+CLIENT_LIBS = clients/libkaicmd.a clients/libkaiclient.a \
+	src/proto/libkaiproto.a src/auth/libkaiauth.a src/conf/libkaiconf.a \
+	src/model/libkaimodel.a src/sys/libkaisys.a src/base/libkaibase.a \
+	$(MUNGE_LIBS) $(YAML_LIBS) $(JSONC_LIBS)
+CLIENT_CPPFLAGS = $(AM_CPPFLAGS) $(JSONC_CFLAGS)
+
+bin_PROGRAMS += clients/ksubmit clients/kqueue clients/kcancel clients/kacct
+clients_ksubmit_SOURCES = clients/ksubmit.c
+clients_ksubmit_CPPFLAGS = $(CLIENT_CPPFLAGS)
+clients_ksubmit_LDADD = $(CLIENT_LIBS)
+clients_kqueue_SOURCES = clients/kqueue.c
+clients_kqueue_CPPFLAGS = $(CLIENT_CPPFLAGS)
+clients_kqueue_LDADD = $(CLIENT_LIBS)
+clients_kcancel_SOURCES = clients/kcancel.c
+clients_kcancel_CPPFLAGS = $(CLIENT_CPPFLAGS)
+clients_kcancel_LDADD = $(CLIENT_LIBS)
+clients_kacct_SOURCES = clients/kacct.c
+clients_kacct_CPPFLAGS = $(CLIENT_CPPFLAGS)
+clients_kacct_LDADD = $(CLIENT_LIBS)
+
+dist_man_MANS += doc/man/ksubmit.1 doc/man/kqueue.1 doc/man/kcancel.1 \
+	doc/man/kacct.1
+
+# Output, times and selection parsing shared by kqueue and kacct.
+check_PROGRAMS += tests/unit/clients-output
+tests_unit_clients_output_SOURCES = tests/unit/clients-output.c
+tests_unit_clients_output_CPPFLAGS = $(CLIENT_CPPFLAGS) -I$(top_srcdir)/clients
+tests_unit_clients_output_LDADD = tests/lib/libtap.a $(CLIENT_LIBS)
+TESTS += tests/unit/clients-output
+
+# The programs with bad input: one clear line and exit 2, nothing sent.
+TESTS += tests/unit/clients-cli.t
+dist_check_SCRIPTS += tests/unit/clients-cli.t
 # End of clients/local.mk

@@ -167,9 +167,10 @@ int kai_mem_parse(const char *s, uint64_t *mib, struct kai_err *err)
 
 /*
  * Expands a Slurm file name pattern: %j job id, %x job name, %u user,
- * %% a percent, %A/%a array (job id / "0" until arrays exist), a width
- * after % zero-pads numbers ("%4j").  Other %-sequences are kept as they
- * are.  Caller owns the result.
+ * %% a percent, %J job id (the batch step's %J has no step part),
+ * %A/%a array (job id / "0" until arrays exist), a width after % zero-pads
+ * numbers ("%4j", capped at 10 as Slurm does).  Other %-sequences (%N, %t,
+ * %q, ...) are kept as they are.  Caller owns the result.
  */
 char *kai_pattern_expand(const char *pattern, uint64_t jobid,
     const char *jobname, const char *user);

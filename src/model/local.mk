@@ -1,2 +1,15 @@
-# src/model: see the module's header.
+# src/model: the job model (specs, reports, the state machine, Slurm value
+# syntaxes).  Pure: base only, no I/O.
+noinst_LIBRARIES += src/model/libkaimodel.a
+src_model_libkaimodel_a_SOURCES = \
+	src/model/job.c \
+	src/model/job.h \
+	src/model/jobstate.c \
+	src/model/jobstate.h
+
+check_PROGRAMS += tests/unit/model-job
+tests_unit_model_job_SOURCES = tests/unit/model-job.c
+tests_unit_model_job_LDADD = tests/lib/libtap.a src/model/libkaimodel.a \
+	src/base/libkaibase.a
+TESTS += tests/unit/model-job
 # End of src/model/local.mk

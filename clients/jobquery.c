@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * jobquery.c: one KAI_MSG_QUERY round trip, and the job views shared by
+ * kqueue and kacct.  See jobquery.h.
+ */
+#include "config.h"
+
+#include "jobquery.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "client.h"
+#include "output.h"
+
+struct collect {
+	const char *prog;
+	struct kai_jobinfo *jobs;
+	size_t n;
+};
+
+static int
+on_jobs(uint16_t type, const void *body, size_t len, void *ctx)
+{
+	struct collect *c = ctx;
+	struct kai_err err;
+
+	kai_err_clear(&err);
+	if (type != KAI_MSG_QUERY_REPLY) {
+		client_error(c->prog, NULL,
+		    "invalid reply from kaid: unexpected message type %u",
+		    (unsigned)type);
+		return CLIENT_EXIT_CONNECT;
+	}
+	if (kai_msg_jobs_decode(body, len, &c->jobs, &c->n, &err) != 0) {
+		client_error(c->prog, NULL, "invalid reply from kaid: %s",
+		    kai_err_msg(&err));
+		return CLIENT_EXIT_CONNECT;
+	}
+	return CLIENT_EXIT_OK;
+}
+
+int
+jobquery_run(const char *prog, const struct kai_query *q,
+    struct kai_jobinfo **jobs, size_t *n)
+{
+	struct collect c = {prog, NULL, 0};
+	struct kai_buf b;
+	int rc;
+
+	kai_buf_init(&b, (size_t)KAI_PROTO_BODY_MAX);
+	if (kai_msg_query_encode(&b, q) != 0) {
+		kai_buf_fini(&b);
+		client_error(prog, NULL,
+		    "query is too large to send: it passes %d bytes",
+		    KAI_PROTO_BODY_MAX);
+		return CLIENT_EXIT_USAGE;
+	}
+	rc = client_request(prog, KAI_MSG_QUERY, b.data, b.len, on_jobs, &c);
+	kai_buf_fini(&b);
+	if (rc != CLIENT_EXIT_OK) {
+		jobquery_free(c.jobs, c.n);
+		return rc;
+	}
+	*jobs = c.jobs;
+	*n = c.n;
+	return CLIENT_EXIT_OK;
+}
+
+void
+jobquery_free(struct kai_jobinfo *jobs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		kai_jobinfo_fini(&jobs[i]);
+	free(jobs);
+}
+
+int64_t
+jobquery_elapsed(const struct kai_jobinfo *j, int64_t now)
+{
+	int64_t end;
+
+	if (j->start_time <= 0)
+		return 0;
+	end = j->end_time > 0 ? j->end_time : now;
+	return end > j->start_time ? end - j->start_time : 0;
+}
+
+uint64_t
+jobquery_gpus(const struct kai_jobinfo *j)
+{
+	return (uint64_t)(j->ntasks > 0 ? j->ntasks : 1) * j->gpus_per_task;
+}
+
+uint64_t
+jobquery_cpus(const struct kai_jobinfo *j)
+{
+	return (uint64_t)(j->ntasks > 0 ? j->ntasks : 1) *
+	    (j->cpus_per_task > 0 ? j->cpus_per_task : 1);
+}
+
+const char *
+jobquery_mem(uint64_t mb, char *buf, size_t size)
+{
+	if (mb > 0 && mb % ((uint64_t)1024 * 1024) == 0)
+		(void)snprintf(buf, size, "%lluT",
+		    (unsigned long long)(mb / ((uint64_t)1024 * 1024)));
+	else if (mb > 0 && mb % 1024 == 0)
+		(void)snprintf(buf, size, "%lluG",
+		    (unsigned long long)(mb / 1024));
+	else
+		(void)snprintf(buf, size, "%lluM", (unsigned long long)mb);
+	return buf;
+}
+
+static struct json_object *
+job_json(const struct kai_jobinfo *j)
+{
+	struct json_object *o = json_object_new_object();
+
+	out_json_add_int(o, "job_id", (int64_t)j->id);
+	out_json_add_str(o, "name", j->name);
+	out_json_add_str(o, "user", j->user);
+	out_json_add_int(o, "uid", j->uid);
+	out_json_add_str(o, "partition", j->queue);
+	out_json_add_str(o, "account", j->account);
+	out_json_add_str(o, "state", kai_jobstate_name(j->state));
+	out_json_add_str(o, "state_code", kai_jobstate_code(j->state));
+	out_json_add_str(o, "reason", j->reason);
+	out_json_add_int(o, "submit_time", j->submit_time);
+	out_json_add_int(o, "start_time", j->start_time);
+	out_json_add_int(o, "end_time", j->end_time);
+	out_json_add_int(o, "time_limit_s", j->time_limit_s);
+	out_json_add_int(o, "ntasks", j->ntasks);
+	out_json_add_int(o, "cpus_per_task", j->cpus_per_task);
+	out_json_add_int(o, "mem_mb", (int64_t)j->mem_mb);
+	out_json_add_int(o, "gpus_per_task", j->gpus_per_task);
+	out_json_add_str(o, "nodelist", j->nodelist);
+	out_json_add_int(o, "exit_code", j->exit_code);
+	out_json_add_int(o, "exit_signal", j->exit_signal);
+	return o;
+}
+
+struct json_object *
+jobquery_json(const struct kai_jobinfo *jobs, size_t n)
+{
+	struct json_object *root = json_object_new_object();
+	struct json_object *arr = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		(void)json_object_array_add(arr, job_json(&jobs[i]));
+	(void)json_object_object_add(root, "jobs", arr);
+	return root;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * jobquery.h: asking kaid for jobs (kqueue, kacct, kcancel --name) and
+ * the views of a job those programs share.
+ */
+#ifndef KAI_CLIENTS_JOBQUERY_H
+#define KAI_CLIENTS_JOBQUERY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/job.h"
+#include "proto/proto.h"
+
+struct json_object;
+
+/*
+ * Sends q as KAI_MSG_QUERY and collects every job of the (possibly
+ * multi-frame) reply.  Returns a CLIENT_EXIT_* code; errors are printed
+ * under prog's name.  Caller owns *jobs (jobquery_free).
+ */
+int jobquery_run(const char *prog, const struct kai_query *q,
+    struct kai_jobinfo **jobs, size_t *n);
+void jobquery_free(struct kai_jobinfo *jobs, size_t n);
+
+/* Seconds the job has run by now: 0 before it starts. */
+int64_t jobquery_elapsed(const struct kai_jobinfo *j, int64_t now);
+
+/* The job's GPUs: ntasks x gpus_per_task. */
+uint64_t jobquery_gpus(const struct kai_jobinfo *j);
+
+/* The job's CPUs: ntasks x cpus_per_task (0 counts as 1). */
+uint64_t jobquery_cpus(const struct kai_jobinfo *j);
+
+/* Memory the way Slurm prints it: "4G", "1500M". */
+const char *jobquery_mem(uint64_t mb, char *buf, size_t size);
+
+/*
+ * The JSON document of kqueue --json and kacct --json:
+ * {"jobs": [{job_id, name, user, uid, partition, account, state,
+ * state_code, reason, submit_time, start_time, end_time, time_limit_s,
+ * ntasks, cpus_per_task, mem_mb, gpus_per_task, nodelist, exit_code,
+ * exit_signal}, ...]}.  Times are unix seconds, 0 when unknown.  Caller
+ * owns the result (json_object_put).
+ */
+struct json_object *jobquery_json(const struct kai_jobinfo *jobs, size_t n);
+
+#endif /* KAI_CLIENTS_JOBQUERY_H */

@@ -1,0 +1,552 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * kacct: accounting data of finished and running jobs, the way sacct
+ * shows it.
+ *
+ *	kacct [options]
+ *
+ * Default fields are sacct's (JobID JobName Partition Account AllocCPUS
+ * State ExitCode) under a header and a dashed line; -o picks others, with
+ * "Field%N" setting a width.  Values longer than their column are cut and
+ * end in "+", as in sacct.  The time window follows sacct's DEFAULT TIME
+ * WINDOW rules: with neither -j nor -s, midnight today until now; with -j
+ * all time; with -s alone the window starts now (so give -S with -s).
+ * kaibatch has no job steps: one line per job, and -X changes nothing.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "base/err.h"
+#include "base/strconv.h"
+#include "base/xmalloc.h"
+#include "client.h"
+#include "cliopt.h"
+#include "filters.h"
+#include "jobquery.h"
+#include "output.h"
+#include "slurmtime.h"
+
+static const char *const prog = "kacct";
+
+#define FIELDS_DEFAULT                                                         \
+	"JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode"
+#define FIELDS_LONG                                                            \
+	"JobID,JobIDRaw,JobName,Partition,Account,User,UID,State,ExitCode,"    \
+	"Submit,Start,End,Elapsed,Timelimit,AllocCPUS,AllocGPUs,ReqMem,"       \
+	"NNodes,NodeList,WorkDir"
+#define MAX_FIELDS 64
+
+enum {
+	K_JSON = CLIOPT_LONG,
+	K_NAME,
+	K_HELP,
+};
+
+static const struct cliopt table[] = {
+    CLIOPT("accounts", 'A', CLIOPT_ARG, "LIST", "only jobs of these accounts"),
+    CLIOPT("allocations", 'X', CLIOPT_NOARG, NULL,
+	"accepted: kaibatch has no job steps"),
+    CLIOPT("allusers", 'a', CLIOPT_NOARG, NULL,
+	"jobs of all users (if kaid allows it)"),
+    CLIOPT("endtime", 'E', CLIOPT_ARG, "TIME", "jobs submitted before TIME"),
+    CLIOPT("format", 'o', CLIOPT_ARG, "FIELDS",
+	"fields to show, FIELD[%WIDTH],..."),
+    CLIOPT("help", 'h', CLIOPT_NOARG, NULL, "print this help and exit"),
+    CLIOPT("helpformat", 'e', CLIOPT_NOARG, NULL,
+	"list the fields of --format"),
+    CLIOPT("jobs", 'j', CLIOPT_ARG, "LIST", "only these job ids"),
+    CLIOPT("json", K_JSON, CLIOPT_NOARG, NULL, "print JSON"),
+    CLIOPT("long", 'l', CLIOPT_NOARG, NULL, "show every field"),
+    CLIOPT("name", K_NAME, CLIOPT_ARG, "LIST", "only jobs with these names"),
+    CLIOPT("noheader", 'n', CLIOPT_NOARG, NULL, "print no header"),
+    CLIOPT("parsable", 'p', CLIOPT_NOARG, NULL,
+	"fields separated by |, with a trailing |"),
+    CLIOPT("parsable2", 'P', CLIOPT_NOARG, NULL,
+	"fields separated by |, no trailing |"),
+    CLIOPT("partition", 'r', CLIOPT_ARG, "LIST",
+	"only jobs in these partitions"),
+    CLIOPT("starttime", 'S', CLIOPT_ARG, "TIME",
+	"jobs active at or after TIME"),
+    CLIOPT("state", 's', CLIOPT_ARG, "LIST",
+	"only jobs in these states (codes or names)"),
+    CLIOPT("usage", K_HELP, CLIOPT_NOARG, NULL, "same as --help"),
+    CLIOPT("user", 'u', CLIOPT_ARG, "LIST",
+	"only jobs of these users (names or uids)"),
+    CLIOPT("version", 'V', CLIOPT_NOARG, NULL, "print the version and exit"),
+};
+
+static const char *const synopsis[] = {"kacct [options]", NULL};
+
+struct opts {
+	struct kai_query q;
+	char **names;
+	size_t nnames;
+	char **accounts;
+	size_t naccounts;
+	const char *format;
+	const char *start, *end; /* -S, -E as given */
+	bool json, noheader, help, helpformat, version, lng;
+	enum out_mode mode;
+};
+
+/*
+ * Fields
+ */
+
+typedef void
+afield_fn(const struct kai_jobinfo *j, int64_t now, char *b, size_t n);
+
+static void
+a_id(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)snprintf(b, n, "%" PRIu64, j->id);
+}
+
+#define STR_AFIELD(fn, expr)                                                   \
+	static void fn(const struct kai_jobinfo *j, int64_t now, char *b,      \
+	    size_t n)                                                          \
+	{                                                                      \
+		const char *s = (expr);                                        \
+		(void)now;                                                     \
+		(void)snprintf(b, n, "%s", s != NULL ? s : "");                \
+	}
+
+STR_AFIELD(a_name, j->name)
+STR_AFIELD(a_part, j->queue)
+STR_AFIELD(a_account, j->account)
+STR_AFIELD(a_state, kai_jobstate_name(j->state))
+STR_AFIELD(a_workdir, j->workdir)
+STR_AFIELD(a_nodes,
+    j->nodelist != NULL && *j->nodelist ? j->nodelist : "None assigned")
+
+static void
+a_user(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	if (j->user != NULL && *j->user != '\0')
+		(void)snprintf(b, n, "%s", j->user);
+	else
+		(void)snprintf(b, n, "%u", j->uid);
+}
+
+static void
+a_uid(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)snprintf(b, n, "%u", j->uid);
+}
+
+static void
+a_exit(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)snprintf(b, n, "%d:%d", j->exit_code, j->exit_signal);
+}
+
+static void
+a_elapsed(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	char t[OUT_TIME_LEN];
+
+	(void)snprintf(b, n, "%s",
+	    out_elapsed_sacct(jobquery_elapsed(j, now), t));
+}
+
+static void
+a_elapsed_raw(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)snprintf(b, n, "%" PRId64, jobquery_elapsed(j, now));
+}
+
+#define TIME_AFIELD(fn, field)                                                 \
+	static void fn(const struct kai_jobinfo *j, int64_t now, char *b,      \
+	    size_t n)                                                          \
+	{                                                                      \
+		char t[OUT_TIME_LEN];                                          \
+		(void)now;                                                     \
+		(void)snprintf(b, n, "%s", out_timestamp(j->field, t));        \
+	}
+
+TIME_AFIELD(a_submit, submit_time)
+TIME_AFIELD(a_start, start_time)
+TIME_AFIELD(a_end, end_time)
+
+static void
+a_limit(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	char t[OUT_TIME_LEN];
+
+	(void)now;
+	(void)snprintf(b, n, "%s", out_limit(j->time_limit_s, true, t));
+}
+
+/* Allocations exist only once a job has started. */
+static void
+a_cpus(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)snprintf(b, n, "%" PRIu64,
+	    j->start_time > 0 ? jobquery_cpus(j) : 0);
+}
+
+static void
+a_gpus(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)snprintf(b, n, "%" PRIu64,
+	    j->start_time > 0 ? jobquery_gpus(j) : 0);
+}
+
+static void
+a_ntasks(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)snprintf(b, n, "%u", j->ntasks > 0 ? j->ntasks : 1);
+}
+
+static void
+a_mem(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)jobquery_mem(j->mem_mb, b, n);
+}
+
+static const struct afield {
+	const char *name;
+	int width;
+	bool right;
+	afield_fn *fn;
+} afields[] = {
+    {"JobID", 12, false, a_id},
+    {"JobIDRaw", 12, false, a_id},
+    {"JobName", 10, true, a_name},
+    {"Partition", 10, true, a_part},
+    {"Account", 10, true, a_account},
+    {"User", 9, true, a_user},
+    {"UID", 6, true, a_uid},
+    {"State", 10, true, a_state},
+    {"ExitCode", 8, true, a_exit},
+    {"Elapsed", 10, true, a_elapsed},
+    {"ElapsedRaw", 10, true, a_elapsed_raw},
+    {"Submit", 19, true, a_submit},
+    {"Start", 19, true, a_start},
+    {"End", 19, true, a_end},
+    {"Timelimit", 10, true, a_limit},
+    {"AllocCPUS", 10, true, a_cpus},
+    {"AllocGPUs", 9, true, a_gpus},
+    {"NNodes", 8, true, a_ntasks},
+    {"NodeList", 15, false, a_nodes},
+    {"ReqMem", 10, true, a_mem},
+    {"WorkDir", 30, false, a_workdir},
+};
+
+struct columns {
+	struct out_col cols[MAX_FIELDS];
+	const struct afield *f[MAX_FIELDS];
+	size_t n;
+};
+
+static const struct afield *
+afield_find(const char *name, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < KAI_NELEM(afields); i++)
+		if (strlen(afields[i].name) == len &&
+		    strncasecmp(afields[i].name, name, len) == 0)
+			return &afields[i];
+	return NULL;
+}
+
+/* "JobID,JobName%30,state": names in any case, %N sets the width. */
+static int
+parse_fields(const char *list, struct columns *c, struct kai_err *err)
+{
+	const char *p = list, *end, *pct;
+	const struct afield *f;
+	int64_t width;
+	char num[16];
+	size_t len;
+
+	for (c->n = 0; *p != '\0'; p = *end == ',' ? end + 1 : end) {
+		end = p + strcspn(p, ",");
+		pct = memchr(p, '%', (size_t)(end - p));
+		len = (size_t)((pct != NULL ? pct : end) - p);
+		if ((f = afield_find(p, len)) == NULL) {
+			(void)kai_err_set(err, KAI_EINVAL,
+			    "invalid field \"%.*s\"", (int)len, p);
+			kai_err_hint(err, "\"kacct -e\" lists the fields.");
+			return KAI_EINVAL;
+		}
+		if (c->n == MAX_FIELDS)
+			return kai_err_set(err, KAI_EINVAL,
+			    "too many fields in \"%s\" (limit %d)", list,
+			    MAX_FIELDS);
+		width = f->width;
+		if (pct != NULL) {
+			len = (size_t)(end - pct - 1);
+			if (len == 0 || len >= sizeof(num))
+				return kai_err_set(err, KAI_EINVAL,
+				    "invalid width in \"%.*s\"", (int)(end - p),
+				    p);
+			memcpy(num, pct + 1, len);
+			num[len] = '\0';
+			if (kai_strtoi64(num, 1, 1000, &width, "width", NULL) !=
+			    0)
+				return kai_err_set(err, KAI_EINVAL,
+				    "invalid width in \"%.*s\"", (int)(end - p),
+				    p);
+		}
+		c->f[c->n] = f;
+		c->cols[c->n].header = f->name;
+		c->cols[c->n].width = (int)width;
+		c->cols[c->n].right = f->right;
+		c->n++;
+	}
+	return 0;
+}
+
+static void
+print_helpformat(void)
+{
+	size_t i;
+
+	for (i = 0; i < KAI_NELEM(afields); i++)
+		(void)printf("%-14s%s", afields[i].name,
+		    i % 5 == 4 || i + 1 == KAI_NELEM(afields) ? "\n" : "");
+}
+
+/*
+ * Options
+ */
+
+static int
+set_opt(struct opts *o, int c, const char *arg, struct kai_err *err)
+{
+	switch (c) {
+	case 'A':
+		return filter_parse_names("account", arg, &o->accounts,
+		    &o->naccounts, err);
+	case 'a':
+		o->q.flags |= KAI_QUERY_ALL_USERS;
+		return 0;
+	case 'E':
+		o->end = arg;
+		return 0;
+	case 'e':
+		o->helpformat = true;
+		return 0;
+	case 'h':
+	case K_HELP:
+		o->help = true;
+		return 0;
+	case 'j':
+		return filter_parse_ids(arg, &o->q.ids, &o->q.nids, err);
+	case 'l':
+		o->lng = true;
+		return 0;
+	case 'n':
+		o->noheader = true;
+		return 0;
+	case 'o':
+		o->format = arg;
+		return 0;
+	case 'p':
+		o->mode = OUT_MODE_PARSABLE;
+		return 0;
+	case 'P':
+		o->mode = OUT_MODE_PARSABLE2;
+		return 0;
+	case 'r':
+		return filter_parse_names("partition", arg, &o->q.queues,
+		    &o->q.nqueues, err);
+	case 'S':
+		o->start = arg;
+		return 0;
+	case 's':
+		return filter_parse_states(arg, &o->q.state_mask, err);
+	case 'u':
+		return filter_parse_users(arg, &o->q.uids, &o->q.nuids, err);
+	case 'V':
+		o->version = true;
+		return 0;
+	case 'X':
+		return 0;
+	case K_JSON:
+		o->json = true;
+		return 0;
+	case K_NAME:
+		return filter_parse_names("job name", arg, &o->names,
+		    &o->nnames, err);
+	default:
+		return kai_err_set(err, KAI_EINTERNAL, "option key %d", c);
+	}
+}
+
+/* sacct's DEFAULT TIME WINDOW, with -S/-E on top. */
+static int
+set_window(struct opts *o, int64_t now, struct kai_err *err)
+{
+	char a[OUT_TIME_LEN], b[OUT_TIME_LEN];
+	int64_t midnight;
+
+	if (slurmtime_parse("midnight", now, &midnight, err) != 0)
+		return KAI_EINVAL;
+	if (o->q.nids > 0)
+		o->q.start = 0;
+	else if (o->q.state_mask != 0)
+		o->q.start = now;
+	else
+		o->q.start = midnight;
+	o->q.end = now;
+	if (o->start != NULL &&
+	    slurmtime_parse(o->start, now, &o->q.start, err) != 0)
+		return kai_err_prefix(err, "option \"--starttime\"");
+	if (o->end != NULL && slurmtime_parse(o->end, now, &o->q.end, err) != 0)
+		return kai_err_prefix(err, "option \"--endtime\"");
+	if (o->q.end < o->q.start)
+		return kai_err_set(err, KAI_EINVAL,
+		    "start time %s is after end time %s",
+		    out_timestamp(o->q.start, a), out_timestamp(o->q.end, b));
+	return 0;
+}
+
+static int
+parse_args(struct opts *o, int argc, char **argv, int64_t now,
+    struct kai_err *err)
+{
+	struct cliopt_parser p;
+	const char *arg;
+	int c, r = 0;
+
+	cliopt_begin(&p, table, KAI_NELEM(table), false);
+	while (r == 0 &&
+	    (c = cliopt_next(&p, argc, argv, &arg, err)) != CLIOPT_DONE)
+		r = c < 0 ? c : set_opt(o, c, arg, err);
+	if (r == 0 && optind < argc)
+		r = kai_err_set(err, KAI_EINVAL, "unexpected argument \"%s\"",
+		    argv[optind]);
+	cliopt_end(&p);
+	if (r == 0)
+		r = set_window(o, now, err);
+	return r;
+}
+
+/*
+ * Output
+ */
+
+static int
+cmp_id(const void *a, const void *b)
+{
+	const struct kai_jobinfo *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void
+print_table(const struct opts *o, const struct columns *c,
+    const struct kai_jobinfo *jobs, size_t n, int64_t now)
+{
+	struct out_table t;
+	char buf[4096];
+	size_t i, k;
+
+	out_table_init(&t, stdout, c->cols, c->n, o->mode, OUT_TRUNC_PLUS);
+	if (!o->noheader)
+		out_table_header(&t, true);
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < c->n; k++) {
+			c->f[k]->fn(&jobs[i], now, buf, sizeof(buf));
+			out_table_cell(&t, buf);
+		}
+		out_table_end_row(&t);
+	}
+}
+
+static int
+show(const struct opts *o, const struct columns *c, struct kai_jobinfo *jobs,
+    size_t n, int64_t now)
+{
+	struct json_object *root;
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!filter_match_name(o->names, o->nnames, jobs[i].name) ||
+		    !filter_match_name(o->accounts, o->naccounts,
+			jobs[i].account)) {
+			kai_jobinfo_fini(&jobs[i]);
+			continue;
+		}
+		jobs[k++] = jobs[i];
+	}
+	qsort(jobs, k, sizeof(*jobs), cmp_id);
+	if (o->json) {
+		root = jobquery_json(jobs, k);
+		out_json_print(stdout, root);
+		(void)json_object_put(root);
+	} else {
+		print_table(o, c, jobs, k, now);
+	}
+	jobquery_free(jobs, k);
+	return fflush(stdout) == 0 && !ferror(stdout) ? CLIENT_EXIT_OK
+						      : CLIENT_EXIT_REFUSED;
+}
+
+static int
+run(struct opts *o, const struct columns *c, int64_t now)
+{
+	struct kai_jobinfo *jobs = NULL;
+	size_t n = 0;
+	int rc;
+
+	o->q.flags |= KAI_QUERY_HISTORY;
+	if ((rc = jobquery_run(prog, &o->q, &jobs, &n)) != CLIENT_EXIT_OK)
+		return rc;
+	return show(o, c, jobs, n, now);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o;
+	struct columns c;
+	struct kai_err err;
+	int64_t now = (int64_t)time(NULL);
+	int rc = CLIENT_EXIT_USAGE;
+
+	memset(&o, 0, sizeof(o));
+	memset(&c, 0, sizeof(c));
+	kai_err_clear(&err);
+	if (parse_args(&o, argc, argv, now, &err) != 0 ||
+	    parse_fields(o.format != NULL ? o.format
+		    : o.lng               ? FIELDS_LONG
+					  : FIELDS_DEFAULT,
+		&c, &err) != 0) {
+		client_error(prog, err.hint, "%s", kai_err_msg(&err));
+		goto out;
+	}
+	rc = CLIENT_EXIT_OK;
+	if (o.help)
+		cliopt_usage(stdout, synopsis, table, KAI_NELEM(table));
+	else if (o.helpformat)
+		print_helpformat();
+	else if (o.version)
+		(void)printf("%s (kaibatch) %s\n", prog, PACKAGE_VERSION);
+	else
+		rc = run(&o, &c, now);
+out:
+	kai_query_fini(&o.q);
+	filter_free_names(o.names, o.nnames);
+	filter_free_names(o.accounts, o.naccounts);
+	return rc;
+}

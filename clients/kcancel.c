@@ -1,0 +1,271 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * kcancel: cancel jobs, the way scancel does.
+ *
+ *	kcancel [options] [JOBID...]
+ *
+ * Job ids and filters combine with AND, as in scancel: "kcancel -u ann 42"
+ * cancels job 42 only if it is ann's.  With no job id a filter must be
+ * given; scancel refuses to guess too.  kaid answers with one result per
+ * job it named or matched, and every refusal is printed the way scancel
+ * prints it ("Kill job error on job id 42: ..."); the exit status is 1 if
+ * any job was refused.  --name has no field in the cancel request, so it
+ * first asks kaid for the matching active jobs and cancels those by id.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/xmalloc.h"
+#include "client.h"
+#include "cliopt.h"
+#include "filters.h"
+#include "jobquery.h"
+#include "proto/proto.h"
+
+static const char *const prog = "kcancel";
+
+enum {
+	K_ME = CLIOPT_LONG,
+	K_HELP,
+};
+
+static const struct cliopt table[] = {
+    CLIOPT("help", 'h', CLIOPT_NOARG, NULL, "print this help and exit"),
+    CLIOPT("me", K_ME, CLIOPT_NOARG, NULL, "only my jobs"),
+    CLIOPT("name", 'n', CLIOPT_ARG, "LIST", "only jobs with these names"),
+    CLIOPT("partition", 'p', CLIOPT_ARG, "LIST",
+	"only jobs in these partitions"),
+    CLIOPT("quiet", 'Q', CLIOPT_NOARG, NULL,
+	"say nothing about jobs that have already finished"),
+    CLIOPT("state", 't', CLIOPT_ARG, "LIST",
+	"only jobs in these states (PENDING, CONFIGURING, RUNNING)"),
+    CLIOPT("usage", K_HELP, CLIOPT_NOARG, NULL, "same as --help"),
+    CLIOPT("user", 'u', CLIOPT_ARG, "LIST",
+	"only jobs of these users (names or uids)"),
+    CLIOPT("verbose", 'v', CLIOPT_NOARG, NULL,
+	"print a line for every job cancelled"),
+    CLIOPT("version", 'V', CLIOPT_NOARG, NULL, "print the version and exit"),
+};
+
+static const char *const synopsis[] = {"kcancel [options] [JOBID...]", NULL};
+
+struct opts {
+	struct kai_cancel c;
+	char **names; /* -n */
+	size_t nnames;
+	bool quiet, verbose, help, version;
+};
+
+static int
+add_me(struct kai_cancel *c)
+{
+	c->uids = kai_xreallocarray(c->uids, c->nuids + 1, sizeof(*c->uids));
+	c->uids[c->nuids++] = (uint32_t)getuid();
+	return 0;
+}
+
+static int
+set_opt(struct opts *o, int c, const char *arg, struct kai_err *err)
+{
+	switch (c) {
+	case 'n':
+		return filter_parse_names("job name", arg, &o->names,
+		    &o->nnames, err);
+	case 'p':
+		return filter_parse_names("partition", arg, &o->c.queues,
+		    &o->c.nqueues, err);
+	case 'Q':
+		o->quiet = true;
+		return 0;
+	case 't':
+		if (filter_parse_states(arg, &o->c.state_mask, err) != 0)
+			return KAI_EINVAL;
+		if ((o->c.state_mask & ~KAI_JOB_STATES_ACTIVE) != 0)
+			return kai_err_set(err, KAI_EINVAL,
+			    "invalid job state list \"%s\": only pending, "
+			    "configuring and running jobs can be cancelled",
+			    arg);
+		return 0;
+	case 'u':
+		return filter_parse_users(arg, &o->c.uids, &o->c.nuids, err);
+	case 'v':
+		o->verbose = true;
+		return 0;
+	case 'V':
+		o->version = true;
+		return 0;
+	case 'h':
+	case K_HELP:
+		o->help = true;
+		return 0;
+	case K_ME:
+		return add_me(&o->c);
+	default:
+		return kai_err_set(err, KAI_EINTERNAL, "option key %d", c);
+	}
+}
+
+static int
+parse_args(struct opts *o, int argc, char **argv, struct kai_err *err)
+{
+	struct cliopt_parser p;
+	const char *arg;
+	int c, r = 0;
+
+	cliopt_begin(&p, table, KAI_NELEM(table), false);
+	while (r == 0 &&
+	    (c = cliopt_next(&p, argc, argv, &arg, err)) != CLIOPT_DONE)
+		r = c < 0 ? c : set_opt(o, c, arg, err);
+	for (; r == 0 && optind < argc; optind++)
+		r = filter_parse_ids(argv[optind], &o->c.ids, &o->c.nids, err);
+	cliopt_end(&p);
+	if (r == 0 && o->quiet && o->verbose)
+		r = kai_err_set(err, KAI_EINVAL,
+		    "options \"--quiet\" and \"--verbose\" exclude each other");
+	if (r == 0 && !o->help && !o->version && o->c.nids == 0 &&
+	    o->c.nuids == 0 && o->c.nqueues == 0 && o->c.state_mask == 0 &&
+	    o->nnames == 0)
+		r = kai_err_set(err, KAI_EINVAL,
+		    "no job id and no filter given: nothing to cancel");
+	return r;
+}
+
+struct results {
+	const struct opts *o;
+	int refused;
+};
+
+static int
+on_results(uint16_t type, const void *body, size_t len, void *ctx)
+{
+	struct results *res = ctx;
+	struct kai_cancel_result *r = NULL;
+	struct kai_err err;
+	size_t n = 0, i;
+
+	kai_err_clear(&err);
+	if (type != KAI_MSG_CANCEL_REPLY ||
+	    kai_msg_cancel_reply_decode(body, len, &r, &n, &err) != 0) {
+		client_error(prog, NULL, "invalid reply from kaid: %s",
+		    type != KAI_MSG_CANCEL_REPLY ? "unexpected message type"
+						 : kai_err_msg(&err));
+		return CLIENT_EXIT_CONNECT;
+	}
+	for (i = 0; i < n; i++) {
+		if (r[i].code == KAI_OK) {
+			if (res->o->verbose)
+				(void)fprintf(stderr,
+				    "%s: Terminating job %" PRIu64 "\n", prog,
+				    r[i].id);
+			continue;
+		}
+		/* -Q: a job that is gone already is not worth a word */
+		if (res->o->quiet && r[i].code == KAI_ENOENT)
+			continue;
+		res->refused++;
+		client_error(prog, NULL,
+		    "Kill job error on job id %" PRIu64 ": %s", r[i].id,
+		    r[i].msg != NULL && *r[i].msg ? r[i].msg
+						  : kai_strerror(r[i].code));
+	}
+	kai_cancel_results_free(r, n);
+	return CLIENT_EXIT_OK;
+}
+
+/* --name: find the matching active jobs, then cancel them by id. */
+static int
+resolve_names(struct opts *o)
+{
+	struct kai_query q;
+	struct kai_jobinfo *jobs = NULL;
+	size_t n = 0, i;
+	int rc;
+
+	memset(&q, 0, sizeof(q));
+	q.ids = o->c.ids, q.nids = o->c.nids;
+	q.uids = o->c.uids, q.nuids = o->c.nuids;
+	q.queues = o->c.queues, q.nqueues = o->c.nqueues;
+	q.state_mask =
+	    o->c.state_mask ? o->c.state_mask : KAI_JOB_STATES_ACTIVE;
+	q.flags = KAI_QUERY_ALL_USERS;
+	rc = jobquery_run(prog, &q, &jobs, &n);
+	if (rc != CLIENT_EXIT_OK)
+		return rc;
+	free(o->c.ids);
+	o->c.ids = NULL;
+	o->c.nids = 0;
+	for (i = 0; i < n; i++) {
+		if (!filter_match_name(o->names, o->nnames, jobs[i].name) ||
+		    (q.state_mask & KAI_JOB_STATE_BIT(jobs[i].state)) == 0)
+			continue;
+		o->c.ids = kai_xreallocarray(o->c.ids, o->c.nids + 1,
+		    sizeof(*o->c.ids));
+		o->c.ids[o->c.nids++] = jobs[i].id;
+	}
+	jobquery_free(jobs, n);
+	return CLIENT_EXIT_OK;
+}
+
+static int
+cancel(struct opts *o)
+{
+	struct results res = {o, 0};
+	struct kai_buf b;
+	int rc;
+
+	if (o->nnames > 0) {
+		if ((rc = resolve_names(o)) != CLIENT_EXIT_OK)
+			return rc;
+		if (o->c.nids == 0) /* scancel: no match is not an error */
+			return CLIENT_EXIT_OK;
+	}
+	kai_buf_init(&b, (size_t)KAI_PROTO_BODY_MAX);
+	if (kai_msg_cancel_encode(&b, &o->c) != 0) {
+		kai_buf_fini(&b);
+		client_error(prog, NULL,
+		    "request is too large to send: it passes %d bytes",
+		    KAI_PROTO_BODY_MAX);
+		return CLIENT_EXIT_USAGE;
+	}
+	rc = client_request(prog, KAI_MSG_CANCEL, b.data, b.len, on_results,
+	    &res);
+	kai_buf_fini(&b);
+	if (rc != CLIENT_EXIT_OK)
+		return rc;
+	(void)fflush(stdout);
+	return res.refused > 0 ? CLIENT_EXIT_REFUSED : CLIENT_EXIT_OK;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o;
+	struct kai_err err;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	kai_err_clear(&err);
+	if (parse_args(&o, argc, argv, &err) != 0) {
+		client_error(prog, NULL, "%s", kai_err_msg(&err));
+		rc = CLIENT_EXIT_USAGE;
+	} else if (o.help) {
+		cliopt_usage(stdout, synopsis, table, KAI_NELEM(table));
+		rc = CLIENT_EXIT_OK;
+	} else if (o.version) {
+		(void)printf("%s (kaibatch) %s\n", prog, PACKAGE_VERSION);
+		rc = CLIENT_EXIT_OK;
+	} else {
+		rc = cancel(&o);
+	}
+	kai_cancel_fini(&o.c);
+	filter_free_names(o.names, o.nnames);
+	return rc;
+}

@@ -1,0 +1,619 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * kqueue: show the jobs kaid holds, the way squeue does.
+ *
+ *	kqueue [options]
+ *
+ * The default view is squeue's ("%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R":
+ * JOBID PARTITION NAME USER ST TIME NODES NODELIST(REASON)), sorted as
+ * squeue sorts (partition, state, priority descending; then job id).
+ * -o takes squeue's %-specifiers, -O a few of its named fields.  NODES is
+ * the task count: kaibatch runs one pod per task.  Selection is done by
+ * kaid (ids, users, partitions, states) and again here (names, accounts,
+ * states), so the output never shows a job the options exclude.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "base/xmalloc.h"
+#include "client.h"
+#include "cliopt.h"
+#include "filters.h"
+#include "jobquery.h"
+#include "output.h"
+
+static const char *const prog = "kqueue";
+
+#define FMT_DEFAULT "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
+#define FMT_LONG    "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
+#define FMT_GPUS    " %.5b"
+/* squeue keeps finished jobs visible for MinJobAge, 300 s by default. */
+#define FINISHED_VISIBLE_S 300
+
+enum {
+	K_ME = CLIOPT_LONG,
+	K_JSON,
+	K_GPUS,
+	K_HELP,
+};
+
+static const struct cliopt table[] = {
+    CLIOPT("account", 'A', CLIOPT_ARG, "LIST", "only jobs of these accounts"),
+    CLIOPT("Format", 'O', CLIOPT_ARG, "FIELDS",
+	"named fields, FIELD[:[.]WIDTH],..."),
+    CLIOPT("format", 'o', CLIOPT_ARG, "FORMAT",
+	"squeue-style %-specifiers (see kqueue(1))"),
+    CLIOPT("gpus", K_GPUS, CLIOPT_NOARG, NULL,
+	"add a GPUS column to the default or long view"),
+    CLIOPT("help", K_HELP, CLIOPT_NOARG, NULL, "print this help and exit"),
+    CLIOPT("jobs", 'j', CLIOPT_ARG, "LIST", "only these job ids"),
+    CLIOPT("json", K_JSON, CLIOPT_NOARG, NULL, "print JSON"),
+    CLIOPT("long", 'l', CLIOPT_NOARG, NULL,
+	"long view: long state and time limit"),
+    CLIOPT("me", K_ME, CLIOPT_NOARG, NULL, "only my jobs"),
+    CLIOPT("name", 'n', CLIOPT_ARG, "LIST", "only jobs with these names"),
+    CLIOPT("noheader", 'h', CLIOPT_NOARG, NULL, "print no header line"),
+    CLIOPT("partition", 'p', CLIOPT_ARG, "LIST",
+	"only jobs in these partitions"),
+    CLIOPT("states", 't', CLIOPT_ARG, "LIST",
+	"only jobs in these states (codes, names or all)"),
+    CLIOPT("usage", K_HELP, CLIOPT_NOARG, NULL, "same as --help"),
+    CLIOPT("user", 'u', CLIOPT_ARG, "LIST",
+	"only jobs of these users (names or uids)"),
+    CLIOPT("version", 'V', CLIOPT_NOARG, NULL, "print the version and exit"),
+};
+
+static const char *const synopsis[] = {"kqueue [options]", NULL};
+
+struct opts {
+	struct kai_query q;
+	char **names; /* -n */
+	size_t nnames;
+	char **accounts; /* -A */
+	size_t naccounts;
+	const char *format; /* -o */
+	const char *Format; /* -O */
+	bool noheader, json, lng, gpus, help, version;
+};
+
+/*
+ * Fields
+ */
+
+typedef void
+field_fn(const struct kai_jobinfo *j, int64_t now, char *buf, size_t size);
+
+static void
+f_id(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)snprintf(b, n, "%" PRIu64, j->id);
+}
+
+#define STR_FIELD(fn, expr)                                                    \
+	static void fn(const struct kai_jobinfo *j, int64_t now, char *b,      \
+	    size_t n)                                                          \
+	{                                                                      \
+		const char *s = (expr);                                        \
+		(void)now;                                                     \
+		(void)snprintf(b, n, "%s", s != NULL ? s : "");                \
+	}
+
+STR_FIELD(f_name, j->name)
+STR_FIELD(f_part, j->queue)
+STR_FIELD(f_account, j->account)
+STR_FIELD(f_state, kai_jobstate_name(j->state))
+STR_FIELD(f_code, kai_jobstate_code(j->state))
+STR_FIELD(f_nodes, j->nodelist)
+STR_FIELD(f_workdir, j->workdir)
+STR_FIELD(f_reason, j->reason != NULL && *j->reason ? j->reason : "None")
+
+static void
+f_user(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	if (j->user != NULL && *j->user != '\0')
+		(void)snprintf(b, n, "%s", j->user);
+	else
+		(void)snprintf(b, n, "%u", j->uid);
+}
+
+static void
+f_used(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	char t[OUT_TIME_LEN];
+
+	(void)snprintf(b, n, "%s",
+	    out_elapsed_squeue(jobquery_elapsed(j, now), t));
+}
+
+static void
+f_limit(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	char t[OUT_TIME_LEN];
+
+	(void)now;
+	(void)snprintf(b, n, "%s", out_limit(j->time_limit_s, false, t));
+}
+
+static void
+f_ntasks(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)snprintf(b, n, "%u", j->ntasks > 0 ? j->ntasks : 1);
+}
+
+static void
+f_reasonlist(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	if (j->state == KAI_JOB_PENDING || j->nodelist == NULL ||
+	    *j->nodelist == '\0')
+		(void)snprintf(b, n, "(%s)",
+		    j->reason != NULL && *j->reason ? j->reason : "None");
+	else
+		(void)snprintf(b, n, "%s", j->nodelist);
+}
+
+static void
+f_prio(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)snprintf(b, n, "%u", j->priority);
+}
+
+static void
+f_start(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	char t[OUT_TIME_LEN];
+
+	(void)now;
+	(void)snprintf(b, n, "%s",
+	    j->start_time > 0 ? out_timestamp(j->start_time, t) : "N/A");
+}
+
+static void
+f_submit(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	char t[OUT_TIME_LEN];
+
+	(void)now;
+	(void)snprintf(b, n, "%s", out_timestamp(j->submit_time, t));
+}
+
+static void
+f_cpus(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)snprintf(b, n, "%" PRIu64, jobquery_cpus(j));
+}
+
+static void
+f_mem(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)jobquery_mem(j->mem_mb, b, n);
+}
+
+static void
+f_gpus(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)snprintf(b, n, "%" PRIu64, jobquery_gpus(j));
+}
+
+static const struct field {
+	char c;            /* -o letter */
+	const char *oname; /* -O name */
+	const char *header;
+	field_fn *fn;
+} fields[] = {
+    {'i', "JobID", "JOBID", f_id},
+    {'A', "JobArrayID", "JOBID", f_id},
+    {'j', "Name", "NAME", f_name},
+    {'u', "UserName", "USER", f_user},
+    {'T', "State", "STATE", f_state},
+    {'t', "StateCompact", "ST", f_code},
+    {'M', "TimeUsed", "TIME", f_used},
+    {'l', "TimeLimit", "TIME_LIMIT", f_limit},
+    {'D', "NumNodes", "NODES", f_ntasks},
+    {'R', "ReasonList", "NODELIST(REASON)", f_reasonlist},
+    {'P', "Partition", "PARTITION", f_part},
+    {'a', "Account", "ACCOUNT", f_account},
+    {'Q', "Priority", "PRIORITY", f_prio},
+    {'S', "StartTime", "START_TIME", f_start},
+    {'V', "SubmitTime", "SUBMIT_TIME", f_submit},
+    {'C', "NumCPUs", "CPUS", f_cpus},
+    {'m', "MinMemory", "MIN_MEMORY", f_mem},
+    {'b', "Gpus", "GPUS", f_gpus},
+    {'N', "NodeList", "NODELIST", f_nodes},
+    {'r', "Reason", "REASON", f_reason},
+    {'Z', "WorkDir", "WORK_DIR", f_workdir},
+};
+
+/* One piece of the output line: a field, or literal text when f == NULL. */
+struct seg {
+	const struct field *f;
+	int width; /* 0 = natural */
+	bool right;
+	char *text; /* literal text, owned */
+};
+
+struct layout {
+	struct seg *segs;
+	size_t n;
+};
+
+static void
+layout_add(struct layout *l, const struct field *f, int width, bool right,
+    const char *text, size_t tlen)
+{
+	struct seg *s;
+
+	l->segs = kai_xreallocarray(l->segs, l->n + 1, sizeof(*l->segs));
+	s = &l->segs[l->n++];
+	s->f = f;
+	s->width = width;
+	s->right = right;
+	s->text = text != NULL ? kai_xstrndup(text, tlen) : NULL;
+}
+
+static void
+layout_free(struct layout *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->segs[i].text);
+	free(l->segs);
+	l->segs = NULL;
+	l->n = 0;
+}
+
+static const struct field *
+field_by_letter(char c)
+{
+	size_t i;
+
+	for (i = 0; i < KAI_NELEM(fields); i++)
+		if (fields[i].c == c)
+			return &fields[i];
+	return NULL;
+}
+
+/* "%[.][width]X" and literal text, as squeue -o reads it. */
+static int
+parse_format(const char *fmt, struct layout *l, struct kai_err *err)
+{
+	const char *p = fmt, *lit;
+	const struct field *f;
+	bool right;
+	int width;
+
+	while (*p != '\0') {
+		lit = p;
+		while (*p != '\0' && *p != '%')
+			p++;
+		if (p > lit)
+			layout_add(l, NULL, 0, false, lit, (size_t)(p - lit));
+		if (*p == '\0')
+			break;
+		p++;
+		right = *p == '.';
+		p += right;
+		for (width = 0; isdigit((unsigned char)*p) && width < 1000; p++)
+			width = width * 10 + (*p - '0');
+		if (*p == '%') {
+			layout_add(l, NULL, 0, false, "%", 1);
+			p++;
+			continue;
+		}
+		if (*p == '\0' || (f = field_by_letter(*p)) == NULL)
+			return kai_err_set(err, KAI_EINVAL,
+			    "invalid format \"%s\": unrecognized field \"%%%.1s\"",
+			    fmt, p);
+		layout_add(l, f, width, right, NULL, 0);
+		p++;
+	}
+	return 0;
+}
+
+/* "[.]digits" between p and end. */
+static int
+parse_width(const char *p, const char *end, int *width, bool *right)
+{
+	int w = 0;
+
+	*right = p < end && *p == '.';
+	p += *right;
+	if (p == end)
+		return -1;
+	for (; p < end; p++) {
+		if (!isdigit((unsigned char)*p) || w > 1000)
+			return -1;
+		w = w * 10 + (*p - '0');
+	}
+	*width = w;
+	return 0;
+}
+
+/* "JobID,UserName:10,State:.8": squeue -O, 20 wide by default. */
+static int
+parse_Format(const char *fmt, struct layout *l, struct kai_err *err)
+{
+	const char *p = fmt, *end, *colon;
+	size_t i, len;
+	int width;
+	bool right;
+
+	while (*p != '\0') {
+		end = p + strcspn(p, ",");
+		colon = memchr(p, ':', (size_t)(end - p));
+		len = (size_t)((colon != NULL ? colon : end) - p);
+		for (i = 0; i < KAI_NELEM(fields); i++)
+			if (strlen(fields[i].oname) == len &&
+			    strncasecmp(fields[i].oname, p, len) == 0)
+				break;
+		if (i == KAI_NELEM(fields))
+			return kai_err_set(err, KAI_EINVAL,
+			    "invalid --Format field \"%.*s\"", (int)len, p);
+		width = 20;
+		right = false;
+		if (colon != NULL &&
+		    parse_width(colon + 1, end, &width, &right) != 0)
+			return kai_err_set(err, KAI_EINVAL,
+			    "invalid --Format field \"%.*s\": bad width",
+			    (int)(end - p), p);
+		layout_add(l, &fields[i], width, right, NULL, 0);
+		p = *end == ',' ? end + 1 : end;
+	}
+	return 0;
+}
+
+/*
+ * Output
+ */
+
+static void
+print_line(const struct layout *l, const struct kai_jobinfo *j, int64_t now)
+{
+	char buf[4096];
+	const struct seg *s;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		s = &l->segs[i];
+		if (s->f == NULL) {
+			(void)fputs(s->text, stdout);
+			continue;
+		}
+		if (j != NULL)
+			s->f->fn(j, now, buf, sizeof(buf));
+		out_field(stdout, j != NULL ? buf : s->f->header, s->width,
+		    s->right, OUT_TRUNC_CUT);
+	}
+	(void)fputc('\n', stdout);
+}
+
+/* squeue's default order: partition, state, priority down; then id. */
+static int
+cmp_jobs(const void *a, const void *b)
+{
+	const struct kai_jobinfo *x = a, *y = b;
+	int c = strcmp(x->queue != NULL ? x->queue : "",
+	    y->queue != NULL ? y->queue : "");
+
+	if (c != 0)
+		return c;
+	if (x->state != y->state)
+		return x->state < y->state ? -1 : 1;
+	if (x->priority != y->priority)
+		return x->priority > y->priority ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static bool
+wanted(const struct opts *o, const struct kai_jobinfo *j, uint32_t mask)
+{
+	return (mask & KAI_JOB_STATE_BIT(j->state)) != 0 &&
+	    filter_match_name(o->names, o->nnames, j->name) &&
+	    filter_match_name(o->accounts, o->naccounts, j->account);
+}
+
+static int
+build_layout(const struct opts *o, struct layout *l, struct kai_err *err)
+{
+	char fmt[256];
+
+	if (o->Format != NULL)
+		return parse_Format(o->Format, l, err);
+	if (o->format != NULL)
+		return parse_format(o->format, l, err);
+	(void)snprintf(fmt, sizeof(fmt), "%s%s",
+	    o->lng ? FMT_LONG : FMT_DEFAULT, o->gpus ? FMT_GPUS : "");
+	return parse_format(fmt, l, err);
+}
+
+static int
+show(const struct opts *o, const struct layout *l, struct kai_jobinfo *jobs,
+    size_t n)
+{
+	uint32_t mask =
+	    o->q.state_mask ? o->q.state_mask : KAI_JOB_STATES_ACTIVE;
+	int64_t now = (int64_t)time(NULL);
+	struct json_object *root;
+	char stamp[64];
+	struct tm tm;
+	time_t t = (time_t)now;
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!wanted(o, &jobs[i], mask)) {
+			kai_jobinfo_fini(&jobs[i]);
+			continue;
+		}
+		jobs[k++] = jobs[i];
+	}
+	qsort(jobs, k, sizeof(*jobs), cmp_jobs);
+	if (o->json) {
+		root = jobquery_json(jobs, k);
+		out_json_print(stdout, root);
+		(void)json_object_put(root);
+	} else {
+		if (o->lng && localtime_r(&t, &tm) != NULL &&
+		    strftime(stamp, sizeof(stamp), "%a %b %d %H:%M:%S %Y", &tm))
+			(void)printf("%s\n", stamp);
+		if (!o->noheader)
+			print_line(l, NULL, now);
+		for (i = 0; i < k; i++)
+			print_line(l, &jobs[i], now);
+	}
+	jobquery_free(jobs, k);
+	return fflush(stdout) == 0 && !ferror(stdout) ? CLIENT_EXIT_OK
+						      : CLIENT_EXIT_REFUSED;
+}
+
+/*
+ * Options
+ */
+
+static int
+set_opt(struct opts *o, int c, const char *arg, struct kai_err *err)
+{
+	uint32_t me;
+
+	switch (c) {
+	case 'A':
+		return filter_parse_names("account", arg, &o->accounts,
+		    &o->naccounts, err);
+	case 'O':
+		o->Format = arg;
+		return 0;
+	case 'o':
+		o->format = arg;
+		return 0;
+	case 'h':
+		o->noheader = true;
+		return 0;
+	case 'j':
+		return filter_parse_ids(arg, &o->q.ids, &o->q.nids, err);
+	case 'l':
+		o->lng = true;
+		return 0;
+	case 'n':
+		return filter_parse_names("job name", arg, &o->names,
+		    &o->nnames, err);
+	case 'p':
+		return filter_parse_names("partition", arg, &o->q.queues,
+		    &o->q.nqueues, err);
+	case 't':
+		return filter_parse_states(arg, &o->q.state_mask, err);
+	case 'u':
+		return filter_parse_users(arg, &o->q.uids, &o->q.nuids, err);
+	case 'V':
+		o->version = true;
+		return 0;
+	case K_GPUS:
+		o->gpus = true;
+		return 0;
+	case K_HELP:
+		o->help = true;
+		return 0;
+	case K_JSON:
+		o->json = true;
+		return 0;
+	case K_ME:
+		me = (uint32_t)getuid();
+		o->q.uids = kai_xreallocarray(o->q.uids, o->q.nuids + 1,
+		    sizeof(*o->q.uids));
+		o->q.uids[o->q.nuids++] = me;
+		return 0;
+	default:
+		return kai_err_set(err, KAI_EINTERNAL, "option key %d", c);
+	}
+}
+
+static int
+parse_args(struct opts *o, int argc, char **argv, struct kai_err *err)
+{
+	struct cliopt_parser p;
+	const char *arg;
+	int c, r = 0;
+
+	cliopt_begin(&p, table, KAI_NELEM(table), false);
+	while (r == 0 &&
+	    (c = cliopt_next(&p, argc, argv, &arg, err)) != CLIOPT_DONE)
+		r = c < 0 ? c : set_opt(o, c, arg, err);
+	if (r == 0 && optind < argc)
+		r = kai_err_set(err, KAI_EINVAL, "unexpected argument \"%s\"",
+		    argv[optind]);
+	cliopt_end(&p);
+	return r;
+}
+
+static void
+opts_fini(struct opts *o)
+{
+	kai_query_fini(&o->q);
+	filter_free_names(o->names, o->nnames);
+	filter_free_names(o->accounts, o->naccounts);
+}
+
+static int
+run(struct opts *o, const struct layout *l)
+{
+	struct kai_jobinfo *jobs = NULL;
+	size_t n = 0;
+	int rc;
+
+	o->q.flags |= KAI_QUERY_ALL_USERS;
+	if ((o->q.state_mask & ~KAI_JOB_STATES_ACTIVE) != 0) {
+		/* finished jobs stay visible for a while, as in squeue */
+		o->q.flags |= KAI_QUERY_HISTORY;
+		o->q.start = (int64_t)time(NULL) - FINISHED_VISIBLE_S;
+	}
+	if ((rc = jobquery_run(prog, &o->q, &jobs, &n)) != CLIENT_EXIT_OK)
+		return rc;
+	return show(o, l, jobs, n);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o;
+	struct layout l = {NULL, 0};
+	struct kai_err err;
+	int rc = CLIENT_EXIT_USAGE;
+
+	memset(&o, 0, sizeof(o));
+	kai_err_clear(&err);
+	if (parse_args(&o, argc, argv, &err) != 0 ||
+	    (!o.help && !o.version && build_layout(&o, &l, &err) != 0)) {
+		client_error(prog, NULL, "%s", kai_err_msg(&err));
+		goto out;
+	}
+	if (o.help) {
+		cliopt_usage(stdout, synopsis, table, KAI_NELEM(table));
+		rc = CLIENT_EXIT_OK;
+	} else if (o.version) {
+		(void)printf("%s (kaibatch) %s\n", prog, PACKAGE_VERSION);
+		rc = CLIENT_EXIT_OK;
+	} else {
+		rc = run(&o, &l);
+	}
+out:
+	layout_free(&l);
+	opts_fini(&o);
+	return rc;
+}

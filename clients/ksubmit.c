@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * ksubmit: submit a batch script to kaid, the way sbatch does.
+ *
+ *	ksubmit [options] script [args...]
+ *	ksubmit [options] --wrap "command"
+ *	ksubmit [options] < script
+ *
+ * The work is in the order sbatch does it, so that every fault is found
+ * before anything is sent: parse the command line (to find the script),
+ * read and check the script, apply its #SBATCH / #KSUB directives, apply
+ * the command line again on top (it wins), then build, check and send the
+ * job spec.  The parsing itself is pure and lives in directives.c and
+ * submit_opts.c; this file does the I/O.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/xmalloc.h"
+#include "client.h"
+#include "directives.h"
+#include "model/job.h"
+#include "proto/proto.h"
+#include "submit_env.h"
+#include "submit_opts.h"
+
+extern char **environ;
+
+static const char *const prog = "ksubmit";
+
+#define SCRIPT_MAX ((size_t)KAI_JOB_SCRIPT_MAX)
+
+static const char *const synopsis[] = {
+    "ksubmit [options] script [args...]",
+    "ksubmit [options] --wrap \"command\"",
+    "ksubmit [options] < script",
+    NULL,
+};
+
+/* The script as read, and how to name it. */
+struct script {
+	char *text; /* NUL-terminated */
+	size_t len;
+	const char *source; /* path as given, "stdin" or "wrap" */
+	char *default_name; /* job name when -J is not given */
+};
+
+static int
+usage_error(const char *msg)
+{
+	client_error(prog, NULL, "%s", msg);
+	return CLIENT_EXIT_USAGE;
+}
+
+/*
+ * Reads at most KAI_JOB_SCRIPT_MAX bytes of fd; past that it goes on
+ * counting (without keeping) so the error can give the real size.
+ */
+static int
+read_script(int fd, struct script *s, struct kai_err *err)
+{
+	char chunk[8192];
+	size_t cap = 0, total = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return kai_err_set(err, KAI_ESYS,
+			    "could not read script \"%s\": %s", s->source,
+			    strerror(errno));
+		if (n == 0)
+			break;
+		if (total + (size_t)n <= SCRIPT_MAX) {
+			if (total + (size_t)n + 1 > cap) {
+				cap = total + (size_t)n + 1 + cap;
+				s->text = kai_xreallocarray(s->text, cap, 1);
+			}
+			memcpy(s->text + total, chunk, (size_t)n);
+		}
+		total += (size_t)n;
+	}
+	if (total > SCRIPT_MAX)
+		return kai_err_set(err, KAI_EINVAL,
+		    "script \"%s\" is too large: %zu bytes (limit %d)",
+		    s->source, total, KAI_JOB_SCRIPT_MAX);
+	if (s->text == NULL)
+		s->text = kai_xmalloc(1);
+	s->text[total] = '\0';
+	s->len = total;
+	return 0;
+}
+
+static int
+open_script(const char *path, struct script *s, struct kai_err *err)
+{
+	struct stat st;
+	const char *base;
+	int fd, r;
+
+	s->source = path;
+	base = strrchr(path, '/');
+	s->default_name =
+	    kai_xstrdup(base != NULL && base[1] != '\0' ? base + 1 : path);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return kai_err_set(err, KAI_ESYS,
+		    "could not open script \"%s\": %s", path, strerror(errno));
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size > (off_t)KAI_JOB_SCRIPT_MAX) {
+		(void)close(fd);
+		return kai_err_set(err, KAI_EINVAL,
+		    "script \"%s\" is too large: %jd bytes (limit %d)", path,
+		    (intmax_t)st.st_size, KAI_JOB_SCRIPT_MAX);
+	}
+	r = read_script(fd, s, err);
+	(void)close(fd);
+	return r;
+}
+
+/* sbatch's checks on the text itself, with its reasons. */
+static int
+check_script(const struct script *s, struct kai_err *err)
+{
+	if (s->len == 0)
+		return kai_err_set(err, KAI_EINVAL, "script \"%s\" is empty",
+		    s->source);
+	if (strlen(s->text) != s->len)
+		return kai_err_set(err, KAI_EINVAL,
+		    "script \"%s\" contains a NUL byte", s->source);
+	if (strncmp(s->text, "#!", 2) != 0) {
+		(void)kai_err_set(err, KAI_EINVAL,
+		    "script \"%s\" does not start with \"#!\"", s->source);
+		kai_err_hint(err,
+		    "The first line must name the interpreter, "
+		    "as in \"#!/bin/bash\".");
+		return KAI_EINVAL;
+	}
+	if (strstr(s->text, "\r\n") != NULL) {
+		(void)kai_err_set(err, KAI_EINVAL,
+		    "script \"%s\" has DOS line breaks (\\r\\n)", s->source);
+		kai_err_hint(err, "Convert it with \"dos2unix\".");
+		return KAI_EINVAL;
+	}
+	return 0;
+}
+
+static int
+get_script(const struct submit_opts *cli, int argc, char **argv, int first,
+    struct script *s, struct kai_err *err)
+{
+	if (cli->wrap != NULL) {
+		if (first < argc)
+			return kai_err_set(err, KAI_EINVAL,
+			    "script arguments are not allowed with --wrap");
+		s->source = "wrap";
+		s->default_name = kai_xstrdup("wrap");
+		s->text = kai_xasprintf("#!/bin/sh\n%s\n", cli->wrap);
+		s->len = strlen(s->text);
+		if (s->len > SCRIPT_MAX)
+			return kai_err_set(err, KAI_EINVAL,
+			    "script \"wrap\" is too large: %zu bytes (limit %d)",
+			    s->len, KAI_JOB_SCRIPT_MAX);
+		return 0;
+	}
+	if (first < argc)
+		return open_script(argv[first], s, err);
+	s->source = "stdin";
+	s->default_name = kai_xstrdup(prog);
+	return read_script(STDIN_FILENO, s, err);
+}
+
+static void
+print_warning(const char *msg, void *ctx)
+{
+	(void)ctx;
+	client_warn(prog, "%s", msg);
+}
+
+/* Directives first, then the command line again: the last value wins. */
+static int
+apply_options(struct submit_opts *o, const struct script *s, int first,
+    char **argv, const char *cwd, struct kai_err *err)
+{
+	struct directives d;
+	int r = 0;
+
+	if (strcmp(s->source, "wrap") != 0) {
+		directives_scan(s->text, s->source, &d);
+		if (d.slurm_line > 0 && !o->quiet)
+			client_warn(prog,
+			    "%s:%d: change from #SLURM to #SBATCH", s->source,
+			    d.slurm_line);
+		r = submit_opts_parse(o, d.argc, d.argv, d.lines, s->source,
+		    cwd, SUBMIT_PASS_SCRIPT, NULL, err);
+		directives_fini(&d);
+	}
+	if (r == 0)
+		r = submit_opts_parse(o, first, argv, NULL, prog, cwd,
+		    SUBMIT_PASS_CLI, NULL, err);
+	return r;
+}
+
+static int
+build_spec(const struct submit_opts *o, struct script *s, int argc, char **argv,
+    int first, const char *cwd, struct kai_jobspec *js, struct kai_err *err)
+{
+	int i, r;
+
+	if ((r = submit_opts_to_spec(o, cwd, js, err)) != 0)
+		return r;
+	if (js->name == NULL)
+		js->name = kai_xstrdup(s->default_name);
+	js->script = s->text;
+	s->text = NULL;
+	if (o->wrap == NULL && first < argc - 1) {
+		js->argc = (size_t)(argc - first - 1);
+		js->argv = kai_xcalloc(js->argc, sizeof(char *));
+		for (i = first + 1; i < argc; i++)
+			js->argv[i - first - 1] = kai_xstrdup(argv[i]);
+	}
+	if ((r = submit_env_build(o->export, environ, &js->env, &js->nenv,
+		 err)) != 0)
+		return r;
+	return kai_jobspec_validate(js, err);
+}
+
+static int
+on_reply(uint16_t type, const void *body, size_t len, void *ctx)
+{
+	struct kai_err err;
+
+	kai_err_clear(&err);
+	if (type != KAI_MSG_SUBMIT_REPLY ||
+	    kai_msg_u64_decode(body, len, ctx, &err) != 0) {
+		client_error(prog, NULL, "invalid reply from kaid: %s",
+		    type != KAI_MSG_SUBMIT_REPLY ? "unexpected message type"
+						 : kai_err_msg(&err));
+		return CLIENT_EXIT_CONNECT;
+	}
+	return CLIENT_EXIT_OK;
+}
+
+static int
+send_spec(const struct kai_jobspec *js, bool parsable)
+{
+	struct kai_buf b;
+	uint64_t id = 0;
+	int rc;
+
+	kai_buf_init(&b, (size_t)KAI_PROTO_BODY_MAX);
+	if (kai_msg_submit_encode(&b, js) != 0) {
+		kai_buf_fini(&b);
+		client_error(prog, NULL,
+		    "job is too large to send: the request passes %d bytes",
+		    KAI_PROTO_BODY_MAX);
+		return CLIENT_EXIT_USAGE;
+	}
+	rc = client_request(prog, KAI_MSG_SUBMIT, b.data, b.len, on_reply, &id);
+	kai_buf_fini(&b);
+	if (rc != CLIENT_EXIT_OK)
+		return rc;
+	if (parsable)
+		(void)printf("%" PRIu64 "\n", id);
+	else
+		(void)printf("Submitted batch job %" PRIu64 "\n", id);
+	return fflush(stdout) == 0 ? CLIENT_EXIT_OK : CLIENT_EXIT_REFUSED;
+}
+
+/* Everything after the first command-line pass; returns the exit code. */
+static int
+submit(const struct submit_opts *cli, struct submit_opts *o, int argc,
+    char **argv, int first, const char *cwd)
+{
+	struct script s = {NULL, 0, "", NULL};
+	struct kai_jobspec js;
+	struct kai_err err;
+	int rc = CLIENT_EXIT_USAGE;
+
+	memset(&js, 0, sizeof(js));
+	kai_err_clear(&err);
+	if (get_script(cli, argc, argv, first, &s, &err) != 0 ||
+	    (strcmp(s.source, "wrap") != 0 && check_script(&s, &err) != 0) ||
+	    apply_options(o, &s, first, argv, cwd, &err) != 0) {
+		client_error(prog, err.hint, "%s", kai_err_msg(&err));
+		goto out;
+	}
+	if (!o->quiet)
+		submit_opts_warnings(o, print_warning, NULL);
+	if (build_spec(o, &s, argc, argv, first, cwd, &js, &err) != 0) {
+		client_error(prog, err.hint, "%s", kai_err_msg(&err));
+		goto out;
+	}
+	rc = send_spec(&js, o->parsable);
+out:
+	kai_jobspec_fini(&js);
+	free(s.text);
+	free(s.default_name);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct submit_opts cli, o;
+	struct kai_err err;
+	char cwd[PATH_MAX];
+	int first = argc, rc;
+
+	kai_err_clear(&err);
+	if (getcwd(cwd, sizeof(cwd)) == NULL) {
+		client_error(prog, NULL,
+		    "could not get the current directory: %s", strerror(errno));
+		return CLIENT_EXIT_USAGE;
+	}
+	submit_opts_init(&cli);
+	if (submit_opts_parse(&cli, argc, argv, NULL, prog, cwd,
+		SUBMIT_PASS_CLI, &first, &err) != 0) {
+		submit_opts_fini(&cli);
+		return usage_error(kai_err_msg(&err));
+	}
+	if (cli.help || cli.version) {
+		if (cli.help) {
+			cliopt_usage(stdout, synopsis, submit_table,
+			    submit_table_len);
+			(void)printf("\nOther sbatch options are accepted and "
+				     "ignored, or refused: see ksubmit(1).\n");
+		} else {
+			(void)printf("%s (kaibatch) %s\n", prog,
+			    PACKAGE_VERSION);
+		}
+		submit_opts_fini(&cli);
+		return fflush(stdout) == 0 ? CLIENT_EXIT_OK : CLIENT_EXIT_USAGE;
+	}
+	/* the script is found with the first pass; the options start over */
+	submit_opts_init(&o);
+	o.quiet = cli.quiet;
+	rc = submit(&cli, &o, argc, argv, first, cwd);
+	submit_opts_fini(&o);
+	submit_opts_fini(&cli);
+	return rc;
+}

@@ -1,0 +1,209 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * output.c: columns, parsable lines, JSON and time formats for the
+ * clients.  See output.h.
+ */
+#include "config.h"
+
+#include "output.h"
+
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+
+#include "model/job.h"
+
+void
+out_field(FILE *f, const char *text, int width, bool right,
+    enum out_trunc trunc)
+{
+	size_t len, w;
+
+	if (text == NULL)
+		text = "";
+	len = strlen(text);
+	if (width <= 0) {
+		(void)fputs(text, f);
+		return;
+	}
+	w = (size_t)width;
+	if (len > w) {
+		if (trunc == OUT_TRUNC_PLUS) {
+			(void)fwrite(text, 1, w - 1, f);
+			(void)fputc('+', f);
+		} else {
+			(void)fwrite(text, 1, w, f);
+		}
+		return;
+	}
+	(void)fprintf(f, right ? "%*s" : "%-*s", width, text);
+}
+
+void
+out_table_init(struct out_table *t, FILE *f, const struct out_col *cols,
+    size_t ncols, enum out_mode mode, enum out_trunc trunc)
+{
+	t->f = f;
+	t->cols = cols;
+	t->ncols = ncols;
+	t->mode = mode;
+	t->trunc = trunc;
+	t->cur = 0;
+}
+
+void
+out_table_header(struct out_table *t, bool dashes)
+{
+	size_t i;
+	int w;
+
+	for (i = 0; i < t->ncols; i++)
+		out_table_cell(t, t->cols[i].header);
+	out_table_end_row(t);
+	if (!dashes || t->mode != OUT_MODE_TABLE)
+		return;
+	for (i = 0; i < t->ncols; i++) {
+		if (i > 0)
+			(void)fputc(' ', t->f);
+		w = t->cols[i].width > 0 ? t->cols[i].width
+					 : (int)strlen(t->cols[i].header);
+		while (w-- > 0)
+			(void)fputc('-', t->f);
+	}
+	(void)fputc('\n', t->f);
+}
+
+void
+out_table_cell(struct out_table *t, const char *text)
+{
+	const struct out_col *c;
+
+	if (t->cur >= t->ncols)
+		return;
+	c = &t->cols[t->cur];
+	if (t->mode == OUT_MODE_TABLE) {
+		if (t->cur > 0)
+			(void)fputc(' ', t->f);
+		out_field(t->f, text, c->width, c->right, t->trunc);
+	} else {
+		if (t->cur > 0)
+			(void)fputc('|', t->f);
+		(void)fputs(text != NULL ? text : "", t->f);
+	}
+	t->cur++;
+}
+
+void
+out_table_cellf(struct out_table *t, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	out_table_cell(t, buf);
+}
+
+void
+out_table_end_row(struct out_table *t)
+{
+	while (t->cur < t->ncols)
+		out_table_cell(t, "");
+	if (t->mode == OUT_MODE_PARSABLE)
+		(void)fputc('|', t->f);
+	(void)fputc('\n', t->f);
+	t->cur = 0;
+}
+
+const char *
+out_elapsed_squeue(int64_t seconds, char buf[OUT_TIME_LEN])
+{
+	if (seconds <= 0) {
+		(void)snprintf(buf, OUT_TIME_LEN, "0:00");
+		return buf;
+	}
+	kai_time_format(seconds, buf, OUT_TIME_LEN);
+	return buf;
+}
+
+const char *
+out_elapsed_sacct(int64_t seconds, char buf[OUT_TIME_LEN])
+{
+	int64_t d, h, m, s;
+
+	if (seconds < 0)
+		seconds = 0;
+	d = seconds / 86400;
+	h = seconds / 3600 % 24;
+	m = seconds / 60 % 60;
+	s = seconds % 60;
+	if (d > 0)
+		(void)snprintf(buf, OUT_TIME_LEN,
+		    "%" PRId64 "-%02" PRId64 ":%02" PRId64 ":%02" PRId64, d, h,
+		    m, s);
+	else
+		(void)snprintf(buf, OUT_TIME_LEN,
+		    "%02" PRId64 ":%02" PRId64 ":%02" PRId64, h, m, s);
+	return buf;
+}
+
+const char *
+out_limit(int64_t seconds, bool sacct, char buf[OUT_TIME_LEN])
+{
+	if (seconds == KAI_TIME_UNLIMITED) {
+		(void)snprintf(buf, OUT_TIME_LEN, "UNLIMITED");
+		return buf;
+	}
+	if (seconds < 0) {
+		(void)snprintf(buf, OUT_TIME_LEN, "N/A");
+		return buf;
+	}
+	if (sacct)
+		return out_elapsed_sacct(seconds, buf);
+	kai_time_format(seconds, buf, OUT_TIME_LEN);
+	return buf;
+}
+
+const char *
+out_timestamp(int64_t t, char buf[OUT_TIME_LEN])
+{
+	struct tm tm;
+	time_t tt = (time_t)t;
+
+	if (t <= 0 || localtime_r(&tt, &tm) == NULL ||
+	    strftime(buf, OUT_TIME_LEN, "%Y-%m-%dT%H:%M:%S", &tm) == 0)
+		(void)snprintf(buf, OUT_TIME_LEN, "Unknown");
+	return buf;
+}
+
+void
+out_json_add_str(struct json_object *o, const char *key, const char *s)
+{
+	(void)json_object_object_add(o, key,
+	    json_object_new_string(s != NULL ? s : ""));
+}
+
+void
+out_json_add_int(struct json_object *o, const char *key, int64_t v)
+{
+	(void)json_object_object_add(o, key, json_object_new_int64(v));
+}
+
+void
+out_json_add_bool(struct json_object *o, const char *key, bool v)
+{
+	(void)json_object_object_add(o, key, json_object_new_boolean(v));
+}
+
+void
+out_json_print(FILE *f, struct json_object *root)
+{
+	(void)fputs(json_object_to_json_string_ext(root,
+			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			    JSON_C_TO_STRING_NOSLASHESCAPE),
+	    f);
+	(void)fputc('\n', f);
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * output.h: how the clients print data: Slurm-style columns, parsable
+ * lines, JSON, and the time formats users know from squeue and sacct.
+ *
+ * Columns follow Slurm's two habits: squeue cuts a value that does not
+ * fit its column (OUT_TRUNC_CUT), sacct cuts it one shorter and appends
+ * "+" so the cut shows (OUT_TRUNC_PLUS).  Parsable output separates
+ * fields with "|" (sacct -p also ends each line with one, -P does not)
+ * and never cuts.  JSON goes through json-c and is printed pretty with
+ * one final newline, so scripts can pipe it to jq.
+ *
+ * All functions write to the FILE they are given and return nothing:
+ * a short write to stdout shows at exit (the programs check ferror).
+ */
+#ifndef KAI_CLIENTS_OUTPUT_H
+#define KAI_CLIENTS_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct json_object;
+
+enum out_trunc {
+	OUT_TRUNC_CUT = 0, /* squeue: keep the first width bytes */
+	OUT_TRUNC_PLUS = 1 /* sacct: width - 1 bytes and "+" */
+};
+
+enum out_mode {
+	OUT_MODE_TABLE = 0,    /* padded columns separated by one space */
+	OUT_MODE_PARSABLE = 1, /* "a|b|c|" */
+	OUT_MODE_PARSABLE2 = 2 /* "a|b|c" */
+};
+
+/*
+ * Writes text in a field of width bytes (0 = as long as the text),
+ * right-justified or not, cut as trunc says when it is longer.
+ */
+void out_field(FILE *f, const char *text, int width, bool right,
+    enum out_trunc trunc);
+
+struct out_col {
+	const char *header; /* "JobID" */
+	int width;          /* 0 = the text's own width */
+	bool right;         /* right-justify */
+};
+
+/* A table being printed row by row. */
+struct out_table {
+	FILE *f;
+	const struct out_col *cols; /* borrowed */
+	size_t ncols;
+	enum out_mode mode;
+	enum out_trunc trunc;
+	size_t cur; /* next column of the current row */
+};
+
+void out_table_init(struct out_table *t, FILE *f, const struct out_col *cols,
+    size_t ncols, enum out_mode mode, enum out_trunc trunc);
+/* The header line; with dashes (sacct) a line of '-' under each column. */
+void out_table_header(struct out_table *t, bool dashes);
+/* The next cell of the current row; NULL prints as "". */
+void out_table_cell(struct out_table *t, const char *text);
+void out_table_cellf(struct out_table *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Ends the row (cells not given are printed empty). */
+void out_table_end_row(struct out_table *t);
+
+/*
+ * Durations and times
+ */
+
+#define OUT_TIME_LEN 32
+
+/* squeue TIME: "0:00" for 0, else kai_time_format ("M:SS", "H:MM:SS"...). */
+const char *out_elapsed_squeue(int64_t seconds, char buf[OUT_TIME_LEN]);
+/* sacct Elapsed / Timelimit: "HH:MM:SS" or "D-HH:MM:SS". */
+const char *out_elapsed_sacct(int64_t seconds, char buf[OUT_TIME_LEN]);
+/* A time limit for either: "UNLIMITED" for KAI_TIME_UNLIMITED. */
+const char *out_limit(int64_t seconds, bool sacct, char buf[OUT_TIME_LEN]);
+/* "YYYY-MM-DDTHH:MM:SS" in local time; "Unknown" for 0 (sacct, squeue). */
+const char *out_timestamp(int64_t t, char buf[OUT_TIME_LEN]);
+
+/*
+ * JSON (json-c); the helpers take NULL strings as "".
+ */
+void out_json_add_str(struct json_object *o, const char *key, const char *s);
+void out_json_add_int(struct json_object *o, const char *key, int64_t v);
+void out_json_add_bool(struct json_object *o, const char *key, bool v);
+/* Prints root pretty-printed with a final newline. */
+void out_json_print(FILE *f, struct json_object *root);
+
+#endif /* KAI_CLIENTS_OUTPUT_H */

@@ -1,0 +1,578 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * job.c: the job structs' destructors, the spec checker, and the parsers
+ * for the value syntaxes users bring from Slurm (time limits, memory sizes,
+ * file name patterns).  See job.h.
+ *
+ * Everything here is pure: strings in, numbers or strings out.  The parsers
+ * follow Slurm 22.05's behaviour (src/common/parse_time.c time_str2secs,
+ * str_to_mbytes) rather than a tidier grammar of our own, because users'
+ * scripts were tested against Slurm: "2-" means two days, "1-25" means one
+ * day plus 25 hours, "1:30" means ninety seconds rounded up to two minutes.
+ * Where Slurm relies on undefined behaviour (sscanf overflowing an int) we
+ * refuse the value instead.
+ */
+#include "config.h"
+
+#include "model/job.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/xmalloc.h"
+
+/*
+ * The largest limit we accept: Slurm keeps limits as 32-bit minutes, and
+ * anything past that is a typo, not a plan.
+ */
+#define TIME_LIMIT_MAX_S ((int64_t)INT32_MAX * 60)
+/* Slurm caps the zero-padding width of "%<n>j" the same way. */
+#define PATTERN_WIDTH_MAX 10
+
+static void
+free_strv(char **v, size_t n)
+{
+	size_t i;
+
+	if (v == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+void
+kai_jobspec_fini(struct kai_jobspec *js)
+{
+	if (js == NULL)
+		return;
+	free(js->name);
+	free(js->queue);
+	free(js->account);
+	free(js->script);
+	free_strv(js->argv, js->argc);
+	free_strv(js->env, js->nenv);
+	free(js->workdir);
+	free(js->stdout_pattern);
+	free(js->stderr_pattern);
+	free(js->image);
+	memset(js, 0, sizeof(*js));
+}
+
+void
+kai_jobinfo_fini(struct kai_jobinfo *ji)
+{
+	if (ji == NULL)
+		return;
+	free(ji->name);
+	free(ji->user);
+	free(ji->queue);
+	free(ji->account);
+	free(ji->reason);
+	free(ji->nodelist);
+	free(ji->workdir);
+	free(ji->stdout_path);
+	free(ji->stderr_path);
+	memset(ji, 0, sizeof(*ji));
+}
+
+void
+kai_alloc_fini(struct kai_alloc *a)
+{
+	if (a == NULL)
+		return;
+	free(a->node);
+	free(a->pod);
+	memset(a, 0, sizeof(*a));
+}
+
+void
+kai_job_fini(struct kai_job *job)
+{
+	size_t i;
+
+	if (job == NULL)
+		return;
+	free(job->user);
+	free(job->name);
+	free(job->queue);
+	free(job->reason);
+	for (i = 0; i < job->nallocs; i++)
+		kai_alloc_fini(&job->allocs[i]);
+	free(job->allocs);
+	memset(job, 0, sizeof(*job));
+}
+
+/*
+ * Validation
+ */
+
+static bool
+has_control(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if (iscntrl((unsigned char)*s))
+			return true;
+	return false;
+}
+
+/* An optional one-line name (job name, queue, account): NULL is fine. */
+static int
+check_name(const char *field, const char *s, struct kai_err *err)
+{
+	size_t n;
+
+	if (s == NULL)
+		return 0;
+	n = strlen(s);
+	if (n == 0)
+		return kai_err_set(err, KAI_EINVAL, "%s is empty", field);
+	if (n > KAI_JOB_NAME_MAX)
+		return kai_err_set(err, KAI_EINVAL,
+		    "%s is too long: %zu bytes (limit %d)", field, n,
+		    KAI_JOB_NAME_MAX);
+	if (has_control(s))
+		return kai_err_set(err, KAI_EINVAL,
+		    "%s \"%s\" contains a control character", field, s);
+	return 0;
+}
+
+/* An optional path or pattern; absolute says whether it must start at /. */
+static int
+check_path(const char *field, const char *s, bool absolute, struct kai_err *err)
+{
+	size_t n;
+
+	if (s == NULL)
+		return 0;
+	n = strlen(s);
+	if (n == 0)
+		return kai_err_set(err, KAI_EINVAL, "%s is empty", field);
+	if (n > KAI_JOB_PATH_MAX)
+		return kai_err_set(err, KAI_EINVAL,
+		    "%s is too long: %zu bytes (limit %d)", field, n,
+		    KAI_JOB_PATH_MAX);
+	if (has_control(s))
+		return kai_err_set(err, KAI_EINVAL,
+		    "%s \"%s\" contains a control character", field, s);
+	if (absolute && s[0] != '/')
+		return kai_err_set(err, KAI_EINVAL,
+		    "%s \"%s\" is not an absolute path", field, s);
+	return 0;
+}
+
+static int
+check_count(const char *field, uint64_t v, uint64_t min, uint64_t max,
+    struct kai_err *err)
+{
+	if (v < min || v > max)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid %s %" PRIu64 ": must be between %" PRIu64
+		    " and %" PRIu64,
+		    field, v, min, max);
+	return 0;
+}
+
+static int
+check_env(const struct kai_jobspec *js, struct kai_err *err)
+{
+	size_t i, total = 0;
+	const char *eq;
+
+	if (js->nenv > KAI_JOB_ENV_MAX)
+		return kai_err_set(err, KAI_EINVAL,
+		    "too many environment variables: %zu (limit %d)", js->nenv,
+		    KAI_JOB_ENV_MAX);
+	for (i = 0; i < js->nenv; i++) {
+		if (js->env == NULL || js->env[i] == NULL)
+			return kai_err_set(err, KAI_EINVAL,
+			    "environment entry %zu is missing", i);
+		eq = strchr(js->env[i], '=');
+		if (eq == NULL || eq == js->env[i])
+			return kai_err_set(err, KAI_EINVAL,
+			    "invalid environment entry \"%.64s\": expected "
+			    "NAME=VALUE",
+			    js->env[i]);
+		total += strlen(js->env[i]) + 1;
+	}
+	if (total > (size_t)KAI_JOB_ENV_BYTES)
+		return kai_err_set(err, KAI_EINVAL,
+		    "environment is too large: %zu bytes (limit %d)", total,
+		    KAI_JOB_ENV_BYTES);
+	return 0;
+}
+
+static int
+check_script(const struct kai_jobspec *js, struct kai_err *err)
+{
+	size_t i, n;
+
+	n = js->script != NULL ? strlen(js->script) : 0;
+	if (n == 0)
+		return kai_err_set(err, KAI_EINVAL, "script is empty");
+	if (n > (size_t)KAI_JOB_SCRIPT_MAX)
+		return kai_err_set(err, KAI_EINVAL,
+		    "script is too large: %zu bytes (limit %d)", n,
+		    KAI_JOB_SCRIPT_MAX);
+	if (js->argc > KAI_JOB_ARGS_MAX)
+		return kai_err_set(err, KAI_EINVAL,
+		    "too many script arguments: %zu (limit %d)", js->argc,
+		    KAI_JOB_ARGS_MAX);
+	for (i = 0; i < js->argc; i++) {
+		if (js->argv == NULL || js->argv[i] == NULL)
+			return kai_err_set(err, KAI_EINVAL,
+			    "script argument %zu is missing", i + 1);
+		if (strlen(js->argv[i]) > KAI_JOB_PATH_MAX)
+			return kai_err_set(err, KAI_EINVAL,
+			    "script argument %zu is too long (limit %d bytes)",
+			    i + 1, KAI_JOB_PATH_MAX);
+	}
+	return 0;
+}
+
+int
+kai_jobspec_validate(const struct kai_jobspec *js, struct kai_err *err)
+{
+	int r;
+
+	if ((r = check_script(js, err)) != 0 ||
+	    (r = check_name("job name", js->name, err)) != 0 ||
+	    (r = check_name("partition", js->queue, err)) != 0 ||
+	    (r = check_name("account", js->account, err)) != 0 ||
+	    (r = check_path("image", js->image, false, err)) != 0 ||
+	    (r = check_path("output pattern", js->stdout_pattern, false,
+		 err)) != 0 ||
+	    (r = check_path("error pattern", js->stderr_pattern, false, err)) !=
+		0 ||
+	    (r = check_env(js, err)) != 0)
+		return r;
+	if (js->workdir == NULL)
+		return kai_err_set(err, KAI_EINVAL,
+		    "working directory is missing");
+	if ((r = check_path("working directory", js->workdir, true, err)) != 0)
+		return r;
+	/* 0 stands for the default of 1 in these counts */
+	if ((r = check_count("ntasks", js->ntasks, 0, KAI_JOB_NTASKS_MAX,
+		 err)) != 0 ||
+	    (r = check_count("cpus-per-task", js->cpus_per_task, 0,
+		 KAI_JOB_CPUS_MAX, err)) != 0 ||
+	    (r = check_count("gpus-per-task", js->gpus_per_task, 0,
+		 KAI_JOB_GPUS_MAX, err)) != 0)
+		return r;
+	if (js->time_limit_s < KAI_TIME_UNSET ||
+	    js->time_limit_s > TIME_LIMIT_MAX_S)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid time limit %" PRId64 " s", js->time_limit_s);
+	return 0;
+}
+
+/*
+ * Time limits
+ */
+
+/*
+ * Slurm's shape check (_is_valid_timespec): only digits, '-' and ':', at
+ * most one '-' and it comes before any ':', at most two ':', and enough
+ * digit groups that no separator is left dangling, except that a trailing
+ * '-' ("2-") is allowed.
+ */
+static bool
+time_shape_ok(const char *s)
+{
+	int groups = 0, dash = 0, colon = 0;
+	bool in_digits = false;
+
+	for (; *s != '\0'; s++) {
+		if (isdigit((unsigned char)*s)) {
+			if (!in_digits)
+				groups++;
+			in_digits = true;
+			continue;
+		}
+		in_digits = false;
+		if (*s == '-') {
+			if (colon > 0)
+				return false;
+			dash++;
+		} else if (*s == ':') {
+			colon++;
+		} else {
+			return false;
+		}
+	}
+	if (groups == 0 || dash > 1 || colon > 2)
+		return false;
+	return groups >= colon + 1 + (dash > 0 && colon > 0 ? 1 : 0);
+}
+
+/* Reads one digit group; false when it overflows the sanity bound. */
+static bool
+time_field(const char **p, int64_t *v)
+{
+	int64_t x = 0;
+
+	while (isdigit((unsigned char)**p)) {
+		x = x * 10 + (**p - '0');
+		if (x > TIME_LIMIT_MAX_S)
+			return false;
+		(*p)++;
+	}
+	*v = x;
+	return true;
+}
+
+/* Splits s (already shape-checked, no leading '-') into up to 4 fields. */
+static bool
+time_fields(const char *s, int64_t f[4], int *nf, bool *days)
+{
+	const char *p = s;
+
+	*nf = 0;
+	*days = strchr(s, '-') != NULL;
+	while (*p != '\0' && *nf < 4) {
+		if (!time_field(&p, &f[(*nf)++]))
+			return false;
+		if (*p == '-' || *p == ':')
+			p++;
+	}
+	return true;
+}
+
+int
+kai_time_limit_parse(const char *s, int64_t *seconds, struct kai_err *err)
+{
+	int64_t f[4] = {0, 0, 0, 0}, d = 0, h = 0, m = 0, sec = 0, total;
+	bool days;
+	int nf;
+
+	if (s == NULL || *s == '\0')
+		return kai_err_set(err, KAI_EINVAL, "invalid time limit \"\"");
+	if (strcmp(s, "-1") == 0 || strcasecmp(s, "INFINITE") == 0 ||
+	    strcasecmp(s, "UNLIMITED") == 0) {
+		*seconds = KAI_TIME_UNLIMITED;
+		return 0;
+	}
+	/* Slurm reads "-5" as minus five days; a negative limit is a typo. */
+	if (s[0] == '-' || !time_shape_ok(s) || !time_fields(s, f, &nf, &days))
+		return kai_err_set(err, KAI_EINVAL, "invalid time limit \"%s\"",
+		    s);
+	if (days) {
+		/* days-hours[:minutes[:seconds]], "2-" included */
+		d = f[0], h = f[1], m = f[2], sec = f[3];
+	} else if (nf == 3) {
+		h = f[0], m = f[1], sec = f[2];
+	} else {
+		m = f[0], sec = f[1];
+	}
+	/* each field is below TIME_LIMIT_MAX_S, so this cannot overflow */
+	total = d * 86400 + h * 3600 + m * 60 + sec;
+	if (total > TIME_LIMIT_MAX_S)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid time limit \"%s\": too large", s);
+	/* one-minute resolution, seconds round up; 0 means no limit */
+	*seconds = (total + 59) / 60 * 60;
+	return 0;
+}
+
+void
+kai_time_format(int64_t seconds, char *out, size_t size)
+{
+	int64_t d, h, m, s;
+
+	if (size == 0)
+		return;
+	if (seconds == KAI_TIME_UNLIMITED) {
+		(void)snprintf(out, size, "UNLIMITED");
+		return;
+	}
+	if (seconds < 0) {
+		(void)snprintf(out, size, "INVALID");
+		return;
+	}
+	d = seconds / 86400;
+	h = seconds / 3600 % 24;
+	m = seconds / 60 % 60;
+	s = seconds % 60;
+	if (d > 0)
+		(void)snprintf(out, size,
+		    "%" PRId64 "-%02" PRId64 ":%02" PRId64 ":%02" PRId64, d, h,
+		    m, s);
+	else if (h > 0)
+		(void)snprintf(out, size,
+		    "%" PRId64 ":%02" PRId64 ":%02" PRId64, h, m, s);
+	else
+		(void)snprintf(out, size, "%" PRId64 ":%02" PRId64, m, s);
+}
+
+/*
+ * Memory sizes
+ */
+
+int
+kai_mem_parse(const char *s, uint64_t *mib, struct kai_err *err)
+{
+	uint64_t v = 0, mult = 1;
+	const char *p = s;
+	bool kib = false;
+
+	if (s == NULL || !isdigit((unsigned char)*s))
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid memory size \"%s\"", s != NULL ? s : "");
+	for (; isdigit((unsigned char)*p); p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			goto toobig;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	switch (*p) {
+	case 'k':
+	case 'K':
+		kib = true;
+		p++;
+		break;
+	case 'm':
+	case 'M':
+		p++;
+		break;
+	case 'g':
+	case 'G':
+		mult = 1024;
+		p++;
+		break;
+	case 't':
+	case 'T':
+		mult = (uint64_t)1024 * 1024;
+		p++;
+		break;
+	default:
+		break;
+	}
+	/* a B may follow a unit ("64GB"), and a bare number is MiB */
+	if (p != s && (*p == 'b' || *p == 'B') && isalpha((unsigned char)p[-1]))
+		p++;
+	if (*p != '\0')
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid memory size \"%s\"", s);
+	if (kib) {
+		*mib = v / 1024 + (v % 1024 != 0);
+		return 0;
+	}
+	if (v > UINT64_MAX / mult)
+		goto toobig;
+	*mib = v * mult;
+	return 0;
+toobig:
+	return kai_err_set(err, KAI_EINVAL,
+	    "invalid memory size \"%s\": too large", s);
+}
+
+/*
+ * File name patterns
+ *
+ * A small local string builder rather than struct kai_buf: the output has
+ * no limit of its own (it grows at most by the name or the user per
+ * %-sequence, and widths are capped), so the only bound is memory.
+ */
+
+struct sb {
+	char *p;
+	size_t len;
+	size_t cap;
+};
+
+static void
+sb_add(struct sb *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		while (b->len + n + 1 > b->cap)
+			b->cap = b->cap < 64 ? 64 : b->cap * 2;
+		b->p = kai_xreallocarray(b->p, b->cap, 1);
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void
+sb_adds(struct sb *b, const char *s)
+{
+	sb_add(b, s != NULL ? s : "", s != NULL ? strlen(s) : 0);
+}
+
+static void
+sb_num(struct sb *b, uint64_t v, int width)
+{
+	char tmp[32];
+	int n;
+
+	n = snprintf(tmp, sizeof(tmp), "%0*" PRIu64, width, v);
+	sb_add(b, tmp, n > 0 ? (size_t)n : 0);
+}
+
+/*
+ * Appends the expansion of the %-sequence at *p (just after the '%'),
+ * advancing *p past it; unknown sequences are copied unchanged.
+ */
+static void
+expand_one(struct sb *b, const char **p, uint64_t jobid, const char *jobname,
+    const char *user)
+{
+	const char *start = *p - 1, *q = *p;
+	int width = 0;
+
+	while (isdigit((unsigned char)*q)) {
+		if (width < 100)
+			width = width * 10 + (*q - '0');
+		q++;
+	}
+	if (width > PATTERN_WIDTH_MAX)
+		width = PATTERN_WIDTH_MAX;
+	*p = q + (*q != '\0');
+	switch (*q) {
+	case '%':
+		sb_add(b, "%", 1);
+		break;
+	case 'j':
+	case 'J': /* the batch step's %J is the job id alone */
+	case 'A': /* array master id: the job id until arrays exist */
+		sb_num(b, jobid, width);
+		break;
+	case 'a':
+		sb_num(b, 0, width);
+		break;
+	case 'x':
+		sb_adds(b, jobname);
+		break;
+	case 'u':
+		sb_adds(b, user);
+		break;
+	default:
+		/* keep "%q", "%5q", a lone trailing "%" as written */
+		sb_add(b, start, (size_t)(*p - start));
+		break;
+	}
+}
+
+char *
+kai_pattern_expand(const char *pattern, uint64_t jobid, const char *jobname,
+    const char *user)
+{
+	struct sb b = {NULL, 0, 0};
+	const char *p = pattern, *lit;
+
+	sb_add(&b, "", 0);
+	while (*p != '\0') {
+		lit = p;
+		while (*p != '\0' && *p != '%')
+			p++;
+		sb_add(&b, lit, (size_t)(p - lit));
+		if (*p == '%') {
+			p++;
+			expand_one(&b, &p, jobid, jobname, user);
+		}
+	}
+	return b.p;
+}
