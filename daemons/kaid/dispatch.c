@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <grp.h>
 #include <inttypes.h>
 #include <pwd.h>
@@ -79,6 +80,30 @@ env_name_ok(const char *s, size_t len)
 	return true;
 }
 
+/*
+ * The kubelet expands $(VAR) in a container's command, args and env
+ * values, and reads $$ as $.  Doubling every $ makes what kaid sends
+ * arrive byte for byte: a script's "echo $$" stays "echo $$".
+ */
+static char *
+kubelet_escape(const char *s)
+{
+	size_t n = 0;
+	const char *p;
+	char *out, *q;
+
+	for (p = s; *p != '\0'; p++)
+		n += *p == '$' ? 2 : 1;
+	out = q = kai_xmalloc(n + 1);
+	for (p = s; *p != '\0'; p++) {
+		*q++ = *p;
+		if (*p == '$')
+			*q++ = '$';
+	}
+	*q = '\0';
+	return out;
+}
+
 struct kv {
 	char **v;	/* name, value, name, value ... */
 	size_t n;	/* strings */
@@ -89,7 +114,7 @@ kv_add(struct kv *kv, const char *name, size_t nlen, const char *value)
 {
 	kv->v = kai_xreallocarray(kv->v, kv->n + 2, sizeof(*kv->v));
 	kv->v[kv->n++] = kai_xstrndup(name, nlen);
-	kv->v[kv->n++] = kai_xstrdup(value);
+	kv->v[kv->n++] = kubelet_escape(value);
 }
 
 static void
@@ -227,8 +252,8 @@ create_pod(struct kaid *k, const struct kai_job *j,
 	struct kai_pod_spec ps;
 	struct pod_call *pc;
 	struct kv env = {NULL, 0};
-	const char **cmd;
-	size_t i, ngroups;
+	char **cmd;
+	size_t i, ncmd, ngroups;
 	uint32_t *groups;
 
 	(void)snprintf(jobid, sizeof(jobid), "%" PRIu64, j->id);
@@ -244,11 +269,12 @@ create_pod(struct kaid *k, const struct kai_job *j,
 	labels[8] = "kaibatch.io/task-index";
 	labels[9] = task;
 	build_env(j, js, a->task, &env);
-	cmd = kai_xcalloc(KAI_NELEM(command) + js->argc, sizeof(*cmd));
+	ncmd = KAI_NELEM(command) + js->argc;
+	cmd = kai_xcalloc(ncmd, sizeof(*cmd));
 	for (i = 0; i < KAI_NELEM(command); i++)
-		cmd[i] = command[i];
+		cmd[i] = kubelet_escape(command[i]);
 	for (i = 0; i < js->argc; i++)
-		cmd[KAI_NELEM(command) + i] = js->argv[i];
+		cmd[KAI_NELEM(command) + i] = kubelet_escape(js->argv[i]);
 	groups = user_groups(j, &ngroups);
 
 	memset(&ps, 0, sizeof(ps));
@@ -256,8 +282,8 @@ create_pod(struct kaid *k, const struct kai_job *j,
 	ps.label_kv = labels;
 	ps.nlabels = KAI_NELEM(labels) / 2;
 	ps.image = js->image != NULL ? js->image : k->conf->default_image;
-	ps.command = cmd;
-	ps.ncommand = KAI_NELEM(command) + js->argc;
+	ps.command = (const char *const *)cmd;
+	ps.ncommand = ncmd;
 	ps.env_kv = (const char *const *)env.v;
 	ps.nenv = env.n / 2;
 	ps.run_as_uid = j->uid;
@@ -278,6 +304,8 @@ create_pod(struct kaid *k, const struct kai_job *j,
 	kai_map_put(&k->inflight, a->pod, (void *)1);
 	kai_kube_pod_create(k->kube, &ps, on_created, pc);
 	free(groups);
+	for (i = 0; i < ncmd; i++)
+		free(cmd[i]);
 	free(cmd);
 	kv_free(&env);
 }

@@ -134,6 +134,7 @@ placement_change(const struct kai_job *j, const struct kai_sched_decision *d,
     struct kai_alloc **allocs, char **nodelist)
 {
 	struct kai_buf nl;
+	bool cut = false;
 	uint32_t t;
 
 	*allocs = kai_xcalloc(d->ntasks, sizeof(**allocs));
@@ -148,9 +149,13 @@ placement_change(const struct kai_job *j, const struct kai_sched_decision *d,
 		a->gpus = j->gpus_per_task;
 		a->cpus = j->cpus_per_task;
 		a->mem_mb = j->mem_mb;
-		/* The node list names each node once, in task order. */
-		if (!node_listed(*allocs, t, node))
-			(void)kai_buf_addf(&nl, "%s%s", nl.len ? "," : "", node);
+		/*
+		 * The node list names each node once, in task order; it is
+		 * bounded, and a longer one is cut rather than refused.
+		 */
+		if (!cut && !node_listed(*allocs, t, node))
+			cut = kai_buf_addf(&nl, "%s%s", nl.len ? "," : "",
+			    node) != 0;
 	}
 	*nodelist = kai_buf_detach(&nl, NULL);
 	memset(c, 0, sizeof(*c));

@@ -141,7 +141,7 @@ kaid_start()
 	# Ready when a client is answered.
 	local i
 	for i in $(seq 1 100); do
-		"$STACK_BIN/clients/kqueue" -h >/dev/null 2>&1 || break
+		"$STACK_BIN/clients/kqueue" --help >/dev/null 2>&1 || break
 		if "$STACK_BIN/clients/kqueue" --noheader >/dev/null 2>&1; then
 			return 0
 		fi
@@ -184,6 +184,7 @@ stack_start()
 	mkdir -p "$STACK_DIR" && chmod 755 "$STACK_DIR" || return 1
 	pg_start "$STACK_DIR/pg" || return 1
 	munge_start "$STACK_DIR/munge" || return 1
+	KAI_MUNGE_SOCKET=$MUNGE_SOCKET
 	kubesim_start "$STACK_DIR" "$nodes" || return 1
 	KAID_PORT=$(stack_free_port)
 	KAI_CONTROLLER=127.0.0.1:$KAID_PORT

@@ -7,6 +7,7 @@ Modules:
   schema    strict validation against the OpenAPI v2 swagger.json
   registry  the resource operations (create, bind, status, delete ...)
   api       the HTTPS front end: routing, auth, watches, logs, --record
+  faults    injected failures (/kubesim/fail)
   kubelet   the node/kubelet simulation, which talks to the cluster only
             through a small backend interface
   local     that backend, in process, on top of the registry

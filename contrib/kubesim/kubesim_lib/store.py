@@ -45,7 +45,7 @@ class Event:
     object before it (None for ADDED), which selector-filtered watches need
     to turn a change of labels or node into ADDED/DELETED."""
 
-    __slots__ = ("rv", "type", "kind", "obj", "prev")
+    __slots__ = ("rv", "type", "kind", "obj", "prev", "encoded")
 
     def __init__(self, rv, etype, kind, obj, prev):
         self.rv = rv
@@ -53,6 +53,7 @@ class Event:
         self.kind = kind
         self.obj = obj
         self.prev = prev
+        self.encoded = None     # obj as JSON bytes, cached by the first watch
 
 
 class Watch:
