@@ -12,8 +12,9 @@
  *
  * Semantics: ids, uids and queues are sets (any member matches); the
  * state mask defaults to the active states, or to every state for a
- * history query; a time window [start, end) keeps the jobs submitted
- * before end that had not ended before start.  only_own adds "uid =
+ * history query; a time window [start, end] keeps the jobs submitted
+ * by end (inclusive, as sacct -E is: a job submitted this second shows)
+ * that had not ended before start.  only_own adds "uid =
  * requester" on top of everything else, so it can only narrow the answer.
  * KAI_QUERY_ALL_USERS is kaid's business (it decides the uids); it is not
  * looked at here.
@@ -103,7 +104,7 @@ build_query(struct kai_buf *sql, struct kai_db_params *p,
 	if (r == 0)
 		r = add_state_filter(sql, p, mask);
 	if (r == 0 && q->end != 0)
-		r = add_cond(sql, "submit_time < ", kai_db_param_i64(p, q->end),
+		r = add_cond(sql, "submit_time <= ", kai_db_param_i64(p, q->end),
 		    "");
 	if (r == 0 && q->start != 0)
 		r = add_cond(sql, "(end_time = 0 OR end_time >= ",

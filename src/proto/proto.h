@@ -124,7 +124,7 @@ struct kai_query {
 	size_t nqueues;
 	uint32_t state_mask;	/* KAI_JOB_STATE_BIT()s; 0 = default */
 	int64_t start;		/* jobs active at or after (unix s); 0 = any */
-	int64_t end;		/* jobs submitted before (unix s); 0 = any */
+	int64_t end;		/* jobs submitted at or before (unix s); 0 = any */
 	uint32_t flags;		/* KAI_QUERY_* */
 };
 int kai_msg_query_encode(struct kai_buf *b, const struct kai_query *q)

@@ -36,8 +36,8 @@ check()
 
 check "unknown option" 2 '^ksubmit: error: .*(unrecognized|unknown).*--frobnicate' \
     ksubmit --frobnicate ok.sh
-check "bad time format" 2 '^ksubmit: error: .*invalid time limit "1-"' \
-    ksubmit -t 1- ok.sh
+check "bad time format" 2 '^ksubmit: error: .*invalid time limit "1-2-3"' \
+    ksubmit -t 1-2-3 ok.sh
 check "bad memory" 2 '^ksubmit: error: .*invalid memory size "12Q"' \
     ksubmit --mem 12Q ok.sh
 check "missing script" 2 '^ksubmit: error: .*nosuch.sh' \
