@@ -489,7 +489,8 @@ show(const struct opts *o, const struct columns *c, struct kai_jobinfo *jobs,
 		}
 		jobs[k++] = jobs[i];
 	}
-	qsort(jobs, k, sizeof(*jobs), cmp_id);
+	if (k > 1) /* jobs is NULL when kaid sent none */
+		qsort(jobs, k, sizeof(*jobs), cmp_id);
 	if (o->json) {
 		root = jobquery_json(jobs, k);
 		out_json_print(stdout, root);

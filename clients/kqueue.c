@@ -465,7 +465,8 @@ show(const struct opts *o, const struct layout *l, struct kai_jobinfo *jobs,
 		}
 		jobs[k++] = jobs[i];
 	}
-	qsort(jobs, k, sizeof(*jobs), cmp_jobs);
+	if (k > 1) /* jobs is NULL when kaid sent none */
+		qsort(jobs, k, sizeof(*jobs), cmp_jobs);
 	if (o->json) {
 		root = jobquery_json(jobs, k);
 		out_json_print(stdout, root);

@@ -63,4 +63,6 @@ is "a finished job leaves kqueue" "$q" ""
 n=$(grep -c '"method": *"POST", *"path": *"/api/v1/namespaces/default/pods"' "$T/kubesim.record")
 is "exactly one pod was created" "$n" 1
 
+ok "kaid stops cleanly on SIGTERM" kaid_stop_clean
+
 done_testing

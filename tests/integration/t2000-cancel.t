@@ -68,4 +68,6 @@ is "bob sees only his own jobs in kacct, even with -a" "$mine" "$B"
 all=$(kacct -a -S 2000-01-01 -n -P --format=User | sort -u | tr '\n' ' ')
 is "root (an operator) sees everybody's" "$all" "$A $B "
 
+ok "kaid stops cleanly on SIGTERM" kaid_stop_clean
+
 done_testing

@@ -59,4 +59,6 @@ ok "a created but unbound pod is adopted and the job completes" wait_state "$id"
 is "it ran exactly once" "$(cat "$W/runs-$id")" "ran"
 is "still exactly one pod" "$(pods_created "$id")" 1
 
+ok "kaid stops cleanly on SIGTERM" kaid_stop_clean
+
 done_testing

@@ -29,4 +29,6 @@ id2=$(cd "$W" && as_user "$A" ksubmit --parsable --wrap "true")
 kubesim_ctl /kubesim/expire-watches POST >/dev/null
 ok "a job submitted around the expiry completes" wait_state "$id2" COMPLETED
 
+ok "kaid stops cleanly on SIGTERM" kaid_stop_clean
+
 done_testing

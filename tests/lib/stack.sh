@@ -236,3 +236,26 @@ stack_require()
 	PATH=$STACK_BIN/clients:$STACK_BIN/tests/tools:$PATH
 	export PATH
 }
+
+# kaid_stop_clean: stops kaid with SIGTERM and succeeds only if it exits
+# 0 within 5 s with no sanitizer report in its log (the ASan/UBSan CI
+# build makes this a leak and undefined-behaviour check of the daemon).
+kaid_stop_clean()
+{
+	local pid rc
+	pid=$(cat "$STACK_DIR/kaid.pid" 2>/dev/null) || return 1
+	kill "$pid" 2>/dev/null || return 1
+	for _ in $(seq 1 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	wait "$pid" 2>/dev/null
+	rc=$?
+	rm -f "$STACK_DIR/kaid.pid"
+	if grep -qE 'Sanitizer|runtime error:' "$STACK_DIR/kaid.log"; then
+		grep -E -A20 'Sanitizer|runtime error:' "$STACK_DIR/kaid.log" |
+		    sed 's/^/# /'
+		return 1
+	fi
+	[ "$rc" -eq 0 ]
+}
