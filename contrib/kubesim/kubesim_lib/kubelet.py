@@ -7,7 +7,8 @@ process (command + args exec'd directly, env, workingDir, a process group
 of its own, the pod's securityContext identity when kubesim is root,
 stdout+stderr to a per-pod log file).  The annotation
 kubesim.kaibatch.io/duration replaces the process by a sleep (with
-kubesim.kaibatch.io/exit-code and kubesim.kaibatch.io/oom as test hooks).
+kubesim.kaibatch.io/exit-code and kubesim.kaibatch.io/oom as test hooks;
+the oom annotation added to a running pod OOM-kills its process).
 Exit, activeDeadlineSeconds, graceful deletion (SIGTERM, SIGKILL after the
 grace period, a terminal status, then the final delete) and node loss are
 handled as a real kubelet does.
@@ -69,6 +70,7 @@ class PodRun:
         self.done = False          # terminal status written (or never runs)
         self.deleting = False      # deletionTimestamp seen
         self.deadline_hit = False
+        self.oom_killed = False    # the OOM hook killed the process
 
 
 class Kubelet:
@@ -186,6 +188,11 @@ class Kubelet:
                 self._start(pod)
             return
         run.annotations = pod["metadata"].get("annotations") or {}
+        if (run.annotations.get(ANN_OOM) == "true" and run.proc is not None
+                and not run.done and not run.oom_killed):
+            # As the kernel's OOM killer would: SIGKILL, reported OOMKilled.
+            run.oom_killed = True
+            self._kill(run, signal.SIGKILL)
         deadline = pod["spec"].get("activeDeadlineSeconds")
         if deadline != run.deadline and not run.done:
             run.deadline = deadline
@@ -205,7 +212,10 @@ class Kubelet:
         if run.done:
             return
         code = 128 - returncode if returncode < 0 else returncode
-        self._finished(run, code)
+        if run.oom_killed:
+            self._finished(run, 137, "OOMKilled")
+        else:
+            self._finished(run, code)
 
     # -- starting -----------------------------------------------------------------
 
