@@ -137,6 +137,11 @@ void node_free(void *p);
 bool state_synced(const struct kaid *k);
 /* "kai-<jobid>-<task>"; caller owns the result. */
 char *state_pod_name(uint64_t job_id, uint32_t task);
+/*
+ * The distinct nodes of n allocations in task order, comma-separated
+ * ("" for none); bounded, a longer list is cut.  Caller owns the result.
+ */
+char *state_nodelist(const struct kai_alloc *allocs, size_t n);
 
 /* tick.c */
 void tick_start(struct kaid *k);

@@ -134,6 +134,8 @@ job_from_submit(const struct submit *s, uint64_t id)
 	j->user = kai_xstrdup(s->user);
 	j->name = kai_xstrdup(js->name != NULL ? js->name : "");
 	j->queue = kai_xstrdup(s->queue);
+	j->account = kai_xstrdup(js->account != NULL ? js->account : "");
+	j->workdir = kai_xstrdup(js->workdir != NULL ? js->workdir : "/");
 	j->state = KAI_JOB_PENDING;
 	j->priority = s->nj.priority;
 	j->submit_time = s->nj.submit_time;

@@ -84,6 +84,24 @@ state_pod_name(uint64_t job_id, uint32_t task)
 	return kai_xasprintf("kai-%" PRIu64 "-%" PRIu32, job_id, task);
 }
 
+char *
+state_nodelist(const struct kai_alloc *allocs, size_t n)
+{
+	struct kai_buf b;
+	size_t t, u;
+
+	kai_buf_init(&b, 1 << 20);
+	for (t = 0; t < n; t++) {
+		for (u = 0; u < t; u++)
+			if (strcmp(allocs[u].node, allocs[t].node) == 0)
+				break;
+		if (u == t && kai_buf_addf(&b, "%s%s", b.len ? "," : "",
+		    allocs[t].node) != 0)
+			break;
+	}
+	return kai_buf_detach(&b, NULL);
+}
+
 bool
 state_synced(const struct kaid *k)
 {

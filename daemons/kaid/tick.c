@@ -116,29 +116,15 @@ set_reason(struct kai_job *j, const char *reason, const uint64_t **ids,
 	(*n)++;
 }
 
-static bool
-node_listed(const struct kai_alloc *allocs, uint32_t ntasks, const char *node)
-{
-	uint32_t t;
-
-	for (t = 0; t < ntasks; t++)
-		if (strcmp(allocs[t].node, node) == 0)
-			return true;
-	return false;
-}
-
 /* The allocation rows and change of one placed job. */
 static void
 placement_change(const struct kai_job *j, const struct kai_sched_decision *d,
     const struct kai_sched_node *nodes, struct kai_db_change *c,
     struct kai_alloc **allocs, char **nodelist)
 {
-	struct kai_buf nl;
-	bool cut = false;
 	uint32_t t;
 
 	*allocs = kai_xcalloc(d->ntasks, sizeof(**allocs));
-	kai_buf_init(&nl, 1 << 20);
 	for (t = 0; t < d->ntasks; t++) {
 		struct kai_alloc *a = &(*allocs)[t];
 		const char *node = nodes[d->task_node[t]].name;
@@ -149,15 +135,8 @@ placement_change(const struct kai_job *j, const struct kai_sched_decision *d,
 		a->gpus = j->gpus_per_task;
 		a->cpus = j->cpus_per_task;
 		a->mem_mb = j->mem_mb;
-		/*
-		 * The node list names each node once, in task order; it is
-		 * bounded, and a longer one is cut rather than refused.
-		 */
-		if (!cut && !node_listed(*allocs, t, node))
-			cut = kai_buf_addf(&nl, "%s%s", nl.len ? "," : "",
-			    node) != 0;
 	}
-	*nodelist = kai_buf_detach(&nl, NULL);
+	*nodelist = state_nodelist(*allocs, d->ntasks);
 	memset(c, 0, sizeof(*c));
 	c->id = j->id;
 	c->from = KAI_JOB_PENDING;

@@ -190,6 +190,8 @@ row_to_job(struct kai_db_row *r, struct kai_job *j)
 	j->time_limit_s = kai_db_get_i64(r, 14);
 	j->hold = kai_db_get_bool(r, 15);
 	j->reason = kai_db_get_dup(r, 16);
+	j->account = kai_db_get_dup(r, 17);
+	j->workdir = kai_db_get_dup(r, 18);
 }
 
 /* Appends allocation row r (of job j) to j->allocs. */
@@ -257,8 +259,8 @@ kai_db_jobs_load_active(struct kai_db *db, struct kai_job **jobs, size_t *n,
 	if (r == 0 && (jres = kai_db_exec(db,
 	    "SELECT id, uid, gid, user_name, coalesce(name, ''), queue, state, "
 	    "priority, submit_time, start_time, ntasks, cpus_per_task, mem_mb, "
-	    "gpus_per_task, time_limit_s, hold, reason FROM jobs "
-	    "WHERE state IN " DB_ACTIVE_STATES " ORDER BY id",
+	    "gpus_per_task, time_limit_s, hold, reason, account, workdir "
+	    "FROM jobs WHERE state IN " DB_ACTIVE_STATES " ORDER BY id",
 	    NULL, PGRES_TUPLES_OK, what, err)) == NULL)
 		r = kai_db_errcode(err);
 	if (r == 0 && (ares = kai_db_exec(db,

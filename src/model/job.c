@@ -100,6 +100,8 @@ kai_job_fini(struct kai_job *job)
 	free(job->user);
 	free(job->name);
 	free(job->queue);
+	free(job->account);
+	free(job->workdir);
 	free(job->reason);
 	for (i = 0; i < job->nallocs; i++)
 		kai_alloc_fini(&job->allocs[i]);

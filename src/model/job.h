@@ -109,6 +109,8 @@ struct kai_job {
 	char *user;
 	char *name;
 	char *queue;
+	char *account;		/* "" = none */
+	char *workdir;		/* for kqueue %Z */
 	enum kai_job_state state;
 	uint32_t priority;	/* higher runs first */
 	int64_t submit_time;	/* unix s */
