@@ -28,7 +28,7 @@ RUNS=${RUNS:-3}
 
 T=$(mktemp -d /tmp/kai-bench.XXXXXX)
 trap 'stack_stop "$T"; rm -rf "$T"' EXIT
-KAID_LOG_LEVEL=warn stack_start "$T" || { echo "could not start the stack" >&2; exit 1; }
+KAID_INTERVAL=1s KAID_LOG_LEVEL=warn stack_start "$T" || { echo "could not start the stack" >&2; exit 1; }
 A=$STACK_ALICE
 W=$T/work
 mkdir -p "$W" && chown "$A:" "$W" && cd "$W" || exit 1

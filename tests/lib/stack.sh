@@ -120,7 +120,7 @@ kubernetes:
   kubeconfig: $d/kubeconfig
   namespace: default
 scheduler:
-  interval: 200ms
+  interval: ${KAID_INTERVAL:-200ms}
 partitions:
   - name: batch
     default: true
