@@ -11,6 +11,7 @@ TESTS += tests/unit/base-buf
 
 # Integration tests: the real stack (tests/lib/stack.sh).
 INTEGRATION_TESTS = \
+	tests/integration/t0000-kaid.t \
 	tests/integration/t1000-submit.t \
 	tests/integration/t1100-auth.t \
 	tests/integration/t1200-bad-input.t \

@@ -62,6 +62,14 @@ is "a finished job leaves kqueue" "$q" ""
 
 n=$(grep -c '"method": *"POST", *"path": *"/api/v1/namespaces/default/pods"' "$T/kubesim.record")
 is "exactly one pod was created" "$n" 1
+# kubesim checks every object it is sent against the official Kubernetes
+# OpenAPI schema (strict: unknown fields are errors) when it has the schema.
+if [ -f "${KAI_K8S_SCHEMA:-$top_srcdir/../shared/k8s-openapi/swagger.json}" ]; then
+	like "kubesim validated the pod against the OpenAPI schema" \
+	    "$(kubesim_ctl /kubesim/stats)" '"schema_validation": *true'
+else
+	diag "no OpenAPI schema beside the tree: pods were not schema-checked"
+fi
 
 ok "kaid stops cleanly on SIGTERM" kaid_stop_clean
 

@@ -295,6 +295,7 @@ class Api:
     def stats(self):
         with self.store.lock:
             counts = dict(self.registry.counters,
+                          schema_validation=self.registry.schema is not None,
                           pods=self.store.count("pods"),
                           nodes=self.store.count("nodes"),
                           open_watches=self.store.open_watches,
