@@ -42,12 +42,13 @@ struct cliopt {
 	const char *meta; /* argument name in -h ("TIME"); NULL = none */
 	const char *help; /* one line for -h; NULL = not listed */
 	const char *note; /* for the program's own use; may be NULL */
+	unsigned flags;   /* for the program's own use; 0 by default */
 };
 
 /* A table entry without a note. */
 #define CLIOPT(name, key, arg, meta, help)                                     \
 	{                                                                      \
-		name, key, arg, meta, help, NULL                               \
+		name, key, arg, meta, help, NULL, 0                            \
 	}
 
 struct cliopt_parser {

@@ -18,10 +18,11 @@ static const struct {
 	const char *word;
 	size_t len;
 	bool legacy; /* "#SLURM": accepted with a warning */
+	bool ksub;   /* kaibatch's own directive */
 } magic[] = {
-    {"#SBATCH", 7, false},
-    {"#KSUB", 5, false},
-    {"#SLURM", 6, true},
+    {"#SBATCH", 7, false, false},
+    {"#KSUB", 5, false, true},
+    {"#SLURM", 6, true, false},
 };
 
 static void
@@ -97,7 +98,8 @@ is_comment_or_blank(const char *line, size_t len)
 }
 
 static void
-add_directive(struct directives *d, const char *text, size_t len, int lineno)
+add_directive(struct directives *d, const char *text, size_t len, int lineno,
+    bool ksub)
 {
 	char **words = NULL;
 	size_t n = 0, i;
@@ -107,9 +109,12 @@ add_directive(struct directives *d, const char *text, size_t len, int lineno)
 	    sizeof(*d->argv));
 	d->lines = kai_xreallocarray(d->lines, (size_t)d->argc + n + 1,
 	    sizeof(*d->lines));
+	d->ksub = kai_xreallocarray(d->ksub, (size_t)d->argc + n + 1,
+	    sizeof(*d->ksub));
 	for (i = 0; i < n; i++) {
 		d->argv[d->argc] = words[i];
 		d->lines[d->argc] = lineno;
+		d->ksub[d->argc] = ksub;
 		d->argc++;
 	}
 	d->argv[d->argc] = NULL;
@@ -129,7 +134,7 @@ scan_line(struct directives *d, const char *line, size_t len, int lineno)
 		if (magic[k].legacy && d->slurm_line == 0)
 			d->slurm_line = lineno;
 		add_directive(d, line + magic[k].len, len - magic[k].len,
-		    lineno);
+		    lineno, magic[k].ksub);
 		return true;
 	}
 	return is_comment_or_blank(line, len);
@@ -145,6 +150,7 @@ directives_scan(const char *script, const char *source, struct directives *d)
 	memset(d, 0, sizeof(*d));
 	d->argv = kai_xcalloc(2, sizeof(*d->argv));
 	d->lines = kai_xcalloc(2, sizeof(*d->lines));
+	d->ksub = kai_xcalloc(2, sizeof(*d->ksub));
 	d->argv[0] = kai_xstrdup(source);
 	d->argc = 1;
 	while (*line != '\0') {
@@ -168,5 +174,6 @@ directives_fini(struct directives *d)
 		free(d->argv[i]);
 	free(d->argv);
 	free(d->lines);
+	free(d->ksub);
 	memset(d, 0, sizeof(*d));
 }

@@ -18,9 +18,11 @@
  *    line even inside a word ("--job-name=exp#3" gives "exp").  $VARS stay
  *    literal.
  *
- * The arguments of all directive lines form one argument vector, handed to
- * one getopt pass (submit_opts_parse), so "--time" on one line and its
- * value on the next behave as they do in sbatch.
+ * The arguments of all directive lines form one argument vector, so that
+ * "--time" on one line and its value on the next behave as they do in
+ * sbatch.  ksubmit hands each run of arguments from lines of one kind to
+ * one getopt pass: #SBATCH runs with sbatch's options alone, #KSUB runs
+ * with kaibatch's as well.
  */
 #ifndef KAI_CLIENTS_DIRECTIVES_H
 #define KAI_CLIENTS_DIRECTIVES_H
@@ -31,10 +33,11 @@
 #include "base/err.h"
 
 struct directives {
-	int argc;       /* argv[0] is the source name, then the arguments */
-	char **argv;    /* argc + 1 entries, NULL-terminated; owned */
-	int *lines;     /* lines[i]: 1-based script line of argv[i] */
-	int slurm_line; /* first "#SLURM" directive line, 0 = none */
+	int argc;    /* argv[0] is the source name, then the arguments */
+	char **argv; /* argc + 1 entries, NULL-terminated; owned */
+	int *lines;  /* lines[i]: 1-based script line of argv[i] */
+	unsigned char *ksub; /* ksub[i]: argv[i] came from a #KSUB line */
+	int slurm_line;      /* first "#SLURM" directive line, 0 = none */
 };
 
 /*

@@ -5,13 +5,16 @@
  *	ksubmit [options] script [args...]
  *	ksubmit [options] --wrap "command"
  *	ksubmit [options] < script
+ *	ksubmit --parse-only [--json] [options] script [args...]
  *
  * The work is in the order sbatch does it, so that every fault is found
  * before anything is sent: parse the command line (to find the script),
- * read and check the script, apply its #SBATCH / #KSUB directives, apply
- * the command line again on top (it wins), then build, check and send the
- * job spec.  The parsing itself is pure and lives in directives.c and
- * submit_opts.c; this file does the I/O.
+ * read and check the script, apply its #SBATCH / #KSUB directives, then
+ * the SBATCH_* variables, then the command line again on top (it wins),
+ * then build, check and send the job spec.  With --parse-only the request
+ * is printed as JSON instead, and nothing is sent: no credential, no
+ * connection.  The parsing itself is pure and lives in directives.c,
+ * submit_*.c; this file does the I/O.
  */
 #include "config.h"
 
@@ -20,11 +23,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <json-c/json.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -35,6 +40,7 @@
 #include "model/job.h"
 #include "proto/proto.h"
 #include "submit_env.h"
+#include "submit_json.h"
 #include "submit_opts.h"
 
 extern char **environ;
@@ -47,6 +53,7 @@ static const char *const synopsis[] = {
     "ksubmit [options] script [args...]",
     "ksubmit [options] --wrap \"command\"",
     "ksubmit [options] < script",
+    "ksubmit --parse-only [--json] [options] script [args...]",
     NULL,
 };
 
@@ -185,13 +192,17 @@ get_script(const struct submit_opts *cli, int argc, char **argv, int first,
 }
 
 static void
-print_warning(const char *msg, void *ctx)
+print_warning(const char *option, const char *msg, void *ctx)
 {
+	(void)option;
 	(void)ctx;
 	client_warn(prog, "%s", msg);
 }
 
-/* Directives first, then the command line again: the last value wins. */
+/*
+ * The options in the order sbatch applies them, so that the last value
+ * wins: the script's directives, the SBATCH_* variables, the command line.
+ */
 static int
 apply_options(struct submit_opts *o, const struct script *s, int first,
     char **argv, const char *cwd, struct kai_err *err)
@@ -201,28 +212,29 @@ apply_options(struct submit_opts *o, const struct script *s, int first,
 
 	if (strcmp(s->source, "wrap") != 0) {
 		directives_scan(s->text, s->source, &d);
-		if (d.slurm_line > 0 && !o->quiet)
+		if (d.slurm_line > 0 && !o->quiet && !o->parse_only)
 			client_warn(prog,
 			    "%s:%d: change from #SLURM to #SBATCH", s->source,
 			    d.slurm_line);
-		r = submit_opts_parse(o, d.argc, d.argv, d.lines, s->source,
-		    cwd, SUBMIT_PASS_SCRIPT, NULL, err);
+		r = submit_opts_directives(o, &d, cwd, err);
 		directives_fini(&d);
 	}
 	if (r == 0)
-		r = submit_opts_parse(o, first, argv, NULL, prog, cwd,
-		    SUBMIT_PASS_CLI, NULL, err);
+		r = submit_opts_env(o, environ, cwd, err);
+	if (r == 0)
+		r = submit_opts_parse(o, submit_table_len, first, argv, NULL,
+		    prog, cwd, SUBMIT_PASS_CLI, NULL, err);
+	if (r == 0)
+		r = submit_opts_finish(o, err);
 	return r;
 }
 
 static int
 build_spec(const struct submit_opts *o, struct script *s, int argc, char **argv,
-    int first, const char *cwd, struct kai_jobspec *js, struct kai_err *err)
+    int first, struct kai_jobspec *js, struct kai_err *err)
 {
 	int i, r;
 
-	if ((r = submit_opts_to_spec(o, cwd, js, err)) != 0)
-		return r;
 	if (js->name == NULL)
 		js->name = kai_xstrdup(s->default_name);
 	js->script = s->text;
@@ -281,6 +293,43 @@ send_spec(const struct kai_jobspec *js, bool parsable)
 	return fflush(stdout) == 0 ? CLIENT_EXIT_OK : CLIENT_EXIT_REFUSED;
 }
 
+/* --parse-only: the request as JSON on stdout, one line with --json. */
+static int
+print_json(struct json_object *j, bool compact, int rc)
+{
+	(void)puts(json_object_to_json_string_ext(j,
+	    (compact ? JSON_C_TO_STRING_PLAIN
+		     : JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED) |
+		JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(j);
+	if (fflush(stdout) != 0)
+		return CLIENT_EXIT_USAGE;
+	return rc;
+}
+
+/* A fault found before anything is sent: one line, and the JSON too. */
+static int
+fault(const struct submit_opts *cli, const struct kai_err *err)
+{
+	client_error(prog, err->hint, "%s", kai_err_msg(err));
+	if (!cli->parse_only)
+		return CLIENT_EXIT_USAGE;
+	return print_json(submit_json_invalid_new(kai_err_msg(err)), cli->json,
+	    CLIENT_EXIT_USAGE);
+}
+
+/* kaid would not do what these options ask: say so instead of sending. */
+static int
+refuse_later(const struct submit_opts *o)
+{
+	const char *names[1];
+
+	if (submit_opts_refusals(o, names, KAI_NELEM(names)) == 0)
+		return CLIENT_EXIT_OK;
+	client_error(prog, NULL, "%s is not supported by kaid yet", names[0]);
+	return CLIENT_EXIT_USAGE;
+}
+
 /* Everything after the first command-line pass; returns the exit code. */
 static int
 submit(const struct submit_opts *cli, struct submit_opts *o, int argc,
@@ -289,20 +338,29 @@ submit(const struct submit_opts *cli, struct submit_opts *o, int argc,
 	struct script s = {NULL, 0, "", NULL};
 	struct kai_jobspec js;
 	struct kai_err err;
-	int rc = CLIENT_EXIT_USAGE;
+	int rc;
 
 	memset(&js, 0, sizeof(js));
 	kai_err_clear(&err);
 	if (get_script(cli, argc, argv, first, &s, &err) != 0 ||
 	    (strcmp(s.source, "wrap") != 0 && check_script(&s, &err) != 0) ||
-	    apply_options(o, &s, first, argv, cwd, &err) != 0) {
-		client_error(prog, err.hint, "%s", kai_err_msg(&err));
+	    apply_options(o, &s, first, argv, cwd, &err) != 0 ||
+	    submit_opts_to_spec(o, cwd, &js, &err) != 0) {
+		rc = fault(cli, &err);
 		goto out;
 	}
+	if (cli->parse_only) {
+		rc = print_json(submit_json_new(o, s.default_name, cwd, &js),
+		    cli->json, CLIENT_EXIT_OK);
+		goto out;
+	}
+	if ((rc = refuse_later(o)) != CLIENT_EXIT_OK)
+		goto out;
 	if (!o->quiet)
 		submit_opts_warnings(o, print_warning, NULL);
-	if (build_spec(o, &s, argc, argv, first, cwd, &js, &err) != 0) {
+	if (build_spec(o, &s, argc, argv, first, &js, &err) != 0) {
 		client_error(prog, err.hint, "%s", kai_err_msg(&err));
+		rc = CLIENT_EXIT_USAGE;
 		goto out;
 	}
 	rc = send_spec(&js, o->parsable);
@@ -313,12 +371,43 @@ out:
 	return rc;
 }
 
+static int
+help_or_version(const struct submit_opts *cli)
+{
+	if (cli->help) {
+		cliopt_usage(stdout, synopsis, submit_table, submit_table_len);
+		(void)printf("\nOther sbatch options are accepted and ignored, "
+			     "or refused: see ksubmit(1).\n");
+	} else {
+		(void)printf("%s (kaibatch) %s\n", prog, PACKAGE_VERSION);
+	}
+	return fflush(stdout) == 0 ? CLIENT_EXIT_OK : CLIENT_EXIT_USAGE;
+}
+
+/*
+ * Whether the command line asked for JSON before the fault at optind, so
+ * that a bad option still gets its {"valid": false} answer.
+ */
+static void
+json_wanted(struct submit_opts *cli, int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && i < optind; i++) {
+		if (strcmp(argv[i], "--parse-only") == 0)
+			cli->parse_only = true;
+		else if (strcmp(argv[i], "--json") == 0)
+			cli->json = true;
+	}
+}
+
 int
 main(int argc, char **argv)
 {
 	struct submit_opts cli, o;
 	struct kai_err err;
 	char cwd[PATH_MAX];
+	int64_t now = (int64_t)time(NULL);
 	int first = argc, rc;
 
 	kai_err_clear(&err);
@@ -327,30 +416,23 @@ main(int argc, char **argv)
 		    "could not get the current directory: %s", strerror(errno));
 		return CLIENT_EXIT_USAGE;
 	}
-	submit_opts_init(&cli);
-	if (submit_opts_parse(&cli, argc, argv, NULL, prog, cwd,
-		SUBMIT_PASS_CLI, &first, &err) != 0) {
-		submit_opts_fini(&cli);
-		return usage_error(kai_err_msg(&err));
+	submit_opts_init(&cli, now);
+	if (submit_opts_parse(&cli, submit_table_len, argc, argv, NULL, prog,
+		cwd, SUBMIT_PASS_CLI, &first, &err) != 0) {
+		json_wanted(&cli, argc, argv);
+		rc = fault(&cli, &err);
+	} else if (cli.help || cli.version) {
+		rc = help_or_version(&cli);
+	} else if (cli.json && !cli.parse_only) {
+		rc = usage_error("option \"--json\" needs \"--parse-only\"");
+	} else {
+		/* the script is found with the first pass; options start over */
+		submit_opts_init(&o, now);
+		o.quiet = cli.quiet;
+		o.parse_only = cli.parse_only;
+		rc = submit(&cli, &o, argc, argv, first, cwd);
+		submit_opts_fini(&o);
 	}
-	if (cli.help || cli.version) {
-		if (cli.help) {
-			cliopt_usage(stdout, synopsis, submit_table,
-			    submit_table_len);
-			(void)printf("\nOther sbatch options are accepted and "
-				     "ignored, or refused: see ksubmit(1).\n");
-		} else {
-			(void)printf("%s (kaibatch) %s\n", prog,
-			    PACKAGE_VERSION);
-		}
-		submit_opts_fini(&cli);
-		return fflush(stdout) == 0 ? CLIENT_EXIT_OK : CLIENT_EXIT_USAGE;
-	}
-	/* the script is found with the first pass; the options start over */
-	submit_opts_init(&o);
-	o.quiet = cli.quiet;
-	rc = submit(&cli, &o, argc, argv, first, cwd);
-	submit_opts_fini(&o);
 	submit_opts_fini(&cli);
 	return rc;
 }

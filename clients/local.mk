@@ -82,3 +82,29 @@ TESTS += tests/unit/clients-output
 TESTS += tests/unit/clients-cli.t
 dist_check_SCRIPTS += tests/unit/clients-cli.t
 # End of clients/local.mk
+
+# ksubmit reads real sbatch scripts: the value syntaxes, the option table
+# in three parts, the checks and per-task translation, the --parse-only
+# report.
+clients_libkaicmd_a_SOURCES += \
+	clients/submit_json.c \
+	clients/submit_json.h \
+	clients/submit_spec.c \
+	clients/submit_table.c \
+	clients/submit_values.c \
+	clients/submit_values.h
+
+# The value syntaxes, row by row from the survey of real scripts.
+check_PROGRAMS += tests/unit/clients-values
+tests_unit_clients_values_SOURCES = tests/unit/clients-values.c
+tests_unit_clients_values_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/clients
+tests_unit_clients_values_LDADD = tests/lib/libtap.a clients/libkaicmd.a \
+	src/model/libkaimodel.a src/base/libkaibase.a
+TESTS += tests/unit/clients-values
+
+# ksubmit --parse-only --json against scripts written from the survey of
+# real sbatch scripts (../shared/reference/sbatch-usage.md).
+TESTS += tests/unit/clients-parse-only.t
+dist_check_SCRIPTS += tests/unit/clients-parse-only.t
+# End of the ksubmit parse-only block
+

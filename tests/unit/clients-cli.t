@@ -79,8 +79,8 @@ refuses "ambiguous prefix" \
 refuses "flag with a value" \
 	'ksubmit: error: option "--hold" does not take an argument' \
 	ksubmit --hold=yes job.sh
-refuses "refused sbatch option" \
-	'ksubmit: error: option "--array" is not supported: kaibatch has no job arrays yet' \
+refuses "sbatch option kaid cannot honour yet" \
+	'ksubmit: error: --array is not supported by kaid yet' \
 	ksubmit --array=1-3 job.sh
 refuses "wrap with a script" \
 	'ksubmit: error: script arguments are not allowed with --wrap' \

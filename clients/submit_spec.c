@@ -1,0 +1,305 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * submit_spec.c: what ksubmit makes of the options once all are applied:
+ * the checks across options, the list of what kaid cannot honour yet,
+ * the warnings, and the per-task request sent to kaid.  See
+ * submit_opts.h.
+ *
+ * kaibatch runs one pod per task, so every request ends up per task:
+ * --mem (per node) is divided among the tasks of a node, --gres=gpu:N and
+ * --gpus-per-node likewise, --gpus among all tasks, and -N without -n
+ * means one task per node, as in Slurm.  Divisions round up, so a job
+ * never gets less than it asked for.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "base/xmalloc.h"
+#include "submit_opts.h"
+
+static int64_t
+div_up(int64_t a, int64_t b)
+{
+	return b <= 0 ? a : (a + b - 1) / b;
+}
+
+/* Tasks, and tasks sharing one node (for the per-node requests). */
+static void
+task_shape(const struct submit_opts *o, int64_t *ntasks, int64_t *per_node)
+{
+	int64_t tpn = o->ntasks_per_node, nodes = o->nodes_min;
+
+	if (o->ntasks != SUBMIT_UNSET)
+		*ntasks = o->ntasks;
+	else if (nodes != SUBMIT_UNSET)
+		*ntasks = nodes * (tpn != SUBMIT_UNSET ? tpn : 1);
+	else if (tpn != SUBMIT_UNSET)
+		*ntasks = tpn;
+	else
+		*ntasks = 1;
+	if (tpn != SUBMIT_UNSET)
+		*per_node = tpn;
+	else if (nodes != SUBMIT_UNSET)
+		*per_node = div_up(*ntasks, nodes);
+	else
+		*per_node = *ntasks;
+	if (*per_node < 1)
+		*per_node = 1;
+}
+
+int
+submit_opts_mem_kind(const struct submit_opts *o)
+{
+	int k;
+
+	for (k = 0; k < SUBMIT_MEM_KINDS; k++)
+		if (o->mem[k].pass != 0)
+			return k;
+	return -1;
+}
+
+/* Slurm's _validate_memory_options(), with SBATCH_* names. */
+static int
+finish_mem(struct submit_opts *o, struct kai_err *err)
+{
+	int k, keep = -1, nenv = 0;
+
+	for (k = 0; k < SUBMIT_MEM_KINDS; k++) {
+		if (o->mem[k].pass == SUBMIT_PASS_ENV)
+			nenv++;
+		else if (o->mem[k].pass != 0)
+			keep = k; /* set_mem() allows one such at most */
+	}
+	if (keep < 0 && nenv > 1)
+		return kai_err_set(err, KAI_EINVAL,
+		    "variables \"SBATCH_MEM_PER_NODE\", \"SBATCH_MEM_PER_CPU\" "
+		    "and \"SBATCH_MEM_PER_GPU\" are mutually exclusive");
+	for (k = 0; k < SUBMIT_MEM_KINDS; k++)
+		if (keep >= 0 && k != keep)
+			o->mem[k].pass = 0;
+	return 0;
+}
+
+static bool
+any_gpu_count(const struct submit_opts *o)
+{
+	return o->gpus_job.count > 0 || o->gpus_node.count > 0 ||
+	    o->gpus_task.count > 0;
+}
+
+int
+submit_opts_finish(struct submit_opts *o, struct kai_err *err)
+{
+	int64_t ntasks, per_node;
+	int r;
+
+	if ((r = finish_mem(o, err)) != 0)
+		return r;
+	if (o->cpus_per_task != SUBMIT_UNSET && o->cpus_per_gpu != SUBMIT_UNSET)
+		return kai_err_set(err, KAI_EINVAL,
+		    "options \"--cpus-per-task\" and \"--cpus-per-gpu\" are "
+		    "mutually exclusive");
+	if (o->gpu_fraction != NULL && o->gpu_memory_mib > 0)
+		return kai_err_set(err, KAI_EINVAL,
+		    "options \"--gpu-fraction\" and \"--gpu-memory\" are "
+		    "mutually exclusive");
+	if ((o->gpu_fraction != NULL || o->gpu_memory_mib > 0) &&
+	    any_gpu_count(o))
+		return kai_err_set(err, KAI_EINVAL,
+		    "option \"%s\" asks for a part of one GPU: it excludes "
+		    "whole GPUs (--gres, --gpus, --gpus-per-node, "
+		    "--gpus-per-task)",
+		    o->gpu_fraction != NULL ? "--gpu-fraction"
+					    : "--gpu-memory");
+	task_shape(o, &ntasks, &per_node);
+	if (o->min_tasks != SUBMIT_UNSET && o->min_tasks > ntasks)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid min-tasks %lld: the job has %lld task%s",
+		    (long long)o->min_tasks, (long long)ntasks,
+		    ntasks == 1 ? "" : "s");
+	return 0;
+}
+
+/*
+ * Options kaid cannot honour yet
+ */
+
+/* What every job reads anyway: sbatch's default input is /dev/null. */
+static bool
+no_input(const char *pattern)
+{
+	return strcmp(pattern, "/dev/null") == 0 ||
+	    strcasecmp(pattern, "none") == 0;
+}
+
+size_t
+submit_opts_refusals(const struct submit_opts *o, const char **names,
+    size_t max)
+{
+	const struct {
+		bool used;
+		const char *label;
+	} later[] = {
+	    {o->array_spec != NULL, "--array"},
+	    {o->begin != NULL, "--begin"},
+	    {o->dep_spec != NULL, "--dependency"},
+	    {o->input != NULL && !no_input(o->input), "--input"},
+	    {o->open_mode == 'a', "--open-mode=append"},
+	    {o->requeue == 1, "--requeue"},
+	    {o->signal_set, "--signal"},
+	    {o->wait, "--wait"},
+	    {o->gpu_fraction != NULL, "--gpu-fraction"},
+	    {o->gpu_memory_mib > 0, "--gpu-memory"},
+	    {o->min_tasks != SUBMIT_UNSET, "--min-tasks"},
+	    {o->topo_required != NULL, "--topology"},
+	    {o->topo_preferred != NULL, "--topology-preferred"},
+	    {o->priority_class != NULL, "--priority-class"},
+	    {o->preemptible == 1, "--preemptible"},
+	    {o->preemptible == 0, "--no-preemptible"},
+	};
+	size_t i, n = 0;
+
+	for (i = 0; i < KAI_NELEM(later); i++) {
+		if (!later[i].used)
+			continue;
+		if (n < max)
+			names[n] = later[i].label;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Warnings
+ */
+
+static const char *const mem_labels[] = {"--mem", "--mem-per-cpu",
+    "--mem-per-gpu"};
+
+void
+submit_opts_warnings(const struct submit_opts *o,
+    void (*fn)(const char *option, const char *msg, void *ctx), void *ctx)
+{
+	const struct submit_gpu *gpus[] = {&o->gpus_job, &o->gpus_node,
+	    &o->gpus_task};
+	char label[80], msg[256];
+	size_t i;
+	int k = submit_opts_mem_kind(o);
+
+	for (i = 0; i < submit_table_len; i++) {
+		if (!o->seen[i])
+			continue;
+		(void)cliopt_label(&submit_table[i], label, sizeof(label));
+		(void)snprintf(msg, sizeof(msg), "option \"%s\" is ignored: %s",
+		    label, submit_table[i].note);
+		fn(label, msg, ctx);
+	}
+	if (k >= 0 && o->mem[k].mib == 0) {
+		(void)snprintf(msg, sizeof(msg),
+		    "option \"%s=0\" (all the memory of a node) is ignored: "
+		    "the job gets kaid's default memory",
+		    mem_labels[k]);
+		fn(mem_labels[k], msg, ctx);
+	}
+	for (i = 0; i < KAI_NELEM(gpus); i++) {
+		if (gpus[i]->count == SUBMIT_UNSET || gpus[i]->type == NULL)
+			continue;
+		(void)snprintf(msg, sizeof(msg),
+		    "GPU type \"%s\" of option \"%s\" is not matched yet: the "
+		    "job may get any GPU",
+		    gpus[i]->type, gpus[i]->opt);
+		fn(gpus[i]->opt, msg, ctx);
+	}
+}
+
+/*
+ * Per-task translation
+ */
+
+static uint32_t
+clamp32(int64_t v)
+{
+	return v < 0 ? 0 : v > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+static int64_t
+gpus_per_task(const struct submit_opts *o, int64_t ntasks, int64_t per_node)
+{
+	if (o->gpus_task.count != SUBMIT_UNSET)
+		return o->gpus_task.count;
+	if (o->gpus_node.count != SUBMIT_UNSET)
+		return div_up(o->gpus_node.count, per_node);
+	if (o->gpus_job.count != SUBMIT_UNSET)
+		return div_up(o->gpus_job.count, ntasks);
+	return 0;
+}
+
+static int
+mem_per_task(const struct submit_opts *o, int64_t per_node, uint32_t cpus,
+    uint32_t gpus, uint64_t *mb, struct kai_err *err)
+{
+	int k = submit_opts_mem_kind(o);
+	uint64_t v, mult;
+
+	*mb = 0;
+	if (k < 0 || o->mem[k].mib == 0) /* kaid's default */
+		return 0;
+	v = o->mem[k].mib;
+	if (k == SUBMIT_MEM_NODE) {
+		*mb = v / (uint64_t)per_node + (v % (uint64_t)per_node != 0);
+		return 0;
+	}
+	if (k == SUBMIT_MEM_GPU && gpus == 0)
+		return kai_err_set(err, KAI_EINVAL,
+		    "option \"--mem-per-gpu\" needs a GPU request");
+	mult = k == SUBMIT_MEM_CPU ? (cpus > 0 ? cpus : 1) : gpus;
+	if (v > UINT64_MAX / mult)
+		return kai_err_set(err, KAI_EINVAL,
+		    "memory request is too large");
+	*mb = v * mult;
+	return 0;
+}
+
+static void
+dup_opt(char **dst, const char *s)
+{
+	free(*dst);
+	*dst = s != NULL ? kai_xstrdup(s) : NULL;
+}
+
+int
+submit_opts_to_spec(const struct submit_opts *o, const char *cwd,
+    struct kai_jobspec *js, struct kai_err *err)
+{
+	int64_t ntasks, per_node, gpus;
+
+	task_shape(o, &ntasks, &per_node);
+	gpus = gpus_per_task(o, ntasks, per_node);
+	js->ntasks = clamp32(ntasks);
+	js->gpus_per_task = clamp32(gpus);
+	js->cpus_per_task =
+	    o->cpus_per_task != SUBMIT_UNSET ? clamp32(o->cpus_per_task) : 0;
+	if (o->cpus_per_gpu != SUBMIT_UNSET) {
+		if (gpus == 0)
+			return kai_err_set(err, KAI_EINVAL,
+			    "option \"--cpus-per-gpu\" needs a GPU request");
+		js->cpus_per_task = clamp32(o->cpus_per_gpu * gpus);
+	}
+	if (mem_per_task(o, per_node, js->cpus_per_task, js->gpus_per_task,
+		&js->mem_mb, err) != 0)
+		return KAI_EINVAL;
+	js->time_limit_s = o->time_limit_s;
+	js->hold = o->hold;
+	dup_opt(&js->name, o->name);
+	dup_opt(&js->queue, o->partition);
+	dup_opt(&js->account, o->account);
+	dup_opt(&js->stdout_pattern, o->output);
+	dup_opt(&js->stderr_pattern, o->error);
+	dup_opt(&js->image, o->image);
+	dup_opt(&js->workdir, o->chdir != NULL ? o->chdir : cwd);
+	return 0;
+}
