@@ -108,3 +108,24 @@ TESTS += tests/unit/clients-parse-only.t
 dist_check_SCRIPTS += tests/unit/clients-parse-only.t
 # End of the ksubmit parse-only block
 
+# ksim: the scheduler simulator -- one cycle of the core on a scenario
+# file, printed as JSON or checked against the file's expect: block.  It
+# links only the core, the model, base and libyaml (STYLE b11), so the
+# scenario tests exercise exactly the scheduler kaid runs.
+bin_PROGRAMS += clients/ksim
+clients_ksim_SOURCES = \
+	clients/ksim.c \
+	clients/ksim.h \
+	clients/ksim_check.c \
+	clients/ksim_json.c \
+	clients/scenario.c \
+	clients/scenario.h \
+	clients/scenario_expect.c \
+	clients/scenario_jobs.c \
+	clients/ytree.c \
+	clients/ytree.h
+clients_ksim_CPPFLAGS = $(AM_CPPFLAGS) $(YAML_CFLAGS)
+clients_ksim_LDADD = src/sched/libkaisched.a src/model/libkaimodel.a \
+	src/base/libkaibase.a $(YAML_LIBS)
+dist_man_MANS += doc/man/ksim.1
+# End of the ksim block

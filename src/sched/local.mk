@@ -1,12 +1,126 @@
 # src/sched: the pure scheduler core.  Uses base only; no I/O, no clock.
 noinst_LIBRARIES += src/sched/libkaisched.a
 src_sched_libkaisched_a_SOURCES = \
+	src/sched/admission.c \
+	src/sched/allocate.c \
+	src/sched/consolidate.c \
+	src/sched/cycle.c \
+	src/sched/fairshare.c \
+	src/sched/gang.c \
+	src/sched/heap.c \
+	src/sched/memo.c \
+	src/sched/nodeidx.c \
+	src/sched/order.c \
+	src/sched/place.c \
+	src/sched/preempt.c \
+	src/sched/reasons.c \
+	src/sched/reclaim.c \
 	src/sched/sched.c \
-	src/sched/sched.h
+	src/sched/sched.h \
+	src/sched/sched_int.h \
+	src/sched/sched_model.h \
+	src/sched/sess_jobs.c \
+	src/sched/session.c \
+	src/sched/stalegang.c \
+	src/sched/stmt.c \
+	src/sched/topology.c \
+	src/sched/validate.c \
+	src/sched/victims.c
 
+# kai_sched_plan(), kaid's adapter, with literal snapshots.
 check_PROGRAMS += tests/unit/sched-plan
 tests_unit_sched_plan_SOURCES = tests/unit/sched-plan.c
 tests_unit_sched_plan_LDADD = tests/lib/libtap.a src/sched/libkaisched.a \
 	src/base/libkaibase.a
 TESTS += tests/unit/sched-plan
+
+# The core's own properties: index vs scan, rollback, determinism.
+check_PROGRAMS += tests/unit/sched-core
+tests_unit_sched_core_SOURCES = tests/unit/sched-core.c
+tests_unit_sched_core_LDADD = tests/lib/libtap.a src/sched/libkaisched.a \
+	src/base/libkaibase.a
+TESTS += tests/unit/sched-core
+
+# The scheduler scenarios (FORMAT.md): every tests/sched/*.yaml through
+# "ksim --check", one TAP line each; and ksim's own command line.
+SCHED_SCENARIOS = \
+	tests/sched/alloc-node-binpack.yaml \
+	tests/sched/alloc-queue-fair-share-order.yaml \
+	tests/sched/consolidate-across-nodes.yaml \
+	tests/sched/consolidate-fractions-onto-one-gpu.yaml \
+	tests/sched/consolidate-off-with-spread.yaml \
+	tests/sched/consolidate-only-if-all-replaced.yaml \
+	tests/sched/cycle-all-phases.yaml \
+	tests/sched/fairshare-hierarchy-depth3.yaml \
+	tests/sched/fairshare-limit-and-request-cap.yaml \
+	tests/sched/fairshare-priority-levels.yaml \
+	tests/sched/fairshare-remainder-largest.yaml \
+	tests/sched/fairshare-remainder-tie-older.yaml \
+	tests/sched/fairshare-time-based-k-zero.yaml \
+	tests/sched/fairshare-time-based-usage.yaml \
+	tests/sched/fairshare-weights-proportional.yaml \
+	tests/sched/frac-and-whole-never-share.yaml \
+	tests/sched/frac-by-gpu-memory.yaml \
+	tests/sched/frac-memory-too-big-for-node.yaml \
+	tests/sched/frac-never-spans-gpus.yaml \
+	tests/sched/frac-share-same-gpu.yaml \
+	tests/sched/gang-all-or-nothing.yaml \
+	tests/sched/gang-elastic-extra-tasks.yaml \
+	tests/sched/gang-min-unreachable.yaml \
+	tests/sched/gang-spans-nodes.yaml \
+	tests/sched/limit-blocks-queue.yaml \
+	tests/sched/limit-parent-blocks-child.yaml \
+	tests/sched/minruntime-preempt-protects.yaml \
+	tests/sched/minruntime-reclaim-elapsed.yaml \
+	tests/sched/minruntime-reclaim-lca.yaml \
+	tests/sched/order-drf-cpu-vs-gpu.yaml \
+	tests/sched/order-elastic-growth-after-minimums.yaml \
+	tests/sched/order-job-priority-then-age.yaml \
+	tests/sched/order-over-fair-share-last.yaml \
+	tests/sched/order-per-user-usage.yaml \
+	tests/sched/order-queue-priority.yaml \
+	tests/sched/order-under-quota-first.yaml \
+	tests/sched/pipeline-after-eviction.yaml \
+	tests/sched/pipeline-onto-releasing.yaml \
+	tests/sched/pipeline-whole-job.yaml \
+	tests/sched/place-cpu-memory-fit.yaml \
+	tests/sched/place-cpu-only-prefers-cpu-node.yaml \
+	tests/sched/place-gpu-device-spread.yaml \
+	tests/sched/place-spread-gang-tie-by-name.yaml \
+	tests/sched/place-spread-vs-binpack.yaml \
+	tests/sched/place-unschedulable-node.yaml \
+	tests/sched/preempt-build-evicts-train.yaml \
+	tests/sched/preempt-elastic-tasks-first.yaml \
+	tests/sched/preempt-gang-victim-whole.yaml \
+	tests/sched/preempt-lowest-newest-smallest-set.yaml \
+	tests/sched/preempt-same-queue-only.yaml \
+	tests/sched/preempt-skips-non-preemptible.yaml \
+	tests/sched/preempt-strictly-lower-priority.yaml \
+	tests/sched/quota-blocks-nonpreemptible-only.yaml \
+	tests/sched/quota-parent-nonpreemptible.yaml \
+	tests/sched/reasons-held-nodes-never-fits.yaml \
+	tests/sched/reasons-higher-priority-holders.yaml \
+	tests/sched/reasons-no-schedulable-node.yaml \
+	tests/sched/reasons-priority-behind-blocked.yaml \
+	tests/sched/reclaim-down-to-quota.yaml \
+	tests/sched/reclaim-fair-share-lowest-priority-victims.yaml \
+	tests/sched/reclaim-gang-victim-whole.yaml \
+	tests/sched/reclaim-reclaimer-within-fair-share.yaml \
+	tests/sched/reclaim-victim-at-share-kept.yaml \
+	tests/sched/stale-gang-evicted-after-grace.yaml \
+	tests/sched/stale-gang-within-grace.yaml \
+	tests/sched/topo-preferred-falls-back.yaml \
+	tests/sched/topo-preferred-packs-domain.yaml \
+	tests/sched/topo-required-keeps-running-domain.yaml \
+	tests/sched/topo-required-rack.yaml \
+	tests/sched/topo-required-unsatisfiable.yaml
+TESTS += tests/sched/run.t tests/sched/ksim-cli.t
+dist_check_SCRIPTS += tests/sched/run.t tests/sched/ksim-cli.t
+EXTRA_DIST += $(SCHED_SCENARIOS) doc/scheduler.md
+
+# The benchmark: not run by make check (tests/bench/sched-bench -h).
+noinst_PROGRAMS += tests/bench/sched-bench
+tests_bench_sched_bench_SOURCES = tests/bench/sched-bench.c \
+	tests/bench/sched-bench-trace.c tests/bench/sched-bench.h
+tests_bench_sched_bench_LDADD = src/sched/libkaisched.a src/base/libkaibase.a
 # End of src/sched/local.mk

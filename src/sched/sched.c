@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * sched.c: the first placement policy (priority, then age; all-or-nothing
- * per job; bin-packing).  See sched.h.
+ * sched.c: kai_sched_plan(), kaid's first scheduler API, as a thin
+ * adapter over the core (sched_model.h).
  *
- * The plan works on a private copy of the node capacities, so placing a
- * job reduces what later jobs in the same tick see, exactly as the pods
- * will once they exist.
+ * kaid gives the free capacity of each node and its pending jobs; the
+ * adapter turns that into a snapshot with one unlimited default queue,
+ * runs the allocate phase only (binpack, whole GPUs, CPU and memory) and
+ * maps the result back.  GPUs other pods hold become the node's held
+ * GPUs; the free CPU and memory become its capacity, since kaid does not
+ * say which pods use them.  The jobs are handed to the core already in
+ * plan order (priority, then submit time, then id), which inside one
+ * queue is also the core's own job order, so the decisions come out in
+ * the order kaid has always seen.
  */
 #include "config.h"
 
@@ -15,16 +21,10 @@
 #include <string.h>
 
 #include "base/xmalloc.h"
-
-struct cap {
-	int64_t cpu;
-	uint64_t mem;
-	uint32_t gpus;
-	bool ok;
-};
+#include "sched/sched_model.h"
 
 static int
-job_order(const void *a, const void *b)
+plan_order(const void *a, const void *b)
 {
 	const struct kai_sched_job *x = *(const struct kai_sched_job *const *)a;
 	const struct kai_sched_job *y = *(const struct kai_sched_job *const *)b;
@@ -36,134 +36,149 @@ job_order(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static bool
-fits(const struct cap *c, const struct kai_sched_job *j)
-{
-	return c->ok && c->cpu >= j->cpu_milli && c->mem >= j->mem_mb &&
-	    c->gpus >= j->gpus;
-}
-
-/*
- * Bin-packing: among the nodes a task fits on, the one that leaves the
- * fewest free GPUs, then the least CPU; ties to the lower index so that
- * the plan is deterministic.  Returns -1 when none fits.
- */
-static long
-best_node(const struct cap *caps, size_t n, const struct kai_sched_job *j)
-{
-	long best = -1;
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		if (!fits(&caps[i], j))
-			continue;
-		if (best < 0 || caps[i].gpus < caps[best].gpus ||
-		    (caps[i].gpus == caps[best].gpus &&
-			caps[i].cpu < caps[best].cpu))
-			best = (long)i;
-	}
-	return best;
-}
-
-/* Whether one task could fit on some schedulable node when it is empty. */
-static bool
-ever_fits(const struct kai_sched_input *in, const struct kai_sched_job *j)
+static void
+snap_nodes(const struct kai_sched_input *in, struct kai_sched_snap_node *sn)
 {
 	size_t i;
 
 	for (i = 0; i < in->nnodes; i++) {
-		const struct kai_sched_node *nd = &in->nodes[i];
+		const struct kai_sched_node *n = &in->nodes[i];
+		uint32_t total = n->gpus_total, free_ = n->gpus_free;
 
-		if (nd->schedulable && nd->gpus_total >= j->gpus)
-			return true;
+		if (total > KAI_SCHED_MAX_NODE_GPUS)
+			total = KAI_SCHED_MAX_NODE_GPUS;
+		if (free_ > total)
+			free_ = total;
+		sn[i].name = n->name;
+		sn[i].gpus = total;
+		sn[i].held_gpus = total - free_;
+		sn[i].cpu_millis =
+		    n->cpu_free_milli > 0 ? n->cpu_free_milli : 0;
+		sn[i].memory_mib = n->mem_free_mb > INT64_MAX / 2
+		    ? INT64_MAX / 2
+		    : (int64_t)n->mem_free_mb;
+		sn[i].unschedulable = !n->schedulable;
 	}
-	return false;
 }
 
-static bool
-place(struct cap *caps, size_t n, const struct kai_sched_job *j,
-    uint32_t *task_node)
+static void
+snap_job(const struct kai_sched_job *j, size_t first,
+    struct kai_sched_snap_job *sj, struct kai_sched_snap_task *st)
 {
-	struct cap *trial = kai_xreallocarray(NULL, n, sizeof(*trial));
-	uint32_t t;
-	bool all = true;
+	uint32_t ntasks = j->ntasks > 0 ? j->ntasks : 1, t;
 
-	memcpy(trial, caps, n * sizeof(*trial));
-	for (t = 0; t < j->ntasks; t++) {
-		long b = best_node(trial, n, j);
-
-		if (b < 0) {
-			all = false;
-			break;
-		}
-		trial[b].cpu -= j->cpu_milli;
-		trial[b].mem -= j->mem_mb;
-		trial[b].gpus -= j->gpus;
-		task_node[t] = (uint32_t)b;
+	kai_sched_job_init(sj);
+	sj->name = "job";
+	sj->priority = j->priority;
+	sj->held = j->hold;
+	sj->created = j->submit_time;
+	sj->first_task = first;
+	sj->ntasks = ntasks;
+	for (t = 0; t < ntasks; t++) {
+		kai_sched_task_init(&st[t]);
+		st[t].gpus = j->gpus;
+		st[t].cpu_millis = j->cpu_milli > 0 ? j->cpu_milli : 0;
+		st[t].memory_mib = j->mem_mb > INT64_MAX / 2
+		    ? INT64_MAX / 2
+		    : (int64_t)j->mem_mb;
 	}
-	if (all)
-		memcpy(caps, trial, n * sizeof(*trial));
-	free(trial);
-	return all;
+}
+
+static enum kai_sched_reason
+reason(const struct kai_sched_job_out *o)
+{
+	if (o->state == KAI_SCHED_JOB_RUNNING)
+		return KAI_SCHED_PLACED;
+	switch (o->why.why) {
+	case KAI_SCHED_WHY_HELD:
+		return KAI_SCHED_WAIT_HELD;
+	case KAI_SCHED_WHY_NO_NODES:
+		return KAI_SCHED_WAIT_NO_NODES;
+	case KAI_SCHED_WHY_NEVER_FITS:
+		return KAI_SCHED_WAIT_NEVER_FITS;
+	case KAI_SCHED_WHY_PRIORITY:
+		return KAI_SCHED_WAIT_PRIORITY;
+	default:
+		return KAI_SCHED_WAIT_RESOURCES;
+	}
+}
+
+static void
+decide(const struct kai_sched_snapshot *s, const struct kai_sched_result *r,
+    const struct kai_sched_job *j, size_t k, struct kai_sched_decision *d)
+{
+	const struct kai_sched_snap_job *sj = &s->jobs[k];
+	size_t t;
+
+	d->job_id = j->id;
+	d->reason = r != NULL ? reason(&r->jobs[k]) : KAI_SCHED_WAIT_RESOURCES;
+	if (d->reason != KAI_SCHED_PLACED)
+		return;
+	d->ntasks = (uint32_t)sj->ntasks;
+	d->task_node = kai_xcalloc(sj->ntasks, sizeof(*d->task_node));
+	for (t = 0; t < sj->ntasks; t++)
+		d->task_node[t] = (uint32_t)r->tasks[sj->first_task + t].node;
 }
 
 void
 kai_sched_plan(const struct kai_sched_input *in, struct kai_sched_output *out)
 {
 	const struct kai_sched_job **order;
-	struct cap *caps;
-	bool any_node = false, blocked = false;
-	size_t i;
+	struct kai_sched_snap_node *sn;
+	struct kai_sched_snap_queue q;
+	struct kai_sched_snap_job *sj;
+	struct kai_sched_snap_task *st;
+	struct kai_sched_snapshot s;
+	struct kai_sched_result r;
+	size_t i, nt = 0;
+	int rc;
 
+	memset(&s, 0, sizeof(s));
+	kai_sched_config_init(&s.config);
+	s.config.phases[0] = KAI_SCHED_ALLOCATE;
+	s.config.nphases = 1;
+	/* One queue for everything, guaranteeing and capping nothing. */
+	kai_sched_queue_init(&q);
+	q.name = "default";
+	order = kai_xcalloc(in->njobs, sizeof(*order));
+	for (i = 0; i < in->njobs; i++) {
+		order[i] = &in->jobs[i];
+		nt += in->jobs[i].ntasks > 0 ? in->jobs[i].ntasks : 1;
+	}
+	qsort(order, in->njobs, sizeof(*order), plan_order);
+	sn = kai_xcalloc(in->nnodes, sizeof(*sn));
+	sj = kai_xcalloc(in->njobs, sizeof(*sj));
+	st = kai_xcalloc(nt, sizeof(*st));
+	snap_nodes(in, sn);
+	for (i = 0, nt = 0; i < in->njobs; i++) {
+		snap_job(order[i], nt, &sj[i], &st[nt]);
+		nt += sj[i].ntasks;
+	}
+	s.nodes = sn;
+	s.nnodes = in->nnodes;
+	s.queues = &q;
+	s.nqueues = 1;
+	s.jobs = sj;
+	s.njobs = in->njobs;
+	s.tasks = st;
+	s.ntasks = nt;
+	s.now = in->now;
+	/* Only a duplicate node name can fail; then nothing is placed. */
+	rc = kai_sched_cycle(&s, &r, NULL);
 	out->n = in->njobs;
 	out->nplaced = 0;
 	out->decisions = kai_xcalloc(in->njobs, sizeof(*out->decisions));
-	caps = kai_xcalloc(in->nnodes, sizeof(*caps));
-	for (i = 0; i < in->nnodes; i++) {
-		caps[i].cpu = in->nodes[i].cpu_free_milli;
-		caps[i].mem = in->nodes[i].mem_free_mb;
-		caps[i].gpus = in->nodes[i].gpus_free;
-		caps[i].ok = in->nodes[i].schedulable;
-		any_node |= caps[i].ok;
-	}
-	order = kai_xcalloc(in->njobs, sizeof(*order));
-	for (i = 0; i < in->njobs; i++)
-		order[i] = &in->jobs[i];
-	qsort(order, in->njobs, sizeof(*order), job_order);
-
 	for (i = 0; i < in->njobs; i++) {
-		const struct kai_sched_job *j = order[i];
-		struct kai_sched_decision *d = &out->decisions[i];
-		uint32_t ntasks = j->ntasks > 0 ? j->ntasks : 1;
-
-		d->job_id = j->id;
-		if (j->hold) {
-			d->reason = KAI_SCHED_WAIT_HELD;
-			continue;
-		}
-		if (!any_node) {
-			d->reason = KAI_SCHED_WAIT_NO_NODES;
-			continue;
-		}
-		if (!ever_fits(in, j)) {
-			d->reason = KAI_SCHED_WAIT_NEVER_FITS;
-			continue;
-		}
-		d->task_node = kai_xcalloc(ntasks, sizeof(*d->task_node));
-		d->ntasks = ntasks;
-		if (place(caps, in->nnodes, j, d->task_node)) {
-			d->reason = KAI_SCHED_PLACED;
-			out->nplaced++;
-			continue;
-		}
-		KAI_FREE(d->task_node);
-		d->ntasks = 0;
-		d->reason = blocked ? KAI_SCHED_WAIT_PRIORITY :
-		    KAI_SCHED_WAIT_RESOURCES;
-		blocked = true;
+		decide(&s, rc == 0 ? &r : NULL, order[i], i,
+		    &out->decisions[i]);
+		out->nplaced += out->decisions[i].reason == KAI_SCHED_PLACED;
 	}
+	if (rc == 0)
+		kai_sched_result_fini(&r);
 	free(order);
-	free(caps);
+	free(sn);
+	free(sj);
+	free(st);
 }
 
 void

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * admission.c: the hard checks every placement passes, in every phase.
+ *
+ * Only two things ever block a job by themselves (FORMAT.md, KAI's
+ * capacity policy): a queue's limit, at the job's leaf and at every
+ * ancestor, and, for a non-preemptible job, the queue's quota at every
+ * level (non-preemptible work may only use guaranteed resources, since
+ * nothing could take them back).  Fair share only orders queues.  A
+ * resource the step does not ask for is never checked: a queue already
+ * over its CPU limit may still start a job that needs no CPU.
+ *
+ * A GPU memory request counts as memory / smallest GPU memory (the
+ * largest fraction it could become) everywhere, so that neither check
+ * can be passed by a task that then lands on a smaller GPU.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "sched/sched_int.h"
+
+static void
+set(struct kai_sched_why_info *w, enum kai_sched_why why, uint32_t q, int r,
+    int64_t a, int64_t b, int64_t c)
+{
+	kai_sched_why_clear(w);
+	w->why = why;
+	w->queue = (int32_t)q;
+	w->res = (enum kai_sched_res)r;
+	w->a = a;
+	w->b = b;
+	w->c = c;
+}
+
+bool
+kai_sched_admit(const struct sess *S, uint32_t j, struct kai_sched_why_info *w)
+{
+	const struct kai_sched_snap_job *J = &S->s->jobs[j];
+	const int64_t *lim = kai_sched_step(S, j)->sreq, *fs = lim;
+	int32_t q;
+	int r;
+
+	for (q = (int32_t)J->queue; q >= 0; q = S->q[q].parent) {
+		const struct kai_sched_snap_queue *in = &S->s->queues[q];
+
+		for (r = 0; r < NRES; r++) {
+			int64_t limit = in->res[r].limit;
+
+			if (lim[r] > 0 && limit >= 0 &&
+			    S->q[q].alloc[r] + lim[r] > limit) {
+				set(w, KAI_SCHED_WHY_LIMIT, (uint32_t)q, r,
+				    limit, S->q[q].alloc[r], lim[r]);
+				return false;
+			}
+		}
+	}
+	if (J->preemptible)
+		return true;
+	for (q = (int32_t)J->queue; q >= 0; q = S->q[q].parent) {
+		const struct kai_sched_snap_queue *in = &S->s->queues[q];
+
+		for (r = 0; r < NRES; r++) {
+			int64_t quota = in->res[r].quota;
+
+			if (fs[r] > 0 && quota >= 0 &&
+			    S->q[q].alloc_np[r] + fs[r] > quota) {
+				set(w, KAI_SCHED_WHY_NP_QUOTA, (uint32_t)q, r,
+				    quota, S->q[q].alloc_np[r], fs[r]);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+/* alloc + req <= fair share in every tracked resource req asks for. */
+bool
+kai_sched_within_fair_share(const struct sess *S, uint32_t q,
+    const int64_t req[NRES])
+{
+	int r;
+
+	for (r = 0; r < NRES; r++)
+		if (req[r] > 0 && S->q[q].fs[r] >= 0 &&
+		    S->q[q].alloc[r] + req[r] > S->q[q].fs[r])
+			return false;
+	return true;
+}
+
+/* alloc + req <= quota in every resource req asks for. */
+bool
+kai_sched_within_quota(const struct sess *S, uint32_t q,
+    const int64_t req[NRES])
+{
+	int r;
+
+	for (r = 0; r < NRES; r++) {
+		int64_t quota = S->s->queues[q].res[r].quota;
+
+		if (req[r] > 0 && quota >= 0 &&
+		    S->q[q].alloc[r] + req[r] > quota)
+			return false;
+	}
+	return true;
+}

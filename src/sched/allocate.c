@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * allocate.c: the allocate phase -- pending jobs in queue order, each
+ * placed on free (or releasing) resources, never evicting anything.
+ *
+ * A job that fits is placed and, if it has elastic tasks left, goes back
+ * into the order under its new key; a job that does not fit keeps the
+ * reason why.  Within one allocate phase resources only ever shrink, so
+ * a step shape (its tasks' requests and topology) that failed to fit once
+ * cannot fit later: such shapes are remembered (KAI's scheduling
+ * signatures) and later jobs of the same shape fail at once with the same
+ * reason.  With 100,000 pending jobs of a few dozen shapes this makes the
+ * "nothing fits" cycle cost one hash lookup per job.  Admission is per
+ * queue and is checked before the memo, so only placement failures are
+ * shared.
+ *
+ * The first job of a leaf queue left waiting for resources says so; the
+ * ones after it say that jobs ahead of them are waiting (Slurm's
+ * "Priority").
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xmalloc.h"
+#include "sched/sched_int.h"
+
+/* Admission, the memo, then placement: the allocate step of job j. */
+static bool
+step(struct sess *S, struct kai_sched_memo *m, uint32_t j,
+    struct kai_sched_why_info *w)
+{
+	const struct kai_sched_why_info *seen;
+
+	if (!kai_sched_admit(S, j, w))
+		return false;
+	if ((seen = kai_sched_memo_find(m, S, j)) != NULL) {
+		*w = *seen;
+		return false;
+	}
+	if (kai_sched_try_step(S, j, true, w))
+		return true;
+	/* Remember placement failures only: admission is per queue. */
+	if (w->why != KAI_SCHED_WHY_LIMIT && w->why != KAI_SCHED_WHY_NP_QUOTA)
+		kai_sched_memo_store(m, S, j, w);
+	return false;
+}
+
+static bool
+want(const struct sess *S, uint32_t j)
+{
+	return S->jobs[j].npending > 0 && !S->jobs[j].static_fail;
+}
+
+/* A job left pending: a reason, and Priority for those behind it. */
+static void
+failed(struct sess *S, uint32_t j, struct kai_sched_why_info *w)
+{
+	uint32_t leaf = S->jobs[j].queue;
+	bool waits = w->why == KAI_SCHED_WHY_RESOURCES ||
+	    w->why == KAI_SCHED_WHY_GANG || w->why == KAI_SCHED_WHY_TOPOLOGY;
+
+	if (S->jobs[j].nactive > 0) {
+		kai_sched_set_why(S, j, w, true);
+		return;
+	}
+	if (waits && S->blocked[leaf] > 0) {
+		struct kai_sched_why_info p;
+
+		kai_sched_why_clear(&p);
+		p.why = KAI_SCHED_WHY_PRIORITY;
+		p.queue = (int32_t)leaf;
+		p.a = S->blocked[leaf];
+		kai_sched_set_why(S, j, &p, true);
+	} else {
+		kai_sched_set_why(S, j, w, true);
+	}
+	if (waits)
+		S->blocked[leaf]++;
+}
+
+void
+kai_sched_allocate(struct sess *S)
+{
+	struct kai_sched_order o;
+	struct kai_sched_memo m;
+	int64_t top;
+
+	kai_sched_memo_init(&m);
+	memset(S->blocked, 0, S->nq * sizeof(*S->blocked));
+	kai_sched_order_init(&o, S, want);
+	while ((top = kai_sched_order_top(&o)) >= 0) {
+		uint32_t j = (uint32_t)top;
+		struct kai_sched_why_info w;
+
+		kai_sched_why_clear(&w);
+		if (step(S, &m, j, &w)) {
+			kai_sched_commit(S);
+			kai_sched_order_next(&o, j, S->jobs[j].npending > 0);
+		} else {
+			failed(S, j, &w);
+			kai_sched_order_next(&o, j, false);
+		}
+	}
+	kai_sched_order_fini(&o);
+	kai_sched_memo_fini(&m);
+	S->allocated = true;
+}

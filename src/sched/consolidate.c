@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * consolidate.c: the consolidation phase -- defragmentation.  Running
+ * preemptible jobs are moved so that a pending preemptible job fits, and
+ * a move is made only when every moved task is placed again.
+ *
+ * For a pending job, each task of its step that does not fit on idle
+ * resources is given a node by moving others: on every node, the devices
+ * the task could have once movable tasks left them (a device held by
+ * anything that cannot move is out) are costed by how many tasks would
+ * move; nodes are tried cheapest first, ties by name.  A try evicts the
+ * victim jobs (whole jobs: a gang moves together), pipelines the pending
+ * task onto the freed devices, then re-places every victim task through
+ * the normal placement; if one of them finds no place the try is rolled
+ * back.  At most max_consolidation_moves tasks move per pending job.
+ *
+ * Movable: preemptible, running since before this cycle, no topology
+ * constraint (a move could break it), not the pending job itself.  Like
+ * KAI, nothing is consolidated under the spread placement, whose point is
+ * to leave room on every node.  Moves do not change any queue's
+ * allocation, so fair share and limits are unaffected.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xmalloc.h"
+#include "sched/sched_int.h"
+
+struct cctx {
+	uint32_t *nstart; /* node -> tasks at the phase start (CSR) */
+	uint32_t *ntask;
+	uint32_t *vj; /* victim jobs of the current plan */
+	uint32_t nvj;
+	uint8_t *seen;    /* per job: in vj */
+	uint32_t *moving; /* tasks evicted by the current try */
+	uint32_t moved;   /* tasks moved for the current job */
+	uint32_t pend;    /* the pending job */
+};
+
+struct nodecost {
+	uint32_t cost, rank, node;
+};
+
+static bool
+movable(const struct sess *S, const struct cctx *c, uint32_t j)
+{
+	const struct sjob *sj = &S->jobs[j];
+
+	return j != c->pend && S->s->jobs[j].preemptible &&
+	    S->s->jobs[j].topology < 0 && sj->nactive > 0 && sj->nplaced == 0 &&
+	    sj->nevicted == 0 && sj->nmoved == 0;
+}
+
+static void
+tasks_by_node(const struct sess *S, struct cctx *c)
+{
+	uint32_t *fill = kai_xcalloc(S->nn + 1, sizeof(*fill));
+	size_t t, nt = S->s->ntasks;
+	uint32_t n;
+
+	c->nstart = kai_xcalloc(S->nn + 2, sizeof(*c->nstart));
+	c->ntask = kai_xcalloc(nt + 1, sizeof(*c->ntask));
+	for (t = 0; t < nt; t++)
+		if (kai_sched_task_active(&S->tasks[t]))
+			c->nstart[S->tasks[t].node + 1]++;
+	for (n = 0; n < S->nn; n++)
+		c->nstart[n + 1] += c->nstart[n];
+	for (t = 0; t < nt; t++) {
+		if (!kai_sched_task_active(&S->tasks[t]))
+			continue;
+		n = (uint32_t)S->tasks[t].node;
+		c->ntask[c->nstart[n] + fill[n]++] = (uint32_t)t;
+	}
+	free(fill);
+}
+
+/*
+ * What moving everything movable off a device costs: the load moved,
+ * then the most valuable job among its holders (highest priority, then
+ * oldest), so that ties go to moving the jobs victims are normally
+ * chosen from -- lowest priority, newest.
+ */
+struct devcost {
+	int64_t mov;     /* movable uGPU on the device */
+	int64_t prio;    /* highest priority of a movable holder */
+	int64_t created; /* oldest creation among them */
+};
+
+static void
+loads(const struct sess *S, const struct cctx *c, uint32_t n,
+    struct devcost *dc)
+{
+	uint32_t i;
+	int d;
+
+	for (d = 0; d < KAI_SCHED_MAX_NODE_GPUS; d++) {
+		dc[d].mov = 0;
+		dc[d].prio = INT64_MIN;
+		dc[d].created = INT64_MAX;
+	}
+	for (i = c->nstart[n]; i < c->nstart[n + 1]; i++) {
+		const struct stask *st = &S->tasks[c->ntask[i]];
+		uint32_t j = kai_sched_task_job(S, c->ntask[i]);
+		const struct kai_sched_snap_job *J = &S->s->jobs[j];
+		uint64_t m = st->mask;
+
+		if (st->node != (int32_t)n || !kai_sched_task_active(st) ||
+		    !movable(S, c, j))
+			continue;
+		for (; m != 0; m &= m - 1) {
+			struct devcost *x = &dc[__builtin_ctzll(m)];
+
+			x->mov += st->ugpu;
+			if (J->priority > x->prio)
+				x->prio = J->priority;
+			if (J->created < x->created)
+				x->created = J->created;
+		}
+	}
+}
+
+static bool
+cheaper(const struct devcost *a, const struct devcost *b)
+{
+	if (a->mov != b->mov)
+		return a->mov < b->mov;
+	if (a->prio != b->prio)
+		return a->prio < b->prio;
+	return a->created > b->created;
+}
+
+/* The devices task t could get on node n by moving tasks, as a mask. */
+static uint64_t
+devices(const struct sess *S, const struct cctx *c, uint32_t t, uint32_t n)
+{
+	const struct snode *nd = &S->nodes[n];
+	uint32_t k = S->s->tasks[t].gpus, d, got = 0;
+	struct devcost dc[KAI_SCHED_MAX_NODE_GPUS];
+	int32_t u = kai_sched_task_ugpu(S, t, n);
+	uint64_t mask = 0;
+	int best = -1;
+
+	if (!nd->ok || u <= 0)
+		return 0;
+	loads(S, c, n, dc);
+	/* Whole GPUs: the k cheapest devices that can be emptied. */
+	while (k > 0 && got < k) {
+		int pick = -1;
+
+		for (d = 0; d < nd->ngpu; d++) {
+			int64_t fixed = S->dalloc[nd->gpu0 + d] +
+			    S->drel[nd->gpu0 + d] - dc[d].mov;
+
+			if (fixed == 0 && !(mask & (UINT64_C(1) << d)) &&
+			    (pick < 0 || cheaper(&dc[d], &dc[pick])))
+				pick = (int)d;
+		}
+		if (pick < 0)
+			return 0;
+		mask |= UINT64_C(1) << pick;
+		got++;
+	}
+	if (k > 0)
+		return mask;
+	/* A fraction: the device that needs the least moved. */
+	for (d = 0; d < nd->ngpu; d++) {
+		int64_t fixed =
+		    S->dalloc[nd->gpu0 + d] + S->drel[nd->gpu0 + d] - dc[d].mov;
+
+		if (fixed + u <= GPU_UNIT && dc[d].mov > 0 &&
+		    (best < 0 || cheaper(&dc[d], &dc[best])))
+			best = (int)d;
+	}
+	return best >= 0 ? UINT64_C(1) << best : 0;
+}
+
+/* The victim jobs holding devs on node n; returns their task count. */
+static uint32_t
+plan(const struct sess *S, struct cctx *c, uint32_t n, uint64_t devs)
+{
+	uint32_t i, tasks = 0;
+
+	for (i = 0; i < c->nvj; i++)
+		c->seen[c->vj[i]] = 0;
+	c->nvj = 0;
+	for (i = c->nstart[n]; i < c->nstart[n + 1]; i++) {
+		uint32_t x = c->ntask[i], j = kai_sched_task_job(S, x);
+		const struct stask *st = &S->tasks[x];
+
+		if (st->node != (int32_t)n || !kai_sched_task_active(st) ||
+		    !(st->mask & devs) || !movable(S, c, j) || c->seen[j])
+			continue;
+		c->seen[j] = 1;
+		c->vj[c->nvj++] = j;
+		tasks += S->jobs[j].nactive;
+	}
+	return tasks;
+}
+
+/* Evicts the victims, places t on n, re-places every victim task. */
+static bool
+move(struct sess *S, struct cctx *c, uint32_t t, uint32_t n)
+{
+	const struct kai_sched_snapshot *s = S->s;
+	size_t mark = kai_sched_mark(S), k, nm = 0;
+	struct kai_sched_choice ch;
+	uint32_t i;
+
+	for (i = 0; i < c->nvj; i++) {
+		const struct kai_sched_snap_job *J = &s->jobs[c->vj[i]];
+
+		for (k = J->first_task; k < J->first_task + J->ntasks; k++)
+			if (kai_sched_task_active(&S->tasks[k])) {
+				kai_sched_evict(S, (uint32_t)k);
+				c->moving[nm++] = (uint32_t)k;
+			}
+	}
+	if (!kai_sched_fit_node(S, t, n, true, &ch))
+		goto fail;
+	kai_sched_place(S, t, n, ch.mask, ch.ugpu, true);
+	for (k = 0; k < nm; k++) {
+		if (!kai_sched_choose(S, c->moving[k], NULL, 0, NULL, true,
+			&ch))
+			goto fail;
+		kai_sched_place(S, c->moving[k], (uint32_t)ch.node, ch.mask,
+		    ch.ugpu, true);
+	}
+	c->moved += (uint32_t)nm;
+	return true;
+fail:
+	kai_sched_rollback(S, mark);
+	return false;
+}
+
+static int
+cost_cmp(const void *a, const void *b)
+{
+	const struct nodecost *x = a, *y = b;
+
+	if (x->cost != y->cost)
+		return x->cost < y->cost ? -1 : 1;
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+static bool
+make_room(struct sess *S, struct cctx *c, uint32_t t, struct nodecost *nc)
+{
+	uint32_t n, m = 0, i, cap = S->cf->max_consolidation_moves;
+
+	for (n = 0; n < S->nn; n++) {
+		uint64_t devs = devices(S, c, t, n);
+		uint32_t cost;
+
+		if (devs == 0 || (cost = plan(S, c, n, devs)) == 0 ||
+		    c->moved + cost > cap)
+			continue;
+		nc[m].cost = cost;
+		nc[m].rank = S->nodes[n].rank;
+		nc[m++].node = n;
+	}
+	qsort(nc, m, sizeof(*nc), cost_cmp);
+	for (i = 0; i < m; i++) {
+		n = nc[i].node;
+		(void)plan(S, c, n, devices(S, c, t, n));
+		if (move(S, c, t, n))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A job whose step needs more GPU than is idle in the whole cluster
+ * cannot be helped by moving things around; idle GPU only shrinks in
+ * this phase, so such jobs are left out from the start (once allocate
+ * has given every job its reason).
+ */
+static bool
+want(const struct sess *S, uint32_t j)
+{
+	int64_t req[NRES];
+
+	if (S->jobs[j].npending == 0 || S->jobs[j].static_fail ||
+	    !S->s->jobs[j].preemptible)
+		return false;
+	if (!S->allocated)
+		return true;
+	kai_sched_step_req(S, j, req);
+	return req[R_GPU] > 0 && req[R_GPU] <= S->idle_ugpu;
+}
+
+static void
+attempt(struct sess *S, struct cctx *c, struct kai_sched_memo *memo, uint32_t j,
+    struct nodecost *nc)
+{
+	struct kai_sched_why_info w;
+	struct kai_sched_choice ch;
+	const struct kai_sched_why_info *seen;
+	int64_t req[NRES];
+	uint32_t *tasks, n, i;
+	bool shortg;
+	size_t mark = kai_sched_mark(S);
+
+	kai_sched_why_clear(&w);
+	kai_sched_step_req(S, j, req);
+	if (req[R_GPU] <= 0 || req[R_GPU] > S->idle_ugpu) {
+		kai_sched_untried(S, j);
+		return;
+	}
+	if (!kai_sched_admit(S, j, &w)) {
+		kai_sched_set_why(S, j, &w, false);
+		return;
+	}
+	if ((seen = kai_sched_memo_find(memo, S, j)) != NULL) {
+		kai_sched_set_why(S, j, seen, false);
+		return;
+	}
+	if (kai_sched_try_step(S, j, false, &w)) {
+		kai_sched_commit(S);
+		return;
+	}
+	c->pend = j;
+	c->moved = 0;
+	tasks = S->scratch_tasks;
+	n = kai_sched_step_tasks(S, j, tasks, &shortg);
+	for (i = 0; i < n; i++) {
+		if (kai_sched_choose(S, tasks[i], NULL, 0, NULL, false, &ch))
+			kai_sched_place(S, tasks[i], (uint32_t)ch.node, ch.mask,
+			    ch.ugpu, ch.pipelined);
+		else if (S->s->jobs[j].topology >= 0 ||
+		    !make_room(S, c, tasks[i], nc))
+			break;
+	}
+	if (i == n) {
+		kai_sched_commit(S);
+		return;
+	}
+	kai_sched_rollback(S, mark);
+	kai_sched_memo_store(memo, S, j, &w);
+	kai_sched_set_why(S, j, &w, false);
+}
+
+void
+kai_sched_consolidate(struct sess *S)
+{
+	struct kai_sched_order o;
+	struct kai_sched_memo memo;
+	struct nodecost *nc;
+	struct cctx c;
+	int64_t top;
+
+	if (S->cf->placement == KAI_SCHED_SPREAD)
+		return;
+	memset(&c, 0, sizeof(c));
+	tasks_by_node(S, &c);
+	c.vj = kai_xcalloc(S->s->njobs + 1, sizeof(*c.vj));
+	c.seen = kai_xcalloc(S->s->njobs + 1, 1);
+	c.moving = kai_xcalloc(S->s->ntasks + 1, sizeof(*c.moving));
+	nc = kai_xcalloc(S->nn + 1, sizeof(*nc));
+	kai_sched_memo_init(&memo);
+	kai_sched_order_init(&o, S, want);
+	while ((top = kai_sched_order_top(&o)) >= 0) {
+		attempt(S, &c, &memo, (uint32_t)top, nc);
+		kai_sched_order_next(&o, (uint32_t)top, false);
+	}
+	kai_sched_order_fini(&o);
+	kai_sched_memo_fini(&memo);
+	free(nc);
+	free(c.nstart);
+	free(c.ntask);
+	free(c.vj);
+	free(c.seen);
+	free(c.moving);
+}

@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * cycle.c: one scheduling cycle, start to end (see sched_model.h).
+ *
+ * Open the session (session.c), divide the fair shares once, run the
+ * configured phases in order, then write the result: each task's final
+ * state and place, each job's state and reason, each queue's shares.  A
+ * job with any task pipelined has all its newly placed tasks reported as
+ * pipelined: its pods start together once the releasing ones are gone.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xmalloc.h"
+#include "sched/sched_int.h"
+
+void
+kai_sched_config_init(struct kai_sched_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->placement = KAI_SCHED_BINPACK;
+	c->gpu_placement = KAI_SCHED_BINPACK;
+	c->phases[0] = KAI_SCHED_ALLOCATE;
+	c->phases[1] = KAI_SCHED_CONSOLIDATE;
+	c->phases[2] = KAI_SCHED_RECLAIM;
+	c->phases[3] = KAI_SCHED_PREEMPT;
+	c->phases[4] = KAI_SCHED_STALEGANG;
+	c->nphases = 5;
+	c->k_value = 1.0;
+	c->default_staleness_grace_s = 60;
+	c->max_consolidation_moves = 16;
+}
+
+void
+kai_sched_queue_init(struct kai_sched_snap_queue *q)
+{
+	int r;
+
+	memset(q, 0, sizeof(*q));
+	q->parent = -1;
+	q->priority = 100;
+	q->preempt_min_runtime_s = q->reclaim_min_runtime_s = -1;
+	for (r = 0; r < KAI_SCHED_NRES; r++) {
+		q->res[r].quota = q->res[r].limit = KAI_SCHED_UNLIMITED;
+		q->res[r].weight = 1;
+	}
+}
+
+void
+kai_sched_job_init(struct kai_sched_snap_job *j)
+{
+	memset(j, 0, sizeof(*j));
+	j->user = -1;
+	j->topology = j->required_level = j->preferred_level = -1;
+	j->stale_since = j->started = KAI_SCHED_NO_TIME;
+	j->staleness_grace_s = KAI_SCHED_GRACE_DEFAULT;
+}
+
+void
+kai_sched_task_init(struct kai_sched_snap_task *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->node = -1;
+}
+
+static void
+run_phase(struct sess *S, enum kai_sched_action a)
+{
+	switch (a) {
+	case KAI_SCHED_ALLOCATE:
+		kai_sched_allocate(S);
+		break;
+	case KAI_SCHED_CONSOLIDATE:
+		kai_sched_consolidate(S);
+		break;
+	case KAI_SCHED_RECLAIM:
+		kai_sched_reclaim(S);
+		break;
+	case KAI_SCHED_PREEMPT:
+		kai_sched_preempt(S);
+		break;
+	case KAI_SCHED_STALEGANG:
+		kai_sched_stalegang(S);
+		break;
+	case KAI_SCHED_NACTIONS:
+		break;
+	}
+}
+
+static bool
+job_pipelined(const struct sess *S, const struct kai_sched_snap_job *J)
+{
+	size_t t;
+
+	for (t = J->first_task; t < J->first_task + J->ntasks; t++)
+		if (S->tasks[t].fresh &&
+		    S->tasks[t].state == KAI_SCHED_TASK_PIPELINED)
+			return true;
+	return false;
+}
+
+static void
+task_out(struct sess *S, size_t t, bool pipelined)
+{
+	const struct kai_sched_snap_task *in = &S->s->tasks[t];
+	const struct stask *st = &S->tasks[t];
+	struct kai_sched_task_out *o = &S->r->tasks[t];
+	bool holds = st->state != KAI_SCHED_TASK_PENDING &&
+	    st->state != KAI_SCHED_TASK_FAILED;
+
+	o->state = (enum kai_sched_task_state)st->state;
+	if (st->fresh && pipelined)
+		o->state = KAI_SCHED_TASK_PIPELINED;
+	/* Pending and failed tasks hold nothing: no node, no devices. */
+	o->node = holds ? st->node : -1;
+	o->gpu_mask = holds ? st->mask : 0;
+	o->gpu_fraction = in->gpus == 0 && o->gpu_mask != 0 ? st->ugpu : 0;
+	o->moved = st->moved;
+	if (st->fresh && !st->moved)
+		S->r->placed++;
+	S->r->evicted += st->state == KAI_SCHED_TASK_EVICTED;
+	S->r->moved += st->moved;
+}
+
+static void
+job_out(struct sess *S, size_t j)
+{
+	const struct kai_sched_snap_job *J = &S->s->jobs[j];
+	struct kai_sched_job_out *o = &S->r->jobs[j];
+	bool pipe = job_pipelined(S, J);
+	unsigned seen[KAI_SCHED_TASK_EVICTED + 1] = {0};
+	size_t t;
+
+	for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
+		task_out(S, t, pipe);
+		seen[S->r->tasks[t].state]++;
+	}
+	o->placed_tasks = S->jobs[j].nplaced;
+	if (seen[KAI_SCHED_TASK_RUNNING] + seen[KAI_SCHED_TASK_PIPELINED] > 0)
+		o->state = KAI_SCHED_JOB_RUNNING;
+	else if (seen[KAI_SCHED_TASK_EVICTED] > 0)
+		o->state = KAI_SCHED_JOB_EVICTED;
+	else if (seen[KAI_SCHED_TASK_PENDING] == 0 && J->ntasks > 0 &&
+	    seen[KAI_SCHED_TASK_FAILED] == J->ntasks)
+		o->state = KAI_SCHED_JOB_FAILED;
+	else
+		o->state = KAI_SCHED_JOB_PENDING;
+	/* The phases wrote o->why as they went; running jobs have none. */
+	if (o->state == KAI_SCHED_JOB_RUNNING ||
+	    o->state == KAI_SCHED_JOB_FAILED)
+		kai_sched_why_clear(&o->why);
+}
+
+int
+kai_sched_cycle(const struct kai_sched_snapshot *s, struct kai_sched_result *r,
+    struct kai_err *err)
+{
+	struct sess S;
+	size_t i;
+	int rc;
+
+	if ((rc = kai_sched_sess_init(&S, s, r, err)) != 0) {
+		kai_sched_sess_fini(&S);
+		kai_sched_result_fini(r);
+		return rc;
+	}
+	kai_sched_fairshare(&S);
+	for (i = 0; i < s->config.nphases && i < KAI_SCHED_MAX_PHASES; i++)
+		run_phase(&S, s->config.phases[i]);
+	for (i = 0; i < s->njobs; i++)
+		job_out(&S, i);
+	for (i = 0; i < s->nqueues; i++)
+		memcpy(r->queues[i].allocated, S.q[i].alloc,
+		    sizeof(r->queues[i].allocated));
+	kai_sched_sess_fini(&S);
+	return 0;
+}
+
+void
+kai_sched_result_fini(struct kai_sched_result *r)
+{
+	KAI_FREE(r->tasks);
+	KAI_FREE(r->jobs);
+	KAI_FREE(r->queues);
+	memset(r, 0, sizeof(*r));
+}

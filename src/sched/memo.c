@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * memo.c: step shapes that failed to fit, remembered within one phase
+ * (KAI's scheduling signatures).
+ *
+ * A shape is what placement depends on: the requests of the step's tasks
+ * in order, and the topology constraint.  While a phase only consumes
+ * resources, a shape that did not fit will not fit later in the phase, so
+ * a later job of the same shape fails with the stored reason after one
+ * hash lookup.  A job with a topology and tasks already running is never
+ * memoised: where it may go depends on where it runs.
+ *
+ * Shapes are compared by two independent 64-bit hashes of every task's
+ * request plus the task count (gang.c computes them with the step, in
+ * the same pass, through kai_sched_shape_add()): two different shapes
+ * would have to collide in 128 bits at once to be confused, which the
+ * cycle's few thousand shapes will not do, and a probe costs no walk
+ * over the tasks of two jobs.  The
+ * table grows by doubling and holds only the shapes that failed.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xmalloc.h"
+#include "sched/sched_int.h"
+
+#define MEMO_CAP0 1024
+
+/* A 64-bit finaliser (splitmix64): every input bit moves every output. */
+uint64_t
+kai_sched_mix64(uint64_t x)
+{
+	x = (x ^ (x >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	x = (x ^ (x >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return x ^ (x >> 31);
+}
+
+static void
+shape_mix(struct sjob *sj, uint64_t v)
+{
+	/* Two unrelated hashes of the same values: boost's hash_combine,
+	 * and the finaliser over the running value. */
+	sj->sh1 ^=
+	    v + UINT64_C(0x9e3779b97f4a7c15) + (sj->sh1 << 6) + (sj->sh1 >> 2);
+	sj->sh2 = kai_sched_mix64(sj->sh2 ^ v);
+}
+
+/* Starts j's step shape with its topology constraint. */
+void
+kai_sched_shape_start(struct sjob *sj, const struct kai_sched_snap_job *J)
+{
+	sj->sh1 = (uint64_t)((int64_t)J->topology + 1);
+	sj->sh2 = UINT64_C(0xcbf29ce484222325);
+	shape_mix(sj,
+	    (uint64_t)(J->required_level + 1) << 32 |
+		(uint32_t)(J->preferred_level + 1));
+}
+
+/* Adds one task's request to the shape. */
+void
+kai_sched_shape_add(struct sjob *sj, const struct kai_sched_snap_task *k)
+{
+	shape_mix(sj, k->gpus);
+	shape_mix(sj, (uint64_t)k->gpu_fraction);
+	shape_mix(sj, (uint64_t)k->gpu_memory_mib);
+	shape_mix(sj, (uint64_t)k->cpu_millis);
+	shape_mix(sj, (uint64_t)k->memory_mib);
+}
+
+static void
+table_new(struct kai_sched_memo *m, size_t cap)
+{
+	m->cap = cap;
+	m->e = kai_xreallocarray(NULL, cap, sizeof(*m->e));
+	memset(m->e, 0xff, cap * sizeof(*m->e));
+}
+
+void
+kai_sched_memo_init(struct kai_sched_memo *m)
+{
+	memset(m, 0, sizeof(*m));
+	table_new(m, MEMO_CAP0);
+}
+
+void
+kai_sched_memo_fini(struct kai_sched_memo *m)
+{
+	free(m->e);
+	free(m->whys);
+	memset(m, 0, sizeof(*m));
+}
+
+static bool
+usable(const struct sess *S, uint32_t j, const struct sjob **sj)
+{
+	const struct sjob *x = &S->jobs[j];
+
+	if (S->s->jobs[j].topology >= 0 && x->nactive > 0)
+		return false;
+	/* A gang that cannot reach its minimum fails for its own reason. */
+	if (x->min > x->nactive && x->min - x->nactive > x->npending)
+		return false;
+	*sj = kai_sched_step(S, j);
+	return (*sj)->sn > 0;
+}
+
+static struct kai_sched_memo_ent *
+slot(const struct kai_sched_memo *m, uint64_t h1, uint64_t h2, uint32_t n)
+{
+	size_t i;
+
+	for (i = h1 & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		struct kai_sched_memo_ent *e = &m->e[i];
+
+		if (e->why == NONE32 ||
+		    (e->h1 == h1 && e->h2 == h2 && e->n == n))
+			return e;
+	}
+}
+
+const struct kai_sched_why_info *
+kai_sched_memo_find(const struct kai_sched_memo *m, const struct sess *S,
+    uint32_t j)
+{
+	const struct kai_sched_memo_ent *e;
+	const struct sjob *sj;
+
+	if (!usable(S, j, &sj))
+		return NULL;
+	e = slot(m, sj->sh1, sj->sh2, sj->sn);
+	return e->why == NONE32 ? NULL : &m->whys[e->why];
+}
+
+static void
+grow(struct kai_sched_memo *m)
+{
+	struct kai_sched_memo_ent *old = m->e;
+	size_t n = m->cap, i;
+
+	table_new(m, 2 * n);
+	for (i = 0; i < n; i++)
+		if (old[i].why != NONE32)
+			*slot(m, old[i].h1, old[i].h2, old[i].n) = old[i];
+	free(old);
+}
+
+void
+kai_sched_memo_store(struct kai_sched_memo *m, const struct sess *S, uint32_t j,
+    const struct kai_sched_why_info *why)
+{
+	struct kai_sched_memo_ent *e;
+	const struct sjob *sj;
+
+	if (!usable(S, j, &sj))
+		return;
+	if (2 * (m->used + 1) > m->cap)
+		grow(m);
+	if ((e = slot(m, sj->sh1, sj->sh2, sj->sn))->why != NONE32)
+		return;
+	if (m->nwhys == m->capwhys) {
+		m->capwhys = m->capwhys ? 2 * m->capwhys : 64;
+		m->whys =
+		    kai_xreallocarray(m->whys, m->capwhys, sizeof(*m->whys));
+	}
+	m->whys[m->nwhys] = *why;
+	e->h1 = sj->sh1;
+	e->h2 = sj->sh2;
+	e->n = sj->sn;
+	e->why = (uint32_t)m->nwhys++;
+	m->used++;
+}

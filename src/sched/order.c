@@ -1,0 +1,498 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * order.c: which pending job goes next -- queue order down the tree,
+ * then user order and job order inside a leaf queue.
+ *
+ * Queues.  At every level of the tree the children are compared with
+ * KAI's rules, each subtree standing for its best pending job (its
+ * "representative"); the first rule that separates two queues wins:
+ *	1. not over its fair share first (over = above it in every tracked
+ *	   resource the queue uses);
+ *	2. allocated + the job's request within quota in every resource;
+ *	3. higher queue priority;
+ *	4. no zero-share penalty (using a resource whose allocatable share
+ *	   is 0);
+ *	5. lower dominant resource share with the job (DRF: max over the
+ *	   resources of allocated / allocatable share);
+ *	6. lower dominant share without it;
+ *	7. smaller allocatable share (less in one resource, <= in all);
+ *	8. older queue.
+ * Jobs.  Inside a leaf the jobs are grouped by user; the next job is the
+ * best group head by priority (higher first), elastic state (below its
+ * minimum, at it, above it), then the user's usage -- their decayed
+ * usage plus the GPUs the user holds in this queue now, as a share of
+ * the cluster -- then age.  A user who has had less goes first at equal
+ * priority, and a user's turn passes as soon as they get GPUs.
+ *
+ * Every level is a binary heap (heap.c) with cached keys, so a pop costs
+ * O(depth x log fan-out + log jobs).  Anything that changes a queue's or
+ * group's key (stmt.c marks them dirty) is re-keyed bottom-up before the
+ * next pop.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xmalloc.h"
+#include "sched/sched_int.h"
+
+bool
+kai_sched_queue_over(const struct sess *S, uint32_t q)
+{
+	const struct squeue *Q = &S->q[q];
+	bool used = false;
+	int r;
+
+	for (r = 0; r < NRES; r++) {
+		if (S->total[r] < 0 || Q->alloc[r] <= 0)
+			continue;
+		if (Q->alloc[r] <= Q->fs[r])
+			return false;
+		used = true;
+	}
+	return used;
+}
+
+static double
+natural(int r, int64_t v)
+{
+	static const double unit[NRES] = {GPU_UNIT, 1000.0, 1024.0};
+
+	return (double)v / unit[r];
+}
+
+/* DRF: max over tracked resources of (alloc + add) / allocatable share. */
+double
+kai_sched_dshare(const struct sess *S, uint32_t q, const int64_t *add)
+{
+	const struct squeue *Q = &S->q[q];
+	double best = 0, v;
+	int r;
+
+	for (r = 0; r < NRES; r++) {
+		int64_t a = Q->alloc[r] + (add != NULL ? add[r] : 0);
+
+		if (S->total[r] < 0)
+			continue;
+		/* No allocatable share: the heaviest penalty, as in KAI. */
+		v = Q->as[r] > 0 ? (double)a / (double)Q->as[r]
+				 : natural(r, a) * 1000.0;
+		if (v > best)
+			best = v;
+	}
+	return best;
+}
+
+/*
+ * Recomputes q's key for its representative; false when nothing it
+ * depends on (the queue's allocation, the representative's request)
+ * changed, so the key and q's place in its heap are still right.
+ */
+bool
+kai_sched_qkey_update(struct sess *S, uint32_t q, const int64_t *req)
+{
+	static const int64_t none[NRES] = {0, 0, 0};
+	struct squeue *Q = &S->q[q];
+	struct qkey *k = &Q->key;
+	int r;
+
+	if (req == NULL)
+		req = none;
+	if (!Q->kdirty && memcmp(req, Q->kreq, sizeof(Q->kreq)) == 0)
+		return false;
+	memcpy(Q->kreq, req, sizeof(Q->kreq));
+	Q->kdirty = false;
+	k->over = kai_sched_queue_over(S, q);
+	k->under_quota = true;
+	k->zero_pen = false;
+	for (r = 0; r < NRES; r++) {
+		int64_t quota = S->s->queues[q].res[r].quota;
+
+		if (quota >= 0 && Q->alloc[r] + req[r] > quota)
+			k->under_quota = false;
+		if (S->total[r] >= 0 && Q->as[r] == 0 &&
+		    Q->alloc[r] + req[r] > 0)
+			k->zero_pen = true;
+	}
+	k->prio = S->s->queues[q].priority;
+	k->dsw = kai_sched_dshare(S, q, req);
+	k->dswo = kai_sched_dshare(S, q, NULL);
+	return true;
+}
+
+/* Rule 7: a is smaller than b in one resource and not larger in any. */
+static bool
+as_smaller(const struct squeue *a, const struct squeue *b)
+{
+	bool less = false;
+	int r;
+
+	for (r = 0; r < NRES; r++) {
+		if (a->as[r] > b->as[r])
+			return false;
+		less |= a->as[r] < b->as[r];
+	}
+	return less;
+}
+
+static bool
+queue_before(const void *ctx, uint32_t x, uint32_t y)
+{
+	const struct sess *S = ((const struct kai_sched_order *)ctx)->S;
+	const struct squeue *a = &S->q[x], *b = &S->q[y];
+	const struct qkey *ka = &a->key, *kb = &b->key;
+
+	if (ka->over != kb->over)
+		return !ka->over;
+	if (ka->under_quota != kb->under_quota)
+		return ka->under_quota;
+	if (ka->prio != kb->prio)
+		return ka->prio > kb->prio;
+	if (ka->zero_pen != kb->zero_pen)
+		return !ka->zero_pen;
+	if (ka->dsw != kb->dsw)
+		return ka->dsw < kb->dsw;
+	if (ka->dswo != kb->dswo)
+		return ka->dswo < kb->dswo;
+	if (as_smaller(a, b))
+		return true;
+	if (as_smaller(b, a))
+		return false;
+	return x < y;
+}
+
+/* Job order: priority, elastic state, then age, then index. */
+static bool
+key_before(const struct okey *a, const struct okey *b)
+{
+	if (a->prio != b->prio)
+		return a->prio > b->prio;
+	if (a->elastic != b->elastic)
+		return a->elastic < b->elastic;
+	if (a->created != b->created)
+		return a->created < b->created;
+	return a->job < b->job;
+}
+
+static bool
+job_before(const void *ctx, uint32_t x, uint32_t y)
+{
+	const struct kai_sched_order *o = ctx;
+
+	return key_before(&o->jk[x], &o->jk[y]);
+}
+
+static void
+job_key(struct kai_sched_order *o, uint32_t j)
+{
+	const struct sess *S = o->S;
+	struct okey *k = &o->jk[j];
+
+	k->prio = S->s->jobs[j].priority;
+	k->created = S->s->jobs[j].created;
+	k->elastic = kai_sched_elastic_state(S, j);
+	k->job = j;
+	k->usage = 0;
+	kai_sched_step_req(S, j, k->req);
+}
+
+static double
+group_usage(const struct sess *S, uint32_t g)
+{
+	const struct sgroup *G = &S->groups[g];
+	double u = G->user >= 0 ? S->s->users[G->user].usage : 0;
+
+	if (S->total[R_GPU] > 0)
+		u += (double)G->alloc_gpu / (double)S->total[R_GPU];
+	return u;
+}
+
+/* A group's key is its head job's, with the user's usage. */
+static void
+group_key(struct kai_sched_order *o, uint32_t g)
+{
+	uint32_t head = kai_sched_heap_top(&o->gh[g]);
+
+	if (head == NONE32)
+		return;
+	o->gk[g] = o->jk[head];
+	o->gk[g].usage = group_usage(o->S, g);
+}
+
+/*
+ * Group order: the head's priority and elastic state, then the user who
+ * has had less, then the head's age.  Keys are cached, so the heaps stay
+ * consistent whatever changes between two re-keys.
+ */
+static bool
+group_before(const void *ctx, uint32_t x, uint32_t y)
+{
+	const struct kai_sched_order *o = ctx;
+	const struct okey *a = &o->gk[x], *b = &o->gk[y];
+
+	if (a->prio != b->prio)
+		return a->prio > b->prio;
+	if (a->elastic != b->elastic)
+		return a->elastic < b->elastic;
+	if (a->usage != b->usage)
+		return a->usage < b->usage;
+	if (a->created != b->created)
+		return a->created < b->created;
+	return a->job < b->job;
+}
+
+/* The heap that holds queue q: its parent's, or the root. */
+static struct kai_sched_heap *
+home(struct kai_sched_order *o, uint32_t q)
+{
+	int32_t p = o->S->q[q].parent;
+
+	return p >= 0 ? &o->qh[p] : &o->root;
+}
+
+/*
+ * q's representative and key: the head of its best group (a leaf) or
+ * of its best child.  The representative's request comes from the
+ * cached keys, not from the job, which keeps re-keying off random
+ * memory.
+ */
+static bool
+refresh(struct kai_sched_order *o, uint32_t q)
+{
+	struct sess *S = o->S;
+	uint32_t top = kai_sched_heap_top(&o->qh[q]);
+	const int64_t *req = NULL;
+
+	if (top == NONE32) {
+		S->q[q].rep = -1;
+	} else if (S->q[q].leaf) {
+		S->q[q].rep = (int32_t)o->gk[top].job;
+		req = o->gk[top].req;
+	} else {
+		S->q[q].rep = S->q[top].rep;
+		req = S->q[top].kreq;
+	}
+	return kai_sched_qkey_update(S, q, req);
+}
+
+static void
+jobs_in(struct kai_sched_order *o, kai_sched_want_fn *want)
+{
+	struct sess *S = o->S;
+	uint32_t *start = kai_xcalloc(S->ng + 1, sizeof(*start));
+	uint32_t j, g, nj = (uint32_t)S->s->njobs;
+
+	for (j = 0; j < nj; j++)
+		if (want(S, j))
+			start[S->jobs[j].group + 1]++;
+	for (g = 0; g < S->ng; g++)
+		start[g + 1] += start[g];
+	for (g = 0; g < S->ng; g++)
+		kai_sched_heap_init(&o->gh[g], o->jstore + start[g], NULL,
+		    job_before, o);
+	for (j = 0; j < nj; j++) {
+		if (!want(S, j))
+			continue;
+		job_key(o, j);
+		g = S->jobs[j].group;
+		o->gh[g].a[o->gh[g].n++] = j;
+	}
+	for (g = 0; g < S->ng; g++) {
+		kai_sched_heap_build(&o->gh[g]);
+		group_key(o, g);
+	}
+	free(start);
+}
+
+static void
+groups_in(struct kai_sched_order *o)
+{
+	struct sess *S = o->S;
+	uint32_t *start = kai_xcalloc(S->nq + 1, sizeof(*start));
+	uint32_t g, q;
+
+	for (g = 0; g < S->ng; g++)
+		start[S->groups[g].leaf + 1]++;
+	for (q = 0; q < S->nq; q++)
+		start[q + 1] += start[q];
+	for (q = 0; q < S->nq; q++)
+		if (S->q[q].leaf)
+			kai_sched_heap_init(&o->qh[q], o->gstore + start[q],
+			    o->gpos, group_before, o);
+	for (g = 0; g < S->ng; g++) {
+		struct kai_sched_heap *h = &o->qh[S->groups[g].leaf];
+
+		if (o->gh[g].n > 0)
+			h->a[h->n++] = g;
+	}
+	free(start);
+}
+
+void
+kai_sched_order_init(struct kai_sched_order *o, struct sess *S,
+    kai_sched_want_fn *want)
+{
+	uint32_t q;
+
+	/*
+	 * The arrays are sized from the session and kept in it between
+	 * phases (order_fini hands them back): four phases reuse one set
+	 * instead of faulting in fresh memory four times.
+	 */
+	if (S->ordmem != NULL) {
+		*o = *S->ordmem;
+		KAI_FREE(S->ordmem);
+	} else {
+		memset(o, 0, sizeof(*o));
+		o->qh = kai_xcalloc(S->nq + 1, sizeof(*o->qh));
+		o->gh = kai_xcalloc(S->ng + 1, sizeof(*o->gh));
+		o->qstore = kai_xcalloc(S->nq + 1, sizeof(*o->qstore));
+		o->rstore = kai_xcalloc(S->ntop + 1, sizeof(*o->rstore));
+		o->gstore = kai_xcalloc(S->ng + 1, sizeof(*o->gstore));
+		o->jstore = kai_xcalloc(S->s->njobs + 1, sizeof(*o->jstore));
+		o->jk = kai_xcalloc(S->s->njobs + 1, sizeof(*o->jk));
+		o->gk = kai_xcalloc(S->ng + 1, sizeof(*o->gk));
+		o->qpos = kai_xcalloc(S->nq + 1, sizeof(*o->qpos));
+		o->gpos = kai_xcalloc(S->ng + 1, sizeof(*o->gpos));
+	}
+	o->S = S;
+	memset(o->qpos, 0xff, (S->nq + 1) * sizeof(*o->qpos));
+	memset(o->gpos, 0xff, (S->ng + 1) * sizeof(*o->gpos));
+	jobs_in(o, want);
+	groups_in(o);
+	kai_sched_heap_init(&o->root, o->rstore, o->qpos, queue_before, o);
+	for (q = 0; q < S->nq; q++)
+		if (!S->q[q].leaf)
+			kai_sched_heap_init(&o->qh[q],
+			    o->qstore + S->q[q].child0, o->qpos, queue_before,
+			    o);
+	/* Children have higher indices: build bottom-up from the end. */
+	for (q = S->nq; q-- > 0;) {
+		struct kai_sched_heap *h;
+
+		kai_sched_heap_build(&o->qh[q]);
+		S->q[q].kdirty = true;
+		(void)refresh(o, q);
+		if (S->q[q].rep < 0)
+			continue;
+		h = home(o, q);
+		h->a[h->n++] = q;
+	}
+	kai_sched_heap_build(&o->root);
+	S->nqdirty = S->ngdirty = 0;
+	memset(S->qdirty, 0, S->nq);
+	memset(S->gdirty, 0, S->ng);
+}
+
+/* Hands the arrays back to the session for the next phase. */
+void
+kai_sched_order_fini(struct kai_sched_order *o)
+{
+	struct sess *S = o->S;
+
+	if (S != NULL && S->ordmem == NULL) {
+		S->ordmem = kai_xmalloc(sizeof(*S->ordmem));
+		*S->ordmem = *o;
+		memset(o, 0, sizeof(*o));
+		return;
+	}
+	kai_sched_order_free(o);
+}
+
+void
+kai_sched_order_free(struct kai_sched_order *o)
+{
+	if (o == NULL)
+		return;
+	free(o->qh);
+	free(o->gh);
+	free(o->qstore);
+	free(o->rstore);
+	free(o->gstore);
+	free(o->jstore);
+	free(o->jk);
+	free(o->gk);
+	free(o->qpos);
+	free(o->gpos);
+	memset(o, 0, sizeof(*o));
+}
+
+static void
+settle_groups(struct kai_sched_order *o)
+{
+	struct sess *S = o->S;
+	uint32_t i;
+
+	for (i = 0; i < S->ngdirty; i++) {
+		uint32_t g = S->gdirty_list[i];
+		struct kai_sched_heap *h = &o->qh[S->groups[g].leaf];
+
+		S->gdirty[g] = 0;
+		if (!kai_sched_heap_has(h, g))
+			continue;
+		if (o->gh[g].n == 0) {
+			kai_sched_heap_remove(h, g);
+		} else {
+			group_key(o, g);
+			kai_sched_heap_fix(h, g);
+		}
+		kai_sched_touch_queue(S, S->groups[g].leaf);
+	}
+	S->ngdirty = 0;
+}
+
+/* Re-keys every dirty queue and its ancestors, bottom-up. */
+static void
+settle(struct kai_sched_order *o)
+{
+	struct sess *S = o->S;
+	uint32_t i;
+
+	settle_groups(o);
+	for (i = 0; i < S->nqdirty; i++) {
+		int32_t q = (int32_t)S->qdirty_list[i];
+
+		S->qdirty[q] = 0;
+		for (; q >= 0; q = S->q[q].parent) {
+			struct kai_sched_heap *h = home(o, (uint32_t)q);
+
+			bool moved = refresh(o, (uint32_t)q);
+
+			if (S->q[q].rep < 0)
+				kai_sched_heap_remove(h, (uint32_t)q);
+			else if (moved)
+				kai_sched_heap_fix(h, (uint32_t)q);
+		}
+	}
+	S->nqdirty = 0;
+}
+
+int64_t
+kai_sched_order_top(struct kai_sched_order *o)
+{
+	struct sess *S = o->S;
+	uint32_t q;
+
+	settle(o);
+	if ((q = kai_sched_heap_top(&o->root)) == NONE32)
+		return -1;
+	while (!S->q[q].leaf)
+		q = kai_sched_heap_top(&o->qh[q]);
+	return (int64_t)kai_sched_heap_top(
+	    &o->gh[kai_sched_heap_top(&o->qh[q])]);
+}
+
+void
+kai_sched_order_next(struct kai_sched_order *o, uint32_t j, bool keep)
+{
+	uint32_t g = o->S->jobs[j].group;
+
+	/* j is the top of its group; re-insert it under its new key. */
+	kai_sched_heap_pop(&o->gh[g]);
+	if (keep) {
+		job_key(o, j);
+		kai_sched_heap_push(&o->gh[g], j);
+	}
+	kai_sched_touch_group(o->S, g);
+}

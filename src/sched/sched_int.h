@@ -1,0 +1,426 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * sched_int.h: the working state of one scheduling cycle, shared by the
+ * core's files (never included outside src/sched).
+ *
+ * Everything is an array sized from the snapshot and indexed by the
+ * snapshot's own indices (node i, queue q, job j, task t); nothing is
+ * allocated per object while the phases run except the undo log, which
+ * grows by doubling.  Devices of all nodes live in two flat arrays
+ * (dalloc, drel) and node n owns [gpu0, gpu0 + ngpu).
+ *
+ * Accounting invariants, kept by stmt.c and nothing else:
+ *	- dalloc[d] is what active tasks (running, pipelined, placed this
+ *	  cycle) hold on device d, in micro-GPUs; drel[d] is what releasing
+ *	  and evicted tasks still hold.  dalloc + drel <= GPU_UNIT.
+ *	- a device held by a whole-GPU task has dalloc or drel = GPU_UNIT,
+ *	  so fractions and whole GPUs never share a device.
+ *	- queue alloc[] (leaf and every ancestor) sums the active tasks of
+ *	  its jobs; releasing and evicted tasks no longer count.
+ *	- the node index (nodeidx.c) reflects every node's idle capacity.
+ * Every change goes through stmt.c, which logs it, so an attempt can be
+ * rolled back exactly (KAI's Statement).
+ */
+#ifndef KAI_SCHED_SCHED_INT_H
+#define KAI_SCHED_SCHED_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sched/sched_model.h"
+
+#define GPU_UNIT KAI_SCHED_GPU_UNIT
+#define NRES     KAI_SCHED_NRES
+#define R_GPU    KAI_SCHED_GPU
+#define R_CPU    KAI_SCHED_CPU
+#define R_MEM    KAI_SCHED_MEM
+#define BIG      (INT64_MAX / 8) /* capacity of an untracked resource */
+#define NONE32   UINT32_MAX
+
+/* heap.c: a binary heap of ids with optional positions (for re-keying). */
+typedef bool kai_sched_before_fn(const void *ctx, uint32_t a, uint32_t b);
+
+struct kai_sched_heap {
+	uint32_t *a; /* items, caller's storage */
+	uint32_t n;
+	uint32_t *pos; /* pos[id] = index in a or NONE32; or NULL */
+	kai_sched_before_fn *before;
+	const void *ctx;
+};
+
+void kai_sched_heap_init(struct kai_sched_heap *h, uint32_t *a, uint32_t *pos,
+    kai_sched_before_fn *before, const void *ctx);
+void kai_sched_heap_build(struct kai_sched_heap *h);
+void kai_sched_heap_push(struct kai_sched_heap *h, uint32_t id);
+uint32_t kai_sched_heap_top(const struct kai_sched_heap *h);
+void kai_sched_heap_pop(struct kai_sched_heap *h);
+/* The key of id changed: restore the order (needs pos). */
+void kai_sched_heap_fix(struct kai_sched_heap *h, uint32_t id);
+void kai_sched_heap_remove(struct kai_sched_heap *h, uint32_t id);
+bool kai_sched_heap_has(const struct kai_sched_heap *h, uint32_t id);
+
+/* nodeidx.c: nodes bucketed by idle whole GPUs, searchable by name. */
+struct kai_sched_nodeidx {
+	uint32_t nb;      /* buckets: idle whole GPUs 0..nb-1 */
+	uint32_t p;       /* leaves per tree, a power of two */
+	int32_t *room;    /* nb trees of 2p: max idle room (uGPU) */
+	int32_t *cpu;     /* ... max idle CPU (millicores, capped) */
+	int32_t *mem;     /* ... max idle memory (MiB, capped) */
+	uint32_t *count;  /* nodes per bucket */
+	uint32_t *bucket; /* by rank: bucket, or NONE32 */
+};
+
+void kai_sched_idx_init(struct kai_sched_nodeidx *ix, uint32_t nranks,
+    uint32_t max_gpus);
+void kai_sched_idx_fini(struct kai_sched_nodeidx *ix);
+void kai_sched_idx_set(struct kai_sched_nodeidx *ix, uint32_t rank,
+    uint32_t bucket, int64_t room, int64_t cpu, int64_t mem);
+/* First rank >= from in bucket whose maxima reach the needs, or -1. */
+int64_t kai_sched_idx_find(const struct kai_sched_nodeidx *ix, uint32_t bucket,
+    uint32_t from, int64_t room, int64_t cpu, int64_t mem);
+
+struct snode {
+	uint32_t rank; /* position in name order */
+	uint32_t gpu0; /* first device in dalloc/drel */
+	uint32_t ngpu;
+	int64_t gmem;        /* MiB per GPU */
+	int64_t cap[NRES];   /* CPU, memory (GPU unused); BIG untracked */
+	int64_t alloc[NRES]; /* CPU, memory held by active tasks */
+	int64_t rel[NRES];   /* ... by releasing and evicted tasks */
+	uint32_t whole_idle; /* devices with nothing on them */
+	int32_t room;        /* largest idle room on a shared device */
+	int64_t idle_ugpu;   /* free on all its devices */
+	bool ok;             /* schedulable */
+	bool has_rel;        /* something is releasing here */
+	bool in_rellist;     /* listed in sess.relnodes */
+};
+
+struct stask {
+	uint8_t state; /* enum kai_sched_task_state */
+	bool fresh;    /* placed this cycle */
+	bool moved;    /* running task re-placed by consolidation */
+	int32_t node;
+	uint64_t mask; /* devices */
+	int32_t ugpu;  /* held per device (GPU_UNIT for whole) */
+};
+
+/* A job's reason is kept in the result, r->jobs[j].why, not here. */
+struct sjob {
+	uint32_t queue;
+	uint32_t group;   /* (leaf, user) group */
+	uint32_t min;     /* effective gang minimum */
+	uint32_t nactive; /* running, pipelined, placed */
+	uint32_t npending;
+	uint32_t nplaced;   /* placed this cycle */
+	uint32_t nevicted;  /* evicted this cycle */
+	uint32_t nmoved;    /* moved by consolidation this cycle */
+	bool static_fail;   /* never schedulable this cycle (why set) */
+	bool sreq_ok;       /* the step fields below are up to date */
+	uint32_t sn;        /* tasks in the next step (gang.c) */
+	int64_t sreq[NRES]; /* ... their request */
+	uint64_t sh1, sh2;  /* ... two hashes of their shape (memo.c) */
+};
+
+/* The queue comparator's inputs (order.c), cached per queue. */
+struct qkey {
+	bool over;        /* over fair share in all it uses */
+	bool under_quota; /* alloc + job <= quota in all */
+	bool zero_pen;    /* uses a resource with allocatable 0 */
+	int64_t prio;
+	double dsw;  /* dominant share with the job */
+	double dswo; /* ... without it */
+};
+
+struct squeue {
+	int32_t parent;
+	uint32_t depth;  /* 0 for top-level queues */
+	uint32_t child0; /* children: qchild[child0, +nchild) */
+	uint32_t nchild;
+	bool leaf;
+	int64_t fs[NRES]; /* fair share; -1 when untracked */
+	int64_t alloc[NRES];
+	int64_t alloc_np[NRES]; /* non-preemptible jobs only */
+	int64_t req[NRES];      /* allocated + pending at the start */
+	int64_t as[NRES];       /* allocatable share */
+	int64_t pmin, rmin;     /* effective min runtimes, s */
+	struct qkey key;
+	int64_t kreq[NRES]; /* the request the key was computed with */
+	bool kdirty;        /* alloc changed since the key was made */
+	int32_t rep;        /* representative pending job, or -1 */
+};
+
+struct sgroup {
+	uint32_t leaf;
+	int32_t user;
+	int64_t alloc_gpu; /* uGPU the group's jobs hold */
+};
+
+enum undo_kind {
+	UNDO_PLACE = 0,
+	UNDO_EVICT = 1
+};
+
+struct undo {
+	uint32_t task;
+	uint8_t kind;
+	struct stask prev;
+};
+
+struct kai_sched_topo;
+struct kai_sched_order;
+
+struct sess {
+	const struct kai_sched_snapshot *s;
+	const struct kai_sched_config *cf;
+	struct kai_sched_result *r;
+	/* nodes and devices */
+	struct snode *nodes;
+	uint32_t nn;
+	uint32_t *by_rank; /* rank -> node */
+	int32_t *dalloc, *drel;
+	uint32_t max_gpus;
+	int64_t min_gmem, max_gmem; /* over GPU nodes */
+	bool any_ok;                /* a schedulable node exists */
+	uint32_t *relnodes;         /* nodes with has_rel */
+	uint32_t nrel;
+	struct kai_sched_nodeidx idx;
+	int64_t idle_ugpu;   /* idle GPU on schedulable nodes */
+	int64_t total[NRES]; /* schedulable capacity, -1 untracked */
+	/* queues, jobs, tasks, groups */
+	struct squeue *q;
+	uint32_t nq;
+	uint32_t *qchild;
+	uint32_t *top; /* top-level queues */
+	uint32_t ntop;
+	struct sjob *jobs;
+	struct stask *tasks;
+	uint32_t *task_job; /* task -> job */
+	struct sgroup *groups;
+	uint32_t ng;
+	/* change tracking for the orderings */
+	uint8_t *qdirty;
+	uint32_t *qdirty_list;
+	uint32_t nqdirty;
+	uint8_t *gdirty;
+	uint32_t *gdirty_list;
+	uint32_t ngdirty;
+	/* the undo log */
+	struct undo *log;
+	size_t nlog, caplog;
+	/* scratch, sized from the snapshot */
+	uint32_t *scratch_tasks;     /* a step's tasks */
+	uint32_t *scratch_tasks2;    /* another job's, to compare */
+	uint32_t *scratch_nodes;     /* a domain's nodes */
+	int64_t *scratch_pref;       /* per node preference */
+	struct kai_sched_topo *topo; /* per topology level, lazily */
+	/* victim lists: per leaf, preemptible running jobs, victim order */
+	uint32_t *vjobs;
+	uint32_t *vstart;  /* per queue: vjobs[vstart[q], vstart[q+1]) */
+	uint32_t *blocked; /* per leaf: jobs left waiting for resources */
+	bool allocated;    /* the allocate phase has run */
+	struct kai_sched_order *ordmem; /* order arrays kept between phases */
+};
+
+/* sess_jobs.c */
+void kai_sched_queues_init(struct sess *S);
+int kai_sched_jobs_init(struct sess *S, struct kai_err *err) KAI_MUST_CHECK;
+void kai_sched_jobs_fini(struct sess *S);
+void kai_sched_accounts_init(struct sess *S);
+uint32_t kai_sched_task_job(const struct sess *S, uint32_t t);
+/* What active task t holds, in queue units. */
+void kai_sched_task_held(const struct sess *S, uint32_t t, int64_t v[NRES]);
+
+/* session.c */
+int kai_sched_sess_init(struct sess *S, const struct kai_sched_snapshot *s,
+    struct kai_sched_result *r, struct kai_err *err) KAI_MUST_CHECK;
+void kai_sched_sess_fini(struct sess *S);
+void kai_sched_node_refresh(struct sess *S, uint32_t n);
+/* Per-device amount a task would hold on node n; 0 = cannot fit. */
+int32_t kai_sched_task_ugpu(const struct sess *S, uint32_t t, uint32_t n);
+/* The task's request in queue units (GPU memory by the smallest GPU). */
+void kai_sched_task_req(const struct sess *S, uint32_t t, int64_t req[NRES]);
+bool kai_sched_task_active(const struct stask *t);
+
+/* validate.c */
+int kai_sched_validate(const struct kai_sched_snapshot *s,
+    struct kai_err *err) KAI_MUST_CHECK;
+
+/* stmt.c */
+size_t kai_sched_mark(const struct sess *S);
+void kai_sched_rollback(struct sess *S, size_t mark);
+void kai_sched_commit(struct sess *S);
+void kai_sched_place(struct sess *S, uint32_t t, uint32_t node, uint64_t mask,
+    int32_t ugpu, bool pipelined);
+void kai_sched_evict(struct sess *S, uint32_t t);
+void kai_sched_touch_queue(struct sess *S, uint32_t q);
+void kai_sched_touch_group(struct sess *S, uint32_t g);
+
+/* place.c */
+struct kai_sched_choice {
+	int32_t node;
+	uint64_t mask;
+	int32_t ugpu;
+	bool pipelined;
+};
+
+bool kai_sched_fit_node(const struct sess *S, uint32_t t, uint32_t n,
+    bool allow_pipe, struct kai_sched_choice *c);
+/* Devices on node n for task t needing u per device. */
+bool kai_sched_pick_devices(const struct sess *S, uint32_t n, uint32_t t,
+    int32_t u, bool allow_pipe, uint64_t *mask, bool *pipelined);
+/*
+ * The best node for task t: among nodes[0..nnodes) when nodes is not
+ * NULL (with pref[node] as the first key, higher first, when not NULL),
+ * else among all nodes through the index.  False when none fits.
+ */
+bool kai_sched_choose(const struct sess *S, uint32_t t, const uint32_t *nodes,
+    uint32_t nnodes, const int64_t *pref, bool allow_pipe,
+    struct kai_sched_choice *c);
+/* Largest idle whole GPUs on one node, and idle room anywhere. */
+uint32_t kai_sched_most_idle_gpus(const struct sess *S);
+
+/* topology.c */
+void kai_sched_topo_fini(struct sess *S);
+/*
+ * Places tasks[0..n) of job j under its topology constraint; returns how
+ * many were placed (all or the placements are rolled back: then 0 and
+ * why says which level could not be met).
+ */
+bool kai_sched_topo_place(struct sess *S, uint32_t j, const uint32_t *tasks,
+    uint32_t n, bool allow_pipe, struct kai_sched_why_info *why);
+
+/* gang.c */
+/* The tasks of j's next step (min tasks first, then one elastic). */
+uint32_t kai_sched_step_tasks(const struct sess *S, uint32_t j, uint32_t *out,
+    bool *short_gang);
+void kai_sched_step_req(const struct sess *S, uint32_t j, int64_t req[NRES]);
+/*
+ * Admission, then placement of j's next step, all-or-nothing.  On
+ * failure nothing is changed and why explains it.
+ */
+bool kai_sched_try_step(struct sess *S, uint32_t j, bool allow_pipe,
+    struct kai_sched_why_info *why);
+uint32_t kai_sched_elastic_state(const struct sess *S, uint32_t j);
+void kai_sched_untried(struct sess *S, uint32_t j);
+
+/* admission.c */
+bool kai_sched_admit(const struct sess *S, uint32_t j,
+    struct kai_sched_why_info *why);
+bool kai_sched_within_fair_share(const struct sess *S, uint32_t q,
+    const int64_t req[NRES]);
+bool kai_sched_within_quota(const struct sess *S, uint32_t q,
+    const int64_t req[NRES]);
+
+/* memo.c */
+struct kai_sched_memo_ent {
+	uint64_t h1, h2; /* the shape's two hashes */
+	uint32_t n;      /* its tasks */
+	uint32_t why;    /* index into whys, NONE32 = empty slot */
+};
+
+struct kai_sched_memo {
+	struct kai_sched_memo_ent *e;
+	size_t cap, used;
+	struct kai_sched_why_info *whys;
+	size_t nwhys, capwhys;
+};
+
+void kai_sched_memo_init(struct kai_sched_memo *m);
+void kai_sched_memo_fini(struct kai_sched_memo *m);
+/* The stored reason for j's step shape, or NULL. */
+const struct kai_sched_why_info *
+kai_sched_memo_find(const struct kai_sched_memo *m, const struct sess *S,
+    uint32_t j);
+/* Remembers that j's step shape failed with why. */
+void kai_sched_memo_store(struct kai_sched_memo *m, const struct sess *S,
+    uint32_t j, const struct kai_sched_why_info *why);
+/* The step of j, its cached fields up to date. */
+const struct sjob *kai_sched_step(const struct sess *S, uint32_t j);
+/* Step shape hashing (sjob.sh1, sh2), and a general 64-bit mixer. */
+void kai_sched_shape_start(struct sjob *sj, const struct kai_sched_snap_job *J);
+void kai_sched_shape_add(struct sjob *sj, const struct kai_sched_snap_task *k);
+uint64_t kai_sched_mix64(uint64_t x);
+
+/* fairshare.c */
+void kai_sched_fairshare(struct sess *S);
+
+/* order.c */
+struct okey { /* what job and group order compare */
+	int64_t prio;
+	int64_t created;
+	double usage; /* groups: the user's usage */
+	uint32_t elastic;
+	uint32_t job;
+	int64_t req[NRES]; /* the job's next step, for queue keys */
+};
+
+struct kai_sched_order {
+	struct sess *S;
+	struct kai_sched_heap root;
+	struct kai_sched_heap *qh; /* per queue: children or groups */
+	struct kai_sched_heap *gh; /* per group: jobs */
+	uint32_t *qstore, *qpos;   /* queue-heap storage, positions */
+	uint32_t *rstore;          /* root-heap storage */
+	uint32_t *gstore, *gpos;   /* group-heap storage, positions */
+	uint32_t *jstore;          /* job-heap storage */
+	struct okey *jk;           /* per job: its order key */
+	struct okey *gk;           /* per group: its head's key */
+};
+
+typedef bool kai_sched_want_fn(const struct sess *S, uint32_t j);
+
+void kai_sched_order_init(struct kai_sched_order *o, struct sess *S,
+    kai_sched_want_fn *want);
+void kai_sched_order_fini(struct kai_sched_order *o);
+/* Frees an order's arrays (sess_fini, for the ones kept between phases). */
+void kai_sched_order_free(struct kai_sched_order *o);
+/* The next job in queue order, or -1. */
+int64_t kai_sched_order_top(struct kai_sched_order *o);
+/* Done with the top job j; keep = it has more to place (elastic). */
+void kai_sched_order_next(struct kai_sched_order *o, uint32_t j, bool keep);
+bool kai_sched_qkey_update(struct sess *S, uint32_t q, const int64_t *req);
+bool kai_sched_queue_over(const struct sess *S, uint32_t q);
+double kai_sched_dshare(const struct sess *S, uint32_t q, const int64_t *add);
+
+/* victims.c: the eviction solver shared by reclaim and preempt. */
+struct kai_sched_unit {
+	uint32_t job;
+	int64_t task; /* one elastic task, or -1 for the core */
+};
+
+typedef bool
+kai_sched_next_victim_fn(struct sess *S, void *ctx, struct kai_sched_unit *u);
+
+bool kai_sched_solve(struct sess *S, uint32_t j, kai_sched_next_victim_fn *next,
+    void *ctx, bool same_queue, struct kai_sched_why_info *why);
+void kai_sched_evict_unit(struct sess *S, const struct kai_sched_unit *u);
+bool kai_sched_victim_unit(const struct sess *S, uint32_t v, int64_t min_run,
+    struct kai_sched_unit *u);
+void kai_sched_victims_build(struct sess *S);
+
+struct kai_sched_fmemo {
+	bool set;
+	uint32_t n;       /* tasks in the failed step */
+	int64_t hi[NRES]; /* its largest task, per resource */
+	int64_t prio;
+};
+
+bool kai_sched_fmemo_skip(const struct sess *S, const struct kai_sched_fmemo *m,
+    uint32_t j);
+void kai_sched_fmemo_note(const struct sess *S, struct kai_sched_fmemo *m,
+    uint32_t j);
+
+/* the phases */
+void kai_sched_allocate(struct sess *S);
+void kai_sched_consolidate(struct sess *S);
+void kai_sched_reclaim(struct sess *S);
+void kai_sched_preempt(struct sess *S);
+void kai_sched_stalegang(struct sess *S);
+
+/* reasons.c */
+void kai_sched_set_why(struct sess *S, uint32_t j,
+    const struct kai_sched_why_info *why, bool override);
+void kai_sched_why_clear(struct kai_sched_why_info *w);
+
+#endif /* KAI_SCHED_SCHED_INT_H */

@@ -1,0 +1,304 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * sched_model.h: the scheduler core of the KAI class -- a snapshot goes
+ * in, one cycle of decisions comes out.
+ *
+ * The core is a pure function (STYLE b1): no I/O, no clock (`now` is in
+ * the snapshot), no randomness, no globals, no logging.  The same
+ * snapshot always gives the same result, byte for byte.
+ *
+ * One cycle runs the configured phases in order (allocate, consolidation,
+ * reclaim, preempt, stale-gang eviction by default), on a private copy of
+ * the cluster state: an eviction in an early phase frees resources that
+ * later placements may use, and such placements are reported as
+ * "pipelined" (they wait for the evicted pods to go away).  The policy is
+ * written up in doc/scheduler.md.
+ *
+ * Units, everywhere in this header:
+ *	GPU	micro-GPUs (KAI_SCHED_GPU_UNIT = one whole GPU)
+ *	CPU	millicores
+ *	memory	MiB
+ *	time	seconds (the same clock as `now`)
+ *
+ * Ownership: the snapshot and everything it points to are borrowed for
+ * the call and never changed.  The result owns its arrays; release them
+ * with kai_sched_result_fini().  Names in the result refer to the
+ * snapshot by index, so the snapshot must outlive any use of the result.
+ */
+#ifndef KAI_SCHED_SCHED_MODEL_H
+#define KAI_SCHED_SCHED_MODEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/compiler.h"
+#include "base/err.h"
+
+#define KAI_SCHED_GPU_UNIT        1000000 /* micro-GPUs in one GPU */
+#define KAI_SCHED_UNLIMITED       (-1)    /* quota, limit, capacity */
+#define KAI_SCHED_MAX_NODE_GPUS   64      /* devices are a 64-bit mask */
+#define KAI_SCHED_MAX_PHASES      8
+#define KAI_SCHED_NO_TIME         INT64_MIN /* "never" for timestamps */
+#define KAI_SCHED_GRACE_DEFAULT   INT64_MIN /* use the config default */
+#define KAI_SCHED_DEFAULT_GPU_MEM 100       /* MiB, when a node gives none */
+
+enum kai_sched_res {
+	KAI_SCHED_GPU = 0,
+	KAI_SCHED_CPU,
+	KAI_SCHED_MEM,
+	KAI_SCHED_NRES
+};
+
+enum kai_sched_action {
+	KAI_SCHED_ALLOCATE = 0,
+	KAI_SCHED_CONSOLIDATE,
+	KAI_SCHED_RECLAIM,
+	KAI_SCHED_PREEMPT,
+	KAI_SCHED_STALEGANG,
+	KAI_SCHED_NACTIONS
+};
+
+enum kai_sched_placement {
+	KAI_SCHED_BINPACK = 0, /* nodes: fewest free first; GPUs: pack */
+	KAI_SCHED_SPREAD       /* nodes: most free first; GPUs: spread */
+};
+
+struct kai_sched_config {
+	enum kai_sched_placement placement;     /* node order */
+	enum kai_sched_placement gpu_placement; /* device order of fractions */
+	enum kai_sched_action phases[KAI_SCHED_MAX_PHASES]; /* run in order */
+	size_t nphases; /* 0: fair shares only */
+	double k_value; /* time-based fair share; <= 0: off */
+	int64_t default_staleness_grace_s; /* < 0: stale gangs stay */
+	uint32_t max_consolidation_moves;  /* tasks moved per pending job */
+};
+
+/* The defaults: binpack, pack, all five phases, k 1.0, grace 60 s, 16. */
+void kai_sched_config_init(struct kai_sched_config *c);
+
+/* A queue's settings for one resource. */
+struct kai_sched_qres {
+	int64_t quota; /* guaranteed; -1 unlimited, 0 none */
+	int64_t limit; /* hard cap; -1 none */
+	double weight; /* share of the surplus; 0 = none */
+	double usage;  /* decayed usage / decayed capacity, [0, 1] */
+};
+
+/*
+ * Queues are listed in creation order: a lower index is an older queue
+ * (the last tie-break everywhere).  A parent must come before its
+ * children; only leaves hold jobs.
+ */
+struct kai_sched_snap_queue {
+	const char *name;
+	int32_t parent;   /* index, or -1 for a top-level queue */
+	int64_t priority; /* surplus goes to higher first (100) */
+	struct kai_sched_qres res[KAI_SCHED_NRES];
+	int64_t preempt_min_runtime_s; /* -1: inherit (0 at the top) */
+	int64_t reclaim_min_runtime_s; /* -1: inherit (0 at the top) */
+};
+
+struct kai_sched_label {
+	const char *key;
+	const char *value;
+};
+
+struct kai_sched_snap_node {
+	const char *name;       /* unique */
+	uint32_t gpus;          /* whole GPUs, <= KAI_SCHED_MAX_NODE_GPUS */
+	int64_t gpu_memory_mib; /* per GPU; <= 0 means 100 */
+	int64_t cpu_millis;     /* -1: not tracked (unlimited) */
+	int64_t memory_mib;     /* -1: not tracked (unlimited) */
+	uint32_t held_gpus; /* whole GPUs held by pods not in the snapshot */
+	int64_t held_cpu_millis;
+	int64_t held_memory_mib;
+	const struct kai_sched_label *labels;
+	size_t nlabels;
+	bool unschedulable; /* not Ready, or cordoned */
+};
+
+/* Topology levels are node label keys, widest first. */
+struct kai_sched_topology {
+	const char *name;
+	const char *const *levels;
+	size_t nlevels;
+};
+
+struct kai_sched_snap_user {
+	const char *name;
+	double usage; /* decayed GPU usage / decayed capacity */
+};
+
+enum kai_sched_task_state {
+	KAI_SCHED_TASK_PENDING = 0,
+	KAI_SCHED_TASK_RUNNING,
+	KAI_SCHED_TASK_RELEASING, /* terminating, still holds resources */
+	KAI_SCHED_TASK_FAILED,    /* holds nothing, is not retried */
+	KAI_SCHED_TASK_PIPELINED, /* output only: waits for releasing ones */
+	KAI_SCHED_TASK_EVICTED    /* output only: evicted this cycle */
+};
+
+/*
+ * One pod.  A task asks for whole GPUs, or for part of one GPU (by
+ * fraction or by GPU memory), never both.  Running and releasing tasks
+ * say where they are; gpu_mask names their devices (bit i = GPU i), and
+ * 0 lets the core choose, as it would for a new placement.
+ */
+struct kai_sched_snap_task {
+	uint32_t gpus;
+	int64_t gpu_fraction;   /* micro-GPUs of one GPU, 0 = none */
+	int64_t gpu_memory_mib; /* MiB of one GPU, 0 = none */
+	int64_t cpu_millis;
+	int64_t memory_mib;
+	enum kai_sched_task_state
+	    state;    /* pending, running, releasing, failed */
+	int32_t node; /* node index when running or releasing */
+	uint64_t gpu_mask;
+};
+
+struct kai_sched_snap_job {
+	const char *name;
+	uint32_t queue;   /* a leaf queue */
+	int32_t user;     /* index into users, -1 = none */
+	int64_t priority; /* higher first */
+	bool preemptible;
+	bool held;              /* never scheduled (JobHeldUser) */
+	uint32_t min_tasks;     /* gang minimum; 0 = every task */
+	int64_t created;        /* submission order; older first */
+	int32_t topology;       /* index, or -1 */
+	int32_t required_level; /* level index in the topology, or -1 */
+	int32_t preferred_level;
+	int64_t stale_since; /* below min_tasks since; KAI_SCHED_NO_TIME */
+	int64_t staleness_grace_s; /* < 0 never; KAI_SCHED_GRACE_DEFAULT */
+	int64_t started;   /* last start, for min runtime; NO_TIME = old */
+	size_t first_task; /* its tasks: tasks[first_task, +ntasks) */
+	size_t ntasks;
+};
+
+/*
+ * Defaults for building a snapshot: a top-level queue of priority 100
+ * that guarantees and caps nothing (weight 1, min runtimes inherited); a
+ * job with no user, topology, staleness or start time, every task in its
+ * gang; a pending task with no node.  Names, indices and requests are the
+ * caller's to fill in.
+ */
+void kai_sched_queue_init(struct kai_sched_snap_queue *q);
+void kai_sched_job_init(struct kai_sched_snap_job *j);
+void kai_sched_task_init(struct kai_sched_snap_task *t);
+
+struct kai_sched_snapshot {
+	struct kai_sched_config config;
+	const struct kai_sched_snap_node *nodes;
+	size_t nnodes;
+	const struct kai_sched_snap_queue *queues;
+	size_t nqueues;
+	const struct kai_sched_topology *topologies;
+	size_t ntopologies;
+	const struct kai_sched_snap_user *users;
+	size_t nusers;
+	const struct kai_sched_snap_job *jobs;
+	size_t njobs;
+	const struct kai_sched_snap_task *tasks;
+	size_t ntasks;
+	int64_t now;
+};
+
+/* Why a job is left pending or was evicted. */
+enum kai_sched_why {
+	KAI_SCHED_WHY_NONE = 0,
+	KAI_SCHED_WHY_HELD,        /* held by its user */
+	KAI_SCHED_WHY_NO_NODES,    /* no schedulable node at all */
+	KAI_SCHED_WHY_NEVER_FITS,  /* a task exceeds every node */
+	KAI_SCHED_WHY_LIMIT,       /* queue at its limit: queue, res, a=limit */
+	KAI_SCHED_WHY_NP_QUOTA,    /* non-preemptible over quota: a=quota */
+	KAI_SCHED_WHY_RESOURCES,   /* res, a=need per node, b=most free */
+	KAI_SCHED_WHY_PRIORITY,    /* a=jobs ahead of it in its queue */
+	KAI_SCHED_WHY_GANG,        /* a=min tasks, b=how many fit */
+	KAI_SCHED_WHY_TOPOLOGY,    /* a=topology, b=level, c=tasks */
+	KAI_SCHED_WHY_HIGHER_PRIO, /* a=running higher-priority jobs */
+	KAI_SCHED_WHY_PREEMPTED,   /* evicted for job, in the same queue */
+	KAI_SCHED_WHY_RECLAIMED,   /* evicted for job; queue, a=alloc, b=fs */
+	KAI_SCHED_WHY_STALE,       /* a=min tasks, b=stale for, c=grace */
+	KAI_SCHED_WHY_NCODES
+};
+
+struct kai_sched_why_info {
+	enum kai_sched_why why;
+	enum kai_sched_res res; /* the resource concerned */
+	int32_t queue;          /* the queue concerned, or -1 */
+	int32_t job;            /* the other job (preemptor...), or -1 */
+	int64_t a, b, c;        /* numbers for the text, see the codes */
+};
+
+enum kai_sched_job_state {
+	KAI_SCHED_JOB_PENDING = 0,
+	KAI_SCHED_JOB_RUNNING, /* a task running or pipelined */
+	KAI_SCHED_JOB_EVICTED, /* its tasks were evicted this cycle */
+	KAI_SCHED_JOB_FAILED
+};
+
+struct kai_sched_task_out {
+	enum kai_sched_task_state state;
+	int32_t node;         /* -1 when not placed */
+	uint64_t gpu_mask;    /* devices used */
+	int64_t gpu_fraction; /* micro-GPUs on its device; 0 = whole GPUs */
+	bool moved;           /* a running task moved by consolidation */
+};
+
+struct kai_sched_job_out {
+	enum kai_sched_job_state state;
+	struct kai_sched_why_info why; /* NONE for running jobs */
+	uint32_t placed_tasks;         /* tasks placed this cycle */
+};
+
+struct kai_sched_queue_out {
+	int64_t fair_share[KAI_SCHED_NRES]; /* -1: resource not tracked */
+	int64_t allocated[KAI_SCHED_NRES];  /* at the end of the cycle */
+	int64_t requested[KAI_SCHED_NRES];  /* at the start */
+};
+
+struct kai_sched_result {
+	struct kai_sched_task_out *tasks;   /* one per snapshot task */
+	struct kai_sched_job_out *jobs;     /* one per snapshot job */
+	struct kai_sched_queue_out *queues; /* one per snapshot queue */
+	size_t ntasks, njobs, nqueues;
+	size_t placed;  /* tasks placed (running or pipelined) */
+	size_t evicted; /* tasks evicted */
+	size_t moved;   /* tasks moved by consolidation */
+};
+
+/*
+ * Runs one cycle.  Returns 0 and fills r, or KAI_EINVAL when the
+ * snapshot is inconsistent (err names the job, task, node or queue and
+ * the reason: a running task on a node without room, a job in a parent
+ * queue, a cycle of parents, ...); r is then empty.
+ */
+int kai_sched_cycle(const struct kai_sched_snapshot *s,
+    struct kai_sched_result *r, struct kai_err *err) KAI_MUST_CHECK;
+void kai_sched_result_fini(struct kai_sched_result *r);
+
+/*
+ * The user-facing explanation of w, e.g. `queue "research" is at its GPU
+ * limit (8)`, written into buf (always NUL-terminated); returns buf.
+ */
+const char *kai_sched_why_text(const struct kai_sched_snapshot *s,
+    const struct kai_sched_why_info *w, char *buf, size_t size);
+
+/* A Slurm-style short name for w ("Resources", "Priority", ...), static. */
+const char *kai_sched_why_name(enum kai_sched_why w);
+
+/* "pending", "running", ... as FORMAT.md spells them; static. */
+const char *kai_sched_task_state_name(enum kai_sched_task_state s);
+const char *kai_sched_job_state_name(enum kai_sched_job_state s);
+
+/*
+ * Micro-GPUs as a decimal number of GPUs with no trailing zeros
+ * (2000000 -> "2", 500000 -> "0.5", -1000000 -> "-1") into buf.
+ */
+void kai_sched_fmt_gpu(int64_t ugpu, char *buf, size_t size);
+
+/* "allocate", "consolidation", ...; NULL when out of range. */
+const char *kai_sched_action_name(enum kai_sched_action a);
+
+#endif /* KAI_SCHED_SCHED_MODEL_H */

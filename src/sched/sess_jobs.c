@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * sess_jobs.c: the queue tree, jobs, tasks and groups of a session, and
+ * the sums that the fair share and the admission checks start from.
+ *
+ * A group is the set of one user's jobs in one leaf queue: inside a queue
+ * the jobs of the user who has used the least go first (order.c), so the
+ * group keeps that user's GPUs held in the queue.  Groups are found by a
+ * small open-addressing table from (queue, user) to an index: O(jobs)
+ * rather than a sort.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xmalloc.h"
+#include "sched/sched_int.h"
+
+void
+kai_sched_queues_init(struct sess *S)
+{
+	const struct kai_sched_snapshot *s = S->s;
+	uint32_t q, *fill;
+
+	S->nq = (uint32_t)s->nqueues;
+	S->q = kai_xcalloc(S->nq, sizeof(*S->q));
+	S->qchild = kai_xcalloc(S->nq, sizeof(*S->qchild));
+	S->top = kai_xcalloc(S->nq, sizeof(*S->top));
+	fill = kai_xcalloc(S->nq, sizeof(*fill));
+	for (q = 0; q < S->nq; q++) {
+		int32_t p = s->queues[q].parent;
+
+		S->q[q].parent = p;
+		if (p >= 0)
+			S->q[p].nchild++;
+		else
+			S->top[S->ntop++] = q;
+	}
+	for (q = 1; q < S->nq; q++)
+		S->q[q].child0 = S->q[q - 1].child0 + S->q[q - 1].nchild;
+	for (q = 0; q < S->nq; q++) {
+		struct squeue *Q = &S->q[q];
+		const struct kai_sched_snap_queue *in = &s->queues[q];
+		const struct squeue *P =
+		    Q->parent >= 0 ? &S->q[Q->parent] : NULL;
+
+		/* Parents come first, so theirs are already known. */
+		Q->depth = P != NULL ? P->depth + 1 : 0;
+		Q->leaf = Q->nchild == 0;
+		Q->pmin = in->preempt_min_runtime_s >= 0
+		    ? in->preempt_min_runtime_s
+		    : (P != NULL ? P->pmin : 0);
+		Q->rmin = in->reclaim_min_runtime_s >= 0
+		    ? in->reclaim_min_runtime_s
+		    : (P != NULL ? P->rmin : 0);
+		Q->rep = -1;
+		if (P != NULL)
+			S->qchild[P->child0 + fill[Q->parent]++] = q;
+	}
+	free(fill);
+}
+
+static int
+map_tasks(struct sess *S, struct kai_err *err)
+{
+	const struct kai_sched_snapshot *s = S->s;
+	size_t j, t;
+
+	S->task_job = kai_xreallocarray(NULL, s->ntasks, sizeof(*S->task_job));
+	memset(S->task_job, 0xff, s->ntasks * sizeof(*S->task_job));
+	for (j = 0; j < s->njobs; j++) {
+		const struct kai_sched_snap_job *J = &s->jobs[j];
+
+		for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
+			if (S->task_job[t] != NONE32)
+				return kai_err_set(err, KAI_EINVAL,
+				    "job \"%s\": "
+				    "its tasks overlap those of job \"%s\"",
+				    J->name, s->jobs[S->task_job[t]].name);
+			S->task_job[t] = (uint32_t)j;
+		}
+	}
+	for (t = 0; t < s->ntasks; t++)
+		if (S->task_job[t] == NONE32)
+			return kai_err_set(err, KAI_EINVAL,
+			    "task %zu belongs "
+			    "to no job",
+			    t);
+	return 0;
+}
+
+static void
+make_groups(struct sess *S)
+{
+	const struct kai_sched_snapshot *s = S->s;
+	size_t cap = 16, j;
+	uint64_t *keys;
+	uint32_t *ids;
+
+	while (cap < 2 * s->njobs)
+		cap *= 2;
+	keys = kai_xreallocarray(NULL, cap, sizeof(*keys));
+	ids = kai_xcalloc(cap, sizeof(*ids));
+	memset(keys, 0xff, cap * sizeof(*keys));
+	S->groups =
+	    kai_xcalloc(s->njobs > 0 ? s->njobs : 1, sizeof(*S->groups));
+	for (j = 0; j < s->njobs; j++) {
+		const struct kai_sched_snap_job *J = &s->jobs[j];
+		uint64_t key = (uint64_t)J->queue * (s->nusers + 1) +
+		    (uint64_t)(J->user + 1);
+		size_t h = kai_sched_mix64(key) & (cap - 1);
+
+		while (keys[h] != UINT64_MAX && keys[h] != key)
+			h = (h + 1) & (cap - 1);
+		if (keys[h] == UINT64_MAX) {
+			keys[h] = key;
+			ids[h] = S->ng;
+			S->groups[S->ng].leaf = J->queue;
+			S->groups[S->ng].user = J->user;
+			S->ng++;
+		}
+		S->jobs[j].group = ids[h];
+	}
+	free(keys);
+	free(ids);
+}
+
+int
+kai_sched_jobs_init(struct sess *S, struct kai_err *err)
+{
+	const struct kai_sched_snapshot *s = S->s;
+	size_t j, most = 1;
+	int rc;
+
+	S->jobs = kai_xcalloc(s->njobs, sizeof(*S->jobs));
+	S->tasks = kai_xcalloc(s->ntasks, sizeof(*S->tasks));
+	if ((rc = map_tasks(S, err)) != 0)
+		return rc;
+	for (j = 0; j < s->njobs; j++) {
+		const struct kai_sched_snap_job *J = &s->jobs[j];
+
+		S->jobs[j].queue = J->queue;
+		S->jobs[j].min =
+		    J->min_tasks > 0 ? J->min_tasks : (uint32_t)J->ntasks;
+		if (J->ntasks > most)
+			most = J->ntasks;
+	}
+	make_groups(S);
+	S->qdirty = kai_xcalloc(S->nq + 1, 1);
+	S->qdirty_list = kai_xcalloc(S->nq + 1, sizeof(*S->qdirty_list));
+	S->gdirty = kai_xcalloc(S->ng + 1, 1);
+	S->gdirty_list = kai_xcalloc(S->ng + 1, sizeof(*S->gdirty_list));
+	S->scratch_tasks = kai_xcalloc(most, sizeof(*S->scratch_tasks));
+	S->scratch_tasks2 = kai_xcalloc(most, sizeof(*S->scratch_tasks2));
+	S->scratch_nodes = kai_xcalloc(S->nn + 1, sizeof(*S->scratch_nodes));
+	S->scratch_pref = kai_xcalloc(S->nn + 1, sizeof(*S->scratch_pref));
+	S->blocked = kai_xcalloc(S->nq + 1, sizeof(*S->blocked));
+	return 0;
+}
+
+void
+kai_sched_jobs_fini(struct sess *S)
+{
+	free(S->q);
+	free(S->qchild);
+	free(S->top);
+	free(S->jobs);
+	free(S->tasks);
+	free(S->task_job);
+	free(S->groups);
+	free(S->qdirty);
+	free(S->qdirty_list);
+	free(S->gdirty);
+	free(S->gdirty_list);
+	free(S->scratch_tasks);
+	free(S->scratch_tasks2);
+	free(S->scratch_nodes);
+	free(S->scratch_pref);
+	free(S->blocked);
+	free(S->vjobs);
+	free(S->vstart);
+}
+
+uint32_t
+kai_sched_task_job(const struct sess *S, uint32_t t)
+{
+	return S->task_job[t];
+}
+
+/* What an active task holds, in queue units. */
+void
+kai_sched_task_held(const struct sess *S, uint32_t t, int64_t v[NRES])
+{
+	const struct kai_sched_snap_task *in = &S->s->tasks[t];
+	const struct stask *st = &S->tasks[t];
+
+	v[R_GPU] = (int64_t)__builtin_popcountll(st->mask) * st->ugpu;
+	v[R_CPU] = in->cpu_millis;
+	v[R_MEM] = in->memory_mib;
+}
+
+static void
+add3(int64_t *to, const int64_t *v, int64_t sign)
+{
+	int r;
+
+	for (r = 0; r < NRES; r++)
+		to[r] += sign * v[r];
+}
+
+static void
+sum_tasks(struct sess *S)
+{
+	const struct kai_sched_snapshot *s = S->s;
+	size_t t;
+
+	for (t = 0; t < s->ntasks; t++) {
+		uint32_t j = S->task_job[t];
+		const struct kai_sched_snap_job *J = &s->jobs[j];
+		struct squeue *Q = &S->q[J->queue];
+		int64_t v[NRES];
+
+		if (S->tasks[t].state == KAI_SCHED_TASK_RUNNING) {
+			S->jobs[j].nactive++;
+			kai_sched_task_held(S, (uint32_t)t, v);
+			add3(Q->alloc, v, 1);
+			add3(Q->req, v, 1);
+			if (!J->preemptible)
+				add3(Q->alloc_np, v, 1);
+			S->groups[S->jobs[j].group].alloc_gpu += v[R_GPU];
+		} else if (S->tasks[t].state == KAI_SCHED_TASK_PENDING) {
+			S->jobs[j].npending++;
+			if (J->held)
+				continue;
+			kai_sched_task_req(S, (uint32_t)t, v);
+			add3(Q->req, v, 1);
+		}
+	}
+}
+
+/* The largest single-node figures a task may ever get. */
+struct maxima {
+	int64_t gpus, gmem, cpu, mem;
+};
+
+static void
+node_maxima(const struct sess *S, struct maxima *m)
+{
+	uint32_t i;
+
+	memset(m, 0, sizeof(*m));
+	for (i = 0; i < S->nn; i++) {
+		const struct snode *n = &S->nodes[i];
+
+		if (!n->ok)
+			continue;
+		if (n->ngpu > m->gpus)
+			m->gpus = n->ngpu;
+		if (n->ngpu > 0 && n->gmem > m->gmem)
+			m->gmem = n->gmem;
+		if (n->cap[R_CPU] > m->cpu)
+			m->cpu = n->cap[R_CPU];
+		if (n->cap[R_MEM] > m->mem)
+			m->mem = n->cap[R_MEM];
+	}
+}
+
+static bool
+never_fits(const struct sess *S, uint32_t t, const struct maxima *m,
+    struct kai_sched_why_info *w)
+{
+	const struct kai_sched_snap_task *in = &S->s->tasks[t];
+
+	w->why = KAI_SCHED_WHY_NEVER_FITS;
+	w->res = R_GPU;
+	w->c = 0;
+	if ((int64_t)in->gpus > m->gpus ||
+	    ((in->gpu_fraction > 0 || in->gpu_memory_mib > 0) &&
+		m->gpus == 0)) {
+		w->a = in->gpus > 0 ? in->gpus : 1;
+		w->b = m->gpus;
+		return true;
+	}
+	if (in->gpu_memory_mib > m->gmem) {
+		w->a = in->gpu_memory_mib;
+		w->b = m->gmem;
+		w->c = 1;
+		return true;
+	}
+	w->res = in->cpu_millis > m->cpu ? R_CPU : R_MEM;
+	w->a = w->res == R_CPU ? in->cpu_millis : in->memory_mib;
+	w->b = w->res == R_CPU ? m->cpu : m->mem;
+	return in->cpu_millis > m->cpu || in->memory_mib > m->mem;
+}
+
+/* Reasons that hold for the whole cycle, decided once. */
+static void
+static_fails(struct sess *S)
+{
+	const struct kai_sched_snapshot *s = S->s;
+	struct maxima m;
+	size_t j, t;
+
+	node_maxima(S, &m);
+	for (j = 0; j < s->njobs; j++) {
+		const struct kai_sched_snap_job *J = &s->jobs[j];
+		struct sjob *sj = &S->jobs[j];
+		struct kai_sched_why_info w;
+
+		if (sj->npending == 0)
+			continue;
+		kai_sched_why_clear(&w);
+		if (J->held)
+			w.why = KAI_SCHED_WHY_HELD;
+		else if (!S->any_ok)
+			w.why = KAI_SCHED_WHY_NO_NODES;
+		for (t = J->first_task; w.why == KAI_SCHED_WHY_NONE &&
+		     t < J->first_task + J->ntasks;
+		     t++)
+			if (S->tasks[t].state == KAI_SCHED_TASK_PENDING &&
+			    !never_fits(S, (uint32_t)t, &m, &w))
+				kai_sched_why_clear(&w);
+		if (w.why == KAI_SCHED_WHY_NONE)
+			continue;
+		sj->static_fail = true;
+		S->r->jobs[j].why = w;
+	}
+}
+
+void
+kai_sched_accounts_init(struct sess *S)
+{
+	uint32_t q;
+
+	sum_tasks(S);
+	/* Children come after their parents: sum from the end. */
+	for (q = S->nq; q-- > 0;) {
+		const struct squeue *Q = &S->q[q];
+
+		if (Q->parent < 0)
+			continue;
+		add3(S->q[Q->parent].alloc, Q->alloc, 1);
+		add3(S->q[Q->parent].alloc_np, Q->alloc_np, 1);
+		add3(S->q[Q->parent].req, Q->req, 1);
+	}
+	for (q = 0; q < S->nq; q++)
+		memcpy(S->r->queues[q].requested, S->q[q].req,
+		    sizeof(S->q[q].req));
+	static_fails(S);
+	/*
+	 * Every pending job's first step, in one pass over memory in
+	 * order: the orderings ask for them in queue order, which would
+	 * walk the tasks at random.
+	 */
+	for (q = 0; q < S->s->njobs; q++)
+		if (S->jobs[q].npending > 0)
+			(void)kai_sched_step(S, q);
+}

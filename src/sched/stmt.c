@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * stmt.c: the only code that changes the cycle's accounting (KAI's
+ * Statement): place a task, evict a task, and undo either.
+ *
+ * Every change is appended to an undo log holding the task's previous
+ * record, so kai_sched_rollback() can return to any mark exactly, in
+ * reverse order; an all-or-nothing gang, a trial eviction or a
+ * consolidation move is "mark, try, then commit or roll back".  Each
+ * change keeps devices, node figures, the node index, queue sums (leaf
+ * and ancestors), the owner's group and the job's counters in step, and
+ * marks the leaf queue and the group dirty so that the orderings re-key
+ * them before the next pop.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "base/xmalloc.h"
+#include "sched/sched_int.h"
+
+void
+kai_sched_touch_queue(struct sess *S, uint32_t q)
+{
+	if (S->qdirty[q])
+		return;
+	S->qdirty[q] = 1;
+	S->qdirty_list[S->nqdirty++] = q;
+}
+
+void
+kai_sched_touch_group(struct sess *S, uint32_t g)
+{
+	if (S->gdirty[g])
+		return;
+	S->gdirty[g] = 1;
+	S->gdirty_list[S->ngdirty++] = g;
+}
+
+/* Adds (sign 1) or removes (-1) what task t holds from its queues. */
+static void
+account(struct sess *S, uint32_t t, int64_t sign)
+{
+	uint32_t j = kai_sched_task_job(S, t);
+	const struct kai_sched_snap_job *J = &S->s->jobs[j];
+	int64_t v[NRES];
+	int32_t q;
+	int r;
+
+	kai_sched_task_held(S, t, v);
+	for (q = (int32_t)J->queue; q >= 0; q = S->q[q].parent) {
+		S->q[q].kdirty = true;
+		for (r = 0; r < NRES; r++) {
+			S->q[q].alloc[r] += sign * v[r];
+			if (!J->preemptible)
+				S->q[q].alloc_np[r] += sign * v[r];
+		}
+	}
+	kai_sched_touch_queue(S, J->queue);
+	S->groups[S->jobs[j].group].alloc_gpu += sign * v[R_GPU];
+	kai_sched_touch_group(S, S->jobs[j].group);
+}
+
+/* Adds (sign 1) or removes what t holds on its node, to alloc or rel. */
+static void
+hold(struct sess *S, uint32_t t, int32_t sign, bool rel)
+{
+	const struct stask *st = &S->tasks[t];
+	const struct kai_sched_snap_task *in = &S->s->tasks[t];
+	struct snode *n = &S->nodes[st->node];
+	int32_t *dev = rel ? S->drel : S->dalloc;
+	int64_t *acc = rel ? n->rel : n->alloc;
+	uint64_t m = st->mask;
+
+	while (m != 0) {
+		int d = __builtin_ctzll(m);
+
+		dev[n->gpu0 + (uint32_t)d] += sign * st->ugpu;
+		m &= m - 1;
+	}
+	acc[R_CPU] += sign * in->cpu_millis;
+	acc[R_MEM] += sign * in->memory_mib;
+}
+
+static struct undo *
+log_push(struct sess *S, uint32_t t, enum undo_kind kind)
+{
+	struct undo *u;
+
+	if (S->nlog == S->caplog) {
+		S->caplog = S->caplog ? 2 * S->caplog : 256;
+		S->log = kai_xreallocarray(S->log, S->caplog, sizeof(*S->log));
+	}
+	u = &S->log[S->nlog++];
+	u->task = t;
+	u->kind = (uint8_t)kind;
+	u->prev = S->tasks[t];
+	return u;
+}
+
+size_t
+kai_sched_mark(const struct sess *S)
+{
+	return S->nlog;
+}
+
+/*
+ * Places task t (pending, or evicted and now being moved) on node with
+ * the given devices.  pipelined: it waits for releasing resources.
+ */
+void
+kai_sched_place(struct sess *S, uint32_t t, uint32_t node, uint64_t mask,
+    int32_t ugpu, bool pipelined)
+{
+	struct stask *st = &S->tasks[t];
+	struct sjob *sj = &S->jobs[kai_sched_task_job(S, t)];
+	bool moving = st->state == KAI_SCHED_TASK_EVICTED;
+
+	(void)log_push(S, t, UNDO_PLACE);
+	sj->sreq_ok = false;
+	if (!moving) {
+		sj->npending--;
+		sj->nplaced++;
+	} else {
+		sj->nevicted--;
+		sj->nmoved++;
+		st->moved = true;
+	}
+	st->node = (int32_t)node;
+	st->mask = mask;
+	st->ugpu = ugpu;
+	st->state = (uint8_t)(pipelined || moving ? KAI_SCHED_TASK_PIPELINED
+						  : KAI_SCHED_TASK_RUNNING);
+	st->fresh = true;
+	sj->nactive++;
+	hold(S, t, 1, false);
+	kai_sched_node_refresh(S, node);
+	account(S, t, 1);
+}
+
+/* Evicts active task t: its resources become releasing on its node. */
+void
+kai_sched_evict(struct sess *S, uint32_t t)
+{
+	struct stask *st = &S->tasks[t];
+	struct sjob *sj = &S->jobs[kai_sched_task_job(S, t)];
+
+	(void)log_push(S, t, UNDO_EVICT);
+	sj->sreq_ok = false;
+	account(S, t, -1);
+	hold(S, t, -1, false);
+	hold(S, t, 1, true);
+	kai_sched_node_refresh(S, (uint32_t)st->node);
+	st->state = KAI_SCHED_TASK_EVICTED;
+	sj->nactive--;
+	sj->nevicted++;
+}
+
+static void
+undo_one(struct sess *S, const struct undo *u)
+{
+	uint32_t t = u->task;
+	struct stask *st = &S->tasks[t];
+	struct sjob *sj = &S->jobs[kai_sched_task_job(S, t)];
+	uint32_t node = (uint32_t)st->node;
+
+	sj->sreq_ok = false;
+	if (u->kind == UNDO_PLACE) {
+		account(S, t, -1);
+		hold(S, t, -1, false);
+		sj->nactive--;
+		if (u->prev.state == KAI_SCHED_TASK_EVICTED) {
+			sj->nevicted++;
+			sj->nmoved--;
+		} else {
+			sj->npending++;
+			sj->nplaced--;
+		}
+		*st = u->prev;
+		kai_sched_node_refresh(S, node);
+		return;
+	}
+	hold(S, t, -1, true);
+	*st = u->prev;
+	hold(S, t, 1, false);
+	account(S, t, 1);
+	sj->nactive++;
+	sj->nevicted--;
+	kai_sched_node_refresh(S, node);
+}
+
+void
+kai_sched_rollback(struct sess *S, size_t mark)
+{
+	while (S->nlog > mark)
+		undo_one(S, &S->log[--S->nlog]);
+}
+
+/* Keeps every change so far; only at the top level of an action. */
+void
+kai_sched_commit(struct sess *S)
+{
+	S->nlog = 0;
+}

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * validate.c: the snapshot's own consistency, checked before a cycle.
+ *
+ * The core trusts nothing it did not check: every index is in range, a
+ * queue's parent comes before it (so the tree has no cycle), jobs sit in
+ * leaf queues, a task asks for whole GPUs or part of one but not both,
+ * and running tasks name a node.  Whether running tasks fit their nodes
+ * is checked while they are laid out (session.c).  Messages name the
+ * object and the reason, in the house wording.
+ */
+#include "config.h"
+
+#include "sched/sched_int.h"
+
+static int
+check_nodes(const struct kai_sched_snapshot *s, struct kai_err *err)
+{
+	size_t i, l;
+
+	for (i = 0; i < s->nnodes; i++) {
+		const struct kai_sched_snap_node *n = &s->nodes[i];
+
+		if (n->name == NULL || n->name[0] == '\0')
+			return kai_err_set(err, KAI_EINVAL,
+			    "node %zu has no name", i);
+		if (n->gpus > KAI_SCHED_MAX_NODE_GPUS)
+			return kai_err_set(err, KAI_EINVAL,
+			    "node \"%s\": %u GPUs, more than the %d supported",
+			    n->name, n->gpus, KAI_SCHED_MAX_NODE_GPUS);
+		if (n->held_gpus > n->gpus)
+			return kai_err_set(err, KAI_EINVAL,
+			    "node \"%s\": %u GPUs held, more than it has",
+			    n->name, n->held_gpus);
+		if (n->cpu_millis < -1 || n->memory_mib < -1 ||
+		    n->held_cpu_millis < 0 || n->held_memory_mib < 0)
+			return kai_err_set(err, KAI_EINVAL,
+			    "node \"%s\": negative capacity", n->name);
+		for (l = 0; l < n->nlabels; l++)
+			if (n->labels[l].key == NULL ||
+			    n->labels[l].value == NULL)
+				return kai_err_set(err, KAI_EINVAL,
+				    "node \"%s\": label %zu is empty", n->name,
+				    l);
+	}
+	return 0;
+}
+
+static int
+check_queues(const struct kai_sched_snapshot *s, struct kai_err *err)
+{
+	size_t i, r;
+
+	for (i = 0; i < s->nqueues; i++) {
+		const struct kai_sched_snap_queue *q = &s->queues[i];
+
+		if (q->name == NULL || q->name[0] == '\0')
+			return kai_err_set(err, KAI_EINVAL,
+			    "queue %zu has no name", i);
+		if (q->parent >= (int32_t)i || q->parent < -1)
+			return kai_err_set(err, KAI_EINVAL,
+			    "queue \"%s\": its parent must be listed before it",
+			    q->name);
+		for (r = 0; r < NRES; r++) {
+			const struct kai_sched_qres *x = &q->res[r];
+
+			if (x->quota < -1 || x->limit < -1 ||
+			    !(x->weight >= 0) || !(x->usage >= 0))
+				return kai_err_set(err, KAI_EINVAL,
+				    "queue \"%s\": negative quota, limit, "
+				    "weight or usage",
+				    q->name);
+		}
+	}
+	return 0;
+}
+
+static bool
+is_parent(const struct kai_sched_snapshot *s, size_t q)
+{
+	size_t i;
+
+	for (i = q + 1; i < s->nqueues; i++)
+		if (s->queues[i].parent == (int32_t)q)
+			return true;
+	return false;
+}
+
+static int
+check_request(const struct kai_sched_snap_task *t, struct kai_err *err)
+{
+	int kinds =
+	    (t->gpus > 0) + (t->gpu_fraction != 0) + (t->gpu_memory_mib != 0);
+
+	if (kinds > 1)
+		return kai_err_set(err, KAI_EINVAL,
+		    "asks for whole GPUs and "
+		    "part of a GPU at once");
+	if (t->gpu_fraction < 0 || t->gpu_fraction >= GPU_UNIT)
+		return kai_err_set(err, KAI_EINVAL,
+		    "gpu fraction must be "
+		    "between 0 and 1 (exclusive)");
+	if (t->gpu_memory_mib < 0 || t->cpu_millis < 0 || t->memory_mib < 0)
+		return kai_err_set(err, KAI_EINVAL, "negative request");
+	return 0;
+}
+
+static int
+check_task(const struct kai_sched_snapshot *s,
+    const struct kai_sched_snap_task *t, struct kai_err *err)
+{
+	int rc;
+
+	if ((rc = check_request(t, err)) != 0)
+		return rc;
+	switch (t->state) {
+	case KAI_SCHED_TASK_PENDING:
+		if (t->node != -1)
+			return kai_err_set(err, KAI_EINVAL,
+			    "a pending task has no node");
+		return 0;
+	case KAI_SCHED_TASK_RUNNING:
+	case KAI_SCHED_TASK_RELEASING:
+		if (t->node < 0 || (size_t)t->node >= s->nnodes)
+			return kai_err_set(err, KAI_EINVAL,
+			    "a running or releasing task needs a node");
+		return 0;
+	case KAI_SCHED_TASK_FAILED:
+		if (t->node < -1 || t->node >= (int64_t)s->nnodes)
+			return kai_err_set(err, KAI_EINVAL, "no such node");
+		return 0;
+	case KAI_SCHED_TASK_PIPELINED:
+	case KAI_SCHED_TASK_EVICTED:
+		break;
+	}
+	return kai_err_set(err, KAI_EINVAL, "invalid input state");
+}
+
+static int
+check_topology(const struct kai_sched_snapshot *s,
+    const struct kai_sched_snap_job *j, struct kai_err *err)
+{
+	const struct kai_sched_topology *tp;
+
+	if (j->topology < 0) {
+		if (j->required_level >= 0 || j->preferred_level >= 0)
+			return kai_err_set(err, KAI_EINVAL,
+			    "topology level without a topology");
+		return 0;
+	}
+	if ((size_t)j->topology >= s->ntopologies)
+		return kai_err_set(err, KAI_EINVAL, "no such topology");
+	tp = &s->topologies[j->topology];
+	if (j->required_level >= (int32_t)tp->nlevels ||
+	    j->preferred_level >= (int32_t)tp->nlevels ||
+	    j->required_level < -1 || j->preferred_level < -1)
+		return kai_err_set(err, KAI_EINVAL,
+		    "no such level in "
+		    "topology \"%s\"",
+		    tp->name);
+	if (j->required_level >= 0 && j->preferred_level >= 0 &&
+	    j->preferred_level < j->required_level)
+		return kai_err_set(err, KAI_EINVAL,
+		    "the preferred level is "
+		    "wider than the required one");
+	return 0;
+}
+
+static int
+check_job(const struct kai_sched_snapshot *s,
+    const struct kai_sched_snap_job *j, struct kai_err *err)
+{
+	size_t t;
+	int rc;
+
+	if (j->queue >= s->nqueues)
+		return kai_err_set(err, KAI_EINVAL, "no such queue");
+	if (is_parent(s, j->queue))
+		return kai_err_set(err, KAI_EINVAL,
+		    "queue \"%s\" is not a "
+		    "leaf queue",
+		    s->queues[j->queue].name);
+	if (j->user < -1 || j->user >= (int64_t)s->nusers)
+		return kai_err_set(err, KAI_EINVAL, "no such user");
+	if (j->first_task > s->ntasks || j->ntasks > s->ntasks - j->first_task)
+		return kai_err_set(err, KAI_EINVAL, "tasks out of range");
+	if (j->min_tasks > j->ntasks)
+		return kai_err_set(err, KAI_EINVAL,
+		    "min_tasks (%u) is more "
+		    "than its %zu tasks",
+		    j->min_tasks, j->ntasks);
+	if ((rc = check_topology(s, j, err)) != 0)
+		return rc;
+	for (t = 0; t < j->ntasks; t++)
+		if (check_task(s, &s->tasks[j->first_task + t], err) != 0)
+			return kai_err_prefix(err, "task %zu", t);
+	return 0;
+}
+
+int
+kai_sched_validate(const struct kai_sched_snapshot *s, struct kai_err *err)
+{
+	size_t i, l;
+	int rc;
+
+	if ((rc = check_nodes(s, err)) != 0 || (rc = check_queues(s, err)) != 0)
+		return rc;
+	for (i = 0; i < s->ntopologies; i++) {
+		const struct kai_sched_topology *tp = &s->topologies[i];
+
+		if (tp->name == NULL || tp->nlevels == 0)
+			return kai_err_set(err, KAI_EINVAL,
+			    "topology %zu has no name or no levels", i);
+		for (l = 0; l < tp->nlevels; l++)
+			if (tp->levels[l] == NULL)
+				return kai_err_set(err, KAI_EINVAL,
+				    "topology \"%s\": level %zu is empty",
+				    tp->name, l);
+	}
+	for (i = 0; i < s->njobs; i++) {
+		const struct kai_sched_snap_job *j = &s->jobs[i];
+
+		if (j->name == NULL)
+			return kai_err_set(err, KAI_EINVAL,
+			    "job %zu has no name", i);
+		if (check_job(s, j, err) != 0)
+			return kai_err_prefix(err, "job \"%s\"", j->name);
+	}
+	return 0;
+}

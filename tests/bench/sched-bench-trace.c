@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * sched-bench-trace.c: the Alibaba 2023 GPU-sharing trace replayed the
+ * way the ATC '23 paper measured it (shared/traces/README.md, "How the
+ * published ATC '23 numbers were made"):
+ *	- the cluster is the 1,213 GPU nodes of nodes.csv (6,212 GPUs);
+ *	- pods are drawn at random, with replacement, from the pod list
+ *	  until their GPU requests reach 130 % of the cluster's GPUs;
+ *	- they arrive one by one in that random order and never finish;
+ *	- the figure is the share of GPUs allocated at the end.
+ * One allocate cycle over all of them in arrival order is the same as
+ * scheduling each as it arrives, since nothing departs and the core
+ * serves jobs of one queue and one priority oldest first.  The draw is
+ * the bench's (its own seeds, 1..SEEDS), never the core's; results are
+ * the mean over the seeds, for binpack and for spread.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xmalloc.h"
+#include "sched-bench.h"
+
+#define LINE_MAX_LEN 1024
+#define FIELDS       12
+
+struct pod {
+	uint32_t gpus;
+	int64_t frac; /* uGPU, 0 = whole GPUs */
+	int64_t cpu, mem;
+};
+
+/* Splits line at commas into at most FIELDS fields (no quoting here). */
+static int
+split(char *line, char **f)
+{
+	int n = 0;
+
+	line[strcspn(line, "\r\n")] = '\0';
+	f[n++] = line;
+	for (; *line != '\0' && n < FIELDS; line++)
+		if (*line == ',') {
+			*line = '\0';
+			f[n++] = line + 1;
+		}
+	return n;
+}
+
+static FILE *
+open_in(const char *dir, const char *file)
+{
+	char path[4096];
+	FILE *f;
+
+	(void)snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if ((f = fopen(path, "r")) == NULL)
+		(void)fprintf(stderr, "sched-bench: could not open \"%s\"\n",
+		    path);
+	return f;
+}
+
+static int
+read_nodes(const char *dir, struct kai_sched_snap_node **out, size_t *n,
+    char ***names)
+{
+	char line[LINE_MAX_LEN], *f[FIELDS];
+	FILE *in = open_in(dir, "nodes.csv");
+	size_t cap = 2048;
+
+	if (in == NULL)
+		return -1;
+	*out = kai_xcalloc(cap, sizeof(**out));
+	*names = kai_xcalloc(cap, sizeof(**names));
+	*n = 0;
+	/* name,gpus,gpu_memory_mib,cpu_millis,memory_mib,model */
+	while (fgets(line, sizeof(line), in) != NULL) {
+		struct kai_sched_snap_node *nd;
+		long gpus;
+
+		if (split(line, f) < 5 || strcmp(f[0], "name") == 0 ||
+		    (gpus = strtol(f[1], NULL, 10)) <= 0 || *n == cap)
+			continue;
+		nd = &(*out)[*n];
+		(*names)[*n] = kai_xstrdup(f[0]);
+		nd->name = (*names)[*n];
+		nd->gpus = (uint32_t)gpus;
+		nd->gpu_memory_mib = strtoll(f[2], NULL, 10);
+		nd->cpu_millis = strtoll(f[3], NULL, 10);
+		nd->memory_mib = strtoll(f[4], NULL, 10);
+		(*n)++;
+	}
+	(void)fclose(in);
+	return 0;
+}
+
+static int
+read_pods(const char *dir, struct pod **out, size_t *n)
+{
+	char line[LINE_MAX_LEN], *f[FIELDS];
+	FILE *in = open_in(dir, "alibaba_openb_2023_pods.csv");
+	size_t cap = 16384;
+
+	if (in == NULL)
+		return -1;
+	*out = kai_xcalloc(cap, sizeof(**out));
+	*n = 0;
+	/* job_id,submit_s,duration_s,queue,user,tasks,gpus_per_task,
+	 * gpu_fraction,gpu_memory_mib,cpu_millis,memory_mib */
+	while (fgets(line, sizeof(line), in) != NULL && *n < cap) {
+		struct pod *p = &(*out)[*n];
+
+		if (split(line, f) < 11 || strcmp(f[0], "job_id") == 0)
+			continue;
+		p->gpus = (uint32_t)strtoul(f[6], NULL, 10);
+		p->frac = f[7][0] != '\0'
+		    ? (int64_t)(strtod(f[7], NULL) * KAI_SCHED_GPU_UNIT + 0.5)
+		    : 0;
+		if (p->frac > 0)
+			p->gpus = 0;
+		p->cpu = strtoll(f[9], NULL, 10);
+		p->mem = strtoll(f[10], NULL, 10);
+		(*n)++;
+	}
+	(void)fclose(in);
+	return 0;
+}
+
+struct replay {
+	struct kai_sched_snapshot s;
+	struct kai_sched_snap_queue q;
+	struct kai_sched_snap_job *jobs;
+	struct kai_sched_snap_task *tasks;
+};
+
+/* Draws pods until they ask for 130 % of the GPUs; returns how many. */
+static size_t
+draw(struct replay *rp, const struct pod *pods, size_t npods,
+    int64_t cluster_ugpu, uint64_t seed, size_t cap)
+{
+	struct bench_rng rng = {seed * UINT64_C(0x9e3779b97f4a7c15) + 1};
+	int64_t asked = 0, want = cluster_ugpu / 10 * 13;
+	size_t n = 0;
+
+	while (asked < want && n < cap) {
+		const struct pod *p = &pods[bench_below(&rng, (uint32_t)npods)];
+		struct kai_sched_snap_task *t = &rp->tasks[n];
+		struct kai_sched_snap_job *j = &rp->jobs[n];
+
+		kai_sched_job_init(j);
+		j->name = "pod";
+		j->priority = 50;
+		j->preemptible = true;
+		j->created = (int64_t)n;
+		j->first_task = n;
+		j->ntasks = 1;
+		kai_sched_task_init(t);
+		t->gpus = p->gpus;
+		t->gpu_fraction = p->frac;
+		t->cpu_millis = p->cpu;
+		t->memory_mib = p->mem;
+		asked += p->frac > 0 ? p->frac
+				     : (int64_t)p->gpus * KAI_SCHED_GPU_UNIT;
+		n++;
+	}
+	return n;
+}
+
+static double
+allocated_share(const struct kai_sched_result *r, int64_t cluster_ugpu)
+{
+	return (double)r->queues[0].allocated[KAI_SCHED_GPU] /
+	    (double)cluster_ugpu;
+}
+
+static void
+replay_init(struct replay *rp, struct kai_sched_snap_node *nodes, size_t nn,
+    size_t cap)
+{
+	memset(rp, 0, sizeof(*rp));
+	kai_sched_config_init(&rp->s.config);
+	rp->s.config.phases[0] = KAI_SCHED_ALLOCATE;
+	rp->s.config.nphases = 1;
+	kai_sched_queue_init(&rp->q);
+	rp->q.name = "trace";
+	rp->jobs = kai_xcalloc(cap, sizeof(*rp->jobs));
+	rp->tasks = kai_xcalloc(cap, sizeof(*rp->tasks));
+	rp->s.nodes = nodes;
+	rp->s.nnodes = nn;
+	rp->s.queues = &rp->q;
+	rp->s.nqueues = 1;
+	rp->s.jobs = rp->jobs;
+	rp->s.tasks = rp->tasks;
+}
+
+static void
+replay_run(struct replay *rp, const struct pod *pods, size_t npods,
+    int64_t cluster, unsigned seeds)
+{
+	static const char *const names[] = {"binpack", "spread"};
+	double share[2] = {0, 0}, ms[2] = {0, 0}, placed[2] = {0, 0};
+	size_t cap = 4 * npods, n = 0;
+	unsigned s;
+	int p;
+
+	for (s = 1; s <= seeds; s++) {
+		n = draw(rp, pods, npods, cluster, s, cap);
+		rp->s.njobs = rp->s.ntasks = n;
+		for (p = 0; p < 2; p++) {
+			struct kai_sched_result r;
+			struct kai_err err;
+			double t0 = bench_now_ms();
+
+			rp->s.config.placement = (enum kai_sched_placement)p;
+			rp->s.config.gpu_placement =
+			    (enum kai_sched_placement)p;
+			if (kai_sched_cycle(&rp->s, &r, &err) != 0) {
+				(void)fprintf(stderr, "sched-bench: %s\n",
+				    err.msg);
+				exit(1);
+			}
+			ms[p] += bench_now_ms() - t0;
+			share[p] += allocated_share(&r, cluster);
+			placed[p] += (double)r.placed;
+			kai_sched_result_fini(&r);
+		}
+	}
+	(void)printf("trace replay: %zu GPU nodes, %.0f GPUs, %zu pods per "
+		     "draw (130%% of the GPUs), mean of %u seeds\n",
+	    rp->s.nnodes, (double)cluster / KAI_SCHED_GPU_UNIT, n, seeds);
+	for (p = 0; p < 2; p++)
+		(void)
+		    printf("  %-8s GPUs allocated %5.1f%%, %6.0f pods placed, "
+			   "%6.1f ms per cycle\n",
+			names[p], 100.0 * share[p] / seeds, placed[p] / seeds,
+			ms[p] / seeds);
+}
+
+int
+bench_trace(const char *dir, unsigned seeds)
+{
+	struct kai_sched_snap_node *nodes = NULL;
+	struct pod *pods = NULL;
+	struct replay rp;
+	char **names = NULL;
+	size_t nn = 0, npods = 0, i;
+	int64_t cluster = 0;
+
+	if (read_nodes(dir, &nodes, &nn, &names) != 0 ||
+	    read_pods(dir, &pods, &npods) != 0 || nn == 0 || npods == 0) {
+		(void)fprintf(stderr,
+		    "sched-bench: no nodes or pods in \"%s\"\n", dir);
+		free(nodes);
+		free(pods);
+		return -1;
+	}
+	for (i = 0; i < nn; i++)
+		cluster += (int64_t)nodes[i].gpus * KAI_SCHED_GPU_UNIT;
+	replay_init(&rp, nodes, nn, 4 * npods);
+	replay_run(&rp, pods, npods, cluster, seeds);
+	free(rp.jobs);
+	free(rp.tasks);
+	for (i = 0; i < nn; i++)
+		free(names[i]);
+	free(names);
+	free(nodes);
+	free(pods);
+	return 0;
+}

@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * sched-bench: how fast the scheduler core is (not run by make check).
+ *
+ *	sched-bench [-n NODES] [-j JOBS] [-q QUEUES] [-r RUNS] [-t TRACEDIR]
+ *
+ * Synthetic part: NODES x 8 GPUs (default 5,000), JOBS pending jobs
+ * (default 100,000) in QUEUES leaf queues (default 50, under 5
+ * departments) with 200 users, of mixed shapes drawn from a fixed seed:
+ * whole-GPU jobs of 1-8 GPUs, fractions (by portion and by GPU memory),
+ * and gangs of 4-32 tasks.  It times, as the median of RUNS runs:
+ *	1. one full cycle (all five phases) from an empty cluster;
+ *	2. one cycle when nothing fits: the cluster as cycle 1 left it
+ *	   (its placements running), the rest still pending, allocate only
+ *	   and then all five phases;
+ * and reports placements per second of cycle 1 and the peak RSS.
+ * With -t, also the Alibaba trace replay (sched-bench-trace.c).
+ */
+#include "config.h"
+
+#include "sched-bench.h"
+
+#include <sys/resource.h>
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/xmalloc.h"
+
+uint64_t
+bench_rand(struct bench_rng *r)
+{
+	r->s ^= r->s >> 12;
+	r->s ^= r->s << 25;
+	r->s ^= r->s >> 27;
+	return r->s * UINT64_C(2685821657736338717);
+}
+
+uint32_t
+bench_below(struct bench_rng *r, uint32_t n)
+{
+	return (uint32_t)(bench_rand(r) % n);
+}
+
+double
+bench_now_ms(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* CPU time of this process: steadier than wall time on a busy host. */
+static double
+cpu_ms(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+long
+bench_peak_rss_kib(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return -1;
+	return ru.ru_maxrss;
+}
+
+struct synth {
+	struct kai_sched_snapshot s;
+	struct kai_sched_snap_node *nodes;
+	struct kai_sched_snap_queue *queues;
+	struct kai_sched_snap_user *users;
+	struct kai_sched_snap_job *jobs;
+	struct kai_sched_snap_task *tasks;
+	char *names; /* all generated names, 24 bytes each */
+};
+
+#define NAMELEN 32
+#define NDEPT   5
+#define NUSERS  200
+
+static char *
+name(struct synth *y, size_t slot, const char *prefix, size_t i)
+{
+	char *p = y->names + slot * NAMELEN;
+
+	/* Prefixes are short and i has at most 20 digits: never cut. */
+	(void)snprintf(p, NAMELEN, "%.8s%zu", prefix, i);
+	return p;
+}
+
+static void
+synth_queues(struct synth *y, size_t nq, size_t nodes, size_t base)
+{
+	size_t i;
+
+	y->queues = kai_xcalloc(nq + NDEPT, sizeof(*y->queues));
+	for (i = 0; i < nq + NDEPT; i++) {
+		struct kai_sched_snap_queue *q = &y->queues[i];
+		bool dept = i < NDEPT;
+		int64_t gpus =
+		    (int64_t)nodes * 8 / (int64_t)(dept ? NDEPT : nq);
+
+		kai_sched_queue_init(q);
+		q->name = name(y, base + i, dept ? "dept" : "q", i);
+		q->parent = dept ? -1 : (int32_t)((i - NDEPT) % NDEPT);
+		/* Guarantee each leaf an equal part of the GPUs. */
+		q->res[KAI_SCHED_GPU].quota = gpus * KAI_SCHED_GPU_UNIT;
+		q->res[KAI_SCHED_GPU].weight = 1 + (double)(i % 3);
+	}
+	y->s.queues = y->queues;
+	y->s.nqueues = nq + NDEPT;
+}
+
+/* One task of a job's shape. */
+static void
+shape_task(struct bench_rng *rng, uint32_t kind, uint32_t gpus,
+    struct kai_sched_snap_task *t)
+{
+	kai_sched_task_init(t);
+	if (kind == 1)
+		t->gpu_fraction = INT64_C(100000) * (1 + bench_below(rng, 9));
+	else if (kind == 2)
+		t->gpu_memory_mib = INT64_C(4096) * (1 + bench_below(rng, 16));
+	else
+		t->gpus = gpus;
+	t->cpu_millis = INT64_C(2000) * (gpus > 0 ? gpus : 1);
+	t->memory_mib = INT64_C(16384) * (gpus > 0 ? gpus : 1);
+}
+
+static void
+synth_jobs(struct synth *y, struct bench_rng *rng, size_t njobs, size_t nq,
+    size_t base)
+{
+	static const uint32_t sizes[] = {1, 1, 1, 1, 2, 2, 4, 8};
+	size_t j, cap = njobs * 4, nt = 0, k;
+
+	y->jobs = kai_xcalloc(njobs, sizeof(*y->jobs));
+	y->tasks = kai_xcalloc(cap, sizeof(*y->tasks));
+	for (j = 0; j < njobs; j++) {
+		struct kai_sched_snap_job *J = &y->jobs[j];
+		uint32_t roll = bench_below(rng, 100), kind = 0, n = 1, gpus;
+
+		kai_sched_job_init(J);
+		J->name = name(y, base + j, "job", j);
+		J->queue = (uint32_t)(NDEPT + bench_below(rng, (uint32_t)nq));
+		J->user = (int32_t)bench_below(rng, NUSERS);
+		J->priority = 50 + 25 * bench_below(rng, 3);
+		J->preemptible = J->priority < 100;
+		J->created = (int64_t)j;
+		gpus = sizes[bench_below(rng, 8)];
+		if (roll < 25)
+			kind = 1 + bench_below(rng, 2); /* fraction */
+		else if (roll >= 85)
+			n = 4 + bench_below(rng, 29); /* gang of 4-32 */
+		if (n > 1)
+			gpus = sizes[bench_below(rng, 6)];
+		if (nt + n > cap) {
+			cap *= 2;
+			y->tasks =
+			    kai_xreallocarray(y->tasks, cap, sizeof(*y->tasks));
+		}
+		J->first_task = nt;
+		J->ntasks = n;
+		for (k = 0; k < n; k++)
+			shape_task(rng, kind, kind ? 0 : gpus, &y->tasks[nt++]);
+	}
+	y->s.jobs = y->jobs;
+	y->s.njobs = njobs;
+	y->s.tasks = y->tasks;
+	y->s.ntasks = nt;
+}
+
+static void
+synth_init(struct synth *y, size_t nodes, size_t njobs, size_t nq)
+{
+	struct bench_rng rng = {UINT64_C(0x9e3779b97f4a7c15)};
+	size_t i;
+
+	memset(y, 0, sizeof(*y));
+	kai_sched_config_init(&y->s.config);
+	y->names = kai_xcalloc(nodes + nq + NDEPT + njobs + NUSERS, NAMELEN);
+	y->nodes = kai_xcalloc(nodes, sizeof(*y->nodes));
+	for (i = 0; i < nodes; i++) {
+		y->nodes[i].name = name(y, i, "node", i);
+		y->nodes[i].gpus = 8;
+		y->nodes[i].gpu_memory_mib = 81920;
+		y->nodes[i].cpu_millis = 128000;
+		y->nodes[i].memory_mib = INT64_C(2) * 1024 * 1024;
+	}
+	y->s.nodes = y->nodes;
+	y->s.nnodes = nodes;
+	synth_queues(y, nq, nodes, nodes);
+	y->users = kai_xcalloc(NUSERS, sizeof(*y->users));
+	for (i = 0; i < NUSERS; i++) {
+		y->users[i].name =
+		    name(y, nodes + nq + NDEPT + njobs + i, "u", i);
+		y->users[i].usage = (double)bench_below(&rng, 100) / 1000.0;
+	}
+	y->s.users = y->users;
+	y->s.nusers = NUSERS;
+	synth_jobs(y, &rng, njobs, nq, nodes + nq + NDEPT);
+	y->s.now = 1000000000;
+}
+
+static void
+synth_fini(struct synth *y)
+{
+	free(y->nodes);
+	free(y->queues);
+	free(y->users);
+	free(y->jobs);
+	free(y->tasks);
+	free(y->names);
+}
+
+static int
+dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+struct timing {
+	double wall, cpu; /* medians, ms */
+};
+
+/* Runs the snapshot `runs` times; medians of wall and CPU time. */
+static struct timing
+timed(const struct kai_sched_snapshot *s, unsigned runs,
+    struct kai_sched_result *keep)
+{
+	double *wall = kai_xcalloc(runs, sizeof(*wall));
+	double *cpu = kai_xcalloc(runs, sizeof(*cpu));
+	struct timing t;
+	struct kai_err err;
+	unsigned i;
+
+	for (i = 0; i < runs; i++) {
+		struct kai_sched_result r;
+		double w0 = bench_now_ms(), c0 = cpu_ms();
+
+		if (kai_sched_cycle(s, &r, &err) != 0) {
+			(void)fprintf(stderr, "sched-bench: %s\n", err.msg);
+			exit(1);
+		}
+		wall[i] = bench_now_ms() - w0;
+		cpu[i] = cpu_ms() - c0;
+		if (i == 0 && keep != NULL)
+			*keep = r;
+		else
+			kai_sched_result_fini(&r);
+	}
+	qsort(wall, runs, sizeof(*wall), dbl_cmp);
+	qsort(cpu, runs, sizeof(*cpu), dbl_cmp);
+	t.wall = wall[runs / 2];
+	t.cpu = cpu[runs / 2];
+	free(wall);
+	free(cpu);
+	return t;
+}
+
+/* The cluster as r left it: its placements run, the rest waits. */
+static void
+settle(struct synth *y, const struct kai_sched_result *r)
+{
+	size_t t;
+
+	for (t = 0; t < y->s.ntasks; t++) {
+		const struct kai_sched_task_out *o = &r->tasks[t];
+
+		if (o->state != KAI_SCHED_TASK_RUNNING &&
+		    o->state != KAI_SCHED_TASK_PIPELINED)
+			continue;
+		y->tasks[t].state = KAI_SCHED_TASK_RUNNING;
+		y->tasks[t].node = o->node;
+		y->tasks[t].gpu_mask = o->gpu_mask;
+	}
+}
+
+static void
+synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs)
+{
+	struct synth y;
+	struct kai_sched_result r1;
+	struct timing full, none, none_all;
+	double busy = 0;
+	size_t i;
+
+	synth_init(&y, nodes, njobs, nq);
+	(void)printf("synthetic: %zu nodes x 8 GPUs, %zu pending jobs (%zu "
+		     "tasks) in %zu queues, median of %u runs (wall / CPU)\n",
+	    nodes, njobs, y.s.ntasks, nq, runs);
+	full = timed(&y.s, runs, &r1);
+	for (i = 0; i < r1.nqueues; i++)
+		if (y.queues[i].parent >= 0)
+			busy += (double)r1.queues[i].allocated[KAI_SCHED_GPU];
+	(void)printf("  full cycle, empty cluster:   %7.1f / %7.1f ms  (%zu "
+		     "tasks placed, %.1f%% of GPUs)\n",
+	    full.wall, full.cpu, r1.placed,
+	    100.0 * busy / ((double)nodes * 8 * KAI_SCHED_GPU_UNIT));
+	(void)printf("  placements per second:       %7.0f / %7.0f\n",
+	    (double)r1.placed / (full.wall / 1000.0),
+	    (double)r1.placed / (full.cpu / 1000.0));
+	settle(&y, &r1);
+	kai_sched_result_fini(&r1);
+	y.s.config.phases[0] = KAI_SCHED_ALLOCATE;
+	y.s.config.nphases = 1;
+	none = timed(&y.s, runs, NULL);
+	(void)printf("  nothing fits, allocate only: %7.1f / %7.1f ms\n",
+	    none.wall, none.cpu);
+	kai_sched_config_init(&y.s.config);
+	none_all = timed(&y.s, runs, &r1);
+	(void)printf("  nothing fits, all phases:    %7.1f / %7.1f ms  (%zu "
+		     "placed, %zu evicted, %zu moved)\n",
+	    none_all.wall, none_all.cpu, r1.placed, r1.evicted, r1.moved);
+	kai_sched_result_fini(&r1);
+	synth_fini(&y);
+}
+
+static void
+usage(FILE *f)
+{
+	(void)fprintf(f,
+	    "usage: sched-bench [-n NODES] [-j JOBS] [-q QUEUES] "
+	    "[-r RUNS] [-s SEEDS] [-t TRACEDIR]\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	unsigned long nodes = 5000, jobs = 100000, nq = 50, runs = 5,
+		      seeds = 10;
+	const char *trace = NULL;
+	int c;
+
+	while ((c = getopt(argc, argv, "hn:j:q:r:s:t:")) != -1) {
+		switch (c) {
+		case 'n':
+			nodes = strtoul(optarg, NULL, 10);
+			break;
+		case 'j':
+			jobs = strtoul(optarg, NULL, 10);
+			break;
+		case 'q':
+			nq = strtoul(optarg, NULL, 10);
+			break;
+		case 'r':
+			runs = strtoul(optarg, NULL, 10);
+			break;
+		case 's':
+			seeds = strtoul(optarg, NULL, 10);
+			break;
+		case 't':
+			trace = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (nodes == 0 || jobs == 0 || nq == 0 || runs == 0 || seeds == 0) {
+		usage(stderr);
+		return 2;
+	}
+	synthetic(nodes, jobs, nq, (unsigned)runs);
+	if (trace != NULL && bench_trace(trace, (unsigned)seeds) != 0)
+		return 1;
+	(void)printf("peak RSS: %ld MiB\n", bench_peak_rss_kib() / 1024);
+	return 0;
+}

@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * sched-core: properties of the scheduler core that a scenario file
+ * cannot state -- the node index finds exactly the node a full scan
+ * finds, a rolled-back attempt leaves no trace, the same snapshot always
+ * gives the same result, bad snapshots are refused with a reason, and
+ * every reason code has a name and a text.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/sched_int.h"
+#include "tap.h"
+
+/* A small deterministic generator (xorshift), seeded per test. */
+static uint64_t rng = 88172645463325252ULL;
+
+static uint32_t
+rnd(uint32_t n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng % n);
+}
+
+#define NN 64
+#define NT 400
+
+struct world {
+	struct kai_sched_snap_node nodes[NN];
+	char names[NN][16];
+	struct kai_sched_snap_queue q;
+	struct kai_sched_snap_job jobs[NT];
+	struct kai_sched_snap_task tasks[NT];
+	char jnames[NT][16];
+	struct kai_sched_snapshot s;
+};
+
+static void
+world_init(struct world *w, enum kai_sched_placement pl)
+{
+	size_t i;
+
+	memset(w, 0, sizeof(*w));
+	kai_sched_config_init(&w->s.config);
+	w->s.config.placement = pl;
+	w->s.config.gpu_placement = pl;
+	for (i = 0; i < NN; i++) {
+		/* Names out of index order, so rank != index. */
+		(void)snprintf(w->names[i], sizeof(w->names[i]), "n%02zu",
+		    (i * 37) % NN);
+		w->nodes[i].name = w->names[i];
+		w->nodes[i].gpus = 1 + rnd(8);
+		w->nodes[i].gpu_memory_mib = INT64_C(16384) * (1 + rnd(2));
+		w->nodes[i].cpu_millis = 8000 + INT64_C(1000) * rnd(24);
+		w->nodes[i].memory_mib = -1;
+		w->nodes[i].unschedulable = rnd(20) == 0;
+	}
+	kai_sched_queue_init(&w->q);
+	w->q.name = "q";
+	for (i = 0; i < NT; i++) {
+		struct kai_sched_snap_task *t = &w->tasks[i];
+		uint32_t kind = rnd(4);
+
+		(void)snprintf(w->jnames[i], sizeof(w->jnames[i]), "j%zu", i);
+		kai_sched_job_init(&w->jobs[i]);
+		w->jobs[i].name = w->jnames[i];
+		w->jobs[i].priority = 50 + rnd(3);
+		w->jobs[i].preemptible = true;
+		w->jobs[i].created = (int64_t)i;
+		w->jobs[i].first_task = i;
+		w->jobs[i].ntasks = 1;
+		kai_sched_task_init(t);
+		t->cpu_millis = INT64_C(500) * rnd(8);
+		if (kind == 0)
+			t->gpus = 1 + rnd(4);
+		else if (kind == 1)
+			t->gpu_fraction = INT64_C(50000) * (1 + rnd(18));
+		else if (kind == 2)
+			t->gpu_memory_mib = INT64_C(1024) * (1 + rnd(20));
+	}
+	w->s.nodes = w->nodes;
+	w->s.nnodes = NN;
+	w->s.queues = &w->q;
+	w->s.nqueues = 1;
+	w->s.jobs = w->jobs;
+	w->s.njobs = NT;
+	w->s.tasks = w->tasks;
+	w->s.ntasks = NT;
+}
+
+/*
+ * Places tasks one by one; before each, the index's choice must be the
+ * node a scan of every node prefers.
+ */
+static void
+test_index_matches_scan(enum kai_sched_placement pl, const char *what)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	struct kai_sched_result r;
+	struct sess S;
+	uint32_t all[NN], i, t, same = 0, tried = 0;
+
+	world_init(w, pl);
+	for (i = 0; i < NN; i++)
+		all[i] = i;
+	ok(kai_sched_sess_init(&S, &w->s, &r, NULL) == 0, "%s: session", what);
+	for (t = 0; t < NT; t++) {
+		struct kai_sched_choice a, b;
+		bool fa, fb;
+
+		if (w->tasks[t].gpus == 0 && w->tasks[t].gpu_fraction == 0 &&
+		    w->tasks[t].gpu_memory_mib == 0)
+			continue;
+		fa = kai_sched_choose(&S, t, NULL, 0, NULL, false, &a);
+		fb = kai_sched_choose(&S, t, all, NN, NULL, false, &b);
+		tried++;
+		if (fa == fb && (!fa || (a.node == b.node && a.mask == b.mask)))
+			same++;
+		if (fa)
+			kai_sched_place(&S, t, (uint32_t)a.node, a.mask, a.ugpu,
+			    a.pipelined);
+	}
+	is_int(same, tried, "%s: the index and a scan agree on every task",
+	    what);
+	kai_sched_sess_fini(&S);
+	kai_sched_result_fini(&r);
+	free(w);
+}
+
+static bool
+nodes_equal(const struct sess *a, const struct snode *saved,
+    const int32_t *dalloc, size_t ndev)
+{
+	uint32_t i;
+
+	/* in_rellist is left out: that list only grows, by design. */
+	for (i = 0; i < a->nn; i++) {
+		const struct snode *x = &a->nodes[i], *y = &saved[i];
+
+		if (memcmp(x->alloc, y->alloc, sizeof(x->alloc)) != 0 ||
+		    memcmp(x->rel, y->rel, sizeof(x->rel)) != 0 ||
+		    x->whole_idle != y->whole_idle || x->room != y->room ||
+		    x->idle_ugpu != y->idle_ugpu || x->has_rel != y->has_rel) {
+			diag("node %u differs", i);
+			return false;
+		}
+	}
+	return memcmp(a->dalloc, dalloc, ndev * sizeof(*dalloc)) == 0;
+}
+
+static void
+test_rollback_is_exact(void)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	struct kai_sched_result r;
+	struct snode *saved;
+	int32_t *dalloc;
+	struct sess S;
+	size_t ndev = 0, mark, t;
+	int64_t q0[NRES];
+
+	world_init(w, KAI_SCHED_BINPACK);
+	for (t = 0; t < NN; t++)
+		ndev += w->nodes[t].gpus;
+	ok(kai_sched_sess_init(&S, &w->s, &r, NULL) == 0, "rollback: session");
+	saved = calloc(S.nn, sizeof(*saved));
+	dalloc = calloc(ndev, sizeof(*dalloc));
+	memcpy(saved, S.nodes, S.nn * sizeof(*saved));
+	memcpy(dalloc, S.dalloc, ndev * sizeof(*dalloc));
+	memcpy(q0, S.q[0].alloc, sizeof(q0));
+	mark = kai_sched_mark(&S);
+	for (t = 0; t < NT; t++) {
+		struct kai_sched_choice c;
+
+		if (kai_sched_choose(&S, (uint32_t)t, NULL, 0, NULL, true, &c))
+			kai_sched_place(&S, (uint32_t)t, (uint32_t)c.node,
+			    c.mask, c.ugpu, c.pipelined);
+		if (t % 3 == 0 && kai_sched_task_active(&S.tasks[t]))
+			kai_sched_evict(&S, (uint32_t)t);
+	}
+	ok(S.q[0].alloc[R_GPU] > 0, "rollback: something was placed");
+	kai_sched_rollback(&S, mark);
+	ok(nodes_equal(&S, saved, dalloc, ndev),
+	    "rollback: every node and device is as before");
+	ok(memcmp(q0, S.q[0].alloc, sizeof(q0)) == 0,
+	    "rollback: the queue's allocation is as before");
+	kai_sched_sess_fini(&S);
+	kai_sched_result_fini(&r);
+	free(saved);
+	free(dalloc);
+	free(w);
+}
+
+static bool
+same_results(const struct kai_sched_result *a, const struct kai_sched_result *b)
+{
+	size_t i;
+
+	for (i = 0; i < NT; i++) {
+		const struct kai_sched_task_out *x = &a->tasks[i],
+						*y = &b->tasks[i];
+		const struct kai_sched_why_info *p = &a->jobs[i].why;
+		const struct kai_sched_why_info *q = &b->jobs[i].why;
+
+		if (x->state != y->state || x->node != y->node ||
+		    x->gpu_mask != y->gpu_mask ||
+		    x->gpu_fraction != y->gpu_fraction ||
+		    a->jobs[i].state != b->jobs[i].state || p->why != q->why ||
+		    p->a != q->a || p->b != q->b || p->queue != q->queue)
+			return false;
+	}
+	return true;
+}
+
+static void
+test_deterministic(void)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	struct kai_sched_result a, b;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	world_init(w, KAI_SCHED_BINPACK);
+	ok(kai_sched_cycle(&w->s, &a, NULL) == 0 &&
+		kai_sched_cycle(&w->s, &b, NULL) == 0,
+	    "determinism: two cycles");
+	ok(a.placed > 0 && a.placed == b.placed, "determinism: same count");
+	ok(a.tasks != NULL && b.tasks != NULL && same_results(&a, &b),
+	    "determinism: identical decisions and reasons");
+	kai_sched_result_fini(&a);
+	kai_sched_result_fini(&b);
+	free(w);
+}
+
+static void
+test_refusals(void)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	struct kai_sched_snap_queue qs[2];
+	struct kai_sched_result r;
+	struct kai_err err;
+
+	world_init(w, KAI_SCHED_BINPACK);
+	w->tasks[3].gpus = 1;
+	w->tasks[3].gpu_fraction = 500000;
+	is_int(kai_sched_cycle(&w->s, &r, &err), KAI_EINVAL,
+	    "a task with whole GPUs and a fraction is refused");
+	is_str(err.msg,
+	    "job \"j3\": task 0: asks for whole GPUs and part of "
+	    "a GPU at once",
+	    "... and the message names it");
+	ok(r.tasks == NULL, "... and the result is empty");
+	world_init(w, KAI_SCHED_BINPACK);
+	qs[0] = qs[1] = w->q;
+	qs[1].name = "child";
+	qs[1].parent = 0;
+	w->s.queues = qs;
+	w->s.nqueues = 2;
+	is_int(kai_sched_cycle(&w->s, &r, &err), KAI_EINVAL,
+	    "a job in a parent queue is refused");
+	is_str(err.msg, "job \"j0\": queue \"q\" is not a leaf queue",
+	    "... and the message says why");
+	w->s.nqueues = 1;
+	w->s.queues = &w->q;
+	w->names[1][0] = w->names[0][0];
+	memcpy(w->names[1], w->names[0], sizeof(w->names[0]));
+	is_int(kai_sched_cycle(&w->s, &r, &err), KAI_EINVAL,
+	    "two nodes with one name are refused");
+	free(w);
+}
+
+static void
+test_reason_names(void)
+{
+	struct kai_sched_snapshot s;
+	struct kai_sched_why_info w;
+	char buf[256];
+	int c, named = 0, texts = 0;
+
+	memset(&s, 0, sizeof(s));
+	for (c = 1; c < KAI_SCHED_WHY_NCODES; c++) {
+		memset(&w, 0, sizeof(w));
+		w.why = (enum kai_sched_why)c;
+		w.queue = w.job = -1;
+		if (c == KAI_SCHED_WHY_TOPOLOGY)
+			continue;
+		named += strcmp(kai_sched_why_name(w.why), "None") != 0;
+		texts +=
+		    kai_sched_why_text(&s, &w, buf, sizeof(buf))[0] != '\0';
+	}
+	is_int(named, KAI_SCHED_WHY_NCODES - 2, "every reason has a name");
+	is_int(texts, KAI_SCHED_WHY_NCODES - 2, "every reason has a text");
+	is_str(kai_sched_why_name(KAI_SCHED_WHY_PRIORITY), "Priority",
+	    "Priority keeps Slurm's name");
+	kai_sched_fmt_gpu(2500000, buf, sizeof(buf));
+	is_str(buf, "2.5", "2.5 GPUs print as 2.5");
+	kai_sched_fmt_gpu(-1, buf, sizeof(buf));
+	is_str(buf, "-0.000001", "one micro-GPU below zero");
+	is_str(kai_sched_action_name(KAI_SCHED_STALEGANG), "stalegangeviction",
+	    "action names follow FORMAT.md");
+}
+
+/*
+ * Random worlds through every phase: whatever the snapshot, the result
+ * never over-fills a device or a node, never mixes whole GPUs and
+ * fractions on a device, never leaves a started gang below its minimum,
+ * never takes a queue past its limit, and evicts a non-preemptible job
+ * only as a stale gang.
+ */
+struct inv {
+	int over_dev, mixed, broken_gang, over_limit, np_evicted, over_cpu;
+};
+
+static void
+check_world(const struct world *w, const struct kai_sched_result *r,
+    const bool *was_below, struct inv *bad)
+{
+	int64_t dev[NN][KAI_SCHED_MAX_NODE_GPUS], cpu[NN];
+	uint8_t kind[NN][KAI_SCHED_MAX_NODE_GPUS];
+	size_t t, j;
+
+	memset(dev, 0, sizeof(dev));
+	memset(kind, 0, sizeof(kind));
+	memset(cpu, 0, sizeof(cpu));
+	for (t = 0; t < NT; t++) {
+		const struct kai_sched_task_out *o = &r->tasks[t];
+		uint64_t m = o->gpu_mask;
+
+		if (o->state != KAI_SCHED_TASK_RUNNING &&
+		    o->state != KAI_SCHED_TASK_PIPELINED)
+			continue;
+		cpu[o->node] += w->tasks[t].cpu_millis;
+		for (; m != 0; m &= m - 1) {
+			int d = __builtin_ctzll(m);
+			uint8_t k = o->gpu_fraction > 0 ? 2 : 1;
+
+			dev[o->node][d] += o->gpu_fraction > 0
+			    ? o->gpu_fraction
+			    : KAI_SCHED_GPU_UNIT;
+			bad->mixed +=
+			    kind[o->node][d] != 0 && kind[o->node][d] != k;
+			kind[o->node][d] = k;
+		}
+	}
+	for (t = 0; t < NN; t++) {
+		uint32_t d;
+
+		bad->over_cpu += cpu[t] > w->nodes[t].cpu_millis;
+		for (d = 0; d < w->nodes[t].gpus; d++)
+			bad->over_dev += dev[t][d] > KAI_SCHED_GPU_UNIT;
+	}
+	for (j = 0; j < NT; j++) {
+		const struct kai_sched_snap_job *J = &w->jobs[j];
+		uint32_t act = 0,
+			 min =
+			     J->min_tasks ? J->min_tasks : (uint32_t)J->ntasks;
+
+		for (t = J->first_task; t < J->first_task + J->ntasks; t++)
+			act += r->tasks[t].state == KAI_SCHED_TASK_RUNNING ||
+			    r->tasks[t].state == KAI_SCHED_TASK_PIPELINED;
+		bad->broken_gang += act > 0 && act < min && !was_below[j];
+		bad->np_evicted += !J->preemptible &&
+		    r->jobs[j].state == KAI_SCHED_JOB_EVICTED &&
+		    r->jobs[j].why.why != KAI_SCHED_WHY_STALE;
+	}
+	for (j = 0; j < w->s.nqueues; j++) {
+		int64_t lim = w->s.queues[j].res[KAI_SCHED_GPU].limit;
+
+		if (lim >= 0 && r->queues[j].allocated[KAI_SCHED_GPU] > lim) {
+			bad->over_limit++;
+			diag("queue %zu: %lld > %lld (requested %lld)", j,
+			    (long long)r->queues[j].allocated[KAI_SCHED_GPU],
+			    (long long)lim,
+			    (long long)r->queues[j].requested[KAI_SCHED_GPU]);
+		}
+	}
+}
+
+/* Runs allocate on w, then makes its placements the running state. */
+static void
+settle_world(struct world *w, bool *was_below)
+{
+	struct kai_sched_result r;
+	size_t t, j;
+
+	w->s.config.phases[0] = KAI_SCHED_ALLOCATE;
+	w->s.config.nphases = 1;
+	if (kai_sched_cycle(&w->s, &r, NULL) != 0)
+		return;
+	for (t = 0; t < NT; t++) {
+		const struct kai_sched_task_out *o = &r.tasks[t];
+
+		if (o->state != KAI_SCHED_TASK_RUNNING &&
+		    o->state != KAI_SCHED_TASK_PIPELINED)
+			continue;
+		w->tasks[t].state = rnd(10) == 0 ? KAI_SCHED_TASK_RELEASING
+						 : KAI_SCHED_TASK_RUNNING;
+		w->tasks[t].node = o->node;
+		/* Whole GPUs may leave the choice to the core. */
+		w->tasks[t].gpu_mask =
+		    o->gpu_fraction > 0 || rnd(2) ? o->gpu_mask : 0;
+	}
+	for (j = 0; j < NT; j++) {
+		const struct kai_sched_snap_job *J = &w->jobs[j];
+		uint32_t act = 0;
+
+		for (t = J->first_task; t < J->first_task + J->ntasks; t++)
+			act += w->tasks[t].state == KAI_SCHED_TASK_RUNNING;
+		was_below[j] =
+		    act > 0 && act < (J->min_tasks ? J->min_tasks : J->ntasks);
+		if (was_below[j] && rnd(2))
+			w->jobs[j].stale_since = 1000 - (int64_t)rnd(200);
+	}
+	kai_sched_result_fini(&r);
+}
+
+/* Four queues (a dept with a quota and a limit child), some gangs. */
+static void
+world_queues_gangs(struct world *w, struct kai_sched_snap_queue *qs)
+{
+	size_t j;
+
+	qs[0] = qs[1] = qs[2] = qs[3] = w->q;
+	qs[0].name = "dept";
+	qs[1].name = "a";
+	qs[2].name = "b";
+	qs[3].name = "c";
+	qs[1].parent = qs[2].parent = 0;
+	qs[3].parent = -1;
+	qs[1].res[KAI_SCHED_GPU].quota = INT64_C(40) * KAI_SCHED_GPU_UNIT;
+	qs[2].res[KAI_SCHED_GPU].limit = INT64_C(60) * KAI_SCHED_GPU_UNIT;
+	qs[3].priority = 120;
+	qs[3].preempt_min_runtime_s = 100;
+	w->s.queues = qs;
+	w->s.nqueues = 4;
+	w->s.now = 1000;
+	for (j = 0; j < NT; j++) {
+		w->jobs[j].queue = 1 + rnd(3);
+		w->jobs[j].preemptible = rnd(4) != 0;
+		w->jobs[j].started = 1000 - (int64_t)rnd(300);
+	}
+	/* Turn some neighbours into gangs of 2-3 tasks. */
+	for (j = 0; j + 3 < NT; j += 7) {
+		w->jobs[j].ntasks = 2 + rnd(2);
+		w->jobs[j].min_tasks = rnd(2) ? 0 : 1;
+		w->jobs[j + 1].ntasks = 0;
+		if (w->jobs[j].ntasks == 3)
+			w->jobs[j + 2].ntasks = 0;
+	}
+}
+
+static void
+test_invariants(void)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	struct kai_sched_snap_queue qs[4];
+	bool was_below[NT];
+	struct kai_err err;
+	struct inv bad;
+	int seed, runs = 0;
+
+	memset(&bad, 0, sizeof(bad));
+	for (seed = 0; seed < 60; seed++) {
+		struct kai_sched_result r;
+
+		world_init(w,
+		    seed % 3 == 0 ? KAI_SCHED_SPREAD : KAI_SCHED_BINPACK);
+		world_queues_gangs(w, qs);
+		settle_world(w, was_below);
+		kai_sched_config_init(&w->s.config);
+		w->s.config.placement =
+		    seed % 3 == 0 ? KAI_SCHED_SPREAD : KAI_SCHED_BINPACK;
+		if (kai_sched_cycle(&w->s, &r, &err) != 0) {
+			diag("seed %d: %s", seed, err.msg);
+			continue;
+		}
+		runs++;
+		check_world(w, &r, was_below, &bad);
+		kai_sched_result_fini(&r);
+	}
+	is_int(runs, 60, "invariants: every random world is a valid snapshot");
+	is_int(bad.over_dev, 0,
+	    "invariants: no device holds more than one GPU");
+	is_int(bad.mixed, 0,
+	    "invariants: no device mixes whole GPUs and "
+	    "fractions");
+	is_int(bad.over_cpu, 0,
+	    "invariants: no node gives more CPU than it has");
+	is_int(bad.broken_gang, 0,
+	    "invariants: no gang left below its minimum");
+	is_int(bad.over_limit, 0, "invariants: no queue past its limit");
+	is_int(bad.np_evicted, 0,
+	    "invariants: non-preemptible jobs are evicted "
+	    "only as stale gangs");
+	free(w);
+}
+
+int
+main(void)
+{
+	test_index_matches_scan(KAI_SCHED_BINPACK, "binpack");
+	test_index_matches_scan(KAI_SCHED_SPREAD, "spread");
+	test_rollback_is_exact();
+	test_deterministic();
+	test_refusals();
+	test_reason_names();
+	test_invariants();
+	return done_testing();
+}
