@@ -29,11 +29,16 @@ hash(const char *s)
 	return h;
 }
 
+/*
+ * An empty map owns no memory (cap 0), like an empty kai_buf: init never
+ * allocates, so a map that was never filled needs no fini.  The first put
+ * allocates the slots.
+ */
 void
 kai_map_init(struct kai_map *m, kai_map_free_fn *free_fn)
 {
-	m->cap = 16;
-	m->slots = kai_xcalloc(m->cap, sizeof(*m->slots));
+	m->cap = 0;
+	m->slots = NULL;
 	m->len = 0;
 	m->used = 0;
 	m->free_fn = free_fn;
@@ -61,8 +66,11 @@ kai_map_fini(struct kai_map *m)
 static struct kai_map_slot *
 find(const struct kai_map *m, const char *key)
 {
-	size_t i = (size_t)hash(key) & (m->cap - 1);
+	size_t i;
 
+	if (m->cap == 0)
+		return NULL;
+	i = (size_t)hash(key) & (m->cap - 1);
 	for (;;) {
 		struct kai_map_slot *s = &m->slots[i];
 
@@ -123,7 +131,9 @@ kai_map_put(struct kai_map *m, const char *key, void *value)
 		return;
 	}
 	/* Keep the load (tombstones included) under 3/4. */
-	if ((m->used + 1) * 4 > m->cap * 3)
+	if (m->cap == 0)
+		rehash(m, 16);
+	else if ((m->used + 1) * 4 > m->cap * 3)
 		rehash(m, m->len * 2 + 1 > m->cap / 2 ? m->cap * 2 : m->cap);
 	insert_fresh(m, kai_xstrdup(key), value);
 }

@@ -5,7 +5,8 @@
  *
  * The map owns copies of its keys; values are the caller's, and the map
  * releases them with the free function given at init (or not at all when
- * it is NULL), as a redis dictType declares ownership.
+ * it is NULL), as a redis dictType declares ownership.  An empty map owns
+ * no memory: init never allocates.
  */
 #ifndef KAI_BASE_MAP_H
 #define KAI_BASE_MAP_H

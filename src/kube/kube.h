@@ -128,7 +128,12 @@ struct kai_kube;
 int kai_kube_new(struct kai_loop *loop, const struct kai_kube_config *cfg,
     const char *namespace, int64_t timeout_ms, struct kai_kube **kube,
     struct kai_err *err) KAI_MUST_CHECK;
-/* Aborts transfers without calling their callbacks. */
+/*
+ * Stops the watches (their callbacks are not called again) and cancels the
+ * create/bind/delete calls in flight: each one's callback runs once, here,
+ * with KAI_EAGAIN ("...: cancelled"), so that callers can release their
+ * ctx.  Not to be called from inside a kube callback.
+ */
 void kai_kube_free(struct kai_kube *kube);
 
 /* Starts the node watch (all nodes). */

@@ -26,13 +26,24 @@ struct pod_call {
 	char *what; /* "could not create pod \"x\"" */
 	kai_kube_done_fn *fn;
 	void *ctx;
+	bool done;  /* fn has run */
 };
 
+/*
+ * Every call's callback runs exactly once (libuv's rule): a call still in
+ * flight when the client is freed is answered here, with KAI_EAGAIN, so
+ * that the caller can release its ctx.
+ */
 static void
 call_free(void *p)
 {
 	struct pod_call *c = p;
+	struct kai_err err;
 
+	if (!c->done) {
+		kai_err_set(&err, KAI_EAGAIN, "%s: cancelled", c->what);
+		c->fn(KAI_EAGAIN, &err, c->ctx);
+	}
 	free(c->what);
 	free(c);
 }
@@ -47,6 +58,7 @@ call_done(struct kube_req *req, void *ctx)
 	kai_err_clear(&err);
 	code = kube_req_check(req, &err, "%s", c->what);
 	c->kube->ncalls--;
+	c->done = true;
 	c->fn(code, &err, c->ctx);
 }
 
