@@ -24,4 +24,8 @@ EXTRA_DIST += $(KUBESIM_FILES) \
 
 TESTS += tests/kubesim/kubesim-api.t
 EXTRA_DIST += tests/kubesim/kubesim-api.t
+
+# Bash completion, tested against the built clients' own --help.
+EXTRA_DIST += contrib/completion/kaibatch.bash tests/unit/completion.t
+TESTS += tests/unit/completion.t
 # End of contrib/local.mk

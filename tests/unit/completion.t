@@ -1,0 +1,32 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# completion: contrib/completion/kaibatch.bash completes what the real
+# programs accept, read from their --help.
+
+. "$top_srcdir/tests/lib/tap.sh"
+[ -x "$top_builddir/clients/ksubmit" ] || skip_all "clients not built"
+PATH=$top_builddir/clients:$PATH
+. "$top_srcdir/contrib/completion/kaibatch.bash"
+
+# complete WORDS...: runs the completion for the command line WORDS (the
+# last one being completed) and prints the candidates, one line.
+complete_line()
+{
+	COMP_WORDS=("$@")
+	COMP_CWORD=$(($# - 1))
+	_kaibatch
+	[ ${#COMPREPLY[@]} -eq 0 ] || printf '%s ' "${COMPREPLY[@]}"
+}
+
+is "ksubmit --par completes the three options" \
+    "$(complete_line ksubmit --par)" "--parsable --partition= --parse-only "
+like "ksubmit options come from its --help" "$(complete_line ksubmit --)" \
+    '--gres= .*--wrap='
+is "kqueue --no completes --noheader" "$(complete_line kqueue --no)" "--noheader "
+like "kacct --format= is offered" "$(complete_line kacct --form)" '^--format= $'
+is "states after -t" "$(complete_line kqueue -t RUN)" "RUNNING "
+is "users after -u" "$(complete_line kqueue -u roo)" "root "
+is "an unknown prefix completes to nothing" "$(complete_line kcancel --zz)" ""
+
+done_testing
