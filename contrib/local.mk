@@ -7,10 +7,12 @@ KUBESIM_FILES = \
 	contrib/kubesim/kubesim_lib/api.py \
 	contrib/kubesim/kubesim_lib/faults.py \
 	contrib/kubesim/kubesim_lib/kubelet.py \
+	contrib/kubesim/kubesim_lib/kubeletserver.py \
 	contrib/kubesim/kubesim_lib/local.py \
 	contrib/kubesim/kubesim_lib/nodes.py \
 	contrib/kubesim/kubesim_lib/objects.py \
 	contrib/kubesim/kubesim_lib/registry.py \
+	contrib/kubesim/kubesim_lib/remote.py \
 	contrib/kubesim/kubesim_lib/schema.py \
 	contrib/kubesim/kubesim_lib/store.py \
 	contrib/kubesim/kubesim_lib/tls.py \

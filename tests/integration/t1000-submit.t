@@ -60,11 +60,15 @@ like "kacct shows COMPLETED 0:0 with elapsed time" "$a" \
 q=$(as_user "$A" kqueue --noheader -j "$id")
 is "a finished job leaves kqueue" "$q" ""
 
-n=$(grep -c '"method": *"POST", *"path": *"/api/v1/namespaces/default/pods"' "$T/kubesim.record")
-is "exactly one pod was created" "$n" 1
+if [ "$STACK_API" = kubesim ]; then
+	n=$(grep -c '"method": *"POST", *"path": *"/api/v1/namespaces/default/pods"' "$T/kubesim.record")
+	is "exactly one pod was created" "$n" 1
+fi
 # kubesim checks every object it is sent against the official Kubernetes
 # OpenAPI schema (strict: unknown fields are errors) when it has the schema.
-if [ -f "${KAI_K8S_SCHEMA:-$top_srcdir/../shared/k8s-openapi/swagger.json}" ]; then
+if [ "$STACK_API" = real ]; then
+	diag "real kube-apiserver: the server itself validated the pod"
+elif [ -f "${KAI_K8S_SCHEMA:-$top_srcdir/../shared/k8s-openapi/swagger.json}" ]; then
 	like "kubesim validated the pod against the OpenAPI schema" \
 	    "$(kubesim_ctl /kubesim/stats)" '"schema_validation": *true'
 else

@@ -697,8 +697,8 @@ def test_kubelet(sim):
        "pods/log?follow=true: chunked stream until the container ends",
        follow.lines)
     status, body, _ = sim.req("GET", NS + "/pods/p-besteffort/log")
-    ok(status == 400 and "waiting to start" in body["message"],
-       "log of a pod that has not started: 400", body)
+    ok(status == 204 and body == "",
+       "log of an unbound pod: 204, empty (no kubelet to ask)", body)
     watch.close()
 
 
@@ -724,13 +724,17 @@ def test_delete(sim):
     gone = wait_for(lambda: sim.req("GET", NS + "/pods/d-grace")[0] == 404, 5)
     time.sleep(0.2)
     tail = [(e["type"], e["object"]["status"].get("phase"),
-             bool(e["object"]["metadata"].get("deletionTimestamp")))
-            for e in watch.events()][-3:]
-    ok(gone and tail == [("MODIFIED", "Running", True),
-                         ("MODIFIED", "Failed", True),
-                         ("DELETED", "Failed", True)]
+             e["object"]["metadata"].get("deletionGracePeriodSeconds"))
+            for e in watch.events()][-4:]
+    # as on a real server: the kubelet's grace-0 DELETE shortens the
+    # grace period (MODIFIED) before the pod goes (DELETED)
+    ok(gone and tail == [("MODIFIED", "Running", 5),
+                         ("MODIFIED", "Failed", 5),
+                         ("MODIFIED", "Failed", 0),
+                         ("DELETED", "Failed", 0)]
        and term(watch.events()[-1]["object"])["exitCode"] == 143,
        "graceful delete: SIGTERM, terminal status, then removed "
+       "(MODIFIED grace 0, DELETED) "
        "(MODIFIED, MODIFIED, DELETED)", watch.events()[-3:])
     watch.close()
 
@@ -818,6 +822,207 @@ def test_events_services(sim):
        "namespaces: default exists, others 404", (n1, n2))
 
 
+def test_real_parity(sim):
+    """What tests/realapi/compare.t found a v1.20.2 kube-apiserver to do
+    differently from kubesim, one check per fix."""
+    status, body, _ = sim.req("GET", "/api")
+    is_(body.get("serverAddressByClientCIDRs"), [{
+        "clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1:%d" % sim.port}],
+        "GET /api: serverAddressByClientCIDRs names the server")
+
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "par-1"},
+            "status": {"capacity": {"nvidia.com/gpu": "4"}}}
+    status, body, _ = sim.req("POST", "/api/v1/nodes", node)
+    st = body.get("status", {})
+    ok(status == 201 and st.get("allocatable") == {"nvidia.com/gpu": "4"}
+       and st.get("daemonEndpoints") == {"kubeletEndpoint": {"Port": 0}}
+       and st.get("nodeInfo", {}).get("kubeletVersion") == "",
+       "POST node: allocatable defaults to capacity; daemonEndpoints and "
+       "nodeInfo present, zero-valued", st)
+    status, body, _ = sim.req("DELETE", "/api/v1/nodes/par-1")
+    ok(status == 200 and body.get("status") == "Success"
+       and "code" not in body and body["details"]["name"] == "par-1",
+       "DELETE node: a Status without code", body)
+
+    bad = pod_body("Bad_Name")
+    status, body, _ = sim.req("POST", NS + "/pods", bad)
+    ok(status == 422 and body["message"].endswith(
+        "a lowercase RFC 1123 subdomain must consist of lower case "
+        "alphanumeric characters, '-' or '.', and must start and end with an "
+        "alphanumeric character (e.g. 'example.com', regex used for "
+        "validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]"
+        "([-a-z0-9]*[a-z0-9])?)*')"), "invalid pod name: the real message",
+       body)
+    svc = {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "a.b"},
+           "spec": {"ports": [{"port": 80}]}}
+    status, body, _ = sim.req("POST", NS + "/services", svc)
+    ok(status == 422 and "a DNS-1035 label must consist of lower case "
+       "alphanumeric characters or '-', start with an alphabetic character"
+       in body["message"], "invalid service name: the real message", body)
+    svc["metadata"]["name"] = "par-svc"
+    status, body, _ = sim.req("POST", NS + "/services", svc)
+    ok(status == 201 and "ipFamilies" not in body["spec"]
+       and "ipFamilyPolicy" not in body["spec"],
+       "ClusterIP service: no ipFamilies/ipFamilyPolicy (dual-stack is off "
+       "in 1.20)", body)
+    status, body, _ = sim.req("DELETE", NS + "/services/par-svc")
+    ok(status == 200 and "code" not in body, "DELETE service: no code", body)
+
+    status, body, _ = sim.req("GET", NS + "/pods?fieldSelector=spec.foo%3Dx")
+    is_((status, body.get("message")),
+        (400, "field label not supported: spec.foo"),
+        "unknown fieldSelector field: the real message")
+    status, body, _ = sim.req("GET", NS + "/pods?labelSelector=a%20in%20b")
+    is_((status, body.get("message")),
+        (400, "unable to parse requirement: found 'b' expected: '('"),
+        "labelSelector 'in' without parentheses: the real message")
+
+    sim.req("POST", NS + "/pods", pod_body("par-ghost"))
+    sim.req("POST", NS + "/pods/par-ghost/binding",
+            binding("par-ghost", "ghost"))
+    status, body, _ = sim.req("GET", NS + "/pods/par-ghost/log")
+    ok(status == 404 and body["message"] == 'pods "ghost" not found',
+       "log of a pod bound to a missing node: 404 naming the node (sic)",
+       body)
+    sim.req("DELETE", NS + "/pods/par-ghost?gracePeriodSeconds=0")
+
+    sim.req("POST", NS + "/pods", pod_body("par-st"))
+    sim.req("PATCH", NS + "/pods/par-st/status",
+            {"status": {"conditions": [{"type": "Ready", "status": "False"}]}},
+            ctype="application/merge-patch+json")
+    status, body, _ = sim.req(
+        "PATCH", NS + "/pods/par-st/status",
+        {"status": {"conditions": [{"type": "Initialized", "status": "True"}]}},
+        ctype="application/strategic-merge-patch+json")
+    conds = body["status"]["conditions"]
+    ok(status == 200 and [c["type"] for c in conds] == ["Initialized", "Ready"]
+       and all(c["lastProbeTime"] is None and c["lastTransitionTime"] is None
+               for c in conds),
+       "strategic merge: a new condition goes first; unset times are null",
+       conds)
+    status, body, _ = sim.req("DELETE", NS + "/pods/par-st")
+    ok(status == 200 and body["metadata"].get("deletionTimestamp")
+       and body["metadata"].get("deletionGracePeriodSeconds") == 0,
+       "DELETE unbound pod: the Pod has deletionTimestamp, grace 0",
+       body["metadata"])
+
+    event = {"apiVersion": "v1", "kind": "Event", "metadata": {"name": "par.1"},
+             "involvedObject": {"kind": "Pod", "name": "p", "namespace":
+                                "default"}, "reason": "R", "message": "m"}
+    status, body, _ = sim.req("POST", NS + "/events", event)
+    ok(status == 201 and body.get("eventTime", 1) is None
+       and body.get("reportingComponent") == ""
+       and body.get("reportingInstance") == "",
+       "event: eventTime null, reportingComponent/Instance empty", body)
+    status, body, _ = sim.req("DELETE", NS + "/events/par.1")
+    ok(status == 200 and "code" not in body, "DELETE event: no code", body)
+
+    _, cur, _ = sim.req("GET", "/api/v1/nodes")
+    rv = int(cur["metadata"]["resourceVersion"])
+    started = time.monotonic()
+    status, body, _ = sim.req("GET", NS + "/pods?resourceVersion=%d" % (rv + 50))
+    took = time.monotonic() - started
+    ok(status == 504 and "Too large resource version" in body["message"]
+       and 2.5 < took < 6, "LIST from a future resourceVersion: 504 after "
+       "about 3 s", (status, body, took))
+    status, body, _ = sim.req("GET", NS + "/pods?resourceVersionMatch=Exact&"
+                              "resourceVersion=%d" % (rv + 50))
+    is_((status, body.get("message"), "reason" in body),
+        (500, "etcdserver: mvcc: required revision is a future revision",
+         False), "LIST Exact from a future resourceVersion: 500 from etcd")
+
+
+def test_kubelet_only(sim, top):
+    """kubesim --kubelet-only, pointed at this kubesim as at a real server:
+    the remote backend registers its node, runs the pods bound to it,
+    finishes deletions, survives an expired watch, and serves logs on its
+    kubelet port (where a real apiserver proxies pods/NAME/log)."""
+    d = os.path.join(top, "kubelet-only")
+    os.makedirs(d)
+    nodes = os.path.join(d, "nodes.yaml")
+    with open(nodes, "w") as f:
+        f.write("nodes:\n  - name: remote-1\n    cpu: 4\n    memory: 8Gi\n"
+                "    gpus: 2\n    gpu_product: NVIDIA-L4\n")
+    pid_file = os.path.join(d, "pid")
+
+    def start():
+        return subprocess.Popen(
+            [sys.executable, KUBESIM, "--kubelet-only", "--kubeconfig",
+             sim.kubeconfig, "--nodes", nodes, "--log-dir", d,
+             "--pid-file", pid_file], stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=open(os.path.join(d, "stderr"),
+                                                   "a"))
+    proc = start()
+    try:
+        ok(wait_for(lambda: os.path.exists(pid_file), 20),
+           "--kubelet-only starts and writes its pid file",
+           open(os.path.join(d, "stderr")).read())
+        status, node, _ = sim.req("GET", "/api/v1/nodes/remote-1")
+        port = node.get("status", {}).get("daemonEndpoints", {}).get(
+            "kubeletEndpoint", {}).get("Port")
+        ok(status == 200 and not node["spec"].get("taints")
+           and node["metadata"]["labels"].get("nvidia.com/gpu.product")
+           == "NVIDIA-L4"
+           and node["status"]["addresses"] == [{"type": "InternalIP",
+                                                "address": "127.0.0.1"}]
+           and port and node["status"]["allocatable"]["nvidia.com/gpu"] == "2",
+           "node registered by POST: labels, capacity, 127.0.0.1 and the "
+           "kubelet port, not-ready taint patched away", node)
+        run_pod(sim, "ko-exit", node="remote-1",
+                command=["sh", "-c", "echo hi; exit 3"])
+        pod = phase_of(sim, "ko-exit")
+        ok(pod and pod["status"]["phase"] == "Failed"
+           and term(pod)["exitCode"] == 3,
+           "a pod bound to the remote node runs: Failed, exit code 3", pod)
+        ctx = ssl.create_default_context()
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        conn = http.client.HTTPSConnection("127.0.0.1", port, context=ctx,
+                                           timeout=10)
+        conn.request("GET", "/containerLogs/default/ko-exit/main")
+        resp = conn.getresponse()
+        is_((resp.status, resp.read()), (200, b"hi\n"),
+            "kubelet endpoint: /containerLogs/NS/POD/CONTAINER")
+        conn.request("GET", "/containerLogs/default/ko-exit/nope")
+        resp = conn.getresponse()
+        is_((resp.status, resp.read()),
+            (404, b'container "nope" not found in pod "ko-exit"'),
+            "kubelet endpoint: the kubelet's message for a missing container")
+        conn.close()
+
+        run_pod(sim, "ko-run", node="remote-1", command=["sleep", "300"])
+        wait_for(lambda: (sim.pod("ko-run") or {}).get("status", {}).get(
+            "phase") == "Running")
+        status, _, _ = sim.req("DELETE", NS + "/pods/ko-run")
+        ok(status == 200 and wait_for(
+            lambda: sim.req("GET", NS + "/pods/ko-run")[0] == 404, 10),
+           "DELETE of a running pod: the remote kubelet finishes it")
+
+        sim.req("POST", "/kubesim/expire-watches")
+        run_pod(sim, "ko-after", node="remote-1", command=["true"])
+        pod = phase_of(sim, "ko-after")
+        ok(pod and pod["status"]["phase"] == "Succeeded",
+           "after an expired watch (410) it relists and goes on", pod)
+
+        proc.send_signal(signal.SIGTERM)
+        is_(proc.wait(10), 0, "SIGTERM: exit 0")
+        proc = start()
+        ok(wait_for(lambda: os.path.exists(pid_file), 20),
+           "a restart finds its node registered (409) and takes it over",
+           open(os.path.join(d, "stderr")).read())
+        run_pod(sim, "ko-again", node="remote-1", command=["true"])
+        pod = phase_of(sim, "ko-again")
+        ok(pod and pod["status"]["phase"] == "Succeeded",
+           "pods run after the restart", pod)
+    finally:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(10)
+        for name in ("ko-exit", "ko-after", "ko-again"):
+            sim.req("DELETE", NS + "/pods/" + name)
+        sim.req("DELETE", "/api/v1/nodes/remote-1")
+
+
 def test_watches(sim):
     _, lst, _ = sim.req("GET", NS + "/pods?labelSelector=w%3Dyes")
     rv0 = int(lst["metadata"]["resourceVersion"])
@@ -847,7 +1052,9 @@ def test_watches(sim):
     s.wait()
     evs = s.events()
     rvs = [int(e["object"]["metadata"]["resourceVersion"]) for e in evs]
-    ok([e["type"] for e in evs] == ["ADDED", "MODIFIED", "DELETED"]
+    ok([e["type"] for e in evs] == ["ADDED", "MODIFIED", "MODIFIED",
+                                     "DELETED"]
+       and evs[2]["object"]["metadata"].get("deletionGracePeriodSeconds") == 0
        and all(e["object"]["metadata"]["name"] == "w1" for e in evs)
        and rvs == sorted(rvs) and rvs[0] > rv0
        and rvs[-1] == int(cur["metadata"]["resourceVersion"]),
@@ -865,11 +1072,24 @@ def test_watches(sim):
        "the pod enter the view (ADDED), then MODIFIED", evs)
     node_watch.close()
 
-    status, body, _ = sim.req("GET", NS + "/pods?watch=1&resourceVersion=%d"
-                              % (10 ** 9))
-    ok(status == 504 and body["reason"] == "Timeout"
-       and "Too large resource version" in body["message"],
-       "watch from a future resourceVersion: 504", body)
+    s = Stream(sim, NS + "/pods?watch=1&timeoutSeconds=1&resourceVersion=%d"
+               % (10 ** 9))
+    s.wait()
+    ok(s.resp.status == 200 and s.lines == [],
+       "watch from a far future resourceVersion: 200, silent (as 1.20's "
+       "watch cache; only a LIST gets 504)", s.lines)
+    _, cur, _ = sim.req("GET", "/api/v1/nodes")
+    future = int(cur["metadata"]["resourceVersion"]) + 2
+    s = Stream(sim, NS + "/pods?watch=1&timeoutSeconds=2&resourceVersion=%d"
+               % future)
+    for name in ("fut1", "fut2", "fut3"):
+        sim.req("POST", NS + "/pods", pod_body(name))
+    s.wait()
+    ok([e["object"]["metadata"]["name"] for e in s.events()] == ["fut3"],
+       "watch from a near future resourceVersion: only the events after it",
+       s.events())
+    for name in ("fut1", "fut2", "fut3"):
+        sim.req("DELETE", NS + "/pods/" + name)
 
     s = Stream(sim, "/api/v1/nodes?watch=1&allowWatchBookmarks=true"
                "&timeoutSeconds=3&resourceVersion=%d" % rv0)
@@ -1078,6 +1298,7 @@ def main():
                 (test_pod_create, (sim, schema)), (test_binding, (sim,)),
                 (test_status, (sim,)), (test_kubelet, (sim,)),
                 (test_delete, (sim,)), (test_events_services, (sim,)),
+                (test_real_parity, (sim,)), (test_kubelet_only, (sim, top)),
                 (test_watches, (sim,)), (test_two_watchers, (sim, top)),
                 (test_node_lost, (sim,)), (test_stats_and_rate, (sim,)),
                 (test_small_window, (top,)), (test_nodes_file_errors, (top,)),

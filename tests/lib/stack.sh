@@ -21,6 +21,14 @@ STACK_BIN=${STACK_BIN:-${top_builddir:-.}}
 . "$STACK_SRC/tests/lib/pg.sh"
 # shellcheck source=tests/lib/munge.sh
 . "$STACK_SRC/tests/lib/munge.sh"
+# shellcheck source=contrib/k8s/realapi.sh
+. "$STACK_SRC/contrib/k8s/realapi.sh"
+
+# KAI_STACK_API=real: a real kube-apiserver with kubesim's kubelets
+# (contrib/k8s/realapi.sh) instead of kubesim's API server, kaid with
+# the RBAC-limited user "kaid".  The /kubesim/ control endpoints and
+# kubesim.record exist only with kubesim (see stack_require_kubesim).
+STACK_API=${KAI_STACK_API:-kubesim}
 
 stack_free_port()
 {
@@ -36,6 +44,7 @@ stack_missing()
 	python3 -c 'import yaml' 2>/dev/null || { echo "python3-yaml not found"; return; }
 	command -v openssl >/dev/null 2>&1 || { echo "openssl not found"; return; }
 	[ -x "$STACK_BIN/daemons/kaid/kaid" ] || { echo "kaid not built"; return; }
+	[ "$STACK_API" = real ] && realapi_missing
 }
 
 # stack_users: when root, make sure the test users exist.  Prints nothing
@@ -185,7 +194,11 @@ stack_start()
 	pg_start "$STACK_DIR/pg" || return 1
 	munge_start "$STACK_DIR/munge" || return 1
 	KAI_MUNGE_SOCKET=$MUNGE_SOCKET
-	kubesim_start "$STACK_DIR" "$nodes" || return 1
+	if [ "$STACK_API" = real ]; then
+		realapi_start "$STACK_DIR" "$nodes" || return 1
+	else
+		kubesim_start "$STACK_DIR" "$nodes" || return 1
+	fi
 	KAID_PORT=$(stack_free_port)
 	KAI_CONTROLLER=127.0.0.1:$KAID_PORT
 	export KAI_CONTROLLER KAI_MUNGE_SOCKET KAID_PORT
@@ -199,6 +212,7 @@ stack_stop()
 	STACK_DIR=$d
 	kaid_stop
 	pid=$(cat "$d/kubesim.pid" 2>/dev/null) && kill "$pid" 2>/dev/null
+	realapi_stop "$d"
 	munge_stop "$d/munge"
 	pg_stop "$d/pg"
 }
@@ -235,6 +249,16 @@ stack_require()
 	stack_users || skip_all "needs root to create the test users"
 	PATH=$STACK_BIN/clients:$STACK_BIN/tests/tools:$PATH
 	export PATH
+}
+
+# stack_require_kubesim: skips the whole test when it needs kubesim's
+# own endpoints (/kubesim/fail, /kubesim/expire-watches, /kubesim/stats,
+# kubesim.record), which the real API tier does not have.
+stack_require_kubesim()
+{
+	[ "$STACK_API" = real ] &&
+	    skip_all "needs kubesim's control endpoints (KAI_STACK_API=real)"
+	return 0
 }
 
 # kaid_stop_clean: stops kaid with SIGTERM and succeeds only if it exits

@@ -11,6 +11,10 @@ Modules:
   kubelet   the node/kubelet simulation, which talks to the cluster only
             through a small backend interface
   local     that backend, in process, on top of the registry
+  remote    that backend over HTTPS to a real kube-apiserver
+            (kubesim --kubelet-only)
+  kubeletserver  the kubelets' HTTPS port that a real apiserver proxies
+            pods/NAME/log to (kubesim --kubelet-only)
   nodes     the nodes file
   tls       certificates and the kubeconfig
 """

@@ -143,6 +143,7 @@ class Api:
         self.kubelet = kubelet
         self.token = token
         self.faults = Faults()
+        self.server_address = None      # "host:port", for GET /api
         self._record = open(record_path, "a", encoding="utf-8") \
             if record_path else None
         self._record_lock = threading.Lock()
@@ -220,6 +221,11 @@ class Api:
         path = req.path.rstrip("/") or "/"
         if path in ("/healthz", "/readyz", "/livez") and req.method == "GET":
             return self.send(req, 200, b"ok", "text/plain; charset=utf-8")
+        if path == "/api" and req.method == "GET" and self.server_address:
+            return self.send_json(req, 200, dict(
+                DISCOVERY[path], serverAddressByClientCIDRs=[{
+                    "clientCIDR": "0.0.0.0/0",
+                    "serverAddress": self.server_address}]))
         if path in DISCOVERY and req.method == "GET":
             return self.send_json(req, 200, DISCOVERY[path])
         if path == "/kubesim/stats" and req.method == "GET":
@@ -435,6 +441,15 @@ class Api:
         if container not in names:
             raise ob.bad_request("container %s is not valid for pod %s"
                                  % (container, req.name))
+        node = pod["spec"].get("nodeName")
+        if not node:
+            # No node, no kubelet to ask: an empty answer.
+            return self.send(req, 204, b"", "text/plain")
+        with self.store.lock:
+            known = self.store.get("nodes", "", node) is not None
+        if not known:
+            # (sic: the 1.20 node lookup names the node a pod)
+            raise ob.not_found("pods", node)
         path = self.kubelet.log_file(pod) if container == names[0] else None
         if path is None:
             raise ob.bad_request('container "%s" in pod "%s" is waiting to '

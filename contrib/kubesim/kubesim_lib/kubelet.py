@@ -183,9 +183,11 @@ class Kubelet:
             return
         if run is None:
             if (pod["spec"].get("nodeName") in self.nodes
-                    and not ob.pod_terminal(pod)
-                    and not pod["metadata"].get("deletionTimestamp")):
-                self._start(pod)
+                    and not ob.pod_terminal(pod)):
+                if pod["status"].get("startTime"):
+                    self._lost(pod)     # started by a kubelet before us
+                elif not pod["metadata"].get("deletionTimestamp"):
+                    self._start(pod)
             return
         run.annotations = pod["metadata"].get("annotations") or {}
         if (run.annotations.get(ANN_OOM) == "true" and run.proc is not None
@@ -227,9 +229,9 @@ class Kubelet:
                         if a.get("type") == "InternalIP"), "127.0.0.1")
         n = next(self._ips)
         pod_ip = "10.%d.%d.%d" % (1 + (n >> 16) % 254, (n >> 8) & 255, n & 255)
+        # No hostIPs: a 1.20 kubelet does not write it (1.28 added it).
         status = {"startTime": run.started_at, "hostIP": host_ip,
-                  "hostIPs": [{"ip": host_ip}], "podIP": pod_ip,
-                  "podIPs": [{"ip": pod_ip}]}
+                  "podIP": pod_ip, "podIPs": [{"ip": pod_ip}]}
         open(self._log_path(pod["metadata"]), "ab").close()
         try:
             identity = self._identity(pod)
@@ -388,6 +390,16 @@ class Kubelet:
         self.backend.patch_pod_status(run.ns, run.name, status)
         if run.deleting:
             self.backend.delete_pod(run.ns, run.name, run.uid)
+
+    def _lost(self, pod):
+        """A pod that a previous kubesim --kubelet-only started: its process
+        died with that kubelet, so it fails, as a real kubelet reports a
+        container it cannot find; a pending deletion is then finished."""
+        run = PodRun(pod)
+        self.runs[run.uid] = run
+        run.deleting = bool(pod["metadata"].get("deletionTimestamp"))
+        run.started_at = pod["status"]["startTime"]
+        self._finished(run, 137, "ContainerStatusUnknown")
 
     def _node_lost(self, run):
         self._kill(run, signal.SIGKILL)

@@ -3,9 +3,9 @@
 kubelet.Kubelet talks to "the cluster" only through three calls (see the
 kubelet module docstring).  This implements them straight on the
 registry, so every status change the simulated kubelet makes is the same
-write, with the same watch event, as a client's PATCH .../status.  A
-backend that speaks HTTP to a real apiserver implements the same three
-calls with a watch, PATCH pods/NAME/status and DELETE.
+write, with the same watch event, as a client's PATCH .../status.
+remote.py implements the same three calls over HTTPS for a real
+apiserver (kubesim --kubelet-only).
 """
 
 from .objects import ApiError

@@ -58,7 +58,8 @@ class ApiError(Exception):
 
 def status_body(status, code, message=None, reason=None, details=None):
     """A Status in the real server's field order; empty fields are omitted
-    as Go's omitempty does."""
+    as Go's omitempty does (code 0 too: the Status a DELETE of a node,
+    service or event answers has none)."""
     body = {"kind": "Status", "apiVersion": "v1", "metadata": {},
             "status": status}
     if message:
@@ -67,7 +68,8 @@ def status_body(status, code, message=None, reason=None, details=None):
         body["reason"] = reason
     if details is not None:
         body["details"] = details
-    body["code"] = code
+    if code:
+        body["code"] = code
     return body
 
 
@@ -135,6 +137,7 @@ def parse_rv(text):
 
 # One requirement: key, op, values.  ops: = != in notin exists !exists.
 _SET_REQ = re.compile(r"^\s*(\S+?)\s+(in|notin)\s+\(([^)]*)\)\s*$")
+_SET_NO_PAREN = re.compile(r"^\s*\S+?\s+(?:in|notin)\s+([^\s(]+)")
 
 
 def _split_selector(text):
@@ -160,6 +163,10 @@ def parse_label_selector(text):
     reqs = []
     for part in _split_selector(text or ""):
         m = _SET_REQ.match(part)
+        bad = _SET_NO_PAREN.match(part)
+        if bad:
+            raise bad_request("unable to parse requirement: found '%s' "
+                              "expected: '('" % bad.group(1))
         if m:
             vals = {v.strip() for v in m.group(3).split(",") if v.strip()}
             reqs.append((m.group(1), m.group(2), vals))
@@ -213,8 +220,7 @@ def parse_field_selector(text, fields):
                               '\'%s\'' % (text, part))
         f = f.strip()
         if f not in fields:
-            raise bad_request('"%s" is not a known field selector: only '
-                              '"%s"' % (f, '", "'.join(sorted(fields))))
+            raise bad_request("field label not supported: %s" % f)
         reqs.append((fields[f], op, v.strip()))
     return reqs
 
@@ -297,26 +303,41 @@ def strategic_merge_patch(target, patch):
 
 
 def _merge_list(old, new, keys):
+    """Merge by key, in the order apimachinery's normalizeElementOrder
+    gives: the patch's elements in patch order, and the elements only the
+    server has in their old order, interleaved by their old positions; a
+    patch element the server did not have goes before the server-only
+    element it is compared with (so new conditions come first)."""
     key = next((k for k in keys for e in new + old
                 if isinstance(e, dict) and k in e), keys[0])
-    merged = list(old)
-    index = {e.get(key): i for i, e in enumerate(merged)
-             if isinstance(e, dict)}
-    doomed = set()
+    order = {e.get(key): i for i, e in enumerate(old) if isinstance(e, dict)}
+    patched, named, doomed = [], set(), set()
     for e in new:
         if not isinstance(e, dict):
-            merged.append(e)
+            patched.append(e)
             continue
-        i = index.get(e.get(key))
         if e.get("$patch") == "delete":
-            if i is not None:
-                doomed.add(i)
-        elif i is None:
-            index[e.get(key)] = len(merged)
-            merged.append(strategic_merge_patch({}, e))
+            doomed.add(e.get(key))
+            continue
+        i = order.get(e.get(key))
+        patched.append(strategic_merge_patch(
+            old[i] if i is not None else {}, e))
+        named.add(e.get(key))
+    server_only = [e for e in old if not isinstance(e, dict)
+                   or (e.get(key) not in named and e.get(key) not in doomed)]
+    out, i, j = [], 0, 0
+    while i < len(patched) and j < len(server_only):
+        li = order.get(patched[i].get(key)) \
+            if isinstance(patched[i], dict) else None
+        ri = order.get(server_only[j].get(key)) \
+            if isinstance(server_only[j], dict) else None
+        if li is not None and ri is not None and ri < li:
+            out.append(server_only[j])
+            j += 1
         else:
-            merged[i] = strategic_merge_patch(merged[i], e)
-    return [e for i, e in enumerate(merged) if i not in doomed]
+            out.append(patched[i])
+            i += 1
+    return out + patched[i:] + server_only[j:]
 
 
 def _pointer(path):
@@ -367,6 +388,38 @@ def json_patch(target, ops):
 # -- pods ------------------------------------------------------------------------
 
 POD_SUCCEEDED, POD_FAILED = "Succeeded", "Failed"
+
+
+# Fields that Go's encoder writes even when unset (a metav1.Time struct
+# or a string without omitempty): a real server's objects always have
+# them, as null or "".
+_GO_CONDITION_NULLS = {
+    "pods": ("lastProbeTime", "lastTransitionTime"),
+    "nodes": ("lastHeartbeatTime", "lastTransitionTime"),
+}
+_GO_EVENT_FIELDS = (("firstTimestamp", None), ("lastTimestamp", None),
+                    ("eventTime", None), ("reportingComponent", ""),
+                    ("reportingInstance", ""))
+
+
+def go_shape(kind, obj):
+    """obj with the always-present fields a real server would show; obj is
+    not changed (stored objects are shared), a copy is made if needed."""
+    nulls = _GO_CONDITION_NULLS.get(kind)
+    if nulls:
+        status = obj.get("status")
+        conds = status.get("conditions") if isinstance(status, dict) else None
+        if isinstance(conds, list) and any(
+                isinstance(c, dict) and any(k not in c for k in nulls)
+                for c in conds):
+            fixed = [dict(dict.fromkeys(nulls), **c) if isinstance(c, dict)
+                     else c for c in conds]
+            obj = dict(obj, status=dict(status, conditions=fixed))
+    elif kind == "events" and any(k not in obj for k, _ in _GO_EVENT_FIELDS):
+        obj = dict(obj)
+        for k, v in _GO_EVENT_FIELDS:
+            obj.setdefault(k, v)
+    return obj
 
 
 def pod_terminal(pod):

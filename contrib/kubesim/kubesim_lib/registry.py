@@ -17,6 +17,7 @@ and share the untouched subtrees.
 import itertools
 import random
 import re
+import time
 
 from . import objects as ob
 from .objects import ApiError
@@ -25,6 +26,17 @@ from .store import TooLarge, TooOld
 _DNS1123_SUBDOMAIN = re.compile(
     r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 _DNS1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+TOO_LARGE_WAIT = 3.0    # seconds a LIST waits for a future resourceVersion
+_NAME_RULES = {
+    _DNS1123_SUBDOMAIN: "a lowercase RFC 1123 subdomain must consist of lower "
+    "case alphanumeric characters, '-' or '.', and must start and end with an "
+    "alphanumeric character (e.g. 'example.com', regex used for validation "
+    "is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+    _DNS1035_LABEL: "a DNS-1035 label must consist of lower case alphanumeric "
+    "characters or '-', start with an alphabetic character, and end with an "
+    "alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for "
+    "validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
+}
 _GENERATE_CHARS = "bcdfghjklmnpqrstvwxz2456789"   # as the real namer
 
 
@@ -145,6 +157,7 @@ class Registry:
 
     @staticmethod
     def name_errors(meta, pattern=_DNS1123_SUBDOMAIN):
+        """metadata.name checks, with the real server's messages."""
         name = meta.get("name")
         if not name and not meta.get("generateName"):
             return [("metadata.name", "FieldValueRequired",
@@ -152,9 +165,7 @@ class Registry:
         if name and (not isinstance(name, str) or len(name) > 253
                      or not pattern.match(name)):
             return [("metadata.name", "FieldValueInvalid",
-                     'Invalid value: "%s": a lowercase RFC 1123 name must '
-                     "consist of lower case alphanumeric characters, '-' "
-                     "or '.'" % name)]
+                     'Invalid value: "%s": %s' % (name, _NAME_RULES[pattern]))]
         return []
 
     def _prepare_new(self, res, obj, ns):
@@ -189,7 +200,7 @@ class Registry:
                     break
         if self.store.get(res.name, ns, meta["name"]) is not None:
             raise ob.already_exists(res.name, meta["name"])
-        return self.store.put(res.name, obj, "ADDED")
+        return self.store.put(res.name, ob.go_shape(res.name, obj), "ADDED")
 
     def _current(self, res, ns, name):
         """The stored object or 404 (lock held)."""
@@ -205,7 +216,7 @@ class Registry:
                                resourceVersion=old["metadata"]["resourceVersion"])
         if new == old:
             return old
-        return self.store.put(res.name, new, "MODIFIED")
+        return self.store.put(res.name, ob.go_shape(res.name, new), "MODIFIED")
 
     @staticmethod
     def _check_rv(res, old, rv):
@@ -233,10 +244,21 @@ class Registry:
             current = self.store.rv
             try:
                 if match == "Exact" and rv:
+                    if rv > current:
+                        raise ApiError(500, None, "etcdserver: mvcc: "
+                                       "required revision is a future "
+                                       "revision")
                     objs = self.store.list_at(res.name, rv)
                     current = rv
                 elif rv and rv > current:
-                    raise TooLarge(rv, current)
+                    # The watch cache waits up to 3 s to catch up first.
+                    end = time.monotonic() + TOO_LARGE_WAIT
+                    while self.store.rv < rv and time.monotonic() < end:
+                        self.store.lock.wait(end - time.monotonic())
+                    current = self.store.rv
+                    if rv > current:
+                        raise TooLarge(rv, current)
+                    objs = self.store.list(res.name, selector.ns)
                 else:
                     objs = self.store.list(res.name, selector.ns)
             except TooOld:
@@ -302,7 +324,7 @@ class Registry:
         res = RESOURCES[resname]
         with self.store.lock:
             gone = self.store.remove(res.name, self._current(res, ns, name))
-        return ob.status_body("Success", 200, details={
+        return ob.status_body("Success", 0, details={
             "name": name, "kind": res.name,
             "uid": gone["metadata"]["uid"]})
 
@@ -362,9 +384,9 @@ class Registry:
                     **binding["metadata"]["annotations"]))
             status = ob.strategic_merge_patch(pod["status"], {
                 "conditions": [ob.pod_condition("PodScheduled", "True")]})
-            self.store.put("pods", dict(
+            self.store.put("pods", ob.go_shape("pods", dict(
                 pod, metadata=meta, status=status,
-                spec=dict(pod["spec"], nodeName=node)), "MODIFIED")
+                spec=dict(pod["spec"], nodeName=node))), "MODIFIED")
             self.counters["bindings"] += 1
         return ob.status_body("Success", 201)
 
@@ -399,10 +421,11 @@ class Registry:
             return self._update(res, old, dict(old, status=status))
 
     def delete_pod(self, ns, name, grace=None, uid=None, rv=None):
-        """DELETE a pod; returns the Pod.  An unbound or terminal pod goes at
-        once.  A bound running one gets deletionTimestamp and
-        deletionGracePeriodSeconds and stays until the kubelet has stopped
-        it; grace 0 removes it at once (MODIFIED, then DELETED)."""
+        """DELETE a pod; returns the Pod.  A bound running one gets
+        deletionTimestamp and deletionGracePeriodSeconds and stays until the
+        kubelet has stopped it; grace 0 removes it at once (MODIFIED, then
+        DELETED).  An unbound or terminal pod goes at once, as with grace 0
+        (also MODIFIED with a deletionTimestamp first, as a real server)."""
         with self.store.lock:
             pod = self._current(RESOURCES["pods"], ns, name)
             meta = pod["metadata"]
@@ -419,7 +442,9 @@ class Registry:
                                   % (rv, meta["resourceVersion"]))
             self.counters["pod_deletes"] += 1
             if not pod["spec"].get("nodeName") or ob.pod_terminal(pod):
-                return self.store.remove("pods", pod)
+                # The pod strategy makes the grace period 0; the object
+                # still gets its deletionTimestamp (MODIFIED, DELETED).
+                grace = 0
             if grace is None:
                 grace = pod["spec"].get("terminationGracePeriodSeconds", 30)
             grace = max(0, int(grace))
@@ -445,7 +470,15 @@ class Registry:
         self.validate("Node", node, self.name_errors(node["metadata"]))
         self._prepare_new(res, node, "")
         node.setdefault("spec", {})
-        node.setdefault("status", {})
+        status = node.setdefault("status", {})
+        # Defaulting, and Go's encoder writing the non-pointer structs.
+        if "capacity" in status:
+            status.setdefault("allocatable", dict(status["capacity"]))
+        status.setdefault("daemonEndpoints", {"kubeletEndpoint": {"Port": 0}})
+        status.setdefault("nodeInfo", dict.fromkeys((
+            "machineID", "systemUUID", "bootID", "kernelVersion", "osImage",
+            "containerRuntimeVersion", "kubeletVersion", "kubeProxyVersion",
+            "operatingSystem", "architecture"), ""))
         if not from_admin:
             taints = node["spec"].setdefault("taints", [])
             if not any(t.get("key") == "node.kubernetes.io/not-ready"
@@ -494,9 +527,7 @@ class Registry:
                 n = next(self._service_ips)
                 spec["clusterIP"] = "10.96.%d.%d" % (n // 256 % 256, n % 256)
             spec["clusterIPs"] = [spec["clusterIP"]]
-            if not headless:
-                spec.setdefault("ipFamilies", ["IPv4"])
-                spec.setdefault("ipFamilyPolicy", "SingleStack")
+            # No ipFamilies/ipFamilyPolicy: dual-stack is alpha (off) in 1.20.
             if spec["type"] == "NodePort":
                 for port in spec.get("ports") or []:
                     port.setdefault("nodePort", next(self._node_ports))

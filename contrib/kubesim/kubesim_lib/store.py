@@ -59,9 +59,10 @@ class Event:
 class Watch:
     """A cursor into the history for one kind; see Store.open_watch."""
 
-    def __init__(self, kind, pos, epoch, initial):
+    def __init__(self, kind, pos, epoch, initial, after=0):
         self.kind = kind
         self.pos = pos          # last RV this watch has seen
+        self.after = after      # send only events newer than this RV
         self.epoch = epoch      # store epoch at open; a change means expired
         self.initial = initial  # events to send before waiting
         self.closed = False
@@ -183,11 +184,13 @@ class Store:
 
     def open_watch(self, kind, rv):
         """Start a watch on kind from rv (None or 0: current state first, as
-        synthetic ADDED events).  Raises TooLarge, or TooOld for an RV that
-        has left the window."""
+        synthetic ADDED events).  Raises TooOld for an RV that has left the
+        window.  An RV newer than the store's is no error (as in the 1.20
+        watch cache): the watch waits, silent, until writes pass it."""
         with self.lock:
             if rv and rv > self._rv:
-                raise TooLarge(rv, self._rv)
+                self.open_watches += 1
+                return Watch(kind, self._rv, self._epoch, [], after=rv)
             if not rv:
                 initial = [Event(self._rv, "ADDED", kind, o, None)
                            for o in self._objs.get(kind, {}).values()]
@@ -214,7 +217,8 @@ class Store:
                     if later is None:
                         return None
                     watch.pos = self._rv
-                    return [e for e in later if e.kind == watch.kind]
+                    return [e for e in later if e.kind == watch.kind
+                            and e.rv > watch.after]
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     return []
