@@ -129,3 +129,22 @@ clients_ksim_LDADD = src/sched/libkaisched.a src/model/libkaimodel.a \
 	src/base/libkaibase.a $(YAML_LIBS)
 dist_man_MANS += doc/man/ksim.1
 # End of the ksim block
+
+# kctl: the operator's tool (queues for now).  It reads queue files with
+# ytree.c, the same YAML reader as ksim.
+bin_PROGRAMS += clients/kctl
+clients_kctl_SOURCES = clients/kctl.c clients/kctl.h clients/kctl_apply.c \
+	clients/ytree.c clients/ytree.h
+clients_kctl_CPPFLAGS = $(CLIENT_CPPFLAGS) $(YAML_CFLAGS)
+clients_kctl_LDADD = $(CLIENT_LIBS)
+dist_man_MANS += doc/man/kctl.1
+
+# Queue files: the scenario format's defaults, and errors at FILE:LINE:COL.
+check_PROGRAMS += tests/unit/clients-kctl
+tests_unit_clients_kctl_SOURCES = tests/unit/clients-kctl.c \
+	clients/kctl_apply.c clients/ytree.c
+tests_unit_clients_kctl_CPPFLAGS = $(CLIENT_CPPFLAGS) $(YAML_CFLAGS) \
+	-I$(top_srcdir)/clients
+tests_unit_clients_kctl_LDADD = tests/lib/libtap.a $(CLIENT_LIBS)
+TESTS += tests/unit/clients-kctl
+# End of the kctl block

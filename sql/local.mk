@@ -2,7 +2,8 @@
 # into sql/migrations.c (in the build tree) and linked into libkaidb.a, so
 # kaid never reads them from disk.  List new files here, in order.
 SQL_MIGRATIONS = \
-	sql/001-initial.sql
+	sql/001-initial.sql \
+	sql/002-queues.sql
 
 EXTRA_DIST += $(SQL_MIGRATIONS) build-aux/sql2c.sh
 CLEANFILES += sql/migrations.c

@@ -68,4 +68,4 @@ _kaibatch()
 	esac
 }
 
-complete -F _kaibatch ksubmit kqueue kcancel kacct ksim
+complete -F _kaibatch ksubmit kqueue kcancel kacct ksim kctl

@@ -51,6 +51,8 @@ kaid_now(void)
 	return (int64_t)time(NULL);
 }
 
+static int seed_queues(struct kaid *k, struct kai_err *err);
+
 static void
 on_signal(struct kai_loop *loop, int signo, void *ctx)
 {
@@ -72,6 +74,9 @@ on_signal(struct kai_loop *loop, int signo, void *ctx)
 	kai_conf_free(k->conf);
 	k->conf = nc;
 	kai_log_set_level((enum kai_log_level)nc->log_level);
+	if (seed_queues(k, &err) != 0)
+		kai_log_err("could not create the queues of new partitions: "
+		    "%s", err.msg);
 }
 
 static void
@@ -81,23 +86,39 @@ before_sleep(struct kai_loop *loop, void *ctx)
 	submit_commit(ctx);
 }
 
+/*
+ * Every partition of kaid.yaml becomes a queue if it is not one, then the
+ * queue cache is loaded: at start, and after a reload, so a partition
+ * added to kaid.yaml takes jobs from the SIGHUP on.
+ */
 static int
-open_db(struct kaid *k, struct kai_err *err)
+seed_queues(struct kaid *k, struct kai_err *err)
 {
 	const char **names;
-	struct kai_job *jobs = NULL;
-	size_t i, n = 0;
-	int version, r;
+	size_t i;
+	int r;
 
-	if (kai_db_open(k->conf->database, &k->db, err) != 0 ||
-	    kai_db_migrate(k->db, &version, err) != 0)
-		return err->code;
 	names = kai_xcalloc(k->conf->npartitions, sizeof(*names));
 	for (i = 0; i < k->conf->npartitions; i++)
 		names[i] = k->conf->partitions[i].name;
 	r = kai_db_queues_sync(k->db, names, k->conf->npartitions, err);
 	free(names);
-	if (r != 0 || kai_db_jobs_load_active(k->db, &jobs, &n, err) != 0)
+	if (r == 0)
+		r = queues_reload(k, err);
+	return r;
+}
+
+static int
+open_db(struct kaid *k, struct kai_err *err)
+{
+	struct kai_job *jobs = NULL;
+	size_t i, n = 0;
+	int version;
+
+	if (kai_db_open(k->conf->database, &k->db, err) != 0 ||
+	    kai_db_migrate(k->db, &version, err) != 0 ||
+	    seed_queues(k, err) != 0 ||
+	    kai_db_jobs_load_active(k->db, &jobs, &n, err) != 0)
 		return err->code;
 	for (i = 0; i < n; i++) {
 		struct kai_job *j = kai_xcalloc(1, sizeof(*j));
@@ -108,7 +129,8 @@ open_db(struct kaid *k, struct kai_err *err)
 		state_job_add(k, j);
 	}
 	free(jobs);
-	kai_log_info("database schema version %d, %zu active jobs", version, n);
+	kai_log_info("database schema version %d, %zu queues, %zu active jobs",
+	    version, k->nqueues, n);
 	return 0;
 }
 
@@ -165,6 +187,9 @@ kaid_fini(struct kaid *k)
 	}
 	free(k->jobs);
 	free(k->submits);
+	free(k->tick_error);
+	free(k->prio_ids);
+	queues_free(k);
 	kai_map_fini(&k->nodes);
 	kai_map_fini(&k->pods);
 	kai_map_fini(&k->inflight);

@@ -21,6 +21,7 @@
 #include "kube/kube.h"
 #include "model/job.h"
 #include "proto/proto.h"
+#include "sched/sched_model.h"
 #include "sys/loop.h"
 
 struct conn;
@@ -82,6 +83,15 @@ struct kaid {
 
 	uint64_t tick_timer;
 	bool tick_soon;		  /* a submission or an exit wants a tick */
+	char *tick_error;	  /* the last cycle's refusal, logged once */
+	uint64_t *prio_ids;	  /* pending jobs whose stored reason is a */
+	size_t nprio;		  /* "N jobs ahead" one, sorted (tick.c) */
+
+	struct kai_queue *queues; /* the queue tree, in creation order */
+	size_t nqueues;
+	bool *queue_parent;	  /* queue i has children */
+	struct kai_map queue_ix;  /* name -> index + 1 */
+	bool queues_stale;	  /* a reload failed: retry before a tick */
 };
 
 /* kaid.c */
@@ -124,6 +134,23 @@ bool rpc_query(struct kaid *k, const struct rpc_req *req);
 /* rpc_cancel.c */
 bool rpc_cancel(struct kaid *k, const struct rpc_req *req);
 
+/* rpc_queue.c */
+bool rpc_queue_list(struct kaid *k, const struct rpc_req *req);
+bool rpc_queue_apply(struct kaid *k, const struct rpc_req *req);
+bool rpc_queue_delete(struct kaid *k, const struct rpc_req *req);
+
+/* queues.c */
+/*
+ * Replaces the queue cache with the tree in PostgreSQL.  On failure the
+ * old cache stays (and queues_stale is set, for the next tick to retry).
+ */
+int queues_reload(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
+void queues_free(struct kaid *k);
+/* The cache index of name, or -1. */
+long queues_find(const struct kaid *k, const char *name);
+/* The children of queue i, "a, b, c, ..." (a few), into buf. */
+void queues_children(const struct kaid *k, size_t i, char *buf, size_t size);
+
 /* state.c */
 struct kai_job *state_job(const struct kaid *k, uint64_t id);
 void state_job_add(struct kaid *k, struct kai_job *job);
@@ -142,6 +169,36 @@ char *state_pod_name(uint64_t job_id, uint32_t task);
  * ("" for none); bounded, a longer list is cut.  Caller owns the result.
  */
 char *state_nodelist(const struct kai_alloc *allocs, size_t n);
+
+/* snapshot.c: the scheduler's view of one tick (kai_sched_snapshot). */
+struct snap {
+	struct kai_sched_snapshot s;
+	struct kai_sched_snap_node *nodes;
+	struct kai_sched_label *labels;
+	char **label_text;	  /* owned "key\0value" copies */
+	size_t nlabels;
+	struct kai_sched_snap_queue *queues;
+	struct kai_sched_snap_user *users;
+	struct kai_sched_snap_job *jobs;
+	struct kai_job **kjobs;	  /* kaid's job of each snapshot job */
+	char (*jnames)[24];	  /* job names: their ids */
+	struct kai_sched_snap_task *tasks;
+	struct kai_job **lost;	  /* pending jobs whose queue is no leaf */
+	char **lost_why;	  /* and why, owned */
+	size_t nlost;
+	struct kai_map node_ix;	  /* name -> index + 1 */
+	struct kai_map queue_ix;  /* name -> index + 1 */
+	struct kai_map user_ix;	  /* name -> index + 1 */
+};
+/*
+ * Builds the snapshot of this tick from kaid's caches: nodes, queues,
+ * active jobs (running tasks where their allocations put them), pods of
+ * others as held capacity; `now`; the allocate phase only.  The strings
+ * it points to are borrowed from the caches, which must not change
+ * before snap_fini().
+ */
+void snap_build(struct kaid *k, struct snap *sn);
+void snap_fini(struct snap *sn);
 
 /* tick.c */
 void tick_start(struct kaid *k);

@@ -4,12 +4,15 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/dispatch.c \
 	daemons/kaid/kaid.c \
 	daemons/kaid/kaid.h \
+	daemons/kaid/queues.c \
 	daemons/kaid/reconcile.c \
 	daemons/kaid/rpc.c \
 	daemons/kaid/rpc_cancel.c \
 	daemons/kaid/rpc_query.c \
+	daemons/kaid/rpc_queue.c \
 	daemons/kaid/rpc_submit.c \
 	daemons/kaid/server.c \
+	daemons/kaid/snapshot.c \
 	daemons/kaid/state.c \
 	daemons/kaid/tick.c
 daemons_kaid_kaid_LDADD = \

@@ -5,8 +5,10 @@
  * Every request passes here: the MUNGE credential is verified against the
  * digest of the frame (so it cannot be moved onto another body), the uid
  * and gid come from the credential alone, and the handler named by the
- * table runs.  Handlers reply themselves (or defer, for the group commit)
- * and write the audit line of what they changed.
+ * table runs, unless the table reserves the request for operators and the
+ * caller is not one ("permission denied", with an audit line).  Handlers
+ * reply themselves (or defer, for the group commit) and write the audit
+ * line of what they changed.
  */
 #include "config.h"
 
@@ -17,7 +19,8 @@
 #include "kaid.h"
 #include "sys/log.h"
 
-#define RPC_MUTATES 0x1 /* changes state: writes an audit line */
+#define RPC_MUTATES  0x1 /* changes state: writes an audit line */
+#define RPC_OPERATOR 0x2 /* operators only (uid 0 or `operators:`) */
 
 typedef bool rpc_fn(struct kaid *k, const struct rpc_req *req);
 
@@ -33,6 +36,11 @@ static const struct rpc_entry {
 	{KAI_MSG_QUERY, "query", rpc_query, 0},
 	{KAI_MSG_CANCEL, "cancel", rpc_cancel, RPC_MUTATES},
 	{KAI_MSG_PING, "ping", rpc_ping, 0},
+	{KAI_MSG_QUEUE_LIST, "queue-list", rpc_queue_list, 0},
+	{KAI_MSG_QUEUE_APPLY, "queue-apply", rpc_queue_apply,
+	    RPC_MUTATES | RPC_OPERATOR},
+	{KAI_MSG_QUEUE_DELETE, "queue-delete", rpc_queue_delete,
+	    RPC_MUTATES | RPC_OPERATOR},
 };
 
 bool
@@ -93,5 +101,13 @@ rpc_dispatch(struct kaid *k, struct conn *conn, const struct kai_frame_hdr *h,
 	req.len = h->body_len;
 	kai_log_debug("uid %u: %s request, %zu bytes", req.uid, e->name,
 	    req.len);
+	if ((e->flags & RPC_OPERATOR) && !rpc_is_operator(k, req.uid)) {
+		kai_log_info("audit: uid=%u action=%s result=permission denied",
+		    req.uid, e->name);
+		server_reply_error(k, conn, KAI_EPERM, "permission denied",
+		    "only operators (root and the users listed under "
+		    "\"operators\" in kaid.yaml) may do this");
+		return false;
+	}
 	return e->handler(k, &req);
 }

@@ -34,7 +34,36 @@ user_name(uint32_t uid)
 	return kai_xasprintf("%" PRIu32, uid);
 }
 
-/* Resolves what kaid.yaml decides: partition, time limit, memory. */
+/*
+ * The queue a job goes to: the one it names (-p/-q), else kaid.yaml's
+ * default partition; it must be a leaf of the queue tree.
+ */
+static int
+submit_queue(struct kaid *k, const struct kai_jobspec *js, const char **name,
+    struct kai_err *err)
+{
+	const struct kai_conf_partition *def = kai_conf_partition(k->conf, NULL);
+	char kids[256];
+	long qi;
+
+	*name = js->queue != NULL ? js->queue : def->name;
+	if ((qi = queues_find(k, *name)) < 0)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid partition specified: \"%s\"", *name);
+	if (k->queue_parent[qi]) {
+		queues_children(k, (size_t)qi, kids, sizeof(kids));
+		return kai_err_set(err, KAI_EINVAL,
+		    "queue \"%s\" is not a leaf: submit to one of its "
+		    "children (%s)", *name, kids);
+	}
+	return 0;
+}
+
+/*
+ * Resolves the queue, and what kaid.yaml decides: time limit, memory.
+ * A queue made with kctl that is no partition of kaid.yaml has no time
+ * limit of its own.
+ */
 static int
 submit_resolve(struct kaid *k, const struct rpc_req *req, struct submit *s,
     struct kai_err *err)
@@ -42,6 +71,7 @@ submit_resolve(struct kaid *k, const struct rpc_req *req, struct submit *s,
 	const struct kai_conf_partition *p;
 	struct kai_jobspec *js = &s->spec;
 	int64_t tl = js->time_limit_s;
+	const char *queue;
 
 	if (kai_jobspec_validate(js, err) != 0)
 		return err->code;
@@ -52,17 +82,17 @@ submit_resolve(struct kaid *k, const struct rpc_req *req, struct submit *s,
 	if (req->uid == 0 && !k->conf->allow_root_jobs)
 		return kai_err_set(err, KAI_EPERM,
 		    "jobs may not run as root on this cluster");
-	p = kai_conf_partition(k->conf, js->queue);
-	if (p == NULL)
-		return kai_err_set(err, KAI_EINVAL,
-		    "invalid partition specified: \"%s\"", js->queue);
+	if (submit_queue(k, js, &queue, err) != 0)
+		return err->code;
+	p = kai_conf_partition(k->conf, queue);
 	if (tl == KAI_TIME_UNSET)
-		tl = p->default_time_s;
-	if (p->max_time_s > 0 && (tl == KAI_TIME_UNLIMITED || tl > p->max_time_s))
+		tl = p != NULL ? p->default_time_s : KAI_TIME_UNLIMITED;
+	if (p != NULL && p->max_time_s > 0 &&
+	    (tl == KAI_TIME_UNLIMITED || tl > p->max_time_s))
 		return kai_err_set(err, KAI_EINVAL,
 		    "requested time limit exceeds the limit of partition "
 		    "\"%s\"", p->name);
-	s->queue = kai_xstrdup(p->name);
+	s->queue = kai_xstrdup(queue);
 	s->user = user_name(req->uid);
 	s->nj.spec = js;
 	s->nj.uid = req->uid;

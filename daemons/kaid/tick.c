@@ -2,13 +2,25 @@
 /*
  * tick.c: the scheduler tick (the serverCron of kaid).
  *
- * Each tick: take the free capacity of every node (allocatable minus what
- * live pods hold, ours and others', minus placements whose pods do not
- * exist yet), hand it with the pending jobs to the pure core, commit the
- * placements to PostgreSQL as intent (state CONFIGURING, allocation rows,
- * pod names) in one transaction, and only then create the pods.  Nothing
- * is placed while the watches are not synced: kaid does not act on a
- * cluster it cannot see.
+ * Each tick: build the core's snapshot from the caches (snapshot.c: the
+ * nodes, the queue tree, running tasks where their allocations put them,
+ * other pods as held capacity, the pending jobs), run one cycle of the
+ * core with the allocate phase only, commit the placements to PostgreSQL
+ * as intent (state CONFIGURING, allocation rows, pod names) in one
+ * transaction, and only then create the pods.  Every job left pending
+ * gets the core's explanation as its reason, a sentence kqueue shows in
+ * NODELIST(REASON) (a held job keeps squeue's "JobHeldUser", the word
+ * scripts look for).  Nothing is placed while the watches are not
+ * synced: kaid does not act on a cluster it cannot see.
+ *
+ * Reasons live in memory, where kqueue and kacct read them, and are
+ * stored in PostgreSQL when they change, in one statement per tick.  One
+ * kind changes all the time without saying anything new: "N jobs ahead
+ * of it" counts down for every waiting job whenever the head of a queue
+ * starts, and rewriting thousands of rows for that on every tick would
+ * cost more than the tick.  So a job whose stored reason is already of
+ * that kind is not written again for a new count (k->prio_ids remembers
+ * which jobs those are); kaid's own answers always carry the current one.
  */
 #include "config.h"
 
@@ -18,125 +30,109 @@
 
 #include "base/xmalloc.h"
 #include "kaid.h"
-#include "sched/sched.h"
 #include "sys/log.h"
 
 #define TICK_SOON_MS 20
 
+/* Reasons that changed this tick, to store in one statement. */
+struct reasons {
+	uint64_t *ids;
+	const char **text;	/* borrowed from the jobs */
+	size_t n;
+	const uint64_t *prio;	/* last tick's k->prio_ids */
+	size_t nprio;
+	size_t at;		/* jobs come in id order: a merge cursor */
+	uint64_t *next;		/* this tick's, for k->prio_ids */
+	size_t nnext;
+};
+
+static void
+store_reason(struct kai_job *j, struct reasons *rs)
+{
+	rs->ids = kai_xreallocarray(rs->ids, rs->n + 1, sizeof(*rs->ids));
+	rs->text = kai_xreallocarray(rs->text, rs->n + 1, sizeof(*rs->text));
+	rs->ids[rs->n] = j->id;
+	rs->text[rs->n++] = j->reason;
+}
+
+/* Whether job id's stored reason is an "N jobs ahead" one. */
 static bool
-pod_holds_capacity(const struct pod_rec *r)
+was_priority(struct reasons *rs, uint64_t id)
 {
-	return r->node[0] != '\0' && r->phase != KAI_POD_SUCCEEDED &&
-	    r->phase != KAI_POD_FAILED;
+	while (rs->at < rs->nprio && rs->prio[rs->at] < id)
+		rs->at++;
+	return rs->at < rs->nprio && rs->prio[rs->at] == id;
 }
 
-static long
-node_index(const struct kai_sched_node *nodes, size_t n, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(nodes[i].name, name) == 0)
-			return (long)i;
-	return -1;
-}
-
+/* Sets j's reason; prio: it is an "N jobs ahead" reason (jobs in id order). */
 static void
-take(struct kai_sched_node *n, int64_t cpu, uint64_t mem, uint32_t gpus)
+set_reason(struct kai_job *j, const char *reason, bool prio,
+    struct reasons *rs)
 {
-	n->cpu_free_milli -= cpu;
-	n->mem_free_mb = n->mem_free_mb > mem ? n->mem_free_mb - mem : 0;
-	n->gpus_free = n->gpus_free > gpus ? n->gpus_free - gpus : 0;
-}
+	bool stored_prio = was_priority(rs, j->id);
 
-/* Builds the nodes of the snapshot; caller frees the array. */
-static struct kai_sched_node *
-snapshot_nodes(struct kaid *k, size_t *nn)
-{
-	struct kai_sched_node *nodes;
-	const char *key;
-	void *v;
-	size_t it = 0, n = 0, i, t;
-
-	nodes = kai_xcalloc(k->nodes.len, sizeof(*nodes));
-	while (kai_map_next(&k->nodes, &it, &key, &v)) {
-		const struct kai_node *nd = v;
-
-		nodes[n].name = nd->name;
-		nodes[n].cpu_free_milli = nd->cpu_milli;
-		nodes[n].mem_free_mb = nd->mem_mb;
-		nodes[n].gpus_free = nd->gpus;
-		nodes[n].gpus_total = nd->gpus;
-		nodes[n].schedulable = nd->ready && !nd->unschedulable;
-		n++;
-	}
-	it = 0;
-	while (kai_map_next(&k->pods, &it, &key, &v)) {
-		const struct pod_rec *r = v;
-		long ni;
-
-		if (!pod_holds_capacity(r) ||
-		    (ni = node_index(nodes, n, r->node)) < 0)
-			continue;
-		take(&nodes[ni], r->cpu_milli, r->mem_mb, r->gpus);
-	}
-	/* Placements whose pods are not bound yet hold their share too. */
-	for (i = 0; i < k->njobs; i++) {
-		const struct kai_job *j = k->jobs[i];
-
-		for (t = 0; t < j->nallocs; t++) {
-			const struct kai_alloc *a = &j->allocs[t];
-			const struct pod_rec *r = kai_map_get(&k->pods, a->pod);
-			long ni;
-
-			if ((r != NULL && r->node[0] != '\0') ||
-			    (ni = node_index(nodes, n, a->node)) < 0)
-				continue;
-			take(&nodes[ni], (int64_t)a->cpus * 1000, a->mem_mb,
-			    a->gpus);
-		}
-	}
-	*nn = n;
-	return nodes;
-}
-
-static void
-set_reason(struct kai_job *j, const char *reason, const uint64_t **ids,
-    const char ***reasons, size_t *n)
-{
+	/* Stored now, stored before, or unchanged (memory = database). */
+	if (prio)
+		rs->next[rs->nnext++] = j->id;
 	if (strcmp(j->reason, reason) == 0)
 		return;
 	free(j->reason);
 	j->reason = kai_xstrdup(reason);
-	*ids = kai_xreallocarray((void *)*ids, *n + 1, sizeof(**ids));
-	*reasons = kai_xreallocarray((void *)*reasons, *n + 1,
-	    sizeof(**reasons));
-	((uint64_t *)*ids)[*n] = j->id;
-	(*reasons)[*n] = j->reason;
-	(*n)++;
+	if (!(prio && stored_prio))
+		store_reason(j, rs);
+}
+
+/* The reason a pending job shows in kqueue. */
+static const char *
+reason_text(const struct snap *sn, const struct kai_sched_job_out *o,
+    char *buf, size_t size)
+{
+	if (o->why.why == KAI_SCHED_WHY_HELD)
+		return "JobHeldUser";
+	if (o->why.why == KAI_SCHED_WHY_NONE)
+		return "None";
+	return kai_sched_why_text(&sn->s, &o->why, buf, size);
+}
+
+/* Every task of snapshot job i placed now, none waiting for another. */
+static bool
+placed(const struct snap *sn, const struct kai_sched_result *r, size_t i)
+{
+	const struct kai_sched_snap_job *sj = &sn->s.jobs[i];
+	size_t t;
+
+	if (r->jobs[i].state != KAI_SCHED_JOB_RUNNING)
+		return false;
+	for (t = 0; t < sj->ntasks; t++)
+		if (r->tasks[sj->first_task + t].state !=
+		    KAI_SCHED_TASK_RUNNING)
+			return false;
+	return true;
 }
 
 /* The allocation rows and change of one placed job. */
 static void
-placement_change(const struct kai_job *j, const struct kai_sched_decision *d,
-    const struct kai_sched_node *nodes, struct kai_db_change *c,
-    struct kai_alloc **allocs, char **nodelist)
+placement_change(const struct snap *sn, const struct kai_sched_result *r,
+    size_t i, struct kai_db_change *c, struct kai_alloc **allocs,
+    char **nodelist)
 {
-	uint32_t t;
+	const struct kai_sched_snap_job *sj = &sn->s.jobs[i];
+	const struct kai_job *j = sn->kjobs[i];
+	size_t t;
 
-	*allocs = kai_xcalloc(d->ntasks, sizeof(**allocs));
-	for (t = 0; t < d->ntasks; t++) {
+	*allocs = kai_xcalloc(sj->ntasks, sizeof(**allocs));
+	for (t = 0; t < sj->ntasks; t++) {
 		struct kai_alloc *a = &(*allocs)[t];
-		const char *node = nodes[d->task_node[t]].name;
+		int32_t node = r->tasks[sj->first_task + t].node;
 
-		a->task = t;
-		a->node = kai_xstrdup(node);
-		a->pod = state_pod_name(j->id, t);
+		a->task = (uint32_t)t;
+		a->node = kai_xstrdup(sn->nodes[node].name);
+		a->pod = state_pod_name(j->id, (uint32_t)t);
 		a->gpus = j->gpus_per_task;
 		a->cpus = j->cpus_per_task;
 		a->mem_mb = j->mem_mb;
 	}
-	*nodelist = state_nodelist(*allocs, d->ntasks);
+	*nodelist = state_nodelist(*allocs, sj->ntasks);
 	memset(c, 0, sizeof(*c));
 	c->id = j->id;
 	c->from = KAI_JOB_PENDING;
@@ -146,58 +142,51 @@ placement_change(const struct kai_job *j, const struct kai_sched_decision *d,
 	c->actor_uid = -1;
 	c->nodelist = *nodelist;
 	c->allocs = *allocs;
-	c->nallocs = d->ntasks;
+	c->nallocs = sj->ntasks;
 }
 
 static void
-commit_placements(struct kaid *k, const struct kai_sched_output *out,
-    const struct kai_sched_node *nodes)
+free_allocs(struct kai_alloc *a, size_t n)
 {
-	struct kai_db_change *c = kai_xcalloc(out->nplaced, sizeof(*c));
-	struct kai_alloc **allocs = kai_xcalloc(out->nplaced, sizeof(*allocs));
-	char **nl = kai_xcalloc(out->nplaced, sizeof(*nl));
-	bool *applied = kai_xcalloc(out->nplaced, sizeof(*applied));
-	struct kai_job **jobs = kai_xcalloc(out->nplaced, sizeof(*jobs));
+	size_t t;
+
+	for (t = 0; t < n; t++)
+		kai_alloc_fini(&a[t]);
+	free(a);
+}
+
+/* Commits the placements of the snapshot jobs in which[0..n). */
+static void
+commit_placements(struct kaid *k, const struct snap *sn,
+    const struct kai_sched_result *r, const size_t *which, size_t n)
+{
+	struct kai_db_change *c = kai_xcalloc(n, sizeof(*c));
+	struct kai_alloc **allocs = kai_xcalloc(n, sizeof(*allocs));
+	char **nl = kai_xcalloc(n, sizeof(*nl));
+	bool *applied = kai_xcalloc(n, sizeof(*applied));
 	struct kai_err err;
-	size_t i, n = 0;
+	size_t i;
 
-	for (i = 0; i < out->n; i++) {
-		const struct kai_sched_decision *d = &out->decisions[i];
-
-		if (d->reason != KAI_SCHED_PLACED)
-			continue;
-		jobs[n] = state_job(k, d->job_id);
-		placement_change(jobs[n], d, nodes, &c[n], &allocs[n], &nl[n]);
-		n++;
-	}
+	for (i = 0; i < n; i++)
+		placement_change(sn, r, which[i], &c[i], &allocs[i], &nl[i]);
 	if (kai_db_jobs_change(k->db, c, n, applied, &err) != 0) {
 		kai_log_err("could not commit %zu placements: %s", n, err.msg);
-		for (i = 0; i < n; i++) {
-			size_t t;
+		memset(applied, 0, n * sizeof(*applied));
+	}
+	for (i = 0; i < n; i++) {
+		struct kai_job *j = sn->kjobs[which[i]];
 
-			for (t = 0; t < c[i].nallocs; t++)
-				kai_alloc_fini(&allocs[i][t]);
-			free(allocs[i]);
+		if (!applied[i]) {
+			free_allocs(allocs[i], c[i].nallocs);
+			continue;
 		}
-	} else {
-		for (i = 0; i < n; i++) {
-			if (!applied[i]) {
-				size_t t;
-
-				for (t = 0; t < c[i].nallocs; t++)
-					kai_alloc_fini(&allocs[i][t]);
-				free(allocs[i]);
-				continue;
-			}
-			jobs[i]->state = KAI_JOB_CONFIGURING;
-			jobs[i]->allocs = allocs[i];
-			jobs[i]->nallocs = c[i].nallocs;
-			free(jobs[i]->reason);
-			jobs[i]->reason = kai_xstrdup("");
-			kai_log_info("job %" PRIu64 ": placed on %s",
-			    jobs[i]->id, nl[i]);
-			dispatch_ensure_pods(k, jobs[i]);
-		}
+		j->state = KAI_JOB_CONFIGURING;
+		j->allocs = allocs[i];
+		j->nallocs = c[i].nallocs;
+		free(j->reason);
+		j->reason = kai_xstrdup("");
+		kai_log_info("job %" PRIu64 ": placed on %s", j->id, nl[i]);
+		dispatch_ensure_pods(k, j);
 	}
 	for (i = 0; i < n; i++)
 		free(nl[i]);
@@ -205,65 +194,88 @@ commit_placements(struct kaid *k, const struct kai_sched_output *out,
 	free(c);
 	free(allocs);
 	free(applied);
-	free(jobs);
+}
+
+/* A refused snapshot is a bug; say so once, not every tick. */
+static void
+cycle_failed(struct kaid *k, const struct kai_err *err)
+{
+	if (k->tick_error != NULL && strcmp(k->tick_error, err->msg) == 0)
+		return;
+	kai_log_err("scheduler refused the snapshot, nothing placed: %s",
+	    err->msg);
+	free(k->tick_error);
+	k->tick_error = kai_xstrdup(err->msg);
+}
+
+/* Places what the cycle placed; every other pending job gets its reason. */
+static void
+tick_act(struct kaid *k, const struct snap *sn,
+    const struct kai_sched_result *r, struct reasons *rs)
+{
+	size_t *which = kai_xcalloc(sn->s.njobs + 1, sizeof(*which));
+	char buf[KAI_ERR_MSG_MAX];
+	size_t i, n = 0;
+
+	for (i = 0; i < sn->s.njobs; i++) {
+		if (sn->kjobs[i]->state != KAI_JOB_PENDING)
+			continue;
+		if (placed(sn, r, i))
+			which[n++] = i;
+		else
+			set_reason(sn->kjobs[i],
+			    reason_text(sn, &r->jobs[i], buf, sizeof(buf)),
+			    r->jobs[i].why.why == KAI_SCHED_WHY_PRIORITY, rs);
+	}
+	if (n > 0)
+		commit_placements(k, sn, r, which, n);
+	free(which);
 }
 
 static void
 tick_run(struct kaid *k)
 {
-	struct kai_sched_input in;
-	struct kai_sched_output out;
-	struct kai_sched_node *nodes;
-	struct kai_sched_job *sj;
-	const uint64_t *rids = NULL;
-	const char **reasons = NULL;
+	struct kai_sched_result r;
+	struct reasons rs;
 	struct kai_err err;
-	size_t i, nn, nj = 0, nr = 0;
+	struct snap sn;
+	size_t i;
 
 	if (!state_synced(k))
 		return;
-	nodes = snapshot_nodes(k, &nn);
-	sj = kai_xcalloc(k->njobs, sizeof(*sj));
-	for (i = 0; i < k->njobs; i++) {
-		const struct kai_job *j = k->jobs[i];
-
-		if (j->state == KAI_JOB_CONFIGURING)
+	if (k->queues_stale && queues_reload(k, &err) != 0)
+		kai_log_debug("queues still not reloaded: %s", err.msg);
+	for (i = 0; i < k->njobs; i++)
+		if (k->jobs[i]->state == KAI_JOB_CONFIGURING)
 			dispatch_ensure_pods(k, k->jobs[i]);
-		if (j->state != KAI_JOB_PENDING)
-			continue;
-		sj[nj].id = j->id;
-		sj[nj].priority = j->priority;
-		sj[nj].submit_time = j->submit_time;
-		sj[nj].ntasks = j->ntasks;
-		sj[nj].cpu_milli = (int64_t)j->cpus_per_task * 1000;
-		sj[nj].mem_mb = j->mem_mb;
-		sj[nj].gpus = j->gpus_per_task;
-		sj[nj].hold = j->hold;
-		nj++;
+	snap_build(k, &sn);
+	memset(&rs, 0, sizeof(rs));
+	rs.prio = k->prio_ids;
+	rs.nprio = k->nprio;
+	rs.next = kai_xcalloc(sn.s.njobs + 1, sizeof(*rs.next));
+	for (i = 0; i < sn.nlost; i++) {
+		rs.at = 0; /* lost jobs are not in id order with the rest */
+		set_reason(sn.lost[i], sn.lost_why[i], false, &rs);
 	}
-	in.nodes = nodes;
-	in.nnodes = nn;
-	in.jobs = sj;
-	in.njobs = nj;
-	in.now = kaid_now();
-	kai_sched_plan(&in, &out);
-	for (i = 0; i < out.n; i++) {
-		struct kai_job *j = state_job(k, out.decisions[i].job_id);
-
-		if (out.decisions[i].reason != KAI_SCHED_PLACED)
-			set_reason(j, kai_sched_reason_name(
-			    out.decisions[i].reason), &rids, &reasons, &nr);
+	rs.at = 0;
+	if (kai_sched_cycle(&sn.s, &r, &err) != 0) {
+		cycle_failed(k, &err);
+	} else {
+		KAI_FREE(k->tick_error);
+		tick_act(k, &sn, &r, &rs);
+		kai_sched_result_fini(&r);
 	}
-	if (out.nplaced > 0)
-		commit_placements(k, &out, nodes);
-	if (nr > 0 && kai_db_jobs_set_reason(k->db, rids, reasons, nr,
-	    &err) != 0)
+	if (rs.n > 0 && kai_db_jobs_set_reason(k->db, rs.ids,
+	    (const char *const *)rs.text, rs.n, &err) != 0) {
 		kai_log_warn("could not store pending reasons: %s", err.msg);
-	kai_sched_output_fini(&out);
-	free((void *)rids);
-	free(reasons);
-	free(sj);
-	free(nodes);
+		rs.nnext = 0; /* nothing known stored: write all next time */
+	}
+	free(k->prio_ids);
+	k->prio_ids = rs.next;
+	k->nprio = rs.nnext;
+	free(rs.ids);
+	free(rs.text);
+	snap_fini(&sn);
 }
 
 static void

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * db.c: the connection, schema migrations and the table of queues.
+ * db.c: the connection, schema migrations and the seeding of queues
+ * from kaid.yaml's partitions (the queue tree itself is db_queue.c).
  *
  * The connection is synchronous (kaid batches its work so one call serves
  * many requests).  When it is lost, or a pipeline leaves it in a state we
@@ -255,11 +256,20 @@ kai_db_queues_sync(struct kai_db *db, const char *const *names, size_t n,
 	(void)kai_db_param_own(&p, kai_buf_detach(&b, NULL));
 	/*
 	 * Queues that left the configuration stay: finished jobs still name
-	 * them, and kacct must keep answering for those.
+	 * them, and kacct must keep answering for those.  A partition that
+	 * was deleted with kctl comes back as a new top-level queue (the
+	 * column defaults), youngest of all; one that exists keeps the
+	 * settings and the place in the tree kctl gave it.
 	 */
 	r = kai_db_cmd(db,
-	    "INSERT INTO queues (name) SELECT unnest($1::text[]) "
-	    "ON CONFLICT (name) DO NOTHING",
+	    "INSERT INTO queues (name) SELECT n FROM unnest($1::text[]) "
+	    "WITH ORDINALITY AS u (n, i) ORDER BY i "
+	    "ON CONFLICT (name) DO UPDATE SET (parent, priority, gpu_quota, "
+	    "gpu_limit, gpu_weight, cpu_quota, cpu_limit, cpu_weight, "
+	    "mem_quota, mem_limit, mem_weight, preempt_min_runtime_s, "
+	    "reclaim_min_runtime_s, deleted, ord, created) = (NULL, 100, -1, "
+	    "-1, 1, -1, -1, 1, -1, -1, 1, -1, -1, false, "
+	    "nextval('queues_ord_seq'), now()) WHERE queues.deleted",
 	    &p, "could not update the queues", err);
 	kai_db_params_fini(&p);
 	kai_buf_fini(&b);

@@ -45,8 +45,51 @@ int kai_db_migrate(struct kai_db *db, int *version, struct kai_err *err)
 /* The newest schema version this build knows. */
 int kai_db_schema_version_known(void);
 
-/* Makes the table of queues match the configured partitions (upsert). */
+/*
+ * Makes sure every configured partition exists as a queue: a missing one
+ * (or one deleted with kctl) is created as a top-level queue with the
+ * defaults of struct kai_queue, in the order given.  Existing queues are
+ * left as they are, settings and place in the tree included.
+ */
 int kai_db_queues_sync(struct kai_db *db, const char *const *names, size_t n,
+    struct kai_err *err) KAI_MUST_CHECK;
+
+/*
+ * Loads every queue (deleted ones excepted) in creation order, each with
+ * its number of active (PENDING, CONFIGURING, RUNNING) jobs.  Caller owns
+ * *qs (kai_queues_free()).
+ */
+int kai_db_queues_load(struct kai_db *db, struct kai_queue **qs, size_t *n,
+    struct kai_err *err) KAI_MUST_CHECK;
+
+/*
+ * Applies n changes (1 <= n <= KAI_QUEUE_MAX) in ONE transaction, all or
+ * nothing, and sets res[i] to what change i did.  The queues table is
+ * locked for the transaction, so two appliers never interleave.  Refused,
+ * with nothing changed:
+ *	KAI_EEXIST	CREATE of a queue that exists
+ *	KAI_ENOENT	UPDATE of a queue that does not exist; a parent that
+ *			does not exist (nor is created by the batch)
+ *	KAI_EINVAL	a value kai_queue_check() refuses; a name listed twice;
+ *			a cycle of parents; a parent queue with active jobs
+ *			(only leaves hold jobs, so a leaf whose jobs are not
+ *			finished cannot be given children); more than
+ *			KAI_QUEUE_MAX queues in all
+ * Finished jobs do not count: a queue whose jobs have all ended may
+ * become a parent, and kacct still shows them under its name.
+ */
+int kai_db_queue_apply(struct kai_db *db, const struct kai_queue_change *c,
+    size_t n, enum kai_queue_result *res, struct kai_err *err)
+    KAI_MUST_CHECK;
+
+/*
+ * Deletes n queues in ONE transaction, all or nothing.  KAI_ENOENT for a
+ * queue that does not exist; KAI_EINVAL for one with child queues (that
+ * are not deleted with it) or with active jobs.  The row stays, marked
+ * deleted, so finished jobs keep their queue; creating the queue again
+ * revives it as the youngest queue.
+ */
+int kai_db_queue_delete(struct kai_db *db, char *const *names, size_t n,
     struct kai_err *err) KAI_MUST_CHECK;
 
 /* A submission, validated and resolved by kaid. */

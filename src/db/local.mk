@@ -8,6 +8,7 @@ src_db_libkaidb_a_SOURCES = \
 	src/db/db_internal.h \
 	src/db/db_job.c \
 	src/db/db_query.c \
+	src/db/db_queue.c \
 	src/db/db_util.c
 nodist_src_db_libkaidb_a_SOURCES = sql/migrations.c
 src_db_libkaidb_a_CPPFLAGS = $(AM_CPPFLAGS) $(PQ_CFLAGS)
@@ -22,4 +23,14 @@ tests_unit_db_store_LDADD = tests/lib/libtap.a src/db/libkaidb.a \
 dist_check_SCRIPTS += tests/unit/db-store.t
 TESTS += tests/unit/db-store.t
 EXTRA_DIST += tests/lib/pg.sh
+
+# The queue tree (kctl queue) against a private PostgreSQL, like db-store.
+check_PROGRAMS += tests/unit/db-queues
+tests_unit_db_queues_SOURCES = tests/unit/db-queues.c
+tests_unit_db_queues_CPPFLAGS = $(AM_CPPFLAGS) $(PQ_CFLAGS)
+tests_unit_db_queues_LDADD = tests/lib/libtap.a src/db/libkaidb.a \
+	src/sys/libkaisys.a src/proto/libkaiproto.a src/model/libkaimodel.a \
+	src/base/libkaibase.a $(PQ_LIBS)
+dist_check_SCRIPTS += tests/unit/db-queues.t
+TESTS += tests/unit/db-queues.t
 # End of src/db/local.mk

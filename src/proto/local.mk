@@ -9,15 +9,24 @@ src_proto_libkaiproto_a_SOURCES = \
 	src/proto/msg_error.c \
 	src/proto/msg_jobs.c \
 	src/proto/msg_ping.c \
+	src/proto/msg_queue.c \
 	src/proto/msg_select.c \
 	src/proto/msg_submit.c \
-	src/proto/proto.h
+	src/proto/proto.h \
+	src/proto/queue.c
 
 check_PROGRAMS += tests/unit/proto-codec
 tests_unit_proto_codec_SOURCES = tests/unit/proto-codec.c
 tests_unit_proto_codec_LDADD = tests/lib/libtap.a src/proto/libkaiproto.a \
 	src/model/libkaimodel.a src/base/libkaibase.a
 TESTS += tests/unit/proto-codec
+
+# The queue messages of kctl, the queue checks and decimal conversions.
+check_PROGRAMS += tests/unit/proto-queue
+tests_unit_proto_queue_SOURCES = tests/unit/proto-queue.c
+tests_unit_proto_queue_LDADD = tests/lib/libtap.a src/proto/libkaiproto.a \
+	src/model/libkaimodel.a src/base/libkaibase.a
+TESTS += tests/unit/proto-queue
 
 # A test tool for the integration tests: sends fresh, saved, replayed or
 # tampered frames to kaid (replay protection, credential binding).

@@ -53,7 +53,13 @@ enum kai_msg_type {
 	KAI_MSG_CANCEL = 6,	  /* request: struct kai_cancel */
 	KAI_MSG_CANCEL_REPLY = 7, /* reply: cancel results */
 	KAI_MSG_PING = 8,	  /* request: empty body */
-	KAI_MSG_PING_REPLY = 9	  /* reply: u32 uid, u32 gid as kaid saw them */
+	KAI_MSG_PING_REPLY = 9,	  /* reply: u32 uid, u32 gid as kaid saw them */
+	KAI_MSG_QUEUE_LIST = 10,	 /* request: empty body */
+	KAI_MSG_QUEUE_LIST_REPLY = 11,	 /* reply: queue list */
+	KAI_MSG_QUEUE_APPLY = 12,	 /* request: queue changes */
+	KAI_MSG_QUEUE_APPLY_REPLY = 13,	 /* reply: one result per change */
+	KAI_MSG_QUEUE_DELETE = 14,	 /* request: queue names */
+	KAI_MSG_QUEUE_DELETE_REPLY = 15	 /* reply: u32 queues deleted */
 };
 
 struct kai_frame_hdr {
@@ -179,5 +185,170 @@ int kai_msg_ping_reply_encode(struct kai_buf *b, uint32_t uid, uint32_t gid)
     KAI_MUST_CHECK;
 int kai_msg_ping_reply_decode(const void *p, size_t n, uint32_t *uid,
     uint32_t *gid, struct kai_err *err) KAI_MUST_CHECK;
+
+/*
+ * Queues (kctl queue).  The units are the scheduler core's, so that no
+ * value is rounded on its way from kctl to kai_sched_cycle():
+ *
+ *	GPU	micro-GPUs (KAI_QUEUE_GPU_UNIT = one GPU; 1.5 GPUs = 1500000)
+ *	CPU	millicores
+ *	memory	MiB
+ *	weight	millionths (KAI_QUEUE_WEIGHT_UNIT = a weight of 1)
+ *
+ * quota: -1 unlimited, 0 none; limit: -1 none.  Names follow the rule of
+ * kaid.yaml's partitions: 1 to 63 lower-case letters, digits, '_', '-'.
+ */
+#define KAI_QUEUE_NAME_MAX    63
+#define KAI_QUEUE_MAX	      4096    /* queues in a list or a request */
+#define KAI_QUEUE_UNLIMITED   (-1)
+#define KAI_QUEUE_GPU_UNIT    INT64_C(1000000)
+#define KAI_QUEUE_WEIGHT_UNIT INT64_C(1000000)
+#define KAI_QUEUE_VALUE_MAX   (INT64_C(1) << 50) /* any quota or limit */
+#define KAI_QUEUE_WEIGHT_MAX  (INT64_C(1000000000) * KAI_QUEUE_WEIGHT_UNIT)
+#define KAI_QUEUE_PRIO_MIN    INT64_C(-2147483648)
+#define KAI_QUEUE_PRIO_MAX    INT64_C(2147483647)
+#define KAI_QUEUE_RUNTIME_MAX INT64_C(2147483647) /* seconds */
+
+enum kai_queue_res {
+	KAI_QUEUE_GPU = 0,
+	KAI_QUEUE_CPU,
+	KAI_QUEUE_MEM,
+	KAI_QUEUE_NRES
+};
+
+struct kai_queue_qres {
+	int64_t quota;	/* guaranteed; -1 unlimited, 0 none */
+	int64_t limit;	/* hard cap; -1 none */
+	int64_t weight;	/* over_quota_weight, in millionths */
+};
+
+struct kai_queue {
+	char *name;
+	char *parent;		/* NULL = a top-level queue */
+	int64_t priority;	/* 100 by default; higher gets surplus first */
+	struct kai_queue_qres res[KAI_QUEUE_NRES];
+	int64_t preempt_min_runtime_s; /* -1: inherit from the parent */
+	int64_t reclaim_min_runtime_s; /* -1: inherit from the parent */
+	int64_t order;		/* replies: creation order, older is smaller */
+	uint32_t active_jobs;	/* replies: PENDING/CONFIGURING/RUNNING jobs */
+};
+
+/*
+ * The defaults of a new queue: top level, priority 100, and per resource
+ * quota -1, limit -1, weight 1 (guarantees and caps nothing, shares the
+ * surplus equally), min runtimes -1.  Strings are left NULL.
+ */
+void kai_queue_init(struct kai_queue *q);
+void kai_queue_fini(struct kai_queue *q);
+/* Frees n queues (kai_queue_fini() each) and the array; q may be NULL. */
+void kai_queues_free(struct kai_queue *q, size_t n);
+/* A deep copy of src into dst (dst's old contents are not freed). */
+void kai_queue_copy(struct kai_queue *dst, const struct kai_queue *src);
+
+/* "gpu", "cpu", "memory". */
+const char *kai_queue_res_name(enum kai_queue_res r);
+
+/*
+ * Checks a name: KAI_EINVAL "invalid queue name \"X\": expected 1 to 63
+ * lower-case letters, digits, '_' and '-'".
+ */
+int kai_queue_name_check(const char *name, struct kai_err *err)
+    KAI_MUST_CHECK;
+/*
+ * Checks one queue's own values (name, parent name, priority, each
+ * quota, limit and weight, the min runtimes, a limit below a quota, a
+ * queue that is its own parent).  The tree is kaid's to check.  Messages
+ * name the queue: "queue \"a\": gpu limit 1 is below its quota 2".
+ */
+int kai_queue_check(const struct kai_queue *q, struct kai_err *err)
+    KAI_MUST_CHECK;
+
+/*
+ * A value in units of 1/unit as a decimal with no trailing zeros:
+ * (1500000, 1000000) -> "1.5", (-1, any) -> "-1", (7, 1) -> "7".
+ */
+void kai_queue_fmt_units(int64_t v, int64_t unit, char *buf, size_t size);
+/*
+ * Parses "-1" or a non-negative decimal with at most as many fraction
+ * digits as unit has zeros ("1.5" -> 1500000 for KAI_QUEUE_GPU_UNIT),
+ * up to max (in units).  KAI_EINVAL naming what on failure.
+ */
+int kai_queue_parse_units(const char *s, int64_t unit, int64_t max,
+    const char *what, int64_t *v, struct kai_err *err) KAI_MUST_CHECK;
+
+/* KAI_MSG_QUEUE_APPLY: a batch of changes, applied all or nothing. */
+enum kai_queue_op {
+	KAI_QUEUE_CREATE = 0,	/* refused if it exists; unset fields default */
+	KAI_QUEUE_UPDATE,	/* refused if missing; unset fields unchanged */
+	KAI_QUEUE_REPLACE,	/* create or update; unset fields default */
+	KAI_QUEUE_NOPS
+};
+
+/* Which fields a change sets (struct kai_queue_change.set). */
+#define KAI_QUEUE_SET_PARENT	  (1u << 0)
+#define KAI_QUEUE_SET_PRIORITY	  (1u << 1)
+#define KAI_QUEUE_SET_QUOTA(r)	  (1u << (2 + 3 * (r)))
+#define KAI_QUEUE_SET_LIMIT(r)	  (1u << (3 + 3 * (r)))
+#define KAI_QUEUE_SET_WEIGHT(r)	  (1u << (4 + 3 * (r)))
+#define KAI_QUEUE_SET_PREEMPT_MIN (1u << 11)
+#define KAI_QUEUE_SET_RECLAIM_MIN (1u << 12)
+#define KAI_QUEUE_SET_ALL	  ((1u << 13) - 1)
+
+struct kai_queue_change {
+	enum kai_queue_op op;
+	uint32_t set;		/* KAI_QUEUE_SET_* */
+	struct kai_queue q;	/* order and active_jobs are ignored */
+};
+
+/* What a change did (KAI_MSG_QUEUE_APPLY_REPLY). */
+enum kai_queue_result {
+	KAI_QUEUE_CREATED = 0,
+	KAI_QUEUE_UPDATED,
+	KAI_QUEUE_UNCHANGED,
+	KAI_QUEUE_NRESULTS
+};
+
+/* "created", "updated", "unchanged". */
+const char *kai_queue_result_name(enum kai_queue_result r);
+
+/* KAI_MSG_QUEUE_LIST_REPLY: n <= KAI_QUEUE_MAX queues, one frame. */
+int kai_msg_queues_encode(struct kai_buf *b, const struct kai_queue *q,
+    size_t n) KAI_MUST_CHECK;
+/* Caller owns *q (kai_queues_free()). */
+int kai_msg_queues_decode(const void *p, size_t len, struct kai_queue **q,
+    size_t *n, struct kai_err *err) KAI_MUST_CHECK;
+
+/* KAI_MSG_QUEUE_APPLY: 1 <= n <= KAI_QUEUE_MAX changes. */
+int kai_msg_queue_apply_encode(struct kai_buf *b,
+    const struct kai_queue_change *c, size_t n) KAI_MUST_CHECK;
+/* Caller owns *c (kai_queue_changes_free()). */
+int kai_msg_queue_apply_decode(const void *p, size_t len,
+    struct kai_queue_change **c, size_t *n, struct kai_err *err)
+    KAI_MUST_CHECK;
+void kai_queue_changes_free(struct kai_queue_change *c, size_t n);
+
+/* KAI_MSG_QUEUE_APPLY_REPLY: the name and result of each change, in order. */
+struct kai_queue_outcome {
+	char *name;
+	enum kai_queue_result result;
+};
+int kai_msg_queue_outcomes_encode(struct kai_buf *b,
+    const struct kai_queue_outcome *o, size_t n) KAI_MUST_CHECK;
+int kai_msg_queue_outcomes_decode(const void *p, size_t len,
+    struct kai_queue_outcome **o, size_t *n, struct kai_err *err)
+    KAI_MUST_CHECK;
+void kai_queue_outcomes_free(struct kai_queue_outcome *o, size_t n);
+
+/*
+ * KAI_MSG_QUEUE_DELETE: 1 <= n <= KAI_QUEUE_MAX names, deleted all or
+ * nothing.  The reply is a u32 (the number deleted).
+ */
+int kai_msg_queue_delete_encode(struct kai_buf *b, char *const *names,
+    size_t n) KAI_MUST_CHECK;
+int kai_msg_queue_delete_decode(const void *p, size_t len, char ***names,
+    size_t *n, struct kai_err *err) KAI_MUST_CHECK;
+int kai_msg_u32_encode(struct kai_buf *b, uint32_t v) KAI_MUST_CHECK;
+int kai_msg_u32_decode(const void *p, size_t len, uint32_t *v,
+    struct kai_err *err) KAI_MUST_CHECK;
 
 #endif /* KAI_PROTO_PROTO_H */

@@ -15,8 +15,6 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/preempt.c \
 	src/sched/reasons.c \
 	src/sched/reclaim.c \
-	src/sched/sched.c \
-	src/sched/sched.h \
 	src/sched/sched_int.h \
 	src/sched/sched_model.h \
 	src/sched/sess_jobs.c \
@@ -26,13 +24,6 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/topology.c \
 	src/sched/validate.c \
 	src/sched/victims.c
-
-# kai_sched_plan(), kaid's adapter, with literal snapshots.
-check_PROGRAMS += tests/unit/sched-plan
-tests_unit_sched_plan_SOURCES = tests/unit/sched-plan.c
-tests_unit_sched_plan_LDADD = tests/lib/libtap.a src/sched/libkaisched.a \
-	src/base/libkaibase.a
-TESTS += tests/unit/sched-plan
 
 # The core's own properties: index vs scan, rollback, determinism.
 check_PROGRAMS += tests/unit/sched-core

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * kctl.h: what kctl's files share: reading a queue file for
+ * "kctl queue apply -f" (kctl_apply.c).
+ */
+#ifndef KAI_CLIENTS_KCTL_H
+#define KAI_CLIENTS_KCTL_H
+
+#include <stddef.h>
+
+#include "base/compiler.h"
+#include "base/err.h"
+#include "proto/proto.h"
+
+/*
+ * Reads path, a YAML list of queues in the shape of the scenario format's
+ * `queues:` (or a map whose only key is `queues:` holding that list), and
+ * turns each queue into a KAI_QUEUE_REPLACE change that sets every field:
+ * the file says all there is to say about the queues it lists.  Absent
+ * settings mean what they mean in a scenario: no resource block
+ * guarantees and caps nothing (quota -1, limit -1, weight 1); inside a
+ * block an absent quota is 0, an absent limit -1 and an absent weight 0;
+ * priority 100; min runtimes -1.
+ *
+ * Every fault is KAI_EINVAL with err->msg "FILE:LINE:COL: reason": YAML
+ * syntax, unknown keys, values, a queue listed twice, a queue's own
+ * values (kai_queue_check()).  Caller owns *c (kai_queue_changes_free()).
+ */
+int kctl_queue_file(const char *path, struct kai_queue_change **c, size_t *n,
+    struct kai_err *err) KAI_MUST_CHECK;
+
+#endif /* KAI_CLIENTS_KCTL_H */

@@ -1,0 +1,420 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * snapshot.c: the scheduler core's view of the cluster, built once per
+ * tick from kaid's caches (struct snap in kaid.h).
+ *
+ * What goes in:
+ *  - every node with its allocatable capacity, labels, GPU memory and
+ *    whether new work may go there (Ready and not cordoned);
+ *  - the queue tree from the queue cache, parents before children;
+ *  - kaid's active jobs: PENDING ones with their tasks to place, and
+ *    CONFIGURING/RUNNING ones with one running task per allocation row,
+ *    on the node the row names, whole GPUs.  These hold capacity and
+ *    count as their queue's allocation, whether their pods exist yet or
+ *    not, so a placement whose pod is not bound is never given away;
+ *  - every other pod that holds capacity (other schedulers' pods, and
+ *    kaid's own pods that no active allocation accounts for, such as a
+ *    finished job's pod still terminating) as capacity held on its node.
+ *
+ * The core refuses a snapshot in which running tasks do not fit their
+ * nodes, and kaid must never stop scheduling because a node shrank or
+ * a pod asked for more than the node reports; so a node's capacity is
+ * raised to what kaid's own tasks hold on it, and what others hold is
+ * cut to what is left.  Nothing can be placed on such a node until it
+ * has room again, which is the truth.
+ *
+ * A pending job whose queue is gone or has become a parent cannot be
+ * given to the core (it takes only jobs in leaves); it is set aside with
+ * a reason.  kctl refuses both changes while a queue has active jobs, so
+ * this only happens when the database was edited by hand.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xmalloc.h"
+#include "kaid.h"
+#include "sys/log.h"
+
+/* What holds capacity on one node: kaid's tasks (run), the rest (held). */
+struct nodeuse {
+	int64_t run_gpus, run_cpu, run_mem;
+	int64_t held_gpus, held_cpu, held_mem;
+};
+
+static long
+map_ix(const struct kai_map *m, const char *name)
+{
+	uintptr_t v = name != NULL ? (uintptr_t)kai_map_get(m, name) : 0;
+
+	return v == 0 ? -1 : (long)(v - 1);
+}
+
+static int64_t
+clamp_i64(uint64_t v)
+{
+	return v > (uint64_t)1 << 50 ? (int64_t)1 << 50 : (int64_t)v;
+}
+
+static size_t
+count_labels(const struct kaid *k)
+{
+	const char *key;
+	void *v;
+	size_t it = 0, n = 0;
+
+	while (kai_map_next(&k->nodes, &it, &key, &v))
+		n += ((const struct kai_node *)v)->nlabels;
+	return n;
+}
+
+/* "key=value" into the next label. */
+static void
+add_label(struct snap *sn, const char *kv)
+{
+	char *copy = kai_xstrdup(kv), *eq = strchr(copy, '=');
+	struct kai_sched_label *l = &sn->labels[sn->nlabels];
+
+	sn->label_text[sn->nlabels++] = copy;
+	if (eq != NULL)
+		*eq = '\0';
+	l->key = copy;
+	l->value = eq != NULL ? eq + 1 : "";
+}
+
+static void
+snap_nodes(const struct kaid *k, struct snap *sn)
+{
+	const char *key;
+	void *v;
+	size_t it = 0, n = 0, l, total = count_labels(k);
+
+	sn->nodes = kai_xcalloc(k->nodes.len + 1, sizeof(*sn->nodes));
+	sn->labels = kai_xcalloc(total + 1, sizeof(*sn->labels));
+	sn->label_text = kai_xcalloc(total + 1, sizeof(*sn->label_text));
+	while (kai_map_next(&k->nodes, &it, &key, &v)) {
+		const struct kai_node *nd = v;
+		struct kai_sched_snap_node *s = &sn->nodes[n];
+
+		s->name = nd->name;
+		s->gpus = nd->gpus < KAI_SCHED_MAX_NODE_GPUS
+		    ? nd->gpus : KAI_SCHED_MAX_NODE_GPUS;
+		s->gpu_memory_mib = clamp_i64(nd->gpu_mem_mb);
+		s->cpu_millis = nd->cpu_milli > 0 ? nd->cpu_milli : 0;
+		s->memory_mib = clamp_i64(nd->mem_mb);
+		s->unschedulable = !nd->ready || nd->unschedulable;
+		s->labels = &sn->labels[sn->nlabels];
+		for (l = 0; l < nd->nlabels; l++)
+			add_label(sn, nd->labels[l]);
+		s->nlabels = nd->nlabels;
+		kai_map_put(&sn->node_ix, nd->name, (void *)(uintptr_t)(n + 1));
+		n++;
+	}
+	sn->s.nodes = sn->nodes;
+	sn->s.nnodes = n;
+}
+
+static void
+add_queue(struct snap *sn, const struct kai_queue *q)
+{
+	struct kai_sched_snap_queue *s = &sn->queues[sn->s.nqueues];
+	int r;
+
+	kai_sched_queue_init(s);
+	s->name = q->name;
+	s->parent = (int32_t)map_ix(&sn->queue_ix, q->parent);
+	s->priority = q->priority;
+	for (r = 0; r < KAI_QUEUE_NRES; r++) {
+		s->res[r].quota = q->res[r].quota;
+		s->res[r].limit = q->res[r].limit;
+		s->res[r].weight =
+		    (double)q->res[r].weight / (double)KAI_QUEUE_WEIGHT_UNIT;
+	}
+	s->preempt_min_runtime_s = q->preempt_min_runtime_s;
+	s->reclaim_min_runtime_s = q->reclaim_min_runtime_s;
+	sn->s.nqueues++;
+	kai_map_put(&sn->queue_ix, q->name,
+	    (void *)(uintptr_t)sn->s.nqueues);
+}
+
+/*
+ * Creation order, except that a parent always comes before its children
+ * (the core's rule): kctl may give an old queue a younger parent.
+ */
+static void
+snap_queues(const struct kaid *k, struct snap *sn)
+{
+	size_t n = k->nqueues, i, depth;
+	bool *done = kai_xcalloc(n + 1, sizeof(*done));
+	long *stack = kai_xcalloc(n + 1, sizeof(*stack));
+	long q;
+
+	sn->queues = kai_xcalloc(n + 1, sizeof(*sn->queues));
+	for (i = 0; i < n; i++) {
+		for (depth = 0, q = (long)i; q >= 0 && !done[q] && depth < n;
+		     q = queues_find(k, k->queues[q].parent))
+			stack[depth++] = q;
+		while (depth > 0) {
+			q = stack[--depth];
+			done[q] = true;
+			add_queue(sn, &k->queues[q]);
+		}
+	}
+	sn->s.queues = sn->queues;
+	free(done);
+	free(stack);
+}
+
+static int32_t
+user_index(struct snap *sn, const char *name)
+{
+	long u = map_ix(&sn->user_ix, name);
+
+	if (u >= 0)
+		return (int32_t)u;
+	sn->users[sn->s.nusers].name = name;
+	sn->users[sn->s.nusers].usage = 0; /* no decayed usage yet */
+	kai_map_put(&sn->user_ix, name, (void *)(uintptr_t)++sn->s.nusers);
+	return (int32_t)(sn->s.nusers - 1);
+}
+
+/* Why a pending job cannot go to the core, or NULL when it can. */
+static char *
+queue_problem(const struct kaid *k, const struct kai_job *j)
+{
+	long qi = queues_find(k, j->queue);
+
+	if (qi < 0)
+		return kai_xasprintf("queue \"%s\" does not exist", j->queue);
+	if (k->queue_parent[qi])
+		return kai_xasprintf("queue \"%s\" is not a leaf queue",
+		    j->queue);
+	return NULL;
+}
+
+static void
+add_task(struct snap *sn, const struct kai_job *j, const struct kai_alloc *a,
+    long node, struct nodeuse *use)
+{
+	struct kai_sched_snap_task *t = &sn->tasks[sn->s.ntasks++];
+
+	kai_sched_task_init(t);
+	t->gpus = a != NULL ? a->gpus : j->gpus_per_task;
+	t->cpu_millis = (int64_t)(a != NULL ? a->cpus : j->cpus_per_task) *
+	    1000;
+	t->memory_mib = clamp_i64(a != NULL ? a->mem_mb : j->mem_mb);
+	if (a == NULL)
+		return;
+	t->state = KAI_SCHED_TASK_RUNNING;
+	t->node = (int32_t)node;
+	use[node].run_gpus += t->gpus;
+	use[node].run_cpu += t->cpu_millis;
+	use[node].run_mem += t->memory_mib;
+}
+
+/* A running job whose queue cannot hold it still holds its nodes. */
+static void
+hold_allocs(struct snap *sn, const struct kai_job *j, struct nodeuse *use)
+{
+	size_t t;
+	long ni;
+
+	for (t = 0; t < j->nallocs; t++) {
+		if ((ni = map_ix(&sn->node_ix, j->allocs[t].node)) < 0)
+			continue;
+		use[ni].held_gpus += j->allocs[t].gpus;
+		use[ni].held_cpu += (int64_t)j->allocs[t].cpus * 1000;
+		use[ni].held_mem += clamp_i64(j->allocs[t].mem_mb);
+	}
+}
+
+static void
+add_job(struct snap *sn, struct kai_job *j, struct nodeuse *use)
+{
+	struct kai_sched_snap_job *s = &sn->jobs[sn->s.njobs];
+	size_t first = sn->s.ntasks, t;
+	long ni;
+
+	if (j->state == KAI_JOB_PENDING) {
+		for (t = 0; t < (j->ntasks > 0 ? j->ntasks : 1); t++)
+			add_task(sn, j, NULL, -1, use);
+	} else {
+		for (t = 0; t < j->nallocs; t++)
+			if ((ni = map_ix(&sn->node_ix, j->allocs[t].node)) >= 0)
+				add_task(sn, j, &j->allocs[t], ni, use);
+	}
+	if (sn->s.ntasks == first)
+		return; /* every node it ran on is gone */
+	kai_sched_job_init(s);
+	(void)snprintf(sn->jnames[sn->s.njobs], sizeof(sn->jnames[0]),
+	    "%" PRIu64, j->id);
+	s->name = sn->jnames[sn->s.njobs];
+	s->queue = (uint32_t)map_ix(&sn->queue_ix, j->queue);
+	s->user = user_index(sn, j->user != NULL ? j->user : "");
+	s->priority = j->priority;
+	/* FORMAT.md's default; kaid has no priority classes yet. */
+	s->preemptible = j->priority < 100;
+	s->held = j->hold;
+	s->created = j->submit_time;
+	if (j->start_time > 0)
+		s->started = j->start_time;
+	s->first_task = first;
+	s->ntasks = sn->s.ntasks - first;
+	sn->kjobs[sn->s.njobs++] = j;
+}
+
+static void
+snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
+{
+	size_t i, nt = 0;
+	char *why;
+
+	for (i = 0; i < k->njobs; i++)
+		nt += k->jobs[i]->state == KAI_JOB_PENDING
+		    ? (k->jobs[i]->ntasks > 0 ? k->jobs[i]->ntasks : 1)
+		    : k->jobs[i]->nallocs;
+	sn->jobs = kai_xcalloc(k->njobs + 1, sizeof(*sn->jobs));
+	sn->kjobs = kai_xcalloc(k->njobs + 1, sizeof(*sn->kjobs));
+	sn->jnames = kai_xcalloc(k->njobs + 1, sizeof(*sn->jnames));
+	sn->users = kai_xcalloc(k->njobs + 1, sizeof(*sn->users));
+	sn->tasks = kai_xcalloc(nt + 1, sizeof(*sn->tasks));
+	sn->lost = kai_xcalloc(k->njobs + 1, sizeof(*sn->lost));
+	sn->lost_why = kai_xcalloc(k->njobs + 1, sizeof(*sn->lost_why));
+	for (i = 0; i < k->njobs; i++) {
+		struct kai_job *j = k->jobs[i];
+		bool active = j->state == KAI_JOB_CONFIGURING ||
+		    j->state == KAI_JOB_RUNNING;
+
+		if (j->state != KAI_JOB_PENDING && !active)
+			continue;
+		if ((why = queue_problem(k, j)) == NULL) {
+			add_job(sn, j, use);
+		} else if (active) {
+			hold_allocs(sn, j, use);
+			free(why);
+		} else {
+			sn->lost[sn->nlost] = j;
+			sn->lost_why[sn->nlost++] = why;
+		}
+	}
+	sn->s.jobs = sn->jobs;
+	sn->s.tasks = sn->tasks;
+	sn->s.users = sn->users;
+}
+
+static bool
+pod_holds_capacity(const struct pod_rec *r)
+{
+	return r->node[0] != '\0' && r->phase != KAI_POD_SUCCEEDED &&
+	    r->phase != KAI_POD_FAILED;
+}
+
+/* Pods that no task of the snapshot stands for hold what they ask. */
+static void
+snap_pods(const struct kaid *k, struct snap *sn, struct nodeuse *use)
+{
+	const struct kai_job *j;
+	const char *key;
+	void *v;
+	size_t it = 0;
+	long ni;
+
+	while (kai_map_next(&k->pods, &it, &key, &v)) {
+		const struct pod_rec *r = v;
+
+		if (!pod_holds_capacity(r) ||
+		    (ni = map_ix(&sn->node_ix, r->node)) < 0)
+			continue;
+		if (r->managed && (j = state_job(k, r->job_id)) != NULL &&
+		    (j->state == KAI_JOB_CONFIGURING ||
+			j->state == KAI_JOB_RUNNING) &&
+		    r->task < j->nallocs)
+			continue;
+		use[ni].held_gpus += r->gpus;
+		use[ni].held_cpu += r->cpu_milli;
+		use[ni].held_mem += clamp_i64(r->mem_mb);
+	}
+}
+
+static int64_t
+fit(int64_t held, int64_t room)
+{
+	return held < 0 ? 0 : held > room ? room : held;
+}
+
+/* Capacity at least what kaid's tasks hold; others' cut to the rest. */
+static void
+snap_clamp(struct snap *sn, const struct nodeuse *use)
+{
+	size_t i;
+
+	for (i = 0; i < sn->s.nnodes; i++) {
+		struct kai_sched_snap_node *n = &sn->nodes[i];
+		const struct nodeuse *u = &use[i];
+
+		if (u->run_gpus > n->gpus)
+			n->gpus = u->run_gpus < KAI_SCHED_MAX_NODE_GPUS
+			    ? (uint32_t)u->run_gpus : KAI_SCHED_MAX_NODE_GPUS;
+		n->held_gpus = (uint32_t)fit(u->held_gpus,
+		    n->gpus > u->run_gpus ? n->gpus - u->run_gpus : 0);
+		if (u->run_cpu > n->cpu_millis)
+			n->cpu_millis = u->run_cpu;
+		n->held_cpu_millis = fit(u->held_cpu, n->cpu_millis - u->run_cpu);
+		if (u->run_mem > n->memory_mib)
+			n->memory_mib = u->run_mem;
+		n->held_memory_mib = fit(u->held_mem, n->memory_mib - u->run_mem);
+	}
+}
+
+void
+snap_build(struct kaid *k, struct snap *sn)
+{
+	struct nodeuse *use;
+
+	memset(sn, 0, sizeof(*sn));
+	kai_map_init(&sn->node_ix, NULL);
+	kai_map_init(&sn->queue_ix, NULL);
+	kai_map_init(&sn->user_ix, NULL);
+	kai_sched_config_init(&sn->s.config);
+	/* Placement only: evictions (reclaim, preempt, consolidation,
+	 * stale gangs) need kaid to act on them, which comes later. */
+	sn->s.config.phases[0] = KAI_SCHED_ALLOCATE;
+	sn->s.config.nphases = 1;
+	sn->s.now = kaid_now();
+	snap_nodes(k, sn);
+	snap_queues(k, sn);
+	use = kai_xcalloc(sn->s.nnodes + 1, sizeof(*use));
+	snap_jobs(k, sn, use);
+	snap_pods(k, sn, use);
+	snap_clamp(sn, use);
+	free(use);
+}
+
+void
+snap_fini(struct snap *sn)
+{
+	size_t i;
+
+	for (i = 0; i < sn->nlabels; i++)
+		free(sn->label_text[i]);
+	for (i = 0; i < sn->nlost; i++)
+		free(sn->lost_why[i]);
+	free(sn->label_text);
+	free(sn->labels);
+	free(sn->nodes);
+	free(sn->queues);
+	free(sn->users);
+	free(sn->jobs);
+	free(sn->kjobs);
+	free(sn->jnames);
+	free(sn->tasks);
+	free(sn->lost);
+	free(sn->lost_why);
+	kai_map_fini(&sn->node_ix);
+	kai_map_fini(&sn->queue_ix);
+	kai_map_fini(&sn->user_ix);
+	memset(sn, 0, sizeof(*sn));
+}
