@@ -30,6 +30,7 @@
 #include "client.h"
 #include "cliopt.h"
 #include "filters.h"
+#include "jobfields.h"
 #include "jobquery.h"
 #include "output.h"
 #include "slurmtime.h"
@@ -101,48 +102,14 @@ struct opts {
  * Fields
  */
 
-typedef void
-afield_fn(const struct kai_jobinfo *j, int64_t now, char *b, size_t n);
+/* The fields sacct prints its own way; the common ones are jobfields.c's. */
 
 static void
-a_id(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+a_nodes(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 {
 	(void)now;
-	(void)snprintf(b, n, "%" PRIu64, j->id);
-}
-
-#define STR_AFIELD(fn, expr)                                                   \
-	static void fn(const struct kai_jobinfo *j, int64_t now, char *b,      \
-	    size_t n)                                                          \
-	{                                                                      \
-		const char *s = (expr);                                        \
-		(void)now;                                                     \
-		(void)snprintf(b, n, "%s", s != NULL ? s : "");                \
-	}
-
-STR_AFIELD(a_name, j->name)
-STR_AFIELD(a_part, j->queue)
-STR_AFIELD(a_account, j->account)
-STR_AFIELD(a_state, kai_jobstate_name(j->state))
-STR_AFIELD(a_workdir, j->workdir)
-STR_AFIELD(a_nodes,
-    j->nodelist != NULL && *j->nodelist ? j->nodelist : "None assigned")
-
-static void
-a_user(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	(void)now;
-	if (j->user != NULL && *j->user != '\0')
-		(void)snprintf(b, n, "%s", j->user);
-	else
-		(void)snprintf(b, n, "%u", j->uid);
-}
-
-static void
-a_uid(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	(void)now;
-	(void)snprintf(b, n, "%u", j->uid);
+	(void)snprintf(b, n, "%s", j->nodelist != NULL && *j->nodelist ?
+	    j->nodelist : "None assigned");
 }
 
 static void
@@ -224,16 +191,16 @@ static const struct afield {
 	const char *name;
 	int width;
 	bool right;
-	afield_fn *fn;
+	jobfield_fn *fn;
 } afields[] = {
-    {"JobID", 12, false, a_id},
-    {"JobIDRaw", 12, false, a_id},
-    {"JobName", 10, true, a_name},
-    {"Partition", 10, true, a_part},
-    {"Account", 10, true, a_account},
-    {"User", 9, true, a_user},
-    {"UID", 6, true, a_uid},
-    {"State", 10, true, a_state},
+    {"JobID", 12, false, jf_id},
+    {"JobIDRaw", 12, false, jf_id},
+    {"JobName", 10, true, jf_name},
+    {"Partition", 10, true, jf_queue},
+    {"Account", 10, true, jf_account},
+    {"User", 9, true, jf_user},
+    {"UID", 6, true, jf_uid},
+    {"State", 10, true, jf_state},
     {"ExitCode", 8, true, a_exit},
     {"Elapsed", 10, true, a_elapsed},
     {"ElapsedRaw", 10, true, a_elapsed_raw},
@@ -246,7 +213,7 @@ static const struct afield {
     {"NNodes", 8, true, a_ntasks},
     {"NodeList", 15, false, a_nodes},
     {"ReqMem", 10, true, a_mem},
-    {"WorkDir", 30, false, a_workdir},
+    {"WorkDir", 30, false, jf_workdir},
 };
 
 struct columns {

@@ -30,6 +30,7 @@
 #include "client.h"
 #include "cliopt.h"
 #include "filters.h"
+#include "jobfields.h"
 #include "jobquery.h"
 #include "output.h"
 
@@ -91,16 +92,6 @@ struct opts {
  * Fields
  */
 
-typedef void
-field_fn(const struct kai_jobinfo *j, int64_t now, char *buf, size_t size);
-
-static void
-f_id(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	(void)now;
-	(void)snprintf(b, n, "%" PRIu64, j->id);
-}
-
 #define STR_FIELD(fn, expr)                                                    \
 	static void fn(const struct kai_jobinfo *j, int64_t now, char *b,      \
 	    size_t n)                                                          \
@@ -110,24 +101,9 @@ f_id(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 		(void)snprintf(b, n, "%s", s != NULL ? s : "");                \
 	}
 
-STR_FIELD(f_name, j->name)
-STR_FIELD(f_part, j->queue)
-STR_FIELD(f_account, j->account)
-STR_FIELD(f_state, kai_jobstate_name(j->state))
 STR_FIELD(f_code, kai_jobstate_code(j->state))
 STR_FIELD(f_nodes, j->nodelist)
-STR_FIELD(f_workdir, j->workdir)
 STR_FIELD(f_reason, j->reason != NULL && *j->reason ? j->reason : "None")
-
-static void
-f_user(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	(void)now;
-	if (j->user != NULL && *j->user != '\0')
-		(void)snprintf(b, n, "%s", j->user);
-	else
-		(void)snprintf(b, n, "%u", j->uid);
-}
 
 static void
 f_used(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
@@ -217,20 +193,20 @@ static const struct field {
 	char c;            /* -o letter */
 	const char *oname; /* -O name */
 	const char *header;
-	field_fn *fn;
+	jobfield_fn *fn;
 } fields[] = {
-    {'i', "JobID", "JOBID", f_id},
-    {'A', "JobArrayID", "JOBID", f_id},
-    {'j', "Name", "NAME", f_name},
-    {'u', "UserName", "USER", f_user},
-    {'T', "State", "STATE", f_state},
+    {'i', "JobID", "JOBID", jf_id},
+    {'A', "JobArrayID", "JOBID", jf_id},
+    {'j', "Name", "NAME", jf_name},
+    {'u', "UserName", "USER", jf_user},
+    {'T', "State", "STATE", jf_state},
     {'t', "StateCompact", "ST", f_code},
     {'M', "TimeUsed", "TIME", f_used},
     {'l', "TimeLimit", "TIME_LIMIT", f_limit},
     {'D', "NumNodes", "NODES", f_ntasks},
     {'R', "ReasonList", "NODELIST(REASON)", f_reasonlist},
-    {'P', "Partition", "PARTITION", f_part},
-    {'a', "Account", "ACCOUNT", f_account},
+    {'P', "Partition", "PARTITION", jf_queue},
+    {'a', "Account", "ACCOUNT", jf_account},
     {'Q', "Priority", "PRIORITY", f_prio},
     {'S', "StartTime", "START_TIME", f_start},
     {'V', "SubmitTime", "SUBMIT_TIME", f_submit},
@@ -239,7 +215,7 @@ static const struct field {
     {'b', "Gpus", "GPUS", f_gpus},
     {'N', "NodeList", "NODELIST", f_nodes},
     {'r', "Reason", "REASON", f_reason},
-    {'Z', "WorkDir", "WORK_DIR", f_workdir},
+    {'Z', "WorkDir", "WORK_DIR", jf_workdir},
 };
 
 /* One piece of the output line: a field, or literal text when f == NULL. */

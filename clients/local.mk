@@ -12,6 +12,8 @@ clients_libkaicmd_a_SOURCES = \
 	clients/directives.h \
 	clients/filters.c \
 	clients/filters.h \
+	clients/jobfields.c \
+	clients/jobfields.h \
 	clients/jobquery.c \
 	clients/jobquery.h \
 	clients/output.c \

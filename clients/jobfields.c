@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * jobfields.c: cell renderers shared by kqueue and kacct.  See
+ * jobfields.h.
+ */
+#include "config.h"
+
+#include "jobfields.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "model/jobstate.h"
+
+static void
+str(const char *s, char *b, size_t n)
+{
+	(void)snprintf(b, n, "%s", s != NULL ? s : "");
+}
+
+void
+jf_id(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)snprintf(b, n, "%" PRIu64, j->id);
+}
+
+void
+jf_name(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	str(j->name, b, n);
+}
+
+void
+jf_queue(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	str(j->queue, b, n);
+}
+
+void
+jf_account(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	str(j->account, b, n);
+}
+
+void
+jf_state(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	str(kai_jobstate_name(j->state), b, n);
+}
+
+void
+jf_workdir(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	str(j->workdir, b, n);
+}
+
+void
+jf_user(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	if (j->user != NULL && *j->user != '\0')
+		str(j->user, b, n);
+	else
+		(void)snprintf(b, n, "%" PRIu32, j->uid);
+}
+
+void
+jf_uid(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)snprintf(b, n, "%" PRIu32, j->uid);
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * jobfields.h: cell renderers shared by kqueue and kacct.
+ *
+ * Each renders one field of a job into b (n bytes, always terminated);
+ * now is the time "elapsed" fields are measured to.  The renderers that
+ * squeue and sacct print the same way live here; those whose output
+ * differs between the two (time limits, node lists, allocations) stay in
+ * their program.
+ */
+#ifndef KAI_CLIENTS_JOBFIELDS_H
+#define KAI_CLIENTS_JOBFIELDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/job.h"
+
+typedef void jobfield_fn(const struct kai_jobinfo *j, int64_t now, char *b,
+    size_t n);
+
+jobfield_fn jf_id;	/* 42 */
+jobfield_fn jf_name;	/* job name */
+jobfield_fn jf_queue;	/* partition */
+jobfield_fn jf_account;
+jobfield_fn jf_state;	/* PENDING, RUNNING, ... */
+jobfield_fn jf_workdir;
+jobfield_fn jf_user;	/* user name, or the uid when kaid knew no name */
+jobfield_fn jf_uid;
+
+#endif /* KAI_CLIENTS_JOBFIELDS_H */
