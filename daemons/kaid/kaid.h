@@ -83,6 +83,7 @@ struct kaid {
 
 	uint64_t tick_timer;
 	bool tick_soon;		  /* a submission or an exit wants a tick */
+	int64_t last_tick_ms;	  /* loop time of the last tick */
 	char *tick_error;	  /* the last cycle's refusal, logged once */
 	uint64_t *prio_ids;	  /* pending jobs whose stored reason is a */
 	size_t nprio;		  /* "N jobs ahead" one, sorted (tick.c) */

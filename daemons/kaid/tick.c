@@ -33,6 +33,12 @@
 #include "sys/log.h"
 
 #define TICK_SOON_MS 20
+/*
+ * A tick asked for "soon" still waits this share of the interval after
+ * the last one: a burst of submissions would otherwise buy a full tick
+ * (a snapshot of every pending job) per group commit.
+ */
+#define TICK_MIN_GAP_DIV 4
 
 /* Reasons that changed this tick, to store in one statement. */
 struct reasons {
@@ -285,6 +291,7 @@ tick_timer(struct kai_loop *loop, uint64_t id, void *ctx)
 
 	(void)id;
 	k->tick_soon = false;
+	k->last_tick_ms = kai_loop_now_ms(loop);
 	tick_run(k);
 	k->tick_timer = kai_loop_timer_add(loop, k->conf->sched_interval_ms,
 	    tick_timer, k);
@@ -300,9 +307,14 @@ tick_start(struct kaid *k)
 void
 tick_soon(struct kaid *k)
 {
+	int64_t wait = TICK_SOON_MS, next;
+
 	if (k->tick_soon)
 		return;
+	next = k->last_tick_ms + k->conf->sched_interval_ms / TICK_MIN_GAP_DIV;
+	if (next - kai_loop_now_ms(k->loop) > wait)
+		wait = next - kai_loop_now_ms(k->loop);
 	k->tick_soon = true;
 	kai_loop_timer_del(k->loop, k->tick_timer);
-	k->tick_timer = kai_loop_timer_add(k->loop, TICK_SOON_MS, tick_timer, k);
+	k->tick_timer = kai_loop_timer_add(k->loop, wait, tick_timer, k);
 }
