@@ -166,6 +166,14 @@ bool state_synced(const struct kaid *k);
 /* "kai-<jobid>-<task>"; caller owns the result. */
 char *state_pod_name(uint64_t job_id, uint32_t task);
 /*
+ * Whether an active job passes the filters kqueue and kcancel share: each
+ * list, when not empty, must hold the job's id / uid / queue, and a
+ * non-zero state_mask its state.
+ */
+bool state_job_matches(const struct kai_job *j, const uint64_t *ids,
+    size_t nids, const uint32_t *uids, size_t nuids, char *const *queues,
+    size_t nqueues, uint32_t state_mask);
+/*
  * The distinct nodes of n allocations in task order, comma-separated
  * ("" for none); bounded, a longer list is cut.  Caller owns the result.
  */

@@ -19,31 +19,12 @@
 #include "kaid.h"
 #include "sys/log.h"
 
-static bool
-contains_u32(const uint32_t *v, size_t n, uint32_t x)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (v[i] == x)
-			return true;
-	return false;
-}
-
+/* The filters of the request (its ids are answered one by one). */
 static bool
 matches(const struct kai_cancel *c, const struct kai_job *j)
 {
-	size_t i;
-	bool q = c->nqueues == 0;
-
-	if (c->nuids > 0 && !contains_u32(c->uids, c->nuids, j->uid))
-		return false;
-	for (i = 0; i < c->nqueues; i++)
-		q |= strcmp(c->queues[i], j->queue) == 0;
-	if (!q)
-		return false;
-	return c->state_mask == 0 ||
-	    (c->state_mask & KAI_JOB_STATE_BIT(j->state)) != 0;
+	return state_job_matches(j, NULL, 0, c->uids, c->nuids, c->queues,
+	    c->nqueues, c->state_mask);
 }
 
 static void

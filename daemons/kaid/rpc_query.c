@@ -58,38 +58,6 @@ reply_jobs(struct kaid *k, struct conn *conn, const struct kai_jobinfo *jobs,
 	kai_buf_fini(&b);
 }
 
-static bool
-contains_u64(const uint64_t *v, size_t n, uint64_t x)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (v[i] == x)
-			return true;
-	return false;
-}
-
-static bool
-cache_matches(const struct kai_query *q, uint32_t mask,
-    const struct kai_job *j)
-{
-	size_t i;
-	bool queue = q->nqueues == 0;
-
-	if ((mask & KAI_JOB_STATE_BIT(j->state)) == 0)
-		return false;
-	if (q->nids > 0 && !contains_u64(q->ids, q->nids, j->id))
-		return false;
-	for (i = 0; i < q->nuids; i++)
-		if (q->uids[i] == j->uid)
-			break;
-	if (q->nuids > 0 && i == q->nuids)
-		return false;
-	for (i = 0; i < q->nqueues && !queue; i++)
-		queue = strcmp(q->queues[i], j->queue) == 0;
-	return queue;
-}
-
 /*
  * Answers from the cache.  The jobinfo records BORROW the cache's strings
  * (only nodelist is allocated here) and are encoded before the loop runs
@@ -109,7 +77,8 @@ query_cache(struct kaid *k, struct conn *conn, const struct kai_query *q)
 		const struct kai_job *j = k->jobs[i];
 		struct kai_jobinfo *o = &out[n];
 
-		if (!cache_matches(q, mask, j))
+		if (!state_job_matches(j, q->ids, q->nids, q->uids, q->nuids,
+		    q->queues, q->nqueues, mask))
 			continue;
 		o->id = j->id;
 		o->name = j->name;

@@ -84,6 +84,29 @@ state_pod_name(uint64_t job_id, uint32_t task)
 	return kai_xasprintf("kai-%" PRIu64 "-%" PRIu32, job_id, task);
 }
 
+bool
+state_job_matches(const struct kai_job *j, const uint64_t *ids, size_t nids,
+    const uint32_t *uids, size_t nuids, char *const *queues, size_t nqueues,
+    uint32_t state_mask)
+{
+	size_t i;
+
+	if (state_mask != 0 &&
+	    (state_mask & KAI_JOB_STATE_BIT(j->state)) == 0)
+		return false;
+	for (i = 0; i < nids && ids[i] != j->id; i++)
+		;
+	if (nids > 0 && i == nids)
+		return false;
+	for (i = 0; i < nuids && uids[i] != j->uid; i++)
+		;
+	if (nuids > 0 && i == nuids)
+		return false;
+	for (i = 0; i < nqueues && strcmp(queues[i], j->queue) != 0; i++)
+		;
+	return nqueues == 0 || i < nqueues;
+}
+
 char *
 state_nodelist(const struct kai_alloc *allocs, size_t n)
 {
