@@ -225,8 +225,18 @@ client_connect(const char *hostport, int *fd, struct kai_err *err)
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_NUMERICSERV | AI_ADDRCONFIG;
-	if ((r = getaddrinfo(host, port, &hints, &res)) != 0)
+	/*
+	 * A numeric address first, without AI_ADDRCONFIG: that flag makes
+	 * glibc ask the kernel for the host's addresses over netlink, a
+	 * cost every short-lived client would pay for nothing.
+	 */
+	hints.ai_flags = AI_NUMERICSERV | AI_NUMERICHOST;
+	r = getaddrinfo(host, port, &hints, &res);
+	if (r == EAI_NONAME) {
+		hints.ai_flags = AI_NUMERICSERV | AI_ADDRCONFIG;
+		r = getaddrinfo(host, port, &hints, &res);
+	}
+	if (r != 0)
 		return kai_err_set(err, KAI_ESYS,
 		    "could not resolve \"%s\": %s", host,
 		    r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));

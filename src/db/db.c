@@ -65,6 +65,7 @@ connect_conn(struct kai_db *db, struct kai_err *err)
 	}
 	db->broken = false;
 	db->change_prepared = false;
+	db->insert_prepared = 0;
 	return 0;
 }
 

@@ -39,6 +39,7 @@ struct kai_db {
 	char *conninfo;		/* kept to reconnect; may hold a password */
 	bool broken;		/* protocol state unknown: reconnect first */
 	bool change_prepared;	/* "kai_change" exists on this connection */
+	uint64_t insert_prepared; /* bit n-1: "kai_insert_<n>" exists */
 };
 
 /*

@@ -27,6 +27,7 @@
 #include "db/db_internal.h"
 
 #define DB_INSERT_CHUNK 128
+#define DB_INSERT_PREPARED 64	/* sizes with a prepared statement */
 #define DB_INSERT_NPARAM 21
 
 #define DB_ACTIVE_STATES "('PENDING', 'CONFIGURING', 'RUNNING')"
@@ -96,7 +97,44 @@ add_row(struct kai_db_params *p, struct kai_buf *sql,
 	return r;
 }
 
-/* One INSERT statement for jobs[0..n), n <= DB_INSERT_CHUNK. */
+/*
+ * Runs the INSERT of n rows.  Batches of up to DB_INSERT_PREPARED rows run
+ * as a statement prepared once per connection and size: a group commit
+ * of a few submissions is the common case, and planning this statement
+ * costs about as much as executing it.
+ */
+static PGresult *
+insert_exec(struct kai_db *db, const char *sql, size_t n,
+    const struct kai_db_params *p, struct kai_err *err)
+{
+	uint64_t bit = n <= DB_INSERT_PREPARED ? UINT64_C(1) << (n - 1) : 0;
+	char name[32];
+	PGresult *res;
+
+	if (bit == 0)
+		return kai_db_exec(db, sql, p, PGRES_TUPLES_OK,
+		    "could not insert jobs", err);
+	(void)snprintf(name, sizeof(name), "kai_insert_%zu", n);
+	if ((db->insert_prepared & bit) == 0) {
+		res = PQprepare(db->conn, name, sql, 0, NULL);
+		if (res == NULL || PQresultStatus(res) != PGRES_COMMAND_OK) {
+			(void)kai_db_error(db, res, "could not insert jobs",
+			    err);
+			PQclear(res);
+			return NULL;
+		}
+		PQclear(res);
+		db->insert_prepared |= bit;
+	}
+	res = PQexecPrepared(db->conn, name, p->n, p->v, NULL, NULL, 0);
+	if (res != NULL && PQresultStatus(res) == PGRES_TUPLES_OK)
+		return res;
+	(void)kai_db_error(db, res, "could not insert jobs", err);
+	PQclear(res);
+	return NULL;
+}
+
+/* One INSERT statement for jobs[0..n), 0 < n <= DB_INSERT_CHUNK. */
 static int
 insert_chunk(struct kai_db *db, const struct kai_db_newjob *jobs, size_t n,
     uint64_t *ids, struct kai_err *err)
@@ -118,8 +156,7 @@ insert_chunk(struct kai_db *db, const struct kai_db_newjob *jobs, size_t n,
 	if (r != 0)
 		r = kai_err_set(err, KAI_EINVAL,
 		    "could not insert jobs: submission too large");
-	else if ((res = kai_db_exec(db, sql.data, &p, PGRES_TUPLES_OK,
-	    "could not insert jobs", err)) == NULL)
+	else if ((res = insert_exec(db, sql.data, n, &p, err)) == NULL)
 		r = kai_db_errcode(err);
 	else if ((size_t)PQntuples(res) != n)
 		r = kai_err_set(err, KAI_EDB,
