@@ -7,22 +7,22 @@
 
 #include "jobfields.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 
 #include "model/jobstate.h"
+#include "output.h"
 
 static void
 str(const char *s, char *b, size_t n)
 {
-	(void)snprintf(b, n, "%s", s != NULL ? s : "");
+	out_copy(b, n, s);
 }
 
 void
 jf_id(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 {
 	(void)now;
-	(void)snprintf(b, n, "%" PRIu64, j->id);
+	out_u64(b, n, j->id);
 }
 
 void
@@ -67,12 +67,12 @@ jf_user(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 	if (j->user != NULL && *j->user != '\0')
 		str(j->user, b, n);
 	else
-		(void)snprintf(b, n, "%" PRIu32, j->uid);
+		out_u64(b, n, j->uid);
 }
 
 void
 jf_uid(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 {
 	(void)now;
-	(void)snprintf(b, n, "%" PRIu32, j->uid);
+	out_u64(b, n, j->uid);
 }

@@ -13,6 +13,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/xmalloc.h"
 #include "client.h"
 #include "output.h"
 
@@ -147,14 +148,30 @@ job_json(const struct kai_jobinfo *j)
 }
 
 struct json_object *
-jobquery_json(const struct kai_jobinfo *jobs, size_t n)
+jobquery_json(const struct kai_jobinfo *const *v, size_t n)
 {
 	struct json_object *root = json_object_new_object();
 	struct json_object *arr = json_object_new_array();
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		(void)json_object_array_add(arr, job_json(&jobs[i]));
+		(void)json_object_array_add(arr, job_json(v[i]));
 	(void)json_object_object_add(root, "jobs", arr);
 	return root;
+}
+
+const struct kai_jobinfo **
+jobquery_sorted(const struct kai_jobinfo *jobs, size_t n,
+    int (*cmp)(const void *, const void *))
+{
+	const struct kai_jobinfo **v;
+	size_t i;
+
+	if (n == 0)
+		return NULL;
+	v = kai_xreallocarray(NULL, n, sizeof(*v));
+	for (i = 0; i < n; i++)
+		v[i] = &jobs[i];
+	qsort(v, n, sizeof(*v), cmp);
+	return v;
 }

@@ -415,14 +415,15 @@ parse_args(struct opts *o, int argc, char **argv, int64_t now,
 static int
 cmp_id(const void *a, const void *b)
 {
-	const struct kai_jobinfo *x = a, *y = b;
+	const struct kai_jobinfo *x = *(const struct kai_jobinfo *const *)a;
+	const struct kai_jobinfo *y = *(const struct kai_jobinfo *const *)b;
 
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
 static void
 print_table(const struct opts *o, const struct columns *c,
-    const struct kai_jobinfo *jobs, size_t n, int64_t now)
+    const struct kai_jobinfo *const *v, size_t n, int64_t now)
 {
 	struct out_table t;
 	char buf[4096];
@@ -433,7 +434,7 @@ print_table(const struct opts *o, const struct columns *c,
 		out_table_header(&t, true);
 	for (i = 0; i < n; i++) {
 		for (k = 0; k < c->n; k++) {
-			c->f[k]->fn(&jobs[i], now, buf, sizeof(buf));
+			c->f[k]->fn(v[i], now, buf, sizeof(buf));
 			out_table_cell(&t, buf);
 		}
 		out_table_end_row(&t);
@@ -444,6 +445,7 @@ static int
 show(const struct opts *o, const struct columns *c, struct kai_jobinfo *jobs,
     size_t n, int64_t now)
 {
+	const struct kai_jobinfo **v;
 	struct json_object *root;
 	size_t i, k = 0;
 
@@ -456,15 +458,15 @@ show(const struct opts *o, const struct columns *c, struct kai_jobinfo *jobs,
 		}
 		jobs[k++] = jobs[i];
 	}
-	if (k > 1) /* jobs is NULL when kaid sent none */
-		qsort(jobs, k, sizeof(*jobs), cmp_id);
+	v = jobquery_sorted(jobs, k, cmp_id);
 	if (o->json) {
-		root = jobquery_json(jobs, k);
+		root = jobquery_json(v, k);
 		out_json_print(stdout, root);
 		(void)json_object_put(root);
 	} else {
-		print_table(o, c, jobs, k, now);
+		print_table(o, c, v, k, now);
 	}
+	free(v);
 	jobquery_free(jobs, k);
 	return fflush(stdout) == 0 && !ferror(stdout) ? CLIENT_EXIT_OK
 						      : CLIENT_EXIT_REFUSED;

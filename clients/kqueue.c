@@ -98,7 +98,7 @@ struct opts {
 	{                                                                      \
 		const char *s = (expr);                                        \
 		(void)now;                                                     \
-		(void)snprintf(b, n, "%s", s != NULL ? s : "");                \
+		out_copy(b, n, s);                                             \
 	}
 
 STR_FIELD(f_code, kai_jobstate_code(j->state))
@@ -110,8 +110,7 @@ f_used(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 {
 	char t[OUT_TIME_LEN];
 
-	(void)snprintf(b, n, "%s",
-	    out_elapsed_squeue(jobquery_elapsed(j, now), t));
+	out_copy(b, n, out_elapsed_squeue(jobquery_elapsed(j, now), t));
 }
 
 static void
@@ -120,14 +119,14 @@ f_limit(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 	char t[OUT_TIME_LEN];
 
 	(void)now;
-	(void)snprintf(b, n, "%s", out_limit(j->time_limit_s, false, t));
+	out_copy(b, n, out_limit(j->time_limit_s, false, t));
 }
 
 static void
 f_ntasks(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 {
 	(void)now;
-	(void)snprintf(b, n, "%u", j->ntasks > 0 ? j->ntasks : 1);
+	out_u64(b, n, j->ntasks > 0 ? j->ntasks : 1);
 }
 
 static void
@@ -139,14 +138,14 @@ f_reasonlist(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 		(void)snprintf(b, n, "(%s)",
 		    j->reason != NULL && *j->reason ? j->reason : "None");
 	else
-		(void)snprintf(b, n, "%s", j->nodelist);
+		out_copy(b, n, j->nodelist);
 }
 
 static void
 f_prio(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 {
 	(void)now;
-	(void)snprintf(b, n, "%u", j->priority);
+	out_u64(b, n, j->priority);
 }
 
 static void
@@ -155,7 +154,7 @@ f_start(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 	char t[OUT_TIME_LEN];
 
 	(void)now;
-	(void)snprintf(b, n, "%s",
+	out_copy(b, n,
 	    j->start_time > 0 ? out_timestamp(j->start_time, t) : "N/A");
 }
 
@@ -165,14 +164,14 @@ f_submit(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 	char t[OUT_TIME_LEN];
 
 	(void)now;
-	(void)snprintf(b, n, "%s", out_timestamp(j->submit_time, t));
+	out_copy(b, n, out_timestamp(j->submit_time, t));
 }
 
 static void
 f_cpus(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 {
 	(void)now;
-	(void)snprintf(b, n, "%" PRIu64, jobquery_cpus(j));
+	out_u64(b, n, jobquery_cpus(j));
 }
 
 static void
@@ -186,7 +185,7 @@ static void
 f_gpus(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 {
 	(void)now;
-	(void)snprintf(b, n, "%" PRIu64, jobquery_gpus(j));
+	out_u64(b, n, jobquery_gpus(j));
 }
 
 static const struct field {
@@ -386,7 +385,8 @@ print_line(const struct layout *l, const struct kai_jobinfo *j, int64_t now)
 static int
 cmp_jobs(const void *a, const void *b)
 {
-	const struct kai_jobinfo *x = a, *y = b;
+	const struct kai_jobinfo *x = *(const struct kai_jobinfo *const *)a;
+	const struct kai_jobinfo *y = *(const struct kai_jobinfo *const *)b;
 	int c = strcmp(x->queue != NULL ? x->queue : "",
 	    y->queue != NULL ? y->queue : "");
 
@@ -428,6 +428,7 @@ show(const struct opts *o, const struct layout *l, struct kai_jobinfo *jobs,
 	uint32_t mask =
 	    o->q.state_mask ? o->q.state_mask : KAI_JOB_STATES_ACTIVE;
 	int64_t now = (int64_t)time(NULL);
+	const struct kai_jobinfo **v;
 	struct json_object *root;
 	char stamp[64];
 	struct tm tm;
@@ -441,10 +442,9 @@ show(const struct opts *o, const struct layout *l, struct kai_jobinfo *jobs,
 		}
 		jobs[k++] = jobs[i];
 	}
-	if (k > 1) /* jobs is NULL when kaid sent none */
-		qsort(jobs, k, sizeof(*jobs), cmp_jobs);
+	v = jobquery_sorted(jobs, k, cmp_jobs);
 	if (o->json) {
-		root = jobquery_json(jobs, k);
+		root = jobquery_json(v, k);
 		out_json_print(stdout, root);
 		(void)json_object_put(root);
 	} else {
@@ -454,8 +454,9 @@ show(const struct opts *o, const struct layout *l, struct kai_jobinfo *jobs,
 		if (!o->noheader)
 			print_line(l, NULL, now);
 		for (i = 0; i < k; i++)
-			print_line(l, &jobs[i], now);
+			print_line(l, v[i], now);
 	}
+	free(v);
 	jobquery_free(jobs, k);
 	return fflush(stdout) == 0 && !ferror(stdout) ? CLIENT_EXIT_OK
 						      : CLIENT_EXIT_REFUSED;

@@ -63,6 +63,34 @@ out_field(FILE *f, const char *text, int width, bool right,
 }
 
 void
+out_copy(char *b, size_t n, const char *s)
+{
+	size_t len;
+
+	if (n == 0)
+		return;
+	len = s != NULL ? strlen(s) : 0;
+	if (len >= n)
+		len = n - 1;
+	memcpy(b, s != NULL ? s : "", len);
+	b[len] = '\0';
+}
+
+void
+out_u64(char *b, size_t n, uint64_t v)
+{
+	char t[24];
+	size_t i = sizeof(t);
+
+	t[--i] = '\0';
+	do {
+		t[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	out_copy(b, n, t + i);
+}
+
+void
 out_table_init(struct out_table *t, FILE *f, const struct out_col *cols,
     size_t ncols, enum out_mode mode, enum out_trunc trunc)
 {

@@ -72,6 +72,13 @@ void out_table_end_row(struct out_table *t);
  * Durations and times
  */
 
+/*
+ * Cell text without printf: these run for every cell of a 50,000-row
+ * listing.  Both always NUL-terminate (when n > 0) and truncate to fit.
+ */
+void out_copy(char *b, size_t n, const char *s);
+void out_u64(char *b, size_t n, uint64_t v);
+
 #define OUT_TIME_LEN 32
 
 /* squeue TIME: "0:00" for 0, else kai_time_format ("M:SS", "H:MM:SS"...). */

@@ -36,6 +36,13 @@ overlay_reasons(struct kaid *k, struct kai_jobinfo *jobs, size_t n)
 	}
 }
 
+/*
+ * Replies in frames of about QUERY_FRAME_BYTES: the client decodes and
+ * kaid encodes at the same time, where one 1 MiB frame would make each
+ * wait for the other.
+ */
+#define QUERY_FRAME_BYTES (64 * 1024)
+
 static void
 reply_jobs(struct kaid *k, struct conn *conn, const struct kai_jobinfo *jobs,
     size_t n)
@@ -47,7 +54,7 @@ reply_jobs(struct kaid *k, struct conn *conn, const struct kai_jobinfo *jobs,
 	do {
 		kai_buf_reset(&b);
 		if (kai_msg_jobs_encode(&b, jobs, n, &first,
-			KAI_PROTO_BODY_MAX) != 0) {
+			QUERY_FRAME_BYTES) != 0) {
 			server_reply_error(k, conn, KAI_EINTERNAL,
 			    "could not encode the job list", NULL);
 			break;

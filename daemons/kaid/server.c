@@ -108,6 +108,28 @@ conn_flush(struct kaid *k, struct conn *c)
 }
 
 /*
+ * Writes what the socket takes now, inside a multi-frame reply: the
+ * client starts decoding the first frames while later ones are encoded,
+ * and c->out stays one frame long instead of holding the whole reply.
+ * Never closes c (the handler still holds it): an error leaves the bytes
+ * for conn_flush(), which closes.
+ */
+static void
+conn_push(struct conn *c)
+{
+	ssize_t n;
+
+	while (c->out.len > 0) {
+		n = write(c->fd, c->out.data, c->out.len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		kai_buf_consume(&c->out, (size_t)n);
+	}
+}
+
+/*
  * Handles complete frames in c->in.  A broken header gets an error reply
  * and the connection is closed after it is sent.
  */
@@ -313,6 +335,8 @@ server_reply(struct kaid *k, struct conn *c, uint16_t type, uint32_t flags,
 	}
 	if (!(flags & KAI_FRAME_MORE))
 		c->waiting = false;
+	else
+		conn_push(c);
 	(void)k;
 }
 

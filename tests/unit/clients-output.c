@@ -135,8 +135,20 @@ static void
 test_jobviews(void)
 {
 	struct kai_jobinfo j;
+	const struct kai_jobinfo *jp;
 	struct json_object *root, *arr, *o, *v;
-	char b[32];
+	char b[32], t[4];
+
+	out_u64(b, sizeof(b), 0);
+	is_str(b, "0", "out_u64 of 0");
+	out_u64(b, sizeof(b), UINT64_MAX);
+	is_str(b, "18446744073709551615", "out_u64 of the largest u64");
+	out_u64(t, sizeof(t), 123456);
+	is_str(t, "123", "out_u64 truncates to fit");
+	out_copy(t, sizeof(t), "abcdef");
+	is_str(t, "abc", "out_copy truncates to fit");
+	out_copy(t, sizeof(t), NULL);
+	is_str(t, "", "out_copy of NULL is empty");
 
 	is_str(jobquery_mem(0, b, sizeof(b)), "0M", "mem 0");
 	is_str(jobquery_mem(1500, b, sizeof(b)), "1500M", "mem in M");
@@ -157,7 +169,8 @@ test_jobviews(void)
 	is_int((int64_t)jobquery_cpus(&j), 32, "cpus of the job");
 	is_int((int64_t)jobquery_gpus(&j), 8, "gpus of the job");
 
-	root = jobquery_json(&j, 1);
+	jp = &j;
+	root = jobquery_json(&jp, 1);
 	ok(json_object_object_get_ex(root, "jobs", &arr) &&
 		json_object_array_length(arr) == 1,
 	    "json: one job under \"jobs\"");
