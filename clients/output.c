@@ -15,6 +15,8 @@
 
 #include "model/job.h"
 
+#define OUT_CELL_MAX 256 /* widths padded in one buffer */
+
 static void
 pad(FILE *f, size_t n)
 {
@@ -42,6 +44,20 @@ out_field(FILE *f, const char *text, int width, bool right,
 		return;
 	}
 	w = (size_t)width;
+	if (len <= w && w < OUT_CELL_MAX) {
+		/*
+		 * One fwrite per cell: this runs for every cell of a
+		 * 50,000-row kqueue, where a printf per cell was a fifth of
+		 * the client's time and three stdio calls still showed.
+		 */
+		char cell[OUT_CELL_MAX];
+		size_t gap = w - len;
+
+		memset(cell, ' ', w);
+		memcpy(cell + (right ? gap : 0), text, len);
+		(void)fwrite(cell, 1, w, f);
+		return;
+	}
 	if (len > w) {
 		if (trunc == OUT_TRUNC_PLUS) {
 			(void)fwrite(text, 1, w - 1, f);
@@ -51,10 +67,6 @@ out_field(FILE *f, const char *text, int width, bool right,
 		}
 		return;
 	}
-	/*
-	 * Padding by hand: this runs for every cell of a 50,000-row kqueue,
-	 * where a printf per cell was a fifth of the client's time.
-	 */
 	if (right)
 		pad(f, w - len);
 	(void)fwrite(text, 1, len, f);
