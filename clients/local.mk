@@ -53,7 +53,7 @@ dist_check_SCRIPTS += tests/unit/clients-request.t
 CLIENT_LIBS = clients/libkaicmd.a clients/libkaiclient.a \
 	src/proto/libkaiproto.a src/auth/libkaiauth.a src/conf/libkaiconf.a \
 	src/model/libkaimodel.a src/sys/libkaisys.a src/base/libkaibase.a \
-	$(MUNGE_LIBS) $(YAML_LIBS) $(JSONC_LIBS)
+	$(CLIENT_EXT_LIBS)
 CLIENT_CPPFLAGS = $(AM_CPPFLAGS) $(JSONC_CFLAGS)
 
 bin_PROGRAMS += clients/ksubmit clients/kqueue clients/kcancel clients/kacct
