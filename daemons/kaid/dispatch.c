@@ -11,9 +11,11 @@
  * after restart, exactly once.
  *
  * The batch script travels as data in the KAI_SCRIPT variable; the
- * container command is a fixed wrapper that writes it to a private file,
- * sets up the output files and runs it.  Nothing a user wrote is ever
- * spliced into a command line.
+ * container command is a fixed wrapper (podshim.c) that writes it to a
+ * private file, sets up the output files and runs it.  Nothing a user
+ * wrote is ever spliced into a command line.  The environment is
+ * podenv.c's.  A multi-task job also gets a headless Service, created
+ * before its pods and deleted with them, so its pods resolve each other.
  */
 #include "config.h"
 
@@ -29,27 +31,6 @@
 #include "kaid.h"
 #include "sys/log.h"
 
-/*
- * The wrapper: $1.. are the script's arguments.  Output files are opened
- * the way sbatch opens them (truncate; one file for both streams unless
- * -e was given).  The exit status is the script's.
- */
-static const char wrapper[] =
-    "umask 077\n"
-    "f=$(mktemp \"${TMPDIR:-/tmp}/kai-job.XXXXXX\") || exit 1\n"
-    "printf '%s' \"$KAI_SCRIPT\" >\"$f\" && chmod 700 \"$f\" || exit 1\n"
-    "unset KAI_SCRIPT\n"
-    "umask 022\n"
-    "cd \"$KAI_WORKDIR\" || { echo \"kaibatch: cannot chdir to $KAI_WORKDIR\" >&2; exit 1; }\n"
-    "if [ \"$KAI_STDOUT\" = \"$KAI_STDERR\" ]; then\n"
-    "  \"$f\" \"$@\" >\"$KAI_STDOUT\" 2>&1\n"
-    "else\n"
-    "  \"$f\" \"$@\" >\"$KAI_STDOUT\" 2>\"$KAI_STDERR\"\n"
-    "fi\n"
-    "rc=$?\n"
-    "rm -f \"$f\"\n"
-    "exit $rc\n";
-
 struct pod_call {
 	struct kaid *k;
 	uint64_t job_id;
@@ -64,133 +45,6 @@ call_free(struct pod_call *pc)
 	free(pc->pod);
 	free(pc->node);
 	free(pc);
-}
-
-/* Kubernetes accepts env names of [-._a-zA-Z0-9], not starting with a digit. */
-static bool
-env_name_ok(const char *s, size_t len)
-{
-	size_t i;
-
-	if (len == 0 || isdigit((unsigned char)s[0]))
-		return false;
-	for (i = 0; i < len; i++)
-		if (!isalnum((unsigned char)s[i]) && strchr("-._", s[i]) == NULL)
-			return false;
-	return true;
-}
-
-/*
- * The kubelet expands $(VAR) in a container's command, args and env
- * values, and reads $$ as $.  Doubling every $ makes what kaid sends
- * arrive byte for byte: a script's "echo $$" stays "echo $$".
- */
-static char *
-kubelet_escape(const char *s)
-{
-	size_t n = 0;
-	const char *p;
-	char *out, *q;
-
-	for (p = s; *p != '\0'; p++)
-		n += *p == '$' ? 2 : 1;
-	out = q = kai_xmalloc(n + 1);
-	for (p = s; *p != '\0'; p++) {
-		*q++ = *p;
-		if (*p == '$')
-			*q++ = '$';
-	}
-	*q = '\0';
-	return out;
-}
-
-struct kv {
-	char **v;	/* name, value, name, value ... */
-	size_t n;	/* strings */
-};
-
-static void
-kv_add(struct kv *kv, const char *name, size_t nlen, const char *value)
-{
-	kv->v = kai_xreallocarray(kv->v, kv->n + 2, sizeof(*kv->v));
-	kv->v[kv->n++] = kai_xstrndup(name, nlen);
-	kv->v[kv->n++] = kubelet_escape(value);
-}
-
-static void
-kv_addf(struct kv *kv, const char *name, const char *value)
-{
-	kv_add(kv, name, strlen(name), value);
-}
-
-static void
-kv_free(struct kv *kv)
-{
-	size_t i;
-
-	for (i = 0; i < kv->n; i++)
-		free(kv->v[i]);
-	free(kv->v);
-}
-
-static char *
-path_expand(const char *pattern, const char *workdir, const struct kai_job *j)
-{
-	char *p = kai_pattern_expand(pattern, j->id, j->name, j->user);
-	char *abs;
-
-	if (p[0] == '/')
-		return p;
-	abs = kai_xasprintf("%s/%s", workdir, p);
-	free(p);
-	return abs;
-}
-
-/* The job's environment: what it exported, then Slurm's variables. */
-static void
-build_env(const struct kai_job *j, const struct kai_jobspec *js,
-    uint32_t task, struct kv *env)
-{
-	char num[32], *out, *err;
-	size_t i;
-
-	for (i = 0; i < js->nenv; i++) {
-		const char *eq = strchr(js->env[i], '=');
-
-		if (eq == NULL || !env_name_ok(js->env[i],
-		    (size_t)(eq - js->env[i])) ||
-		    strncmp(js->env[i], "KAI_", 4) == 0)
-			continue;
-		kv_add(env, js->env[i], (size_t)(eq - js->env[i]), eq + 1);
-	}
-	out = path_expand(js->stdout_pattern != NULL ? js->stdout_pattern :
-	    "slurm-%j.out", js->workdir, j);
-	err = js->stderr_pattern != NULL ?
-	    path_expand(js->stderr_pattern, js->workdir, j) : kai_xstrdup(out);
-	kv_addf(env, "KAI_SCRIPT", js->script);
-	kv_addf(env, "KAI_WORKDIR", js->workdir);
-	kv_addf(env, "KAI_STDOUT", out);
-	kv_addf(env, "KAI_STDERR", err);
-	(void)snprintf(num, sizeof(num), "%" PRIu64, j->id);
-	kv_addf(env, "SLURM_JOB_ID", num);
-	kv_addf(env, "SLURM_JOBID", num);
-	kv_addf(env, "SLURM_JOB_NAME", j->name);
-	kv_addf(env, "SLURM_JOB_USER", j->user);
-	kv_addf(env, "SLURM_JOB_PARTITION", j->queue);
-	kv_addf(env, "SLURM_SUBMIT_DIR", js->workdir);
-	(void)snprintf(num, sizeof(num), "%" PRIu32, j->ntasks);
-	kv_addf(env, "SLURM_NTASKS", num);
-	kv_addf(env, "SLURM_JOB_NUM_NODES", num);
-	(void)snprintf(num, sizeof(num), "%" PRIu32, task);
-	kv_addf(env, "SLURM_PROCID", num);
-	kv_addf(env, "SLURM_NODEID", num);
-	kv_addf(env, "SLURM_LOCALID", "0");
-	(void)snprintf(num, sizeof(num), "%" PRIu32, j->cpus_per_task);
-	kv_addf(env, "SLURM_CPUS_PER_TASK", num);
-	(void)snprintf(num, sizeof(num), "%" PRIu32, j->gpus_per_task);
-	kv_addf(env, "SLURM_GPUS_ON_NODE", num);
-	free(out);
-	free(err);
 }
 
 /* Supplementary groups of the job's user, as the controller host knows. */
@@ -248,11 +102,11 @@ create_pod(struct kaid *k, const struct kai_job *j,
 {
 	char jobid[32], task[32];
 	const char *labels[10];
-	const char *command[] = {"/bin/sh", "-c", wrapper, "kai-job"};
+	const char *command[] = {"/bin/sh", "-c", podshim_wrapper, "kai-job"};
 	struct kai_pod_spec ps;
 	struct pod_call *pc;
-	struct kv env = {NULL, 0};
-	char **cmd;
+	struct podenv env = {NULL, 0};
+	char **cmd, *subdomain = NULL, *search = NULL;
 	size_t i, ncmd, ngroups;
 	uint32_t *groups;
 
@@ -268,13 +122,14 @@ create_pod(struct kaid *k, const struct kai_job *j,
 	labels[7] = j->user;
 	labels[8] = "kaibatch.io/task-index";
 	labels[9] = task;
-	build_env(j, js, a->task, &env);
+	podenv_build(j, js, a->task, &env);
 	ncmd = KAI_NELEM(command) + js->argc;
 	cmd = kai_xcalloc(ncmd, sizeof(*cmd));
 	for (i = 0; i < KAI_NELEM(command); i++)
-		cmd[i] = kubelet_escape(command[i]);
+		cmd[i] = podenv_kubelet_escape(command[i]);
 	for (i = 0; i < js->argc; i++)
-		cmd[KAI_NELEM(command) + i] = kubelet_escape(js->argv[i]);
+		cmd[KAI_NELEM(command) + i] =
+		    podenv_kubelet_escape(js->argv[i]);
 	groups = user_groups(j, &ngroups);
 
 	memset(&ps, 0, sizeof(ps));
@@ -295,6 +150,13 @@ create_pod(struct kaid *k, const struct kai_job *j,
 	ps.mem_mb = a->mem_mb;
 	ps.gpus = a->gpus;
 	ps.active_deadline_s = j->time_limit_s;
+	ps.hostname = a->pod;
+	if (j->ntasks > 1) {
+		subdomain = podenv_service_name(j->id);
+		search = podenv_dns_search(k, j->id);
+		ps.subdomain = subdomain;
+		ps.dns_search = search;
+	}
 
 	pc = kai_xcalloc(1, sizeof(*pc));
 	pc->k = k;
@@ -307,7 +169,58 @@ create_pod(struct kaid *k, const struct kai_job *j,
 	for (i = 0; i < ncmd; i++)
 		free(cmd[i]);
 	free(cmd);
-	kv_free(&env);
+	free(subdomain);
+	free(search);
+	podenv_fini(&env);
+}
+
+static void
+on_service(int code, const struct kai_err *err, void *ctx)
+{
+	struct pod_call *pc = ctx;
+
+	if (code != 0 && code != KAI_EEXIST && code != KAI_ENOENT &&
+	    code != KAI_EAGAIN)
+		kai_log_warn("job %" PRIu64 ": %s", pc->job_id,
+		    kai_err_msg(err));
+	call_free(pc);
+}
+
+/*
+ * The headless Service of a multi-task job (create answers 409 when it
+ * exists, so a retry after a restart is harmless).  Keyed in inflight by
+ * its name, which no pod has.
+ */
+static void
+ensure_service(struct kaid *k, const struct kai_job *j)
+{
+	char jobid[32];
+	struct pod_call *pc;
+
+	pc = kai_xcalloc(1, sizeof(*pc));
+	pc->k = k;
+	pc->job_id = j->id;
+	pc->pod = podenv_service_name(j->id);
+	if (kai_map_get(&k->inflight, pc->pod) != NULL) {
+		free(pc->pod);
+		free(pc);
+		return;
+	}
+	(void)snprintf(jobid, sizeof(jobid), "%" PRIu64, j->id);
+	kai_map_put(&k->inflight, pc->pod, (void *)1);
+	kai_kube_service_create(k->kube, pc->pod, jobid, on_service, pc);
+}
+
+void
+dispatch_delete_service(struct kaid *k, uint64_t job_id)
+{
+	struct pod_call *pc = kai_xcalloc(1, sizeof(*pc));
+
+	pc->k = k;
+	pc->job_id = job_id;
+	pc->pod = podenv_service_name(job_id);
+	kai_map_put(&k->inflight, pc->pod, (void *)1);
+	kai_kube_service_delete(k->kube, pc->pod, on_service, pc);
 }
 
 void
@@ -342,6 +255,8 @@ dispatch_ensure_pods(struct kaid *k, struct kai_job *j)
 			continue;
 		}
 		if (!loaded) {
+			if (j->ntasks > 1)
+				ensure_service(k, j);
 			if (kai_db_job_spec(k->db, j->id, &js, &err) != 0) {
 				kai_log_err("job %" PRIu64 ": could not load "
 				    "its script: %s", j->id, err.msg);
@@ -379,4 +294,6 @@ dispatch_delete_pods(struct kaid *k, const struct kai_job *j, int64_t grace_s)
 
 	for (t = 0; t < j->nallocs; t++)
 		dispatch_delete_pod(k, j->allocs[t].pod, grace_s);
+	if (j->ntasks > 1)
+		dispatch_delete_service(k, j->id);
 }

@@ -213,11 +213,33 @@ void snap_fini(struct snap *sn);
 void tick_start(struct kaid *k);
 void tick_soon(struct kaid *k);
 
+/* podshim.c: the wrapper (the container's command) and the shims */
+extern const char podshim_wrapper[];
+extern const char podshim_scontrol[];
+extern const char podshim_srun[];
+
+/* podenv.c: a pod's environment, as name, value pairs for the pod spec */
+struct podenv {
+	char **v;	/* name, value, name, value ... ($ doubled) */
+	size_t n;	/* strings */
+};
+void podenv_build(const struct kai_job *job, const struct kai_jobspec *js,
+    uint32_t task, struct podenv *env);
+void podenv_fini(struct podenv *env);
+/* s with every $ doubled: the kubelet expands $(VAR) and reads $$ as $. */
+char *podenv_kubelet_escape(const char *s);
+/* "kai-<id>": the headless Service and subdomain of a multi-task job. */
+char *podenv_service_name(uint64_t job_id);
+/* "kai-<id>.<namespace>.svc.<cluster domain>" */
+char *podenv_dns_search(const struct kaid *k, uint64_t job_id);
+
 /* dispatch.c */
 void dispatch_ensure_pods(struct kaid *k, struct kai_job *job);
 void dispatch_delete_pods(struct kaid *k, const struct kai_job *job,
     int64_t grace_s);
 void dispatch_delete_pod(struct kaid *k, const char *pod, int64_t grace_s);
+/* Deletes the headless Service of a multi-task job (absent is fine). */
+void dispatch_delete_service(struct kaid *k, uint64_t job_id);
 
 /* reconcile.c */
 void reconcile_pod(struct kaid *k, const char *name, struct pod_rec *pr,

@@ -4,6 +4,8 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/dispatch.c \
 	daemons/kaid/kaid.c \
 	daemons/kaid/kaid.h \
+	daemons/kaid/podenv.c \
+	daemons/kaid/podshim.c \
 	daemons/kaid/queues.c \
 	daemons/kaid/reconcile.c \
 	daemons/kaid/rpc.c \

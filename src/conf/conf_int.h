@@ -34,6 +34,7 @@ enum kai_conf_type_id {
 	KAI_CONF_PATH,		/* absolute file name */
 	KAI_CONF_ADDRESS,	/* "host:port", "[v6]:port" */
 	KAI_CONF_DNSLABEL,	/* a Kubernetes name (RFC 1123 label) */
+	KAI_CONF_DNSNAME,	/* a DNS domain: labels joined by '.' */
 	KAI_CONF_ENUM,		/* one of choices; stored as its index */
 	KAI_CONF_BOOL,		/* true or false */
 	KAI_CONF_DURATION,	/* "500ms", "2s", "1m", "1h"; bare = ms */

@@ -123,6 +123,26 @@ valid_dnslabel(const char *s, size_t len)
 	return true;
 }
 
+/* A DNS domain of RFC 1123 labels ("cluster.local"). */
+static bool
+valid_dnsname(const char *s, size_t len)
+{
+	size_t i = 0, start;
+
+	if (len == 0 || len > 253)
+		return false;
+	for (;;) {
+		start = i;
+		while (i < len && s[i] != '.')
+			i++;
+		if (!valid_dnslabel(s + start, i - start))
+			return false;
+		if (i == len)
+			return true;
+		i++;
+	}
+}
+
 static bool
 valid_partname(const char *s, size_t len)
 {
@@ -153,6 +173,10 @@ text_problem(const struct kai_conf_entry *e, const char *s, size_t len)
 		return "expected a Kubernetes name: at most 63 lower-case "
 		    "letters, digits and '-', starting and ending with a "
 		    "letter or digit";
+	case KAI_CONF_DNSNAME:
+		return !valid_dnsname(s, len) ?
+		    "expected a DNS domain: labels of lower-case letters, "
+		    "digits and '-' joined by '.'" : NULL;
 	case KAI_CONF_PARTNAME:
 		return !valid_partname(s, len) ?
 		    "expected a partition name: 1 to 63 lower-case letters, "
@@ -513,6 +537,8 @@ const struct kai_conf_type kai_conf_types[KAI_CONF_NTYPES] = {
 	[KAI_CONF_ADDRESS] = {"host:port", false, parse_text, dump_text,
 	    release_text},
 	[KAI_CONF_DNSLABEL] = {"name", false, parse_text, dump_text,
+	    release_text},
+	[KAI_CONF_DNSNAME] = {"domain", false, parse_text, dump_text,
 	    release_text},
 	[KAI_CONF_ENUM] = {"enum", false, parse_enum, dump_enum, NULL},
 	[KAI_CONF_BOOL] = {"bool", false, parse_bool, dump_bool, NULL},

@@ -166,6 +166,9 @@ struct kai_pod_spec {
 	int64_t active_deadline_s;	/* 0 = none */
 	const char *hostname;		/* NULL = none (gangs: stable names) */
 	const char *subdomain;		/* NULL = none */
+	const char *dns_search;		/* NULL = none: one more DNS search
+					   domain, so that bare hostnames of
+					   the job's other pods resolve */
 };
 
 /*
@@ -184,6 +187,19 @@ void kai_kube_pod_bind(struct kai_kube *kube, const char *pod,
 /* DELETE with gracePeriodSeconds (-1 = server default); 404 -> KAI_ENOENT. */
 void kai_kube_pod_delete(struct kai_kube *kube, const char *pod,
     int64_t grace_s, kai_kube_done_fn *fn, void *ctx);
+
+/*
+ * The headless Service NAME (clusterIP None) selecting the pods labelled
+ * kaibatch.io/job-id=JOB_ID: with the pods' hostname and subdomain it
+ * gives every pod of a multi-task job a DNS name.  Create answers 409 as
+ * KAI_EEXIST, delete answers 404 as KAI_ENOENT.
+ */
+char *kai_kube_service_json(const char *name, const char *job_id,
+    const char *ns);
+void kai_kube_service_create(struct kai_kube *kube, const char *name,
+    const char *job_id, kai_kube_done_fn *fn, void *ctx);
+void kai_kube_service_delete(struct kai_kube *kube, const char *name,
+    kai_kube_done_fn *fn, void *ctx);
 
 /* Calls in flight (for clean shutdown and tests). */
 size_t kai_kube_pending(const struct kai_kube *kube);

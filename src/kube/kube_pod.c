@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * kube_pod.c: the three writes kaid makes: create a pod, bind it to a
- * node, delete it.
+ * kube_pod.c: the writes kaid makes: create a pod, bind it to a node,
+ * delete it; and the headless Service of a multi-task job.
  *
  * Each is one request whose outcome is mapped at this edge: the success
  * status the apiserver gives (201 for create and bind, 200 or 202 for
@@ -82,21 +82,30 @@ call_start(struct kai_kube *kube, char *what, const char *method, char *path,
 	kube_req_start(req, kube->timeout_ms);
 }
 
-/* "/api/v1/namespaces/NS/pods[/NAME]" with both escaped; caller owns. */
+/*
+ * "/api/v1/namespaces/NS/KIND[/NAME]" with NS and NAME escaped; caller
+ * owns.
+ */
 static char *
-pods_path(const struct kai_kube *kube, const char *name)
+ns_path(const struct kai_kube *kube, const char *kind, const char *name)
 {
 	char *ns = kube_escape(kube->ns), *n, *p;
 
 	if (name == NULL) {
-		p = kai_xasprintf("/api/v1/namespaces/%s/pods", ns);
+		p = kai_xasprintf("/api/v1/namespaces/%s/%s", ns, kind);
 	} else {
 		n = kube_escape(name);
-		p = kai_xasprintf("/api/v1/namespaces/%s/pods/%s", ns, n);
+		p = kai_xasprintf("/api/v1/namespaces/%s/%s/%s", ns, kind, n);
 		free(n);
 	}
 	free(ns);
 	return p;
+}
+
+static char *
+pods_path(const struct kai_kube *kube, const char *name)
+{
+	return ns_path(kube, "pods", name);
 }
 
 void
@@ -149,4 +158,23 @@ kai_kube_pod_delete(struct kai_kube *kube, const char *pod, int64_t grace_s,
 	free(base);
 	call_start(kube, kai_xasprintf("could not delete pod \"%s\"", pod),
 	    "DELETE", path, NULL, fn, ctx);
+}
+
+void
+kai_kube_service_create(struct kai_kube *kube, const char *name,
+    const char *job_id, kai_kube_done_fn *fn, void *ctx)
+{
+	call_start(kube,
+	    kai_xasprintf("could not create service \"%s\"", name), "POST",
+	    ns_path(kube, "services", NULL),
+	    kai_kube_service_json(name, job_id, kube->ns), fn, ctx);
+}
+
+void
+kai_kube_service_delete(struct kai_kube *kube, const char *name,
+    kai_kube_done_fn *fn, void *ctx)
+{
+	call_start(kube,
+	    kai_xasprintf("could not delete service \"%s\"", name), "DELETE",
+	    ns_path(kube, "services", name), NULL, fn, ctx);
 }

@@ -154,7 +154,7 @@ security(const struct kai_pod_spec *spec)
 static struct json_object *
 pod_spec(const struct kai_pod_spec *spec)
 {
-	struct json_object *s = json_object_new_object(), *ctrs;
+	struct json_object *s = json_object_new_object(), *ctrs, *dns, *search;
 
 	add_str(s, "schedulerName", "kaid");
 	add_str(s, "restartPolicy", "Never");
@@ -167,6 +167,14 @@ pod_spec(const struct kai_pod_spec *spec)
 		add_str(s, "hostname", spec->hostname);
 	if (spec->subdomain != NULL)
 		add_str(s, "subdomain", spec->subdomain);
+	if (spec->dns_search != NULL) {
+		dns = json_object_new_object();
+		search = json_object_new_array();
+		json_object_array_add(search,
+		    json_object_new_string(spec->dns_search));
+		json_object_object_add(dns, "searches", search);
+		json_object_object_add(s, "dnsConfig", dns);
+	}
 	json_object_object_add(s, "automountServiceAccountToken",
 	    json_object_new_boolean(0));
 	json_object_object_add(s, "securityContext", security(spec));
@@ -194,5 +202,41 @@ kai_kube_pod_json(const struct kai_pod_spec *spec, const char *ns)
 	KAI_ASSERT(text != NULL); /* only out of memory */
 	s = kai_xstrdup(text);
 	json_object_put(pod);
+	return s;
+}
+
+char *
+kai_kube_service_json(const char *name, const char *job_id, const char *ns)
+{
+	struct json_object *svc = json_object_new_object(), *meta, *spec;
+	struct json_object *labels, *sel;
+	const char *text;
+	char *s;
+
+	add_str(svc, "apiVersion", "v1");
+	add_str(svc, "kind", "Service");
+	meta = json_object_new_object();
+	add_str(meta, "name", name);
+	add_str(meta, "namespace", ns);
+	labels = json_object_new_object();
+	add_str(labels, "app.kubernetes.io/managed-by", "kaid");
+	add_str(labels, "kaibatch.io/job-id", job_id);
+	json_object_object_add(meta, "labels", labels);
+	json_object_object_add(svc, "metadata", meta);
+	spec = json_object_new_object();
+	add_str(spec, "clusterIP", "None");
+	sel = json_object_new_object();
+	add_str(sel, "kaibatch.io/job-id", job_id);
+	json_object_object_add(spec, "selector", sel);
+	/* A pod's DNS record must exist before it is ready: the tasks look
+	 * each other up while they start. */
+	json_object_object_add(spec, "publishNotReadyAddresses",
+	    json_object_new_boolean(1));
+	json_object_object_add(svc, "spec", spec);
+	text = json_object_to_json_string_ext(svc,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	KAI_ASSERT(text != NULL); /* only out of memory */
+	s = kai_xstrdup(text);
+	json_object_put(svc);
 	return s;
 }

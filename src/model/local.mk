@@ -4,6 +4,8 @@ noinst_LIBRARIES += src/model/libkaimodel.a
 src_model_libkaimodel_a_SOURCES = \
 	src/model/job.c \
 	src/model/job.h \
+	src/model/hostlist.c \
+	src/model/hostlist.h \
 	src/model/jobstate.c \
 	src/model/jobstate.h
 
@@ -12,4 +14,9 @@ tests_unit_model_job_SOURCES = tests/unit/model-job.c
 tests_unit_model_job_LDADD = tests/lib/libtap.a src/model/libkaimodel.a \
 	src/base/libkaibase.a
 TESTS += tests/unit/model-job
+check_PROGRAMS += tests/unit/model-hostlist
+tests_unit_model_hostlist_SOURCES = tests/unit/model-hostlist.c
+tests_unit_model_hostlist_LDADD = tests/lib/libtap.a src/model/libkaimodel.a \
+	src/base/libkaibase.a
+TESTS += tests/unit/model-hostlist
 # End of src/model/local.mk

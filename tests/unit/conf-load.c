@@ -106,6 +106,7 @@ test_defaults(void)
 	is_int(c->log_level, KAI_LOG_INFO, "default log_level is info");
 	is_str(c->namespace, "default", "default namespace");
 	is_str(c->default_image, "debian:bookworm-slim", "default image");
+	is_str(c->cluster_domain, "cluster.local", "default cluster domain");
 	is_int(c->kube_timeout_ms, 10000, "default timeout 10 s");
 	is_int(c->sched_interval_ms, 1000, "default interval 1 s");
 	is_int(c->default_mem_mb, 1024, "default_mem 1024 MiB");
@@ -294,6 +295,11 @@ test_errors_values(void)
 	load_bad(DB "listen: {host: a}\n",
 	    ":2:9: invalid value for \"listen\": expected a string, "
 	    "found a mapping", "a mapping where a scalar goes");
+	load_bad(DB "kubernetes:\n  cluster_domain: Cluster..local\n",
+	    ":3:19: invalid value \"Cluster..local\" for "
+	    "\"kubernetes.cluster_domain\": expected a DNS domain: labels of "
+	    "lower-case letters, digits and '-' joined by '.'",
+	    "a cluster domain with an empty label");
 	load_bad(DB "kubernetes: 5\n",
 	    ":2:13: invalid value \"5\" for \"kubernetes\": expected a mapping",
 	    "a scalar where a section goes");
@@ -502,7 +508,7 @@ test_help(void)
 
 	for (s = h; *s != '\0'; s++)
 		lines += *s == '\n';
-	is_int(lines, 19, "help has a line per key");
+	is_int(lines, 20, "help has a line per key");
 	ok(strstr(h, "scheduler.interval         duration(ms)    1s"
 	    "                   time between") != NULL &&
 	    strstr(h, "partitions[].max_time") != NULL &&

@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * podenv.c: the environment of a job's pod, and the names that make the
+ * pods of one job find each other.
+ *
+ * A pod gets what the job exported, then kaid's own variables (the
+ * script, the shims, the output paths: see podshim.c), then what Slurm
+ * sets in a batch job and what PyTorch's launchers read (MASTER_ADDR,
+ * RANK, WORLD_SIZE, ...), so an #SBATCH script written for a Slurm
+ * cluster finds what it expects.
+ *
+ * Names: task T of job J runs in pod kai-J-T, whose hostname is its pod
+ * name.  A multi-task job also gets the headless Service kai-J, every pod
+ * has subdomain kai-J and the extra DNS search domain
+ * kai-J.<namespace>.svc.<cluster domain>, so the bare hostnames in
+ * SLURM_JOB_NODELIST (and MASTER_ADDR, task 0's) resolve from every pod.
+ * SLURM_JOB_NODELIST therefore lists the job's pods, not the Kubernetes
+ * nodes they run on (kqueue shows those).
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xmalloc.h"
+#include "kaid.h"
+#include "model/hostlist.h"
+
+/* The port task 0 listens on for torch.distributed's rendezvous. */
+#define PODENV_MASTER_PORT "29500"
+
+/* Kubernetes accepts env names of [-._a-zA-Z0-9], not starting with a digit. */
+static bool
+env_name_ok(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || isdigit((unsigned char)s[0]))
+		return false;
+	for (i = 0; i < len; i++)
+		if (!isalnum((unsigned char)s[i]) && strchr("-._", s[i]) == NULL)
+			return false;
+	return true;
+}
+
+char *
+podenv_kubelet_escape(const char *s)
+{
+	size_t n = 0;
+	const char *p;
+	char *out, *q;
+
+	for (p = s; *p != '\0'; p++)
+		n += *p == '$' ? 2 : 1;
+	out = q = kai_xmalloc(n + 1);
+	for (p = s; *p != '\0'; p++) {
+		*q++ = *p;
+		if (*p == '$')
+			*q++ = '$';
+	}
+	*q = '\0';
+	return out;
+}
+
+static void
+kv_add(struct podenv *e, const char *name, size_t nlen, const char *value)
+{
+	e->v = kai_xreallocarray(e->v, e->n + 2, sizeof(*e->v));
+	e->v[e->n++] = kai_xstrndup(name, nlen);
+	e->v[e->n++] = podenv_kubelet_escape(value);
+}
+
+static void
+kv_set(struct podenv *e, const char *name, const char *value)
+{
+	kv_add(e, name, strlen(name), value);
+}
+
+static void
+kv_setu(struct podenv *e, const char *name, uint64_t v)
+{
+	char num[32];
+
+	(void)snprintf(num, sizeof(num), "%" PRIu64, v);
+	kv_set(e, name, num);
+}
+
+void
+podenv_fini(struct podenv *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->n; i++)
+		free(e->v[i]);
+	free(e->v);
+	e->v = NULL;
+	e->n = 0;
+}
+
+char *
+podenv_service_name(uint64_t job_id)
+{
+	return kai_xasprintf("kai-%" PRIu64, job_id);
+}
+
+char *
+podenv_dns_search(const struct kaid *k, uint64_t job_id)
+{
+	return kai_xasprintf("kai-%" PRIu64 ".%s.svc.%s", job_id,
+	    k->conf->namespace, k->conf->cluster_domain);
+}
+
+static char *
+path_expand(const char *pattern, const char *workdir, const struct kai_job *j)
+{
+	char *p = kai_pattern_expand(pattern, j->id, j->name, j->user);
+	char *abs;
+
+	if (p[0] == '/')
+		return p;
+	abs = kai_xasprintf("%s/%s", workdir, p);
+	free(p);
+	return abs;
+}
+
+/* What the user exported, less what is not a valid name and KAI_*. */
+static void
+add_exported(const struct kai_jobspec *js, struct podenv *e)
+{
+	size_t i;
+
+	for (i = 0; i < js->nenv; i++) {
+		const char *eq = strchr(js->env[i], '=');
+
+		if (eq == NULL || !env_name_ok(js->env[i],
+		    (size_t)(eq - js->env[i])) ||
+		    strncmp(js->env[i], "KAI_", 4) == 0)
+			continue;
+		kv_add(e, js->env[i], (size_t)(eq - js->env[i]), eq + 1);
+	}
+}
+
+/* The pod of task t (allocations are kept in task order, but say so). */
+static const char *
+pod_of(const struct kai_job *j, uint32_t t)
+{
+	size_t i;
+
+	if (t < j->nallocs && j->allocs[t].task == t)
+		return j->allocs[t].pod;
+	for (i = 0; i < j->nallocs; i++)
+		if (j->allocs[i].task == t)
+			return j->allocs[i].pod;
+	return "";
+}
+
+/* The pod names of all the job's tasks, folded: "kai-12-[0-3]". */
+static char *
+nodelist(const struct kai_job *j)
+{
+	const char **names = kai_xcalloc(j->nallocs + 1, sizeof(*names));
+	char *out;
+	size_t t;
+
+	for (t = 0; t < j->nallocs; t++)
+		names[t] = pod_of(j, (uint32_t)t);
+	out = kai_hostlist_compress(names, j->nallocs);
+	free(names);
+	return out;
+}
+
+static void
+add_slurm(const struct kai_job *j, const struct kai_jobspec *js,
+    uint32_t task, struct podenv *e)
+{
+	char *list = nodelist(j), tpn[48];
+
+	kv_setu(e, "SLURM_JOB_ID", j->id);
+	kv_setu(e, "SLURM_JOBID", j->id);
+	kv_set(e, "SLURM_JOB_NAME", j->name);
+	kv_set(e, "SLURM_JOB_USER", j->user);
+	kv_setu(e, "SLURM_JOB_UID", j->uid);
+	kv_setu(e, "SLURM_JOB_GID", j->gid);
+	kv_set(e, "SLURM_JOB_PARTITION", j->queue);
+	if (j->account != NULL && j->account[0] != '\0')
+		kv_set(e, "SLURM_JOB_ACCOUNT", j->account);
+	kv_set(e, "SLURM_SUBMIT_DIR", js->workdir);
+	kv_setu(e, "SLURM_NTASKS", j->ntasks);
+	kv_setu(e, "SLURM_NPROCS", j->ntasks);
+	kv_setu(e, "SLURM_JOB_NUM_NODES", j->ntasks);
+	kv_setu(e, "SLURM_NNODES", j->ntasks);
+	kv_set(e, "SLURM_JOB_NODELIST", list);
+	kv_set(e, "SLURM_NODELIST", list);
+	kv_set(e, "SLURMD_NODENAME", pod_of(j, task));
+	kv_setu(e, "SLURM_NODEID", task);
+	kv_setu(e, "SLURM_PROCID", task);
+	kv_setu(e, "SLURM_LOCALID", 0);
+	/* One task a pod: Slurm's "1(x4)" for four nodes of one task. */
+	if (j->ntasks > 1)
+		(void)snprintf(tpn, sizeof(tpn), "1(x%" PRIu32 ")", j->ntasks);
+	else
+		(void)snprintf(tpn, sizeof(tpn), "1");
+	kv_set(e, "SLURM_TASKS_PER_NODE", tpn);
+	kv_setu(e, "SLURM_CPUS_PER_TASK", j->cpus_per_task);
+	kv_setu(e, "SLURM_CPUS_ON_NODE", j->cpus_per_task);
+	kv_setu(e, "SLURM_JOB_CPUS_PER_NODE", j->cpus_per_task);
+	kv_setu(e, "SLURM_MEM_PER_NODE", j->mem_mb);
+	kv_setu(e, "SLURM_GPUS_ON_NODE", j->gpus_per_task);
+	free(list);
+}
+
+/* What torchrun, Lightning and DeepSpeed read to find each other. */
+static void
+add_torch(const struct kai_job *j, uint32_t task, struct podenv *e)
+{
+	kv_set(e, "MASTER_ADDR", pod_of(j, 0));
+	kv_set(e, "MASTER_PORT", PODENV_MASTER_PORT);
+	kv_setu(e, "RANK", task);
+	kv_setu(e, "WORLD_SIZE", j->ntasks);
+	kv_setu(e, "NODE_RANK", task);
+	kv_setu(e, "LOCAL_RANK", 0);
+	kv_setu(e, "LOCAL_WORLD_SIZE", 1);
+}
+
+void
+podenv_build(const struct kai_job *j, const struct kai_jobspec *js,
+    uint32_t task, struct podenv *e)
+{
+	char *out, *err;
+
+	KAI_ASSERT(task < j->nallocs);
+	add_exported(js, e);
+	out = path_expand(js->stdout_pattern != NULL ? js->stdout_pattern :
+	    "slurm-%j.out", js->workdir, j);
+	err = js->stderr_pattern != NULL ?
+	    path_expand(js->stderr_pattern, js->workdir, j) : kai_xstrdup(out);
+	kv_set(e, "KAI_SCRIPT", js->script);
+	kv_set(e, "KAI_SHIM_SCONTROL", podshim_scontrol);
+	kv_set(e, "KAI_SHIM_SRUN", podshim_srun);
+	kv_set(e, "KAI_WORKDIR", js->workdir);
+	kv_set(e, "KAI_STDOUT", out);
+	kv_set(e, "KAI_STDERR", err);
+	if (j->ntasks > 1)
+		kv_set(e, "KAI_APPEND", "1");
+	add_slurm(j, js, task, e);
+	add_torch(j, task, e);
+	free(out);
+	free(err);
+}
