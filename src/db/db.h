@@ -34,6 +34,12 @@ struct kai_db;
 int kai_db_open(const char *conninfo, struct kai_db **db, struct kai_err *err)
     KAI_MUST_CHECK;
 void kai_db_close(struct kai_db *db);
+/*
+ * Whether db holds a connection not known to be broken (for readiness:
+ * it does no I/O, so a connection lost unnoticed still counts until the
+ * next call finds out and reconnects).
+ */
+bool kai_db_connected(const struct kai_db *db);
 
 /*
  * Applies missing migrations, each in its own transaction.  Sets *version
