@@ -161,6 +161,29 @@ like "the refusal is counted" \
     "$(metric kaibatch_http_connections_refused_total)" '^[1-9]'
 is "405s are counted" "$(metric 'kaibatch_http_requests_total{code="405"}')" 2
 
+# With kubesim's injected failures: a failed pod create is counted, and
+# a kaid that cannot list pods is alive but not ready, and says why.
+if [ "$STACK_API" = kubesim ]; then
+	kubesim_ctl "/kubesim/fail?verb=create&resource=pods&code=503&count=1" \
+	    POST >/dev/null
+	out=$(cd "$W" && as_user "$A" ksubmit m.sh 2>&1)
+	ok "a pod create answered 503 is counted as failed" \
+	    wait_metric kaibatch_pods_failed_total 1
+	is "  and as an API error of verb create" \
+	    "$(metric 'kaibatch_kube_api_errors_total{verb="create"}')" 1
+	kaid_stop
+	kubesim_ctl "/kubesim/fail?verb=list&resource=pods&code=503" POST \
+	    >/dev/null
+	kaid_start
+	is "kaid without its pod list: /healthz 200" "$(code /healthz)" 200
+	is "  /readyz 503 with the reason" "$(get /readyz)" \
+	    $'pod list not loaded yet\n\n503'
+	ok "  the failed lists are API errors of verb watch" \
+	    test "$(metric 'kaibatch_kube_api_errors_total{verb="watch"}')" -ge 1
+	kubesim_ctl /kubesim/fail DELETE >/dev/null
+	ok "the list works again: /readyz 200" wait_metric kaibatch_ready 1
+fi
+
 ok "kaid stops cleanly on SIGTERM" kaid_stop_clean
 
 done_testing
