@@ -37,8 +37,9 @@
 #define HTTPD_CONN_MAX	  16
 #define HTTPD_TIMEOUT_MS  5000		/* to send the request head */
 #define HTTPD_LINGER_MS	  1000		/* to read what follows the answer */
-#define HTTPD_LINGER_MAX  (64 * 1024)	/* bytes dropped after the answer */
-#define HTTPD_OUT_MAX	  (64 * 1024 * 1024)
+#define HTTPD_LINGER_MAX  ((size_t)64 << 10) /* bytes dropped after the answer */
+#define HTTPD_PAGE_MAX	  ((size_t)32 << 20) /* the metrics page */
+#define HTTPD_OUT_MAX	  (HTTPD_PAGE_MAX + 1024)
 
 enum hstate {
 	H_READ,		/* reading the head */
@@ -75,11 +76,11 @@ hconn_close(struct hconn *c)
 	kai_loop_timer_del(c->k->loop, c->timer);
 	kai_loop_fd_del(c->k->loop, c->fd);
 	(void)close(c->fd);
-	for (pp = &h->conns; *pp != NULL; pp = &(*pp)->next)
-		if (*pp == c) {
-			*pp = c->next;
-			break;
-		}
+	/* Still linked unless httpd_close() took it off the list. */
+	for (pp = &h->conns; *pp != NULL && *pp != c; pp = &(*pp)->next)
+		continue;
+	if (*pp == c)
+		*pp = c->next;
 	h->nconns--;
 	kai_buf_fini(&c->out);
 	free(c);
@@ -164,10 +165,10 @@ serve_metrics(struct hconn *c, bool head_only)
 {
 	struct kai_buf page;
 
-	kai_buf_init(&page, HTTPD_OUT_MAX / 2);
+	kai_buf_init(&page, HTTPD_PAGE_MAX);
 	if (metrics_render(c->k, &page) != 0) {
-		kai_log_err("metrics page larger than %d bytes",
-		    HTTPD_OUT_MAX / 2);
+		kai_log_err("metrics page larger than %zu bytes",
+		    HTTPD_PAGE_MAX);
 		hconn_text(c, 500, "metrics page too large", head_only);
 	} else {
 		hconn_answer(c, 200, KAI_PROM_CONTENT_TYPE, page.data,
@@ -357,11 +358,14 @@ void
 httpd_close(struct kaid *k)
 {
 	struct httpd *h = k->httpd;
+	struct hconn *c;
 
 	if (h == NULL)
 		return;
-	while (h->conns != NULL)
-		hconn_close(h->conns);
+	while ((c = h->conns) != NULL) {
+		h->conns = c->next;
+		hconn_close(c);
+	}
 	kai_loop_fd_del(k->loop, h->fd);
 	(void)close(h->fd);
 	KAI_FREE(k->httpd);
