@@ -40,6 +40,7 @@
 #define HTTPD_LINGER_MAX  ((size_t)64 << 10) /* bytes dropped after the answer */
 #define HTTPD_PAGE_MAX	  ((size_t)32 << 20) /* the metrics page */
 #define HTTPD_OUT_MAX	  (HTTPD_PAGE_MAX + 1024)
+#define HTTPD_DB_RETRY_MS 5000		/* /readyz reconnects at most this often */
 
 enum hstate {
 	H_READ,		/* reading the head */
@@ -63,6 +64,7 @@ struct httpd {
 	int fd;
 	struct hconn *conns;
 	size_t nconns;
+	int64_t db_retry_ms;	/* loop time of /readyz's last reconnect */
 };
 
 static void hconn_event(struct kai_loop *loop, int fd, int events, void *ctx);
@@ -177,6 +179,28 @@ serve_metrics(struct hconn *c, bool head_only)
 	kai_buf_fini(&page);
 }
 
+/*
+ * A lost database connection is made again by the next call that needs
+ * it; an idle kaid makes none, and one that is not ready gets no clients
+ * through its Service to make one.  So /readyz tries, now and then.
+ */
+static void
+retry_db(struct kaid *k)
+{
+	int64_t now = kai_loop_now_ms(k->loop);
+	struct kai_err err;
+
+	if (kai_db_connected(k->db) ||
+	    (k->httpd->db_retry_ms != 0 &&
+	    now - k->httpd->db_retry_ms < HTTPD_DB_RETRY_MS))
+		return;
+	k->httpd->db_retry_ms = now;
+	if (kai_db_reconnect(k->db, &err) != 0)
+		kai_log_debug("readiness: %s", err.msg);
+	else
+		kai_log_info("database connection made again");
+}
+
 static void
 serve(struct hconn *c, const struct kai_http_req *req)
 {
@@ -185,6 +209,7 @@ serve(struct hconn *c, const struct kai_http_req *req)
 	if (strcmp(req->path, "/healthz") == 0) {
 		hconn_text(c, 200, "ok", req->head);
 	} else if (strcmp(req->path, "/readyz") == 0) {
+		retry_db(c->k);
 		why = httpd_unready(c->k);
 		hconn_text(c, why == NULL ? 200 : 503, why == NULL ? "ok" : why,
 		    req->head);

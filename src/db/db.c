@@ -103,6 +103,12 @@ kai_db_connected(const struct kai_db *db)
 }
 
 int
+kai_db_reconnect(struct kai_db *db, struct kai_err *err)
+{
+	return kai_db_ready(db, err);
+}
+
+int
 kai_db_ready(struct kai_db *db, struct kai_err *err)
 {
 	if (db->conn != NULL && !db->broken &&

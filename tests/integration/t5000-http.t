@@ -161,6 +161,27 @@ like "the refusal is counted" \
     "$(metric kaibatch_http_connections_refused_total)" '^[1-9]'
 is "405s are counted" "$(metric 'kaibatch_http_requests_total{code="405"}')" 2
 
+# PostgreSQL stops: a submission fails, kaid is not ready and says why;
+# PostgreSQL is back: /readyz makes the connection again by itself.
+pg_stop "$T/pg"
+out=$(cd "$W" && as_user "$A" ksubmit m.sh 2>&1)
+like "PostgreSQL down: ksubmit is refused" "$out" 'could not store the job'
+is "  counted as a failed submission" \
+    "$(metric 'kaibatch_submissions_total{result="failed"}')" 1
+is "  /readyz 503: no database connection" "$(get /readyz)" \
+    $'no database connection\n\n503'
+is "  /healthz still 200" "$(code /healthz)" 200
+pg_as_owner "$PG_BINDIR/pg_ctl" -D "$T/pg/pgdata" -l "$T/pg/pg.log" \
+    -o "-k $T/pg -c listen_addresses='' -c fsync=on" -w -t 60 start \
+    >/dev/null 2>&1 || bail_out "could not restart PostgreSQL"
+for i in $(seq 1 100); do
+	[ "$(code /readyz)" = 200 ] && break
+	sleep 0.2
+done
+is "PostgreSQL back: /readyz 200 again" "$(get /readyz)" $'ok\n\n200'
+out=$(cd "$W" && as_user "$A" ksubmit m.sh 2>&1)
+like "  and ksubmit works" "$out" '^Submitted batch job [0-9]+$'
+
 # With kubesim's injected failures: a failed pod create is counted, and
 # a kaid that cannot list pods is alive but not ready, and says why.
 if [ "$STACK_API" = kubesim ]; then
