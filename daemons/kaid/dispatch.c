@@ -72,6 +72,7 @@ on_created(int code, const struct kai_err *err, void *ctx)
 {
 	struct pod_call *pc = ctx;
 
+	metrics_kube_call(&pc->k->metrics, METRICS_CREATE, code);
 	if (code != 0 && code != KAI_EEXIST) {
 		kai_log_warn("job %" PRIu64 ": could not create pod \"%s\": %s",
 		    pc->job_id, pc->pod, kai_err_msg(err));
@@ -86,6 +87,7 @@ on_bound(int code, const struct kai_err *err, void *ctx)
 {
 	struct pod_call *pc = ctx;
 
+	metrics_kube_call(&pc->k->metrics, METRICS_BIND, code);
 	if (code != 0 && code != KAI_EEXIST)
 		kai_log_warn("job %" PRIu64 ": could not bind pod \"%s\" to "
 		    "node \"%s\": %s", pc->job_id, pc->pod, pc->node,

@@ -168,6 +168,7 @@ kaid_init(struct kaid *k)
 {
 	memset(k, 0, sizeof(*k));
 	k->listen_fd = -1;
+	metrics_init(&k->metrics, kaid_now());
 	kai_map_init(&k->nodes, node_free);
 	kai_map_init(&k->pods, pod_rec_free);
 	kai_map_init(&k->inflight, NULL);
@@ -178,6 +179,7 @@ kaid_fini(struct kaid *k)
 {
 	size_t i;
 
+	httpd_close(k);
 	server_close_all(k);
 	kai_kube_free(k->kube);
 	kai_db_close(k->db);
@@ -193,6 +195,7 @@ kaid_fini(struct kaid *k)
 	kai_map_fini(&k->nodes);
 	kai_map_fini(&k->pods);
 	kai_map_fini(&k->inflight);
+	metrics_fini(&k->metrics);
 	kai_loop_free(k->loop);
 	kai_conf_free(k->conf);
 }
@@ -204,7 +207,7 @@ run(struct kaid *k)
 
 	if ((k->loop = kai_loop_new(&err)) == NULL ||
 	    open_db(k, &err) != 0 || open_kube(k, &err) != 0 ||
-	    server_listen(k, &err) != 0 ||
+	    server_listen(k, &err) != 0 || httpd_listen(k, &err) != 0 ||
 	    kai_loop_signal_add(k->loop, SIGTERM, on_signal, k) != 0 ||
 	    kai_loop_signal_add(k->loop, SIGINT, on_signal, k) != 0 ||
 	    kai_loop_signal_add(k->loop, SIGHUP, on_signal, k) != 0) {

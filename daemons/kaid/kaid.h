@@ -19,6 +19,7 @@
 #include "conf/conf.h"
 #include "db/db.h"
 #include "kube/kube.h"
+#include "metrics.h"
 #include "model/job.h"
 #include "proto/proto.h"
 #include "sched/sched_model.h"
@@ -93,12 +94,17 @@ struct kaid {
 	bool *queue_parent;	  /* queue i has children */
 	struct kai_map queue_ix;  /* name -> index + 1 */
 	bool queues_stale;	  /* a reload failed: retry before a tick */
+
+	struct httpd *httpd;	  /* health and metrics endpoint, or NULL */
+	struct metrics metrics;
 };
 
 /* kaid.c */
 int64_t kaid_now(void);
 
 /* server.c */
+/* A non-blocking listening socket on "host:port" addr, into *fd. */
+int server_socket(const char *addr, int *fd, struct kai_err *err);
 int server_listen(struct kaid *k, struct kai_err *err);
 void server_close_all(struct kaid *k);
 /* Queues a reply frame on conn; conn may be NULL (client gone). */
@@ -108,6 +114,13 @@ void server_reply_error(struct kaid *k, struct conn *conn, int code,
     const char *msg, const char *hint);
 /* Lets conn read its next request (after a deferred reply). */
 void server_resume(struct kaid *k, struct conn *conn);
+
+/* httpd.c: GET /healthz, /readyz, /metrics (doc/metrics.md). */
+/* Listens on http_listen unless it is "off". */
+int httpd_listen(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
+void httpd_close(struct kaid *k);
+/* Why kaid is not ready (one line, static), or NULL when it is. */
+const char *httpd_unready(const struct kaid *k);
 
 /* rpc.c */
 struct rpc_req {

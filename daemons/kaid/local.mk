@@ -2,8 +2,11 @@
 sbin_PROGRAMS += daemons/kaid/kaid
 daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/dispatch.c \
+	daemons/kaid/httpd.c \
 	daemons/kaid/kaid.c \
 	daemons/kaid/kaid.h \
+	daemons/kaid/metrics.c \
+	daemons/kaid/metrics.h \
 	daemons/kaid/podenv.c \
 	daemons/kaid/podshim.c \
 	daemons/kaid/queues.c \

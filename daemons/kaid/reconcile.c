@@ -53,6 +53,7 @@ reconcile_finish(struct kaid *k, struct kai_job *job, enum kai_job_state to,
 	kai_log_info("job %" PRIu64 ": %s%s%s exit %d:%d", id,
 	    kai_jobstate_name(to), reason[0] != '\0' ? " (" : "", 
 	    reason[0] != '\0' ? reason : "", exit_code, exit_signal);
+	metrics_job_finished(&k->metrics, to);
 	if (job->nallocs > 0)
 		dispatch_delete_pods(k, job, to == KAI_JOB_CANCELLED ? -1 : 0);
 	state_job_remove(k, id);

@@ -127,6 +127,7 @@ rpc_submit(struct kaid *k, const struct rpc_req *req)
 	    submit_resolve(k, req, &s, &err) != 0) {
 		kai_log_info("audit: uid=%u action=submit result=refused: %s",
 		    req->uid, err.msg);
+		k->metrics.submit_refused++;
 		server_reply_error(k, req->conn, err.code, err.msg, err.hint);
 		submit_fini(&s);
 		return false;
@@ -215,6 +216,7 @@ submit_commit(struct kaid *k)
 	}
 	if (kai_db_jobs_insert(k->db, nj, n, ids, &err) != 0) {
 		kai_log_err("could not store %zu submissions: %s", n, err.msg);
+		k->metrics.submit_failed += n;
 		kai_err_prefix(&err, "could not store the job");
 		for (i = 0; i < n; i++)
 			submit_answer(k, &k->submits[i], 0, &err);
@@ -227,6 +229,7 @@ submit_commit(struct kaid *k)
 			    " result=ok", s->nj.uid, ids[i]);
 			submit_answer(k, s, ids[i], NULL);
 		}
+		k->metrics.submit_accepted += n;
 		tick_soon(k);
 	}
 	for (i = 0; i < n; i++)

@@ -266,14 +266,14 @@ split_hostport(const char *s, char *host, size_t hsize, char *port,
 }
 
 int
-server_listen(struct kaid *k, struct kai_err *err)
+server_socket(const char *addr, int *fdp, struct kai_err *err)
 {
 	struct addrinfo hints, *res = NULL;
 	char host[256], port[32];
 	int fd, one = 1, r;
 
-	if (split_hostport(k->conf->listen, host, sizeof(host), port,
-		sizeof(port), err) != 0)
+	if (split_hostport(addr, host, sizeof(host), port, sizeof(port),
+		err) != 0)
 		return KAI_ECONFIG;
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
@@ -282,8 +282,8 @@ server_listen(struct kaid *k, struct kai_err *err)
 	r = getaddrinfo(host[0] != '\0' ? host : NULL, port, &hints, &res);
 	if (r != 0)
 		return kai_err_set(err, KAI_ECONFIG,
-		    "could not resolve listen address \"%s\": %s",
-		    k->conf->listen, gai_strerror(r));
+		    "could not resolve listen address \"%s\": %s", addr,
+		    gai_strerror(r));
 	fd = socket(res->ai_family, res->ai_socktype | SOCK_NONBLOCK |
 	    SOCK_CLOEXEC, 0);
 	if (fd < 0 ||
@@ -295,9 +295,20 @@ server_listen(struct kaid *k, struct kai_err *err)
 			(void)close(fd);
 		freeaddrinfo(res);
 		return kai_err_set(err, KAI_ESYS, "could not listen on \"%s\": %s",
-		    k->conf->listen, strerror(r));
+		    addr, strerror(r));
 	}
 	freeaddrinfo(res);
+	*fdp = fd;
+	return 0;
+}
+
+int
+server_listen(struct kaid *k, struct kai_err *err)
+{
+	int fd, r;
+
+	if ((r = server_socket(k->conf->listen, &fd, err)) != 0)
+		return r;
 	if (kai_loop_fd_set(k->loop, fd, KAI_LOOP_READ, accept_event, k) != 0) {
 		(void)close(fd);
 		return kai_err_set(err, KAI_ESYS, "could not watch the listener");

@@ -249,6 +249,7 @@ tick_run(struct kaid *k)
 
 	if (!state_synced(k))
 		return;
+	metrics_tick_begin(&k->metrics);
 	if (k->queues_stale && queues_reload(k, &err) != 0)
 		kai_log_debug("queues still not reloaded: %s", err.msg);
 	for (i = 0; i < k->njobs; i++)
@@ -269,6 +270,7 @@ tick_run(struct kaid *k)
 	} else {
 		KAI_FREE(k->tick_error);
 		tick_act(k, &sn, &r, &rs);
+		metrics_tick_result(&k->metrics, &sn.s, &r);
 		kai_sched_result_fini(&r);
 	}
 	if (rs.n > 0 && kai_db_jobs_set_reason(k->db, rs.ids,
@@ -282,6 +284,7 @@ tick_run(struct kaid *k)
 	free(rs.ids);
 	free(rs.text);
 	snap_fini(&sn);
+	metrics_tick_end(&k->metrics);
 }
 
 static void

@@ -30,6 +30,7 @@ struct kai_conf_partition {
 struct kai_conf {
 	char *path;			/* the file read, for messages */
 	char *listen;			/* "host:port" for clients; 127.0.0.1:6820 */
+	char *http_listen;		/* health and metrics; "off"; 127.0.0.1:6821 */
 	char *database;			/* libpq conninfo; required */
 	char *munge_socket;		/* NULL = munged's default */
 	int log_level;			/* enum kai_log_level; "info" */

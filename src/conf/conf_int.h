@@ -49,6 +49,7 @@ enum kai_conf_type_id {
 #define KAI_CONF_REQUIRED 0x1	/* the file must set it */
 #define KAI_CONF_SECRET	  0x2	/* masked in dumps, wiped when freed */
 #define KAI_CONF_ITEM	  0x4	/* a field of each element of a list */
+#define KAI_CONF_OFF	  0x8	/* an address that may also be "off" */
 
 struct kai_conf_entry {
 	const char *key;		/* dotted path: "scheduler.interval" */

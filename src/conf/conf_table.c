@@ -38,6 +38,11 @@ static const struct kai_conf_entry daemon_entries[] = {
 	{ .key = "listen", .type = KAI_CONF_ADDRESS, .offset = D(listen),
 	  .def = "127.0.0.1:6820", .max = 255,
 	  .help = "address and port kaid accepts clients on" },
+	{ .key = "http_listen", .type = KAI_CONF_ADDRESS,
+	  .offset = D(http_listen), .def = "127.0.0.1:6821", .max = 255,
+	  .flags = KAI_CONF_OFF,
+	  .help = "address and port of the HTTP health and metrics "
+		  "endpoint; off = none" },
 	{ .key = "database", .type = KAI_CONF_STRING, .offset = D(database),
 	  .min = 1, .max = 4096, .flags = KAI_CONF_REQUIRED | KAI_CONF_SECRET,
 	  .help = "libpq connection string of the kaibatch database" },

@@ -165,6 +165,8 @@ text_problem(const struct kai_conf_entry *e, const char *s, size_t len)
 	case KAI_CONF_PATH:
 		return *s != '/' ? "expected an absolute path" : NULL;
 	case KAI_CONF_ADDRESS:
+		if ((e->flags & KAI_CONF_OFF) != 0 && strcmp(s, "off") == 0)
+			return NULL;
 		return !valid_address(s) ?
 		    "expected host:port with a port between 1 and 65535" : NULL;
 	case KAI_CONF_DNSLABEL:

@@ -96,6 +96,19 @@ kai_db_close(struct kai_db *db)
 	free(db);
 }
 
+bool
+kai_db_connected(const struct kai_db *db)
+{
+	return db != NULL && db->conn != NULL && !db->broken &&
+	    PQstatus(db->conn) == CONNECTION_OK;
+}
+
+int
+kai_db_reconnect(struct kai_db *db, struct kai_err *err)
+{
+	return kai_db_ready(db, err);
+}
+
 int
 kai_db_ready(struct kai_db *db, struct kai_err *err)
 {

@@ -34,6 +34,18 @@ struct kai_db;
 int kai_db_open(const char *conninfo, struct kai_db **db, struct kai_err *err)
     KAI_MUST_CHECK;
 void kai_db_close(struct kai_db *db);
+/*
+ * Whether db holds a connection not known to be broken (for readiness:
+ * it does no I/O, so a connection lost unnoticed still counts until the
+ * next call finds out and reconnects).
+ */
+bool kai_db_connected(const struct kai_db *db);
+/*
+ * Connects again when the connection is lost or broken (nothing to do
+ * otherwise).  Returns 0 or KAI_EDB; blocks while connecting, as every
+ * call of this module does.
+ */
+int kai_db_reconnect(struct kai_db *db, struct kai_err *err) KAI_MUST_CHECK;
 
 /*
  * Applies missing migrations, each in its own transaction.  Sets *version

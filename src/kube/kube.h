@@ -203,5 +203,22 @@ void kai_kube_service_delete(struct kai_kube *kube, const char *name,
 
 /* Calls in flight (for clean shutdown and tests). */
 size_t kai_kube_pending(const struct kai_kube *kube);
+/* Requests completed, whatever their outcome (for kaid's metrics). */
+uint64_t kai_kube_requests(const struct kai_kube *kube);
+/* The API calls kube makes, for counting their failures. */
+enum kai_kube_verb {
+	KAI_KUBE_CREATE,	/* POST a pod */
+	KAI_KUBE_BIND,		/* POST pods/NAME/binding */
+	KAI_KUBE_DELETE,	/* DELETE a pod */
+	KAI_KUBE_WATCH,		/* list or watch nodes or pods */
+	KAI_KUBE_SERVICE,	/* create or delete a job's Service */
+	KAI_KUBE_NVERBS
+};
+/*
+ * Calls of verb that failed: transport errors, timeouts and error
+ * statuses, except the answers kaid adopts (409 on create and bind, 404
+ * on delete); a list or watch counts each failure before its retry.
+ */
+uint64_t kai_kube_errors(const struct kai_kube *kube, enum kai_kube_verb verb);
 
 #endif /* KAI_KUBE_KUBE_H */

@@ -583,3 +583,15 @@ kai_kube_pending(const struct kai_kube *kube)
 {
 	return kube->ncalls;
 }
+
+uint64_t
+kai_kube_requests(const struct kai_kube *kube)
+{
+	return kube->nrequests;
+}
+
+uint64_t
+kai_kube_errors(const struct kai_kube *kube, enum kai_kube_verb verb)
+{
+	return (unsigned)verb < KAI_KUBE_NVERBS ? kube->nerrors[verb] : 0;
+}

@@ -71,6 +71,7 @@ struct kai_kube {
 	size_t ncalls;           /* create/bind/delete in flight */
 	uint64_t nrequests;      /* finished, for tests and debugging */
 	uint64_t nconnects;      /* connections those had to open */
+	uint64_t nerrors[KAI_KUBE_NVERBS]; /* failed calls (metrics) */
 	struct kube_watch *wnodes;
 	struct kube_watch *wpods;
 };

@@ -26,6 +26,7 @@ struct pod_call {
 	char *what; /* "could not create pod \"x\"" */
 	kai_kube_done_fn *fn;
 	void *ctx;
+	enum kai_kube_verb verb;
 	bool done;  /* fn has run */
 };
 
@@ -57,6 +58,13 @@ call_done(struct kube_req *req, void *ctx)
 
 	kai_err_clear(&err);
 	code = kube_req_check(req, &err, "%s", c->what);
+	/*
+	 * The answers kaid adopts (409 on writes, 404 on delete, either for
+	 * a Service) are no error.
+	 */
+	if (code != 0 && code != (c->verb == KAI_KUBE_DELETE ? KAI_ENOENT :
+	    KAI_EEXIST) && !(c->verb == KAI_KUBE_SERVICE && code == KAI_ENOENT))
+		c->kube->nerrors[c->verb]++;
 	c->kube->ncalls--;
 	c->done = true;
 	c->fn(code, &err, c->ctx);
@@ -64,13 +72,15 @@ call_done(struct kube_req *req, void *ctx)
 
 /* Takes ownership of what, path and body. */
 static void
-call_start(struct kai_kube *kube, char *what, const char *method, char *path,
-    char *body, kai_kube_done_fn *fn, void *ctx)
+call_start(struct kai_kube *kube, enum kai_kube_verb verb, char *what,
+    const char *method, char *path, char *body, kai_kube_done_fn *fn,
+    void *ctx)
 {
 	struct pod_call *c = kai_xcalloc(1, sizeof(*c));
 	struct kube_req *req;
 
 	c->kube = kube;
+	c->verb = verb;
 	c->what = what;
 	c->fn = fn;
 	c->ctx = ctx;
@@ -112,7 +122,7 @@ void
 kai_kube_pod_create(struct kai_kube *kube, const struct kai_pod_spec *spec,
     kai_kube_done_fn *fn, void *ctx)
 {
-	call_start(kube,
+	call_start(kube, KAI_KUBE_CREATE,
 	    kai_xasprintf("could not create pod \"%s\"", spec->name), "POST",
 	    pods_path(kube, NULL), kai_kube_pod_json(spec, kube->ns), fn, ctx);
 }
@@ -139,7 +149,7 @@ kai_kube_pod_bind(struct kai_kube *kube, const char *pod, const char *node,
 	json_object_put(b);
 	what = kai_xasprintf("could not bind pod \"%s\" to node \"%s\"", pod,
 	    node);
-	call_start(kube, what, "POST", kai_xasprintf("%s/binding", base), body,
+	call_start(kube, KAI_KUBE_BIND, what, "POST", kai_xasprintf("%s/binding", base), body,
 	    fn, ctx);
 	free(base);
 }
@@ -156,7 +166,7 @@ kai_kube_pod_delete(struct kai_kube *kube, const char *pod, int64_t grace_s,
 	else
 		path = kai_xstrdup(base);
 	free(base);
-	call_start(kube, kai_xasprintf("could not delete pod \"%s\"", pod),
+	call_start(kube, KAI_KUBE_DELETE, kai_xasprintf("could not delete pod \"%s\"", pod),
 	    "DELETE", path, NULL, fn, ctx);
 }
 
@@ -164,7 +174,7 @@ void
 kai_kube_service_create(struct kai_kube *kube, const char *name,
     const char *job_id, kai_kube_done_fn *fn, void *ctx)
 {
-	call_start(kube,
+	call_start(kube, KAI_KUBE_SERVICE,
 	    kai_xasprintf("could not create service \"%s\"", name), "POST",
 	    ns_path(kube, "services", NULL),
 	    kai_kube_service_json(name, job_id, kube->ns), fn, ctx);
@@ -174,7 +184,7 @@ void
 kai_kube_service_delete(struct kai_kube *kube, const char *name,
     kai_kube_done_fn *fn, void *ctx)
 {
-	call_start(kube,
+	call_start(kube, KAI_KUBE_SERVICE,
 	    kai_xasprintf("could not delete service \"%s\"", name), "DELETE",
 	    ns_path(kube, "services", name), NULL, fn, ctx);
 }

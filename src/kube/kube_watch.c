@@ -169,6 +169,7 @@ watch_fail(struct kube_watch *w, const char *why)
 {
 	int64_t now = kai_loop_now_ms(w->kube->loop);
 
+	w->kube->nerrors[KAI_KUBE_WATCH]++;
 	if (w->backoff == 0)
 		w->backoff = BACKOFF_MIN_MS;
 	else if ((w->backoff *= 2) > BACKOFF_MAX_MS)

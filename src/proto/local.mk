@@ -5,6 +5,8 @@ src_proto_libkaiproto_a_SOURCES = \
 	src/proto/codec.c \
 	src/proto/codec.h \
 	src/proto/frame.c \
+	src/proto/http.c \
+	src/proto/http.h \
 	src/proto/msg_cancel.c \
 	src/proto/msg_error.c \
 	src/proto/msg_jobs.c \
@@ -12,6 +14,8 @@ src_proto_libkaiproto_a_SOURCES = \
 	src/proto/msg_queue.c \
 	src/proto/msg_select.c \
 	src/proto/msg_submit.c \
+	src/proto/prom.c \
+	src/proto/prom.h \
 	src/proto/proto.h \
 	src/proto/queue.c
 
@@ -27,6 +31,18 @@ tests_unit_proto_queue_SOURCES = tests/unit/proto-queue.c
 tests_unit_proto_queue_LDADD = tests/lib/libtap.a src/proto/libkaiproto.a \
 	src/model/libkaimodel.a src/base/libkaibase.a
 TESTS += tests/unit/proto-queue
+
+# The HTTP request head parser and the Prometheus exposition writer of
+# kaid's health and metrics endpoint.
+check_PROGRAMS += tests/unit/proto-http tests/unit/proto-prom
+tests_unit_proto_http_SOURCES = tests/unit/proto-http.c
+tests_unit_proto_http_LDADD = tests/lib/libtap.a src/proto/libkaiproto.a \
+	src/base/libkaibase.a
+TESTS += tests/unit/proto-http
+tests_unit_proto_prom_SOURCES = tests/unit/proto-prom.c
+tests_unit_proto_prom_LDADD = tests/lib/libtap.a src/proto/libkaiproto.a \
+	src/base/libkaibase.a
+TESTS += tests/unit/proto-prom
 
 # A test tool for the integration tests: sends fresh, saved, replayed or
 # tampered frames to kaid (replay protection, credential binding).

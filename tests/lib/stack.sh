@@ -7,7 +7,8 @@
 # stopped by the pid files they wrote.
 #
 #	. tests/lib/stack.sh
-#	stack_start DIR [NODES.yaml]     # exports KAI_CONTROLLER, KAI_MUNGE_SOCKET
+#	stack_start DIR [NODES.yaml]     # exports KAI_CONTROLLER, KAI_MUNGE_SOCKET,
+#	                                 # KAID_HTTP (kaid's health/metrics URL)
 #	as_user alice ksubmit job.sh
 #	stack_stop DIR
 #
@@ -122,6 +123,7 @@ stack_write_conf()
 	cat >"$d/kaid.yaml" <<EOC
 # Written by tests/lib/stack.sh for a private stack in $d.
 listen: 127.0.0.1:$KAID_PORT
+http_listen: 127.0.0.1:$KAID_HTTP_PORT
 database: "host=$d/pg dbname=kaibatch user=kaibatch"
 munge_socket: $KAI_MUNGE_SOCKET
 log_level: ${KAID_LOG_LEVEL:-info}
@@ -200,8 +202,13 @@ stack_start()
 		kubesim_start "$STACK_DIR" "$nodes" || return 1
 	fi
 	KAID_PORT=$(stack_free_port)
+	KAID_HTTP_PORT=$(stack_free_port)
+	while [ "$KAID_HTTP_PORT" = "$KAID_PORT" ]; do
+		KAID_HTTP_PORT=$(stack_free_port)
+	done
 	KAI_CONTROLLER=127.0.0.1:$KAID_PORT
-	export KAI_CONTROLLER KAI_MUNGE_SOCKET KAID_PORT
+	KAID_HTTP=http://127.0.0.1:$KAID_HTTP_PORT
+	export KAI_CONTROLLER KAI_MUNGE_SOCKET KAID_PORT KAID_HTTP_PORT KAID_HTTP
 	stack_write_conf "$STACK_DIR"
 	kaid_start
 }

@@ -8,7 +8,8 @@
 # (when kaid is built).  With the cached kube-apiserver
 # (contrib/k8s/build-apiserver.sh; never built here): all of them apply
 # as admin, a second apply replaces them, and the objects read back as
-# written (the probes on /healthz:6821, the Secrets, the service port).
+# written (the probes on /healthz and /readyz:6821, the Secrets, the
+# service port).
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=${top_srcdir:-$HERE/../..}
@@ -53,7 +54,7 @@ else
 fi
 
 # What the Deployment must say, whatever else changes.
-is "deployment: probes on GET /healthz:6821, secrets, socket, SA" "$(python3 - "$M/kaid-deployment.yaml" <<'EOF'
+is "deployment: probes on GET /healthz and /readyz:6821, secrets, socket, SA" "$(python3 - "$M/kaid-deployment.yaml" <<'EOF'
 import sys, yaml
 for doc in yaml.safe_load_all(open(sys.argv[1])):
     if doc["kind"] != "Deployment":
@@ -72,7 +73,7 @@ for doc in yaml.safe_load_all(open(sys.argv[1])):
           spec["serviceAccountName"], doc["spec"]["replicas"],
           doc["spec"]["strategy"]["type"])
 EOF
-)" "[('/healthz', 6821), ('/healthz', 6821)] 6820 {'PGPASSWORD': 'kaid-postgres'} kaid-munge-key ['munge-socket'] True kaid 1 Recreate"
+)" "[('/healthz', 6821), ('/readyz', 6821)] 6820 {'PGPASSWORD': 'kaid-postgres'} kaid-munge-key ['munge-socket'] True kaid 1 Recreate"
 
 # -- on a real apiserver ----------------------------------------------------------
 . "$SRC/contrib/k8s/realapi.sh"
@@ -102,7 +103,7 @@ is "real apiserver: read back" "$(
 	    python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["spec"]["ports"][0]["port"], d["spec"]["type"])'
 	get /apis/rbac.authorization.k8s.io/v1/clusterrolebindings/kaibatch-kaid |
 	    python3 -c 'import json,sys; d=json.load(sys.stdin); print(sorted((s["kind"], s["name"]) for s in d["subjects"]))'
-)" "kaid ['kaid', 'munged'] {'path': '/healthz', 'port': 'health', 'scheme': 'HTTP'}
+)" "kaid ['kaid', 'munged'] {'path': '/readyz', 'port': 'health', 'scheme': 'HTTP'}
 6820 ClusterIP
 [('ServiceAccount', 'kaid'), ('User', 'kaid')]"
 done_testing

@@ -100,6 +100,7 @@ test_defaults(void)
 		return;
 	is_str(c->path, path, "path recorded");
 	is_str(c->listen, "127.0.0.1:6820", "default listen");
+	is_str(c->http_listen, "127.0.0.1:6821", "default http_listen");
 	is_str(c->database, "dbname=kaibatch", "database as given");
 	ok(c->munge_socket == NULL && c->kubeconfig == NULL &&
 	    c->kube_context == NULL, "optional paths unset by default");
@@ -127,6 +128,7 @@ test_defaults(void)
 static const char full_yaml[] =
     "# every key\n"
     "listen: \"[::1]:7000\"\n"
+    "http_listen: 0.0.0.0:9100\n"
     "database: 'host=db dbname=kai user=kaid password=s3cret'\n"
     "munge_socket: /run/munge/alt.socket\n"
     "log_level: debug\n"
@@ -160,6 +162,7 @@ test_full(void)
 	if (c == NULL)
 		return;
 	is_str(c->listen, "[::1]:7000", "IPv6 listen address");
+	is_str(c->http_listen, "0.0.0.0:9100", "http_listen address");
 	is_str(c->munge_socket, "/run/munge/alt.socket", "munge_socket");
 	is_int(c->log_level, KAI_LOG_DEBUG, "log_level debug");
 	ok(strcmp(c->kubeconfig, "/etc/kaibatch/kubeconfig") == 0 &&
@@ -211,6 +214,14 @@ test_values(void)
 	    "quoted password masked whole; exact units in the dump");
 	free(d);
 	kai_conf_free(c);
+	c = load_ok(DB "http_listen: off\n", "http_listen: off");
+	if (c != NULL) {
+		is_str(c->http_listen, "off", "off turns the endpoint off");
+		d = kai_conf_dump(c);
+		ok(strstr(d, "http_listen: \"off\"\n") != NULL, "and dumps as off");
+		free(d);
+		kai_conf_free(c);
+	}
 	load_bad(DB "kubernetes:\n  timeout: 1h\n",
 	    ":3:12: invalid value \"1h\" for \"kubernetes.timeout\": "
 	    "must be between 100ms and 10m", "timeout bounds");
@@ -289,6 +300,14 @@ test_errors_values(void)
 	    ":2:9: invalid value \"localhost\" for \"listen\": "
 	    "expected host:port with a port between 1 and 65535",
 	    "listen without a port");
+	load_bad(DB "listen: \"off\"\n",
+	    ":2:9: invalid value \"off\" for \"listen\": "
+	    "expected host:port with a port between 1 and 65535",
+	    "only http_listen may be off");
+	load_bad(DB "http_listen: 6821\n",
+	    ":2:14: invalid value \"6821\" for \"http_listen\": "
+	    "expected host:port with a port between 1 and 65535",
+	    "http_listen without a host");
 	load_bad(DB "munge_socket: munge.sock\n",
 	    ":2:15: invalid value \"munge.sock\" for \"munge_socket\": "
 	    "expected an absolute path", "a relative path");
@@ -508,7 +527,7 @@ test_help(void)
 
 	for (s = h; *s != '\0'; s++)
 		lines += *s == '\n';
-	is_int(lines, 20, "help has a line per key");
+	is_int(lines, 21, "help has a line per key");
 	ok(strstr(h, "scheduler.interval         duration(ms)    1s"
 	    "                   time between") != NULL &&
 	    strstr(h, "partitions[].max_time") != NULL &&
