@@ -16,6 +16,8 @@ clients_libkaicmd_a_SOURCES = \
 	clients/jobfields.h \
 	clients/jobquery.c \
 	clients/jobquery.h \
+	clients/nodequery.c \
+	clients/nodequery.h \
 	clients/output.c \
 	clients/output.h \
 	clients/slurmtime.c \
@@ -57,6 +59,10 @@ CLIENT_LIBS = clients/libkaicmd.a clients/libkaiclient.a \
 CLIENT_CPPFLAGS = $(AM_CPPFLAGS) $(JSONC_CFLAGS)
 
 bin_PROGRAMS += clients/ksubmit clients/kqueue clients/kcancel clients/kacct
+bin_PROGRAMS += clients/kinfo
+clients_kinfo_SOURCES = clients/kinfo.c
+clients_kinfo_CPPFLAGS = $(CLIENT_CPPFLAGS)
+clients_kinfo_LDADD = $(CLIENT_LIBS)
 clients_ksubmit_SOURCES = clients/ksubmit.c
 clients_ksubmit_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_ksubmit_LDADD = $(CLIENT_LIBS)
@@ -71,7 +77,7 @@ clients_kacct_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kacct_LDADD = $(CLIENT_LIBS)
 
 dist_man_MANS += doc/man/ksubmit.1 doc/man/kqueue.1 doc/man/kcancel.1 \
-	doc/man/kacct.1
+	doc/man/kacct.1 doc/man/kinfo.1
 
 # Output, times and selection parsing shared by kqueue and kacct.
 check_PROGRAMS += tests/unit/clients-output

@@ -140,6 +140,13 @@ bool rpc_queue_list(struct kaid *k, const struct rpc_req *req);
 bool rpc_queue_apply(struct kaid *k, const struct rpc_req *req);
 bool rpc_queue_delete(struct kaid *k, const struct rpc_req *req);
 
+/* rpc_nodes.c: kinfo, kctl show node / partition */
+bool rpc_nodes(struct kaid *k, const struct rpc_req *req);
+
+/* rpc_jobctl.c: kctl hold / release / update job */
+bool rpc_job_control(struct kaid *k, const struct rpc_req *req);
+bool rpc_job_update(struct kaid *k, const struct rpc_req *req);
+
 /* queues.c */
 /*
  * Replaces the queue cache with the tree in PostgreSQL.  On failure the

@@ -69,6 +69,8 @@ struct kai_node {
 	uint64_t gpu_mem_mb;	/* label nvidia.com/gpu.memory (MiB per GPU) */
 	bool ready;		/* condition Ready=True */
 	bool unschedulable;	/* spec.unschedulable */
+	char *taint;		/* first NoSchedule/NoExecute taint, "key:Effect";
+				   "" = none (kinfo's drain reason) */
 	char **labels;		/* "key=value" */
 	size_t nlabels;
 };
