@@ -138,10 +138,12 @@ clients_ksim_LDADD = src/sched/libkaisched.a src/model/libkaimodel.a \
 dist_man_MANS += doc/man/ksim.1
 # End of the ksim block
 
-# kctl: the operator's tool (queues for now).  It reads queue files with
-# ytree.c, the same YAML reader as ksim.
+# kctl: the operator's tool (queues) and scontrol's job verbs (show,
+# hold, release, update).  It reads queue files with ytree.c, the same
+# YAML reader as ksim.
 bin_PROGRAMS += clients/kctl
 clients_kctl_SOURCES = clients/kctl.c clients/kctl.h clients/kctl_apply.c \
+	clients/kctl_job.c clients/kctl_show.c \
 	clients/ytree.c clients/ytree.h
 clients_kctl_CPPFLAGS = $(CLIENT_CPPFLAGS) $(YAML_CFLAGS)
 clients_kctl_LDADD = $(CLIENT_LIBS)
