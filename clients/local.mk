@@ -59,7 +59,10 @@ CLIENT_LIBS = clients/libkaicmd.a clients/libkaiclient.a \
 CLIENT_CPPFLAGS = $(AM_CPPFLAGS) $(JSONC_CFLAGS)
 
 bin_PROGRAMS += clients/ksubmit clients/kqueue clients/kcancel clients/kacct
-bin_PROGRAMS += clients/kinfo
+bin_PROGRAMS += clients/kinfo clients/klog
+clients_klog_SOURCES = clients/klog.c
+clients_klog_CPPFLAGS = $(CLIENT_CPPFLAGS)
+clients_klog_LDADD = $(CLIENT_LIBS)
 clients_kinfo_SOURCES = clients/kinfo.c
 clients_kinfo_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kinfo_LDADD = $(CLIENT_LIBS)
@@ -77,7 +80,7 @@ clients_kacct_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kacct_LDADD = $(CLIENT_LIBS)
 
 dist_man_MANS += doc/man/ksubmit.1 doc/man/kqueue.1 doc/man/kcancel.1 \
-	doc/man/kacct.1 doc/man/kinfo.1
+	doc/man/kacct.1 doc/man/kinfo.1 doc/man/klog.1
 
 # Output, times and selection parsing shared by kqueue and kacct.
 check_PROGRAMS += tests/unit/clients-output

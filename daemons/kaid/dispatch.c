@@ -32,7 +32,11 @@
 /*
  * The wrapper: $1.. are the script's arguments.  Output files are opened
  * the way sbatch opens them (truncate; one file for both streams unless
- * -e was given).  The exit status is the script's.
+ * -e was given).  The exit status is the script's.  A `tail -f` copies
+ * the output file to the container's own output, which is what the pod
+ * log (klog) shows; the script still writes to the file itself, so the
+ * file stays the record and a process the script leaves behind cannot
+ * keep the pod alive.
  */
 static const char wrapper[] =
     "umask 077\n"
@@ -41,12 +45,17 @@ static const char wrapper[] =
     "unset KAI_SCRIPT\n"
     "umask 022\n"
     "cd \"$KAI_WORKDIR\" || { echo \"kaibatch: cannot chdir to $KAI_WORKDIR\" >&2; exit 1; }\n"
+    "t=\n"
+    "if (: >\"$KAI_STDOUT\") 2>/dev/null; then\n"
+    "  tail -n +1 -f \"$KAI_STDOUT\" 2>/dev/null & t=$!\n"
+    "fi\n"
     "if [ \"$KAI_STDOUT\" = \"$KAI_STDERR\" ]; then\n"
     "  \"$f\" \"$@\" >\"$KAI_STDOUT\" 2>&1\n"
     "else\n"
     "  \"$f\" \"$@\" >\"$KAI_STDOUT\" 2>\"$KAI_STDERR\"\n"
     "fi\n"
     "rc=$?\n"
+    "if [ -n \"$t\" ]; then sleep 0.2 2>/dev/null || sleep 1; kill \"$t\" 2>/dev/null; fi\n"
     "rm -f \"$f\"\n"
     "exit $rc\n";
 

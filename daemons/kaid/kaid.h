@@ -25,6 +25,7 @@
 #include "sys/loop.h"
 
 struct conn;
+struct log_stream;
 
 /* A submission waiting for the group commit at the end of the iteration. */
 struct submit {
@@ -93,6 +94,8 @@ struct kaid {
 	bool *queue_parent;	  /* queue i has children */
 	struct kai_map queue_ix;  /* name -> index + 1 */
 	bool queues_stale;	  /* a reload failed: retry before a tick */
+
+	struct log_stream *logs;  /* klog requests being answered */
 };
 
 /* kaid.c */
@@ -108,6 +111,12 @@ void server_reply_error(struct kaid *k, struct conn *conn, int code,
     const char *msg, const char *hint);
 /* Lets conn read its next request (after a deferred reply). */
 void server_resume(struct kaid *k, struct conn *conn);
+/*
+ * Writes what is queued on conn now, for the KAI_FRAME_MORE frames of a
+ * deferred reply; the connection may be closed meanwhile (its owners
+ * hear of it through submit_forget_conn() / log_forget_conn()).
+ */
+void server_flush(struct kaid *k, struct conn *conn);
 
 /* rpc.c */
 struct rpc_req {
@@ -146,6 +155,10 @@ bool rpc_nodes(struct kaid *k, const struct rpc_req *req);
 /* rpc_jobctl.c: kctl hold / release / update job */
 bool rpc_job_control(struct kaid *k, const struct rpc_req *req);
 bool rpc_job_update(struct kaid *k, const struct rpc_req *req);
+
+/* rpc_log.c: klog */
+bool rpc_log(struct kaid *k, const struct rpc_req *req);
+void log_forget_conn(struct kaid *k, struct conn *conn);
 
 /* queues.c */
 /*
