@@ -91,6 +91,7 @@ as_user "$A" kcancel "$id2"
 # Two tasks, two pods: --task 1 reads the second one's log.  (Every task
 # runs the script and writes the same output file for now, see
 # ksubmit(1), so the two logs may hold the same lines.)
+# shellcheck disable=SC2016 # expanded in the job, not here
 id3=$(cd "$W" && as_user "$A" ksubmit --parsable -n 2 \
     --wrap 'echo "task $SLURM_PROCID"; sleep 30')
 ok "a two-task job runs" wait_state "$id3" RUNNING
