@@ -110,4 +110,6 @@ is "an unknown partition prints only the header" \
     "$(as_user "$A" kinfo -p nosuch)" \
     "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST"
 
+ok "kaid stops cleanly on SIGTERM" kaid_stop_clean
+
 done_testing

@@ -199,4 +199,6 @@ bad "update with a bad time" '^kctl: error: invalid time limit "soon"' \
 bad "update without a value" '^kctl: error: invalid update "Partition=": expected Key=Value' \
     update job 5 Partition=
 
+ok "kaid stops cleanly on SIGTERM" kaid_stop_clean
+
 done_testing

@@ -57,8 +57,13 @@ is "a task the job does not have" "$?:$err" \
 
 as_user "$A" klog -f "$id" >"$T/follow.out" 2>"$T/follow.err" &
 fpid=$!
+# A second follower that goes away: kaid stops its stream.
+as_user "$A" klog -f "$id" >/dev/null 2>&1 &
+gone=$!
 sleep 1
 ok "klog -f is still following" kill -0 "$fpid"
+kill -9 "$gone"
+wait "$gone" 2>/dev/null
 touch "$W/go"
 wait "$fpid"
 is "klog -f ends with the task: exit 0" "$?" 0
@@ -67,6 +72,8 @@ is "and printed the whole log as it grew" "$(cat "$T/follow.out")" \
 a warning
 bye from task 0"
 is "with nothing on stderr" "$(cat "$T/follow.err")" ""
+ok "kaid still answers after a follower went away" \
+    as_user "$A" kqueue -j "$id"
 
 err=$(as_user "$B" klog "$id" 2>&1)
 is "bob may not read alice's log" "$?:$err" "1:klog: error: permission denied"
@@ -122,5 +129,22 @@ bad "a bad job id" '^klog: error: invalid job id' abc
 bad "a bad task" '^klog: error: invalid task "x"' --task x 1
 bad "a negative task" '^klog: error: invalid task "-1"' --task=-1 1
 bad "an unknown option" '^klog: error: unrecognized option "--tail"' --tail 5 1
+
+# kaid stopping while a klog -f is open: the stream is stopped, kaid
+# exits cleanly, klog says the connection broke (exit 3).
+id4=$(cd "$W" && as_user "$A" ksubmit --parsable --wrap "echo started; sleep 60")
+ok "a long job runs" wait_state "$id4" RUNNING
+as_user "$A" klog -f "$id4" >"$T/f4.out" 2>"$T/f4.err" &
+fpid=$!
+for _ in $(seq 1 50); do
+	grep -q started "$T/f4.out" 2>/dev/null && break
+	sleep 0.1
+done
+is "klog -f prints the log so far" "$(cat "$T/f4.out")" "started"
+
+ok "kaid stops cleanly on SIGTERM" kaid_stop_clean
+wait "$fpid"
+is "klog -f: the connection broke, exit 3" "$?" 3
+like "and says so" "$(cat "$T/f4.err")" '^klog: error: no reply from kaid'
 
 done_testing
