@@ -1,6 +1,12 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * kctl: the operator's tool.  For now it manages the queue tree:
+ * kctl: the operator's tool, and scontrol's job verbs for everyone.
+ *
+ *	kctl show job|node|partition [NAME]	(kctl_show.c)
+ *	kctl hold|release JOBID...		(kctl_job.c)
+ *	kctl update job JOBID Key=Value...	(kctl_job.c)
+ *
+ * and the queue tree:
  *
  *	kctl queue list [--json]
  *	kctl queue create NAME [options]
@@ -95,7 +101,11 @@ static const struct cliopt top_table[] = {
     CLIOPT("version", 'V', CLIOPT_NOARG, NULL, "print the version and exit"),
 };
 
-static const char *const top_synopsis[] = {"kctl queue list [--json]",
+static const char *const top_synopsis[] = {
+    "kctl show job|node|partition [NAME]", "kctl hold JOBID...",
+    "kctl release JOBID...",
+    "kctl update job JOBID [TimeLimit=TIME] [Partition=NAME]",
+    "kctl queue list [--json]",
     "kctl queue create NAME [options]", "kctl queue update NAME [options]",
     "kctl queue delete NAME...", "kctl queue apply -f FILE", NULL};
 
@@ -600,8 +610,22 @@ run_top(int argc, char **argv, int *first)
 	return rc;
 }
 
-#define HINT  "see \"kctl --help\""
+#define HINT  KCTL_HINT
 #define VERBS "list, create, update, delete or apply"
+#define CMDS  "show, hold, release, update or queue"
+
+/* scontrol's verbs, or -1 when argv[0] is not one of them. */
+static int
+run_job_verb(int argc, char **argv)
+{
+	if (strcmp(argv[0], "show") == 0)
+		return kctl_show(prog, argc, argv);
+	if (strcmp(argv[0], "hold") == 0 || strcmp(argv[0], "release") == 0)
+		return kctl_job_control(prog, argc, argv);
+	if (strcmp(argv[0], "update") == 0)
+		return kctl_job_update(prog, argc, argv);
+	return -1;
+}
 
 int
 main(int argc, char **argv)
@@ -612,12 +636,14 @@ main(int argc, char **argv)
 	if ((rc = run_top(argc, argv, &first)) >= 0)
 		return rc;
 	if (first >= argc) {
-		client_error(prog, HINT, "missing command: expected \"queue\"");
+		client_error(prog, HINT, "missing command: expected " CMDS);
 		return CLIENT_EXIT_USAGE;
 	}
+	if ((rc = run_job_verb(argc - first, argv + first)) >= 0)
+		return rc;
 	if (strcmp(argv[first], "queue") != 0) {
 		client_error(prog, HINT, "unrecognized command \"%s\": "
-		    "expected \"queue\"", argv[first]);
+		    "expected " CMDS, argv[first]);
 		return CLIENT_EXIT_USAGE;
 	}
 	if (++first >= argc) {

@@ -16,6 +16,8 @@ clients_libkaicmd_a_SOURCES = \
 	clients/jobfields.h \
 	clients/jobquery.c \
 	clients/jobquery.h \
+	clients/nodequery.c \
+	clients/nodequery.h \
 	clients/output.c \
 	clients/output.h \
 	clients/slurmtime.c \
@@ -57,6 +59,13 @@ CLIENT_LIBS = clients/libkaicmd.a clients/libkaiclient.a \
 CLIENT_CPPFLAGS = $(AM_CPPFLAGS) $(JSONC_CFLAGS)
 
 bin_PROGRAMS += clients/ksubmit clients/kqueue clients/kcancel clients/kacct
+bin_PROGRAMS += clients/kinfo clients/klog
+clients_klog_SOURCES = clients/klog.c
+clients_klog_CPPFLAGS = $(CLIENT_CPPFLAGS)
+clients_klog_LDADD = $(CLIENT_LIBS)
+clients_kinfo_SOURCES = clients/kinfo.c
+clients_kinfo_CPPFLAGS = $(CLIENT_CPPFLAGS)
+clients_kinfo_LDADD = $(CLIENT_LIBS)
 clients_ksubmit_SOURCES = clients/ksubmit.c
 clients_ksubmit_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_ksubmit_LDADD = $(CLIENT_LIBS)
@@ -71,7 +80,7 @@ clients_kacct_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kacct_LDADD = $(CLIENT_LIBS)
 
 dist_man_MANS += doc/man/ksubmit.1 doc/man/kqueue.1 doc/man/kcancel.1 \
-	doc/man/kacct.1
+	doc/man/kacct.1 doc/man/kinfo.1 doc/man/klog.1
 
 # Output, times and selection parsing shared by kqueue and kacct.
 check_PROGRAMS += tests/unit/clients-output
@@ -132,10 +141,12 @@ clients_ksim_LDADD = src/sched/libkaisched.a src/model/libkaimodel.a \
 dist_man_MANS += doc/man/ksim.1
 # End of the ksim block
 
-# kctl: the operator's tool (queues for now).  It reads queue files with
-# ytree.c, the same YAML reader as ksim.
+# kctl: the operator's tool (queues) and scontrol's job verbs (show,
+# hold, release, update).  It reads queue files with ytree.c, the same
+# YAML reader as ksim.
 bin_PROGRAMS += clients/kctl
 clients_kctl_SOURCES = clients/kctl.c clients/kctl.h clients/kctl_apply.c \
+	clients/kctl_job.c clients/kctl_show.c \
 	clients/ytree.c clients/ytree.h
 clients_kctl_CPPFLAGS = $(CLIENT_CPPFLAGS) $(YAML_CFLAGS)
 clients_kctl_LDADD = $(CLIENT_LIBS)

@@ -21,6 +21,9 @@ INTEGRATION_TESTS = \
 	tests/integration/t3200-outcomes.t \
 	tests/integration/t4000-queues.t \
 	tests/integration/t5000-http.t \
+	tests/integration/t5100-kinfo.t \
+	tests/integration/t5200-kctl-job.t \
+	tests/integration/t5300-klog.t \
 	tests/integration/t6200-podenv.t
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \

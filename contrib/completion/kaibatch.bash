@@ -9,7 +9,8 @@
 # never drift from the option tables.  Values are completed where the
 # answer is known locally: partitions and states from fixed lists, users
 # from the passwd database, files for scripts and -o/-e/-D, and job ids
-# from `kqueue --noheader -o %i` (your own jobs).
+# from `kqueue --noheader -o %i` (your own jobs); node and partition
+# names from kinfo, and kctl's commands from fixed lists.
 
 _kaibatch_opts()
 {
@@ -23,6 +24,47 @@ _kaibatch_jobids()
 	kqueue --me --noheader -o %i 2>/dev/null
 }
 
+_kaibatch_nodes()
+{
+	kinfo -N --noheader -o %n 2>/dev/null | sort -u
+}
+
+_kaibatch_partitions()
+{
+	kinfo --noheader -o %R 2>/dev/null | sort -u
+}
+
+# kctl: its commands, then what each one takes.  Returns 1 when the word
+# is an option, for the generic code below.
+_kaibatch_kctl()
+{
+	local cur=$1 words
+	[[ "$cur" == -* ]] && return 1
+	case "$COMP_CWORD:${COMP_WORDS[1]:-}:${COMP_WORDS[2]:-}" in
+	1:*)
+		words="show hold release update queue" ;;
+	2:show:*)
+		words="job node partition" ;;
+	3:show:job | *:hold:* | *:release:* | 3:update:job)
+		words=$(_kaibatch_jobids) ;;
+	2:update:*)
+		words="job" ;;
+	*:update:job)
+		words="TimeLimit= Partition=" ;;
+	3:show:node)
+		words=$(_kaibatch_nodes) ;;
+	3:show:partition)
+		words=$(_kaibatch_partitions) ;;
+	2:queue:*)
+		words="list create update delete apply" ;;
+	*)
+		return 0 ;;
+	esac
+	mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
+	[[ "${COMPREPLY[0]:-}" == *= ]] && compopt -o nospace 2>/dev/null
+	return 0
+}
+
 _kaibatch()
 {
 	local cur prev prog opts
@@ -31,6 +73,28 @@ _kaibatch()
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
 	prog=${COMP_WORDS[0]##*/}
 
+	if [ "$prog" = kctl ] && _kaibatch_kctl "$cur"; then
+		return
+	fi
+	if [ "$prog" = kinfo ]; then
+		case "$prev" in
+		-t | --states)
+			mapfile -t COMPREPLY < <(compgen -W "idle mix alloc down
+			    drain drng all" -- "$cur")
+			return
+			;;
+		-n | --nodes)
+			mapfile -t COMPREPLY < <(compgen -W "$(_kaibatch_nodes)" \
+			    -- "$cur")
+			return
+			;;
+		-p | --partition)
+			mapfile -t COMPREPLY < <(compgen -W \
+			    "$(_kaibatch_partitions)" -- "$cur")
+			return
+			;;
+		esac
+	fi
 	case "$prev" in
 	-u | --user)
 		mapfile -t COMPREPLY < <(compgen -u -- "$cur")
@@ -62,10 +126,10 @@ _kaibatch()
 	ksubmit | ksim)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		;;
-	kcancel)
+	kcancel | klog)
 		mapfile -t COMPREPLY < <(compgen -W "$(_kaibatch_jobids)" -- "$cur")
 		;;
 	esac
 }
 
-complete -F _kaibatch ksubmit kqueue kcancel kacct ksim kctl
+complete -F _kaibatch ksubmit kqueue kcancel kacct ksim kctl kinfo klog

@@ -26,6 +26,7 @@
 #include "sys/loop.h"
 
 struct conn;
+struct log_stream;
 
 /* A submission waiting for the group commit at the end of the iteration. */
 struct submit {
@@ -97,6 +98,7 @@ struct kaid {
 
 	struct httpd *httpd;	  /* health and metrics endpoint, or NULL */
 	struct metrics metrics;
+	struct log_stream *logs;  /* klog requests being answered */
 };
 
 /* kaid.c */
@@ -114,6 +116,12 @@ void server_reply_error(struct kaid *k, struct conn *conn, int code,
     const char *msg, const char *hint);
 /* Lets conn read its next request (after a deferred reply). */
 void server_resume(struct kaid *k, struct conn *conn);
+/*
+ * Writes what is queued on conn now, for the KAI_FRAME_MORE frames of a
+ * deferred reply; the connection may be closed meanwhile (its owners
+ * hear of it through submit_forget_conn() / log_forget_conn()).
+ */
+void server_flush(struct kaid *k, struct conn *conn);
 
 /* httpd.c: GET /healthz, /readyz, /metrics (doc/metrics.md). */
 /* Listens on http_listen unless it is "off". */
@@ -152,6 +160,17 @@ bool rpc_cancel(struct kaid *k, const struct rpc_req *req);
 bool rpc_queue_list(struct kaid *k, const struct rpc_req *req);
 bool rpc_queue_apply(struct kaid *k, const struct rpc_req *req);
 bool rpc_queue_delete(struct kaid *k, const struct rpc_req *req);
+
+/* rpc_nodes.c: kinfo, kctl show node / partition */
+bool rpc_nodes(struct kaid *k, const struct rpc_req *req);
+
+/* rpc_jobctl.c: kctl hold / release / update job */
+bool rpc_job_control(struct kaid *k, const struct rpc_req *req);
+bool rpc_job_update(struct kaid *k, const struct rpc_req *req);
+
+/* rpc_log.c: klog */
+bool rpc_log(struct kaid *k, const struct rpc_req *req);
+void log_forget_conn(struct kaid *k, struct conn *conn);
 
 /* queues.c */
 /*

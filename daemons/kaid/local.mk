@@ -13,6 +13,9 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/reconcile.c \
 	daemons/kaid/rpc.c \
 	daemons/kaid/rpc_cancel.c \
+	daemons/kaid/rpc_jobctl.c \
+	daemons/kaid/rpc_log.c \
+	daemons/kaid/rpc_nodes.c \
 	daemons/kaid/rpc_query.c \
 	daemons/kaid/rpc_queue.c \
 	daemons/kaid/rpc_submit.c \

@@ -25,7 +25,10 @@
  * -e was given), except that the tasks of a multi-task job all append
  * (KAI_APPEND): each pod runs the script, and a task that truncated the
  * file would erase what the others had written.  The exit status is the
- * script's.
+ * script's.  A `tail -f` copies the output file to the container's own
+ * output, which is what the pod log (klog) shows; the script still writes
+ * to the file itself, so the file stays the record and a process the
+ * script leaves behind cannot keep the pod alive.
  */
 const char podshim_wrapper[] =
     "umask 077\n"
@@ -39,6 +42,14 @@ const char podshim_wrapper[] =
     "PATH=\"$d/bin:$PATH\"; export PATH\n"
     "umask 022\n"
     "cd \"$KAI_WORKDIR\" || { echo \"kaibatch: cannot chdir to $KAI_WORKDIR\" >&2; exit 1; }\n"
+    "t=\n"
+    "if [ -z \"$KAI_APPEND\" ]; then\n"
+    "  if (: >\"$KAI_STDOUT\") 2>/dev/null; then\n"
+    "    tail -n +1 -f \"$KAI_STDOUT\" 2>/dev/null & t=$!\n"
+    "  fi\n"
+    "elif (: >>\"$KAI_STDOUT\") 2>/dev/null; then\n"
+    "  tail -n 0 -f \"$KAI_STDOUT\" 2>/dev/null & t=$!\n"
+    "fi\n"
     "if [ -z \"$KAI_APPEND\" ] && [ \"$KAI_STDOUT\" = \"$KAI_STDERR\" ]; then\n"
     "  \"$d/script\" \"$@\" >\"$KAI_STDOUT\" 2>&1\n"
     "elif [ -z \"$KAI_APPEND\" ]; then\n"
@@ -49,6 +60,7 @@ const char podshim_wrapper[] =
     "  \"$d/script\" \"$@\" >>\"$KAI_STDOUT\" 2>>\"$KAI_STDERR\"\n"
     "fi\n"
     "rc=$?\n"
+    "if [ -n \"$t\" ]; then sleep 0.2 2>/dev/null || sleep 1; kill \"$t\" 2>/dev/null; fi\n"
     "rm -rf \"$d\"\n"
     "exit $rc\n";
 

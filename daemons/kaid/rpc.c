@@ -41,6 +41,10 @@ static const struct rpc_entry {
 	    RPC_MUTATES | RPC_OPERATOR},
 	{KAI_MSG_QUEUE_DELETE, "queue-delete", rpc_queue_delete,
 	    RPC_MUTATES | RPC_OPERATOR},
+	{KAI_MSG_NODE_LIST, "node-list", rpc_nodes, 0},
+	{KAI_MSG_JOB_CONTROL, "job-control", rpc_job_control, RPC_MUTATES},
+	{KAI_MSG_JOB_UPDATE, "job-update", rpc_job_update, RPC_MUTATES},
+	{KAI_MSG_LOG, "log", rpc_log, 0},
 };
 
 bool

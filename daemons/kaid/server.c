@@ -45,6 +45,7 @@ conn_close(struct kaid *k, struct conn *c)
 	size_t i;
 
 	submit_forget_conn(k, c);
+	log_forget_conn(k, c);
 	kai_loop_fd_del(k->loop, c->fd);
 	(void)close(c->fd);
 	kai_buf_fini(&c->in);
@@ -361,6 +362,20 @@ server_reply_error(struct kaid *k, struct conn *c, int code, const char *msg,
 	if (kai_msg_error_encode(&b, code, msg, hint) == 0)
 		server_reply(k, c, KAI_MSG_ERROR, 0, &b);
 	kai_buf_fini(&b);
+}
+
+void
+server_flush(struct kaid *k, struct conn *c)
+{
+	if (c == NULL)
+		return;
+	if (c->closing) {
+		conn_update(k, c);
+		return;
+	}
+	if (c->out.len > 0 && !conn_flush(k, c))
+		return;
+	conn_update(k, c);
 }
 
 void

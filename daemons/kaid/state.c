@@ -141,6 +141,7 @@ node_free(void *p)
 		return;
 	free(n->name);
 	free(n->gpu_product);
+	free(n->taint);
 	for (i = 0; i < n->nlabels; i++)
 		free(n->labels[i]);
 	free(n->labels);
@@ -157,6 +158,7 @@ node_dup(const struct kai_node *src)
 	n->name = kai_xstrdup(src->name);
 	n->gpu_product = kai_xstrdup(src->gpu_product != NULL ?
 	    src->gpu_product : "");
+	n->taint = kai_xstrdup(src->taint != NULL ? src->taint : "");
 	n->labels = kai_xcalloc(src->nlabels, sizeof(*n->labels));
 	for (i = 0; i < src->nlabels; i++)
 		n->labels[i] = kai_xstrdup(src->labels[i]);

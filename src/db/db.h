@@ -188,4 +188,26 @@ int kai_db_jobs_set_reason(struct kai_db *db, const uint64_t *ids,
     const char *const *reasons, size_t n, struct kai_err *err)
     KAI_MUST_CHECK;
 
+/*
+ * A change to a PENDING job that keeps it pending (kctl hold, release,
+ * update job): applied only while the job is still PENDING, with an event
+ * row (PENDING -> PENDING, the event text, the actor) in the same
+ * statement.  *applied is false when the job had left PENDING.
+ */
+struct kai_db_jobedit {
+	uint64_t id;
+	int64_t time;		/* unix s, for the event */
+	int64_t actor_uid;
+	bool set_hold;		/* hold and priority below */
+	bool hold;
+	uint32_t priority;
+	bool set_time_limit;
+	int64_t time_limit_s;
+	const char *queue;	/* NULL = unchanged */
+	const char *reason;	/* the stored pending reason; NULL = unchanged */
+	const char *event;	/* what changed, for the event row */
+};
+int kai_db_job_edit(struct kai_db *db, const struct kai_db_jobedit *e,
+    bool *applied, struct kai_err *err) KAI_MUST_CHECK;
+
 #endif /* KAI_DB_DB_H */

@@ -7,6 +7,7 @@ src_db_libkaidb_a_SOURCES = \
 	src/db/db_change.c \
 	src/db/db_internal.h \
 	src/db/db_job.c \
+	src/db/db_jobedit.c \
 	src/db/db_query.c \
 	src/db/db_queue.c \
 	src/db/db_util.c

@@ -69,6 +69,8 @@ struct kai_node {
 	uint64_t gpu_mem_mb;	/* label nvidia.com/gpu.memory (MiB per GPU) */
 	bool ready;		/* condition Ready=True */
 	bool unschedulable;	/* spec.unschedulable */
+	char *taint;		/* first NoSchedule/NoExecute taint, "key:Effect";
+				   "" = none (kinfo's drain reason) */
 	char **labels;		/* "key=value" */
 	size_t nlabels;
 };
@@ -200,6 +202,24 @@ void kai_kube_service_create(struct kai_kube *kube, const char *name,
     const char *job_id, kai_kube_done_fn *fn, void *ctx);
 void kai_kube_service_delete(struct kai_kube *kube, const char *name,
     kai_kube_done_fn *fn, void *ctx);
+
+/*
+ * GET pods/NAME/log of kaid's namespace: data gets each piece of the log
+ * as it arrives (return 0 to go on, -1 to stop: done then sees
+ * KAI_EAGAIN); done runs once at the end: 0 when the server ended the log
+ * (with follow, when the container ended), else the KAI_E* code and the
+ * server's message (HTTP 400 for a container not started, 404 for no
+ * such pod).  Without follow, at most limit_bytes (> 0) are asked for
+ * and the call has the client's time limit.  Neither callback may
+ * cancel.
+ */
+struct kai_kube_log;
+typedef int kai_kube_log_fn(const char *p, size_t n, void *ctx);
+struct kai_kube_log *kai_kube_pod_log(struct kai_kube *kube, const char *pod,
+    bool follow, int64_t limit_bytes, kai_kube_log_fn *data,
+    kai_kube_done_fn *done, void *ctx);
+/* Stops a log call; done is not called.  Not from inside its callbacks. */
+void kai_kube_log_cancel(struct kai_kube_log *l);
 
 /* Calls in flight (for clean shutdown and tests). */
 size_t kai_kube_pending(const struct kai_kube *kube);

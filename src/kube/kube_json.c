@@ -326,6 +326,39 @@ node_status(struct jctx *c, struct json_object *o, struct kai_node *n)
 	return r;
 }
 
+/*
+ * The first taint that keeps new pods off the node (NoSchedule or
+ * NoExecute), as "key:Effect"; kinfo shows such a node as drained.
+ */
+static int
+node_taint(const struct jctx *c, struct json_object *spec, struct kai_node *n)
+{
+	struct json_object *taints, *t;
+	const char *key, *effect;
+	size_t i;
+	int r;
+
+	if (spec == NULL)
+		return 0;
+	if ((r = jget(c, spec, "taints", json_type_array, "spec.taints",
+		 &taints)) != 0 || taints == NULL)
+		return r;
+	for (i = 0; i < json_object_array_length(taints); i++) {
+		t = json_object_array_get_idx(taints, i);
+		if ((r = jstr(c, t, "key", "spec.taints.key", "", &key)) != 0 ||
+		    (r = jstr(c, t, "effect", "spec.taints.effect", "",
+			 &effect)) != 0)
+			return r;
+		if (strcmp(effect, "NoSchedule") == 0 ||
+		    strcmp(effect, "NoExecute") == 0) {
+			free(n->taint);
+			n->taint = kai_xasprintf("%s:%s", key, effect);
+			return 0;
+		}
+	}
+	return 0;
+}
+
 int
 kube_node_from_json(struct json_object *o, struct kai_node *n,
     struct kai_err *err)
@@ -336,11 +369,13 @@ kube_node_from_json(struct json_object *o, struct kai_node *n,
 
 	memset(n, 0, sizeof(*n));
 	n->gpu_product = kai_xstrdup("");
+	n->taint = kai_xstrdup("");
 	if ((r = meta_name(&c, o, &meta, &n->name)) != 0 ||
 	    (r = node_labels(&c, meta, n)) != 0 ||
 	    (r = jget(&c, o, "spec", json_type_object, "spec", &spec)) != 0 ||
 	    (r = jget(&c, spec, "unschedulable", json_type_boolean,
 		 "spec.unschedulable", &v)) != 0 ||
+	    (r = node_taint(&c, spec, n)) != 0 ||
 	    (r = node_status(&c, o, n)) != 0) {
 		kube_node_fini(n);
 		return r;
@@ -359,6 +394,7 @@ kube_node_fini(struct kai_node *n)
 	free(n->labels);
 	free(n->name);
 	free(n->gpu_product);
+	free(n->taint);
 	memset(n, 0, sizeof(*n));
 }
 

@@ -9,11 +9,14 @@ src_proto_libkaiproto_a_SOURCES = \
 	src/proto/http.h \
 	src/proto/msg_cancel.c \
 	src/proto/msg_error.c \
+	src/proto/msg_jobctl.c \
 	src/proto/msg_jobs.c \
+	src/proto/msg_nodes.c \
 	src/proto/msg_ping.c \
 	src/proto/msg_queue.c \
 	src/proto/msg_select.c \
 	src/proto/msg_submit.c \
+	src/proto/msg_tools.h \
 	src/proto/prom.c \
 	src/proto/prom.h \
 	src/proto/proto.h \
@@ -43,6 +46,13 @@ tests_unit_proto_prom_SOURCES = tests/unit/proto-prom.c
 tests_unit_proto_prom_LDADD = tests/lib/libtap.a src/proto/libkaiproto.a \
 	src/base/libkaibase.a
 TESTS += tests/unit/proto-prom
+
+# The messages of kinfo, kctl's job verbs and klog (msg_tools.h).
+check_PROGRAMS += tests/unit/proto-tools
+tests_unit_proto_tools_SOURCES = tests/unit/proto-tools.c
+tests_unit_proto_tools_LDADD = tests/lib/libtap.a src/proto/libkaiproto.a \
+	src/model/libkaimodel.a src/base/libkaibase.a
+TESTS += tests/unit/proto-tools
 
 # A test tool for the integration tests: sends fresh, saved, replayed or
 # tampered frames to kaid (replay protection, credential binding).

@@ -59,7 +59,16 @@ enum kai_msg_type {
 	KAI_MSG_QUEUE_APPLY = 12,	 /* request: queue changes */
 	KAI_MSG_QUEUE_APPLY_REPLY = 13,	 /* reply: one result per change */
 	KAI_MSG_QUEUE_DELETE = 14,	 /* request: queue names */
-	KAI_MSG_QUEUE_DELETE_REPLY = 15	 /* reply: u32 queues deleted */
+	KAI_MSG_QUEUE_DELETE_REPLY = 15, /* reply: u32 queues deleted */
+	/* 16-19: sched-usage.  20-39: the Slurm tools (proto/msg_tools.h) */
+	KAI_MSG_NODE_LIST = 20,		 /* request: empty body */
+	KAI_MSG_NODE_LIST_REPLY = 21,	 /* reply: partitions and nodes */
+	KAI_MSG_JOB_CONTROL = 22,	 /* request: hold/release job ids */
+	KAI_MSG_JOB_CONTROL_REPLY = 23,	 /* reply: cancel results' shape */
+	KAI_MSG_JOB_UPDATE = 24,	 /* request: struct kai_job_update */
+	KAI_MSG_JOB_UPDATE_REPLY = 25,	 /* reply: u32 fields changed */
+	KAI_MSG_LOG = 26,		 /* request: struct kai_log_req */
+	KAI_MSG_LOG_REPLY = 27		 /* reply: log bytes, may span frames */
 };
 
 struct kai_frame_hdr {

@@ -28,5 +28,15 @@ like "kacct --format= is offered" "$(complete_line kacct --form)" '^--format= $'
 is "states after -t" "$(complete_line kqueue -t RUN)" "RUNNING "
 is "users after -u" "$(complete_line kqueue -u roo)" "root "
 is "an unknown prefix completes to nothing" "$(complete_line kcancel --zz)" ""
+is "kinfo --no completes --nodes= and --noheader" "$(complete_line kinfo --no)" "--nodes= --noheader "
+is "kinfo -t offers node states" "$(complete_line kinfo -t dr)" "drain drng "
+is "klog --f completes --follow" "$(complete_line klog --f)" "--follow "
+is "kctl's commands" "$(complete_line kctl "")" \
+    "show hold release update queue "
+is "kctl show's entities" "$(complete_line kctl show "")" \
+    "job node partition "
+is "kctl update job's keys" "$(complete_line kctl update job 42 T)" \
+    "TimeLimit= "
+is "kctl queue's commands" "$(complete_line kctl queue de)" "delete "
 
 done_testing

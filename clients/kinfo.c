@@ -1,0 +1,705 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * kinfo: partitions and nodes, the way sinfo shows them.
+ *
+ *	kinfo [options]
+ *
+ * The default view is sinfo's ("%#P %.5a %.10l %.6D %.6t %N": PARTITION
+ * AVAIL TIMELIMIT NODES STATE NODELIST), one line per partition and node
+ * state; -N is sinfo's node view ("%#N %.6D %#P %6t").  As in sinfo, the
+ * lines are the groups of (partition, node) pairs that print the same in
+ * every column but the summing ones (%D, %N, %C and our %k), so -o
+ * decides the grouping.  --gpus adds GPUS(A/I/T), allocated / idle /
+ * total GPUs with fractions, to either view.  kaid answers from memory.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "base/xmalloc.h"
+#include "client.h"
+#include "cliopt.h"
+#include "filters.h"
+#include "nodequery.h"
+#include "output.h"
+
+static const char *const prog = "kinfo";
+
+#define FMT_DEFAULT "%#P %.5a %.10l %.6D %.6t"
+#define FMT_NODE    "%#N %.6D %#P %6t"
+#define FMT_GPUS    " %.13k"
+#define CELL_MAX    4096
+
+enum {
+	K_JSON = CLIOPT_LONG,
+	K_GPUS,
+	K_HELP,
+};
+
+static const struct cliopt table[] = {
+    CLIOPT("Node", 'N', CLIOPT_NOARG, NULL, "one line per node"),
+    CLIOPT("format", 'o', CLIOPT_ARG, "FORMAT",
+	"sinfo-style %-specifiers (see kinfo(1))"),
+    CLIOPT("gpus", K_GPUS, CLIOPT_NOARG, NULL,
+	"add a GPUS(A/I/T) column to the default or node view"),
+    CLIOPT("help", K_HELP, CLIOPT_NOARG, NULL, "print this help and exit"),
+    CLIOPT("json", K_JSON, CLIOPT_NOARG, NULL, "print JSON"),
+    CLIOPT("nodes", 'n', CLIOPT_ARG, "LIST", "only these nodes"),
+    CLIOPT("noheader", 'h', CLIOPT_NOARG, NULL, "print no header line"),
+    CLIOPT("partition", 'p', CLIOPT_ARG, "LIST", "only these partitions"),
+    CLIOPT("states", 't', CLIOPT_ARG, "LIST",
+	"only nodes in these states (idle, mix, alloc, down, drain, drng)"),
+    CLIOPT("usage", K_HELP, CLIOPT_NOARG, NULL, "same as --help"),
+    CLIOPT("version", 'V', CLIOPT_NOARG, NULL, "print the version and exit"),
+};
+
+static const char *const synopsis[] = {"kinfo [options]", NULL};
+
+struct opts {
+	char **parts; /* -p */
+	size_t nparts;
+	char **nodes; /* -n */
+	size_t nnodes;
+	uint32_t states; /* -t; 0 = all */
+	const char *format;
+	bool node_view, noheader, json, gpus, help, version;
+};
+
+/* One (partition, node) pair that passed the filters. */
+struct row {
+	const struct kai_partinfo *p;
+	const struct kai_nodeinfo *n;
+};
+
+/* Rows that print the same, merged. */
+struct group {
+	const struct row *first;
+	char *key;
+	char **names; /* node names, borrowed */
+	size_t n;
+	int64_t gpus, gpus_alloc, cpus, cpus_alloc, cpus_other;
+};
+
+/*
+ * Fields
+ */
+
+typedef void field_fn(const struct group *g, char *b, size_t n);
+
+static void
+f_part(const struct group *g, char *b, size_t n)
+{
+	(void)snprintf(b, n, "%s%s", g->first->p->name,
+	    g->first->p->is_default ? "*" : "");
+}
+
+static void
+f_partname(const struct group *g, char *b, size_t n)
+{
+	(void)snprintf(b, n, "%s", g->first->p->name);
+}
+
+static void
+f_avail(const struct group *g, char *b, size_t n)
+{
+	(void)g;
+	(void)snprintf(b, n, "up");
+}
+
+static void
+f_limit(const struct group *g, char *b, size_t n)
+{
+	if (g->first->p->max_time_s <= 0)
+		(void)snprintf(b, n, "infinite");
+	else
+		kai_time_format(g->first->p->max_time_s, b, n);
+}
+
+static void
+f_count(const struct group *g, char *b, size_t n)
+{
+	(void)snprintf(b, n, "%zu", g->n);
+}
+
+static void
+f_state(const struct group *g, char *b, size_t n)
+{
+	(void)snprintf(b, n, "%s", g->first->n->state);
+}
+
+static void
+f_statelong(const struct group *g, char *b, size_t n)
+{
+	(void)snprintf(b, n, "%s", nodequery_state_long(g->first->n->state));
+}
+
+static void
+f_nodelist(const struct group *g, char *b, size_t n)
+{
+	nodequery_hostlist(g->names, g->n, b, n);
+}
+
+static void
+f_cpus(const struct group *g, char *b, size_t n)
+{
+	(void)snprintf(b, n, "%" PRId64, g->first->n->cpu_milli / 1000);
+}
+
+/* sinfo's CPUS(A/I/O/T): allocated, idle, other (down, drained), total. */
+static void
+f_cpustate(const struct group *g, char *b, size_t n)
+{
+	int64_t idle = g->cpus - g->cpus_alloc - g->cpus_other;
+
+	(void)snprintf(b, n, "%" PRId64 "/%" PRId64 "/%" PRId64 "/%" PRId64,
+	    g->cpus_alloc / 1000, (idle > 0 ? idle : 0) / 1000,
+	    g->cpus_other / 1000, g->cpus / 1000);
+}
+
+static void
+f_mem(const struct group *g, char *b, size_t n)
+{
+	(void)snprintf(b, n, "%" PRIu64, g->first->n->mem_mb);
+}
+
+static void
+f_gres(const struct group *g, char *b, size_t n)
+{
+	const struct kai_nodeinfo *nd = g->first->n;
+	char c[32];
+
+	nodequery_gpus(nd->gpus, c, sizeof(c));
+	if (nd->gpus <= 0)
+		(void)snprintf(b, n, "(null)");
+	else if (*nd->gpu_product)
+		(void)snprintf(b, n, "gpu:%s:%s", nd->gpu_product, c);
+	else
+		(void)snprintf(b, n, "gpu:%s", c);
+}
+
+static void
+f_reason(const struct group *g, char *b, size_t n)
+{
+	const char *r = g->first->n->reason;
+
+	(void)snprintf(b, n, "%s", *r ? r : "none");
+}
+
+static void
+f_gpustate(const struct group *g, char *b, size_t n)
+{
+	char a[32], i[32], t[32];
+	int64_t idle = g->gpus - g->gpus_alloc;
+
+	(void)snprintf(b, n, "%s/%s/%s", nodequery_gpus(g->gpus_alloc, a, 32),
+	    nodequery_gpus(idle > 0 ? idle : 0, i, 32),
+	    nodequery_gpus(g->gpus, t, 32));
+}
+
+static void
+f_node(const struct group *g, char *b, size_t n)
+{
+	(void)snprintf(b, n, "%s", g->first->n->name);
+}
+
+static const struct field {
+	char c;
+	const char *header;
+	field_fn *fn;
+	bool sums; /* summed over a group, not part of its key */
+} fields[] = {
+    {'P', "PARTITION", f_part, false},
+    {'R', "PARTITION", f_partname, false},
+    {'a', "AVAIL", f_avail, false},
+    {'l', "TIMELIMIT", f_limit, false},
+    {'D', "NODES", f_count, true},
+    {'t', "STATE", f_state, false},
+    {'T', "STATE", f_statelong, false},
+    {'N', "NODELIST", f_nodelist, true},
+    {'n', "HOSTNAMES", f_node, false},
+    {'c', "CPUS", f_cpus, false},
+    {'C', "CPUS(A/I/O/T)", f_cpustate, true},
+    {'m', "MEMORY", f_mem, false},
+    {'G', "GRES", f_gres, false},
+    {'E', "REASON", f_reason, false},
+    {'k', "GPUS(A/I/T)", f_gpustate, true},
+};
+
+/* One piece of the line: a field, or literal text when f == NULL. */
+struct seg {
+	const struct field *f;
+	int width;   /* 0 = natural */
+	bool right;  /* '.' */
+	bool widest; /* '#': as wide as the widest value */
+	char *text;
+};
+
+struct layout {
+	struct seg *segs;
+	size_t n;
+};
+
+static void
+layout_add(struct layout *l, const struct field *f, int width, bool right,
+    bool widest, const char *text, size_t tlen)
+{
+	struct seg *s;
+
+	l->segs = kai_xreallocarray(l->segs, l->n + 1, sizeof(*l->segs));
+	s = &l->segs[l->n++];
+	s->f = f;
+	s->width = width;
+	s->right = right;
+	s->widest = widest;
+	s->text = text != NULL ? kai_xstrndup(text, tlen) : NULL;
+}
+
+static void
+layout_free(struct layout *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->segs[i].text);
+	free(l->segs);
+}
+
+static const struct field *
+field_by_letter(char c)
+{
+	size_t i;
+
+	for (i = 0; i < KAI_NELEM(fields); i++)
+		if (fields[i].c == c)
+			return &fields[i];
+	return NULL;
+}
+
+/* "%[#][.][width]X" and literal text, as sinfo -o reads it. */
+static int
+parse_format(const char *fmt, struct layout *l, struct kai_err *err)
+{
+	const char *p = fmt, *lit;
+	const struct field *f;
+	bool right, widest;
+	int width;
+
+	while (*p != '\0') {
+		for (lit = p; *p != '\0' && *p != '%'; p++)
+			;
+		if (p > lit)
+			layout_add(l, NULL, 0, false, false, lit,
+			    (size_t)(p - lit));
+		if (*p++ == '\0')
+			break;
+		widest = *p == '#';
+		p += widest;
+		right = *p == '.';
+		p += right;
+		for (width = 0; isdigit((unsigned char)*p) && width < 1000; p++)
+			width = width * 10 + (*p - '0');
+		if (*p == '%') {
+			layout_add(l, NULL, 0, false, false, "%", 1);
+			p++;
+			continue;
+		}
+		if (*p == '\0' || (f = field_by_letter(*p)) == NULL)
+			return kai_err_set(err, KAI_EINVAL,
+			    "invalid format \"%s\": unrecognized field \"%%%.1s\"",
+			    fmt, p);
+		layout_add(l, f, width, right, widest, NULL, 0);
+		p++;
+	}
+	return 0;
+}
+
+/*
+ * Rows and groups
+ */
+
+static bool
+row_wanted(const struct opts *o, const struct kai_partinfo *p,
+    const struct kai_nodeinfo *n)
+{
+	return filter_match_name(o->parts, o->nparts, p->name) &&
+	    filter_match_name(o->nodes, o->nnodes, n->name) &&
+	    (o->states == 0 ||
+		(o->states & nodequery_state_bit(n->state)) != 0);
+}
+
+/* Partitions in kaid's order, nodes by name within each (sinfo -N: by node). */
+static struct row *
+build_rows(const struct opts *o, const struct nodequery *q, size_t *nrows)
+{
+	struct row *rows = kai_xcalloc(q->nparts * q->nnodes + 1,
+	    sizeof(*rows));
+	size_t i, j, n = 0;
+
+	if (o->node_view) {
+		for (j = 0; j < q->nnodes; j++)
+			for (i = 0; i < q->nparts; i++)
+				if (row_wanted(o, &q->parts[i], &q->nodes[j]))
+					rows[n++] = (struct row){&q->parts[i],
+					    &q->nodes[j]};
+	} else {
+		for (i = 0; i < q->nparts; i++)
+			for (j = 0; j < q->nnodes; j++)
+				if (row_wanted(o, &q->parts[i], &q->nodes[j]))
+					rows[n++] = (struct row){&q->parts[i],
+					    &q->nodes[j]};
+	}
+	*nrows = n;
+	return rows;
+}
+
+/* What the non-summing fields print, which is what groups rows. */
+static char *
+row_key(const struct layout *l, const struct row *r, bool node_view)
+{
+	struct group g;
+	struct kai_buf b;
+	char cell[CELL_MAX];
+	size_t i;
+
+	memset(&g, 0, sizeof(g));
+	g.first = r;
+	kai_buf_init(&b, (size_t)64 * 1024);
+	/* Cells are bounded by CELL_MAX, so the key always fits. */
+	if (node_view && kai_buf_addf(&b, "%s\x1f", r->n->name) != 0)
+		return kai_buf_detach(&b, NULL);
+	for (i = 0; i < l->n; i++) {
+		if (l->segs[i].f == NULL || l->segs[i].f->sums)
+			continue;
+		l->segs[i].f->fn(&g, cell, sizeof(cell));
+		if (kai_buf_addf(&b, "%s\x1f", cell) != 0)
+			break;
+	}
+	return kai_buf_detach(&b, NULL);
+}
+
+static void
+group_add(struct group *g, const struct row *r)
+{
+	const struct kai_nodeinfo *n = r->n;
+	bool other = strcmp(n->state, "down") == 0 ||
+	    strcmp(n->state, "drain") == 0 || strcmp(n->state, "drng") == 0;
+
+	g->names = kai_xreallocarray(g->names, g->n + 1, sizeof(*g->names));
+	g->names[g->n++] = n->name;
+	g->gpus += n->gpus;
+	g->gpus_alloc += n->gpus_alloc < n->gpus ? n->gpus_alloc : n->gpus;
+	g->cpus += n->cpu_milli;
+	g->cpus_alloc += n->cpu_alloc_milli < n->cpu_milli ?
+	    n->cpu_alloc_milli : n->cpu_milli;
+	if (other)
+		g->cpus_other += n->cpu_milli - (n->cpu_alloc_milli <
+		    n->cpu_milli ? n->cpu_alloc_milli : n->cpu_milli);
+}
+
+static struct group *
+build_groups(const struct layout *l, const struct row *rows, size_t nrows,
+    bool node_view, size_t *ngroups)
+{
+	struct group *g = kai_xcalloc(nrows + 1, sizeof(*g));
+	size_t i, k, n = 0;
+
+	for (i = 0; i < nrows; i++) {
+		char *key = row_key(l, &rows[i], node_view);
+
+		for (k = 0; k < n; k++)
+			if (strcmp(g[k].key, key) == 0)
+				break;
+		if (k == n) {
+			g[n].first = &rows[i];
+			g[n].key = key;
+			n++;
+		} else
+			free(key);
+		group_add(&g[k], &rows[i]);
+	}
+	*ngroups = n;
+	return g;
+}
+
+static void
+groups_free(struct group *g, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(g[i].key);
+		free(g[i].names);
+	}
+	free(g);
+}
+
+/*
+ * Output
+ */
+
+static void
+print_table(const struct opts *o, struct layout *l, const struct group *g,
+    size_t n)
+{
+	char cell[CELL_MAX];
+	size_t i, s;
+
+	for (s = 0; s < l->n; s++) { /* '#': the widest value sets it */
+		struct seg *sg = &l->segs[s];
+
+		if (sg->f == NULL || !sg->widest)
+			continue;
+		sg->width = (int)strlen(sg->f->header);
+		for (i = 0; i < n; i++) {
+			sg->f->fn(&g[i], cell, sizeof(cell));
+			if ((int)strlen(cell) > sg->width)
+				sg->width = (int)strlen(cell);
+		}
+	}
+	for (i = o->noheader ? 1 : 0; i <= n; i++) {
+		for (s = 0; s < l->n; s++) {
+			const struct seg *sg = &l->segs[s];
+
+			if (sg->f == NULL) {
+				(void)fputs(sg->text, stdout);
+				continue;
+			}
+			if (i > 0)
+				sg->f->fn(&g[i - 1], cell, sizeof(cell));
+			out_field(stdout, i > 0 ? cell : sg->f->header,
+			    sg->width, sg->right, OUT_TRUNC_CUT);
+		}
+		(void)fputc('\n', stdout);
+	}
+}
+
+static struct json_object *
+json_gpus(int64_t micro)
+{
+	if (micro % KAI_QUEUE_GPU_UNIT == 0)
+		return json_object_new_int64(micro / KAI_QUEUE_GPU_UNIT);
+	return json_object_new_double((double)micro /
+	    (double)KAI_QUEUE_GPU_UNIT);
+}
+
+static struct json_object *
+json_node(const struct kai_nodeinfo *n, const struct row *rows, size_t nrows)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *g = json_object_new_object(), *parts;
+	int64_t alloc = n->gpus_alloc < n->gpus ? n->gpus_alloc : n->gpus;
+	size_t i;
+
+	out_json_add_str(o, "name", n->name);
+	out_json_add_str(o, "state", nodequery_state_long(n->state));
+	out_json_add_str(o, "reason", n->reason);
+	parts = json_object_new_array();
+	for (i = 0; i < nrows; i++)
+		if (rows[i].n == n)
+			(void)json_object_array_add(parts,
+			    json_object_new_string(rows[i].p->name));
+	(void)json_object_object_add(o, "partitions", parts);
+	out_json_add_int(o, "cpus", n->cpu_milli / 1000);
+	out_json_add_int(o, "cpus_allocated", n->cpu_alloc_milli / 1000);
+	out_json_add_int(o, "memory_mb", (int64_t)n->mem_mb);
+	out_json_add_int(o, "memory_allocated_mb", (int64_t)n->mem_alloc_mb);
+	(void)json_object_object_add(g, "total", json_gpus(n->gpus));
+	(void)json_object_object_add(g, "allocated", json_gpus(alloc));
+	(void)json_object_object_add(g, "idle", json_gpus(n->gpus - alloc));
+	out_json_add_str(g, "type", n->gpu_product);
+	out_json_add_int(g, "memory_mb", (int64_t)n->gpu_mem_mb);
+	(void)json_object_object_add(o, "gpus", g);
+	out_json_add_int(o, "jobs", n->jobs);
+	return o;
+}
+
+static struct json_object *
+json_part(const struct kai_partinfo *p, const struct row *rows, size_t nrows)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *nodes = json_object_new_array();
+	size_t i;
+
+	out_json_add_str(o, "name", p->name);
+	out_json_add_bool(o, "default", p->is_default);
+	out_json_add_str(o, "state", "up");
+	if (p->max_time_s > 0)
+		out_json_add_int(o, "max_time_s", p->max_time_s);
+	else
+		(void)json_object_object_add(o, "max_time_s", NULL);
+	if (p->default_time_s > 0)
+		out_json_add_int(o, "default_time_s", p->default_time_s);
+	else
+		(void)json_object_object_add(o, "default_time_s", NULL);
+	for (i = 0; i < nrows; i++)
+		if (rows[i].p == p)
+			(void)json_object_array_add(nodes,
+			    json_object_new_string(rows[i].n->name));
+	(void)json_object_object_add(o, "nodes", nodes);
+	out_json_add_int(o, "pending_jobs", p->pending_jobs);
+	out_json_add_int(o, "running_jobs", p->running_jobs);
+	return o;
+}
+
+/* {"partitions": [...], "nodes": [...]}, the filters applied. */
+static void
+print_json(const struct opts *o, const struct nodequery *q,
+    const struct row *rows, size_t nrows)
+{
+	struct json_object *root = json_object_new_object();
+	struct json_object *parts = json_object_new_array();
+	struct json_object *nodes = json_object_new_array();
+	size_t i, r;
+
+	for (i = 0; i < q->nparts; i++)
+		if (filter_match_name(o->parts, o->nparts, q->parts[i].name))
+			(void)json_object_array_add(parts,
+			    json_part(&q->parts[i], rows, nrows));
+	for (i = 0; i < q->nnodes; i++) {
+		for (r = 0; r < nrows && rows[r].n != &q->nodes[i]; r++)
+			;
+		if (r < nrows)
+			(void)json_object_array_add(nodes,
+			    json_node(&q->nodes[i], rows, nrows));
+	}
+	(void)json_object_object_add(root, "partitions", parts);
+	(void)json_object_object_add(root, "nodes", nodes);
+	out_json_print(stdout, root);
+	(void)json_object_put(root);
+}
+
+/*
+ * Options
+ */
+
+static int
+set_opt(struct opts *o, int c, const char *arg, struct kai_err *err)
+{
+	switch (c) {
+	case 'N':
+		o->node_view = true;
+		return 0;
+	case 'o':
+		o->format = arg;
+		return 0;
+	case 'h':
+		o->noheader = true;
+		return 0;
+	case 'n':
+		return filter_parse_names("node", arg, &o->nodes, &o->nnodes,
+		    err);
+	case 'p':
+		return filter_parse_names("partition", arg, &o->parts,
+		    &o->nparts, err);
+	case 't':
+		return nodequery_parse_states(arg, &o->states, err);
+	case 'V':
+		o->version = true;
+		return 0;
+	case K_GPUS:
+		o->gpus = true;
+		return 0;
+	case K_HELP:
+		o->help = true;
+		return 0;
+	case K_JSON:
+		o->json = true;
+		return 0;
+	default:
+		return kai_err_set(err, KAI_EINTERNAL, "option key %d", c);
+	}
+}
+
+static int
+parse_args(struct opts *o, int argc, char **argv, struct kai_err *err)
+{
+	struct cliopt_parser p;
+	const char *arg;
+	int c, r = 0;
+
+	cliopt_begin(&p, table, KAI_NELEM(table), false);
+	while (r == 0 &&
+	    (c = cliopt_next(&p, argc, argv, &arg, err)) != CLIOPT_DONE)
+		r = c < 0 ? c : set_opt(o, c, arg, err);
+	if (r == 0 && optind < argc)
+		r = kai_err_set(err, KAI_EINVAL, "unexpected argument \"%s\"",
+		    argv[optind]);
+	cliopt_end(&p);
+	return r;
+}
+
+static int
+build_layout(const struct opts *o, struct layout *l, struct kai_err *err)
+{
+	char fmt[256];
+
+	if (o->format != NULL)
+		return parse_format(o->format, l, err);
+	(void)snprintf(fmt, sizeof(fmt), "%s%s%s",
+	    o->node_view ? FMT_NODE : FMT_DEFAULT, o->gpus ? FMT_GPUS : "",
+	    o->node_view ? "" : " %N");
+	return parse_format(fmt, l, err);
+}
+
+static int
+run(const struct opts *o, struct layout *l)
+{
+	struct nodequery q;
+	struct group *g;
+	struct row *rows;
+	size_t nrows, ng;
+	int rc;
+
+	if ((rc = nodequery_run(prog, &q)) != CLIENT_EXIT_OK)
+		return rc;
+	rows = build_rows(o, &q, &nrows);
+	if (o->json) {
+		print_json(o, &q, rows, nrows);
+	} else {
+		g = build_groups(l, rows, nrows, o->node_view, &ng);
+		print_table(o, l, g, ng);
+		groups_free(g, ng);
+	}
+	free(rows);
+	nodequery_fini(&q);
+	return fflush(stdout) == 0 && !ferror(stdout) ? CLIENT_EXIT_OK
+						      : CLIENT_EXIT_REFUSED;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct opts o;
+	struct layout l = {NULL, 0};
+	struct kai_err err;
+	int rc = CLIENT_EXIT_USAGE;
+
+	memset(&o, 0, sizeof(o));
+	kai_err_clear(&err);
+	if (parse_args(&o, argc, argv, &err) != 0 ||
+	    (!o.help && !o.version && build_layout(&o, &l, &err) != 0)) {
+		client_error(prog, NULL, "%s", kai_err_msg(&err));
+		goto out;
+	}
+	if (o.help) {
+		cliopt_usage(stdout, synopsis, table, KAI_NELEM(table));
+		rc = CLIENT_EXIT_OK;
+	} else if (o.version) {
+		(void)printf("%s (kaibatch) %s\n", prog, PACKAGE_VERSION);
+		rc = CLIENT_EXIT_OK;
+	} else {
+		rc = run(&o, &l);
+	}
+out:
+	layout_free(&l);
+	filter_free_names(o.parts, o.nparts);
+	filter_free_names(o.nodes, o.nnodes);
+	return rc;
+}

@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# t5100-kinfo: kinfo shows the partitions of kaid.yaml and the simulated
+# nodes the way sinfo does (PARTITION AVAIL TIMELIMIT NODES STATE
+# NODELIST), with their GPUs; the node that runs a GPU job turns mixed
+# with its GPUs counted allocated; -N, -o, --json, -p, -n, -t select and
+# shape the output; every bad option or value is one error line, exit 2.
+
+. "$top_srcdir/tests/lib/tap.sh"
+. "$top_srcdir/tests/lib/stack.sh"
+
+stack_require
+
+T=$(mktemp -d /tmp/kai-t5100.XXXXXX)
+trap 'stack_stop "$T"; rm -rf "$T"' EXIT
+stack_start "$T" || bail_out "could not start the stack"
+
+A=$STACK_ALICE
+W=$T/work-alice
+mkdir -p "$W" && chown "$A:" "$W"
+
+# Until kaid's node watch has synced, the node list may be short.
+for _ in $(seq 1 50); do
+	[ "$(as_user "$A" kinfo -N -h | wc -l)" -ge 12 ] && break
+	sleep 0.2
+done
+
+out=$(as_user "$A" kinfo)
+is "the default view has sinfo's header" "$(echo "$out" | head -n 1)" \
+    "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST"
+like "the default partition is starred, all nodes idle, time infinite" \
+    "$out" '^batch\*  +up +infinite +4 +idle cpu-1,gpu-a\[1-2\],gpu-h1$'
+like "gpu shows its max_time of one day" "$out" \
+    '^gpu +up +1-00:00:00 +4 +idle '
+like "short shows 10 minutes" "$out" '^short +up +10:00 +4 +idle '
+
+out=$(as_user "$A" kinfo --gpus -p gpu)
+is "--gpus adds GPUS(A/I/T)" "$out" \
+"PARTITION AVAIL  TIMELIMIT  NODES  STATE   GPUS(A/I/T) NODELIST
+gpu          up 1-00:00:00      4   idle       0/24/24 cpu-1,gpu-a[1-2],gpu-h1"
+
+out=$(as_user "$A" kinfo -N -p batch)
+is "-N prints one line per node" "$out" \
+"NODELIST  NODES PARTITION STATE 
+cpu-1         1 batch*    idle  
+gpu-a1        1 batch*    idle  
+gpu-a2        1 batch*    idle  
+gpu-h1        1 batch*    idle  "
+
+out=$(as_user "$A" kinfo -h -N -p batch -o '%n|%c|%m|%G|%t|%T|%E|%k')
+like "-o: cpus, memory, GRES with the GPU type" "$out" \
+    '^gpu-a1\|32\|262144\|gpu:NVIDIA-A100-SXM4-80GB:8\|idle\|idle\|none\|0/8/8$'
+like "-o: a node without GPUs has GRES (null)" "$out" \
+    '^cpu-1\|16\|65536\|\(null\)\|idle\|idle\|none\|0/0/0$'
+
+# A job that holds two GPUs for a while.
+cat >"$W/gpu.sh" <<'EOS'
+#!/bin/sh
+#SBATCH -p gpu
+#SBATCH --gres=gpu:2
+#SBATCH -t 5
+sleep 60
+EOS
+chown "$A:" "$W/gpu.sh"
+id=$(cd "$W" && as_user "$A" ksubmit --parsable gpu.sh)
+ok "the GPU job runs" wait_state "$id" RUNNING
+node=$(as_user "$A" kqueue -h -j "$id" -o %N)
+out=$(as_user "$A" kinfo -h -N -p gpu -n "$node" -o '%n %t %T %k')
+is "its node is mixed with 2 GPUs allocated" "$out" \
+    "$node mix mixed 2/6/8"
+out=$(as_user "$A" kinfo -h -p gpu -t mix -o '%P %D %t %N %k')
+is "-t mix selects that node; GPUs summed over the line" "$out" \
+    "gpu 1 mix $node 2/6/8"
+out=$(as_user "$A" kinfo -h -p gpu -o '%D %t %k' -t idle)
+is "the other nodes stay idle" "$out" "3 idle 0/16/16"
+
+j=$(as_user "$A" kinfo --json -n "$node")
+is "--json: the node's GPUs" \
+    "$(echo "$j" | jq -c '.nodes[0] | [.name, .state, .gpus.total, .gpus.allocated, .gpus.idle, .gpus.type, .jobs]')" \
+    "[\"$node\",\"mixed\",8,2,6,\"NVIDIA-A100-SXM4-80GB\",1]"
+is "--json: partitions with their limits and jobs" \
+    "$(echo "$j" | jq -c '[.partitions[] | select(.name == "gpu") | .max_time_s, .running_jobs, .default][]' | tr '\n' ' ')" \
+    "86400 1 false "
+is "--json: the default partition's limit is null" \
+    "$(echo "$j" | jq -c '.partitions[] | select(.default) | [.name, .max_time_s]')" \
+    '["batch",null]'
+as_user "$A" kcancel "$id"
+ok "the job is cancelled" wait_state "$id" CANCELLED
+
+# Bad options and values: one error line, exit 2.
+bad()
+{
+	local what=$1 want=$2
+	shift 2
+	local err rc
+	err=$(as_user "$A" kinfo "$@" 2>&1 >/dev/null)
+	rc=$?
+	is "$what: exit 2" "$rc" 2
+	is "$what: one line" "$(echo "$err" | wc -l)" 1
+	like "$what: says why" "$err" "$want"
+}
+bad "an unknown option" '^kinfo: error: unrecognized option "--bogus"' --bogus
+bad "an unknown state" '^kinfo: error: invalid node state "sleepy"' -t idle,sleepy
+bad "an empty state" '^kinfo: error: invalid node state list' -t idle,
+bad "an unknown format field" '^kinfo: error: invalid format "%P %Q"' -o '%P %Q'
+bad "a missing argument" '^kinfo: error: option "--partition" requires an argument' --partition
+bad "an operand" '^kinfo: error: unexpected argument "gpu"' gpu
+is "an unknown partition prints only the header" \
+    "$(as_user "$A" kinfo -p nosuch)" \
+    "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST"
+
+ok "kaid stops cleanly on SIGTERM" kaid_stop_clean
+
+done_testing
