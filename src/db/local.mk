@@ -9,6 +9,7 @@ src_db_libkaidb_a_SOURCES = \
 	src/db/db_job.c \
 	src/db/db_query.c \
 	src/db/db_queue.c \
+	src/db/db_usage.c \
 	src/db/db_util.c
 nodist_src_db_libkaidb_a_SOURCES = sql/migrations.c
 src_db_libkaidb_a_CPPFLAGS = $(AM_CPPFLAGS) $(PQ_CFLAGS)
