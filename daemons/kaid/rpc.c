@@ -41,6 +41,7 @@ static const struct rpc_entry {
 	    RPC_MUTATES | RPC_OPERATOR},
 	{KAI_MSG_QUEUE_DELETE, "queue-delete", rpc_queue_delete,
 	    RPC_MUTATES | RPC_OPERATOR},
+	{KAI_MSG_SHARE, "share", rpc_share, 0},
 };
 
 bool
