@@ -9,7 +9,8 @@
 # never drift from the option tables.  Values are completed where the
 # answer is known locally: partitions and states from fixed lists, users
 # from the passwd database, files for scripts and -o/-e/-D, and job ids
-# from `kqueue --noheader -o %i` (your own jobs).
+# from `kqueue --noheader -o %i` (your own jobs), queues (kshare -A)
+# from `kctl queue list`.
 
 _kaibatch_opts()
 {
@@ -23,6 +24,11 @@ _kaibatch_jobids()
 	kqueue --me --noheader -o %i 2>/dev/null
 }
 
+_kaibatch_queues()
+{
+	kctl queue list 2>/dev/null | awk 'NR > 1 { print $1 }'
+}
+
 _kaibatch()
 {
 	local cur prev prog opts
@@ -32,7 +38,7 @@ _kaibatch()
 	prog=${COMP_WORDS[0]##*/}
 
 	case "$prev" in
-	-u | --user)
+	-u | --user | --users)
 		mapfile -t COMPREPLY < <(compgen -u -- "$cur")
 		return
 		;;
@@ -44,6 +50,15 @@ _kaibatch()
 		;;
 	-o | --output | -e | --error | -D | --chdir | -f)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+		return
+		;;
+	--queue)
+		mapfile -t COMPREPLY < <(compgen -W "$(_kaibatch_queues)" -- "$cur")
+		return
+		;;
+	-A)
+		[ "$prog" = kshare ] &&
+		    mapfile -t COMPREPLY < <(compgen -W "$(_kaibatch_queues)" -- "$cur")
 		return
 		;;
 	-j | --jobs)
@@ -68,4 +83,4 @@ _kaibatch()
 	esac
 }
 
-complete -F _kaibatch ksubmit kqueue kcancel kacct ksim kctl
+complete -F _kaibatch ksubmit kqueue kcancel kacct ksim kctl kshare
