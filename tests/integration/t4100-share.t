@@ -87,8 +87,9 @@ like "-h prints the usage" "$(kshare -h)" '^usage: kshare '
 # --- Two queues with a GPU quota of 1 each.
 kctl queue create teama --gpu-quota 1 >/dev/null &&
     kctl queue create teamb --gpu-quota 1 --gpu-weight 3 >/dev/null &&
-    kctl queue create shared >/dev/null
-ok "three queues created" test $? -eq 0
+    kctl queue create lab >/dev/null &&
+    kctl queue create shared --parent lab >/dev/null
+ok "four queues created" test $? -eq 0
 ok "kaid answers kshare" wait_share
 
 a1=$(submit "$A" -p teama --gpus-per-task=1 --wrap "sleep 300")
@@ -119,6 +120,13 @@ like "--json gives the queue's figures" "$json" \
     '"name":"teama","parent":null,"priority":100,"gpu":\{"quota":1,"limit":-1,"over_quota_weight":1,"fair_share":1,"allocated":2,"requested":2,"usage":'
 like "and the decay settings" "$json" '"half_life_s":3600,"window_s":86400,"k_value":1'
 unlike "-A keeps to the queues named" "$json" '"name":"teamb"'
+like "a child queue is indented under its parent" \
+    "$(echo "$tbl" | grep -A1 '^lab ' | tail -n 1)" '^ shared +-1 '
+sub=$(kshare --parsable2 --noheader -A lab | cut -d'|' -f1 | tr '\n' ' ')
+is "-A takes a queue with the queues below it" "$sub" "lab shared "
+out=$(kshare -A nosuch 2>&1)
+is "an unknown queue: exit 1" "$?:$out" \
+    '1:kshare: error: queue "nosuch" does not exist'
 only=$(kshare --parsable2 --noheader -u "$B")
 unlike "-u keeps to the user's rows" "$only" "\\|$A\\|"
 like "and the queues stay" "$only" '^teama\|\|'
