@@ -6,9 +6,11 @@
 # kshare's fair share, allocated and requested follow the queues'
 # settings and the jobs; decayed usage grows while jobs run and stays
 # after they end; it survives a restart of kaid (it is kept from the
-# accounting rows); and inside one queue the user who has used more
-# waits behind the one who has used less, whatever their order of
-# submission.  kshare's bad options are one line and exit 2.
+# accounting rows); inside one queue the user who has used more waits
+# behind the one who has used less, whatever their order of submission;
+# and a queue's past usage lowers its fair share of spare resources,
+# unless scheduling.k_value is 0.  kshare's bad options are one line and
+# exit 2.
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
@@ -186,6 +188,58 @@ is "teama holds nothing now" "$(field "$ra" 7-8)" '0|0'
 ok "and still shows the usage of its finished jobs ($u4 -> $(field "$ra" 9) GPU-s)" \
     test "$(field "$ra" 9)" -ge "$u4"
 ok "so does alice's row" test "$(field "$(share teama "$A")" 9)" -ge "$u4"
+
+# --- Time-based fair share: past usage shifts the division of spare CPU.
+# A one-minute window without decay makes a few seconds of use count.
+# reconf EXTRA: rewrites kaid.yaml's scheduling: section and reloads it.
+reconf()
+{
+	local n
+	KAID_CONF_EXTRA=$1
+	stack_write_conf "$T"
+	n=$(grep -c 'configuration reloaded' "$T/kaid.log")
+	kill -HUP "$(cat "$T/kaid.pid")"
+	for _ in $(seq 1 50); do
+		[ "$(grep -c 'configuration reloaded' "$T/kaid.log")" -gt "$n" ] &&
+		    break
+		sleep 0.1
+	done
+	sleep 1 # a pass with the new settings
+}
+reconf 'scheduling:
+  usage_half_life: 0
+  usage_window: 1m
+  usage_refresh: 1s'
+kctl queue create east --gpu-quota 0 --cpu-quota 0 --mem-quota 0 >/dev/null &&
+    kctl queue create west --gpu-quota 0 --cpu-quota 0 --mem-quota 0 >/dev/null
+ok "two queues that guarantee nothing, equal weights" test $? -eq 0
+e1=$(submit "$A" -p east --cpus-per-task=16 --wrap "sleep 300")
+ok "alice's job takes all 16 cores for east" wait_state "$e1" RUNNING
+sleep 12
+as_user "$A" kcancel "$e1"
+ok "and ends" wait_state "$e1" CANCELLED
+# Demand that never fits (3 GPUs on a 2-GPU node) but is requested.
+e2=$(submit "$A" -p east --cpus-per-task=16 --gpus-per-task=3 --wrap "sleep 1")
+w2=$(submit "$B" -p west --cpus-per-task=16 --gpus-per-task=3 --wrap "sleep 1")
+ok "both queues now ask for all the cores" wait_state "$w2" PENDING
+sleep 1
+fe=$(field "$(share east)" 13)
+fw=$(field "$(share west)" 13)
+ok "east, which used the cores, gets the smaller CPU fair share ($fe < $fw)" \
+    test "$fe" -lt "$fw"
+is "the two shares make up the 16 cores" "$((fe + fw))" 16000
+json=$(kshare --json -A east | tr -d ' \n')
+like "kshare --json shows east's CPU usage as a share of the capacity" \
+    "$json" '"usage_share":0\.[0-9]*[1-9]'
+reconf 'scheduling:
+  k_value: 0
+  usage_half_life: 0
+  usage_window: 1m
+  usage_refresh: 1s'
+is "with k_value 0 (plain weights) the split is even" \
+    "$(field "$(share east)" 13)|$(field "$(share west)" 13)" '8000|8000'
+as_user "$A" kcancel "$e2"
+as_user "$B" kcancel "$w2"
 
 ok "kaid stops cleanly on SIGTERM" kaid_stop_clean
 
