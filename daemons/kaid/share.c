@@ -58,8 +58,14 @@ fill_queue(const struct kaid *k, const struct snap *sn,
 	}
 }
 
+/* A user row with its queue's snapshot index, the first sort key. */
+struct urow {
+	long q;
+	struct kai_share_user u;
+};
+
 struct ulist {
-	struct kai_share_user *u;
+	struct urow *r;
 	size_t n, cap;
 	const struct snap *sn;
 	struct kai_map ix;	/* "queue\nuser" -> index + 1 */
@@ -70,20 +76,23 @@ row(struct ulist *l, const char *queue, const char *user)
 {
 	char *key = kai_xasprintf("%s\n%s", queue, user);
 	uintptr_t v = (uintptr_t)kai_map_get(&l->ix, key);
+	struct urow *x;
 
 	if (v == 0) {
 		if (l->n == l->cap) {
 			l->cap = l->cap * 2 + 16;
-			l->u = kai_xreallocarray(l->u, l->cap, sizeof(*l->u));
+			l->r = kai_xreallocarray(l->r, l->cap, sizeof(*l->r));
 		}
-		memset(&l->u[l->n], 0, sizeof(l->u[0]));
-		l->u[l->n].queue = kai_xstrdup(queue);
-		l->u[l->n].user = kai_xstrdup(user);
+		x = &l->r[l->n];
+		memset(x, 0, sizeof(*x));
+		x->q = (long)(uintptr_t)kai_map_get(&l->sn->queue_ix, queue);
+		x->u.queue = kai_xstrdup(queue);
+		x->u.user = kai_xstrdup(user);
 		kai_map_put(&l->ix, key, (void *)(uintptr_t)++l->n);
 		v = l->n;
 	}
 	free(key);
-	return &l->u[v - 1];
+	return &l->r[v - 1].u;
 }
 
 static void
@@ -125,18 +134,15 @@ add_allocs(struct ulist *l, const struct kai_sched_result *r)
 	}
 }
 
-static const struct kai_map *cmp_queue_ix;
-
+/* By queue (snapshot order: parents first), then user name. */
 static int
-cmp_user(const void *a, const void *b)
+cmp_row(const void *a, const void *b)
 {
-	const struct kai_share_user *x = a, *y = b;
-	uintptr_t qa = (uintptr_t)kai_map_get(cmp_queue_ix, x->queue);
-	uintptr_t qb = (uintptr_t)kai_map_get(cmp_queue_ix, y->queue);
+	const struct urow *x = a, *y = b;
 
-	if (qa != qb)
-		return qa < qb ? -1 : 1;
-	return strcmp(x->user, y->user);
+	if (x->q != y->q)
+		return x->q < y->q ? -1 : 1;
+	return strcmp(x->u.user, y->u.user);
 }
 
 static void
@@ -154,17 +160,18 @@ keep_users(const struct kaid *k, const struct snap *sn,
 	usage_each(k, add_used, &l);
 	add_allocs(&l, r);
 	for (i = 0; i < l.n; i++) {
-		(void)usage_of(k, l.u[i].queue, l.u[i].user, u);
+		(void)usage_of(k, l.r[i].u.queue, l.r[i].u.user, u);
 		for (x = 0; x < NRES; x++)
-			l.u[i].usage[x] = to_i64(u[x] * usage_unit[x]);
+			l.r[i].u.usage[x] = to_i64(u[x] * usage_unit[x]);
 	}
-	/* qsort has no context argument; kaid is single-threaded. */
-	cmp_queue_ix = &sn->queue_ix;
 	if (l.n > 1)
-		qsort(l.u, l.n, sizeof(*l.u), cmp_user);
+		qsort(l.r, l.n, sizeof(*l.r), cmp_row);
 	kai_map_fini(&l.ix);
-	out->users = l.u;
+	out->users = kai_xcalloc(l.n + 1, sizeof(*out->users));
+	for (i = 0; i < l.n; i++)
+		out->users[i] = l.r[i].u;
 	out->nusers = l.n;
+	free(l.r);
 }
 
 void
