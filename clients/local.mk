@@ -161,3 +161,11 @@ tests_unit_clients_kctl_CPPFLAGS = $(CLIENT_CPPFLAGS) $(YAML_CFLAGS) \
 tests_unit_clients_kctl_LDADD = tests/lib/libtap.a $(CLIENT_LIBS)
 TESTS += tests/unit/clients-kctl
 # End of the kctl block
+
+# kshare: fair share from kaid's last pass, like sshare.
+bin_PROGRAMS += clients/kshare
+clients_kshare_SOURCES = clients/kshare.c
+clients_kshare_CPPFLAGS = $(CLIENT_CPPFLAGS)
+clients_kshare_LDADD = $(CLIENT_LIBS)
+dist_man_MANS += doc/man/kshare.1
+# End of the kshare block

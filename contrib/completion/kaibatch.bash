@@ -10,7 +10,8 @@
 # answer is known locally: partitions and states from fixed lists, users
 # from the passwd database, files for scripts and -o/-e/-D, and job ids
 # from `kqueue --noheader -o %i` (your own jobs); node and partition
-# names from kinfo, and kctl's commands from fixed lists.
+# names from kinfo, queues (kshare -A) from `kctl queue list`, and kctl's
+# commands from fixed lists.
 
 _kaibatch_opts()
 {
@@ -63,6 +64,10 @@ _kaibatch_kctl()
 	mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
 	[[ "${COMPREPLY[0]:-}" == *= ]] && compopt -o nospace 2>/dev/null
 	return 0
+
+_kaibatch_queues()
+{
+	kctl queue list 2>/dev/null | awk 'NR > 1 { print $1 }'
 }
 
 _kaibatch()
@@ -96,7 +101,7 @@ _kaibatch()
 		esac
 	fi
 	case "$prev" in
-	-u | --user)
+	-u | --user | --users)
 		mapfile -t COMPREPLY < <(compgen -u -- "$cur")
 		return
 		;;
@@ -108,6 +113,15 @@ _kaibatch()
 		;;
 	-o | --output | -e | --error | -D | --chdir | -f)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
+		return
+		;;
+	--queue)
+		mapfile -t COMPREPLY < <(compgen -W "$(_kaibatch_queues)" -- "$cur")
+		return
+		;;
+	-A)
+		[ "$prog" = kshare ] &&
+		    mapfile -t COMPREPLY < <(compgen -W "$(_kaibatch_queues)" -- "$cur")
 		return
 		;;
 	-j | --jobs)
@@ -132,4 +146,4 @@ _kaibatch()
 	esac
 }
 
-complete -F _kaibatch ksubmit kqueue kcancel kacct ksim kctl kinfo klog
+complete -F _kaibatch ksubmit kqueue kcancel kacct ksim kctl kinfo klog kshare

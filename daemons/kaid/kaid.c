@@ -191,6 +191,8 @@ kaid_fini(struct kaid *k)
 	free(k->submits);
 	free(k->tick_error);
 	free(k->prio_ids);
+	usage_free(k);
+	kai_share_fini(&k->share);
 	queues_free(k);
 	kai_map_fini(&k->nodes);
 	kai_map_fini(&k->pods);

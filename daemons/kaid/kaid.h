@@ -99,6 +99,8 @@ struct kaid {
 	struct httpd *httpd;	  /* health and metrics endpoint, or NULL */
 	struct metrics metrics;
 	struct log_stream *logs;  /* klog requests being answered */
+	struct usage *usage;	  /* decayed usage (usage.c) */
+	struct kai_share share;	  /* the last pass's figures, for kshare */
 };
 
 /* kaid.c */
@@ -240,6 +242,29 @@ struct snap {
  */
 void snap_build(struct kaid *k, struct snap *sn);
 void snap_fini(struct snap *sn);
+
+/* usage.c: decayed usage and the scheduling: section. */
+struct usage;
+/* Carries usage forward to now, re-reads finished jobs when due. */
+void usage_update(struct kaid *k, int64_t now);
+/* Normalised usage into the snapshot's queues and users. */
+void usage_apply(struct kaid *k, struct snap *sn);
+/* Per snapshot queue (rolled up) resource-seconds; cluster capacity. */
+void usage_totals(const struct kaid *k, const struct snap *sn,
+    double (*tot)[KAI_SCHED_NRES], double cap[KAI_SCHED_NRES]);
+bool usage_of(const struct kaid *k, const char *queue, const char *user,
+    double out[KAI_SCHED_NRES]);
+void usage_each(const struct kaid *k,
+    void (*fn)(const char *queue, const char *user, void *ctx), void *ctx);
+void usage_config(const struct kaid *k, struct kai_sched_config *c);
+void usage_free(struct kaid *k);
+
+/* share.c: the last pass's figures per queue and user (kshare). */
+void share_keep(struct kaid *k, const struct snap *sn,
+    const struct kai_sched_result *r);
+
+/* rpc_share.c */
+bool rpc_share(struct kaid *k, const struct rpc_req *req);
 
 /* tick.c */
 void tick_start(struct kaid *k);

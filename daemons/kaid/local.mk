@@ -18,11 +18,14 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/rpc_nodes.c \
 	daemons/kaid/rpc_query.c \
 	daemons/kaid/rpc_queue.c \
+	daemons/kaid/rpc_share.c \
 	daemons/kaid/rpc_submit.c \
 	daemons/kaid/server.c \
+	daemons/kaid/share.c \
 	daemons/kaid/snapshot.c \
 	daemons/kaid/state.c \
-	daemons/kaid/tick.c
+	daemons/kaid/tick.c \
+	daemons/kaid/usage.c
 daemons_kaid_kaid_LDADD = \
 	src/sched/libkaisched.a \
 	src/db/libkaidb.a \
@@ -33,7 +36,7 @@ daemons_kaid_kaid_LDADD = \
 	src/model/libkaimodel.a \
 	src/sys/libkaisys.a \
 	src/base/libkaibase.a \
-	$(PQ_LIBS) $(CURL_LIBS) $(JSONC_LIBS) $(YAML_LIBS) $(MUNGE_LIBS)
+	$(PQ_LIBS) $(CURL_LIBS) $(JSONC_LIBS) $(YAML_LIBS) $(MUNGE_LIBS) -lm
 daemons_kaid_kaid_CFLAGS = $(AM_CFLAGS) $(PQ_CFLAGS) $(CURL_CFLAGS) \
 	$(JSONC_CFLAGS) $(YAML_CFLAGS) $(MUNGE_CFLAGS)
 dist_man_MANS += doc/man/kaid.8

@@ -256,6 +256,9 @@ tick_run(struct kaid *k)
 		if (k->jobs[i]->state == KAI_JOB_CONFIGURING)
 			dispatch_ensure_pods(k, k->jobs[i]);
 	snap_build(k, &sn);
+	usage_config(k, &sn.s.config);	/* kaid.yaml's scheduling: */
+	usage_update(k, sn.s.now);
+	usage_apply(k, &sn);
 	memset(&rs, 0, sizeof(rs));
 	rs.prio = k->prio_ids;
 	rs.nprio = k->nprio;
@@ -271,6 +274,7 @@ tick_run(struct kaid *k)
 		KAI_FREE(k->tick_error);
 		tick_act(k, &sn, &r, &rs);
 		metrics_tick_result(&k->metrics, &sn.s, &r);
+		share_keep(k, &sn, &r);	/* for kshare */
 		kai_sched_result_fini(&r);
 	}
 	if (rs.n > 0 && kai_db_jobs_set_reason(k->db, rs.ids,

@@ -19,6 +19,9 @@
 #include "base/compiler.h"
 #include "base/err.h"
 
+/* Most phases in scheduling.phases (the core's KAI_SCHED_MAX_PHASES). */
+#define KAI_CONF_PHASES_MAX 8
+
 /* A partition (queue) as kaid.yaml declares it. */
 struct kai_conf_partition {
 	char *name;
@@ -44,6 +47,17 @@ struct kai_conf {
 	/* scheduler: */
 	int64_t sched_interval_ms;	/* tick; 1000 */
 	int64_t default_mem_mb;		/* per task when --mem is not given; 1024 */
+	/* scheduling: the core's struct kai_sched_config, and usage */
+	int sched_placement;		/* enum kai_sched_placement; binpack */
+	int sched_gpu_placement;	/* the same; pack */
+	int sched_phases[KAI_CONF_PHASES_MAX]; /* enum kai_sched_action */
+	size_t sched_nphases;		/* 0 = kaid's own list (unset) */
+	double sched_k_value;		/* time-based fair share; 1.0 */
+	int64_t sched_stale_grace_ms;	/* -1 = never; 60 s */
+	int64_t sched_max_moves;	/* consolidation; 16 */
+	int64_t usage_half_life_ms;	/* 0 = no decay; 1 day */
+	int64_t usage_window_ms;	/* 7 days */
+	int64_t usage_refresh_ms;	/* re-read finished jobs; 1 min */
 	/* jobs: */
 	bool allow_root_jobs;		/* false: pods get runAsNonRoot */
 	int64_t max_script_bytes;	/* <= KAI_JOB_SCRIPT_MAX; 102400 */

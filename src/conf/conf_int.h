@@ -43,6 +43,10 @@ enum kai_conf_type_id {
 	KAI_CONF_PARTITIONS,	/* sequence of partition mappings */
 	KAI_CONF_PARTNAME,	/* [a-z0-9_-]{1,63} */
 	KAI_CONF_TIMELIMIT,	/* Slurm time limit or UNLIMITED */
+	KAI_CONF_NUMBER,	/* a decimal number (double) in [min, max] */
+	KAI_CONF_INTEGER,	/* a whole number (int64_t) in [min, max] */
+	KAI_CONF_GRACE,		/* a duration or "never" (-1) */
+	KAI_CONF_PHASES,	/* sequence of distinct enum choices */
 	KAI_CONF_NTYPES
 };
 
@@ -211,6 +215,29 @@ int kai_conf_parse_partitions(struct kai_conf_rd *rd,
 int kai_conf_dump_partitions(struct kai_buf *b,
     const struct kai_conf_entry *e, const void *base, int indent);
 void kai_conf_release_partitions(const struct kai_conf_entry *e, void *base);
+
+/* conf_types.c: the current scalar as a duration (checked clean first). */
+int kai_conf_duration_here(struct kai_conf_rd *rd,
+    const struct kai_conf_entry *e, const char *shown, void *base)
+    KAI_MUST_CHECK;
+/* conf_sched.c: the types of the scheduling: section. */
+int kai_conf_parse_number(struct kai_conf_rd *rd,
+    const struct kai_conf_entry *e, const char *shown, void *base);
+int kai_conf_dump_number(struct kai_buf *b, const struct kai_conf_entry *e,
+    const void *base, int indent);
+int kai_conf_parse_integer(struct kai_conf_rd *rd,
+    const struct kai_conf_entry *e, const char *shown, void *base);
+int kai_conf_dump_integer(struct kai_buf *b, const struct kai_conf_entry *e,
+    const void *base, int indent);
+int kai_conf_parse_grace(struct kai_conf_rd *rd,
+    const struct kai_conf_entry *e, const char *shown, void *base);
+int kai_conf_dump_grace(struct kai_buf *b, const struct kai_conf_entry *e,
+    const void *base, int indent);
+int kai_conf_parse_phases(struct kai_conf_rd *rd,
+    const struct kai_conf_entry *e, const char *shown, void *base);
+int kai_conf_dump_phases(struct kai_buf *b, const struct kai_conf_entry *e,
+    const void *base, int indent);
+void kai_conf_release_phases(const struct kai_conf_entry *e, void *base);
 
 /* conf_types.c: plain-scalar nulls ("", "~", "null") for nullable keys. */
 bool kai_conf_is_null(const yaml_event_t *ev);

@@ -33,6 +33,13 @@
 
 /* Index = enum kai_log_level (sys/log.h); tests/unit/conf-load checks it. */
 static const char *const log_levels[] = {"err", "warn", "info", "debug", NULL};
+/* Index = enum kai_sched_placement and enum kai_sched_action (sched/). */
+static const char *const placements[] = {"binpack", "spread", NULL};
+static const char *const gpu_placements[] = {"pack", "spread", NULL};
+static const char *const phases[] = {"allocate", "consolidation", "reclaim",
+    "preempt", "stalegangeviction", NULL};
+
+#define DAY_MS ((int64_t)24 * 60 * 60 * 1000)
 
 static const struct kai_conf_entry daemon_entries[] = {
 	{ .key = "listen", .type = KAI_CONF_ADDRESS, .offset = D(listen),
@@ -82,6 +89,41 @@ static const struct kai_conf_entry daemon_entries[] = {
 	  .offset = D(default_mem_mb), .def = "1G", .min = 1,
 	  .max = 16 * MIB, .scale = MIB, .unit = "MiB",
 	  .help = "memory per task of jobs that give no --mem" },
+
+	{ .key = "scheduling.placement", .type = KAI_CONF_ENUM,
+	  .offset = D(sched_placement), .def = "binpack",
+	  .choices = placements,
+	  .help = "node order: binpack (fullest first) or spread" },
+	{ .key = "scheduling.gpu_placement", .type = KAI_CONF_ENUM,
+	  .offset = D(sched_gpu_placement), .def = "pack",
+	  .choices = gpu_placements,
+	  .help = "which GPU of a node gets a fraction: pack or spread" },
+	{ .key = "scheduling.phases", .type = KAI_CONF_PHASES,
+	  .offset = D(sched_phases), .count_offset = D(sched_nphases),
+	  .choices = phases,
+	  .help = "phases of a cycle, in order; unset = those kaid acts on" },
+	{ .key = "scheduling.k_value", .type = KAI_CONF_NUMBER,
+	  .offset = D(sched_k_value), .def = "1.0", .min = 0, .max = 1000,
+	  .help = "weight of past usage in fair share; 0 = plain weights" },
+	{ .key = "scheduling.stale_gang_grace", .type = KAI_CONF_GRACE,
+	  .offset = D(sched_stale_grace_ms), .def = "60s", .min = 0,
+	  .max = 365 * DAY_MS, .unit = "ms",
+	  .help = "a gang below its minimum this long is evicted; never" },
+	{ .key = "scheduling.max_consolidation_moves", .type = KAI_CONF_INTEGER,
+	  .offset = D(sched_max_moves), .def = "16", .min = 0, .max = 4096,
+	  .help = "running tasks consolidation may move for one job" },
+	{ .key = "scheduling.usage_half_life", .type = KAI_CONF_DURATION,
+	  .offset = D(usage_half_life_ms), .def = "1d", .min = 0,
+	  .max = 365 * DAY_MS, .unit = "ms",
+	  .help = "past usage counts half after this long; 0 = no decay" },
+	{ .key = "scheduling.usage_window", .type = KAI_CONF_DURATION,
+	  .offset = D(usage_window_ms), .def = "7d", .min = 60 * 1000,
+	  .max = 365 * DAY_MS, .unit = "ms",
+	  .help = "usage older than this is forgotten" },
+	{ .key = "scheduling.usage_refresh", .type = KAI_CONF_DURATION,
+	  .offset = D(usage_refresh_ms), .def = "1m", .min = 1000,
+	  .max = 60 * 60 * 1000, .unit = "ms",
+	  .help = "how often finished jobs' usage is read from the database" },
 
 	{ .key = "jobs.allow_root", .type = KAI_CONF_BOOL,
 	  .offset = D(allow_root_jobs), .def = "false",

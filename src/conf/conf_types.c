@@ -364,7 +364,7 @@ fmt_duration(int64_t ms, char *out, size_t size)
 	static const struct {
 		int64_t ms;
 		const char *unit;
-	} u[] = {{3600000, "h"}, {60000, "m"}, {1000, "s"}};
+	} u[] = {{86400000, "d"}, {3600000, "h"}, {60000, "m"}, {1000, "s"}};
 	size_t i;
 
 	for (i = 0; i < KAI_NELEM(u); i++) {
@@ -377,22 +377,21 @@ fmt_duration(int64_t ms, char *out, size_t size)
 	(void)snprintf(out, size, "%" PRId64 "ms", ms);
 }
 
-static int
-parse_duration(struct kai_conf_rd *rd, const struct kai_conf_entry *e,
+/* The current scalar as a duration within e's bounds, into base. */
+int
+kai_conf_duration_here(struct kai_conf_rd *rd, const struct kai_conf_entry *e,
     const char *shown, void *base)
 {
 	static const struct {
 		const char *unit;
 		int64_t ms;
-	} u[] = {{"", 1}, {"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}};
+	} u[] = {{"", 1}, {"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000},
+	    {"d", 86400000}};
 	char lo[32], hi[32];
 	const char *p;
 	int64_t n;
 	size_t i;
-	int r;
 
-	if ((r = scalar(rd, e, shown, "a duration")) != 0)
-		return r;
 	if ((p = digits(kai_conf_text(rd), &n)) == NULL)
 		return kai_conf_rd_bad(rd, e, shown, "expected a duration");
 	i = 0;
@@ -409,6 +408,17 @@ parse_duration(struct kai_conf_rd *rd, const struct kai_conf_entry *e,
 	}
 	*FIELD(base, e, int64_t) = n;
 	return 0;
+}
+
+static int
+parse_duration(struct kai_conf_rd *rd, const struct kai_conf_entry *e,
+    const char *shown, void *base)
+{
+	int r;
+
+	if ((r = scalar(rd, e, shown, "a duration")) != 0)
+		return r;
+	return kai_conf_duration_here(rd, e, shown, base);
 }
 
 static int
@@ -555,4 +565,12 @@ const struct kai_conf_type kai_conf_types[KAI_CONF_NTYPES] = {
 	    release_text},
 	[KAI_CONF_TIMELIMIT] = {"time", false, parse_timelimit,
 	    dump_timelimit, NULL},
+	[KAI_CONF_NUMBER] = {"number", false, kai_conf_parse_number,
+	    kai_conf_dump_number, NULL},
+	[KAI_CONF_INTEGER] = {"integer", false, kai_conf_parse_integer,
+	    kai_conf_dump_integer, NULL},
+	[KAI_CONF_GRACE] = {"duration", false, kai_conf_parse_grace,
+	    kai_conf_dump_grace, NULL},
+	[KAI_CONF_PHASES] = {"list", false, kai_conf_parse_phases,
+	    kai_conf_dump_phases, kai_conf_release_phases},
 };

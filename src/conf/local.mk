@@ -6,6 +6,7 @@ src_conf_libkaiconf_a_SOURCES = \
 	src/conf/conf.h \
 	src/conf/conf_int.h \
 	src/conf/conf_lists.c \
+	src/conf/conf_sched.c \
 	src/conf/conf_table.c \
 	src/conf/conf_types.c \
 	src/conf/conf_yaml.c

@@ -210,4 +210,22 @@ struct kai_db_jobedit {
 int kai_db_job_edit(struct kai_db *db, const struct kai_db_jobedit *e,
     bool *applied, struct kai_err *err) KAI_MUST_CHECK;
 
+/*
+ * The decayed usage of the jobs that ran and ended within window_s
+ * before now, per queue and user (src/sched/decay.h: half-life 0 = no
+ * decay).  One aggregate over a range of end_time; running jobs are the
+ * caller's to add.  Caller owns *u (kai_db_usage_free()).
+ */
+struct kai_db_usage {
+	char *queue;
+	char *user;
+	int64_t gpu;	/* decayed micro-GPU-seconds */
+	int64_t cpu;	/* decayed millicore-seconds */
+	int64_t mem;	/* decayed MiB-seconds */
+};
+int kai_db_usage_load(struct kai_db *db, int64_t now, int64_t window_s,
+    int64_t half_life_s, struct kai_db_usage **u, size_t *n,
+    struct kai_err *err) KAI_MUST_CHECK;
+void kai_db_usage_free(struct kai_db_usage *u, size_t n);
+
 #endif /* KAI_DB_DB_H */

@@ -10,6 +10,7 @@ src_db_libkaidb_a_SOURCES = \
 	src/db/db_jobedit.c \
 	src/db/db_query.c \
 	src/db/db_queue.c \
+	src/db/db_usage.c \
 	src/db/db_util.c
 nodist_src_db_libkaidb_a_SOURCES = sql/migrations.c
 src_db_libkaidb_a_CPPFLAGS = $(AM_CPPFLAGS) $(PQ_CFLAGS)
@@ -34,4 +35,13 @@ tests_unit_db_queues_LDADD = tests/lib/libtap.a src/db/libkaidb.a \
 	src/base/libkaibase.a $(PQ_LIBS)
 dist_check_SCRIPTS += tests/unit/db-queues.t
 TESTS += tests/unit/db-queues.t
+# The decayed usage aggregate against the closed form of src/sched/decay.c.
+check_PROGRAMS += tests/unit/db-usage
+tests_unit_db_usage_SOURCES = tests/unit/db-usage.c
+tests_unit_db_usage_CPPFLAGS = $(AM_CPPFLAGS) $(PQ_CFLAGS)
+tests_unit_db_usage_LDADD = tests/lib/libtap.a src/db/libkaidb.a \
+	src/sched/libkaisched.a src/sys/libkaisys.a src/model/libkaimodel.a \
+	src/base/libkaibase.a $(PQ_LIBS) -lm
+dist_check_SCRIPTS += tests/unit/db-usage.t
+TESTS += tests/unit/db-usage.t
 # End of src/db/local.mk

@@ -15,6 +15,7 @@ src_proto_libkaiproto_a_SOURCES = \
 	src/proto/msg_ping.c \
 	src/proto/msg_queue.c \
 	src/proto/msg_select.c \
+	src/proto/msg_share.c \
 	src/proto/msg_submit.c \
 	src/proto/msg_tools.h \
 	src/proto/prom.c \
@@ -53,6 +54,13 @@ tests_unit_proto_tools_SOURCES = tests/unit/proto-tools.c
 tests_unit_proto_tools_LDADD = tests/lib/libtap.a src/proto/libkaiproto.a \
 	src/model/libkaimodel.a src/base/libkaibase.a
 TESTS += tests/unit/proto-tools
+
+# kshare's messages: round trips, frames that split, bad frames.
+check_PROGRAMS += tests/unit/proto-share
+tests_unit_proto_share_SOURCES = tests/unit/proto-share.c
+tests_unit_proto_share_LDADD = tests/lib/libtap.a src/proto/libkaiproto.a \
+	src/model/libkaimodel.a src/base/libkaibase.a
+TESTS += tests/unit/proto-share
 
 # A test tool for the integration tests: sends fresh, saved, replayed or
 # tampered frames to kaid (replay protection, credential binding).

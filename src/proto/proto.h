@@ -60,7 +60,10 @@ enum kai_msg_type {
 	KAI_MSG_QUEUE_APPLY_REPLY = 13,	 /* reply: one result per change */
 	KAI_MSG_QUEUE_DELETE = 14,	 /* request: queue names */
 	KAI_MSG_QUEUE_DELETE_REPLY = 15, /* reply: u32 queues deleted */
-	/* 16-19: sched-usage.  20-39: the Slurm tools (proto/msg_tools.h) */
+	KAI_MSG_SHARE = 16,		 /* request: struct kai_share_req */
+	KAI_MSG_SHARE_REPLY = 17,	 /* reply: struct kai_share, may span
+					    frames; 18-19 are reserved */
+	/* 20-39: the Slurm tools (proto/msg_tools.h) */
 	KAI_MSG_NODE_LIST = 20,		 /* request: empty body */
 	KAI_MSG_NODE_LIST_REPLY = 21,	 /* reply: partitions and nodes */
 	KAI_MSG_JOB_CONTROL = 22,	 /* request: hold/release job ids */
@@ -359,5 +362,77 @@ int kai_msg_queue_delete_decode(const void *p, size_t len, char ***names,
 int kai_msg_u32_encode(struct kai_buf *b, uint32_t v) KAI_MUST_CHECK;
 int kai_msg_u32_decode(const void *p, size_t len, uint32_t *v,
     struct kai_err *err) KAI_MUST_CHECK;
+
+/*
+ * Fair share (kshare, msg_share.c).  kaid answers from its last
+ * scheduling pass.  Units as for queues: micro-GPUs, millicores, MiB;
+ * decayed usage in micro-GPU-seconds, millicore-seconds and MiB-seconds;
+ * a normalised usage in millionths of the cluster's decayed capacity.
+ */
+#define KAI_SHARE_USER_MAX    255	/* bytes of a user name */
+#define KAI_SHARE_USERS_MAX   1000000	/* (queue, user) rows in a reply */
+
+/* KAI_MSG_SHARE: filters; empty lists select everything. */
+struct kai_share_req {
+	char **users;		/* user rows of these users only */
+	size_t nusers;
+	char **queues;		/* these queues and the queues below them */
+	size_t nqueues;
+};
+int kai_msg_share_req_encode(struct kai_buf *b, const struct kai_share_req *q)
+    KAI_MUST_CHECK;
+int kai_msg_share_req_decode(const void *p, size_t len,
+    struct kai_share_req *q, struct kai_err *err) KAI_MUST_CHECK;
+void kai_share_req_fini(struct kai_share_req *q);
+
+struct kai_share_res {
+	int64_t quota;		/* as struct kai_queue_qres */
+	int64_t limit;
+	int64_t weight;		/* millionths */
+	int64_t fair_share;	/* -1: the cluster does not track it */
+	int64_t allocated;	/* at the end of the pass */
+	int64_t requested;	/* allocated + pending, at its start */
+	int64_t usage;		/* decayed, resource-seconds */
+	int64_t usage_share;	/* usage / decayed capacity, millionths */
+};
+
+struct kai_share_queue {
+	char *name;
+	char *parent;		/* NULL = top level */
+	int64_t priority;
+	struct kai_share_res res[KAI_QUEUE_NRES];
+};
+
+/* A user's part of a leaf queue. */
+struct kai_share_user {
+	char *queue;
+	char *user;
+	int64_t usage[KAI_QUEUE_NRES];	   /* decayed, resource-seconds */
+	int64_t allocated[KAI_QUEUE_NRES]; /* held by the user's jobs now */
+};
+
+struct kai_share {
+	int64_t time;		/* unix s of the pass */
+	int64_t half_life_s;	/* 0: no decay */
+	int64_t window_s;
+	int64_t k_value;	/* millionths */
+	struct kai_share_queue *queues; /* parents before children */
+	size_t nqueues;
+	struct kai_share_user *users;	/* by queue, then user */
+	size_t nusers;
+};
+
+/*
+ * KAI_MSG_SHARE_REPLY: each frame repeats the four figures, then holds as
+ * many queues, then users, as fit in max_body, from *qfirst and *ufirst
+ * on; both advance.  The caller sends frames (KAI_FRAME_MORE) until both
+ * lists are done.
+ */
+int kai_msg_share_encode(struct kai_buf *b, const struct kai_share *s,
+    size_t *qfirst, size_t *ufirst, size_t max_body) KAI_MUST_CHECK;
+/* Appends one frame's records to *s (zeroed before the first frame). */
+int kai_msg_share_decode(const void *p, size_t len, struct kai_share *s,
+    struct kai_err *err) KAI_MUST_CHECK;
+void kai_share_fini(struct kai_share *s);
 
 #endif /* KAI_PROTO_PROTO_H */

@@ -4,6 +4,8 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/admission.c \
 	src/sched/allocate.c \
 	src/sched/consolidate.c \
+	src/sched/decay.c \
+	src/sched/decay.h \
 	src/sched/cycle.c \
 	src/sched/fairshare.c \
 	src/sched/gang.c \
@@ -31,6 +33,14 @@ tests_unit_sched_core_SOURCES = tests/unit/sched-core.c
 tests_unit_sched_core_LDADD = tests/lib/libtap.a src/sched/libkaisched.a \
 	src/base/libkaibase.a
 TESTS += tests/unit/sched-core
+
+# Decayed usage: the closed form against a numeric sum, the window, the
+# carrying forward between recomputations.
+check_PROGRAMS += tests/unit/sched-decay
+tests_unit_sched_decay_SOURCES = tests/unit/sched-decay.c
+tests_unit_sched_decay_LDADD = tests/lib/libtap.a src/sched/libkaisched.a \
+	src/base/libkaibase.a -lm
+TESTS += tests/unit/sched-decay
 
 # The scheduler scenarios (FORMAT.md): every tests/sched/*.yaml through
 # "ksim --check", one TAP line each; and ksim's own command line.

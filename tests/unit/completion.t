@@ -27,6 +27,9 @@ is "kqueue --no completes --noheader" "$(complete_line kqueue --no)" "--noheader
 like "kacct --format= is offered" "$(complete_line kacct --form)" '^--format= $'
 is "states after -t" "$(complete_line kqueue -t RUN)" "RUNNING "
 is "users after -u" "$(complete_line kqueue -u roo)" "root "
+is "kshare --pa completes --parsable2" "$(complete_line kshare --pa)" \
+    "--parsable2 "
+is "kshare: users after --users" "$(complete_line kshare --users roo)" "root "
 is "an unknown prefix completes to nothing" "$(complete_line kcancel --zz)" ""
 is "kinfo --no completes --nodes= and --noheader" "$(complete_line kinfo --no)" "--nodes= --noheader "
 is "kinfo -t offers node states" "$(complete_line kinfo -t dr)" "drain drng "

@@ -527,13 +527,90 @@ test_help(void)
 
 	for (s = h; *s != '\0'; s++)
 		lines += *s == '\n';
-	is_int(lines, 21, "help has a line per key");
+	is_int(lines, 30, "help has a line per key");
 	ok(strstr(h, "scheduler.interval         duration(ms)    1s"
 	    "                   time between") != NULL &&
 	    strstr(h, "partitions[].max_time") != NULL &&
 	    strstr(h, "database                   string          (required)"
 	    "           libpq") != NULL, "help lists key, type and default");
 	free(h);
+}
+
+/* scheduling: the core's defaults, every key set, and each kind of fault. */
+static void
+test_scheduling(void)
+{
+	struct kai_conf *c = load_ok(DB, "scheduling defaults");
+	char *d;
+
+	if (c != NULL) {
+		ok(c->sched_placement == 0 && c->sched_gpu_placement == 0,
+		    "binpack and pack by default");
+		is_int((int64_t)c->sched_nphases, 0,
+		    "phases unset: kaid's own list");
+		ok(c->sched_k_value == 1.0, "k_value 1.0 by default");
+		is_int(c->sched_stale_grace_ms, 60000, "grace 60 s");
+		is_int(c->sched_max_moves, 16, "16 consolidation moves");
+		is_int(c->usage_half_life_ms, 86400000, "half-life 1 day");
+		is_int(c->usage_window_ms, 7 * 86400000LL, "window 7 days");
+		is_int(c->usage_refresh_ms, 60000, "refresh 1 min");
+		kai_conf_free(c);
+	}
+	c = load_ok(DB "scheduling:\n  placement: spread\n"
+	    "  gpu_placement: spread\n  phases: [reclaim, allocate]\n"
+	    "  k_value: 2.5\n  stale_gang_grace: never\n"
+	    "  max_consolidation_moves: 0\n  usage_half_life: 0\n"
+	    "  usage_window: 36h\n  usage_refresh: 5s\n",
+	    "every scheduling key");
+	if (c == NULL)
+		return;
+	ok(c->sched_placement == 1 && c->sched_gpu_placement == 1,
+	    "spread and spread");
+	ok(c->sched_nphases == 2 && c->sched_phases[0] == 2 &&
+	    c->sched_phases[1] == 0, "phases in the order given");
+	ok(c->sched_k_value == 2.5, "k_value 2.5");
+	is_int(c->sched_stale_grace_ms, -1, "never is -1");
+	is_int(c->sched_max_moves, 0, "0 moves");
+	is_int(c->usage_half_life_ms, 0, "no decay");
+	is_int(c->usage_window_ms, 36 * 3600000LL, "window 36 h");
+	d = kai_conf_dump(c);
+	ok(strstr(d, "scheduling:\n  placement: spread\n") != NULL &&
+	    strstr(d, "  phases: [reclaim, allocate]\n") != NULL &&
+	    strstr(d, "  stale_gang_grace: never\n") != NULL &&
+	    strstr(d, "  usage_window: 36h\n") != NULL,
+	    "the dump gives the values back");
+	free(d);
+	kai_conf_free(c);
+	load_bad(DB "scheduling:\n  placement: tight\n",
+	    ":3:14: invalid value \"tight\" for \"scheduling.placement\": "
+	    "expected one of binpack, spread", "an unknown placement");
+	load_bad(DB "scheduling:\n  phases: [allocate, allocate]\n",
+	    ":3:22: invalid value \"allocate\" for \"scheduling.phases\": "
+	    "phase listed twice", "a phase listed twice");
+	load_bad(DB "scheduling:\n  phases: [allocate, evict]\n",
+	    ":3:22: invalid value \"evict\" for \"scheduling.phases\": "
+	    "expected allocate, consolidation, reclaim, preempt or "
+	    "stalegangeviction", "an unknown phase");
+	load_bad(DB "scheduling:\n  phases: []\n",
+	    ":3:12: invalid value for \"scheduling.phases\": expected at "
+	    "least one phase", "no phase at all");
+	load_bad(DB "scheduling:\n  k_value: -1\n",
+	    ":3:12: invalid value \"-1\" for \"scheduling.k_value\": "
+	    "expected a number between 0 and 1000", "a negative k");
+	load_bad(DB "scheduling:\n  max_consolidation_moves: 2.5\n",
+	    ":3:28: invalid value \"2.5\" for "
+	    "\"scheduling.max_consolidation_moves\": expected a whole number "
+	    "between 0 and 4096", "a fractional count");
+	load_bad(DB "scheduling:\n  stale_gang_grace: soon\n",
+	    ":3:21: invalid value \"soon\" for "
+	    "\"scheduling.stale_gang_grace\": expected a duration",
+	    "a grace that is no duration");
+	load_bad(DB "scheduling:\n  usage_window: 10s\n",
+	    ":3:17: invalid value \"10s\" for \"scheduling.usage_window\": "
+	    "must be between 1m and 365d", "a window too short");
+	load_bad(DB "scheduling:\n  half_life: 1d\n",
+	    ":3:3: unrecognized key \"scheduling.half_life\"",
+	    "an unknown scheduling key");
 }
 
 int
@@ -557,6 +634,7 @@ main(void)
 	test_examples();
 	test_client();
 	test_help();
+	test_scheduling();
 	(void)unlink(path);
 	(void)rmdir(dir);
 	return done_testing();

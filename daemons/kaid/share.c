@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * share.c: what kshare shows, kept from the last scheduling pass.
+ *
+ * After each cycle the core's per-queue figures (fair share, allocated,
+ * requested) are copied with the queues' settings and their decayed
+ * usage into k->share, and every user's part of each leaf queue (decayed
+ * usage, and what their jobs hold at the end of the pass) is listed by
+ * queue then user.  rpc_share.c answers from this copy: a kshare call
+ * costs no database query and no cycle.  A refused cycle keeps the last
+ * good figures.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xmalloc.h"
+#include "kaid.h"
+
+#define NRES KAI_SCHED_NRES
+
+/* Wire units of usage: micro-GPU-s, millicore-s, MiB-s (proto.h). */
+static const double usage_unit[NRES] = {1e6, 1e3, 1};
+
+static int64_t
+to_i64(double v)
+{
+	if (!(v > 0))
+		return 0;
+	return v >= 9e18 ? INT64_MAX : (int64_t)(v + 0.5);
+}
+
+static void
+fill_queue(const struct kaid *k, const struct snap *sn,
+    const struct kai_sched_queue_out *o, size_t i, const double tot[NRES],
+    struct kai_share_queue *q)
+{
+	const struct kai_sched_snap_queue *s = &sn->queues[i];
+	long ci = queues_find(k, s->name);
+	int r;
+
+	q->name = kai_xstrdup(s->name);
+	q->parent = s->parent >= 0 ?
+	    kai_xstrdup(sn->queues[s->parent].name) : NULL;
+	q->priority = s->priority;
+	for (r = 0; r < NRES; r++) {
+		struct kai_share_res *x = &q->res[r];
+
+		x->quota = s->res[r].quota;
+		x->limit = s->res[r].limit;
+		x->weight = ci >= 0 ? k->queues[ci].res[r].weight : 0;
+		x->fair_share = o->fair_share[r];
+		x->allocated = o->allocated[r];
+		x->requested = o->requested[r];
+		x->usage = to_i64(tot[r] * usage_unit[r]);
+		x->usage_share = to_i64(s->res[r].usage * 1e6);
+	}
+}
+
+/* A user row with its queue's snapshot index, the first sort key. */
+struct urow {
+	long q;
+	struct kai_share_user u;
+};
+
+struct ulist {
+	struct urow *r;
+	size_t n, cap;
+	const struct snap *sn;
+	struct kai_map ix;	/* "queue\nuser" -> index + 1 */
+};
+
+static struct kai_share_user *
+row(struct ulist *l, const char *queue, const char *user)
+{
+	char *key = kai_xasprintf("%s\n%s", queue, user);
+	uintptr_t v = (uintptr_t)kai_map_get(&l->ix, key);
+	struct urow *x;
+
+	if (v == 0) {
+		if (l->n == l->cap) {
+			l->cap = l->cap * 2 + 16;
+			l->r = kai_xreallocarray(l->r, l->cap, sizeof(*l->r));
+		}
+		x = &l->r[l->n];
+		memset(x, 0, sizeof(*x));
+		x->q = (long)(uintptr_t)kai_map_get(&l->sn->queue_ix, queue);
+		x->u.queue = kai_xstrdup(queue);
+		x->u.user = kai_xstrdup(user);
+		kai_map_put(&l->ix, key, (void *)(uintptr_t)++l->n);
+		v = l->n;
+	}
+	free(key);
+	return &l->r[v - 1].u;
+}
+
+static void
+add_used(const char *queue, const char *user, void *ctx)
+{
+	struct ulist *l = ctx;
+
+	if (kai_map_get(&l->sn->queue_ix, queue) != NULL)
+		(void)row(l, queue, user);
+}
+
+/* What each user's jobs hold at the end of the pass, per leaf queue. */
+static void
+add_allocs(struct ulist *l, const struct kai_sched_result *r)
+{
+	const struct snap *sn = l->sn;
+	size_t j, t;
+
+	for (j = 0; j < sn->s.njobs; j++) {
+		const struct kai_sched_snap_job *sj = &sn->s.jobs[j];
+		struct kai_share_user *u;
+
+		if (sj->user < 0)
+			continue;
+		u = row(l, sn->queues[sj->queue].name,
+		    sn->users[sj->user].name);
+		for (t = sj->first_task; t < sj->first_task + sj->ntasks; t++) {
+			const struct kai_sched_snap_task *st = &sn->s.tasks[t];
+
+			if (r->tasks[t].state != KAI_SCHED_TASK_RUNNING &&
+			    r->tasks[t].state != KAI_SCHED_TASK_PIPELINED &&
+			    r->tasks[t].state != KAI_SCHED_TASK_RELEASING)
+				continue;
+			u->allocated[KAI_QUEUE_GPU] += (int64_t)st->gpus *
+			    KAI_SCHED_GPU_UNIT + (r->tasks[t].gpu_fraction);
+			u->allocated[KAI_QUEUE_CPU] += st->cpu_millis;
+			u->allocated[KAI_QUEUE_MEM] += st->memory_mib;
+		}
+	}
+}
+
+/* By queue (snapshot order: parents first), then user name. */
+static int
+cmp_row(const void *a, const void *b)
+{
+	const struct urow *x = a, *y = b;
+
+	if (x->q != y->q)
+		return x->q < y->q ? -1 : 1;
+	return strcmp(x->u.user, y->u.user);
+}
+
+static void
+keep_users(const struct kaid *k, const struct snap *sn,
+    const struct kai_sched_result *r, struct kai_share *out)
+{
+	struct ulist l;
+	double u[NRES];
+	size_t i;
+	int x;
+
+	memset(&l, 0, sizeof(l));
+	l.sn = sn;
+	kai_map_init(&l.ix, NULL);
+	usage_each(k, add_used, &l);
+	add_allocs(&l, r);
+	for (i = 0; i < l.n; i++) {
+		(void)usage_of(k, l.r[i].u.queue, l.r[i].u.user, u);
+		for (x = 0; x < NRES; x++)
+			l.r[i].u.usage[x] = to_i64(u[x] * usage_unit[x]);
+	}
+	if (l.n > 1)
+		qsort(l.r, l.n, sizeof(*l.r), cmp_row);
+	kai_map_fini(&l.ix);
+	out->users = kai_xcalloc(l.n + 1, sizeof(*out->users));
+	for (i = 0; i < l.n; i++)
+		out->users[i] = l.r[i].u;
+	out->nusers = l.n;
+	free(l.r);
+}
+
+void
+share_keep(struct kaid *k, const struct snap *sn,
+    const struct kai_sched_result *r)
+{
+	double (*tot)[NRES] = kai_xcalloc(sn->s.nqueues + 1, sizeof(*tot));
+	struct kai_share s;
+	double cap[NRES];
+	size_t i;
+
+	memset(&s, 0, sizeof(s));
+	s.time = sn->s.now;
+	s.half_life_s = k->conf->usage_half_life_ms / 1000;
+	s.window_s = k->conf->usage_window_ms / 1000;
+	s.k_value = to_i64(sn->s.config.k_value * 1e6);
+	usage_totals(k, sn, tot, cap);
+	s.queues = kai_xcalloc(sn->s.nqueues + 1, sizeof(*s.queues));
+	for (i = 0; i < sn->s.nqueues; i++)
+		fill_queue(k, sn, &r->queues[i], i, tot[i], &s.queues[i]);
+	s.nqueues = sn->s.nqueues;
+	keep_users(k, sn, r, &s);
+	free(tot);
+	kai_share_fini(&k->share);
+	k->share = s;
+}
