@@ -201,6 +201,7 @@ pod_rec_free(void *p)
 	if (r == NULL)
 		return;
 	free(r->node);
+	free(r->uid);
 	free(r->term_reason);
 	free(r->reason);
 	free(r->message);
@@ -220,6 +221,7 @@ pod_rec_new(const struct kai_pod *p)
 	struct pod_rec *r = kai_xcalloc(1, sizeof(*r));
 
 	r->node = dup_or_empty(p->node);
+	r->uid = dup_or_empty(p->uid);
 	r->phase = p->phase;
 	r->managed = p->managed;
 	r->job_id = p->job_id;

@@ -24,6 +24,7 @@
 #define KUBE_EVENT_MAX  (4u << 20)  /* one watch event (one line) */
 #define KUBE_JSON_DEPTH 64          /* nesting accepted from the server */
 
+struct kube_event;
 struct kube_req;
 struct kube_watch;
 
@@ -73,6 +74,15 @@ struct kai_kube {
 	uint64_t nconnects;      /* connections those had to open */
 	struct kube_watch *wnodes;
 	struct kube_watch *wpods;
+	struct kube_event *evq;       /* events waiting for a slot */
+	struct kube_event **evq_tail;
+	size_t nevq;                  /* waiting */
+	size_t nevents;               /* in flight */
+	int64_t ev_last_ns;           /* the last event name's suffix */
+	int64_t ev_warn_ms;           /* loop time of the last warning */
+	uint64_t ev_quiet;            /* failures since, not warned */
+	uint64_t ev_posted, ev_failed, ev_dropped;
+	char *ev_instance;            /* reportingInstance */
 };
 
 /* kube_config.c */
@@ -105,6 +115,10 @@ int kube_req_check(const struct kube_req *req, struct kai_err *err,
     const char *fmt, ...) KAI_PRINTF(3, 4);
 /* Percent-encodes s for a URL path segment or query value; caller owns. */
 char *kube_escape(const char *s);
+
+/* kube_event.c */
+/* Frees the events still waiting (in-flight ones are cancelled as reqs). */
+void kube_event_fini(struct kai_kube *kube);
 
 /* kube_json.c */
 /* Parses JSON text with the depth limit; NULL and err on failure. */

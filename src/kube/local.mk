@@ -3,6 +3,7 @@ noinst_LIBRARIES += src/kube/libkaikube.a
 src_kube_libkaikube_a_SOURCES = \
 	src/kube/kube.h \
 	src/kube/kube_config.c \
+	src/kube/kube_event.c \
 	src/kube/kube_http.c \
 	src/kube/kube_int.h \
 	src/kube/kube_json.c \
