@@ -249,7 +249,7 @@ static char *
 pod_key(const struct kaid *k, const struct kai_pod *pod, bool *ours)
 {
 	*ours = pod->namespace != NULL &&
-	    strcmp(pod->namespace, k->conf->namespace) == 0;
+	    strcmp(pod->namespace, kai_kube_namespace(k->kube)) == 0;
 	if (*ours)
 		return kai_xstrdup(pod->name);
 	return kai_xasprintf("%s/%s", pod->namespace != NULL ?
