@@ -675,6 +675,67 @@ test_events(struct t *t)
 	    (unsigned long long)posted, (unsigned long long)failed);
 }
 
+/* Answers counted by code, for the calls of test_call_cap. */
+static int cap_enoent, cap_eagain, cap_other;
+
+static void
+cap_done(int code, const struct kai_err *err, void *ctx)
+{
+	(void)err;
+	(void)ctx;
+	if (code == KAI_ENOENT)
+		cap_enoent++;
+	else if (code == KAI_EAGAIN)
+		cap_eagain++;
+	else
+		cap_other++;
+}
+
+static bool
+cap_settled(struct t *t)
+{
+	return kai_kube_pending(t->kube) == 0;
+}
+
+/*
+ * A burst of calls is sent KUBE_CALLS_MAX at a time (a real apiserver
+ * answers 429 past 200 writes in flight); every call is answered once,
+ * the waiting ones too when the client is freed.
+ */
+static void
+test_call_cap(struct t *t, const struct kai_kube_config *cfg)
+{
+	struct kai_kube *kube;
+	struct kai_err err;
+	char pod[32];
+	bool settled;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		(void)snprintf(pod, sizeof(pod), "kai-none-%d", i);
+		kai_kube_pod_delete(t->kube, pod, 0, cap_done, NULL);
+	}
+	ok(kai_kube_pending(t->kube) == 100 &&
+	    t->kube->nactive == KUBE_CALLS_MAX,
+	    "100 calls: %d sent, the rest wait (%zu sent)", KUBE_CALLS_MAX,
+	    t->kube->nactive);
+	settled = run_until(t, cap_settled);
+	ok(settled && cap_enoent == 100 && cap_other == 0,
+	    "all 100 answered 404 (%d, %d other)", cap_enoent, cap_other);
+	if (kai_kube_new(t->loop, cfg, NULL, 5000, &kube, &err) != 0) {
+		ok(0, "client: %s", kai_err_msg(&err));
+		return;
+	}
+	for (i = 0; i < 100; i++) {
+		(void)snprintf(pod, sizeof(pod), "kai-none-%d", i);
+		kai_kube_pod_delete(kube, pod, 0, cap_done, NULL);
+	}
+	kai_kube_free(kube);
+	ok(cap_eagain == 100 && cap_other == 0,
+	    "freeing the client answers all 100, sent or waiting, with "
+	    "KAI_EAGAIN (%d)", cap_eagain);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -708,8 +769,12 @@ main(int argc, char **argv)
 	test_http_errors(&t, &cfg);
 	test_refusals(&t, &cfg);
 	test_events(&t);
-	/* Four events at once over HTTP/1.1 need up to four connections. */
-	ok(t.kube->nrequests >= 15 && t.kube->nconnects <= 10,
+	test_call_cap(&t, &cfg);
+	/*
+	 * Four events, then 64 deletes at once over HTTP/1.1 (kubesim) need
+	 * up to that many connections; reused, they are far fewer than calls.
+	 */
+	ok(t.kube->nrequests >= 15 && t.kube->nconnects <= 80,
 	    "connections are reused: %llu requests over %llu connections",
 	    (unsigned long long)t.kube->nrequests,
 	    (unsigned long long)t.kube->nconnects);
