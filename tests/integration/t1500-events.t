@@ -122,7 +122,7 @@ else
 	want='HTTP 503'
 fi
 ids=
-for i in 1 2 3; do
+for _ in 1 2 3; do
 	out=$(cd "$W" && as_user "$A" ksubmit quick.sh 2>&1)
 	ids="$ids ${out##* }"
 done
