@@ -15,6 +15,8 @@ INTEGRATION_TESTS = \
 	tests/integration/t1000-submit.t \
 	tests/integration/t1100-auth.t \
 	tests/integration/t1200-bad-input.t \
+	tests/integration/t1500-events.t \
+	tests/integration/t1510-incluster.t \
 	tests/integration/t2000-cancel.t \
 	tests/integration/t3000-crash.t \
 	tests/integration/t3100-watch-expiry.t \

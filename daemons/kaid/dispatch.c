@@ -95,6 +95,9 @@ on_bound(int code, const struct kai_err *err, void *ctx)
 	else
 		kai_log_debug("job %" PRIu64 ": pod \"%s\" bound to \"%s\"",
 		    pc->job_id, pc->pod, pc->node);
+	/* 409: bound before (by a kaid since restarted), event posted then. */
+	if (code == 0)
+		events_scheduled(pc->k, pc->pod, pc->node);
 	call_free(pc);
 }
 

@@ -40,6 +40,7 @@ struct submit {
 /* What kaid remembers of a pod from the watch. */
 struct pod_rec {
 	char *node;		/* "" = unbound */
+	char *uid;		/* metadata.uid */
 	enum kai_pod_phase phase;
 	bool managed;
 	uint64_t job_id;
@@ -212,6 +213,17 @@ bool state_job_matches(const struct kai_job *j, const uint64_t *ids,
  * ("" for none); bounded, a longer list is cut.  Caller owns the result.
  */
 char *state_nodelist(const struct kai_alloc *allocs, size_t n);
+
+/* events.c */
+/*
+ * Posts a Kubernetes Event on pod (best-effort, never fails): type,
+ * reason ("Preempted", "Evicted", ...) and a printf message, e.g.
+ * events_post(k, pod, KAI_EVENT_WARNING, "Preempted", "%s", why).
+ */
+void events_post(struct kaid *k, const char *pod, enum kai_event_type type,
+    const char *reason, const char *fmt, ...) KAI_PRINTF(5, 6);
+/* "Scheduled": "Successfully assigned NS/POD to NODE". */
+void events_scheduled(struct kaid *k, const char *pod, const char *node);
 
 /* snapshot.c: the scheduler's view of one tick (kai_sched_snapshot). */
 struct snap {

@@ -203,6 +203,7 @@ pod_rec_free(void *p)
 	if (r == NULL)
 		return;
 	free(r->node);
+	free(r->uid);
 	free(r->term_reason);
 	free(r->reason);
 	free(r->message);
@@ -222,6 +223,7 @@ pod_rec_new(const struct kai_pod *p)
 	struct pod_rec *r = kai_xcalloc(1, sizeof(*r));
 
 	r->node = dup_or_empty(p->node);
+	r->uid = dup_or_empty(p->uid);
 	r->phase = p->phase;
 	r->managed = p->managed;
 	r->job_id = p->job_id;
@@ -249,7 +251,7 @@ static char *
 pod_key(const struct kaid *k, const struct kai_pod *pod, bool *ours)
 {
 	*ours = pod->namespace != NULL &&
-	    strcmp(pod->namespace, k->conf->namespace) == 0;
+	    strcmp(pod->namespace, kai_kube_namespace(k->kube)) == 0;
 	if (*ours)
 		return kai_xstrdup(pod->name);
 	return kai_xasprintf("%s/%s", pod->namespace != NULL ?

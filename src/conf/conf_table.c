@@ -67,8 +67,10 @@ static const struct kai_conf_entry daemon_entries[] = {
 	  .offset = D(kube_context), .min = 1, .max = 253,
 	  .help = "kubeconfig context; unset = its current-context" },
 	{ .key = "kubernetes.namespace", .type = KAI_CONF_DNSLABEL,
-	  .offset = D(namespace), .def = "default", .max = 63,
-	  .help = "namespace the job pods are created in" },
+	  .offset = D(namespace), .max = 63,
+	  .help = "namespace the job pods are created in; unset = the "
+		  "service account's (in a pod) or the kubeconfig "
+		  "context's, else default" },
 	{ .key = "kubernetes.image", .type = KAI_CONF_STRING,
 	  .offset = D(default_image), .def = "debian:bookworm-slim",
 	  .min = 1, .max = 1024,

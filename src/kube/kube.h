@@ -221,6 +221,47 @@ struct kai_kube_log *kai_kube_pod_log(struct kai_kube *kube, const char *pod,
 /* Stops a log call; done is not called.  Not from inside its callbacks. */
 void kai_kube_log_cancel(struct kai_kube_log *l);
 
+/*
+ * Events (core/v1 Event) about kaid's pods, so that `kubectl describe pod`
+ * tells the story kqueue tells: Scheduled (Normal) once a binding
+ * succeeded, Preempted / Evicted (Warning) with the scheduler's reason.
+ */
+enum kai_event_type {
+	KAI_EVENT_NORMAL,
+	KAI_EVENT_WARNING
+};
+
+struct kai_pod_event {
+	const char *pod;	/* involvedObject.name, in the client's namespace */
+	const char *uid;	/* involvedObject.uid; NULL or "" = unknown */
+	enum kai_event_type type;
+	const char *reason;	/* "Scheduled", "Preempted", "Evicted", ... */
+	const char *message;	/* cut to 1024 bytes */
+};
+
+/*
+ * Builds the Event JSON: metadata.name "POD.<hex nanoseconds>",
+ * involvedObject (v1 Pod in ns), source.component and reportingComponent
+ * "kaid", reportingInstance instance, first/lastTimestamp from now_ns
+ * (Unix nanoseconds; also the name's suffix), count 1.  Caller owns the
+ * result.  Exposed for the schema test.
+ */
+char *kai_kube_pod_event_json(const struct kai_pod_event *ev, const char *ns,
+    const char *instance, int64_t now_ns);
+/*
+ * Posts ev, best-effort and without a callback: at most a few events are
+ * in flight (the rest wait, up to a bound, then are dropped) so that they
+ * never crowd out pod calls; a failure or a drop is logged as a warning
+ * at most once every five minutes (at debug level in between, the warning
+ * counting the ones it stood for).  Never fails, never blocks.
+ */
+void kai_kube_pod_event(struct kai_kube *kube, const struct kai_pod_event *ev);
+/* The namespace of kaid's pods. */
+const char *kai_kube_namespace(const struct kai_kube *kube);
+/* Events posted (2xx), failed, dropped: for tests and debugging. */
+void kai_kube_event_counts(const struct kai_kube *kube, uint64_t *posted,
+    uint64_t *failed, uint64_t *dropped);
+
 /* Calls in flight (for clean shutdown and tests). */
 size_t kai_kube_pending(const struct kai_kube *kube);
 /* Requests completed, whatever their outcome (for kaid's metrics). */

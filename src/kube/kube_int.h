@@ -23,7 +23,10 @@
 #define KUBE_REPLY_MAX  (1u << 20)  /* a create/bind/delete reply */
 #define KUBE_EVENT_MAX  (4u << 20)  /* one watch event (one line) */
 #define KUBE_JSON_DEPTH 64          /* nesting accepted from the server */
+#define KUBE_CALLS_MAX  64          /* pod calls sent at once (kube_pod.c) */
 
+struct kube_call;
+struct kube_event;
 struct kube_req;
 struct kube_watch;
 
@@ -68,12 +71,24 @@ struct kai_kube {
 	int in_curl;             /* inside curl_multi_socket_action() */
 	struct kube_req *reqs;   /* added to the multi handle */
 	struct kube_req *queued; /* started from inside libcurl */
-	size_t ncalls;           /* create/bind/delete in flight */
+	size_t ncalls;           /* create/bind/delete in flight or queued */
+	size_t nactive;          /* of which sent, at most KUBE_CALLS_MAX */
+	struct kube_call *callq[2];   /* waiting: [0] bind/delete, [1] create */
+	struct kube_call **callq_tail[2];
 	uint64_t nrequests;      /* finished, for tests and debugging */
 	uint64_t nconnects;      /* connections those had to open */
 	uint64_t nerrors[KAI_KUBE_NVERBS]; /* failed calls (metrics) */
 	struct kube_watch *wnodes;
 	struct kube_watch *wpods;
+	struct kube_event *evq;       /* events waiting for a slot */
+	struct kube_event **evq_tail;
+	size_t nevq;                  /* waiting */
+	size_t nevents;               /* in flight */
+	int64_t ev_last_ns;           /* the last event name's suffix */
+	int64_t ev_warn_ms;           /* loop time of the last warning */
+	uint64_t ev_quiet;            /* failures since, not warned */
+	uint64_t ev_posted, ev_failed, ev_dropped;
+	char *ev_instance;            /* reportingInstance */
 };
 
 /* kube_config.c */
@@ -106,6 +121,14 @@ int kube_req_check(const struct kube_req *req, struct kai_err *err,
     const char *fmt, ...) KAI_PRINTF(3, 4);
 /* Percent-encodes s for a URL path segment or query value; caller owns. */
 char *kube_escape(const char *s);
+
+/* kube_pod.c */
+/* Answers the calls still waiting with KAI_EAGAIN ("...: cancelled"). */
+void kube_calls_fini(struct kai_kube *kube);
+
+/* kube_event.c */
+/* Frees the events still waiting (in-flight ones are cancelled as reqs). */
+void kube_event_fini(struct kai_kube *kube);
 
 /* kube_json.c */
 /* Parses JSON text with the depth limit; NULL and err on failure. */

@@ -10,7 +10,7 @@
  * KAI_ENOENT, 403 as KAI_EPERM, and the rest as KAI_EKUBE with the
  * server's Status message: `could not create pod "kai-42-0": HTTP 422:
  * ...`.  kai_kube_pending() counts these calls (not the watches, which
- * never end).
+ * never end), sent or waiting for one of the KUBE_CALLS_MAX slots.
  */
 #include "config.h"
 
@@ -21,24 +21,28 @@
 #include "base/xmalloc.h"
 #include "kube/kube_int.h"
 
-struct pod_call {
+struct kube_call {
 	struct kai_kube *kube;
 	char *what; /* "could not create pod \"x\"" */
+	const char *method;
+	char *path; /* until sent */
+	char *body;
 	kai_kube_done_fn *fn;
 	void *ctx;
 	enum kai_kube_verb verb;
 	bool done;  /* fn has run */
+	struct kube_call *next;
 };
 
 /*
  * Every call's callback runs exactly once (libuv's rule): a call still in
- * flight when the client is freed is answered here, with KAI_EAGAIN, so
- * that the caller can release its ctx.
+ * flight or waiting when the client is freed is answered here, with
+ * KAI_EAGAIN, so that the caller can release its ctx.
  */
 static void
 call_free(void *p)
 {
-	struct pod_call *c = p;
+	struct kube_call *c = p;
 	struct kai_err err;
 
 	if (!c->done) {
@@ -46,13 +50,18 @@ call_free(void *p)
 		c->fn(KAI_EAGAIN, &err, c->ctx);
 	}
 	free(c->what);
+	free(c->path);
+	free(c->body);
 	free(c);
 }
+
+static void call_pump(struct kai_kube *kube);
 
 static void
 call_done(struct kube_req *req, void *ctx)
 {
-	struct pod_call *c = ctx;
+	struct kube_call *c = ctx;
+	struct kai_kube *kube = c->kube;
 	struct kai_err err;
 	int code;
 
@@ -64,32 +73,107 @@ call_done(struct kube_req *req, void *ctx)
 	 */
 	if (code != 0 && code != (c->verb == KAI_KUBE_DELETE ? KAI_ENOENT :
 	    KAI_EEXIST) && !(c->verb == KAI_KUBE_SERVICE && code == KAI_ENOENT))
-		c->kube->nerrors[c->verb]++;
-	c->kube->ncalls--;
+		kube->nerrors[c->verb]++;
+	kube->ncalls--;
+	kube->nactive--;
 	c->done = true;
 	c->fn(code, &err, c->ctx);
+	call_pump(kube);
 }
 
-/* Takes ownership of what, path and body. */
+static void
+call_send(struct kube_call *c)
+{
+	struct kai_kube *kube = c->kube;
+	struct kube_req *req;
+
+	req = kube_req_new(kube, c->method, c->path, c->body, KUBE_REPLY_MAX,
+	    call_done, c);
+	c->body = NULL;	/* the request owns it now */
+	free(c->path);
+	c->path = NULL;
+	req->ctx_free = call_free;
+	kube->nactive++;
+	kube_req_start(req, kube->timeout_ms);
+}
+
+static void
+queue_init(struct kai_kube *kube)
+{
+	if (kube->callq_tail[0] == NULL) {
+		kube->callq_tail[0] = &kube->callq[0];
+		kube->callq_tail[1] = &kube->callq[1];
+	}
+}
+
+/*
+ * Sends waiting calls while fewer than KUBE_CALLS_MAX are out: binds and
+ * deletes before creates, so that a pod created is bound before the next
+ * thousand creates, and a cancel is not stuck behind a burst of them.
+ */
+static void
+call_pump(struct kai_kube *kube)
+{
+	struct kube_call *c;
+	int q;
+
+	queue_init(kube);
+	while (kube->nactive < KUBE_CALLS_MAX) {
+		q = kube->callq[0] != NULL ? 0 : 1;
+		if ((c = kube->callq[q]) == NULL)
+			return;
+		kube->callq[q] = c->next;
+		if (kube->callq[q] == NULL)
+			kube->callq_tail[q] = &kube->callq[q];
+		c->next = NULL;
+		call_send(c);
+	}
+}
+
+/*
+ * Takes ownership of what, path and body.  A real kube-apiserver answers
+ * 429 beyond --max-mutating-requests-inflight (200 by default): the
+ * calls are sent KUBE_CALLS_MAX at a time, the rest wait here in order.
+ */
 static void
 call_start(struct kai_kube *kube, enum kai_kube_verb verb, char *what,
     const char *method, char *path, char *body, kai_kube_done_fn *fn,
     void *ctx)
 {
-	struct pod_call *c = kai_xcalloc(1, sizeof(*c));
-	struct kube_req *req;
+	struct kube_call *c = kai_xcalloc(1, sizeof(*c));
+	int q = strcmp(method, "POST") == 0 && strstr(path, "/binding") ==
+	    NULL ? 1 : 0;
 
 	c->kube = kube;
 	c->verb = verb;
 	c->what = what;
+	c->method = method;
+	c->path = path;
+	c->body = body;
 	c->fn = fn;
 	c->ctx = ctx;
-	req = kube_req_new(kube, method, path, body, KUBE_REPLY_MAX, call_done,
-	    c);
-	req->ctx_free = call_free;
-	free(path);
 	kube->ncalls++;
-	kube_req_start(req, kube->timeout_ms);
+	queue_init(kube);
+	*kube->callq_tail[q] = c;
+	kube->callq_tail[q] = &c->next;
+	call_pump(kube);
+}
+
+void
+kube_calls_fini(struct kai_kube *kube)
+{
+	struct kube_call *c;
+	int q;
+
+	queue_init(kube);
+	for (q = 0; q < 2; q++) {
+		while ((c = kube->callq[q]) != NULL) {
+			kube->callq[q] = c->next;
+			kube->ncalls--;
+			call_free(c);
+		}
+		kube->callq_tail[q] = &kube->callq[q];
+	}
 }
 
 /*
@@ -149,8 +233,8 @@ kai_kube_pod_bind(struct kai_kube *kube, const char *pod, const char *node,
 	json_object_put(b);
 	what = kai_xasprintf("could not bind pod \"%s\" to node \"%s\"", pod,
 	    node);
-	call_start(kube, KAI_KUBE_BIND, what, "POST", kai_xasprintf("%s/binding", base), body,
-	    fn, ctx);
+	call_start(kube, KAI_KUBE_BIND, what, "POST",
+	    kai_xasprintf("%s/binding", base), body, fn, ctx);
 	free(base);
 }
 
@@ -166,8 +250,9 @@ kai_kube_pod_delete(struct kai_kube *kube, const char *pod, int64_t grace_s,
 	else
 		path = kai_xstrdup(base);
 	free(base);
-	call_start(kube, KAI_KUBE_DELETE, kai_xasprintf("could not delete pod \"%s\"", pod),
-	    "DELETE", path, NULL, fn, ctx);
+	call_start(kube, KAI_KUBE_DELETE,
+	    kai_xasprintf("could not delete pod \"%s\"", pod), "DELETE", path,
+	    NULL, fn, ctx);
 }
 
 void

@@ -3,6 +3,7 @@ noinst_LIBRARIES += src/kube/libkaikube.a
 src_kube_libkaikube_a_SOURCES = \
 	src/kube/kube.h \
 	src/kube/kube_config.c \
+	src/kube/kube_event.c \
 	src/kube/kube_http.c \
 	src/kube/kube_int.h \
 	src/kube/kube_json.c \
@@ -35,4 +36,11 @@ tests_unit_kube_client_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS)
 tests_unit_kube_client_LDADD = $(KUBE_TEST_LIBS)
 dist_check_SCRIPTS += tests/unit/kube-client.t
 TESTS += tests/unit/kube-client.t
+# The dispatch benchmark's raw client: not run by make check
+# (tests/bench/bench-dispatch.sh runs it).
+noinst_PROGRAMS += tests/bench/bench-podrate
+tests_bench_bench_podrate_SOURCES = tests/bench/bench-podrate.c
+tests_bench_bench_podrate_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS)
+tests_bench_bench_podrate_LDADD = src/kube/libkaikube.a src/sys/libkaisys.a \
+	src/base/libkaibase.a $(CURL_LIBS) $(JSONC_LIBS) $(YAML_LIBS)
 # End of src/kube/local.mk

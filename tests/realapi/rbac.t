@@ -62,11 +62,14 @@ pod_json() {
 	printf '"spec":{"schedulerName":"kaid","restartPolicy":"Never",'
 	printf '"containers":[{"name":"main","image":"x","command":["true"]}]}}'
 }
+# The Event as kaid posts it (src/kube/kube_event.c).
 event_json() {
-	printf '{"apiVersion":"v1","kind":"Event","metadata":{"name":"%s"},' "$1"
-	printf '"involvedObject":{"kind":"Pod","name":"fx","namespace":"default"},'
-	printf '"reason":"Scheduled","message":"m","type":"Normal","count":1,'
-	printf '"source":{"component":"kaid"}}'
+	printf '{"apiVersion":"v1","kind":"Event","metadata":{"name":"%s","namespace":"default"},' "$1"
+	printf '"involvedObject":{"apiVersion":"v1","kind":"Pod","name":"fx","namespace":"default"},'
+	printf '"reason":"Scheduled","message":"Successfully assigned default/fx to n1",'
+	printf '"type":"Normal","source":{"component":"kaid"},'
+	printf '"firstTimestamp":"2026-01-01T00:00:00Z","lastTimestamp":"2026-01-01T00:00:00Z",'
+	printf '"count":1,"reportingComponent":"kaid","reportingInstance":"kaid-test"}'
 }
 svc_json() {
 	printf '{"apiVersion":"v1","kind":"Service","metadata":{"name":"%s"},' "$1"

@@ -105,7 +105,7 @@ test_defaults(void)
 	ok(c->munge_socket == NULL && c->kubeconfig == NULL &&
 	    c->kube_context == NULL, "optional paths unset by default");
 	is_int(c->log_level, KAI_LOG_INFO, "default log_level is info");
-	is_str(c->namespace, "default", "default namespace");
+	ok(c->namespace == NULL, "namespace unset: kaid asks the cluster config");
 	is_str(c->default_image, "debian:bookworm-slim", "default image");
 	is_str(c->cluster_domain, "cluster.local", "default cluster domain");
 	is_int(c->kube_timeout_ms, 10000, "default timeout 10 s");

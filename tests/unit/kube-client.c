@@ -7,7 +7,9 @@
  *
  * Node and pod watches, pod create / bind / delete with their 409 and
  * 404 answers, a pod that really runs `exit 3`, a forced watch expiry
- * (410) with a pod created right after it, a wrong token.  Every wait is
+ * (410) with a pod created right after it, a wrong token, Events (their
+ * JSON, schema-checked by kubesim, and the bound on those in flight).
+ * Every wait is
  * a loop run bounded by a timer: the whole program fails rather than
  * hangs after 20 s.
  */
@@ -609,6 +611,131 @@ test_refusals(struct t *t, const struct kai_kube_config *cfg)
 	    "a closed port");
 }
 
+static bool
+events_settled(struct t *t)
+{
+	uint64_t posted, failed, dropped;
+
+	kai_kube_event_counts(t->kube, &posted, &failed, &dropped);
+	return posted + failed + dropped >= (uint64_t)t->want_n;
+}
+
+/*
+ * Events: the JSON's shape, then ten posted at once (kubesim checks each
+ * against the OpenAPI schema when it has it: a refusal counts as failed),
+ * never more than a few in flight.
+ */
+static void
+test_events(struct t *t)
+{
+	struct kai_pod_event ev = {"kai-t-9", "0b1c", KAI_EVENT_WARNING,
+	    "Preempted", NULL};
+	struct json_object *o, *v;
+	char longmsg[2000], pod[16], *json;
+	uint64_t posted, failed, dropped;
+	struct kai_err err;
+	int i;
+
+	memset(longmsg, 'x', sizeof(longmsg) - 1);
+	longmsg[sizeof(longmsg) - 1] = '\0';
+	ev.message = longmsg;
+	json = kai_kube_pod_event_json(&ev, "default", "kaid-h",
+	    INT64_C(1700000000123456789));
+	o = kube_json_parse(json, strlen(json), &err);
+	ok(o != NULL && json_object_object_get_ex(o, "metadata", &v) &&
+	    strcmp(json_object_get_string(json_object_object_get(v, "name")),
+	    "kai-t-9.17979cfe3d85cd15") == 0,
+	    "event name: the pod's and the time in hex nanoseconds");
+	ok(o != NULL && strcmp(json_object_get_string(json_object_object_get(o,
+	    "type")), "Warning") == 0 && strlen(json_object_get_string(
+	    json_object_object_get(o, "message"))) == 1024 &&
+	    strcmp(json_object_get_string(json_object_object_get(o,
+	    "firstTimestamp")), "2023-11-14T22:13:20Z") == 0,
+	    "type Warning, message cut to 1024 bytes, RFC 3339 timestamps");
+	json_object_put(o);
+	free(json);
+
+	t->want_n = 10;
+	for (i = 0; i < 10; i++) {
+		(void)snprintf(pod, sizeof(pod), "kai-ev-%d", i);
+		ev.pod = pod;
+		ev.uid = NULL;
+		ev.type = i % 2 ? KAI_EVENT_WARNING : KAI_EVENT_NORMAL;
+		ev.reason = i % 2 ? "Evicted" : "Scheduled";
+		ev.message = i % 2 ? longmsg : "Successfully assigned x to y";
+		kai_kube_pod_event(t->kube, &ev);
+	}
+	ok(t->kube->nevents <= 4 && t->kube->nevq + t->kube->nevents == 10,
+	    "at most 4 events in flight, the rest wait (%zu, %zu)",
+	    t->kube->nevents, t->kube->nevq);
+	ok(run_until(t, events_settled), "the events were answered");
+	kai_kube_event_counts(t->kube, &posted, &failed, &dropped);
+	ok(posted == 10 && failed == 0 && dropped == 0,
+	    "all 10 accepted (%llu posted, %llu failed)",
+	    (unsigned long long)posted, (unsigned long long)failed);
+}
+
+/* Answers counted by code, for the calls of test_call_cap. */
+static int cap_enoent, cap_eagain, cap_other;
+
+static void
+cap_done(int code, const struct kai_err *err, void *ctx)
+{
+	(void)err;
+	(void)ctx;
+	if (code == KAI_ENOENT)
+		cap_enoent++;
+	else if (code == KAI_EAGAIN)
+		cap_eagain++;
+	else
+		cap_other++;
+}
+
+static bool
+cap_settled(struct t *t)
+{
+	return kai_kube_pending(t->kube) == 0;
+}
+
+/*
+ * A burst of calls is sent KUBE_CALLS_MAX at a time (a real apiserver
+ * answers 429 past 200 writes in flight); every call is answered once,
+ * the waiting ones too when the client is freed.
+ */
+static void
+test_call_cap(struct t *t, const struct kai_kube_config *cfg)
+{
+	struct kai_kube *kube;
+	struct kai_err err;
+	char pod[32];
+	bool settled;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		(void)snprintf(pod, sizeof(pod), "kai-none-%d", i);
+		kai_kube_pod_delete(t->kube, pod, 0, cap_done, NULL);
+	}
+	ok(kai_kube_pending(t->kube) == 100 &&
+	    t->kube->nactive == KUBE_CALLS_MAX,
+	    "100 calls: %d sent, the rest wait (%zu sent)", KUBE_CALLS_MAX,
+	    t->kube->nactive);
+	settled = run_until(t, cap_settled);
+	ok(settled && cap_enoent == 100 && cap_other == 0,
+	    "all 100 answered 404 (%d, %d other)", cap_enoent, cap_other);
+	if (kai_kube_new(t->loop, cfg, NULL, 5000, &kube, &err) != 0) {
+		ok(0, "client: %s", kai_err_msg(&err));
+		return;
+	}
+	for (i = 0; i < 100; i++) {
+		(void)snprintf(pod, sizeof(pod), "kai-none-%d", i);
+		kai_kube_pod_delete(kube, pod, 0, cap_done, NULL);
+	}
+	kai_kube_free(kube);
+	ok(cap_eagain == 100 && cap_other == 0,
+	    "freeing the client answers all 100, sent or waiting, with "
+	    "KAI_EAGAIN (%d)", cap_eagain);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -641,7 +768,13 @@ main(int argc, char **argv)
 	test_expiry(&t, &cfg);
 	test_http_errors(&t, &cfg);
 	test_refusals(&t, &cfg);
-	ok(t.kube->nrequests >= 15 && t.kube->nconnects <= 6,
+	test_events(&t);
+	test_call_cap(&t, &cfg);
+	/*
+	 * Four events, then 64 deletes at once over HTTP/1.1 (kubesim) need
+	 * up to that many connections; reused, they are far fewer than calls.
+	 */
+	ok(t.kube->nrequests >= 15 && t.kube->nconnects <= 80,
 	    "connections are reused: %llu requests over %llu connections",
 	    (unsigned long long)t.kube->nrequests,
 	    (unsigned long long)t.kube->nconnects);
