@@ -193,6 +193,50 @@ build_env(const struct kai_job *j, const struct kai_jobspec *js,
 	free(err);
 }
 
+/*
+ * A part of one GPU, as KAI hands it to a pod: no nvidia.com/gpu request
+ * (the device plugin would give the pod a GPU of its own), the device the
+ * scheduler chose in NVIDIA_VISIBLE_DEVICES (its index: kaid has no
+ * reservation pod to learn the UUID from), the share in GPU_PORTION and
+ * RUNAI_NUM_OF_GPUS, and the memory share in CUDA_DEVICE_MEMORY_LIMIT
+ * for HAMi-core when the node says how much memory its GPUs have.  A pod
+ * without GPUs gets NVIDIA_VISIBLE_DEVICES=void, so that a node whose
+ * default runtime is NVIDIA's exposes no GPU to it.  doc/admin-guide.md
+ * says what the nodes need for this to hold.
+ */
+static void
+gpu_env(const struct kaid *k, const struct kai_job *j,
+    const struct kai_alloc *a, struct kv *env)
+{
+	const struct kai_node *nd = kai_map_get(&k->nodes, a->node);
+	char num[64];
+	uint32_t d = 0;
+	uint64_t mib;
+
+	if (a->gpus > 0)
+		return;	/* whole GPUs: the device plugin chooses */
+	if (j->gpu_fraction == 0 && j->gpu_memory_mb == 0) {
+		kv_addf(env, "NVIDIA_VISIBLE_DEVICES", "void");
+		return;
+	}
+	while (d < 63 && a->gpu_mask != 0 &&
+	    !(a->gpu_mask & (UINT64_C(1) << d)))
+		d++;
+	(void)snprintf(num, sizeof(num), "%" PRIu32, d);
+	kv_addf(env, "NVIDIA_VISIBLE_DEVICES", num);
+	(void)snprintf(num, sizeof(num), "%.2f",
+	    (double)a->gpu_fraction / KAI_GPU_MICRO);
+	kv_addf(env, "GPU_PORTION", num);
+	kv_addf(env, "RUNAI_NUM_OF_GPUS", num);
+	mib = j->gpu_memory_mb;
+	if (mib == 0 && nd != NULL && nd->gpu_mem_mb > 0)
+		mib = nd->gpu_mem_mb * a->gpu_fraction / KAI_GPU_MICRO;
+	if (mib > 0) {
+		(void)snprintf(num, sizeof(num), "%" PRIu64 "m", mib);
+		kv_addf(env, "CUDA_DEVICE_MEMORY_LIMIT", num);
+	}
+}
+
 /* Supplementary groups of the job's user, as the controller host knows. */
 static uint32_t *
 user_groups(const struct kai_job *j, size_t *n)
@@ -269,6 +313,7 @@ create_pod(struct kaid *k, const struct kai_job *j,
 	labels[8] = "kaibatch.io/task-index";
 	labels[9] = task;
 	build_env(j, js, a->task, &env);
+	gpu_env(k, j, a, &env);
 	ncmd = KAI_NELEM(command) + js->argc;
 	cmd = kai_xcalloc(ncmd, sizeof(*cmd));
 	for (i = 0; i < KAI_NELEM(command); i++)

@@ -189,9 +189,13 @@ struct snap {
 	struct kai_sched_snap_queue *queues;
 	struct kai_sched_snap_user *users;
 	struct kai_sched_snap_job *jobs;
-	struct kai_job **kjobs;	  /* kaid's job of each snapshot job */
-	char (*jnames)[24];	  /* job names: their ids */
+	struct kai_job **kjobs;	  /* kaid's job of each snapshot job; NULL
+				   * for the releasing pods of a preempted
+				   * run (snapshot.c) */
+	char (*jnames)[32];	  /* job names: their ids */
 	struct kai_sched_snap_task *tasks;
+	struct kai_sched_topology *topos; /* one per job with a topology */
+	const char *(*topo_levels)[2];	  /* their levels */
 	struct kai_job **lost;	  /* pending jobs whose queue is no leaf */
 	char **lost_why;	  /* and why, owned */
 	size_t nlost;
@@ -218,6 +222,19 @@ void dispatch_ensure_pods(struct kaid *k, struct kai_job *job);
 void dispatch_delete_pods(struct kaid *k, const struct kai_job *job,
     int64_t grace_s);
 void dispatch_delete_pod(struct kaid *k, const char *pod, int64_t grace_s);
+
+/* evict.c */
+/*
+ * Commits the evictions of a cycle (victims requeued or PREEMPTED, in one
+ * transaction), then deletes their pods.  Returns the jobs evicted.  Must
+ * run before the snapshot's jobs change state.
+ */
+size_t evict_commit(struct kaid *k, const struct snap *sn,
+    const struct kai_sched_result *r);
+/* Forgets the pods of preempted runs that are gone. */
+void evict_prune(struct kaid *k);
+/* Whether a pod with the name of one of j's tasks still exists. */
+bool evict_pods_linger(const struct kaid *k, const struct kai_job *j);
 
 /* reconcile.c */
 void reconcile_pod(struct kaid *k, const char *name, struct pod_rec *pr,

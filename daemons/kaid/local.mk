@@ -2,6 +2,7 @@
 sbin_PROGRAMS += daemons/kaid/kaid
 daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/dispatch.c \
+	daemons/kaid/evict.c \
 	daemons/kaid/kaid.c \
 	daemons/kaid/kaid.h \
 	daemons/kaid/queues.c \

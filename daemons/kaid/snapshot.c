@@ -203,6 +203,8 @@ add_task(struct snap *sn, const struct kai_job *j, const struct kai_alloc *a,
 
 	kai_sched_task_init(t);
 	t->gpus = a != NULL ? a->gpus : j->gpus_per_task;
+	t->gpu_fraction = j->gpu_fraction;
+	t->gpu_memory_mib = clamp_i64(j->gpu_memory_mb);
 	t->cpu_millis = (int64_t)(a != NULL ? a->cpus : j->cpus_per_task) *
 	    1000;
 	t->memory_mib = clamp_i64(a != NULL ? a->mem_mb : j->mem_mb);
@@ -210,9 +212,40 @@ add_task(struct snap *sn, const struct kai_job *j, const struct kai_alloc *a,
 		return;
 	t->state = KAI_SCHED_TASK_RUNNING;
 	t->node = (int32_t)node;
+	/* The devices the core chose; 0 (rows from before) lets it lay out. */
+	t->gpu_mask = a->gpu_mask;
 	use[node].run_gpus += t->gpus;
 	use[node].run_cpu += t->cpu_millis;
 	use[node].run_mem += t->memory_mib;
+}
+
+/*
+ * kaid.yaml names no topologies: a job's levels are node label keys, and
+ * it gets a topology of its own, the required level first and the
+ * preferred one nested inside it (a "host" preferred inside a "rack").
+ */
+static void
+snap_topology(struct snap *sn, const struct kai_job *j,
+    struct kai_sched_snap_job *s)
+{
+	struct kai_sched_topology *tp = &sn->topos[sn->s.ntopologies];
+	const char **lv = sn->topo_levels[sn->s.ntopologies];
+	bool req = j->topology != NULL && j->topology[0] != '\0';
+	bool pref = j->topology_preferred != NULL &&
+	    j->topology_preferred[0] != '\0';
+
+	if (!req && !pref)
+		return;
+	tp->nlevels = 0;
+	if (req)
+		lv[tp->nlevels++] = j->topology;
+	if (pref && !(req && strcmp(j->topology, j->topology_preferred) == 0))
+		lv[tp->nlevels++] = j->topology_preferred;
+	tp->name = req ? j->topology : j->topology_preferred;
+	tp->levels = (const char *const *)lv;
+	s->topology = (int32_t)sn->s.ntopologies++;
+	s->required_level = req ? 0 : -1;
+	s->preferred_level = pref ? (int32_t)tp->nlevels - 1 : -1;
 }
 
 /* A running job whose queue cannot hold it still holds its nodes. */
@@ -255,8 +288,9 @@ add_job(struct snap *sn, struct kai_job *j, struct nodeuse *use)
 	s->queue = (uint32_t)map_ix(&sn->queue_ix, j->queue);
 	s->user = user_index(sn, j->user != NULL ? j->user : "");
 	s->priority = j->priority;
-	/* FORMAT.md's default; kaid has no priority classes yet. */
-	s->preemptible = j->priority < 100;
+	s->preemptible = j->preemptible;
+	s->min_tasks = j->min_tasks;
+	snap_topology(sn, j, s);
 	s->held = j->hold;
 	s->created = j->submit_time;
 	if (j->start_time > 0)
@@ -266,19 +300,73 @@ add_job(struct snap *sn, struct kai_job *j, struct nodeuse *use)
 	sn->kjobs[sn->s.njobs++] = j;
 }
 
+/*
+ * The pods of a preempted run that are still terminating: RELEASING tasks
+ * of a job of their own (kjobs NULL), which nothing may evict again, so
+ * that the core pipelines onto what they hold instead of evicting more.
+ */
+static void
+add_released(const struct kaid *k, struct snap *sn, const struct kai_job *j,
+    const struct kai_sched_snap_job *owner, struct nodeuse *use)
+{
+	struct kai_sched_snap_job *s = &sn->jobs[sn->s.njobs];
+	size_t first = sn->s.ntasks, t;
+	const struct pod_rec *r;
+	long ni;
+
+	for (t = 0; t < j->nreleased; t++) {
+		const struct kai_alloc *a = &j->released[t];
+		struct kai_sched_snap_task *st;
+
+		if ((r = kai_map_get(&k->pods, a->pod)) == NULL ||
+		    r->node[0] == '\0' || r->phase == KAI_POD_SUCCEEDED ||
+		    r->phase == KAI_POD_FAILED ||
+		    (ni = map_ix(&sn->node_ix, a->node)) < 0)
+			continue;
+		st = &sn->tasks[sn->s.ntasks++];
+		kai_sched_task_init(st);
+		st->gpus = a->gpus;
+		st->gpu_fraction = a->gpu_fraction;
+		st->gpu_memory_mib = 0;
+		st->cpu_millis = (int64_t)a->cpus * 1000;
+		st->memory_mib = clamp_i64(a->mem_mb);
+		st->state = KAI_SCHED_TASK_RELEASING;
+		st->node = (int32_t)ni;
+		st->gpu_mask = a->gpu_mask;
+		use[ni].run_gpus += st->gpus;
+		use[ni].run_cpu += st->cpu_millis;
+		use[ni].run_mem += st->memory_mib;
+	}
+	if (sn->s.ntasks == first)
+		return;
+	*s = *owner;
+	s->topology = s->required_level = s->preferred_level = -1;
+	s->preemptible = false;
+	s->held = false;
+	s->min_tasks = 0;
+	(void)snprintf(sn->jnames[sn->s.njobs], sizeof(sn->jnames[0]),
+	    "%" PRIu64 ".released", j->id);
+	s->name = sn->jnames[sn->s.njobs];
+	s->first_task = first;
+	s->ntasks = sn->s.ntasks - first;
+	sn->kjobs[sn->s.njobs++] = NULL;
+}
+
 static void
 snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 {
-	size_t i, nt = 0;
+	size_t i, nt = 0, nj = 2 * k->njobs + 1;
 	char *why;
 
 	for (i = 0; i < k->njobs; i++)
-		nt += k->jobs[i]->state == KAI_JOB_PENDING
+		nt += (k->jobs[i]->state == KAI_JOB_PENDING
 		    ? (k->jobs[i]->ntasks > 0 ? k->jobs[i]->ntasks : 1)
-		    : k->jobs[i]->nallocs;
-	sn->jobs = kai_xcalloc(k->njobs + 1, sizeof(*sn->jobs));
-	sn->kjobs = kai_xcalloc(k->njobs + 1, sizeof(*sn->kjobs));
-	sn->jnames = kai_xcalloc(k->njobs + 1, sizeof(*sn->jnames));
+		    : k->jobs[i]->nallocs) + k->jobs[i]->nreleased;
+	sn->jobs = kai_xcalloc(nj, sizeof(*sn->jobs));
+	sn->kjobs = kai_xcalloc(nj, sizeof(*sn->kjobs));
+	sn->jnames = kai_xcalloc(nj, sizeof(*sn->jnames));
+	sn->topos = kai_xcalloc(k->njobs + 1, sizeof(*sn->topos));
+	sn->topo_levels = kai_xcalloc(k->njobs + 1, sizeof(*sn->topo_levels));
 	sn->users = kai_xcalloc(k->njobs + 1, sizeof(*sn->users));
 	sn->tasks = kai_xcalloc(nt + 1, sizeof(*sn->tasks));
 	sn->lost = kai_xcalloc(k->njobs + 1, sizeof(*sn->lost));
@@ -291,7 +379,11 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 		if (j->state != KAI_JOB_PENDING && !active)
 			continue;
 		if ((why = queue_problem(k, j)) == NULL) {
+			size_t at = sn->s.njobs;
+
 			add_job(sn, j, use);
+			if (j->nreleased > 0 && sn->s.njobs > at)
+				add_released(k, sn, j, &sn->jobs[at], use);
 		} else if (active) {
 			hold_allocs(sn, j, use);
 			free(why);
@@ -303,6 +395,7 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 	sn->s.jobs = sn->jobs;
 	sn->s.tasks = sn->tasks;
 	sn->s.users = sn->users;
+	sn->s.topologies = sn->topos;
 }
 
 static bool
@@ -310,6 +403,18 @@ pod_holds_capacity(const struct pod_rec *r)
 {
 	return r->node[0] != '\0' && r->phase != KAI_POD_SUCCEEDED &&
 	    r->phase != KAI_POD_FAILED;
+}
+
+/* Whether pod is one of j's preempted pods (a releasing task). */
+static bool
+released_pod(const struct kai_job *j, const char *pod)
+{
+	size_t t;
+
+	for (t = 0; t < j->nreleased; t++)
+		if (strcmp(j->released[t].pod, pod) == 0)
+			return true;
+	return false;
 }
 
 /* Pods that no task of the snapshot stands for hold what they ask. */
@@ -329,9 +434,9 @@ snap_pods(const struct kaid *k, struct snap *sn, struct nodeuse *use)
 		    (ni = map_ix(&sn->node_ix, r->node)) < 0)
 			continue;
 		if (r->managed && (j = state_job(k, r->job_id)) != NULL &&
-		    (j->state == KAI_JOB_CONFIGURING ||
+		    (((j->state == KAI_JOB_CONFIGURING ||
 			j->state == KAI_JOB_RUNNING) &&
-		    r->task < j->nallocs)
+		    r->task < j->nallocs) || released_pod(j, key)))
 			continue;
 		use[ni].held_gpus += r->gpus;
 		use[ni].held_cpu += r->cpu_milli;
@@ -379,10 +484,7 @@ snap_build(struct kaid *k, struct snap *sn)
 	kai_map_init(&sn->queue_ix, NULL);
 	kai_map_init(&sn->user_ix, NULL);
 	kai_sched_config_init(&sn->s.config);
-	/* Placement only: evictions (reclaim, preempt, consolidation,
-	 * stale gangs) need kaid to act on them, which comes later. */
-	sn->s.config.phases[0] = KAI_SCHED_ALLOCATE;
-	sn->s.config.nphases = 1;
+	/* All five phases, in KAI's order (kai_sched_config_init()). */
 	sn->s.now = kaid_now();
 	snap_nodes(k, sn);
 	snap_queues(k, sn);
@@ -410,6 +512,8 @@ snap_fini(struct snap *sn)
 	free(sn->jobs);
 	free(sn->kjobs);
 	free(sn->jnames);
+	free(sn->topos);
+	free(sn->topo_levels);
 	free(sn->tasks);
 	free(sn->lost);
 	free(sn->lost_why);
