@@ -290,8 +290,8 @@ static void
 create_pod(struct kaid *k, const struct kai_job *j,
     const struct kai_jobspec *js, const struct kai_alloc *a)
 {
-	char jobid[32], task[32];
-	const char *labels[10];
+	char jobid[32], task[32], mask[32], share[32];
+	const char *labels[14];
 	const char *command[] = {"/bin/sh", "-c", wrapper, "kai-job"};
 	struct kai_pod_spec ps;
 	struct pod_call *pc;
@@ -312,6 +312,13 @@ create_pod(struct kaid *k, const struct kai_job *j,
 	labels[7] = j->user;
 	labels[8] = "kaibatch.io/task-index";
 	labels[9] = task;
+	/* What the pod holds, for the snapshot once no allocation does. */
+	(void)snprintf(mask, sizeof(mask), "%" PRIu64, a->gpu_mask);
+	(void)snprintf(share, sizeof(share), "%" PRIu32, a->gpu_fraction);
+	labels[10] = "kaibatch.io/gpu-mask";
+	labels[11] = mask;
+	labels[12] = "kaibatch.io/gpu-share";
+	labels[13] = share;
 	build_env(j, js, a->task, &env);
 	gpu_env(k, j, a, &env);
 	ncmd = KAI_NELEM(command) + js->argc;

@@ -17,11 +17,12 @@
  * and reconcile deletes them: the delete is redone, the requeue is never
  * lost.
  *
- * Until its pods are gone a requeued job remembers them (j->released, in
- * memory): the snapshot gives them to the core as releasing tasks, so the
+ * Until the victims' pods are gone the snapshot gives them to the core as
+ * releasing tasks (snapshot.c: pods no allocation accounts for), so the
  * job that caused the eviction is pipelined onto them instead of causing
  * a second eviction, and kaid waits for them before it places that job
- * (tick.c).  A requeued job's own pods keep their names, so it is not
+ * (tick.c).  This holds after a restart too, since it rests on the pods'
+ * labels alone.  A requeued job's pods keep their names, so it is not
  * placed again while an old pod of that name still exists.
  */
 #include "config.h"
@@ -54,27 +55,6 @@ evicted(const struct snap *sn, const struct kai_sched_result *r, size_t i)
 			return true;
 	}
 	return false;
-}
-
-/* Forgets the released pods that are gone from the cluster. */
-void
-evict_prune(struct kaid *k)
-{
-	size_t i, t, n;
-
-	for (i = 0; i < k->njobs; i++) {
-		struct kai_job *j = k->jobs[i];
-
-		for (t = n = 0; t < j->nreleased; t++) {
-			if (kai_map_get(&k->pods, j->released[t].pod) != NULL)
-				j->released[n++] = j->released[t];
-			else
-				kai_alloc_fini(&j->released[t]);
-		}
-		j->nreleased = n;
-		if (n == 0)
-			KAI_FREE(j->released);
-	}
 }
 
 bool
@@ -127,16 +107,17 @@ victim_done(struct kaid *k, struct kai_job *j, const char *why)
 
 	kai_log_info("job %" PRIu64 ": PREEMPTED (%s)%s", j->id, why,
 	    j->requeue ? ", requeued" : "");
-	/* events branch: post a Kubernetes "Preempted" event for j here. */
+	/*
+	 * EVENTS HOOK (events branch): post a Kubernetes "Preempted" event
+	 * on each of j's pods here, with why as its message.
+	 */
 	dispatch_delete_pods(k, j, EVICT_GRACE_S);
 	if (!j->requeue) {
 		state_job_remove(k, j->id);
 		return;
 	}
-	j->released = kai_xreallocarray(j->released,
-	    j->nreleased + j->nallocs + 1, sizeof(*j->released));
 	for (t = 0; t < j->nallocs; t++)
-		j->released[j->nreleased++] = j->allocs[t];
+		kai_alloc_fini(&j->allocs[t]);
 	KAI_FREE(j->allocs);
 	j->nallocs = 0;
 	j->state = KAI_JOB_PENDING;

@@ -53,6 +53,9 @@ struct pod_rec {
 	int64_t cpu_milli;
 	uint64_t mem_mb;
 	uint32_t gpus;
+	char *queue;		/* "" when the pod has no queue label */
+	uint64_t gpu_mask;	/* devices, from kaid's label; 0 = unknown */
+	uint32_t gpu_share;	/* micro-GPUs of a fraction; 0 = whole */
 };
 
 struct kaid {
@@ -231,8 +234,6 @@ void dispatch_delete_pod(struct kaid *k, const char *pod, int64_t grace_s);
  */
 size_t evict_commit(struct kaid *k, const struct snap *sn,
     const struct kai_sched_result *r);
-/* Forgets the pods of preempted runs that are gone. */
-void evict_prune(struct kaid *k);
 /* Whether a pod with the name of one of j's tasks still exists. */
 bool evict_pods_linger(const struct kaid *k, const struct kai_job *j);
 

@@ -300,68 +300,17 @@ add_job(struct snap *sn, struct kai_job *j, struct nodeuse *use)
 	sn->kjobs[sn->s.njobs++] = j;
 }
 
-/*
- * The pods of a preempted run that are still terminating: RELEASING tasks
- * of a job of their own (kjobs NULL), which nothing may evict again, so
- * that the core pipelines onto what they hold instead of evicting more.
- */
-static void
-add_released(const struct kaid *k, struct snap *sn, const struct kai_job *j,
-    const struct kai_sched_snap_job *owner, struct nodeuse *use)
-{
-	struct kai_sched_snap_job *s = &sn->jobs[sn->s.njobs];
-	size_t first = sn->s.ntasks, t;
-	const struct pod_rec *r;
-	long ni;
-
-	for (t = 0; t < j->nreleased; t++) {
-		const struct kai_alloc *a = &j->released[t];
-		struct kai_sched_snap_task *st;
-
-		if ((r = kai_map_get(&k->pods, a->pod)) == NULL ||
-		    r->node[0] == '\0' || r->phase == KAI_POD_SUCCEEDED ||
-		    r->phase == KAI_POD_FAILED ||
-		    (ni = map_ix(&sn->node_ix, a->node)) < 0)
-			continue;
-		st = &sn->tasks[sn->s.ntasks++];
-		kai_sched_task_init(st);
-		st->gpus = a->gpus;
-		st->gpu_fraction = a->gpu_fraction;
-		st->gpu_memory_mib = 0;
-		st->cpu_millis = (int64_t)a->cpus * 1000;
-		st->memory_mib = clamp_i64(a->mem_mb);
-		st->state = KAI_SCHED_TASK_RELEASING;
-		st->node = (int32_t)ni;
-		st->gpu_mask = a->gpu_mask;
-		use[ni].run_gpus += st->gpus;
-		use[ni].run_cpu += st->cpu_millis;
-		use[ni].run_mem += st->memory_mib;
-	}
-	if (sn->s.ntasks == first)
-		return;
-	*s = *owner;
-	s->topology = s->required_level = s->preferred_level = -1;
-	s->preemptible = false;
-	s->held = false;
-	s->min_tasks = 0;
-	(void)snprintf(sn->jnames[sn->s.njobs], sizeof(sn->jnames[0]),
-	    "%" PRIu64 ".released", j->id);
-	s->name = sn->jnames[sn->s.njobs];
-	s->first_task = first;
-	s->ntasks = sn->s.ntasks - first;
-	sn->kjobs[sn->s.njobs++] = NULL;
-}
-
 static void
 snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 {
-	size_t i, nt = 0, nj = 2 * k->njobs + 1;
+	size_t i, nt = k->pods.len, nj = k->njobs + k->pods.len + 1;
 	char *why;
 
+	/* Room for a releasing job of one task per pod (snap_pods). */
 	for (i = 0; i < k->njobs; i++)
-		nt += (k->jobs[i]->state == KAI_JOB_PENDING
+		nt += k->jobs[i]->state == KAI_JOB_PENDING
 		    ? (k->jobs[i]->ntasks > 0 ? k->jobs[i]->ntasks : 1)
-		    : k->jobs[i]->nallocs) + k->jobs[i]->nreleased;
+		    : k->jobs[i]->nallocs;
 	sn->jobs = kai_xcalloc(nj, sizeof(*sn->jobs));
 	sn->kjobs = kai_xcalloc(nj, sizeof(*sn->kjobs));
 	sn->jnames = kai_xcalloc(nj, sizeof(*sn->jnames));
@@ -379,11 +328,7 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 		if (j->state != KAI_JOB_PENDING && !active)
 			continue;
 		if ((why = queue_problem(k, j)) == NULL) {
-			size_t at = sn->s.njobs;
-
 			add_job(sn, j, use);
-			if (j->nreleased > 0 && sn->s.njobs > at)
-				add_released(k, sn, j, &sn->jobs[at], use);
 		} else if (active) {
 			hold_allocs(sn, j, use);
 			free(why);
@@ -405,16 +350,64 @@ pod_holds_capacity(const struct pod_rec *r)
 	    r->phase != KAI_POD_FAILED;
 }
 
-/* Whether pod is one of j's preempted pods (a releasing task). */
-static bool
-released_pod(const struct kai_job *j, const char *pod)
+/* The devices a releasing pod's label names, if they fit its node. */
+static uint64_t
+releasing_mask(const struct snap *sn, const struct pod_rec *r, long ni)
 {
-	size_t t;
+	uint32_t ngpu = sn->nodes[ni].gpus;
+	uint64_t all = ngpu >= 64 ? UINT64_MAX : (UINT64_C(1) << ngpu) - 1;
+	int want = r->gpu_share > 0 ? 1 : (int)r->gpus;
 
-	for (t = 0; t < j->nreleased; t++)
-		if (strcmp(j->released[t].pod, pod) == 0)
-			return true;
-	return false;
+	if (r->gpu_mask == 0 || (r->gpu_mask & ~all) != 0 ||
+	    __builtin_popcountll(r->gpu_mask) != want)
+		return 0; /* none or stale: the core lays it out */
+	return r->gpu_mask;
+}
+
+/*
+ * A pod of kaid's that no active allocation accounts for -- a preempted
+ * run, a cancelled or finished job's pod still terminating -- is a
+ * RELEASING task of a job of its own (kjobs NULL, not preemptible), in
+ * the queue its label names: the core then pipelines onto what it holds
+ * instead of evicting more, and a device a fraction still uses stays
+ * shared.  False when its queue is no leaf: it is then held capacity.
+ */
+static bool
+add_releasing(struct snap *sn, const char *name, const struct pod_rec *r,
+    long ni, struct nodeuse *use)
+{
+	long q = map_ix(&sn->queue_ix, r->queue);
+	struct kai_sched_snap_job *s;
+	struct kai_sched_snap_task *t;
+	size_t c;
+
+	if (q < 0)
+		return false;
+	for (c = 0; c < sn->s.nqueues; c++)
+		if (sn->queues[c].parent == (int32_t)q)
+			return false;
+	t = &sn->tasks[sn->s.ntasks];
+	kai_sched_task_init(t);
+	t->gpus = r->gpu_share > 0 ? 0 : r->gpus;
+	t->gpu_fraction = r->gpu_share;
+	t->cpu_millis = r->cpu_milli;
+	t->memory_mib = clamp_i64(r->mem_mb);
+	t->state = KAI_SCHED_TASK_RELEASING;
+	t->node = (int32_t)ni;
+	t->gpu_mask = releasing_mask(sn, r, ni);
+	use[ni].run_gpus += t->gpus + (r->gpu_share > 0 &&
+	    sn->nodes[ni].gpus == 0);
+	use[ni].run_cpu += t->cpu_millis;
+	use[ni].run_mem += t->memory_mib;
+	s = &sn->jobs[sn->s.njobs];
+	kai_sched_job_init(s);
+	s->name = name;
+	s->queue = (uint32_t)q;
+	s->preemptible = false;
+	s->first_task = sn->s.ntasks++;
+	s->ntasks = 1;
+	sn->kjobs[sn->s.njobs++] = NULL;
+	return true;
 }
 
 /* Pods that no task of the snapshot stands for hold what they ask. */
@@ -434,9 +427,11 @@ snap_pods(const struct kaid *k, struct snap *sn, struct nodeuse *use)
 		    (ni = map_ix(&sn->node_ix, r->node)) < 0)
 			continue;
 		if (r->managed && (j = state_job(k, r->job_id)) != NULL &&
-		    (((j->state == KAI_JOB_CONFIGURING ||
+		    (j->state == KAI_JOB_CONFIGURING ||
 			j->state == KAI_JOB_RUNNING) &&
-		    r->task < j->nallocs) || released_pod(j, key)))
+		    r->task < j->nallocs)
+			continue;
+		if (r->managed && add_releasing(sn, key, r, ni, use))
 			continue;
 		use[ni].held_gpus += r->gpus;
 		use[ni].held_cpu += r->cpu_milli;

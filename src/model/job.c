@@ -109,9 +109,6 @@ kai_job_fini(struct kai_job *job)
 	for (i = 0; i < job->nallocs; i++)
 		kai_alloc_fini(&job->allocs[i]);
 	free(job->allocs);
-	for (i = 0; i < job->nreleased; i++)
-		kai_alloc_fini(&job->released[i]);
-	free(job->released);
 	free(job->topology);
 	free(job->topology_preferred);
 	memset(job, 0, sizeof(*job));

@@ -155,8 +155,6 @@ struct kai_job {
 	uint64_t gpu_memory_mb; /* MiB of one GPU per task; 0 = none */
 	char *topology;		/* required level; "" = none */
 	char *topology_preferred; /* "" = none */
-	struct kai_alloc *released; /* a preempted run's pods, until gone */
-	size_t nreleased;
 };
 
 void kai_job_fini(struct kai_job *job);
