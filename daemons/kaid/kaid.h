@@ -208,8 +208,9 @@ struct snap {
 };
 /*
  * Builds the snapshot of this tick from kaid's caches: nodes, queues,
- * active jobs (running tasks where their allocations put them), pods of
- * others as held capacity; `now`; the allocate phase only.  The strings
+ * active jobs (running tasks where their allocations put them), kaid's
+ * pods no allocation accounts for as releasing tasks, pods of others as
+ * held capacity; `now`; all five phases.  The strings
  * it points to are borrowed from the caches, which must not change
  * before snap_fini().
  */

@@ -7,14 +7,19 @@
  *  - every node with its allocatable capacity, labels, GPU memory and
  *    whether new work may go there (Ready and not cordoned);
  *  - the queue tree from the queue cache, parents before children;
- *  - kaid's active jobs: PENDING ones with their tasks to place, and
- *    CONFIGURING/RUNNING ones with one running task per allocation row,
- *    on the node the row names, whole GPUs.  These hold capacity and
- *    count as their queue's allocation, whether their pods exist yet or
- *    not, so a placement whose pod is not bound is never given away;
+ *  - kaid's active jobs with their priority, preemptibility, gang
+ *    minimum, GPU share and topology: PENDING ones with their tasks to
+ *    place, and CONFIGURING/RUNNING ones with one running task per
+ *    allocation row, on the node and devices the row names.  These hold
+ *    capacity and count as their queue's allocation, whether their pods
+ *    exist yet or not, so a placement whose pod is not bound is never
+ *    given away;
+ *  - kaid's own pods that no active allocation accounts for (a preempted
+ *    run, a cancelled or finished job's pod still terminating) as
+ *    RELEASING tasks in the queue their label names, with the devices
+ *    their labels name, so that the core pipelines onto them;
  *  - every other pod that holds capacity (other schedulers' pods, and
- *    kaid's own pods that no active allocation accounts for, such as a
- *    finished job's pod still terminating) as capacity held on its node.
+ *    kaid's pods whose queue is gone) as capacity held on its node.
  *
  * The core refuses a snapshot in which running tasks do not fit their
  * nodes, and kaid must never stop scheduling because a node shrank or
