@@ -294,7 +294,13 @@ add_job(struct snap *sn, struct kai_job *j, struct nodeuse *use)
 	s->user = user_index(sn, j->user != NULL ? j->user : "");
 	s->priority = j->priority;
 	s->preemptible = j->preemptible;
-	s->min_tasks = j->min_tasks;
+	/*
+	 * kaid starts a job whole (all its pods or none), so a pending job
+	 * asks the core for every task: a gang minimum below that would let
+	 * the core evict for a start kaid does not make.  Running jobs keep
+	 * their minimum, the part of a gang evictions may not cut.
+	 */
+	s->min_tasks = j->state == KAI_JOB_PENDING ? 0 : j->min_tasks;
 	snap_topology(sn, j, s);
 	s->held = j->hold;
 	s->created = j->submit_time;
