@@ -130,7 +130,7 @@ as_user "$A" kcancel "$o1" "$o2" "$u1"
 ok "cancelled" wait_state "$u1" CANCELLED
 
 # --- Two half GPUs share one device; a whole GPU job cannot have it.
-envcmd='env | grep -E "^(NVIDIA_VISIBLE_DEVICES|GPU_PORTION)=" | sort; sleep 30'
+envcmd='env | grep -E "^(NVIDIA_VISIBLE_DEVICES|GPU_PORTION|CUDA_DEVICE_MEMORY_LIMIT)=" | sort; sleep 30'
 f1=$(submit --gpu-fraction=0.5 -o f1.out --wrap "$envcmd")
 f2=$(submit --gpu-fraction=0.5 -o f2.out --wrap "$envcmd")
 ok "the first half runs" wait_state "$f1" RUNNING 300
@@ -145,12 +145,27 @@ stack_wait_file "$T/work/f2.out" 100
 sleep 1
 out1=$(cat "$T/work/f1.out")
 out2=$(cat "$T/work/f2.out")
+dev=$(echo "$out1" | sed -n 's/^NVIDIA_VISIBLE_DEVICES=//p')
+like "a device index" "$dev" '^[01]$'
 is "each half sees the same device and its share (1)" "$out1" \
-    "$(printf 'GPU_PORTION=0.50\nNVIDIA_VISIBLE_DEVICES=%s' \
-    "$(echo "$out1" | sed -n 's/^NVIDIA_VISIBLE_DEVICES=//p')")"
+    "$(printf 'CUDA_DEVICE_MEMORY_LIMIT=40960m\nGPU_PORTION=0.50\nNVIDIA_VISIBLE_DEVICES=%s' "$dev")"
 is "each half sees the same device and its share (2)" "$out2" "$out1"
-as_user "$A" kcancel "$f1" "$f2" "$w"
+m1=$(submit --gpu-memory=20G -o m1.out --wrap "$envcmd")
+stack_wait_file "$T/work/m1.out" 150
+sleep 1
+is "a GPU-memory job gets a quarter of the other device" \
+    "$(cat "$T/work/m1.out")" \
+    "$(printf 'CUDA_DEVICE_MEMORY_LIMIT=20480m\nGPU_PORTION=0.25\nNVIDIA_VISIBLE_DEVICES=%s' $((1 - dev)))"
+as_user "$A" kcancel "$f1" "$f2" "$w" "$m1"
 ok "cancelled" wait_state "$w" CANCELLED
+
+# --- Topology: a level is a node label key.
+t1=$(submit --topology=kaibatch.io/rack --gpus-per-task=1 --wrap "true")
+ok "a job in one rack runs" wait_state "$t1" COMPLETED 300
+t2=$(submit --topology=example.com/pod -n 2 --gpus-per-task=1 --wrap "true")
+like "a level no node has keeps a job waiting, with the reason" \
+    "$(wait_reason "$t2" 'example.com/pod')" "^$t2 PD .*example.com/pod"
+as_user "$A" kcancel "$t2"
 
 # --- A gang waits whole.
 g=$(submit -n 3 --min-tasks=3 --gpus-per-task=1 --wrap "true")
