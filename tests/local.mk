@@ -20,7 +20,8 @@ INTEGRATION_TESTS = \
 	tests/integration/t3100-watch-expiry.t \
 	tests/integration/t3200-outcomes.t \
 	tests/integration/t4000-queues.t \
-	tests/integration/t4100-preempt.t
+	tests/integration/t4100-preempt.t \
+	tests/integration/t4110-preempt-crash.t
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/lib/stack.sh \

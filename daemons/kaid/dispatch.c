@@ -406,22 +406,39 @@ dispatch_ensure_pods(struct kaid *k, struct kai_job *j)
 	kai_jobspec_fini(&js);
 }
 
+/*
+ * A pod kaid asked to delete is marked deleting until the watch says
+ * otherwise; a refused delete clears the mark, so that the tick asks
+ * again (evict_retry_deletes()) instead of leaving the pod, and what it
+ * holds, behind.
+ */
 static void
 on_deleted(int code, const struct kai_err *err, void *ctx)
 {
-	char *pod = ctx;
+	struct pod_call *pc = ctx;
+	struct pod_rec *r;
 
-	if (code != 0 && code != KAI_ENOENT)
-		kai_log_warn("could not delete pod \"%s\": %s", pod,
+	if (code != 0 && code != KAI_ENOENT) {
+		kai_log_warn("could not delete pod \"%s\": %s", pc->pod,
 		    kai_err_msg(err));
-	free(pod);
+		if ((r = kai_map_get(&pc->k->pods, pc->pod)) != NULL)
+			r->deleting = false;
+	}
+	free(pc->pod);
+	free(pc);
 }
 
 void
 dispatch_delete_pod(struct kaid *k, const char *pod, int64_t grace_s)
 {
-	kai_kube_pod_delete(k->kube, pod, grace_s, on_deleted,
-	    kai_xstrdup(pod));
+	struct pod_call *pc = kai_xcalloc(1, sizeof(*pc));
+	struct pod_rec *r;
+
+	if ((r = kai_map_get(&k->pods, pod)) != NULL)
+		r->deleting = true;
+	pc->k = k;
+	pc->pod = kai_xstrdup(pod);
+	kai_kube_pod_delete(k->kube, pod, grace_s, on_deleted, pc);
 }
 
 void

@@ -57,6 +57,27 @@ evicted(const struct snap *sn, const struct kai_sched_result *r, size_t i)
 	return false;
 }
 
+void
+evict_retry_deletes(struct kaid *k)
+{
+	const struct kai_job *j;
+	const char *key;
+	void *v;
+	size_t it = 0;
+
+	while (kai_map_next(&k->pods, &it, &key, &v)) {
+		const struct pod_rec *r = v;
+
+		if (!r->managed || r->deleting ||
+		    ((j = state_job(k, r->job_id)) != NULL &&
+			j->state != KAI_JOB_PENDING))
+			continue;
+		kai_log_info("deleting pod \"%s\" again: its job is not "
+		    "active", key);
+		dispatch_delete_pod(k, key, 0);
+	}
+}
+
 bool
 evict_pods_linger(const struct kaid *k, const struct kai_job *j)
 {

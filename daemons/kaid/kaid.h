@@ -235,6 +235,12 @@ void dispatch_delete_pod(struct kaid *k, const char *pod, int64_t grace_s);
  */
 size_t evict_commit(struct kaid *k, const struct snap *sn,
     const struct kai_sched_result *r);
+/*
+ * Deletes again kaid's pods whose job is not active and whose delete was
+ * refused (a victim's, a cancelled job's): what they hold would
+ * otherwise never come back.
+ */
+void evict_retry_deletes(struct kaid *k);
 /* Whether a pod with the name of one of j's tasks still exists. */
 bool evict_pods_linger(const struct kaid *k, const struct kai_job *j);
 

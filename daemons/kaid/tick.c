@@ -292,6 +292,7 @@ tick_run(struct kaid *k)
 	for (i = 0; i < k->njobs; i++)
 		if (k->jobs[i]->state == KAI_JOB_CONFIGURING)
 			dispatch_ensure_pods(k, k->jobs[i]);
+	evict_retry_deletes(k);
 	snap_build(k, &sn);
 	memset(&rs, 0, sizeof(rs));
 	rs.prio = k->prio_ids;
