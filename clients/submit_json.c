@@ -293,6 +293,23 @@ spec_json(const struct kai_jobspec *js)
 	return s;
 }
 
+/* The scheduling options as kaid receives them (PROTOCOL.md SUBMIT). */
+static struct json_object *
+sched_json(const struct kai_jobspec *js)
+{
+	struct json_object *s = json_object_new_object();
+
+	put(s, "priority_class", str_or_null(js->priority_class));
+	put(s, "preempt", json_object_new_int64(js->preempt));
+	put(s, "requeue", json_object_new_int64(js->requeue));
+	put(s, "min_tasks", json_object_new_int64(js->min_tasks));
+	put(s, "gpu_fraction", json_object_new_int64(js->gpu_fraction));
+	put(s, "gpu_memory_mb", json_object_new_int64((int64_t)js->gpu_memory_mb));
+	put(s, "topology", str_or_null(js->topology));
+	put(s, "topology_preferred", str_or_null(js->topology_preferred));
+	return s;
+}
+
 struct json_object *
 submit_json_new(const struct submit_opts *o, const char *default_name,
     const char *cwd, const struct kai_jobspec *js)
@@ -315,6 +332,7 @@ submit_json_new(const struct submit_opts *o, const char *default_name,
 		    json_object_new_string(names[i]));
 	put(r, "refused", refused);
 	put(r, "spec", spec_json(js));
+	put(r, "sched", sched_json(js));
 	return r;
 }
 

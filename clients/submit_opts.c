@@ -283,6 +283,7 @@ set_flag(struct submit_opts *o, int key)
 static int
 set_kai(struct submit_opts *o, int key, const char *arg, struct kai_err *err)
 {
+	uint32_t prio;
 	int r;
 
 	switch (key) {
@@ -303,12 +304,17 @@ set_kai(struct submit_opts *o, int key, const char *arg, struct kai_err *err)
 		return set_topology(o, &o->topo_required, arg, err);
 	case K_TOPOLOGY_PREFERRED:
 		return set_topology(o, &o->topo_preferred, arg, err);
+	case K_PRIORITY:
+		if (arg[strspn(arg, "0123456789")] == '\0' && arg[0] != '\0') {
+			/* sbatch's numeric priority: warned about, dropped */
+			o->seen[cliopt_find(submit_table, submit_table_len,
+			    key) - submit_table] = 1;
+			return 0;
+		}
+		/* FALLTHROUGH */
 	case K_PRIORITY_CLASS:
-		if (!submit_k8s_name_ok(arg))
-			return kai_err_set(err, KAI_EINVAL,
-			    "invalid priority class \"%s\": not a Kubernetes "
-			    "object name",
-			    arg);
+		if ((r = kai_prio_class(arg, &prio, err)) != 0)
+			return r;
 		set_str(&o->priority_class, arg);
 		return 0;
 	default:

@@ -149,17 +149,8 @@ submit_opts_refusals(const struct submit_opts *o, const char **names,
 	    {o->dep_spec != NULL, "--dependency"},
 	    {o->input != NULL && !no_input(o->input), "--input"},
 	    {o->open_mode == 'a', "--open-mode=append"},
-	    {o->requeue == 1, "--requeue"},
 	    {o->signal_set, "--signal"},
 	    {o->wait, "--wait"},
-	    {o->gpu_fraction != NULL, "--gpu-fraction"},
-	    {o->gpu_memory_mib > 0, "--gpu-memory"},
-	    {o->min_tasks != SUBMIT_UNSET, "--min-tasks"},
-	    {o->topo_required != NULL, "--topology"},
-	    {o->topo_preferred != NULL, "--topology-preferred"},
-	    {o->priority_class != NULL, "--priority-class"},
-	    {o->preemptible == 1, "--preemptible"},
-	    {o->preemptible == 0, "--no-preemptible"},
 	};
 	size_t i, n = 0;
 
@@ -271,6 +262,42 @@ dup_opt(char **dst, const char *s)
 	*dst = s != NULL ? kai_xstrdup(s) : NULL;
 }
 
+static uint32_t
+tristate(int v)
+{
+	return v < 0 ? KAI_TRI_DEFAULT : v > 0 ? KAI_TRI_YES : KAI_TRI_NO;
+}
+
+/*
+ * The scheduling options.  kaid.yaml names no topologies, so a level is
+ * a node label key and a "NAME:" before it has nothing to name.
+ */
+static int
+sched_to_spec(const struct submit_opts *o, struct kai_jobspec *js,
+    struct kai_err *err)
+{
+	double f = o->gpu_fraction_v * KAI_GPU_MICRO + 0.5;
+
+	if (o->topo_name != NULL)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid topology \"%s\": kaid has no named topologies; "
+		    "give a node label key as the level",
+		    o->topo_name);
+	dup_opt(&js->priority_class, o->priority_class);
+	dup_opt(&js->topology, o->topo_required);
+	dup_opt(&js->topology_preferred, o->topo_preferred);
+	js->preempt = tristate(o->preemptible);
+	js->requeue = tristate(o->requeue);
+	js->min_tasks = o->min_tasks != SUBMIT_UNSET ? clamp32(o->min_tasks)
+						     : 0;
+	if (o->gpu_fraction != NULL) {
+		js->gpu_fraction = f < 1 ? 1 : f >= KAI_GPU_MICRO
+		    ? KAI_GPU_MICRO - 1 : (uint32_t)f;
+	}
+	js->gpu_memory_mb = o->gpu_memory_mib;
+	return kai_jobspec_check_sched(js, err);
+}
+
 int
 submit_opts_to_spec(const struct submit_opts *o, const char *cwd,
     struct kai_jobspec *js, struct kai_err *err)
@@ -301,5 +328,5 @@ submit_opts_to_spec(const struct submit_opts *o, const char *cwd,
 	dup_opt(&js->stderr_pattern, o->error);
 	dup_opt(&js->image, o->image);
 	dup_opt(&js->workdir, o->chdir != NULL ? o->chdir : cwd);
-	return 0;
+	return sched_to_spec(o, js, err);
 }

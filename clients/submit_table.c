@@ -36,7 +36,6 @@
 
 #define LATER SOPT_LATER
 #define KAI   SOPT_KAI
-#define KLATE (SOPT_KAI | SOPT_LATER)
 
 const struct cliopt submit_table[] = {
     /* sbatch's options */
@@ -74,7 +73,7 @@ const struct cliopt submit_table[] = {
     CLIOPT("mem-per-cpu", K_MEM_PER_CPU, CLIOPT_ARG, "SIZE", "memory per CPU"),
     CLIOPT("mem-per-gpu", K_MEM_PER_GPU, CLIOPT_ARG, "SIZE", "memory per GPU"),
     CLIOPT("no-requeue", K_NO_REQUEUE, CLIOPT_NOARG, NULL,
-	"never requeue the job (kaid never does)"),
+	"a preempted job ends PREEMPTED instead of waiting again"),
     CLIOPT("nodes", 'N', CLIOPT_ARG, "N[-M]",
 	"nodes; without -n, one task per node"),
     CLIOPT("ntasks", 'n', CLIOPT_ARG, "N", "tasks (one pod each)"),
@@ -99,7 +98,7 @@ const struct cliopt submit_table[] = {
 	"kaibatch has no QOS", SOPT_IGNORE},
     CLIOPT("quiet", 'Q', CLIOPT_NOARG, NULL, "print no warnings"),
     OPT("requeue", K_REQUEUE, CLIOPT_NOARG, NULL,
-	"requeue the job after a node failure (not yet)", 0),
+	"requeue the job when it is preempted (the default)", 0),
     OPT("signal", K_SIGNAL, CLIOPT_ARG, "[B:]SIG[@SECS]",
 	"signal the job before its time limit (not yet)", LATER),
     CLIOPT("time", 't', CLIOPT_ARG, "TIME",
@@ -156,8 +155,9 @@ const struct cliopt submit_table[] = {
     IGN("oversubscribe", 's', CLIOPT_NOARG, R_SHARE),
     IGN("power", K_OTHER + 32, CLIOPT_ARG, R_NODES),
     IGN("prefer", K_OTHER + 33, CLIOPT_ARG, R_NODES),
-    IGN("priority", K_OTHER + 34, CLIOPT_ARG,
-	"only an administrator sets it; see --priority-class"),
+    {"priority", K_PRIORITY, CLIOPT_ARG, "CLASS",
+	"priority class: train, build-preemptible, build, inference",
+	"a number is for an administrator to set; give a class name", 0},
     IGN("profile", K_OTHER + 35, CLIOPT_ARG, R_NOTYET),
     IGN("propagate", K_OTHER + 36, CLIOPT_OPTARG, R_NOTYET),
     IGN("reboot", K_OTHER + 38, CLIOPT_NOARG, R_NODES),
@@ -187,21 +187,21 @@ const struct cliopt submit_table[] = {
     OPT("image", K_IMAGE, CLIOPT_ARG, "IMAGE",
 	"container image of the job's pods (default: kaid's)", KAI),
     OPT("gpu-fraction", K_GPU_FRACTION, CLIOPT_ARG, "F",
-	"a part of one GPU for each task, 0 < F < 1 (not yet)", KLATE),
+	"a part of one GPU for each task, 0 < F < 1", KAI),
     OPT("gpu-memory", K_GPU_MEMORY, CLIOPT_ARG, "SIZE",
-	"a part of one GPU for each task, by memory (not yet)", KLATE),
+	"a part of one GPU for each task, by memory", KAI),
     OPT("min-tasks", K_MIN_TASKS, CLIOPT_ARG, "N",
-	"start once N tasks fit; the rest are elastic (not yet)", KLATE),
+	"start once N tasks fit; the rest are elastic", KAI),
     OPT("topology", K_TOPOLOGY, CLIOPT_ARG, "[NAME:]LEVEL",
-	"place all tasks in one LEVEL domain (not yet)", KLATE),
+	"place all tasks in one LEVEL domain (a node label key)", KAI),
     OPT("topology-preferred", K_TOPOLOGY_PREFERRED, CLIOPT_ARG, "[NAME:]LEVEL",
-	"prefer one LEVEL domain (not yet)", KLATE),
+	"prefer one LEVEL domain (a node label key)", KAI),
     OPT("priority-class", K_PRIORITY_CLASS, CLIOPT_ARG, "NAME",
-	"priority class: train, build, inference ... (not yet)", KLATE),
+	"the same as --priority", KAI),
     OPT("preemptible", K_PREEMPTIBLE, CLIOPT_NOARG, NULL,
-	"the job may be preempted (not yet)", KLATE),
+	"the job may be preempted (default below priority 100)", KAI),
     OPT("no-preemptible", K_NO_PREEMPTIBLE, CLIOPT_NOARG, NULL,
-	"the job may not be preempted (not yet)", KLATE),
+	"the job may not be preempted: it runs within quota only", KAI),
 
     /* the command line's own */
     OPT("parse-only", K_PARSE_ONLY, CLIOPT_NOARG, NULL,

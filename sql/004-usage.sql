@@ -12,10 +12,6 @@
 -- the jobs inside the window, never with the whole history.  Until this
 -- migration is applied, 001's jobs_end_idx serves the same range scan,
 -- with one heap fetch per job in the window.
---
--- NOT YET LISTED in sql/local.mk: build-aux/sql2c.sh refuses a gap in the
--- numbers, and 003 belongs to the sched-jobs branch.  Add this file to
--- SQL_MIGRATIONS once 003 is merged.
 
 CREATE INDEX jobs_usage_idx ON jobs (end_time)
 	INCLUDE (queue, user_name, start_time, ntasks, gpus_per_task,

@@ -22,7 +22,9 @@ INTEGRATION_TESTS = \
 	tests/integration/t3100-watch-expiry.t \
 	tests/integration/t3200-outcomes.t \
 	tests/integration/t4000-queues.t \
+	tests/integration/t4100-preempt.t \
 	tests/integration/t4100-share.t \
+	tests/integration/t4110-preempt-crash.t \
 	tests/integration/t5000-http.t \
 	tests/integration/t5100-kinfo.t \
 	tests/integration/t5200-kctl-job.t \

@@ -64,6 +64,7 @@ _kaibatch_kctl()
 	mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
 	[[ "${COMPREPLY[0]:-}" == *= ]] && compopt -o nospace 2>/dev/null
 	return 0
+}
 
 _kaibatch_queues()
 {

@@ -105,8 +105,8 @@ static void
 create_pod(struct kaid *k, const struct kai_job *j,
     const struct kai_jobspec *js, const struct kai_alloc *a)
 {
-	char jobid[32], task[32];
-	const char *labels[10];
+	char jobid[32], task[32], mask[32], share[32];
+	const char *labels[14];
 	const char *command[] = {"/bin/sh", "-c", podshim_wrapper, "kai-job"};
 	struct kai_pod_spec ps;
 	struct pod_call *pc;
@@ -127,7 +127,15 @@ create_pod(struct kaid *k, const struct kai_job *j,
 	labels[7] = j->user;
 	labels[8] = "kaibatch.io/task-index";
 	labels[9] = task;
+	/* What the pod holds, for the snapshot once no allocation does. */
+	(void)snprintf(mask, sizeof(mask), "%" PRIu64, a->gpu_mask);
+	(void)snprintf(share, sizeof(share), "%" PRIu32, a->gpu_fraction);
+	labels[10] = "kaibatch.io/gpu-mask";
+	labels[11] = mask;
+	labels[12] = "kaibatch.io/gpu-share";
+	labels[13] = share;
 	podenv_build(j, js, a->task, &env);
+	podenv_gpu(k, j, a, &env);
 	ncmd = KAI_NELEM(command) + js->argc;
 	cmd = kai_xcalloc(ncmd, sizeof(*cmd));
 	for (i = 0; i < KAI_NELEM(command); i++)
@@ -274,22 +282,39 @@ dispatch_ensure_pods(struct kaid *k, struct kai_job *j)
 	kai_jobspec_fini(&js);
 }
 
+/*
+ * A pod kaid asked to delete is marked deleting until the watch says
+ * otherwise; a refused delete clears the mark, so that the tick asks
+ * again (evict_retry_deletes()) instead of leaving the pod, and what it
+ * holds, behind.
+ */
 static void
 on_deleted(int code, const struct kai_err *err, void *ctx)
 {
-	char *pod = ctx;
+	struct pod_call *pc = ctx;
+	struct pod_rec *r;
 
-	if (code != 0 && code != KAI_ENOENT)
-		kai_log_warn("could not delete pod \"%s\": %s", pod,
+	if (code != 0 && code != KAI_ENOENT) {
+		kai_log_warn("could not delete pod \"%s\": %s", pc->pod,
 		    kai_err_msg(err));
-	free(pod);
+		if ((r = kai_map_get(&pc->k->pods, pc->pod)) != NULL)
+			r->deleting = false;
+	}
+	free(pc->pod);
+	free(pc);
 }
 
 void
 dispatch_delete_pod(struct kaid *k, const char *pod, int64_t grace_s)
 {
-	kai_kube_pod_delete(k->kube, pod, grace_s, on_deleted,
-	    kai_xstrdup(pod));
+	struct pod_call *pc = kai_xcalloc(1, sizeof(*pc));
+	struct pod_rec *r;
+
+	if ((r = kai_map_get(&k->pods, pod)) != NULL)
+		r->deleting = true;
+	pc->k = k;
+	pc->pod = kai_xstrdup(pod);
+	kai_kube_pod_delete(k->kube, pod, grace_s, on_deleted, pc);
 }
 
 void

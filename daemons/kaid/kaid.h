@@ -56,6 +56,9 @@ struct pod_rec {
 	int64_t cpu_milli;
 	uint64_t mem_mb;
 	uint32_t gpus;
+	char *queue;		/* "" when the pod has no queue label */
+	uint64_t gpu_mask;	/* devices, from kaid's label; 0 = unknown */
+	uint32_t gpu_share;	/* micro-GPUs of a fraction; 0 = whole */
 };
 
 struct kaid {
@@ -235,9 +238,13 @@ struct snap {
 	struct kai_sched_snap_queue *queues;
 	struct kai_sched_snap_user *users;
 	struct kai_sched_snap_job *jobs;
-	struct kai_job **kjobs;	  /* kaid's job of each snapshot job */
-	char (*jnames)[24];	  /* job names: their ids */
+	struct kai_job **kjobs;	  /* kaid's job of each snapshot job; NULL
+				   * for the releasing pods of a preempted
+				   * run (snapshot.c) */
+	char (*jnames)[32];	  /* job names: their ids */
 	struct kai_sched_snap_task *tasks;
+	struct kai_sched_topology *topos; /* one per job with a topology */
+	const char *(*topo_levels)[2];	  /* their levels */
 	struct kai_job **lost;	  /* pending jobs whose queue is no leaf */
 	char **lost_why;	  /* and why, owned */
 	size_t nlost;
@@ -247,8 +254,9 @@ struct snap {
 };
 /*
  * Builds the snapshot of this tick from kaid's caches: nodes, queues,
- * active jobs (running tasks where their allocations put them), pods of
- * others as held capacity; `now`; the allocate phase only.  The strings
+ * active jobs (running tasks where their allocations put them), kaid's
+ * pods no allocation accounts for as releasing tasks, pods of others as
+ * held capacity; `now`; all five phases.  The strings
  * it points to are borrowed from the caches, which must not change
  * before snap_fini().
  */
@@ -294,6 +302,9 @@ struct podenv {
 };
 void podenv_build(const struct kai_job *job, const struct kai_jobspec *js,
     uint32_t task, struct podenv *env);
+/* The GPU share of a fractional task (NVIDIA_VISIBLE_DEVICES, ...). */
+void podenv_gpu(const struct kaid *k, const struct kai_job *job,
+    const struct kai_alloc *a, struct podenv *env);
 void podenv_fini(struct podenv *env);
 /* s with every $ doubled: the kubelet expands $(VAR) and reads $$ as $. */
 char *podenv_kubelet_escape(const char *s);
@@ -309,6 +320,23 @@ void dispatch_delete_pods(struct kaid *k, const struct kai_job *job,
 void dispatch_delete_pod(struct kaid *k, const char *pod, int64_t grace_s);
 /* Deletes the headless Service of a multi-task job (absent is fine). */
 void dispatch_delete_service(struct kaid *k, uint64_t job_id);
+
+/* evict.c */
+/*
+ * Commits the evictions of a cycle (victims requeued or PREEMPTED, in one
+ * transaction), then deletes their pods.  Returns the jobs evicted.  Must
+ * run before the snapshot's jobs change state.
+ */
+size_t evict_commit(struct kaid *k, const struct snap *sn,
+    const struct kai_sched_result *r);
+/*
+ * Deletes again kaid's pods whose job is not active and whose delete was
+ * refused (a victim's, a cancelled job's): what they hold would
+ * otherwise never come back.
+ */
+void evict_retry_deletes(struct kaid *k);
+/* Whether a pod with the name of one of j's tasks still exists. */
+bool evict_pods_linger(const struct kaid *k, const struct kai_job *j);
 
 /* reconcile.c */
 void reconcile_pod(struct kaid *k, const char *name, struct pod_rec *pr,

@@ -250,3 +250,47 @@ podenv_build(const struct kai_job *j, const struct kai_jobspec *js,
 	free(out);
 	free(err);
 }
+
+/*
+ * A part of one GPU, as KAI hands it to a pod: no nvidia.com/gpu request
+ * (the device plugin would give the pod a GPU of its own), the device the
+ * scheduler chose in NVIDIA_VISIBLE_DEVICES (its index: kaid has no
+ * reservation pod to learn the UUID from), the share in GPU_PORTION and
+ * RUNAI_NUM_OF_GPUS, and the memory share in CUDA_DEVICE_MEMORY_LIMIT
+ * for HAMi-core when the node says how much memory its GPUs have.  A pod
+ * without GPUs gets NVIDIA_VISIBLE_DEVICES=void, so that a node whose
+ * default runtime is NVIDIA's exposes no GPU to it.  doc/admin-guide.md
+ * says what the nodes need for this to hold.
+ */
+void
+podenv_gpu(const struct kaid *k, const struct kai_job *j,
+    const struct kai_alloc *a, struct podenv *env)
+{
+	const struct kai_node *nd = kai_map_get(&k->nodes, a->node);
+	char num[64];
+	uint32_t d = 0;
+	uint64_t mib;
+
+	if (a->gpus > 0)
+		return;	/* whole GPUs: the device plugin chooses */
+	if (j->gpu_fraction == 0 && j->gpu_memory_mb == 0) {
+		kv_set(env, "NVIDIA_VISIBLE_DEVICES", "void");
+		return;
+	}
+	while (d < 63 && a->gpu_mask != 0 &&
+	    !(a->gpu_mask & (UINT64_C(1) << d)))
+		d++;
+	(void)snprintf(num, sizeof(num), "%" PRIu32, d);
+	kv_set(env, "NVIDIA_VISIBLE_DEVICES", num);
+	(void)snprintf(num, sizeof(num), "%.2f",
+	    (double)a->gpu_fraction / KAI_GPU_MICRO);
+	kv_set(env, "GPU_PORTION", num);
+	kv_set(env, "RUNAI_NUM_OF_GPUS", num);
+	mib = j->gpu_memory_mb;
+	if (mib == 0 && nd != NULL && nd->gpu_mem_mb > 0)
+		mib = nd->gpu_mem_mb * a->gpu_fraction / KAI_GPU_MICRO;
+	if (mib > 0) {
+		(void)snprintf(num, sizeof(num), "%" PRIu64 "m", mib);
+		kv_set(env, "CUDA_DEVICE_MEMORY_LIMIT", num);
+	}
+}

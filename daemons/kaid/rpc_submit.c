@@ -72,6 +72,7 @@ submit_resolve(struct kaid *k, const struct rpc_req *req, struct submit *s,
 	struct kai_jobspec *js = &s->spec;
 	int64_t tl = js->time_limit_s;
 	const char *queue;
+	uint32_t prio;
 
 	if (kai_jobspec_validate(js, err) != 0)
 		return err->code;
@@ -102,7 +103,12 @@ submit_resolve(struct kaid *k, const struct rpc_req *req, struct submit *s,
 	s->nj.time_limit_s = tl;
 	s->nj.mem_mb = js->mem_mb > 0 ? js->mem_mb :
 	    (uint64_t)k->conf->default_mem_mb;
-	s->nj.priority = js->hold ? 0 : 1;
+	if (kai_prio_class(js->priority_class, &prio, err) != 0)
+		return err->code;
+	/* KAI's rule: preemptible below 100 unless the job says. */
+	s->nj.preemptible = js->preempt == KAI_TRI_DEFAULT
+	    ? prio < KAI_PRIO_PREEMPT_BELOW : js->preempt == KAI_TRI_YES;
+	s->nj.priority = js->hold ? 0 : prio;
 	s->nj.submit_time = kaid_now();
 	return 0;
 }
@@ -177,6 +183,14 @@ job_from_submit(const struct submit *s, uint64_t id)
 	j->time_limit_s = s->nj.time_limit_s;
 	j->hold = js->hold;
 	j->reason = kai_xstrdup(js->hold ? "JobHeldUser" : "None");
+	j->preemptible = s->nj.preemptible;
+	j->requeue = js->requeue != KAI_TRI_NO;
+	j->min_tasks = js->min_tasks;
+	j->gpu_fraction = js->gpu_fraction;
+	j->gpu_memory_mb = js->gpu_memory_mb;
+	j->topology = kai_xstrdup(js->topology != NULL ? js->topology : "");
+	j->topology_preferred = kai_xstrdup(js->topology_preferred != NULL
+		? js->topology_preferred : "");
 	return j;
 }
 

@@ -7,14 +7,19 @@
  *  - every node with its allocatable capacity, labels, GPU memory and
  *    whether new work may go there (Ready and not cordoned);
  *  - the queue tree from the queue cache, parents before children;
- *  - kaid's active jobs: PENDING ones with their tasks to place, and
- *    CONFIGURING/RUNNING ones with one running task per allocation row,
- *    on the node the row names, whole GPUs.  These hold capacity and
- *    count as their queue's allocation, whether their pods exist yet or
- *    not, so a placement whose pod is not bound is never given away;
+ *  - kaid's active jobs with their priority, preemptibility, gang
+ *    minimum, GPU share and topology: PENDING ones with their tasks to
+ *    place, and CONFIGURING/RUNNING ones with one running task per
+ *    allocation row, on the node and devices the row names.  These hold
+ *    capacity and count as their queue's allocation, whether their pods
+ *    exist yet or not, so a placement whose pod is not bound is never
+ *    given away;
+ *  - kaid's own pods that no active allocation accounts for (a preempted
+ *    run, a cancelled or finished job's pod still terminating) as
+ *    RELEASING tasks in the queue their label names, with the devices
+ *    their labels name, so that the core pipelines onto them;
  *  - every other pod that holds capacity (other schedulers' pods, and
- *    kaid's own pods that no active allocation accounts for, such as a
- *    finished job's pod still terminating) as capacity held on its node.
+ *    kaid's pods whose queue is gone) as capacity held on its node.
  *
  * The core refuses a snapshot in which running tasks do not fit their
  * nodes, and kaid must never stop scheduling because a node shrank or
@@ -203,6 +208,8 @@ add_task(struct snap *sn, const struct kai_job *j, const struct kai_alloc *a,
 
 	kai_sched_task_init(t);
 	t->gpus = a != NULL ? a->gpus : j->gpus_per_task;
+	t->gpu_fraction = j->gpu_fraction;
+	t->gpu_memory_mib = clamp_i64(j->gpu_memory_mb);
 	t->cpu_millis = (int64_t)(a != NULL ? a->cpus : j->cpus_per_task) *
 	    1000;
 	t->memory_mib = clamp_i64(a != NULL ? a->mem_mb : j->mem_mb);
@@ -210,9 +217,40 @@ add_task(struct snap *sn, const struct kai_job *j, const struct kai_alloc *a,
 		return;
 	t->state = KAI_SCHED_TASK_RUNNING;
 	t->node = (int32_t)node;
+	/* The devices the core chose; 0 (rows from before) lets it lay out. */
+	t->gpu_mask = a->gpu_mask;
 	use[node].run_gpus += t->gpus;
 	use[node].run_cpu += t->cpu_millis;
 	use[node].run_mem += t->memory_mib;
+}
+
+/*
+ * kaid.yaml names no topologies: a job's levels are node label keys, and
+ * it gets a topology of its own, the required level first and the
+ * preferred one nested inside it (a "host" preferred inside a "rack").
+ */
+static void
+snap_topology(struct snap *sn, const struct kai_job *j,
+    struct kai_sched_snap_job *s)
+{
+	struct kai_sched_topology *tp = &sn->topos[sn->s.ntopologies];
+	const char **lv = sn->topo_levels[sn->s.ntopologies];
+	bool req = j->topology != NULL && j->topology[0] != '\0';
+	bool pref = j->topology_preferred != NULL &&
+	    j->topology_preferred[0] != '\0';
+
+	if (!req && !pref)
+		return;
+	tp->nlevels = 0;
+	if (req)
+		lv[tp->nlevels++] = j->topology;
+	if (pref && !(req && strcmp(j->topology, j->topology_preferred) == 0))
+		lv[tp->nlevels++] = j->topology_preferred;
+	tp->name = req ? j->topology : j->topology_preferred;
+	tp->levels = (const char *const *)lv;
+	s->topology = (int32_t)sn->s.ntopologies++;
+	s->required_level = req ? 0 : -1;
+	s->preferred_level = pref ? (int32_t)tp->nlevels - 1 : -1;
 }
 
 /* A running job whose queue cannot hold it still holds its nodes. */
@@ -255,8 +293,15 @@ add_job(struct snap *sn, struct kai_job *j, struct nodeuse *use)
 	s->queue = (uint32_t)map_ix(&sn->queue_ix, j->queue);
 	s->user = user_index(sn, j->user != NULL ? j->user : "");
 	s->priority = j->priority;
-	/* FORMAT.md's default; kaid has no priority classes yet. */
-	s->preemptible = j->priority < 100;
+	s->preemptible = j->preemptible;
+	/*
+	 * kaid starts a job whole (all its pods or none), so a pending job
+	 * asks the core for every task: a gang minimum below that would let
+	 * the core evict for a start kaid does not make.  Running jobs keep
+	 * their minimum, the part of a gang evictions may not cut.
+	 */
+	s->min_tasks = j->state == KAI_JOB_PENDING ? 0 : j->min_tasks;
+	snap_topology(sn, j, s);
 	s->held = j->hold;
 	s->created = j->submit_time;
 	if (j->start_time > 0)
@@ -269,16 +314,19 @@ add_job(struct snap *sn, struct kai_job *j, struct nodeuse *use)
 static void
 snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 {
-	size_t i, nt = 0;
+	size_t i, nt = k->pods.len, nj = k->njobs + k->pods.len + 1;
 	char *why;
 
+	/* Room for a releasing job of one task per pod (snap_pods). */
 	for (i = 0; i < k->njobs; i++)
 		nt += k->jobs[i]->state == KAI_JOB_PENDING
 		    ? (k->jobs[i]->ntasks > 0 ? k->jobs[i]->ntasks : 1)
 		    : k->jobs[i]->nallocs;
-	sn->jobs = kai_xcalloc(k->njobs + 1, sizeof(*sn->jobs));
-	sn->kjobs = kai_xcalloc(k->njobs + 1, sizeof(*sn->kjobs));
-	sn->jnames = kai_xcalloc(k->njobs + 1, sizeof(*sn->jnames));
+	sn->jobs = kai_xcalloc(nj, sizeof(*sn->jobs));
+	sn->kjobs = kai_xcalloc(nj, sizeof(*sn->kjobs));
+	sn->jnames = kai_xcalloc(nj, sizeof(*sn->jnames));
+	sn->topos = kai_xcalloc(k->njobs + 1, sizeof(*sn->topos));
+	sn->topo_levels = kai_xcalloc(k->njobs + 1, sizeof(*sn->topo_levels));
 	sn->users = kai_xcalloc(k->njobs + 1, sizeof(*sn->users));
 	sn->tasks = kai_xcalloc(nt + 1, sizeof(*sn->tasks));
 	sn->lost = kai_xcalloc(k->njobs + 1, sizeof(*sn->lost));
@@ -303,6 +351,7 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 	sn->s.jobs = sn->jobs;
 	sn->s.tasks = sn->tasks;
 	sn->s.users = sn->users;
+	sn->s.topologies = sn->topos;
 }
 
 static bool
@@ -310,6 +359,66 @@ pod_holds_capacity(const struct pod_rec *r)
 {
 	return r->node[0] != '\0' && r->phase != KAI_POD_SUCCEEDED &&
 	    r->phase != KAI_POD_FAILED;
+}
+
+/* The devices a releasing pod's label names, if they fit its node. */
+static uint64_t
+releasing_mask(const struct snap *sn, const struct pod_rec *r, long ni)
+{
+	uint32_t ngpu = sn->nodes[ni].gpus;
+	uint64_t all = ngpu >= 64 ? UINT64_MAX : (UINT64_C(1) << ngpu) - 1;
+	int want = r->gpu_share > 0 ? 1 : (int)r->gpus;
+
+	if (r->gpu_mask == 0 || (r->gpu_mask & ~all) != 0 ||
+	    __builtin_popcountll(r->gpu_mask) != want)
+		return 0; /* none or stale: the core lays it out */
+	return r->gpu_mask;
+}
+
+/*
+ * A pod of kaid's that no active allocation accounts for -- a preempted
+ * run, a cancelled or finished job's pod still terminating -- is a
+ * RELEASING task of a job of its own (kjobs NULL, not preemptible), in
+ * the queue its label names: the core then pipelines onto what it holds
+ * instead of evicting more, and a device a fraction still uses stays
+ * shared.  False when its queue is no leaf: it is then held capacity.
+ */
+static bool
+add_releasing(struct snap *sn, const char *name, const struct pod_rec *r,
+    long ni, struct nodeuse *use)
+{
+	long q = map_ix(&sn->queue_ix, r->queue);
+	struct kai_sched_snap_job *s;
+	struct kai_sched_snap_task *t;
+	size_t c;
+
+	if (q < 0)
+		return false;
+	for (c = 0; c < sn->s.nqueues; c++)
+		if (sn->queues[c].parent == (int32_t)q)
+			return false;
+	t = &sn->tasks[sn->s.ntasks];
+	kai_sched_task_init(t);
+	t->gpus = r->gpu_share > 0 ? 0 : r->gpus;
+	t->gpu_fraction = r->gpu_share;
+	t->cpu_millis = r->cpu_milli;
+	t->memory_mib = clamp_i64(r->mem_mb);
+	t->state = KAI_SCHED_TASK_RELEASING;
+	t->node = (int32_t)ni;
+	t->gpu_mask = releasing_mask(sn, r, ni);
+	use[ni].run_gpus += t->gpus + (r->gpu_share > 0 &&
+	    sn->nodes[ni].gpus == 0);
+	use[ni].run_cpu += t->cpu_millis;
+	use[ni].run_mem += t->memory_mib;
+	s = &sn->jobs[sn->s.njobs];
+	kai_sched_job_init(s);
+	s->name = name;
+	s->queue = (uint32_t)q;
+	s->preemptible = false;
+	s->first_task = sn->s.ntasks++;
+	s->ntasks = 1;
+	sn->kjobs[sn->s.njobs++] = NULL;
+	return true;
 }
 
 /* Pods that no task of the snapshot stands for hold what they ask. */
@@ -332,6 +441,8 @@ snap_pods(const struct kaid *k, struct snap *sn, struct nodeuse *use)
 		    (j->state == KAI_JOB_CONFIGURING ||
 			j->state == KAI_JOB_RUNNING) &&
 		    r->task < j->nallocs)
+			continue;
+		if (r->managed && add_releasing(sn, key, r, ni, use))
 			continue;
 		use[ni].held_gpus += r->gpus;
 		use[ni].held_cpu += r->cpu_milli;
@@ -379,10 +490,7 @@ snap_build(struct kaid *k, struct snap *sn)
 	kai_map_init(&sn->queue_ix, NULL);
 	kai_map_init(&sn->user_ix, NULL);
 	kai_sched_config_init(&sn->s.config);
-	/* Placement only: evictions (reclaim, preempt, consolidation,
-	 * stale gangs) need kaid to act on them, which comes later. */
-	sn->s.config.phases[0] = KAI_SCHED_ALLOCATE;
-	sn->s.config.nphases = 1;
+	/* All five phases, in KAI's order (kai_sched_config_init()). */
 	sn->s.now = kaid_now();
 	snap_nodes(k, sn);
 	snap_queues(k, sn);
@@ -410,6 +518,8 @@ snap_fini(struct snap *sn)
 	free(sn->jobs);
 	free(sn->kjobs);
 	free(sn->jnames);
+	free(sn->topos);
+	free(sn->topo_levels);
 	free(sn->tasks);
 	free(sn->lost);
 	free(sn->lost_why);

@@ -208,6 +208,7 @@ pod_rec_free(void *p)
 	free(r->reason);
 	free(r->message);
 	free(r->wait_reason);
+	free(r->queue);
 	free(r);
 }
 
@@ -239,6 +240,9 @@ pod_rec_new(const struct kai_pod *p)
 	r->cpu_milli = p->cpu_milli;
 	r->mem_mb = p->mem_mb;
 	r->gpus = p->gpus;
+	r->queue = dup_or_empty(p->queue);
+	r->gpu_mask = p->gpu_mask;
+	r->gpu_share = p->gpu_share;
 	return r;
 }
 

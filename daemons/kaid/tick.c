@@ -5,7 +5,8 @@
  * Each tick: build the core's snapshot from the caches (snapshot.c: the
  * nodes, the queue tree, running tasks where their allocations put them,
  * other pods as held capacity, the pending jobs), run one cycle of the
- * core with the allocate phase only, commit the placements to PostgreSQL
+ * core with all five phases, commit its evictions (evict.c), then
+ * commit the placements to PostgreSQL
  * as intent (state CONFIGURING, allocation rows, pod names) in one
  * transaction, and only then create the pods.  Every job left pending
  * gets the core's explanation as its reason, a sentence kqueue shows in
@@ -137,6 +138,9 @@ placement_change(const struct snap *sn, const struct kai_sched_result *r,
 		a->gpus = j->gpus_per_task;
 		a->cpus = j->cpus_per_task;
 		a->mem_mb = j->mem_mb;
+		a->gpu_mask = r->tasks[sj->first_task + t].gpu_mask;
+		a->gpu_fraction =
+		    (uint32_t)r->tasks[sj->first_task + t].gpu_fraction;
 	}
 	*nodelist = state_nodelist(*allocs, sj->ntasks);
 	memset(c, 0, sizeof(*c));
@@ -214,25 +218,59 @@ cycle_failed(struct kaid *k, const struct kai_err *err)
 	k->tick_error = kai_xstrdup(err->msg);
 }
 
-/* Places what the cycle placed; every other pending job gets its reason. */
+/*
+ * Why a job the core ran is not started now: it waits for what evicted
+ * pods still hold (pipelined), for more of its tasks (kaid starts a job
+ * whole), or for its own pods of a preempted run; NULL when it can go.
+ */
+static const char *
+wait_text(struct kaid *k, const struct snap *sn,
+    const struct kai_sched_result *r, size_t i)
+{
+	const struct kai_sched_snap_job *sj = &sn->s.jobs[i];
+	size_t t;
+
+	for (t = 0; t < sj->ntasks; t++)
+		if (r->tasks[sj->first_task + t].state ==
+		    KAI_SCHED_TASK_PIPELINED)
+			return "waiting for resources that preempted jobs "
+			       "are releasing";
+	if (!placed(sn, r, i))
+		return "waiting for resources to start all its tasks";
+	if (evict_pods_linger(k, sn->kjobs[i]))
+		return "waiting for the pods of its preempted run to "
+		       "terminate";
+	return NULL;
+}
+
+/*
+ * Evicts, then places what the cycle placed; every other pending job
+ * gets its reason.  Which jobs to place is settled before the evictions,
+ * which may free the victims' structs.
+ */
 static void
 tick_act(struct kaid *k, const struct snap *sn,
     const struct kai_sched_result *r, struct reasons *rs)
 {
 	size_t *which = kai_xcalloc(sn->s.njobs + 1, sizeof(*which));
 	char buf[KAI_ERR_MSG_MAX];
+	const char *wait;
 	size_t i, n = 0;
 
 	for (i = 0; i < sn->s.njobs; i++) {
-		if (sn->kjobs[i]->state != KAI_JOB_PENDING)
+		if (sn->kjobs[i] == NULL ||
+		    sn->kjobs[i]->state != KAI_JOB_PENDING)
 			continue;
-		if (placed(sn, r, i))
-			which[n++] = i;
-		else
+		if (r->jobs[i].state != KAI_SCHED_JOB_RUNNING)
 			set_reason(sn->kjobs[i],
 			    reason_text(sn, &r->jobs[i], buf, sizeof(buf)),
 			    r->jobs[i].why.why == KAI_SCHED_WHY_PRIORITY, rs);
+		else if ((wait = wait_text(k, sn, r, i)) != NULL)
+			set_reason(sn->kjobs[i], wait, false, rs);
+		else
+			which[n++] = i;
 	}
+	(void)evict_commit(k, sn, r);
 	if (n > 0)
 		commit_placements(k, sn, r, which, n);
 	free(which);
@@ -255,6 +293,7 @@ tick_run(struct kaid *k)
 	for (i = 0; i < k->njobs; i++)
 		if (k->jobs[i]->state == KAI_JOB_CONFIGURING)
 			dispatch_ensure_pods(k, k->jobs[i]);
+	evict_retry_deletes(k);
 	snap_build(k, &sn);
 	usage_config(k, &sn.s.config);	/* kaid.yaml's scheduling: */
 	usage_update(k, sn.s.now);

@@ -114,6 +114,7 @@ struct kai_db_newjob {
 	int64_t time_limit_s;		/* resolved: KAI_TIME_UNLIMITED or s */
 	uint64_t mem_mb;		/* resolved per-task memory */
 	uint32_t priority;
+	bool preemptible;		/* resolved from the class */
 	int64_t submit_time;		/* unix s */
 };
 

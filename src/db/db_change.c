@@ -31,7 +31,7 @@
 #include "db/db_internal.h"
 
 #define DB_CHANGE_CHUNK 256
-#define DB_CHANGE_NPARAM 19
+#define DB_CHANGE_NPARAM 21
 
 static const char change_sql[] =
     "WITH u AS (UPDATE jobs SET state = $3::text, reason = $4::text, "
@@ -49,8 +49,9 @@ static const char change_sql[] =
     "d AS (DELETE FROM allocations WHERE $13::boolean AND "
     "job_id IN (SELECT id FROM u)), "
     "a AS (INSERT INTO allocations (job_id, task, node, pod, gpus, cpus, "
-    "mem_mb) SELECT u.id, t.* FROM u, unnest($14::int[], $15::text[], "
-    "$16::text[], $17::int[], $18::int[], $19::bigint[]) AS t) "
+    "mem_mb, gpu_mask, gpu_fraction) SELECT u.id, t.* FROM u, "
+    "unnest($14::int[], $15::text[], $16::text[], $17::int[], $18::int[], "
+    "$19::bigint[], $20::bigint[], $21::bigint[]) AS t) "
     "SELECT id FROM u";
 
 static int
@@ -82,8 +83,11 @@ alloc_numbers(struct kai_buf *b, const struct kai_db_change *c, size_t k)
 	for (i = 0; i < c->nallocs && r == 0; i++) {
 		a = &c->allocs[i];
 		v = k == 0 ? a->task : k == 3 ? a->gpus : k == 4 ? a->cpus :
-		    a->mem_mb;
-		r = kai_buf_addf(b, "%s%" PRIu64, i > 0 ? "," : "", v);
+		    k == 5 ? a->mem_mb : k == 6 ? a->gpu_mask :
+		    a->gpu_fraction;
+		/* bigint is signed: a mask with bit 63 goes in as negative */
+		r = kai_buf_addf(b, "%s%" PRId64, i > 0 ? "," : "",
+		    (int64_t)v);
 	}
 	if (r == 0)
 		r = kai_buf_addc(b, '}');
@@ -106,7 +110,7 @@ param_allocs(struct kai_db_params *p, const struct kai_db_change *c)
 		pods[i] = c->allocs[i].pod;
 	}
 	kai_buf_init(&b, KAI_DB_TEXT_MAX);
-	for (k = 0; k < 6 && r == 0; k++) {
+	for (k = 0; k < 8 && r == 0; k++) {
 		if (k == 1)
 			r = kai_db_array_text(&b, nodes, c->nallocs);
 		else if (k == 2)

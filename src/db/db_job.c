@@ -28,7 +28,7 @@
 
 #define DB_INSERT_CHUNK 128
 #define DB_INSERT_PREPARED 64	/* sizes with a prepared statement */
-#define DB_INSERT_NPARAM 21
+#define DB_INSERT_NPARAM 29
 
 #define DB_ACTIVE_STATES "('PENDING', 'CONFIGURING', 'RUNNING')"
 
@@ -36,7 +36,9 @@ static const char insert_head[] =
     "WITH j AS (INSERT INTO jobs (name, uid, gid, user_name, queue, "
     "account, priority, hold, submit_time, time_limit_s, ntasks, "
     "cpus_per_task, mem_mb, gpus_per_task, image, workdir, stdout_pattern, "
-    "stderr_pattern, script, argv, env, state) VALUES ";
+    "stderr_pattern, script, argv, env, priority_class, preemptible, "
+    "requeue, min_tasks, gpu_fraction, gpu_memory_mb, topology, "
+    "topology_preferred, state) VALUES ";
 static const char insert_tail[] =
     " RETURNING id, uid, submit_time), "
     "e AS (INSERT INTO events (job_id, time, from_state, to_state, "
@@ -88,6 +90,16 @@ add_row(struct kai_db_params *p, struct kai_buf *sql,
 	if (param_strv(p, s->argv, s->argc) < 0 ||
 	    param_strv(p, s->env, s->nenv) < 0)
 		return KAI_EINVAL;
+	(void)kai_db_param_str(p, s->priority_class != NULL
+		? s->priority_class : KAI_PRIO_CLASS_DEFAULT);
+	(void)kai_db_param_bool(p, j->preemptible);
+	(void)kai_db_param_bool(p, s->requeue != KAI_TRI_NO);
+	(void)kai_db_param_u64(p, s->min_tasks);
+	(void)kai_db_param_u64(p, s->gpu_fraction);
+	(void)kai_db_param_u64(p, s->gpu_memory_mb);
+	(void)kai_db_param_str(p, s->topology != NULL ? s->topology : "");
+	(void)kai_db_param_str(p, s->topology_preferred != NULL
+		? s->topology_preferred : "");
 	KAI_ASSERT(p->n - first + 1 == DB_INSERT_NPARAM);
 	r = kai_buf_adds(sql, first == 1 ? "(" : ",(");
 	for (i = 0; i < DB_INSERT_NPARAM && r == 0; i++)
@@ -229,6 +241,14 @@ row_to_job(struct kai_db_row *r, struct kai_job *j)
 	j->reason = kai_db_get_dup(r, 16);
 	j->account = kai_db_get_dup(r, 17);
 	j->workdir = kai_db_get_dup(r, 18);
+	j->preemptible = kai_db_get_bool(r, 19);
+	j->requeue = kai_db_get_bool(r, 20);
+	j->requeue_count = kai_db_get_u32(r, 21);
+	j->min_tasks = kai_db_get_u32(r, 22);
+	j->gpu_fraction = kai_db_get_u32(r, 23);
+	j->gpu_memory_mb = kai_db_get_u64(r, 24);
+	j->topology = kai_db_get_dup(r, 25);
+	j->topology_preferred = kai_db_get_dup(r, 26);
 }
 
 /* Appends allocation row r (of job j) to j->allocs. */
@@ -246,6 +266,8 @@ row_to_alloc(struct kai_db_row *r, struct kai_job *j)
 	a->gpus = kai_db_get_u32(r, 4);
 	a->cpus = kai_db_get_u32(r, 5);
 	a->mem_mb = kai_db_get_u64(r, 6);
+	a->gpu_mask = (uint64_t)kai_db_get_i64(r, 7);
+	a->gpu_fraction = kai_db_get_u32(r, 8);
 }
 
 /* Both results are ordered by job id: walk them side by side. */
@@ -296,12 +318,14 @@ kai_db_jobs_load_active(struct kai_db *db, struct kai_job **jobs, size_t *n,
 	if (r == 0 && (jres = kai_db_exec(db,
 	    "SELECT id, uid, gid, user_name, coalesce(name, ''), queue, state, "
 	    "priority, submit_time, start_time, ntasks, cpus_per_task, mem_mb, "
-	    "gpus_per_task, time_limit_s, hold, reason, account, workdir "
-	    "FROM jobs WHERE state IN " DB_ACTIVE_STATES " ORDER BY id",
+	    "gpus_per_task, time_limit_s, hold, reason, account, workdir, "
+	    "preemptible, requeue, requeue_count, min_tasks, gpu_fraction, "
+	    "gpu_memory_mb, topology, topology_preferred FROM jobs WHERE state IN " DB_ACTIVE_STATES " ORDER BY id",
 	    NULL, PGRES_TUPLES_OK, what, err)) == NULL)
 		r = kai_db_errcode(err);
 	if (r == 0 && (ares = kai_db_exec(db,
-	    "SELECT a.job_id, a.task, a.node, a.pod, a.gpus, a.cpus, a.mem_mb "
+	    "SELECT a.job_id, a.task, a.node, a.pod, a.gpus, a.cpus, a.mem_mb, "
+	    "a.gpu_mask, a.gpu_fraction "
 	    "FROM allocations a JOIN jobs j ON j.id = a.job_id "
 	    "WHERE j.state IN " DB_ACTIVE_STATES " ORDER BY a.job_id, a.task",
 	    NULL, PGRES_TUPLES_OK, what, err)) == NULL)

@@ -101,6 +101,9 @@ struct kai_pod {
 	bool managed;		/* label app.kubernetes.io/managed-by=kaid */
 	uint64_t job_id;	/* label kaibatch.io/job-id, 0 if none */
 	uint32_t task;		/* label kaibatch.io/task-index */
+	char *queue;		/* label kaibatch.io/queue, or NULL */
+	uint64_t gpu_mask;	/* label kaibatch.io/gpu-mask, 0 if none */
+	uint32_t gpu_share;	/* label kaibatch.io/gpu-share, 0 if none */
 	int64_t cpu_milli;	/* requests summed over containers */
 	uint64_t mem_mb;
 	uint32_t gpus;

@@ -25,6 +25,9 @@
 #define LABEL_MANAGED "app.kubernetes.io/managed-by"
 #define LABEL_JOB     "kaibatch.io/job-id"
 #define LABEL_TASK    "kaibatch.io/task-index"
+#define LABEL_QUEUE   "kaibatch.io/queue"
+#define LABEL_MASK    "kaibatch.io/gpu-mask"
+#define LABEL_SHARE   "kaibatch.io/gpu-share"
 #define LABEL_GPU     "nvidia.com/gpu.product"
 #define LABEL_GPU_MEM "nvidia.com/gpu.memory"
 #define RES_GPU       "nvidia.com/gpu"
@@ -415,6 +418,34 @@ pod_phase(const char *s)
 	return KAI_POD_UNKNOWN;
 }
 
+/*
+ * The queue and GPU devices kaid put on its pods, so that a pod whose job
+ * no longer accounts for it still says what it holds.  Malformed or
+ * missing values count as none: they only refine the scheduler's view.
+ */
+static int
+pod_gpu_labels(const struct jctx *c, struct json_object *labels,
+    struct kai_pod *p)
+{
+	const char *s;
+	uint64_t v;
+	int r;
+
+	if ((r = label(c, labels, LABEL_QUEUE, &s)) != 0)
+		return r;
+	if (s != NULL)
+		p->queue = kai_xstrdup(s);
+	if ((r = label(c, labels, LABEL_MASK, &s)) != 0)
+		return r;
+	if (s != NULL && kai_strtou64(s, UINT64_MAX, &v, "label", NULL) == 0)
+		p->gpu_mask = v;
+	if ((r = label(c, labels, LABEL_SHARE, &s)) != 0)
+		return r;
+	if (s != NULL && kai_strtou64(s, 999999, &v, "label", NULL) == 0)
+		p->gpu_share = (uint32_t)v;
+	return 0;
+}
+
 static int
 pod_labels(const struct jctx *c, struct json_object *meta, struct kai_pod *p)
 {
@@ -447,7 +478,7 @@ pod_labels(const struct jctx *c, struct json_object *meta, struct kai_pod *p)
 			  "not a task index")
 		    : 0;
 	p->task = (uint32_t)v;
-	return 0;
+	return pod_gpu_labels(c, labels, p);
 }
 
 #define REQ_FIELD "spec.containers.resources.requests"
@@ -721,6 +752,7 @@ kube_pod_fini(struct kai_pod *p)
 	free(p->message);
 	free(p->term_reason);
 	free(p->wait_reason);
+	free(p->queue);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -60,6 +60,9 @@ kai_jobspec_fini(struct kai_jobspec *js)
 	free(js->stdout_pattern);
 	free(js->stderr_pattern);
 	free(js->image);
+	free(js->priority_class);
+	free(js->topology);
+	free(js->topology_preferred);
 	memset(js, 0, sizeof(*js));
 }
 
@@ -106,6 +109,8 @@ kai_job_fini(struct kai_job *job)
 	for (i = 0; i < job->nallocs; i++)
 		kai_alloc_fini(&job->allocs[i]);
 	free(job->allocs);
+	free(job->topology);
+	free(job->topology_preferred);
 	memset(job, 0, sizeof(*job));
 }
 
@@ -269,7 +274,7 @@ kai_jobspec_validate(const struct kai_jobspec *js, struct kai_err *err)
 	    js->time_limit_s > TIME_LIMIT_MAX_S)
 		return kai_err_set(err, KAI_EINVAL,
 		    "invalid time limit %" PRId64 " s", js->time_limit_s);
-	return 0;
+	return kai_jobspec_check_sched(js, err);
 }
 
 /*

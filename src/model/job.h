@@ -30,6 +30,18 @@
 #define KAI_JOB_NTASKS_MAX   1024
 #define KAI_JOB_CPUS_MAX     4096
 #define KAI_JOB_GPUS_MAX     64
+#define KAI_JOB_GPU_MEM_MAX  (16 * 1024 * 1024) /* MiB of one GPU: 16 TiB */
+
+/* A yes / no option that may be left to its default. */
+enum kai_tristate {
+	KAI_TRI_DEFAULT = 0,
+	KAI_TRI_YES = 1,
+	KAI_TRI_NO = 2
+};
+
+#define KAI_PRIO_CLASS_DEFAULT "train"
+#define KAI_PRIO_PREEMPT_BELOW 100 /* preemptible by default below this */
+#define KAI_GPU_MICRO 1000000	   /* micro-GPUs in one GPU */
 
 /* time_limit_s values with a meaning of their own */
 #define KAI_TIME_UNSET	   (-1)	/* not given: kaid applies the default */
@@ -54,6 +66,15 @@ struct kai_jobspec {
 	uint32_t gpus_per_task; /* --gpus-per-task / --gres=gpu:N */
 	int64_t time_limit_s;	/* KAI_TIME_UNSET, KAI_TIME_UNLIMITED or s */
 	bool hold;		/* -H: submit held */
+	/* scheduling options (jobsched.c); zero = the defaults */
+	char *priority_class;	/* --priority; NULL = KAI_PRIO_CLASS_DEFAULT */
+	uint32_t preempt;	/* enum kai_tristate: --[no-]preemptible */
+	uint32_t requeue;	/* enum kai_tristate: --[no-]requeue */
+	uint32_t min_tasks;	/* --min-tasks; 0 = every task */
+	uint32_t gpu_fraction;	/* --gpu-fraction in micro-GPUs; 0 = none */
+	uint64_t gpu_memory_mb; /* --gpu-memory in MiB; 0 = none */
+	char *topology;		/* --topology: a node label key; NULL = none */
+	char *topology_preferred; /* --topology-preferred */
 };
 
 struct kai_jobinfo {
@@ -95,6 +116,8 @@ struct kai_alloc {
 	uint32_t gpus;
 	uint32_t cpus;
 	uint64_t mem_mb;
+	uint64_t gpu_mask;	/* devices the core chose (bit i = GPU i) */
+	uint32_t gpu_fraction;	/* micro-GPUs on that device; 0 = whole */
 };
 
 /*
@@ -124,9 +147,40 @@ struct kai_job {
 	char *reason;		/* why pending; "" = none yet */
 	struct kai_alloc *allocs; /* nallocs == ntasks once placed */
 	size_t nallocs;
+	bool preemptible;
+	bool requeue;		/* back to PENDING when preempted */
+	uint32_t requeue_count;
+	uint32_t min_tasks;	/* 0 = every task */
+	uint32_t gpu_fraction;	/* micro-GPUs per task; 0 = none */
+	uint64_t gpu_memory_mb; /* MiB of one GPU per task; 0 = none */
+	char *topology;		/* required level; "" = none */
+	char *topology_preferred; /* "" = none */
 };
 
 void kai_job_fini(struct kai_job *job);
+
+/*
+ * Scheduling options (jobsched.c)
+ */
+
+/*
+ * The priority of class name (KAI's classes: train 50, build-preemptible
+ * 75, build 100, inference 125); KAI_EINVAL naming the classes otherwise.
+ */
+int kai_prio_class(const char *name, uint32_t *priority,
+    struct kai_err *err) KAI_MUST_CHECK;
+/* "train, build-preemptible, build, inference", static. */
+const char *kai_prio_class_names(void);
+/* Whether s is a Kubernetes label key ("[prefix/]name"). */
+bool kai_label_key_ok(const char *s);
+/*
+ * Checks the scheduling options of js (the class, the tristates, the
+ * fraction in (0, 1), fraction or memory without whole GPUs, min-tasks
+ * within ntasks, topology levels that are label keys).  KAI_EINVAL with
+ * one line naming the option otherwise.  Part of kai_jobspec_validate().
+ */
+int kai_jobspec_check_sched(const struct kai_jobspec *js,
+    struct kai_err *err) KAI_MUST_CHECK;
 void kai_alloc_fini(struct kai_alloc *a);
 
 void kai_jobspec_fini(struct kai_jobspec *js);

@@ -7,7 +7,8 @@ src_model_libkaimodel_a_SOURCES = \
 	src/model/hostlist.c \
 	src/model/hostlist.h \
 	src/model/jobstate.c \
-	src/model/jobstate.h
+	src/model/jobstate.h \
+	src/model/jobsched.c
 
 check_PROGRAMS += tests/unit/model-job
 tests_unit_model_job_SOURCES = tests/unit/model-job.c

@@ -54,6 +54,14 @@ static const struct kai_codec_field spec_fields[] = {
 	{"gpus_per_task", KAI_CODEC_U32, J(gpus_per_task), 0, 0, 0},
 	{"time_limit_s", KAI_CODEC_I64, J(time_limit_s), 0, 0, 0},
 	{"hold", KAI_CODEC_BOOL, J(hold), 0, 0, 0},
+	STR("priority_class", priority_class, KAI_JOB_NAME_MAX),
+	{"preempt", KAI_CODEC_U32, J(preempt), 0, 0, 0},
+	{"requeue", KAI_CODEC_U32, J(requeue), 0, 0, 0},
+	{"min_tasks", KAI_CODEC_U32, J(min_tasks), 0, 0, 0},
+	{"gpu_fraction", KAI_CODEC_U32, J(gpu_fraction), 0, 0, 0},
+	{"gpu_memory_mb", KAI_CODEC_U64, J(gpu_memory_mb), 0, 0, 0},
+	STR("topology", topology, KAI_JOB_NAME_MAX),
+	STR("topology_preferred", topology_preferred, KAI_JOB_NAME_MAX),
 };
 /* clang-format on */
 #define NFIELDS KAI_NELEM(spec_fields)

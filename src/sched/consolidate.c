@@ -320,6 +320,15 @@ attempt(struct sess *S, struct cctx *c, struct kai_sched_memo *memo, uint32_t j,
 		kai_sched_commit(S);
 		return;
 	}
+	/*
+	 * The tasks below are placed one at a time, without the job's
+	 * topology: a job with one keeps the reason its own try gave.
+	 */
+	if (S->s->jobs[j].topology >= 0) {
+		kai_sched_memo_store(memo, S, j, &w);
+		kai_sched_set_why(S, j, &w, false);
+		return;
+	}
 	c->pend = j;
 	c->moved = 0;
 	tasks = S->scratch_tasks;
@@ -328,8 +337,7 @@ attempt(struct sess *S, struct cctx *c, struct kai_sched_memo *memo, uint32_t j,
 		if (kai_sched_choose(S, tasks[i], NULL, 0, NULL, false, &ch))
 			kai_sched_place(S, tasks[i], (uint32_t)ch.node, ch.mask,
 			    ch.ugpu, ch.pipelined);
-		else if (S->s->jobs[j].topology >= 0 ||
-		    !make_room(S, c, tasks[i], nc))
+		else if (!make_room(S, c, tasks[i], nc))
 			break;
 	}
 	if (i == n) {

@@ -28,8 +28,11 @@ nodes:
     gpu_memory: 81920
 EON
 # Finished jobs are re-read every 2 s; a half-life of an hour keeps the
-# figures steady over the test.
+# figures steady over the test.  Allocation only: this test is about the
+# figures and the order of pending jobs; evictions (teamb reclaiming its
+# quota from teama) are t4100-preempt's.
 KAID_CONF_EXTRA='scheduling:
+  phases: [allocate]
   usage_half_life: 1h
   usage_window: 1d
   usage_refresh: 2s'

@@ -399,8 +399,11 @@ test_errors(void)
 	refused("#SBATCH -n 4\n#KSUB --min-tasks=5\n",
 	    "invalid min-tasks 5: the job has 4 tasks");
 	refused("#KSUB --priority-class=Train\n",
-	    "job.sh:1: invalid priority class \"Train\": not a Kubernetes "
-	    "object name");
+	    "job.sh:1: invalid priority class \"Train\": must be one of "
+	    "train, build-preemptible, build, inference");
+	refused("#KSUB --priority=gold\n",
+	    "job.sh:1: invalid priority class \"gold\": must be one of "
+	    "train, build-preemptible, build, inference");
 	refused("#KSUB --gpu-memory=0\n",
 	    "job.sh:1: invalid GPU memory \"0\": must be above 0");
 }
@@ -563,13 +566,14 @@ test_warnings_refusals(void)
 		     "--topology-preferred=k8s.io/rack\n",
 		   NULL, &o, &err),
 	    0, "options kaid cannot honour yet parse");
-	is_int((int)submit_opts_refusals(&o, names, 8), 8, "eight of them");
+	is_int((int)submit_opts_refusals(&o, names, 8), 5, "five of them");
 	ok(strcmp(names[0], "--array") == 0 &&
 		strcmp(names[1], "--dependency") == 0 &&
 		strcmp(names[2], "--open-mode=append") == 0 &&
-		strcmp(names[3], "--requeue") == 0 &&
-		strcmp(names[7], "--preemptible") == 0,
-	    "named in table order");
+		strcmp(names[3], "--signal") == 0 &&
+		strcmp(names[4], "--wait") == 0,
+	    "named in table order; --requeue and the scheduling options "
+	    "are honoured");
 	submit_opts_fini(&o);
 
 	is_int(parse("#SBATCH --open-mode=truncate --no-requeue\n", NULL, &o,

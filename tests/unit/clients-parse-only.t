@@ -159,7 +159,7 @@ is "a plain script: exit 0" "$rc" 0
 is "a plain script: nothing on stderr" "$err" ""
 is "one line of JSON" "$(printf '%s\n' "$out" | wc -l)" 1
 is "every key is there" "$(get 'sorted(d)')" \
-	'["account","array","begin","chdir","cpus_per_gpu","cpus_per_task","dependency","error","export","gpu_fraction","gpu_memory_mib","gpus","hold","image","job_name","memory","min_tasks","nodes","ntasks","ntasks_per_node","open_mode","partition","preemptible","priority_class","qos","refused","requeue","signal","spec","stderr_pattern","stdin_pattern","stdout_pattern","time_limit_s","topology","valid","wait","warnings"]'
+	'["account","array","begin","chdir","cpus_per_gpu","cpus_per_task","dependency","error","export","gpu_fraction","gpu_memory_mib","gpus","hold","image","job_name","memory","min_tasks","nodes","ntasks","ntasks_per_node","open_mode","partition","preemptible","priority_class","qos","refused","requeue","sched","signal","spec","stderr_pattern","stdin_pattern","stdout_pattern","time_limit_s","topology","valid","wait","warnings"]'
 is "defaults" "$(get '[d["valid"], d["error"], d["job_name"], d["partition"], d["time_limit_s"], d["nodes"], d["ntasks"], d["memory"], d["gpus"], d["array"], d["requeue"], d["open_mode"], d["warnings"], d["refused"]]')" \
 	'[true,null,"hello",null,null,null,null,null,[],null,null,null,[],[]]'
 is "Slurm's output defaults" "$(get '[d["stdout_pattern"], d["stderr_pattern"], d["chdir"]]')" \
@@ -652,14 +652,36 @@ line "#KSUB options" \
 	'#KSUB --image=pytorch:24.01 --gpu-fraction=0.5 --min-tasks=2' \
 	'#KSUB --priority-class=train --preemptible --no-preemptible'
 line "--gpu-memory" 'd["gpu_memory_mib"]' 5120 '#KSUB --gpu-memory=5G'
-line "--topology and --topology-preferred" 'd["topology"]' \
-	'{"name":"cluster-topology","preferred":"k8s.io/spine","required":"k8s.io/rack"}' \
-	'#KSUB --topology=cluster-topology:k8s.io/rack --topology-preferred=k8s.io/spine'
+line "--topology and --topology-preferred" '[d["topology"], d["sched"]["topology"], d["sched"]["topology_preferred"]]' \
+	'[{"name":null,"preferred":"k8s.io/spine","required":"k8s.io/rack"},"k8s.io/rack","k8s.io/spine"]' \
+	'#KSUB --topology=k8s.io/rack --topology-preferred=k8s.io/spine'
+badline "a named topology" \
+	'invalid topology "cluster-topology": kaid has no named topologies; give a node label key as the level' \
+	'#KSUB --topology=cluster-topology:k8s.io/rack'
 line "sbatch options in #KSUB lines" 'd["time_limit_s"]' 300 '#KSUB -t 5'
 line "what kaid cannot honour yet is listed" 'd["refused"]' \
-	'["--array","--begin","--dependency","--input","--open-mode=append","--requeue","--signal","--wait","--gpu-fraction","--min-tasks","--topology","--topology-preferred","--priority-class","--preemptible"]' \
+	'["--array","--begin","--dependency","--input","--open-mode=append","--signal","--wait"]' \
 	'#SBATCH -a 1-2 -b now+1hour -d singleton -i in.txt --open-mode=a --requeue --signal=USR1 -W' \
-	'#KSUB --gpu-fraction=0.5 --min-tasks=1 --topology=r --topology-preferred=s --priority-class=x --preemptible'
+	'#KSUB --gpu-fraction=0.5 --min-tasks=1 --topology=r --topology-preferred=s --priority-class=build --preemptible'
+line "the scheduling options in the request" \
+	'[d["sched"][k] for k in ["priority_class","preempt","requeue","min_tasks","gpu_fraction","gpu_memory_mb"]]' \
+	'["inference",2,2,2,250000,0]' '#SBATCH -n 3 --no-requeue' \
+	'#KSUB --priority=inference --no-preemptible --min-tasks=2 --gpu-fraction=0.25'
+line "--priority=N is sbatch's: dropped with a warning" \
+	'[d["sched"]["priority_class"], d["warnings"]]' \
+	'[null,["--priority"]]' \
+	'#SBATCH --priority=10'
+badline "an unknown priority class" \
+	'job.sh:2: invalid priority class "gold": must be one of train, build-preemptible, build, inference' \
+	'#KSUB --priority=gold'
+badline "--gpu-memory=0" 'job.sh:2: invalid GPU memory "0": must be above 0' \
+	'#KSUB --gpu-memory=0'
+badline "--gpu-fraction with --gpu-memory" \
+	'options "--gpu-fraction" and "--gpu-memory" are mutually exclusive' \
+	'#KSUB --gpu-fraction=0.5 --gpu-memory=1G'
+badline "--topology that is no label key" \
+	'invalid topology level "-rack" of option "--topology": must be a node label key' \
+	'#KSUB --topology=-rack'
 badline "--gpu-fraction=1.5" \
 	'job.sh:2: invalid GPU fraction "1.5": must be a decimal above 0 and below 1' \
 	'#KSUB --gpu-fraction=1.5'
@@ -712,18 +734,9 @@ refuse "--array" --array --array=1-3 plain.sh
 refuse "--dependency" --dependency -d afterok:1 plain.sh
 refuse "--begin" --begin --begin=now+1hour plain.sh
 refuse "--signal" --signal --signal=USR1@60 plain.sh
-refuse "--requeue" --requeue --requeue plain.sh
 refuse "--open-mode=append" --open-mode=append --open-mode=append plain.sh
 refuse "--wait" --wait -W plain.sh
 refuse "--input" --input -i in.txt plain.sh
-refuse "--gpu-fraction" --gpu-fraction --gpu-fraction=0.5 plain.sh
-refuse "--gpu-memory" --gpu-memory --gpu-memory=4G plain.sh
-refuse "--min-tasks" --min-tasks --min-tasks=1 plain.sh
-refuse "--topology" --topology --topology=k8s.io/rack plain.sh
-refuse "--topology-preferred" --topology-preferred --topology-preferred=k8s.io/rack plain.sh
-refuse "--priority-class" --priority-class --priority-class=train plain.sh
-refuse "--preemptible" --preemptible --preemptible plain.sh
-refuse "--no-preemptible" --no-preemptible --no-preemptible plain.sh
 script arr.sh '#SBATCH --array=0-9'
 refuse "an array in the script" --array arr.sh
 

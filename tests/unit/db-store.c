@@ -556,6 +556,8 @@ place(struct kai_db_change *c, struct kai_alloc *a, uint64_t id)
 	a[0].gpus = a[1].gpus = 1;
 	a[0].cpus = a[1].cpus = 2;
 	a[0].mem_mb = a[1].mem_mb = 4096;
+	a[1].gpu_mask = UINT64_C(1) << 63; /* bigint is signed */
+	a[1].gpu_fraction = 250000;
 	c->id = id;
 	c->from = KAI_JOB_PENDING;
 	c->to = KAI_JOB_CONFIGURING;
@@ -565,6 +567,54 @@ place(struct kai_db_change *c, struct kai_alloc *a, uint64_t id)
 	c->nodelist = "n1,n2";
 	c->allocs = a;
 	c->nallocs = 2;
+}
+
+/* The scheduling options go in with the job and come back in the cache. */
+static void
+test_sched_fields(struct kai_db *db)
+{
+	struct kai_jobspec js;
+	struct kai_db_newjob nj;
+	struct kai_job *jobs = NULL;
+	struct kai_err err;
+	uint64_t id = 0;
+	size_t n = 0, i, seen = 0;
+
+	mkjob(&js, &nj, 1000, "batch", T0 + 1);
+	js.priority_class = kai_xstrdup("inference");
+	js.requeue = KAI_TRI_NO;
+	js.ntasks = 4;
+	js.min_tasks = 2;
+	js.gpus_per_task = 0;
+	js.gpu_fraction = 500000;
+	js.topology = kai_xstrdup("kaibatch.io/rack");
+	js.topology_preferred = kai_xstrdup("kubernetes.io/hostname");
+	nj.priority = 125;
+	nj.preemptible = false;
+	is_int(kai_db_jobs_insert(db, &nj, 1, &id, &err), 0,
+	    "insert a job with scheduling options");
+	kai_jobspec_fini(&js);
+	is_int(kai_db_jobs_load_active(db, &jobs, &n, &err), 0, "load it");
+	for (i = 0; i < n; i++) {
+		if (jobs[i].id != id)
+			continue;
+		seen++;
+		is_int(jobs[i].priority, 125, "priority");
+		ok(!jobs[i].preemptible, "not preemptible");
+		ok(!jobs[i].requeue, "not requeued");
+		is_int(jobs[i].min_tasks, 2, "min tasks");
+		is_int(jobs[i].gpu_fraction, 500000, "GPU fraction");
+		is_str(jobs[i].topology, "kaibatch.io/rack", "topology");
+		is_str(jobs[i].topology_preferred, "kubernetes.io/hostname",
+		    "preferred topology");
+		is_int(jobs[i].requeue_count, 0, "never requeued");
+	}
+	is_int((int64_t)seen, 1, "the job is active");
+	for (i = 0; i < n; i++)
+		kai_job_fini(&jobs[i]);
+	free(jobs);
+	is_int(change(db, id, KAI_JOB_PENDING, KAI_JOB_CANCELLED, T0 + 2,
+	    NULL), 0, "and cancel it");
 }
 
 static void
@@ -592,6 +642,11 @@ test_change_place(struct kai_db *db, uint64_t id)
 			is_str(jobs[i].allocs[1].node, "n2", "node of task 1");
 			is_str(jobs[i].allocs[1].pod, "kai-1-1", "pod of task 1");
 			is_int((int64_t)jobs[i].allocs[1].mem_mb, 4096, "mem");
+			ok(jobs[i].allocs[1].gpu_mask == UINT64_C(1) << 63,
+			    "a device mask with bit 63 round-trips");
+			is_int(jobs[i].allocs[1].gpu_fraction, 250000,
+			    "the share of a fraction");
+			ok(jobs[i].allocs[0].gpu_mask == 0, "no mask is 0");
 		}
 	}
 	for (i = 0; i < n; i++)
@@ -733,6 +788,7 @@ test_changes(struct kai_db *db)
 	j2 = insert_one(db, 1000, "batch", T0);
 	j3 = insert_one(db, 1000, "batch", T0);
 	j4 = insert_one(db, 1000, "batch", T0);
+	test_sched_fields(db);
 	test_change_place(db, j1);
 	test_change_atomic(db, j1, j2);
 	test_change_finish(db, j1);

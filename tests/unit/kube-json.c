@@ -171,7 +171,9 @@ test_nodes(void)
 static const char pod_done[] =
     "{\"metadata\":{\"name\":\"kai-42-0\",\"namespace\":\"batch\",\"uid\":\"u-1\","
     "\"labels\":{\"app.kubernetes.io/managed-by\":\"kaid\","
-    "\"kaibatch.io/job-id\":\"42\",\"kaibatch.io/task-index\":\"3\"}},"
+    "\"kaibatch.io/job-id\":\"42\",\"kaibatch.io/task-index\":\"3\","
+    "\"kaibatch.io/queue\":\"vision\",\"kaibatch.io/gpu-mask\":\"12\","
+    "\"kaibatch.io/gpu-share\":\"x\"}},"
     "\"spec\":{\"nodeName\":\"gpu-1\",\"containers\":[{\"name\":\"job\","
     "\"resources\":{\"limits\":{\"cpu\":\"2\",\"memory\":\"1Gi\","
     "\"nvidia.com/gpu\":\"2\"},\"requests\":{\"cpu\":\"1500m\","
@@ -213,6 +215,10 @@ test_pods(void)
 	ok(p.terminated && p.exit_code == 137, "container \"job\" exit code");
 	is_str(p.term_reason, "OOMKilled", "terminated reason");
 	ok(p.managed && p.job_id == 42 && p.task == 3, "kaid's labels");
+	ok(p.queue != NULL && strcmp(p.queue, "vision") == 0 &&
+		p.gpu_mask == 12,
+	    "the queue and device labels");
+	is_int(p.gpu_share, 0, "a malformed share counts as none");
 	is_int(p.cpu_milli, 4000, "cpu: the init container beats the sum");
 	is_int((int64_t)p.mem_mb, 1120, "memory: 1Gi + 100M, rounded up");
 	is_int(p.gpus, 2, "GPUs from limits when not requested");

@@ -427,9 +427,89 @@ test_states(void)
 	is_int(KAI_JOB_STATES_ALL, 0x3ff, "all-states mask");
 }
 
+/* A valid spec with one scheduling field set by the caller. */
+static void
+sched_bad(struct kai_jobspec *js, const char *want, const char *what)
+{
+	struct kai_err err;
+
+	kai_err_clear(&err);
+	is_int(kai_jobspec_validate(js, &err), KAI_EINVAL, "%s refused", what);
+	is_str(err.msg, want, "%s: the message", what);
+}
+
+static void
+test_sched(void)
+{
+	char script[] = "#!/bin/sh\ntrue\n", wd[] = "/tmp";
+	struct kai_jobspec js;
+	struct kai_err err;
+	uint32_t prio = 0;
+
+	ok(kai_prio_class("train", &prio, &err) == 0 && prio == 50,
+	    "train is 50");
+	ok(kai_prio_class("build-preemptible", &prio, &err) == 0 &&
+	    prio == 75, "build-preemptible is 75");
+	ok(kai_prio_class("build", &prio, &err) == 0 && prio == 100,
+	    "build is 100");
+	ok(kai_prio_class("inference", &prio, &err) == 0 && prio == 125,
+	    "inference is 125");
+	ok(kai_prio_class(NULL, &prio, &err) == 0 && prio == 50,
+	    "no class is train");
+	is_int(kai_prio_class("Train", &prio, &err), KAI_EINVAL,
+	    "class names are exact");
+	ok(kai_label_key_ok("kaibatch.io/rack"), "a prefixed label key");
+	ok(kai_label_key_ok("topology.kubernetes.io/zone"), "a zone key");
+	ok(kai_label_key_ok("rack"), "a bare label key");
+	ok(!kai_label_key_ok("Kaibatch.IO/rack"), "an upper-case prefix");
+	ok(!kai_label_key_ok("rack/"), "an empty name");
+	ok(!kai_label_key_ok("a b"), "a space");
+	ok(!kai_label_key_ok(""), "an empty key");
+
+	memset(&js, 0, sizeof(js));
+	js.script = script;
+	js.workdir = wd;
+	js.ntasks = 2;
+	js.gpu_fraction = 500000;
+	js.min_tasks = 2;
+	js.topology = (char *)"kaibatch.io/rack";
+	js.priority_class = (char *)"build";
+	js.preempt = KAI_TRI_NO;
+	js.requeue = KAI_TRI_NO;
+	is_int(kai_jobspec_validate(&js, &err), 0, "every option at once");
+	js.gpu_fraction = 1000000;
+	sched_bad(&js, "invalid GPU fraction 1000000 micro-GPUs: must be "
+	    "above 0 and below 1 GPU", "a whole fraction");
+	js.gpu_fraction = 500000;
+	js.gpus_per_task = 1;
+	sched_bad(&js, "option \"--gpu-fraction\" asks for a part of one "
+	    "GPU: it excludes whole GPUs", "a fraction with whole GPUs");
+	js.gpus_per_task = 0;
+	js.gpu_memory_mb = 1024;
+	sched_bad(&js, "options \"--gpu-fraction\" and \"--gpu-memory\" "
+	    "are mutually exclusive", "a fraction and memory");
+	js.gpu_memory_mb = 0;
+	js.min_tasks = 3;
+	sched_bad(&js, "invalid min-tasks 3: the job has 2 tasks",
+	    "min-tasks above ntasks");
+	js.min_tasks = 0;
+	js.priority_class = (char *)"gold";
+	sched_bad(&js, "invalid priority class \"gold\": must be one of "
+	    "train, build-preemptible, build, inference", "a class");
+	js.priority_class = NULL;
+	js.topology_preferred = (char *)"no key";
+	sched_bad(&js, "invalid topology level \"no key\" of option "
+	    "\"--topology-preferred\": must be a node label key",
+	    "a preferred level");
+	js.topology_preferred = NULL;
+	js.requeue = 3;
+	sched_bad(&js, "invalid preemptible or requeue value", "a tristate");
+}
+
 int
 main(void)
 {
+	test_sched();
 	test_time_parse();
 	test_time_format();
 	test_mem();

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * jobsched.c: the scheduling options of a job spec -- priority classes,
+ * preemptibility, requeue, gang minimum, GPU fractions and topology --
+ * and the checks kaid and ksubmit both apply to them.  See job.h.
+ *
+ * The priority classes are those KAI's chart installs (train 50,
+ * build-preemptible 75, build 100, inference 125), with KAI's rule for
+ * the default preemptibility: a job is preemptible when its priority is
+ * below 100, unless it says otherwise.  A job that names no class is a
+ * "train" job, as KAI treats everything that is neither a Deployment nor
+ * a notebook.
+ *
+ * kaid.yaml has no list of topology levels, so a topology level is any
+ * node label key ("topology.kubernetes.io/zone", "rack"): the job asks
+ * for all its tasks in nodes that share that label's value.  Only the
+ * syntax of a label key is checked here; a key no node carries leaves the
+ * job pending with the scheduler's reason, as a level no domain can hold.
+ */
+#include "config.h"
+
+#include "model/job.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <string.h>
+
+static const struct {
+	const char *name;
+	uint32_t priority;
+} classes[] = {
+    {"train", 50},
+    {"build-preemptible", 75},
+    {"build", 100},
+    {"inference", 125},
+};
+
+const char *
+kai_prio_class_names(void)
+{
+	return "train, build-preemptible, build, inference";
+}
+
+int
+kai_prio_class(const char *name, uint32_t *priority, struct kai_err *err)
+{
+	size_t i;
+
+	if (name == NULL)
+		name = KAI_PRIO_CLASS_DEFAULT;
+	for (i = 0; i < KAI_NELEM(classes); i++) {
+		if (strcmp(classes[i].name, name) == 0) {
+			*priority = classes[i].priority;
+			return 0;
+		}
+	}
+	return kai_err_set(err, KAI_EINVAL,
+	    "invalid priority class \"%.64s\": must be one of %s", name,
+	    kai_prio_class_names());
+}
+
+/* A DNS-1123 subdomain: the prefix of a label key. */
+static bool
+prefix_ok(const char *s, size_t n)
+{
+	size_t i;
+
+	if (n == 0 || n > 253 || !isalnum((unsigned char)s[0]) ||
+	    !isalnum((unsigned char)s[n - 1]))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!(islower((unsigned char)s[i]) ||
+		    isdigit((unsigned char)s[i]) || s[i] == '-' || s[i] == '.'))
+			return false;
+	return true;
+}
+
+/* The name part: 1-63 of [A-Za-z0-9_.-], alphanumeric at both ends. */
+static bool
+name_ok(const char *s)
+{
+	size_t i, n = strlen(s);
+
+	if (n == 0 || n > 63 || !isalnum((unsigned char)s[0]) ||
+	    !isalnum((unsigned char)s[n - 1]))
+		return false;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && strchr("-_.", s[i]) == NULL)
+			return false;
+	return true;
+}
+
+bool
+kai_label_key_ok(const char *s)
+{
+	const char *slash = strchr(s, '/');
+
+	if (slash == NULL)
+		return name_ok(s);
+	return prefix_ok(s, (size_t)(slash - s)) && name_ok(slash + 1);
+}
+
+static int
+check_level(const char *opt, const char *level, struct kai_err *err)
+{
+	if (level == NULL || kai_label_key_ok(level))
+		return 0;
+	return kai_err_set(err, KAI_EINVAL,
+	    "invalid topology level \"%.64s\" of option \"%s\": must be a "
+	    "node label key",
+	    level, opt);
+}
+
+static int
+check_gpu_share(const struct kai_jobspec *js, struct kai_err *err)
+{
+	if (js->gpu_fraction >= KAI_GPU_MICRO)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid GPU fraction %" PRIu32 " micro-GPUs: must be "
+		    "above 0 and below 1 GPU", js->gpu_fraction);
+	if (js->gpu_fraction > 0 && js->gpu_memory_mb > 0)
+		return kai_err_set(err, KAI_EINVAL,
+		    "options \"--gpu-fraction\" and \"--gpu-memory\" are "
+		    "mutually exclusive");
+	if (js->gpu_memory_mb > KAI_JOB_GPU_MEM_MAX)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid GPU memory %" PRIu64 " MiB: the limit is %d",
+		    js->gpu_memory_mb, KAI_JOB_GPU_MEM_MAX);
+	if ((js->gpu_fraction > 0 || js->gpu_memory_mb > 0) &&
+	    js->gpus_per_task > 0)
+		return kai_err_set(err, KAI_EINVAL,
+		    "option \"%s\" asks for a part of one GPU: it excludes "
+		    "whole GPUs",
+		    js->gpu_fraction > 0 ? "--gpu-fraction" : "--gpu-memory");
+	return 0;
+}
+
+int
+kai_jobspec_check_sched(const struct kai_jobspec *js, struct kai_err *err)
+{
+	uint32_t prio, ntasks = js->ntasks > 0 ? js->ntasks : 1;
+	int r;
+
+	if (js->priority_class != NULL &&
+	    (r = kai_prio_class(js->priority_class, &prio, err)) != 0)
+		return r;
+	if (js->preempt > KAI_TRI_NO || js->requeue > KAI_TRI_NO)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid preemptible or requeue value");
+	if ((r = check_gpu_share(js, err)) != 0)
+		return r;
+	if (js->min_tasks > ntasks)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid min-tasks %" PRIu32 ": the job has %" PRIu32
+		    " task%s",
+		    js->min_tasks, ntasks, ntasks == 1 ? "" : "s");
+	if ((r = check_level("--topology", js->topology, err)) != 0 ||
+	    (r = check_level("--topology-preferred", js->topology_preferred,
+		 err)) != 0)
+		return r;
+	return 0;
+}
