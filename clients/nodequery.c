@@ -46,9 +46,11 @@ on_nodes(uint16_t type, const void *body, size_t len, void *ctx)
 int
 nodequery_run(const char *prog, struct nodequery *q)
 {
-	struct collect c = {prog, q};
+	struct collect c;
 
 	memset(q, 0, sizeof(*q));
+	c.prog = prog;
+	c.q = q;
 	return client_request(prog, KAI_MSG_NODE_LIST, "", 0, on_nodes, &c);
 }
 
