@@ -85,6 +85,49 @@ is "--json: partitions with their limits and jobs" \
 is "--json: the default partition's limit is null" \
     "$(echo "$j" | jq -c '.partitions[] | select(.default) | [.name, .max_time_s]')" \
     '["batch",null]'
+
+# An administrator cordons the job's node and taints another (kubesim
+# and the real apiserver alike take a merge patch from the admin token).
+node_patch()
+{
+	curl -sS -o /dev/null -w '%{http_code}' \
+	    --cacert "$STACK_DIR/kubesim/ca.crt" \
+	    -H "Authorization: Bearer $KUBESIM_TOKEN" \
+	    -H 'Content-Type: application/merge-patch+json' -X PATCH \
+	    -d "$2" "$KUBESIM_URL/api/v1/nodes/$1"
+}
+# wait_node NODE REGEX: the node's kinfo line once it matches.
+wait_node()
+{
+	local out
+	for _ in $(seq 1 50); do
+		out=$(as_user "$A" kinfo -h -N -p gpu -n "$1" -o '%n %t %T %E')
+		printf '%s' "$out" | grep -Eq -- "$2" && break
+		sleep 0.1
+	done
+	printf '%s' "$out"
+}
+is "the node is cordoned" "$(node_patch "$node" '{"spec":{"unschedulable":true}}')" 200
+is "a cordoned node with a job is draining" "$(wait_node "$node" drng)" \
+    "$node drng draining cordoned (spec.unschedulable)"
+is "cpu-1 gets a NoSchedule taint" \
+    "$(node_patch cpu-1 '{"spec":{"taints":[{"key":"kaibatch.io/maint","effect":"NoSchedule"}]}}')" 200
+is "a tainted node without jobs is drained, the taint is the reason" \
+    "$(wait_node cpu-1 drain)" \
+    "cpu-1 drain drained taint kaibatch.io/maint:NoSchedule"
+is "-t drain selects drained and draining nodes" \
+    "$(as_user "$A" kinfo -h -p gpu -t drain -o '%t %D')" "drain 1
+drng 1"
+is "kctl show node gives the reason" \
+    "$(as_user "$A" kctl show node cpu-1 | grep -E 'State=|Reason=')" \
+    "   State=IDLE+DRAIN Jobs=0
+   Reason=taint kaibatch.io/maint:NoSchedule"
+node_patch "$node" '{"spec":{"unschedulable":null}}' >/dev/null
+node_patch cpu-1 '{"spec":{"taints":null}}' >/dev/null
+is "uncordoned, the node is mixed again" "$(wait_node "$node" mix)" \
+    "$node mix mixed none"
+is "and cpu-1 idle" "$(wait_node cpu-1 idle)" "cpu-1 idle idle none"
+
 as_user "$A" kcancel "$id"
 ok "the job is cancelled" wait_state "$id" CANCELLED
 
