@@ -51,7 +51,8 @@ static const struct cliopt table[] = {
 	"add a GPUS(A/I/T) column to the default or node view"),
     CLIOPT("help", K_HELP, CLIOPT_NOARG, NULL, "print this help and exit"),
     CLIOPT("json", K_JSON, CLIOPT_NOARG, NULL, "print JSON"),
-    CLIOPT("nodes", 'n', CLIOPT_ARG, "LIST", "only these nodes"),
+    CLIOPT("nodes", 'n', CLIOPT_ARG, "LIST",
+	"only these nodes (names or host lists: gpu-a[1-2])"),
     CLIOPT("noheader", 'h', CLIOPT_NOARG, NULL, "print no header line"),
     CLIOPT("partition", 'p', CLIOPT_ARG, "LIST", "only these partitions"),
     CLIOPT("states", 't', CLIOPT_ARG, "LIST",
@@ -593,7 +594,8 @@ set_opt(struct opts *o, int c, const char *arg, struct kai_err *err)
 		o->noheader = true;
 		return 0;
 	case 'n':
-		return filter_parse_names("node", arg, &o->nodes, &o->nnodes,
+		filter_free_names(o->nodes, o->nnodes);
+		return nodequery_hostlist_expand(arg, &o->nodes, &o->nnodes,
 		    err);
 	case 'p':
 		return filter_parse_names("partition", arg, &o->parts,

@@ -60,4 +60,15 @@ const char *nodequery_gpus(int64_t micro, char *buf, size_t size);
  */
 void nodequery_hostlist(char *const *names, size_t n, char *buf, size_t size);
 
+/*
+ * The names of a host list, the other way round: "gpu-a[1-3,7],cpu-1"
+ * -> gpu-a1 gpu-a2 gpu-a3 gpu-a7 cpu-1 (sinfo -n).  One bracket per name,
+ * zero padding kept ("n[07-09]").  KAI_EINVAL naming the list for an
+ * empty name, an unclosed bracket, a bad range, or more than
+ * NQ_HOSTLIST_MAX names.  Caller owns *names (filter_free_names()).
+ */
+#define NQ_HOSTLIST_MAX 100000
+int nodequery_hostlist_expand(const char *list, char ***names, size_t *n,
+    struct kai_err *err);
+
 #endif /* KAI_CLIENTS_NODEQUERY_H */

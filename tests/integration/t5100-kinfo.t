@@ -48,6 +48,9 @@ gpu-a1        1 batch*    idle
 gpu-a2        1 batch*    idle  
 gpu-h1        1 batch*    idle  "
 
+is "-n takes Slurm's host lists" \
+    "$(as_user "$A" kinfo -h -p batch -n 'gpu-a[1-2],cpu-1' -o '%D %N')" \
+    "3 cpu-1,gpu-a[1-2]"
 out=$(as_user "$A" kinfo -h -N -p batch -o '%n|%c|%m|%G|%t|%T|%E|%k')
 like "-o: cpus, memory, GRES with the GPU type" "$out" \
     '^gpu-a1\|32\|262144\|gpu:NVIDIA-A100-SXM4-80GB:8\|idle\|idle\|none\|0/8/8$'
@@ -148,6 +151,7 @@ bad "an unknown state" '^kinfo: error: invalid node state "sleepy"' -t idle,slee
 bad "an empty state" '^kinfo: error: invalid node state list' -t idle,
 bad "an unknown format field" '^kinfo: error: invalid format "%P %Q"' -o '%P %Q'
 bad "a missing argument" '^kinfo: error: option "--partition" requires an argument' --partition
+bad "a broken host list" '^kinfo: error: invalid host list "gpu-a\[1-"' -n 'gpu-a[1-'
 bad "an operand" '^kinfo: error: unexpected argument "gpu"' gpu
 is "an unknown partition prints only the header" \
     "$(as_user "$A" kinfo -p nosuch)" \
