@@ -339,8 +339,8 @@ row_wanted(const struct opts *o, const struct kai_partinfo *p,
 static struct row *
 build_rows(const struct opts *o, const struct nodequery *q, size_t *nrows)
 {
-	struct row *rows = kai_xcalloc(q->nparts * q->nnodes + 1,
-	    sizeof(*rows));
+	struct row *rows =
+	    kai_xcalloc(q->nparts * q->nnodes + 1, sizeof(*rows));
 	size_t i, j, n = 0;
 
 	if (o->node_view) {
@@ -397,11 +397,12 @@ group_add(struct group *g, const struct row *r)
 	g->gpus += n->gpus;
 	g->gpus_alloc += n->gpus_alloc < n->gpus ? n->gpus_alloc : n->gpus;
 	g->cpus += n->cpu_milli;
-	g->cpus_alloc += n->cpu_alloc_milli < n->cpu_milli ?
-	    n->cpu_alloc_milli : n->cpu_milli;
+	g->cpus_alloc += n->cpu_alloc_milli < n->cpu_milli ? n->cpu_alloc_milli
+							   : n->cpu_milli;
 	if (other)
-		g->cpus_other += n->cpu_milli - (n->cpu_alloc_milli <
-		    n->cpu_milli ? n->cpu_alloc_milli : n->cpu_milli);
+		g->cpus_other += n->cpu_milli -
+		    (n->cpu_alloc_milli < n->cpu_milli ? n->cpu_alloc_milli
+						       : n->cpu_milli);
 }
 
 static struct group *
@@ -486,8 +487,8 @@ json_gpus(int64_t micro)
 {
 	if (micro % KAI_QUEUE_GPU_UNIT == 0)
 		return json_object_new_int64(micro / KAI_QUEUE_GPU_UNIT);
-	return json_object_new_double((double)micro /
-	    (double)KAI_QUEUE_GPU_UNIT);
+	return json_object_new_double(
+	    (double)micro / (double)KAI_QUEUE_GPU_UNIT);
 }
 
 static struct json_object *

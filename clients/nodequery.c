@@ -5,6 +5,8 @@
  */
 #include "config.h"
 
+#include "nodequery.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +16,6 @@
 #include "base/xmalloc.h"
 #include "client.h"
 #include "filters.h"
-#include "nodequery.h"
 
 struct collect {
 	const char *prog;
@@ -120,7 +121,8 @@ state_word(const char *w, size_t len, uint32_t *mask, struct kai_err *err)
 	}
 	return kai_err_set(err, KAI_EINVAL,
 	    "invalid node state \"%.*s\": expected idle, mix, alloc, down, "
-	    "drain, drng or all", (int)len, w);
+	    "drain, drng or all",
+	    (int)len, w);
 }
 
 int
@@ -155,10 +157,10 @@ nodequery_gpus(int64_t micro, char *buf, size_t size)
 /* A name as prefix + trailing digits. */
 struct hname {
 	const char *name;
-	size_t plen;		/* prefix length */
-	bool numbered;		/* a number follows the prefix */
+	size_t plen;   /* prefix length */
+	bool numbered; /* a number follows the prefix */
 	unsigned long num;
-	int width;		/* zero-padded width ("n007": 3); 0 = none */
+	int width; /* zero-padded width ("n007": 3); 0 = none */
 	bool used;
 };
 
@@ -206,8 +208,7 @@ emit_group(struct hname *h, size_t n, size_t i, FILE *f)
 			h[k].used = true;
 		}
 	qsort(nums, c, sizeof(*nums), cmp_ulong);
-	(void)fprintf(f, "%.*s%s", (int)h[i].plen, h[i].name,
-	    c > 1 ? "[" : "");
+	(void)fprintf(f, "%.*s%s", (int)h[i].plen, h[i].name, c > 1 ? "[" : "");
 	for (k = 0; k < c; k++) {
 		size_t e = k;
 
@@ -277,8 +278,9 @@ expand_range(const char *list, const char *pre, size_t plen, const char *r,
 	int width;
 
 	if (alen == 0 || alen > 9 || strspn(r, "0123456789") != alen ||
-	    (dash != NULL && (rlen - alen - 1 == 0 || rlen - alen - 1 > 9 ||
-		strspn(dash + 1, "0123456789") != rlen - alen - 1)))
+	    (dash != NULL &&
+		(rlen - alen - 1 == 0 || rlen - alen - 1 > 9 ||
+		    strspn(dash + 1, "0123456789") != rlen - alen - 1)))
 		return kai_err_set(err, KAI_EINVAL,
 		    "invalid host list \"%s\": bad range \"%.*s\"", list,
 		    (int)rlen, r);
@@ -290,8 +292,9 @@ expand_range(const char *list, const char *pre, size_t plen, const char *r,
 		    "invalid host list \"%s\": bad range \"%.*s\"", list,
 		    (int)rlen, r);
 	for (v = lo; v <= hi; v++)
-		names_add(names, n, kai_xasprintf("%.*s%0*lu%.*s", (int)plen,
-		    pre, width, v, (int)slen, suf));
+		names_add(names, n,
+		    kai_xasprintf("%.*s%0*lu%.*s", (int)plen, pre, width, v,
+			(int)slen, suf));
 	return 0;
 }
 
@@ -311,8 +314,8 @@ expand_one(const char *list, const char *s, size_t len, char ***names,
 		return 0;
 	}
 	close = memchr(open, ']', len - (size_t)(open - s));
-	if (close == NULL || memchr(close + 1, '[', len - (size_t)(close + 1 -
-	    s)) != NULL)
+	if (close == NULL ||
+	    memchr(close + 1, '[', len - (size_t)(close + 1 - s)) != NULL)
 		return kai_err_set(err, KAI_EINVAL,
 		    "invalid host list \"%s\": expected one [...] per name",
 		    list);
@@ -340,8 +343,8 @@ nodequery_hostlist_expand(const char *list, char ***names, size_t *n,
 	*n = 0;
 	for (;;) {
 		/* a comma inside brackets separates ranges, not names */
-		for (len = 0, depth = 0; p[len] != '\0' &&
-		     (p[len] != ',' || depth > 0); len++)
+		for (len = 0, depth = 0;
+		     p[len] != '\0' && (p[len] != ',' || depth > 0); len++)
 			depth += p[len] == '[' ? 1 : p[len] == ']' ? -1 : 0;
 		if (len == 0)
 			rc = kai_err_set(err, KAI_EINVAL,

@@ -44,8 +44,8 @@ const char *nodequery_state_long(const char *shrt);
 #define NQ_STATE_DRAIN 0x10
 #define NQ_STATE_DRNG  0x20
 #define NQ_STATE_ALL   0x3f
-int nodequery_parse_states(const char *list, uint32_t *mask,
-    struct kai_err *err);
+int
+nodequery_parse_states(const char *list, uint32_t *mask, struct kai_err *err);
 /* The NQ_STATE_* bit of a node's short state (0 for an unknown word). */
 uint32_t nodequery_state_bit(const char *shrt);
 

@@ -35,7 +35,8 @@ test_hostlist(void)
 	    "numbers sorted and merged into ranges");
 	is_str(hl(c, 4, buf, sizeof(buf)), "n[007-008,010],login",
 	    "zero padding kept; a name without a number alone");
-	is_str(hl(d, 2, buf, sizeof(buf)), "x,y1", "one of a kind: no brackets");
+	is_str(hl(d, 2, buf, sizeof(buf)), "x,y1",
+	    "one of a kind: no brackets");
 	is_str(hl(a, 0, buf, sizeof(buf)), "", "no nodes: empty");
 	is_str(hl(a, 4, small, sizeof(small)), "cpu-1,g", "cut to the buffer");
 }
@@ -47,18 +48,22 @@ test_states(void)
 	uint32_t m;
 
 	ok(nodequery_parse_states("idle,MIXED", &m, &err) == 0 &&
-	    m == (NQ_STATE_IDLE | NQ_STATE_MIX), "short and long words, any case");
+		m == (NQ_STATE_IDLE | NQ_STATE_MIX),
+	    "short and long words, any case");
 	ok(nodequery_parse_states("drain", &m, &err) == 0 &&
-	    m == (NQ_STATE_DRAIN | NQ_STATE_DRNG), "drain selects draining too");
+		m == (NQ_STATE_DRAIN | NQ_STATE_DRNG),
+	    "drain selects draining too");
 	ok(nodequery_parse_states("all", &m, &err) == 0 && m == NQ_STATE_ALL,
 	    "all");
 	ok(nodequery_parse_states("idle,,mix", &m, &err) == KAI_EINVAL &&
-	    strstr(err.msg, "empty state") != NULL, "an empty word: %s",
-	    err.msg);
+		strstr(err.msg, "empty state") != NULL,
+	    "an empty word: %s", err.msg);
 	ok(nodequery_parse_states("", &m, &err) == KAI_EINVAL, "empty list");
 	ok(nodequery_parse_states("comp", &m, &err) == KAI_EINVAL &&
-	    strcmp(err.msg, "invalid node state \"comp\": expected idle, mix, "
-	    "alloc, down, drain, drng or all") == 0, "unknown: %s", err.msg);
+		strcmp(err.msg,
+		    "invalid node state \"comp\": expected idle, mix, "
+		    "alloc, down, drain, drng or all") == 0,
+	    "unknown: %s", err.msg);
 	is_str(nodequery_state_long("drng"), "draining", "long word");
 	is_int(nodequery_state_bit("alloc"), NQ_STATE_ALLOC, "bit of a word");
 	is_int(nodequery_state_bit("weird"), 0, "no bit for an unknown word");
@@ -123,7 +128,8 @@ test_expand(void)
 	    "error: invalid host list \"n]\": unbalanced \"]\"", "stray ]");
 	is_str(expand("n[0-999999]", buf, sizeof(buf)),
 	    "error: invalid host list \"n[0-999999]\": bad range "
-	    "\"0-999999\"", "too many names");
+	    "\"0-999999\"",
+	    "too many names");
 }
 
 int
