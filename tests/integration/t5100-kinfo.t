@@ -75,6 +75,10 @@ is "its node is mixed with 2 GPUs allocated" "$out" \
 out=$(as_user "$A" kinfo -h -p gpu -t mix -o '%P %D %t %N %k')
 is "-t mix selects that node; GPUs summed over the line" "$out" \
     "gpu 1 mix $node 2/6/8"
+is "-s: one line per partition, NODES(A/I/O/T)" \
+    "$(as_user "$A" kinfo -s -p gpu)" \
+"PARTITION AVAIL  TIMELIMIT   NODES(A/I/O/T) NODELIST
+gpu          up 1-00:00:00          1/3/0/4 cpu-1,gpu-a[1-2],gpu-h1"
 out=$(as_user "$A" kinfo -h -p gpu -o '%D %t %k' -t idle)
 is "the other nodes stay idle" "$out" "3 idle 0/16/16"
 
