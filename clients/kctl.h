@@ -36,8 +36,8 @@ int kctl_queue_file(const char *path, struct kai_queue_change **c, size_t *n,
  * scontrol's verbs; argv[0] is the verb ("show", "hold", "release",
  * "update").  Each prints its own errors and returns a CLIENT_EXIT_*.
  */
-int kctl_show(const char *prog, int argc, char **argv);		/* kctl_show.c */
-int kctl_job_control(const char *prog, int argc, char **argv);	/* kctl_job.c */
-int kctl_job_update(const char *prog, int argc, char **argv);	/* kctl_job.c */
+int kctl_show(const char *prog, int argc, char **argv);        /* kctl_show.c */
+int kctl_job_control(const char *prog, int argc, char **argv); /* kctl_job.c */
+int kctl_job_update(const char *prog, int argc, char **argv);  /* kctl_job.c */
 
 #endif /* KAI_CLIENTS_KCTL_H */

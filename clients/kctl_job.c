@@ -46,8 +46,9 @@ on_results(uint16_t type, const void *body, size_t len, void *ctx)
 	if (type != KAI_MSG_JOB_CONTROL_REPLY ||
 	    kai_msg_cancel_reply_decode(body, len, &r, &n, &err) != 0) {
 		client_error(c->prog, NULL, "invalid reply from kaid: %s",
-		    type != KAI_MSG_JOB_CONTROL_REPLY ?
-		    "unexpected message type" : kai_err_msg(&err));
+		    type != KAI_MSG_JOB_CONTROL_REPLY
+			? "unexpected message type"
+			: kai_err_msg(&err));
 		return CLIENT_EXIT_CONNECT;
 	}
 	for (i = 0; i < n; i++) {
@@ -63,8 +64,7 @@ on_results(uint16_t type, const void *body, size_t len, void *ctx)
 
 /* "42 43,44": every operand a comma list of ids. */
 static int
-parse_ids(const char *prog, int argc, char **argv, uint64_t **ids,
-    size_t *n)
+parse_ids(const char *prog, int argc, char **argv, uint64_t **ids, size_t *n)
 {
 	struct kai_err err;
 	uint64_t *one;
@@ -100,8 +100,8 @@ kctl_job_control(const char *prog, int argc, char **argv)
 	int rc;
 
 	memset(&c, 0, sizeof(c));
-	c.op = strcmp(argv[0], "hold") == 0 ? KAI_JOB_OP_HOLD :
-	    KAI_JOB_OP_RELEASE;
+	c.op =
+	    strcmp(argv[0], "hold") == 0 ? KAI_JOB_OP_HOLD : KAI_JOB_OP_RELEASE;
 	if ((rc = parse_ids(prog, argc - 1, argv + 1, &c.ids, &c.nids)) !=
 	    CLIENT_EXIT_OK)
 		return rc;
@@ -149,7 +149,8 @@ update_pair(struct kai_job_update *u, const char *kv, struct kai_err *err)
 		    "invalid update \"%s\": JobId given twice", kv);
 	return kai_err_set(err, KAI_EINVAL,
 	    "unrecognized update key \"%.*s\": expected TimeLimit or "
-	    "Partition", (int)klen, kv);
+	    "Partition",
+	    (int)klen, kv);
 }
 
 /* "job N K=V..." or "JobId=N K=V..." into u. */
@@ -167,10 +168,12 @@ update_parse(int argc, char **argv, struct kai_job_update *u,
 	else if (argc >= 3 && strcmp(argv[1], "job") == 0)
 		id = argv[2], i = 3;
 	else
-		return kai_err_set(err, KAI_EINVAL, argc < 2 ?
-		    "missing job: expected \"job JOBID\" or \"JobId=JOBID\"" :
-		    "unrecognized update \"%s\": expected \"job JOBID\" or "
-		    "\"JobId=JOBID\"", argc >= 2 ? argv[1] : "");
+		return kai_err_set(err, KAI_EINVAL,
+		    argc < 2
+			? "missing job: expected \"job JOBID\" or \"JobId=JOBID\""
+			: "unrecognized update \"%s\": expected \"job JOBID\" or "
+			  "\"JobId=JOBID\"",
+		    argc >= 2 ? argv[1] : "");
 	if ((r = filter_parse_ids(id, &ids, &n, err)) != 0)
 		return r;
 	u->id = ids[0];
@@ -199,8 +202,8 @@ on_updated(uint16_t type, const void *body, size_t len, void *ctx)
 	if (type != KAI_MSG_JOB_UPDATE_REPLY ||
 	    kai_msg_u32_decode(body, len, &n, &err) != 0) {
 		client_error(prog, NULL, "invalid reply from kaid: %s",
-		    type != KAI_MSG_JOB_UPDATE_REPLY ?
-		    "unexpected message type" : kai_err_msg(&err));
+		    type != KAI_MSG_JOB_UPDATE_REPLY ? "unexpected message type"
+						     : kai_err_msg(&err));
 		return CLIENT_EXIT_CONNECT;
 	}
 	return CLIENT_EXIT_OK;

@@ -66,8 +66,9 @@ show_job(const struct kai_jobinfo *j, int64_t now)
 	(void)printf("   NodeList=%s\n",
 	    j->nodelist != NULL && *j->nodelist ? j->nodelist : "(null)");
 	(void)printf("   NumNodes=%" PRIu32 " NumCPUs=%" PRIu64
-	    " NumTasks=%" PRIu32 " CPUs/Task=%" PRIu32 "\n", ntasks,
-	    jobquery_cpus(j), ntasks, j->cpus_per_task ? j->cpus_per_task : 1);
+		     " NumTasks=%" PRIu32 " CPUs/Task=%" PRIu32 "\n",
+	    ntasks, jobquery_cpus(j), ntasks,
+	    j->cpus_per_task ? j->cpus_per_task : 1);
 	(void)printf("   TRES=cpu=%" PRIu64 ",mem=%" PRIu64 "M,node=%" PRIu32,
 	    jobquery_cpus(j), (uint64_t)ntasks * j->mem_mb, ntasks);
 	if (j->gpus_per_task > 0)
@@ -123,9 +124,9 @@ show_jobs(const char *prog, const char *name)
 static const char *
 node_state(const char *s)
 {
-	static const char *const map[][2] = {{"idle", "IDLE"},
-	    {"mix", "MIXED"}, {"alloc", "ALLOCATED"}, {"down", "DOWN"},
-	    {"drain", "IDLE+DRAIN"}, {"drng", "MIXED+DRAIN"}};
+	static const char *const map[][2] = {{"idle", "IDLE"}, {"mix", "MIXED"},
+	    {"alloc", "ALLOCATED"}, {"down", "DOWN"}, {"drain", "IDLE+DRAIN"},
+	    {"drng", "MIXED+DRAIN"}};
 	size_t i;
 
 	for (i = 0; i < KAI_NELEM(map); i++)
@@ -152,8 +153,7 @@ show_node(const struct nodequery *q, const struct kai_nodeinfo *n)
 		(void)printf("   Gres=(null)\n");
 	if (n->gpus > 0)
 		(void)printf("   GpuType=%s GpuMemory=%" PRIu64 "M\n",
-		    *n->gpu_product ? n->gpu_product : "(null)",
-		    n->gpu_mem_mb);
+		    *n->gpu_product ? n->gpu_product : "(null)", n->gpu_mem_mb);
 	(void)printf("   RealMemory=%" PRIu64 " AllocMem=%" PRIu64 "\n",
 	    n->mem_mb, n->mem_alloc_mb);
 	(void)printf("   State=%s Jobs=%" PRIu32 "\n", node_state(n->state),
@@ -189,11 +189,13 @@ show_part(const struct nodequery *q, const struct kai_partinfo *p)
 	(void)printf("PartitionName=%s\n", p->name);
 	(void)printf("   Default=%s DefaultTime=%s MaxTime=%s\n",
 	    p->is_default ? "YES" : "NO",
-	    p->default_time_s > 0 ? out_limit(p->default_time_s, true, t1) :
-	    "NONE", out_limit(p->max_time_s, true, t2));
+	    p->default_time_s > 0 ? out_limit(p->default_time_s, true, t1)
+				  : "NONE",
+	    out_limit(p->max_time_s, true, t2));
 	(void)printf("   Nodes=%s\n", q->nnodes > 0 ? list : "(null)");
 	(void)printf("   State=UP TotalCPUs=%" PRId64 " TotalNodes=%zu "
-	    "TotalGPUs=%s\n", cpus, q->nnodes, nodequery_gpus(gpus, gp, 32));
+		     "TotalGPUs=%s\n",
+	    cpus, q->nnodes, nodequery_gpus(gpus, gp, 32));
 	(void)printf("   PendingJobs=%" PRIu32 " RunningJobs=%" PRIu32 "\n",
 	    p->pending_jobs, p->running_jobs);
 }
@@ -236,13 +238,13 @@ kctl_show(const char *prog, int argc, char **argv)
 	const char *what, *name;
 
 	if (argc < 2) {
-		client_error(prog, NULL, "missing entity: expected job, "
+		client_error(prog, NULL,
+		    "missing entity: expected job, "
 		    "node or partition");
 		return CLIENT_EXIT_USAGE;
 	}
 	if (argc > 3) {
-		client_error(prog, NULL, "unexpected argument \"%s\"",
-		    argv[3]);
+		client_error(prog, NULL, "unexpected argument \"%s\"", argv[3]);
 		return CLIENT_EXIT_USAGE;
 	}
 	what = argv[1];
@@ -251,10 +253,11 @@ kctl_show(const char *prog, int argc, char **argv)
 		return show_jobs(prog, name);
 	if (strcmp(what, "node") == 0 || strcmp(what, "nodes") == 0)
 		return show_nodes(prog, "node", name);
-	if (strcmp(what, "partition") == 0 ||
-	    strcmp(what, "partitions") == 0)
+	if (strcmp(what, "partition") == 0 || strcmp(what, "partitions") == 0)
 		return show_nodes(prog, "partition", name);
-	client_error(prog, NULL, "unrecognized entity \"%s\": expected "
-	    "job, node or partition", what);
+	client_error(prog, NULL,
+	    "unrecognized entity \"%s\": expected "
+	    "job, node or partition",
+	    what);
 	return CLIENT_EXIT_USAGE;
 }

@@ -8,8 +8,8 @@
  * AVAIL TIMELIMIT NODES STATE NODELIST), one line per partition and node
  * state; -N is sinfo's node view ("%#N %.6D %#P %6t").  As in sinfo, the
  * lines are the groups of (partition, node) pairs that print the same in
- * every column but the summing ones (%D, %N, %C and our %k), so -o
- * decides the grouping.  --gpus adds GPUS(A/I/T), allocated / idle /
+ * every column but the summing ones (%D, %N, %C, %F and our %k), so -o
+ * decides the grouping; -s is sinfo's summary ("%#P %.5a %.10l %.16F %N").  --gpus adds GPUS(A/I/T), allocated / idle /
  * total GPUs with fractions, to either view.  kaid answers from memory.
  */
 #include "config.h"
@@ -34,6 +34,7 @@ static const char *const prog = "kinfo";
 
 #define FMT_DEFAULT "%#P %.5a %.10l %.6D %.6t"
 #define FMT_NODE    "%#N %.6D %#P %6t"
+#define FMT_SUMMARY "%#P %.5a %.10l %.16F"
 #define FMT_GPUS    " %.13k"
 #define CELL_MAX    4096
 
@@ -51,9 +52,12 @@ static const struct cliopt table[] = {
 	"add a GPUS(A/I/T) column to the default or node view"),
     CLIOPT("help", K_HELP, CLIOPT_NOARG, NULL, "print this help and exit"),
     CLIOPT("json", K_JSON, CLIOPT_NOARG, NULL, "print JSON"),
-    CLIOPT("nodes", 'n', CLIOPT_ARG, "LIST", "only these nodes"),
+    CLIOPT("nodes", 'n', CLIOPT_ARG, "LIST",
+	"only these nodes (names or host lists: gpu-a[1-2])"),
     CLIOPT("noheader", 'h', CLIOPT_NOARG, NULL, "print no header line"),
     CLIOPT("partition", 'p', CLIOPT_ARG, "LIST", "only these partitions"),
+    CLIOPT("summarize", 's', CLIOPT_NOARG, NULL,
+	"one line per partition, with NODES(A/I/O/T)"),
     CLIOPT("states", 't', CLIOPT_ARG, "LIST",
 	"only nodes in these states (idle, mix, alloc, down, drain, drng)"),
     CLIOPT("usage", K_HELP, CLIOPT_NOARG, NULL, "same as --help"),
@@ -69,7 +73,7 @@ struct opts {
 	size_t nnodes;
 	uint32_t states; /* -t; 0 = all */
 	const char *format;
-	bool node_view, noheader, json, gpus, help, version;
+	bool node_view, summary, noheader, json, gpus, help, version;
 };
 
 /* One (partition, node) pair that passed the filters. */
@@ -85,6 +89,7 @@ struct group {
 	char **names; /* node names, borrowed */
 	size_t n;
 	int64_t gpus, gpus_alloc, cpus, cpus_alloc, cpus_other;
+	size_t nalloc, nidle, nother; /* nodes by state, for %F */
 };
 
 /*
@@ -163,6 +168,14 @@ f_cpustate(const struct group *g, char *b, size_t n)
 	    g->cpus_other / 1000, g->cpus / 1000);
 }
 
+/* sinfo's NODES(A/I/O/T): allocated or mixed, idle, other, total. */
+static void
+f_nodestate(const struct group *g, char *b, size_t n)
+{
+	(void)snprintf(b, n, "%zu/%zu/%zu/%zu", g->nalloc, g->nidle, g->nother,
+	    g->n);
+}
+
 static void
 f_mem(const struct group *g, char *b, size_t n)
 {
@@ -226,6 +239,7 @@ static const struct field {
     {'n', "HOSTNAMES", f_node, false},
     {'c', "CPUS", f_cpus, false},
     {'C', "CPUS(A/I/O/T)", f_cpustate, true},
+    {'F', "NODES(A/I/O/T)", f_nodestate, true},
     {'m', "MEMORY", f_mem, false},
     {'G', "GRES", f_gres, false},
     {'E', "REASON", f_reason, false},
@@ -338,8 +352,8 @@ row_wanted(const struct opts *o, const struct kai_partinfo *p,
 static struct row *
 build_rows(const struct opts *o, const struct nodequery *q, size_t *nrows)
 {
-	struct row *rows = kai_xcalloc(q->nparts * q->nnodes + 1,
-	    sizeof(*rows));
+	struct row *rows =
+	    kai_xcalloc(q->nparts * q->nnodes + 1, sizeof(*rows));
 	size_t i, j, n = 0;
 
 	if (o->node_view) {
@@ -396,11 +410,18 @@ group_add(struct group *g, const struct row *r)
 	g->gpus += n->gpus;
 	g->gpus_alloc += n->gpus_alloc < n->gpus ? n->gpus_alloc : n->gpus;
 	g->cpus += n->cpu_milli;
-	g->cpus_alloc += n->cpu_alloc_milli < n->cpu_milli ?
-	    n->cpu_alloc_milli : n->cpu_milli;
+	g->cpus_alloc += n->cpu_alloc_milli < n->cpu_milli ? n->cpu_alloc_milli
+							   : n->cpu_milli;
 	if (other)
-		g->cpus_other += n->cpu_milli - (n->cpu_alloc_milli <
-		    n->cpu_milli ? n->cpu_alloc_milli : n->cpu_milli);
+		g->nother++;
+	else if (strcmp(n->state, "idle") == 0)
+		g->nidle++;
+	else
+		g->nalloc++;
+	if (other)
+		g->cpus_other += n->cpu_milli -
+		    (n->cpu_alloc_milli < n->cpu_milli ? n->cpu_alloc_milli
+						       : n->cpu_milli);
 }
 
 static struct group *
@@ -485,8 +506,8 @@ json_gpus(int64_t micro)
 {
 	if (micro % KAI_QUEUE_GPU_UNIT == 0)
 		return json_object_new_int64(micro / KAI_QUEUE_GPU_UNIT);
-	return json_object_new_double((double)micro /
-	    (double)KAI_QUEUE_GPU_UNIT);
+	return json_object_new_double(
+	    (double)micro / (double)KAI_QUEUE_GPU_UNIT);
 }
 
 static struct json_object *
@@ -593,13 +614,17 @@ set_opt(struct opts *o, int c, const char *arg, struct kai_err *err)
 		o->noheader = true;
 		return 0;
 	case 'n':
-		return filter_parse_names("node", arg, &o->nodes, &o->nnodes,
+		filter_free_names(o->nodes, o->nnodes);
+		return nodequery_hostlist_expand(arg, &o->nodes, &o->nnodes,
 		    err);
 	case 'p':
 		return filter_parse_names("partition", arg, &o->parts,
 		    &o->nparts, err);
 	case 't':
 		return nodequery_parse_states(arg, &o->states, err);
+	case 's':
+		o->summary = true;
+		return 0;
 	case 'V':
 		o->version = true;
 		return 0;
@@ -643,8 +668,10 @@ build_layout(const struct opts *o, struct layout *l, struct kai_err *err)
 	if (o->format != NULL)
 		return parse_format(o->format, l, err);
 	(void)snprintf(fmt, sizeof(fmt), "%s%s%s",
-	    o->node_view ? FMT_NODE : FMT_DEFAULT, o->gpus ? FMT_GPUS : "",
-	    o->node_view ? "" : " %N");
+	    o->node_view     ? FMT_NODE
+		: o->summary ? FMT_SUMMARY
+			     : FMT_DEFAULT,
+	    o->gpus ? FMT_GPUS : "", o->node_view ? "" : " %N");
 	return parse_format(fmt, l, err);
 }
 

@@ -15,12 +15,13 @@
  */
 #include "config.h"
 
+#include <sys/socket.h>
+#include <sys/time.h>
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "base/err.h"
@@ -42,8 +43,7 @@ static const struct cliopt table[] = {
     CLIOPT("follow", 'f', CLIOPT_NOARG, NULL,
 	"keep printing the log as it grows, until the job's task ends"),
     CLIOPT("help", 'h', CLIOPT_NOARG, NULL, "print this help and exit"),
-    CLIOPT("task", K_TASK, CLIOPT_ARG, "N",
-	"the log of task N (0 by default)"),
+    CLIOPT("task", K_TASK, CLIOPT_ARG, "N", "the log of task N (0 by default)"),
     CLIOPT("usage", K_HELP, CLIOPT_NOARG, NULL, "same as --help"),
     CLIOPT("version", 'V', CLIOPT_NOARG, NULL, "print the version and exit"),
 };
@@ -85,8 +85,9 @@ parse_args(struct opts *o, int argc, char **argv, struct kai_err *err)
 		else if (optind + 1 < argc)
 			r = kai_err_set(err, KAI_EINVAL,
 			    "unexpected argument \"%s\"", argv[optind + 1]);
-		else if ((r = filter_parse_ids(argv[optind], &ids, &n,
-			      err)) == 0 && n != 1)
+		else if ((r = filter_parse_ids(argv[optind], &ids, &n, err)) ==
+			0 &&
+		    n != 1)
 			r = kai_err_set(err, KAI_EINVAL,
 			    "invalid job id \"%s\": klog takes one job",
 			    argv[optind]);
@@ -129,8 +130,10 @@ read_log(int fd, const char *where)
 	kai_buf_init(&body, KAI_PROTO_BODY_MAX);
 	for (;;) {
 		if (client_recv_frame(fd, &h, &body, &err) != 0) {
-			client_error(prog, NULL, "no reply from kaid at \"%s\": "
-			    "%s", where, err.msg);
+			client_error(prog, NULL,
+			    "no reply from kaid at \"%s\": "
+			    "%s",
+			    where, err.msg);
 			rc = CLIENT_EXIT_CONNECT;
 			break;
 		}
@@ -140,8 +143,10 @@ read_log(int fd, const char *where)
 			break;
 		}
 		if (h.type != KAI_MSG_LOG_REPLY) {
-			client_error(prog, NULL, "invalid reply from kaid at "
-			    "\"%s\": unexpected reply type %u", where, h.type);
+			client_error(prog, NULL,
+			    "invalid reply from kaid at "
+			    "\"%s\": unexpected reply type %u",
+			    where, h.type);
 			rc = CLIENT_EXIT_CONNECT;
 			break;
 		}
@@ -178,8 +183,10 @@ run(const struct opts *o)
 		t.munge_socket, 0, &err) != 0 ||
 	    client_connect(t.controller, &fd, &err) != 0 ||
 	    client_send(fd, frame.data, frame.len, &err) != 0) {
-		client_error(prog, err.hint, "cannot connect to kaid at \"%s\": "
-		    "%s", t.controller, err.msg);
+		client_error(prog, err.hint,
+		    "cannot connect to kaid at \"%s\": "
+		    "%s",
+		    t.controller, err.msg);
 	} else {
 		/* A followed log may be quiet for hours. */
 		if (o->req.follow)

@@ -82,6 +82,14 @@ clients_kacct_LDADD = $(CLIENT_LIBS)
 dist_man_MANS += doc/man/ksubmit.1 doc/man/kqueue.1 doc/man/kcancel.1 \
 	doc/man/kacct.1 doc/man/kinfo.1 doc/man/klog.1
 
+# Host lists, node states and GPU amounts of kinfo and kctl show.
+check_PROGRAMS += tests/unit/clients-nodequery
+tests_unit_clients_nodequery_SOURCES = tests/unit/clients-nodequery.c
+tests_unit_clients_nodequery_CPPFLAGS = $(CLIENT_CPPFLAGS) \
+	-I$(top_srcdir)/clients
+tests_unit_clients_nodequery_LDADD = tests/lib/libtap.a $(CLIENT_LIBS)
+TESTS += tests/unit/clients-nodequery
+
 # Output, times and selection parsing shared by kqueue and kacct.
 check_PROGRAMS += tests/unit/clients-output
 tests_unit_clients_output_SOURCES = tests/unit/clients-output.c

@@ -5,6 +5,8 @@
  */
 #include "config.h"
 
+#include "nodequery.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +15,7 @@
 
 #include "base/xmalloc.h"
 #include "client.h"
-#include "nodequery.h"
+#include "filters.h"
 
 struct collect {
 	const char *prog;
@@ -46,9 +48,11 @@ on_nodes(uint16_t type, const void *body, size_t len, void *ctx)
 int
 nodequery_run(const char *prog, struct nodequery *q)
 {
-	struct collect c = {prog, q};
+	struct collect c;
 
 	memset(q, 0, sizeof(*q));
+	c.prog = prog;
+	c.q = q;
 	return client_request(prog, KAI_MSG_NODE_LIST, "", 0, on_nodes, &c);
 }
 
@@ -117,7 +121,8 @@ state_word(const char *w, size_t len, uint32_t *mask, struct kai_err *err)
 	}
 	return kai_err_set(err, KAI_EINVAL,
 	    "invalid node state \"%.*s\": expected idle, mix, alloc, down, "
-	    "drain, drng or all", (int)len, w);
+	    "drain, drng or all",
+	    (int)len, w);
 }
 
 int
@@ -152,10 +157,10 @@ nodequery_gpus(int64_t micro, char *buf, size_t size)
 /* A name as prefix + trailing digits. */
 struct hname {
 	const char *name;
-	size_t plen;		/* prefix length */
-	bool numbered;		/* a number follows the prefix */
+	size_t plen;   /* prefix length */
+	bool numbered; /* a number follows the prefix */
 	unsigned long num;
-	int width;		/* zero-padded width ("n007": 3); 0 = none */
+	int width; /* zero-padded width ("n007": 3); 0 = none */
 	bool used;
 };
 
@@ -203,8 +208,7 @@ emit_group(struct hname *h, size_t n, size_t i, FILE *f)
 			h[k].used = true;
 		}
 	qsort(nums, c, sizeof(*nums), cmp_ulong);
-	(void)fprintf(f, "%.*s%s", (int)h[i].plen, h[i].name,
-	    c > 1 ? "[" : "");
+	(void)fprintf(f, "%.*s%s", (int)h[i].plen, h[i].name, c > 1 ? "[" : "");
 	for (k = 0; k < c; k++) {
 		size_t e = k;
 
@@ -252,4 +256,109 @@ nodequery_hostlist(char *const *names, size_t n, char *buf, size_t size)
 	if (size > 0)
 		buf[size - 1] = '\0';
 	free(h);
+}
+
+static void
+names_add(char ***names, size_t *n, char *s)
+{
+	*names = kai_xreallocarray(*names, *n + 1, sizeof(**names));
+	(*names)[(*n)++] = s;
+}
+
+/* "1-3" or "7" (digits only) of a bracket, expanded onto prefix/suffix. */
+static int
+expand_range(const char *list, const char *pre, size_t plen, const char *r,
+    size_t rlen, const char *suf, size_t slen, char ***names, size_t *n,
+    struct kai_err *err)
+{
+	const char *dash = memchr(r, '-', rlen);
+	size_t alen = dash != NULL ? (size_t)(dash - r) : rlen;
+	unsigned long lo, hi, v;
+	char *end;
+	int width;
+
+	if (alen == 0 || alen > 9 || strspn(r, "0123456789") != alen ||
+	    (dash != NULL &&
+		(rlen - alen - 1 == 0 || rlen - alen - 1 > 9 ||
+		    strspn(dash + 1, "0123456789") != rlen - alen - 1)))
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid host list \"%s\": bad range \"%.*s\"", list,
+		    (int)rlen, r);
+	lo = strtoul(r, &end, 10);
+	hi = dash != NULL ? strtoul(dash + 1, &end, 10) : lo;
+	width = r[0] == '0' && alen > 1 ? (int)alen : 0;
+	if (hi < lo || hi - lo >= NQ_HOSTLIST_MAX - *n)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid host list \"%s\": bad range \"%.*s\"", list,
+		    (int)rlen, r);
+	for (v = lo; v <= hi; v++)
+		names_add(names, n,
+		    kai_xasprintf("%.*s%0*lu%.*s", (int)plen, pre, width, v,
+			(int)slen, suf));
+	return 0;
+}
+
+/* One name of the list: "n[1-3,5]x" or "login". */
+static int
+expand_one(const char *list, const char *s, size_t len, char ***names,
+    size_t *n, struct kai_err *err)
+{
+	const char *open = memchr(s, '[', len), *close, *r, *end;
+	int rc;
+
+	if (open == NULL) {
+		if (memchr(s, ']', len) != NULL)
+			return kai_err_set(err, KAI_EINVAL,
+			    "invalid host list \"%s\": unbalanced \"]\"", list);
+		names_add(names, n, kai_xstrndup(s, len));
+		return 0;
+	}
+	close = memchr(open, ']', len - (size_t)(open - s));
+	if (close == NULL ||
+	    memchr(close + 1, '[', len - (size_t)(close + 1 - s)) != NULL)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid host list \"%s\": expected one [...] per name",
+		    list);
+	for (r = open + 1; r <= close; r = end + 1) {
+		end = memchr(r, ',', (size_t)(close - r));
+		if (end == NULL)
+			end = close;
+		if ((rc = expand_range(list, s, (size_t)(open - s), r,
+			 (size_t)(end - r), close + 1,
+			 len - (size_t)(close + 1 - s), names, n, err)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int
+nodequery_hostlist_expand(const char *list, char ***names, size_t *n,
+    struct kai_err *err)
+{
+	const char *p = list;
+	size_t len;
+	int depth, rc;
+
+	*names = NULL;
+	*n = 0;
+	for (;;) {
+		/* a comma inside brackets separates ranges, not names */
+		for (len = 0, depth = 0;
+		     p[len] != '\0' && (p[len] != ',' || depth > 0); len++)
+			depth += p[len] == '[' ? 1 : p[len] == ']' ? -1 : 0;
+		if (len == 0)
+			rc = kai_err_set(err, KAI_EINVAL,
+			    "invalid host list \"%s\": empty name", list);
+		else
+			rc = expand_one(list, p, len, names, n, err);
+		if (rc != 0) {
+			filter_free_names(*names, *n);
+			*names = NULL;
+			*n = 0;
+			return rc;
+		}
+		if (p[len] == '\0')
+			return 0;
+		p += len + 1;
+	}
 }

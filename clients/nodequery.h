@@ -44,8 +44,8 @@ const char *nodequery_state_long(const char *shrt);
 #define NQ_STATE_DRAIN 0x10
 #define NQ_STATE_DRNG  0x20
 #define NQ_STATE_ALL   0x3f
-int nodequery_parse_states(const char *list, uint32_t *mask,
-    struct kai_err *err);
+int
+nodequery_parse_states(const char *list, uint32_t *mask, struct kai_err *err);
 /* The NQ_STATE_* bit of a node's short state (0 for an unknown word). */
 uint32_t nodequery_state_bit(const char *shrt);
 
@@ -59,5 +59,16 @@ const char *nodequery_gpus(int64_t micro, char *buf, size_t size);
  * their width.  A list that does not fit is cut.
  */
 void nodequery_hostlist(char *const *names, size_t n, char *buf, size_t size);
+
+/*
+ * The names of a host list, the other way round: "gpu-a[1-3,7],cpu-1"
+ * -> gpu-a1 gpu-a2 gpu-a3 gpu-a7 cpu-1 (sinfo -n).  One bracket per name,
+ * zero padding kept ("n[07-09]").  KAI_EINVAL naming the list for an
+ * empty name, an unclosed bracket, a bad range, or more than
+ * NQ_HOSTLIST_MAX names.  Caller owns *names (filter_free_names()).
+ */
+#define NQ_HOSTLIST_MAX 100000
+int nodequery_hostlist_expand(const char *list, char ***names, size_t *n,
+    struct kai_err *err);
 
 #endif /* KAI_CLIENTS_NODEQUERY_H */

@@ -153,8 +153,8 @@ update_check(struct kaid *k, const struct kai_job *j,
     const struct kai_job_update *u, struct kai_err *err)
 {
 	const char *queue = u->partition != NULL ? u->partition : j->queue;
-	int64_t tl = (u->set & KAI_JOB_UPD_TIME_LIMIT) ? u->time_limit_s :
-	    j->time_limit_s;
+	int64_t tl = (u->set & KAI_JOB_UPD_TIME_LIMIT) ? u->time_limit_s
+						       : j->time_limit_s;
 	const struct kai_conf_partition *p;
 	char kids[256];
 	long qi;
@@ -167,7 +167,8 @@ update_check(struct kaid *k, const struct kai_job *j,
 			queues_children(k, (size_t)qi, kids, sizeof(kids));
 			return kai_err_set(err, KAI_EINVAL,
 			    "queue \"%s\" is not a leaf: use one of its "
-			    "children (%s)", queue, kids);
+			    "children (%s)",
+			    queue, kids);
 		}
 	}
 	p = kai_conf_partition(k->conf, queue);
@@ -175,7 +176,8 @@ update_check(struct kaid *k, const struct kai_job *j,
 	    (tl == KAI_TIME_UNLIMITED || tl > p->max_time_s))
 		return kai_err_set(err, KAI_EINVAL,
 		    "requested time limit exceeds the limit of partition "
-		    "\"%s\"", p->name);
+		    "\"%s\"",
+		    p->name);
 	return 0;
 }
 

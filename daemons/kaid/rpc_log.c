@@ -30,9 +30,9 @@
 
 struct log_stream {
 	struct kaid *k;
-	struct conn *conn;	/* NULL once the client went away */
+	struct conn *conn; /* NULL once the client went away */
 	struct kai_kube_log *call;
-	bool in_cb;		/* inside a callback of call */
+	bool in_cb; /* inside a callback of call */
 	struct log_stream *next;
 };
 
@@ -59,8 +59,8 @@ on_log_data(const char *p, size_t n, void *ctx)
 		return -1;
 	s->in_cb = true;
 	for (off = 0; off < n && s->conn != NULL;) {
-		size_t len = n - off < KAI_LOG_CHUNK_MAX ? n - off :
-		    KAI_LOG_CHUNK_MAX;
+		size_t len =
+		    n - off < KAI_LOG_CHUNK_MAX ? n - off : KAI_LOG_CHUNK_MAX;
 
 		b.data = (char *)(uintptr_t)(p + off);
 		b.len = len;
@@ -127,8 +127,8 @@ log_inactive(struct kaid *k, const struct rpc_req *req, uint64_t id)
 	q.state_mask = KAI_JOB_STATES_ALL;
 	if (kai_db_jobs_query(k->db, &q, false, req->uid, &ji, &n, &err) != 0)
 		server_reply_error(k, req->conn, err.code, err.msg, NULL);
-	else if (n == 0 || (ji[0].uid != req->uid &&
-	    !rpc_is_operator(k, req->uid)))
+	else if (n == 0 ||
+	    (ji[0].uid != req->uid && !rpc_is_operator(k, req->uid)))
 		server_reply_error(k, req->conn, KAI_ENOENT,
 		    n == 0 ? "Invalid job id specified" : "permission denied",
 		    NULL);
@@ -161,9 +161,10 @@ rpc_log(struct kaid *k, const struct rpc_req *req)
 	}
 	if (j->uid != req->uid && !rpc_is_operator(k, req->uid)) {
 		kai_log_info("audit: uid=%u action=log job=%" PRIu64
-		    " result=permission denied", req->uid, l.id);
-		server_reply_error(k, req->conn, KAI_EPERM,
-		    "permission denied", NULL);
+			     " result=permission denied",
+		    req->uid, l.id);
+		server_reply_error(k, req->conn, KAI_EPERM, "permission denied",
+		    NULL);
 		return false;
 	}
 	if (l.task >= (j->ntasks > 0 ? j->ntasks : 1)) {

@@ -76,8 +76,7 @@ count_pods(const struct kaid *k, struct kai_nodeinfo *ni)
 		const struct pod_rec *r = v;
 
 		if (strcmp(r->node, ni->name) != 0 ||
-		    r->phase == KAI_POD_SUCCEEDED ||
-		    r->phase == KAI_POD_FAILED)
+		    r->phase == KAI_POD_SUCCEEDED || r->phase == KAI_POD_FAILED)
 			continue;
 		if (r->managed && (j = state_job(k, r->job_id)) != NULL &&
 		    job_placed(j) && r->task < j->nallocs)
@@ -185,8 +184,7 @@ rpc_nodes(struct kaid *k, const struct rpc_req *req)
 	parts = kai_xcalloc(k->nqueues + 1, sizeof(*parts));
 	np = part_infos(k, parts);
 	nodes = kai_xcalloc(k->nodes.len + 1, sizeof(*nodes));
-	while (kai_map_next(&k->nodes, &it, &key, &v) &&
-	    nn < KAI_NODEINFO_MAX)
+	while (kai_map_next(&k->nodes, &it, &key, &v) && nn < KAI_NODEINFO_MAX)
 		node_info(k, v, &nodes[nn++]);
 	if (nn > 1)
 		qsort(nodes, nn, sizeof(*nodes), cmp_nodes);

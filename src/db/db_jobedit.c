@@ -12,10 +12,9 @@
  */
 #include "config.h"
 
-#include "db/db.h"
-
 #include <stdlib.h>
 
+#include "db/db.h"
 #include "db/db_internal.h"
 
 static const char edit_sql[] =

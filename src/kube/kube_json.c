@@ -344,7 +344,8 @@ node_taint(const struct jctx *c, struct json_object *spec, struct kai_node *n)
 	if (spec == NULL)
 		return 0;
 	if ((r = jget(c, spec, "taints", json_type_array, "spec.taints",
-		 &taints)) != 0 || taints == NULL)
+		 &taints)) != 0 ||
+	    taints == NULL)
 		return r;
 	for (i = 0; i < json_object_array_length(taints); i++) {
 		t = json_object_array_get_idx(taints, i);

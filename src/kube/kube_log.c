@@ -27,11 +27,11 @@
 struct kai_kube_log {
 	struct kai_kube *kube;
 	struct kube_req *req;
-	char *what;		/* "could not read the log of pod \"x\"" */
+	char *what; /* "could not read the log of pod \"x\"" */
 	kai_kube_log_fn *data;
 	kai_kube_done_fn *done;
 	void *ctx;
-	bool finished;		/* done has run, or the caller cancelled */
+	bool finished; /* done has run, or the caller cancelled */
 };
 
 static void
@@ -89,17 +89,19 @@ kai_kube_pod_log(struct kai_kube *kube, const char *pod, bool follow,
 	l->ctx = ctx;
 	if (follow)
 		path = kai_xasprintf("/api/v1/namespaces/%s/pods/%s/log"
-		    "?follow=true", ns, name);
+				     "?follow=true",
+		    ns, name);
 	else if (limit_bytes > 0)
 		path = kai_xasprintf("/api/v1/namespaces/%s/pods/%s/log"
-		    "?limitBytes=%" PRId64, ns, name, limit_bytes);
+				     "?limitBytes=%" PRId64,
+		    ns, name, limit_bytes);
 	else
 		path = kai_xasprintf("/api/v1/namespaces/%s/pods/%s/log", ns,
 		    name);
 	free(ns);
 	free(name);
-	l->req = kube_req_new(kube, "GET", path, NULL, KUBE_REPLY_MAX,
-	    log_done, l);
+	l->req =
+	    kube_req_new(kube, "GET", path, NULL, KUBE_REPLY_MAX, log_done, l);
 	free(path);
 	l->req->ctx_free = log_free;
 	kube_req_stream(l->req, log_data);
@@ -113,6 +115,6 @@ kai_kube_log_cancel(struct kai_kube_log *l)
 {
 	if (l == NULL)
 		return;
-	l->finished = true; /* the caller let go: done is not called */
+	l->finished = true;      /* the caller let go: done is not called */
 	kube_req_cancel(l->req); /* frees l through log_free */
 }

@@ -52,8 +52,8 @@ kai_msg_job_control_encode(struct kai_buf *b, const struct kai_job_control *c)
 }
 
 int
-kai_msg_job_control_decode(const void *p, size_t len,
-    struct kai_job_control *c, struct kai_err *err)
+kai_msg_job_control_decode(const void *p, size_t len, struct kai_job_control *c,
+    struct kai_err *err)
 {
 	struct kai_codec_rd r;
 	uint32_t op;
@@ -64,8 +64,8 @@ kai_msg_job_control_decode(const void *p, size_t len,
 	if ((rc = kai_codec_get_u32(&r, "op", &op)) != 0)
 		return rc;
 	if (op >= KAI_JOB_NOPS)
-		return kai_err_set(err, KAI_EPROTO,
-		    "invalid field \"op\": %u", (unsigned)op);
+		return kai_err_set(err, KAI_EPROTO, "invalid field \"op\": %u",
+		    (unsigned)op);
 	c->op = (enum kai_job_op)op;
 	if ((rc = kai_codec_get_u64v(&r, "id", KAI_PROTO_LIST_MAX, &c->ids,
 		 &c->nids)) != 0 ||
@@ -115,8 +115,8 @@ kai_msg_job_update_decode(const void *p, size_t len, struct kai_job_update *u,
 	kai_codec_rd_init(&r, p, len, err);
 	if ((rc = kai_codec_get_u64(&r, "id", &u->id)) != 0 ||
 	    (rc = kai_codec_get_u32(&r, "set", &u->set)) != 0 ||
-	    (rc = kai_codec_get_i64(&r, "time_limit_s",
-		 &u->time_limit_s)) != 0 ||
+	    (rc = kai_codec_get_i64(&r, "time_limit_s", &u->time_limit_s)) !=
+		0 ||
 	    (rc = kai_codec_get_str(&r, "partition", KAI_JOB_NAME_MAX, true,
 		 &u->partition)) != 0 ||
 	    (rc = kai_codec_rd_end(&r)) != 0) {

@@ -91,8 +91,8 @@ kai_nodeinfos_free(struct kai_nodeinfo *n, size_t count)
 }
 
 int
-kai_msg_nodes_encode(struct kai_buf *b, const struct kai_partinfo *p,
-    size_t np, const struct kai_nodeinfo *n, size_t nn)
+kai_msg_nodes_encode(struct kai_buf *b, const struct kai_partinfo *p, size_t np,
+    const struct kai_nodeinfo *n, size_t nn)
 {
 	size_t start = b->len, i;
 	int r;
@@ -101,13 +101,13 @@ kai_msg_nodes_encode(struct kai_buf *b, const struct kai_partinfo *p,
 		return KAI_EINVAL;
 	r = kai_codec_put_count(b, np, KAI_PARTINFO_MAX);
 	for (i = 0; r == 0 && i < np; i++)
-		r = kai_codec_put_record(b, part_fields,
-		    KAI_NELEM(part_fields), &p[i]);
+		r = kai_codec_put_record(b, part_fields, KAI_NELEM(part_fields),
+		    &p[i]);
 	if (r == 0)
 		r = kai_codec_put_count(b, nn, KAI_NODEINFO_MAX);
 	for (i = 0; r == 0 && i < nn; i++)
-		r = kai_codec_put_record(b, node_fields,
-		    KAI_NELEM(node_fields), &n[i]);
+		r = kai_codec_put_record(b, node_fields, KAI_NELEM(node_fields),
+		    &n[i]);
 	if (r != 0) {
 		kai_codec_rollback(b, start);
 		return KAI_EINVAL;

@@ -20,34 +20,34 @@
 #include "base/compiler.h"
 #include "base/err.h"
 
-#define KAI_NODEINFO_MAX 10000 /* nodes in one reply */
-#define KAI_PARTINFO_MAX 4096  /* partitions in one reply (queues' limit) */
+#define KAI_NODEINFO_MAX  10000 /* nodes in one reply */
+#define KAI_PARTINFO_MAX  4096  /* partitions in one reply (queues' limit) */
 #define KAI_LOG_CHUNK_MAX (64 * 1024) /* log bytes in one reply frame */
 
 /* A partition: a leaf of the queue tree, with kaid.yaml's time limits. */
 struct kai_partinfo {
 	char *name;
-	bool is_default;	/* jobs naming no partition go here */
-	int64_t max_time_s;	/* 0 = no limit */
-	int64_t default_time_s;	/* 0 = none */
-	uint32_t pending_jobs;	/* active jobs of the partition */
-	uint32_t running_jobs;	/* CONFIGURING or RUNNING */
+	bool is_default;        /* jobs naming no partition go here */
+	int64_t max_time_s;     /* 0 = no limit */
+	int64_t default_time_s; /* 0 = none */
+	uint32_t pending_jobs;  /* active jobs of the partition */
+	uint32_t running_jobs;  /* CONFIGURING or RUNNING */
 };
 
 /* A node from kaid's node cache and what kaid's allocations hold on it. */
 struct kai_nodeinfo {
 	char *name;
-	char *state;		/* sinfo's word: idle mix alloc down drain drng */
-	char *reason;		/* why down or drained; "" = none */
-	int64_t cpu_milli;	/* allocatable */
+	char *state;       /* sinfo's word: idle mix alloc down drain drng */
+	char *reason;      /* why down or drained; "" = none */
+	int64_t cpu_milli; /* allocatable */
 	int64_t cpu_alloc_milli;
-	uint64_t mem_mb;	/* allocatable */
+	uint64_t mem_mb; /* allocatable */
 	uint64_t mem_alloc_mb;
-	int64_t gpus;		/* micro-GPUs allocatable */
-	int64_t gpus_alloc;	/* micro-GPUs held by pods on it */
-	char *gpu_product;	/* nvidia.com/gpu.product; "" = none */
-	uint64_t gpu_mem_mb;	/* per GPU; 0 = unknown */
-	uint32_t jobs;		/* kaid's jobs with a task on it */
+	int64_t gpus;        /* micro-GPUs allocatable */
+	int64_t gpus_alloc;  /* micro-GPUs held by pods on it */
+	char *gpu_product;   /* nvidia.com/gpu.product; "" = none */
+	uint64_t gpu_mem_mb; /* per GPU; 0 = unknown */
+	uint32_t jobs;       /* kaid's jobs with a task on it */
 };
 
 void kai_partinfo_fini(struct kai_partinfo *p);
@@ -60,8 +60,8 @@ int kai_msg_nodes_encode(struct kai_buf *b, const struct kai_partinfo *p,
     size_t np, const struct kai_nodeinfo *n, size_t nn) KAI_MUST_CHECK;
 /* Caller owns *p and *n (kai_partinfos_free(), kai_nodeinfos_free()). */
 int kai_msg_nodes_decode(const void *buf, size_t len, struct kai_partinfo **p,
-    size_t *np, struct kai_nodeinfo **n, size_t *nn, struct kai_err *err)
-    KAI_MUST_CHECK;
+    size_t *np, struct kai_nodeinfo **n, size_t *nn,
+    struct kai_err *err) KAI_MUST_CHECK;
 
 /* KAI_MSG_JOB_CONTROL: hold or release 1 <= n <= KAI_PROTO_LIST_MAX jobs. */
 enum kai_job_op {
@@ -85,12 +85,12 @@ const char *kai_job_op_name(enum kai_job_op op);
 /* KAI_MSG_JOB_UPDATE: scontrol update job N Key=Value... */
 #define KAI_JOB_UPD_TIME_LIMIT 0x1
 #define KAI_JOB_UPD_PARTITION  0x2
-#define KAI_JOB_UPD_ALL	       0x3
+#define KAI_JOB_UPD_ALL        0x3
 struct kai_job_update {
 	uint64_t id;
-	uint32_t set;		/* KAI_JOB_UPD_* */
-	int64_t time_limit_s;	/* KAI_TIME_UNLIMITED or seconds */
-	char *partition;	/* NULL unless set */
+	uint32_t set;         /* KAI_JOB_UPD_* */
+	int64_t time_limit_s; /* KAI_TIME_UNLIMITED or seconds */
+	char *partition;      /* NULL unless set */
 };
 int kai_msg_job_update_encode(struct kai_buf *b,
     const struct kai_job_update *u) KAI_MUST_CHECK;
@@ -109,8 +109,8 @@ struct kai_log_req {
 	uint32_t task;
 	bool follow;
 };
-int kai_msg_log_encode(struct kai_buf *b, const struct kai_log_req *l)
-    KAI_MUST_CHECK;
+int kai_msg_log_encode(struct kai_buf *b,
+    const struct kai_log_req *l) KAI_MUST_CHECK;
 int kai_msg_log_decode(const void *p, size_t len, struct kai_log_req *l,
     struct kai_err *err) KAI_MUST_CHECK;
 

@@ -48,6 +48,9 @@ gpu-a1        1 batch*    idle
 gpu-a2        1 batch*    idle  
 gpu-h1        1 batch*    idle  "
 
+is "-n takes Slurm's host lists" \
+    "$(as_user "$A" kinfo -h -p batch -n 'gpu-a[1-2],cpu-1' -o '%D %N')" \
+    "3 cpu-1,gpu-a[1-2]"
 out=$(as_user "$A" kinfo -h -N -p batch -o '%n|%c|%m|%G|%t|%T|%E|%k')
 like "-o: cpus, memory, GRES with the GPU type" "$out" \
     '^gpu-a1\|32\|262144\|gpu:NVIDIA-A100-SXM4-80GB:8\|idle\|idle\|none\|0/8/8$'
@@ -72,6 +75,10 @@ is "its node is mixed with 2 GPUs allocated" "$out" \
 out=$(as_user "$A" kinfo -h -p gpu -t mix -o '%P %D %t %N %k')
 is "-t mix selects that node; GPUs summed over the line" "$out" \
     "gpu 1 mix $node 2/6/8"
+is "-s: one line per partition, NODES(A/I/O/T)" \
+    "$(as_user "$A" kinfo -s -p gpu)" \
+"PARTITION AVAIL  TIMELIMIT   NODES(A/I/O/T) NODELIST
+gpu          up 1-00:00:00          1/3/0/4 cpu-1,gpu-a[1-2],gpu-h1"
 out=$(as_user "$A" kinfo -h -p gpu -o '%D %t %k' -t idle)
 is "the other nodes stay idle" "$out" "3 idle 0/16/16"
 
@@ -85,6 +92,49 @@ is "--json: partitions with their limits and jobs" \
 is "--json: the default partition's limit is null" \
     "$(echo "$j" | jq -c '.partitions[] | select(.default) | [.name, .max_time_s]')" \
     '["batch",null]'
+
+# An administrator cordons the job's node and taints another (kubesim
+# and the real apiserver alike take a merge patch from the admin token).
+node_patch()
+{
+	curl -sS -o /dev/null -w '%{http_code}' \
+	    --cacert "$STACK_DIR/kubesim/ca.crt" \
+	    -H "Authorization: Bearer $KUBESIM_TOKEN" \
+	    -H 'Content-Type: application/merge-patch+json' -X PATCH \
+	    -d "$2" "$KUBESIM_URL/api/v1/nodes/$1"
+}
+# wait_node NODE REGEX: the node's kinfo line once it matches.
+wait_node()
+{
+	local out
+	for _ in $(seq 1 50); do
+		out=$(as_user "$A" kinfo -h -N -p gpu -n "$1" -o '%n %t %T %E')
+		printf '%s' "$out" | grep -Eq -- "$2" && break
+		sleep 0.1
+	done
+	printf '%s' "$out"
+}
+is "the node is cordoned" "$(node_patch "$node" '{"spec":{"unschedulable":true}}')" 200
+is "a cordoned node with a job is draining" "$(wait_node "$node" drng)" \
+    "$node drng draining cordoned (spec.unschedulable)"
+is "cpu-1 gets a NoSchedule taint" \
+    "$(node_patch cpu-1 '{"spec":{"taints":[{"key":"kaibatch.io/maint","effect":"NoSchedule"}]}}')" 200
+is "a tainted node without jobs is drained, the taint is the reason" \
+    "$(wait_node cpu-1 drain)" \
+    "cpu-1 drain drained taint kaibatch.io/maint:NoSchedule"
+is "-t drain selects drained and draining nodes" \
+    "$(as_user "$A" kinfo -h -p gpu -t drain -o '%t %D')" "drain 1
+drng 1"
+is "kctl show node gives the reason" \
+    "$(as_user "$A" kctl show node cpu-1 | grep -E 'State=|Reason=')" \
+    "   State=IDLE+DRAIN Jobs=0
+   Reason=taint kaibatch.io/maint:NoSchedule"
+node_patch "$node" '{"spec":{"unschedulable":null}}' >/dev/null
+node_patch cpu-1 '{"spec":{"taints":null}}' >/dev/null
+is "uncordoned, the node is mixed again" "$(wait_node "$node" mix)" \
+    "$node mix mixed none"
+is "and cpu-1 idle" "$(wait_node cpu-1 idle)" "cpu-1 idle idle none"
+
 as_user "$A" kcancel "$id"
 ok "the job is cancelled" wait_state "$id" CANCELLED
 
@@ -105,6 +155,7 @@ bad "an unknown state" '^kinfo: error: invalid node state "sleepy"' -t idle,slee
 bad "an empty state" '^kinfo: error: invalid node state list' -t idle,
 bad "an unknown format field" '^kinfo: error: invalid format "%P %Q"' -o '%P %Q'
 bad "a missing argument" '^kinfo: error: option "--partition" requires an argument' --partition
+bad "a broken host list" '^kinfo: error: invalid host list "gpu-a\[1-"' -n 'gpu-a[1-'
 bad "an operand" '^kinfo: error: unexpected argument "gpu"' gpu
 is "an unknown partition prints only the header" \
     "$(as_user "$A" kinfo -p nosuch)" \

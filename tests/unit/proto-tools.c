@@ -40,8 +40,10 @@ check_prefixes(const char *what, const struct kai_buf *b, decode_fn *dec)
 	if (dec(p, b->len + 1, &err) != KAI_EPROTO ||
 	    strstr(err.msg, "trailing") == NULL)
 		bad++;
-	is_int((int64_t)bad, 0, "%s: all %zu prefixes and a trailing byte "
-	    "refused", what, b->len);
+	is_int((int64_t)bad, 0,
+	    "%s: all %zu prefixes and a trailing byte "
+	    "refused",
+	    what, b->len);
 	free(p);
 }
 
@@ -95,8 +97,8 @@ test_nodes(void)
 	    {batch, true, 86400, 3600, 2, 1},
 	    {gpu, false, 0, 0, 0, 0},
 	};
-	struct kai_nodeinfo nodes[1] = {{a1, mix, none, 32000, 4000,
-	    257000, 8192, 8000000, 1500000, prod, 81920, 2}};
+	struct kai_nodeinfo nodes[1] = {{a1, mix, none, 32000, 4000, 257000,
+	    8192, 8000000, 1500000, prod, 81920, 2}};
 	struct kai_partinfo *p;
 	struct kai_nodeinfo *n;
 	struct kai_err err;
@@ -132,15 +134,18 @@ test_nodes(void)
 	check_prefixes("nodes", &b, dec_nodes);
 	kai_buf_reset(&b);
 	ok(kai_msg_nodes_encode(&b, NULL, 0, NULL, 0) == 0 &&
-	    kai_msg_nodes_decode(b.data, b.len, &p, &np, &n, &nn, &err) == 0 &&
-	    np == 0 && nn == 0 && p == NULL && n == NULL, "empty lists");
+		kai_msg_nodes_decode(b.data, b.len, &p, &np, &n, &nn, &err) ==
+		    0 &&
+		np == 0 && nn == 0 && p == NULL && n == NULL,
+	    "empty lists");
 	kai_buf_reset(&b);
 	ok(kai_msg_nodes_encode(&b, NULL, 1, NULL, 0) == KAI_EINVAL &&
-	    b.len == 0, "a count without records is refused, nothing written");
+		b.len == 0,
+	    "a count without records is refused, nothing written");
 	/* a count over the limit */
 	ok(kai_codec_put_u32(&b, KAI_PARTINFO_MAX + 1) == 0, "count written");
 	ok(dec_nodes(b.data, b.len, &err) == KAI_EPROTO &&
-	    strstr(err.msg, "partition") != NULL,
+		strstr(err.msg, "partition") != NULL,
 	    "too many partitions: %s", err.msg);
 	kai_buf_fini(&b);
 }
@@ -156,7 +161,7 @@ test_control(void)
 	kai_buf_init(&b, BIG);
 	ok(kai_msg_job_control_encode(&b, &c) == 0, "control encode");
 	ok(kai_msg_job_control_decode(b.data, b.len, &d, &err) == 0 &&
-	    d.op == KAI_JOB_OP_RELEASE && d.nids == 3 && d.ids[2] == 9,
+		d.op == KAI_JOB_OP_RELEASE && d.nids == 3 && d.ids[2] == 9,
 	    "control round trip");
 	kai_job_control_fini(&d);
 	check_prefixes("control", &b, dec_control);
@@ -169,12 +174,15 @@ test_control(void)
 	ok(kai_codec_put_u32(&b, 0) == 0 && kai_codec_put_u32(&b, 0) == 0,
 	    "hand-made body with no ids");
 	ok(dec_control(b.data, b.len, &err) == KAI_EPROTO &&
-	    strcmp(err.msg, "no job ids") == 0, "no ids: %s", err.msg);
+		strcmp(err.msg, "no job ids") == 0,
+	    "no ids: %s", err.msg);
 	kai_buf_reset(&b);
 	ok(kai_codec_put_u32(&b, KAI_JOB_NOPS) == 0 &&
-	    kai_codec_put_u64v(&b, ids, 1, 10) == 0, "unknown op body");
+		kai_codec_put_u64v(&b, ids, 1, 10) == 0,
+	    "unknown op body");
 	ok(dec_control(b.data, b.len, &err) == KAI_EPROTO &&
-	    strstr(err.msg, "\"op\"") != NULL, "unknown op: %s", err.msg);
+		strstr(err.msg, "\"op\"") != NULL,
+	    "unknown op: %s", err.msg);
 	kai_buf_fini(&b);
 }
 
@@ -189,8 +197,8 @@ test_update(void)
 	kai_buf_init(&b, BIG);
 	ok(kai_msg_job_update_encode(&b, &u) == 0, "update encode");
 	ok(kai_msg_job_update_decode(b.data, b.len, &v, &err) == 0 &&
-	    v.id == 42 && v.set == KAI_JOB_UPD_ALL &&
-	    v.time_limit_s == 7200 && strcmp(v.partition, "gpu") == 0,
+		v.id == 42 && v.set == KAI_JOB_UPD_ALL &&
+		v.time_limit_s == 7200 && strcmp(v.partition, "gpu") == 0,
 	    "update round trip");
 	kai_job_update_fini(&v);
 	check_prefixes("update", &b, dec_update);
@@ -201,16 +209,20 @@ test_update(void)
 	u.set = 0x4 | KAI_JOB_UPD_PARTITION;
 	ok(kai_msg_job_update_encode(&b, &u) == KAI_EINVAL, "unknown bit");
 	ok(kai_codec_put_u64(&b, 1) == 0 && kai_codec_put_u32(&b, 0x5) == 0 &&
-	    kai_codec_put_i64(&b, 60) == 0 &&
-	    kai_codec_put_str(&b, NULL, 10) == 0, "hand-made unknown bit");
+		kai_codec_put_i64(&b, 60) == 0 &&
+		kai_codec_put_str(&b, NULL, 10) == 0,
+	    "hand-made unknown bit");
 	ok(dec_update(b.data, b.len, &err) == KAI_EPROTO &&
-	    strstr(err.msg, "\"set\"") != NULL, "unknown bit: %s", err.msg);
+		strstr(err.msg, "\"set\"") != NULL,
+	    "unknown bit: %s", err.msg);
 	kai_buf_reset(&b);
 	ok(kai_codec_put_u64(&b, 1) == 0 && kai_codec_put_u32(&b, 0x1) == 0 &&
-	    kai_codec_put_i64(&b, -5) == 0 &&
-	    kai_codec_put_str(&b, NULL, 10) == 0, "hand-made negative limit");
+		kai_codec_put_i64(&b, -5) == 0 &&
+		kai_codec_put_str(&b, NULL, 10) == 0,
+	    "hand-made negative limit");
 	ok(dec_update(b.data, b.len, &err) == KAI_EPROTO &&
-	    strstr(err.msg, "time_limit_s") != NULL, "negative: %s", err.msg);
+		strstr(err.msg, "time_limit_s") != NULL,
+	    "negative: %s", err.msg);
 	kai_job_update_fini(&u);
 	kai_buf_fini(&b);
 }
@@ -225,7 +237,8 @@ test_log(void)
 	kai_buf_init(&b, BIG);
 	ok(kai_msg_log_encode(&b, &l) == 0, "log encode");
 	ok(kai_msg_log_decode(b.data, b.len, &m, &err) == 0 && m.id == 99 &&
-	    m.task == 3 && m.follow, "log round trip");
+		m.task == 3 && m.follow,
+	    "log round trip");
 	check_prefixes("log", &b, dec_log);
 	((uint8_t *)b.data)[b.len - 1] = 2;
 	ok(dec_log(b.data, b.len, &err) == KAI_EPROTO, "a bool of 2: %s",
