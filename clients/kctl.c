@@ -3,7 +3,7 @@
  * kctl: the operator's tool, and scontrol's job verbs for everyone.
  *
  *	kctl show job|node|partition [NAME]	(kctl_show.c)
- *	kctl hold|release JOBID...		(kctl_job.c)
+ *	kctl hold|release|requeue JOBID...	(kctl_job.c)
  *	kctl update job JOBID Key=Value...	(kctl_job.c)
  *
  * and the queue tree:
@@ -103,7 +103,7 @@ static const struct cliopt top_table[] = {
 
 static const char *const top_synopsis[] = {
     "kctl show job|node|partition [NAME]", "kctl hold JOBID...",
-    "kctl release JOBID...",
+    "kctl release JOBID...", "kctl requeue JOBID...",
     "kctl update job JOBID [TimeLimit=TIME] [Partition=NAME]",
     "kctl queue list [--json]",
     "kctl queue create NAME [options]", "kctl queue update NAME [options]",
@@ -612,7 +612,7 @@ run_top(int argc, char **argv, int *first)
 
 #define HINT  KCTL_HINT
 #define VERBS "list, create, update, delete or apply"
-#define CMDS  "show, hold, release, update or queue"
+#define CMDS  "show, hold, release, requeue, update or queue"
 
 /* scontrol's verbs, or -1 when argv[0] is not one of them. */
 static int
@@ -620,7 +620,8 @@ run_job_verb(int argc, char **argv)
 {
 	if (strcmp(argv[0], "show") == 0)
 		return kctl_show(prog, argc, argv);
-	if (strcmp(argv[0], "hold") == 0 || strcmp(argv[0], "release") == 0)
+	if (strcmp(argv[0], "hold") == 0 || strcmp(argv[0], "release") == 0 ||
+	    strcmp(argv[0], "requeue") == 0)
 		return kctl_job_control(prog, argc, argv);
 	if (strcmp(argv[0], "update") == 0)
 		return kctl_job_update(prog, argc, argv);

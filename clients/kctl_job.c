@@ -100,8 +100,9 @@ kctl_job_control(const char *prog, int argc, char **argv)
 	int rc;
 
 	memset(&c, 0, sizeof(c));
-	c.op =
-	    strcmp(argv[0], "hold") == 0 ? KAI_JOB_OP_HOLD : KAI_JOB_OP_RELEASE;
+	c.op = strcmp(argv[0], "hold") == 0	 ? KAI_JOB_OP_HOLD
+	    : strcmp(argv[0], "release") == 0 ? KAI_JOB_OP_RELEASE
+					      : KAI_JOB_OP_REQUEUE;
 	if ((rc = parse_ids(prog, argc - 1, argv + 1, &c.ids, &c.nids)) !=
 	    CLIENT_EXIT_OK)
 		return rc;

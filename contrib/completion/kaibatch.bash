@@ -43,10 +43,10 @@ _kaibatch_kctl()
 	[[ "$cur" == -* ]] && return 1
 	case "$COMP_CWORD:${COMP_WORDS[1]:-}:${COMP_WORDS[2]:-}" in
 	1:*)
-		words="show hold release update queue" ;;
+		words="show hold release requeue update queue" ;;
 	2:show:*)
 		words="job node partition" ;;
-	3:show:job | *:hold:* | *:release:* | 3:update:job)
+	3:show:job | *:hold:* | *:release:* | *:requeue:* | 3:update:job)
 		words=$(_kaibatch_jobids) ;;
 	2:update:*)
 		words="job" ;;

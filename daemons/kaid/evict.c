@@ -137,6 +137,14 @@ victim_done(struct kaid *k, struct kai_job *j, const char *why)
 		state_job_remove(k, j->id);
 		return;
 	}
+	evict_requeued(j, why);
+}
+
+void
+evict_requeued(struct kai_job *j, const char *why)
+{
+	size_t t;
+
 	for (t = 0; t < j->nallocs; t++)
 		kai_alloc_fini(&j->allocs[t]);
 	KAI_FREE(j->allocs);

@@ -337,6 +337,11 @@ size_t evict_commit(struct kaid *k, const struct snap *sn,
 void evict_retry_deletes(struct kaid *k);
 /* Whether a pod with the name of one of j's tasks still exists. */
 bool evict_pods_linger(const struct kaid *k, const struct kai_job *j);
+/*
+ * The cache's side of a requeue that is committed (the job's pods are
+ * the caller's to delete): allocations dropped, PENDING, count raised.
+ */
+void evict_requeued(struct kai_job *j, const char *why);
 
 /* reconcile.c */
 void reconcile_pod(struct kaid *k, const char *name, struct pod_rec *pr,

@@ -31,11 +31,16 @@
 #define MSG_INVALID    "Invalid job id specified"
 #define MSG_NOTPENDING "Job is no longer pending execution"
 #define MSG_PERM       "permission denied"
+#define MSG_PENDING    "Job is pending execution"
+#define REQUEUE_REASON "requeued by user"
 
-/* The job a verb may act on, or NULL with *code / *msg set. */
+/*
+ * The job a verb may act on, or NULL with *code / *msg set: a pending
+ * job for hold, release and update, a started one for requeue.
+ */
 static struct kai_job *
-job_for(struct kaid *k, const struct rpc_req *req, uint64_t id, int *code,
-    const char **msg)
+job_for(struct kaid *k, const struct rpc_req *req, uint64_t id,
+    bool started, int *code, const char **msg)
 {
 	struct kai_job *j = state_job(k, id);
 
@@ -47,9 +52,12 @@ job_for(struct kaid *k, const struct rpc_req *req, uint64_t id, int *code,
 	} else if (j->uid != req->uid && !rpc_is_operator(k, req->uid)) {
 		*code = KAI_EPERM;
 		*msg = MSG_PERM;
-	} else if (j->state != KAI_JOB_PENDING) {
+	} else if (!started && j->state != KAI_JOB_PENDING) {
 		*code = KAI_EINVAL;
 		*msg = MSG_NOTPENDING;
+	} else if (started && j->state == KAI_JOB_PENDING) {
+		*code = KAI_EINVAL;
+		*msg = MSG_PENDING;
 	}
 	return *code == KAI_OK ? j : NULL;
 }
@@ -62,19 +70,67 @@ audit(const struct rpc_req *req, const char *action, uint64_t id,
 	    req->uid, action, id, *what ? " " : "", what, result);
 }
 
-/* Holds or releases one job; returns the result code, sets *msg. */
+/*
+ * Requeues one started job, as scontrol requeue: the change to PENDING
+ * (the requeue count raised, the allocations dropped, an event row with
+ * the actor) is committed, then its pods are deleted with their grace
+ * period; the job waits for them to go before it is placed again
+ * (evict_pods_linger()).
+ */
+static int
+requeue_one(struct kaid *k, const struct rpc_req *req, struct kai_job *j,
+    const char **msg)
+{
+	struct kai_db_change c;
+	struct kai_err err;
+	bool applied = false;
+
+	memset(&c, 0, sizeof(c));
+	c.id = j->id;
+	c.from = j->state;
+	c.to = KAI_JOB_PENDING;
+	c.reason = REQUEUE_REASON;
+	c.time = kaid_now();
+	c.actor_uid = req->uid;
+	c.nodelist = "";
+	c.drop_allocs = true;
+	if (kai_db_jobs_change(k->db, &c, 1, &applied, &err) != 0) {
+		kai_log_err("could not requeue job %" PRIu64 ": %s", j->id,
+		    err.msg);
+		*msg = "could not write the change";
+		return err.code;
+	}
+	if (!applied) {	/* it ended meanwhile */
+		*msg = MSG_INVALID;
+		return KAI_EINVAL;
+	}
+	dispatch_delete_pods(k, j, -1);
+	evict_requeued(j, REQUEUE_REASON);
+	*msg = "ok";
+	return KAI_OK;
+}
+
+/* Holds, releases or requeues one job; returns the code, sets *msg. */
 static int
 control_one(struct kaid *k, const struct rpc_req *req, enum kai_job_op op,
     uint64_t id, const char **msg)
 {
 	bool hold = op == KAI_JOB_OP_HOLD, applied;
+	bool requeue = op == KAI_JOB_OP_REQUEUE;
 	struct kai_db_jobedit e;
 	struct kai_job *j;
 	struct kai_err err;
 	int code;
 
-	if ((j = job_for(k, req, id, &code, msg)) == NULL) {
+	if ((j = job_for(k, req, id, requeue, &code, msg)) == NULL) {
 		audit(req, kai_job_op_name(op), id, "", *msg);
+		return code;
+	}
+	if (requeue) {
+		code = requeue_one(k, req, j, msg);
+		audit(req, kai_job_op_name(op), id, "", *msg);
+		if (code == KAI_OK)
+			*msg = "";
 		return code;
 	}
 	if (j->hold == hold) { /* nothing to change; Slurm says nothing */
@@ -131,7 +187,7 @@ rpc_job_control(struct kaid *k, const struct rpc_req *req)
 		res[i].id = c.ids[i];
 		res[i].code = control_one(k, req, c.op, c.ids[i], &msg);
 		res[i].msg = kai_xstrdup(msg);
-		released |= res[i].code == KAI_OK && c.op == KAI_JOB_OP_RELEASE;
+		released |= res[i].code == KAI_OK && c.op != KAI_JOB_OP_HOLD;
 	}
 	kai_buf_init(&b, KAI_PROTO_BODY_MAX);
 	if (kai_msg_cancel_reply_encode(&b, res, c.nids) == 0)
@@ -243,7 +299,7 @@ rpc_job_update(struct kaid *k, const struct rpc_req *req)
 		server_reply_error(k, req->conn, err.code, err.msg, NULL);
 		return false;
 	}
-	if ((j = job_for(k, req, u.id, &code, &msg)) == NULL)
+	if ((j = job_for(k, req, u.id, false, &code, &msg)) == NULL)
 		(void)kai_err_set(&err, code, "%s", msg);
 	if (j == NULL || update_check(k, j, &u, &err) != 0 ||
 	    update_apply(k, req, j, &u, &err) != 0) {

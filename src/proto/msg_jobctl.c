@@ -25,6 +25,8 @@ kai_job_op_name(enum kai_job_op op)
 		return "hold";
 	case KAI_JOB_OP_RELEASE:
 		return "release";
+	case KAI_JOB_OP_REQUEUE:
+		return "requeue";
 	default:
 		return "?";
 	}

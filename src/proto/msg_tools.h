@@ -63,10 +63,14 @@ int kai_msg_nodes_decode(const void *buf, size_t len, struct kai_partinfo **p,
     size_t *np, struct kai_nodeinfo **n, size_t *nn,
     struct kai_err *err) KAI_MUST_CHECK;
 
-/* KAI_MSG_JOB_CONTROL: hold or release 1 <= n <= KAI_PROTO_LIST_MAX jobs. */
+/*
+ * KAI_MSG_JOB_CONTROL: hold, release or requeue 1 <= n <=
+ * KAI_PROTO_LIST_MAX jobs.
+ */
 enum kai_job_op {
 	KAI_JOB_OP_HOLD = 0,
 	KAI_JOB_OP_RELEASE,
+	KAI_JOB_OP_REQUEUE,	/* a running job back to PENDING */
 	KAI_JOB_NOPS
 };
 struct kai_job_control {
@@ -79,7 +83,7 @@ int kai_msg_job_control_encode(struct kai_buf *b,
 int kai_msg_job_control_decode(const void *p, size_t len,
     struct kai_job_control *c, struct kai_err *err) KAI_MUST_CHECK;
 void kai_job_control_fini(struct kai_job_control *c);
-/* "hold", "release". */
+/* "hold", "release", "requeue". */
 const char *kai_job_op_name(enum kai_job_op op);
 
 /* KAI_MSG_JOB_UPDATE: scontrol update job N Key=Value... */

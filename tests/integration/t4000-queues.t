@@ -86,7 +86,7 @@ out=$(kctl queue create Bad 2>&1)
 like "a bad name: exit 2" "$?:$out" '^2:kctl: error: invalid queue name "Bad"'
 out=$(kctl queues list 2>&1)
 like "an unknown command: exit 2" "$?:$out" \
-    '^2:kctl: error: unrecognized command "queues": expected show, hold, release, update or queue'
+    '^2:kctl: error: unrecognized command "queues": expected show, hold, release, requeue, update or queue'
 
 # --- Jobs go to existing leaves only.
 out=$(submit -p research --wrap "true" 2>&1)

@@ -139,7 +139,29 @@ err=$(as_user "$A" kctl release 999999,"$id3" 2>&1)
 is "one line per job that could not be released" "$?:$err" \
     "1:kctl: error: Invalid job id specified for job 999999
 kctl: error: Job is no longer pending execution for job $id3"
+
+# requeue: a running job goes back to PENDING (its pod deleted, the count
+# raised, an event row naming who did it) and runs again; bob may not
+# requeue alice's job, and a pending job cannot be requeued.
+err=$(as_user "$B" kctl requeue "$id3" 2>&1)
+is "bob cannot requeue alice's job: exit 1" "$?:$err" \
+    "1:kctl: error: permission denied for job $id3"
+out=$(as_user "$A" kctl requeue "$id3" 2>&1)
+is "alice requeues her running job: exit 0, silent" "$?:$out" "0:"
+is "its requeue count is 1" \
+    "$(stack_psql "select requeue_count from jobs where id = $id3")" 1
+is "the event row names the change and alice" \
+    "$(stack_psql "select from_state || '>' || to_state || ':' || reason || ':' || actor_uid from events where job_id = $id3 and to_state = 'PENDING' and from_state is not null")" \
+    "RUNNING>PENDING:requeued by user:$(id -u "$A")"
+ok "the requeued job runs again" wait_state "$id3" RUNNING
+n=$(stack_psql "select count(*) from events where job_id = $id3 and to_state = 'RUNNING'")
+is "it started twice" "$n" 2
 as_user "$A" kcancel "$id3"
+id4=$(cd "$W" && as_user "$A" ksubmit --parsable -H --wrap "true")
+err=$(as_user "$A" kctl requeue "$id4" 2>&1)
+is "requeue of a pending job: exit 1" "$?:$err" \
+    "1:kctl: error: Job is pending execution for job $id4"
+as_user "$A" kcancel "$id4"
 
 # show node and show partition.
 out=$(as_user "$A" kctl show node gpu-a1)

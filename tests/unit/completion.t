@@ -35,7 +35,7 @@ is "kinfo --no completes --nodes= and --noheader" "$(complete_line kinfo --no)" 
 is "kinfo -t offers node states" "$(complete_line kinfo -t dr)" "drain drng "
 is "klog --f completes --follow" "$(complete_line klog --f)" "--follow "
 is "kctl's commands" "$(complete_line kctl "")" \
-    "show hold release update queue "
+    "show hold release requeue update queue "
 is "kctl show's entities" "$(complete_line kctl show "")" \
     "job node partition "
 is "kctl update job's keys" "$(complete_line kctl update job 42 T)" \
