@@ -35,4 +35,8 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/lib/stack.sh \
 	tests/lib/tap.sh
 
+# The benchmarks that drive the whole stack (not run by make check).
+EXTRA_DIST += tests/bench/bench-kaid.sh tests/bench/bench-tools.sh \
+	tests/bench/bench-dispatch.sh
+
 # End of tests/local.mk
