@@ -195,7 +195,7 @@ static const struct field {
 	jobfield_fn *fn;
 } fields[] = {
     {'i', "JobID", "JOBID", jf_id},
-    {'A', "JobArrayID", "JOBID", jf_id},
+    {'A', "JobArrayID", "JOBID", jf_id_raw},
     {'j', "Name", "NAME", jf_name},
     {'u', "UserName", "USER", jf_user},
     {'T', "State", "STATE", jf_state},

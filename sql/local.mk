@@ -3,7 +3,8 @@
 # kaid never reads them from disk.  List new files here, in order.
 SQL_MIGRATIONS = \
 	sql/001-initial.sql \
-	sql/002-queues.sql
+	sql/002-queues.sql \
+	sql/005-arrays.sql
 
 EXTRA_DIST += $(SQL_MIGRATIONS) build-aux/sql2c.sh
 CLEANFILES += sql/migrations.c

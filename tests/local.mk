@@ -19,7 +19,9 @@ INTEGRATION_TESTS = \
 	tests/integration/t3000-crash.t \
 	tests/integration/t3100-watch-expiry.t \
 	tests/integration/t3200-outcomes.t \
-	tests/integration/t4000-queues.t
+	tests/integration/t4000-queues.t \
+	tests/integration/t6000-arrays.t \
+	tests/integration/t6100-deps.t
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/lib/stack.sh \

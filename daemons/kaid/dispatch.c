@@ -136,7 +136,8 @@ kv_free(struct kv *kv)
 static char *
 path_expand(const char *pattern, const char *workdir, const struct kai_job *j)
 {
-	char *p = kai_pattern_expand(pattern, j->id, j->name, j->user);
+	char *p = kai_pattern_expand_array(pattern, j->id, j->name, j->user,
+	    j->array_job_id, j->array_task_id);
 	char *abs;
 
 	if (p[0] == '/')
@@ -144,6 +145,32 @@ path_expand(const char *pattern, const char *workdir, const struct kai_job *j)
 	abs = kai_xasprintf("%s/%s", workdir, p);
 	free(p);
 	return abs;
+}
+
+/* SLURM_ARRAY_*: the array's id, this task, and the whole array's set. */
+static void
+array_env(const struct kai_job *j, struct kv *env)
+{
+	struct kai_array a = {NULL, 0, 0};
+	struct kai_err e;
+	char num[32];
+
+	if (j->array_job_id == 0 || j->array_spec == NULL ||
+	    kai_array_parse(j->array_spec, &a, &e) != 0)
+		return;
+	(void)snprintf(num, sizeof(num), "%" PRIu64, j->array_job_id);
+	kv_addf(env, "SLURM_ARRAY_JOB_ID", num);
+	(void)snprintf(num, sizeof(num), "%" PRIu32, j->array_task_id);
+	kv_addf(env, "SLURM_ARRAY_TASK_ID", num);
+	(void)snprintf(num, sizeof(num), "%" PRIu64, kai_array_count(&a));
+	kv_addf(env, "SLURM_ARRAY_TASK_COUNT", num);
+	(void)snprintf(num, sizeof(num), "%" PRIu32, kai_array_min(&a));
+	kv_addf(env, "SLURM_ARRAY_TASK_MIN", num);
+	(void)snprintf(num, sizeof(num), "%" PRIu32, kai_array_max(&a));
+	kv_addf(env, "SLURM_ARRAY_TASK_MAX", num);
+	(void)snprintf(num, sizeof(num), "%" PRIu32, kai_array_step(&a));
+	kv_addf(env, "SLURM_ARRAY_TASK_STEP", num);
+	kai_array_fini(&a);
 }
 
 /* The job's environment: what it exported, then Slurm's variables. */
@@ -164,7 +191,8 @@ build_env(const struct kai_job *j, const struct kai_jobspec *js,
 		kv_add(env, js->env[i], (size_t)(eq - js->env[i]), eq + 1);
 	}
 	out = path_expand(js->stdout_pattern != NULL ? js->stdout_pattern :
-	    "slurm-%j.out", js->workdir, j);
+	    j->array_job_id != 0 ? "slurm-%A_%a.out" : "slurm-%j.out",
+	    js->workdir, j);
 	err = js->stderr_pattern != NULL ?
 	    path_expand(js->stderr_pattern, js->workdir, j) : kai_xstrdup(out);
 	kv_addf(env, "KAI_SCRIPT", js->script);
@@ -189,6 +217,7 @@ build_env(const struct kai_job *j, const struct kai_jobspec *js,
 	kv_addf(env, "SLURM_CPUS_PER_TASK", num);
 	(void)snprintf(num, sizeof(num), "%" PRIu32, j->gpus_per_task);
 	kv_addf(env, "SLURM_GPUS_ON_NODE", num);
+	array_env(j, env);
 	free(out);
 	free(err);
 }

@@ -18,9 +18,11 @@
 #include "base/map.h"
 #include "conf/conf.h"
 #include "db/db.h"
+#include "db/db_array.h"
 #include "kube/kube.h"
 #include "model/job.h"
 #include "proto/proto.h"
+#include "proto/proto_array.h"
 #include "sched/sched_model.h"
 #include "sys/loop.h"
 
@@ -33,6 +35,9 @@ struct submit {
 	struct kai_db_newjob nj;
 	char *user;
 	char *queue;
+	struct kai_db_jobext ext;	/* arrays.c: --array, --dependency */
+	char *ext_text[2];		/* owned texts ext points to */
+	uint16_t reply_type;		/* 0 = KAI_MSG_SUBMIT_REPLY */
 };
 
 /* What kaid remembers of a pod from the watch. */
@@ -93,6 +98,9 @@ struct kaid {
 	bool *queue_parent;	  /* queue i has children */
 	struct kai_map queue_ix;  /* name -> index + 1 */
 	bool queues_stale;	  /* a reload failed: retry before a tick */
+
+	struct kai_map dep_done;  /* deps.c: finished targets, key -> */
+	bool tick_again;	  /* arrays.c: tasks left to start: tick soon */
 };
 
 /* kaid.c */
@@ -218,6 +226,41 @@ void dispatch_ensure_pods(struct kaid *k, struct kai_job *job);
 void dispatch_delete_pods(struct kaid *k, const struct kai_job *job,
     int64_t grace_s);
 void dispatch_delete_pod(struct kaid *k, const char *pod, int64_t grace_s);
+
+/* arrays.c: job arrays (doc/architecture.md, "Job arrays") */
+/*
+ * Checks a submission's --array and --dependency and fills s->ext;
+ * refuses a dependency on a job that does not exist.
+ */
+int arrays_submit_check(struct kaid *k, struct submit *s,
+    struct kai_submit_ext *x, struct kai_err *err) KAI_MUST_CHECK;
+void arrays_submit_fini(struct submit *s);
+/* Sets a freshly inserted job's array and dependency fields from s. */
+void arrays_job_init(struct kai_job *j, const struct submit *s);
+/*
+ * Splits a task off every array among the placed snapshot jobs
+ * which[0..n) (one transaction) and points the snapshot at the task.
+ * Returns how many of which[] remain to place: an array that could not
+ * be split is dropped from this tick.
+ */
+size_t arrays_split_placed(struct kaid *k, struct snap *sn, size_t *which,
+    size_t n);
+/* "123_4", "123_[5-99%10]", or NULL outside arrays; caller frees. */
+char *arrays_display(const struct kai_job *j);
+/* Adds to c's ids the active tasks of every array it names. */
+void arrays_expand_ids(const struct kaid *k, struct kai_cancel *c);
+bool rpc_cancel_tasks(struct kaid *k, const struct rpc_req *req);
+bool rpc_submit_ext(struct kaid *k, const struct rpc_req *req);
+
+/* deps.c: dependencies and array throttles, evaluated each tick */
+/*
+ * Sets j->gate of every pending job: NULL when the scheduler may see it,
+ * else "Dependency", "DependencyNeverSatisfied" or "JobArrayTaskLimit".
+ * Finished targets are read from PostgreSQL in one query per tick, and
+ * only once each (k->dep_done).
+ */
+void deps_update(struct kaid *k);
+void deps_free(struct kaid *k);
 
 /* reconcile.c */
 void reconcile_pod(struct kaid *k, const char *name, struct pod_rec *pr,

@@ -1,12 +1,15 @@
 # daemons/kaid: the controller daemon.  It may use every module in src/.
 sbin_PROGRAMS += daemons/kaid/kaid
 daemons_kaid_kaid_SOURCES = \
+	daemons/kaid/arrays.c \
+	daemons/kaid/deps.c \
 	daemons/kaid/dispatch.c \
 	daemons/kaid/kaid.c \
 	daemons/kaid/kaid.h \
 	daemons/kaid/queues.c \
 	daemons/kaid/reconcile.c \
 	daemons/kaid/rpc.c \
+	daemons/kaid/rpc_array.c \
 	daemons/kaid/rpc_cancel.c \
 	daemons/kaid/rpc_query.c \
 	daemons/kaid/rpc_queue.c \

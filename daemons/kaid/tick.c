@@ -234,6 +234,8 @@ tick_act(struct kaid *k, const struct snap *sn,
 			    r->jobs[i].why.why == KAI_SCHED_WHY_PRIORITY, rs);
 	}
 	if (n > 0)
+		n = arrays_split_placed(k, (struct snap *)sn, which, n);
+	if (n > 0)
 		commit_placements(k, sn, r, which, n);
 	free(which);
 }
@@ -254,6 +256,7 @@ tick_run(struct kaid *k)
 	for (i = 0; i < k->njobs; i++)
 		if (k->jobs[i]->state == KAI_JOB_CONFIGURING)
 			dispatch_ensure_pods(k, k->jobs[i]);
+	deps_update(k);
 	snap_build(k, &sn);
 	memset(&rs, 0, sizeof(rs));
 	rs.prio = k->prio_ids;
@@ -295,6 +298,10 @@ tick_timer(struct kai_loop *loop, uint64_t id, void *ctx)
 	tick_run(k);
 	k->tick_timer = kai_loop_timer_add(loop, k->conf->sched_interval_ms,
 	    tick_timer, k);
+	if (k->tick_again) { /* array tasks are left to start */
+		k->tick_again = false;
+		tick_soon(k);
+	}
 }
 
 void

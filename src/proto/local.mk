@@ -5,6 +5,7 @@ src_proto_libkaiproto_a_SOURCES = \
 	src/proto/codec.c \
 	src/proto/codec.h \
 	src/proto/frame.c \
+	src/proto/msg_array.c \
 	src/proto/msg_cancel.c \
 	src/proto/msg_error.c \
 	src/proto/msg_jobs.c \
@@ -13,6 +14,7 @@ src_proto_libkaiproto_a_SOURCES = \
 	src/proto/msg_select.c \
 	src/proto/msg_submit.c \
 	src/proto/proto.h \
+	src/proto/proto_array.h \
 	src/proto/queue.c
 
 check_PROGRAMS += tests/unit/proto-codec
