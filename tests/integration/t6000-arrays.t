@@ -131,6 +131,30 @@ is "the running task and the pending rest are CANCELLED" \
         '=' || state, ' ' order by id) from jobs where array_job_id = $sid")" \
     "rest=CANCELLED 0=CANCELLED 4=CANCELLED 2=CANCELLED 6=CANCELLED"
 
+# --- kill -9 kaid while an array runs: after the restart every task runs
+# exactly once.
+cat >"$W/crash.sh" <<'EOS'
+#!/bin/sh
+echo "task=$SLURM_ARRAY_TASK_ID" >>crash.log
+sleep 1
+EOS
+chown "$A:" "$W/crash.sh"
+cid=$(submit --parsable --array=0-5%2 crash.sh)
+for _ in $(seq 1 100); do
+	[ "$(stack_psql "select count(*) from jobs where array_job_id = $cid
+	    and state <> 'PENDING'")" -ge 2 ] && break
+	sleep 0.1
+done
+kaid_kill9
+kaid_start || bail_out "kaid did not restart"
+ok "after kill -9 and a restart, all 6 tasks complete" array_done "$cid" 6
+is "each task ran exactly once" \
+    "$(sort "$W/crash.log" | uniq -c | awk '{print $1}' | sort -u | tr '\n' ' ')" "1 "
+is "and every task ran" "$(sort -u "$W/crash.log" | wc -l)" 6
+is "one record per task, no duplicates" \
+    "$(stack_psql "select count(*), count(distinct array_task_id) from jobs
+        where array_job_id = $cid")" "6|6"
+
 # --- 10,000 tasks: one request, one row.
 cat >"$W/big.sh" <<'EOS'
 #!/bin/sh
