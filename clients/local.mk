@@ -60,7 +60,8 @@ bin_PROGRAMS += clients/ksubmit clients/kqueue clients/kcancel clients/kacct
 clients_ksubmit_SOURCES = clients/ksubmit.c
 clients_ksubmit_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_ksubmit_LDADD = $(CLIENT_LIBS)
-clients_kqueue_SOURCES = clients/kqueue.c
+clients_kqueue_SOURCES = clients/kqueue.c clients/jobarray.c \
+	clients/jobarray.h
 clients_kqueue_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kqueue_LDADD = $(CLIENT_LIBS)
 clients_kcancel_SOURCES = clients/kcancel.c

@@ -139,8 +139,8 @@ arrays_job_init(struct kai_job *j, const struct submit *s)
 }
 
 /* The cache's copy of a task split off array a (its scheduling fields). */
-static struct kai_job *
-task_new(const struct kai_job *a, uint64_t id, uint32_t task)
+struct kai_job *
+arrays_task_new(const struct kai_job *a, uint64_t id, uint32_t task)
 {
 	struct kai_job *j = kai_xcalloc(1, sizeof(*j));
 
@@ -206,7 +206,7 @@ split_apply(struct kaid *k, struct kai_job *a, const struct kai_db_split *s)
 		a->array_task_id = s->task;
 		return a;
 	}
-	t = task_new(a, s->new_id, s->task);
+	t = arrays_task_new(a, s->new_id, s->task);
 	state_job_add(k, t);
 	k->tick_again = true;
 	kai_log_info("job %" PRIu64 ": task %" PRIu32 " of array %" PRIu64,
@@ -315,9 +315,13 @@ arrays_expand_ids(const struct kaid *k, struct kai_cancel *c)
 	for (x = 0; x < n; x++)
 		if (!has[x] || state_job(k, c->ids[x]) != NULL)
 			c->ids[keep++] = c->ids[x];
-	c->ids = kai_xreallocarray(c->ids, keep + nadd + 1, sizeof(*c->ids));
-	memcpy(c->ids + keep, add, nadd * sizeof(*add));
-	c->nids = keep + nadd;
+	c->nids = keep;
+	if (nadd > 0) {
+		c->ids = kai_xreallocarray(c->ids, keep + nadd,
+		    sizeof(*c->ids));
+		memcpy(c->ids + keep, add, nadd * sizeof(*add));
+		c->nids += nadd;
+	}
 	free(has);
 	free(add);
 }

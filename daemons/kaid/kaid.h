@@ -245,6 +245,9 @@ void arrays_job_init(struct kai_job *j, const struct submit *s);
  */
 size_t arrays_split_placed(struct kaid *k, struct snap *sn, size_t *which,
     size_t n);
+/* A pending task record for task of array a, with job id id. */
+struct kai_job *arrays_task_new(const struct kai_job *a, uint64_t id,
+    uint32_t task);
 /* "123_4", "123_[5-99%10]", or NULL outside arrays; caller frees. */
 char *arrays_display(const struct kai_job *j);
 /* Adds to c's ids the active tasks of every array it names. */

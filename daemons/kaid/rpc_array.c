@@ -82,23 +82,7 @@ split_pending(struct kaid *k, struct kai_job *a, uint32_t t)
 		a->array_task_id = t;
 		j = a;
 	} else {
-		j = kai_xcalloc(1, sizeof(*j));
-		*j = *a; /* then the owned fields of a task, copied */
-		j->id = s.new_id;
-		j->user = kai_xstrdup(a->user);
-		j->name = kai_xstrdup(a->name);
-		j->queue = kai_xstrdup(a->queue);
-		j->account = kai_xstrdup(a->account);
-		j->workdir = kai_xstrdup(a->workdir);
-		j->reason = kai_xstrdup("");
-		j->allocs = NULL;
-		j->nallocs = 0;
-		j->array_task_id = t;
-		j->array_pending = NULL;
-		j->array_spec = a->array_spec != NULL ?
-		    kai_xstrdup(a->array_spec) : NULL;
-		j->dep_text = NULL;
-		j->dep = NULL;
+		j = arrays_task_new(a, s.new_id, t);
 		state_job_add(k, j);
 	}
 	kai_array_fini(&rest);

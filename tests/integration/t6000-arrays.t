@@ -96,12 +96,16 @@ EOS
 chown "$A:" "$W/slow.sh"
 out=$(submit --parsable --array=0-8:2%1 slow.sh)
 sid=$out
-q=$(wait_q "^ *${sid}_0 .* R " -j "$sid")
+wait_q "^ *${sid}_0 .* R " -j "$sid" >/dev/null
+q=$(wait_q "JobArrayTaskLimit" -j "$sid")
 like "the first task runs as ${sid}_0" "$q" "^ *${sid}_0 +batch +slow .* R "
 like "the rest pends as ${sid}_[2-8:2%1] with JobArrayTaskLimit" "$q" \
     "^ *${sid}_\[2-8:2%1\] +batch +slow .* PD .*\(JobArrayTaskLimit\)"
 is "only one task was split off" \
     "$(stack_psql "select count(*) from jobs where array_job_id = $sid")" 2
+q=$(as_user "$A" kqueue -r --noheader -j "$sid" -o "%i %t" | sort | tr '\n' ' ')
+is "kqueue -r shows one line per task" "$q" \
+    "${sid}_0 R ${sid}_2 PD ${sid}_4 PD ${sid}_6 PD ${sid}_8 PD "
 stack_wait_file "$W/slow-${sid}_0.out" 50
 like "%A_%a in -o name the task's file; step is 2" \
     "$(cat "$W/slow-${sid}_0.out" 2>/dev/null)" '^task=0 step=2$'
