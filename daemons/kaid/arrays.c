@@ -13,8 +13,9 @@
  * A crash between the split and the placement leaves an ordinary pending
  * task, which the next tick places: no task is lost or started twice.
  *
- * One task per array is split per tick; while tasks are left and the
- * throttle ("%N", deps.c) allows more, the next tick comes soon.
+ * One task per array is split per scheduling cycle; while tasks are
+ * left and the throttle ("%N", deps.c) allows more, tick.c runs more
+ * cycles at once and the next tick comes soon.
  */
 #include "config.h"
 
