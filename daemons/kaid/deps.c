@@ -96,6 +96,16 @@ build_active(const struct kaid *k, struct kai_map *act)
 	}
 }
 
+static void
+note_done(struct kai_dep_target *t, const struct kai_db_done *row)
+{
+	t->ended = t->started = true;
+	t->failed |= row->state != KAI_JOB_COMPLETED;
+	if (row->start_time > 0 && (t->start_time == 0 ||
+	    row->start_time < t->start_time))
+		t->start_time = row->start_time;
+}
+
 /* Reads the final states of the targets not active and not yet known. */
 static void
 fetch_done(struct kaid *k, struct kai_map *act)
@@ -144,13 +154,8 @@ fetch_done(struct kaid *k, struct kai_map *act)
 		key_of(key, sizeof(key), rows[i].key, rows[i].task < 0 ?
 		    KAI_DEP_TASK_ALL : (uint32_t)rows[i].task);
 		g[1] = tgt_at(&k->dep_done, key);
-		for (x = 0; x < 2; x++) {
-			g[x]->t.ended = g[x]->t.started = true;
-			g[x]->t.failed |= rows[i].state != KAI_JOB_COMPLETED;
-			if (rows[i].start_time > 0 && (g[x]->t.start_time == 0 ||
-			    rows[i].start_time < g[x]->t.start_time))
-				g[x]->t.start_time = rows[i].start_time;
-		}
+		for (x = 0; x < 2; x++)
+			note_done(&g[x]->t, &rows[i]);
 	}
 	free(rows);
 	free(ids);

@@ -78,7 +78,8 @@ kai_db_jobs_insert_ext(struct kai_db *db, const struct kai_db_newjob *jobs,
 		if (has_ext(&ext[i]))
 			r = set_ext(db, ids[i], &ext[i], err);
 	if (r == 0)
-		r = kai_db_cmd(db, "COMMIT", NULL, "could not insert jobs", err);
+		r = kai_db_cmd(db, "COMMIT", NULL, "could not insert jobs",
+		    err);
 	if (r != 0)
 		kai_db_rollback(db);
 	return r;
