@@ -8,11 +8,14 @@
 # usage: sql2c.sh SRCDIR OUTPUT NNN-name.sql...
 #
 # The files are named relative to SRCDIR (VPATH builds read the sources
-# from there and write OUTPUT in the build tree).  Their versions must be
-# 1, 2, 3, ... in the order given, so a gap or a duplicate fails the build
-# instead of a database.  Each file becomes a char array written byte by
-# byte with od, which keeps any byte (quotes, backslashes, UTF-8) intact
-# and avoids the compilers' limits on string literal length.  Only POSIX
+# from there and write OUTPUT in the build tree).  Their versions must
+# rise in the order given, so a duplicate or a misordered list fails the
+# build instead of a database.  A gap is allowed: branches that own
+# numbers (003, 004, 005) are developed in parallel, and kai_db_migrate()
+# applies whatever is newer than the database's version, in order.
+# Each file becomes a char array written byte by byte with od, which
+# keeps any byte (quotes, backslashes, UTF-8) intact and avoids the
+# compilers' limits on string literal length.  Only POSIX
 # sh, od, sed and awk are used.
 
 set -eu
@@ -46,8 +49,8 @@ for f in "$@"; do
 		exit 1
 	fi
 	ver=$(echo "$num" | awk '{ print $1 + 0 }')
-	if [ "$ver" -ne "$want" ]; then
-		echo "sql2c.sh: migration \"$base\" has version $ver, expected $want" >&2
+	if [ "$ver" -lt "$want" ]; then
+		echo "sql2c.sh: migration \"$base\" has version $ver, expected at least $want" >&2
 		exit 1
 	fi
 	if [ ! -r "$srcdir/$f" ]; then
@@ -69,7 +72,7 @@ for f in "$@"; do
 		echo ""
 	} >>"$tmp"
 	names="$names $ver:$base"
-	want=$((want + 1))
+	want=$((ver + 1))
 done
 
 {

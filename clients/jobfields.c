@@ -18,8 +18,19 @@ str(const char *s, char *b, size_t n)
 	out_copy(b, n, s);
 }
 
+/* squeue's JOBID: "123_4" / "123_[5-99%10]" for arrays. */
 void
 jf_id(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	if (j->array_id != NULL && j->array_id[0] != '\0')
+		str(j->array_id, b, n);
+	else
+		out_u64(b, n, j->id);
+}
+
+void
+jf_id_raw(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 {
 	(void)now;
 	out_u64(b, n, j->id);

@@ -19,7 +19,8 @@
 typedef void jobfield_fn(const struct kai_jobinfo *j, int64_t now, char *b,
     size_t n);
 
-jobfield_fn jf_id;	/* 42 */
+jobfield_fn jf_id;	/* 42, 42_7, 42_[8-99%10] */
+jobfield_fn jf_id_raw;	/* 42 */
 jobfield_fn jf_name;	/* job name */
 jobfield_fn jf_queue;	/* partition */
 jobfield_fn jf_account;

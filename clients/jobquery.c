@@ -144,6 +144,8 @@ job_json(const struct kai_jobinfo *j)
 	out_json_add_str(o, "nodelist", j->nodelist);
 	out_json_add_int(o, "exit_code", j->exit_code);
 	out_json_add_int(o, "exit_signal", j->exit_signal);
+	if (j->array_id != NULL && j->array_id[0] != '\0')
+		out_json_add_str(o, "array_id", j->array_id);
 	return o;
 }
 

@@ -194,7 +194,7 @@ static const struct afield {
 	jobfield_fn *fn;
 } afields[] = {
     {"JobID", 12, false, jf_id},
-    {"JobIDRaw", 12, false, jf_id},
+    {"JobIDRaw", 12, false, jf_id_raw},
     {"JobName", 10, true, jf_name},
     {"Partition", 10, true, jf_queue},
     {"Account", 10, true, jf_account},

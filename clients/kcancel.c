@@ -11,6 +11,8 @@
  * prints it ("Kill job error on job id 42: ..."); the exit status is 1 if
  * any job was refused.  --name has no field in the cancel request, so it
  * first asks kaid for the matching active jobs and cancels those by id.
+ * "123" names a whole job array; "123_4" and "123_[1-3,7]" name array
+ * tasks and go in a request of their own (KAI_MSG_CANCEL_TASKS).
  */
 #include "config.h"
 
@@ -28,7 +30,9 @@
 #include "cliopt.h"
 #include "filters.h"
 #include "jobquery.h"
+#include "model/array.h"
 #include "proto/proto.h"
+#include "proto/proto_array.h"
 
 static const char *const prog = "kcancel";
 
@@ -59,6 +63,8 @@ static const char *const synopsis[] = {"kcancel [options] [JOBID...]", NULL};
 
 struct opts {
 	struct kai_cancel c;
+	struct kai_task_ref *tasks; /* "123_4", "123_[1-3]" */
+	size_t ntasks;
 	char **names; /* -n */
 	size_t nnames;
 	bool quiet, verbose, help, version;
@@ -113,6 +119,41 @@ set_opt(struct opts *o, int c, const char *arg, struct kai_err *err)
 	}
 }
 
+/* "123_4" or "123_[1-3,7]" into o->tasks. */
+static int
+parse_task_ids(struct opts *o, const char *s, struct kai_err *err)
+{
+	struct kai_array a = {NULL, 0, 0};
+	const char *us = strchr(s, '_'), *set = us + 1;
+	char buf[KAI_ARRAY_TEXT_MAX], *end;
+	unsigned long long id;
+	size_t i, len;
+	uint32_t x;
+
+	id = strtoull(s, &end, 10);
+	len = strlen(set);
+	if (end != us || id == 0 || s[0] < '0' || s[0] > '9' || len == 0 ||
+	    len >= sizeof(buf))
+		return kai_err_set(err, KAI_EINVAL, "invalid job id \"%s\"", s);
+	if (set[0] == '[' && set[len - 1] == ']') {
+		set++;
+		len -= 2;
+	}
+	memcpy(buf, set, len);
+	buf[len] = '\0';
+	if (strchr(buf, '%') != NULL || kai_array_parse(buf, &a, err) != 0)
+		return kai_err_set(err, KAI_EINVAL, "invalid job id \"%s\"", s);
+	for (i = 0; i < a.n; i++)
+		for (x = a.r[i].lo; x <= a.r[i].hi; x += a.r[i].step) {
+			o->tasks = kai_xreallocarray(o->tasks, o->ntasks + 1,
+			    sizeof(*o->tasks));
+			o->tasks[o->ntasks].array_id = id;
+			o->tasks[o->ntasks++].task = x;
+		}
+	kai_array_fini(&a);
+	return 0;
+}
+
 static int
 parse_args(struct opts *o, int argc, char **argv, struct kai_err *err)
 {
@@ -125,12 +166,15 @@ parse_args(struct opts *o, int argc, char **argv, struct kai_err *err)
 	    (c = cliopt_next(&p, argc, argv, &arg, err)) != CLIOPT_DONE)
 		r = c < 0 ? c : set_opt(o, c, arg, err);
 	for (; r == 0 && optind < argc; optind++)
-		r = filter_parse_ids(argv[optind], &o->c.ids, &o->c.nids, err);
+		r = strchr(argv[optind], '_') != NULL ?
+		    parse_task_ids(o, argv[optind], err) :
+		    filter_parse_ids(argv[optind], &o->c.ids, &o->c.nids, err);
 	cliopt_end(&p);
 	if (r == 0 && o->quiet && o->verbose)
 		r = kai_err_set(err, KAI_EINVAL,
 		    "options \"--quiet\" and \"--verbose\" exclude each other");
 	if (r == 0 && !o->help && !o->version && o->c.nids == 0 &&
+	    o->ntasks == 0 &&
 	    o->c.nuids == 0 && o->c.nqueues == 0 && o->c.state_mask == 0 &&
 	    o->nnames == 0)
 		r = kai_err_set(err, KAI_EINVAL,
@@ -148,15 +192,16 @@ on_results(uint16_t type, const void *body, size_t len, void *ctx)
 {
 	struct results *res = ctx;
 	struct kai_cancel_result *r = NULL;
+	bool ours = type == KAI_MSG_CANCEL_REPLY ||
+	    type == KAI_MSG_CANCEL_TASKS_REPLY;
 	struct kai_err err;
 	size_t n = 0, i;
 
 	kai_err_clear(&err);
-	if (type != KAI_MSG_CANCEL_REPLY ||
+	if (!ours ||
 	    kai_msg_cancel_reply_decode(body, len, &r, &n, &err) != 0) {
 		client_error(prog, NULL, "invalid reply from kaid: %s",
-		    type != KAI_MSG_CANCEL_REPLY ? "unexpected message type"
-						 : kai_err_msg(&err));
+		    !ours ? "unexpected message type" : kai_err_msg(&err));
 		return CLIENT_EXIT_CONNECT;
 	}
 	for (i = 0; i < n; i++) {
@@ -214,12 +259,40 @@ resolve_names(struct opts *o)
 	return CLIENT_EXIT_OK;
 }
 
+/* The array tasks named as "123_4": one request for all of them. */
+static int
+cancel_tasks(struct opts *o, struct results *res)
+{
+	struct kai_buf b;
+	int rc;
+
+	kai_buf_init(&b, (size_t)KAI_PROTO_BODY_MAX);
+	if (kai_msg_cancel_tasks_encode(&b, o->tasks, o->ntasks) != 0) {
+		kai_buf_fini(&b);
+		client_error(prog, NULL, "too many array tasks: at most %d",
+		    KAI_PROTO_TASKS_MAX);
+		return CLIENT_EXIT_USAGE;
+	}
+	rc = client_request(prog, KAI_MSG_CANCEL_TASKS, b.data, b.len,
+	    on_results, res);
+	kai_buf_fini(&b);
+	return rc;
+}
+
 static int
 cancel(struct opts *o)
 {
 	struct results res = {o, 0};
 	struct kai_buf b;
 	int rc;
+
+	if (o->ntasks > 0 && (rc = cancel_tasks(o, &res)) != CLIENT_EXIT_OK)
+		return rc;
+	if (o->ntasks > 0 && o->c.nids == 0 && o->c.nuids == 0 &&
+	    o->c.nqueues == 0 && o->c.state_mask == 0 && o->nnames == 0) {
+		(void)fflush(stdout);
+		return res.refused > 0 ? CLIENT_EXIT_REFUSED : CLIENT_EXIT_OK;
+	}
 
 	if (o->nnames > 0) {
 		if ((rc = resolve_names(o)) != CLIENT_EXIT_OK)
@@ -266,6 +339,7 @@ main(int argc, char **argv)
 		rc = cancel(&o);
 	}
 	kai_cancel_fini(&o.c);
+	free(o.tasks);
 	filter_free_names(o.names, o.nnames);
 	return rc;
 }

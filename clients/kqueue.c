@@ -31,6 +31,7 @@
 #include "cliopt.h"
 #include "filters.h"
 #include "jobfields.h"
+#include "jobarray.h"
 #include "jobquery.h"
 #include "output.h"
 
@@ -51,6 +52,8 @@ enum {
 
 static const struct cliopt table[] = {
     CLIOPT("account", 'A', CLIOPT_ARG, "LIST", "only jobs of these accounts"),
+    CLIOPT("array", 'r', CLIOPT_NOARG, NULL,
+	"one line per array task, pending ones too"),
     CLIOPT("Format", 'O', CLIOPT_ARG, "FIELDS",
 	"named fields, FIELD[:[.]WIDTH],..."),
     CLIOPT("format", 'o', CLIOPT_ARG, "FORMAT",
@@ -86,6 +89,7 @@ struct opts {
 	const char *format; /* -o */
 	const char *Format; /* -O */
 	bool noheader, json, lng, gpus, help, version;
+	bool array; /* -r */
 };
 
 /*
@@ -195,7 +199,7 @@ static const struct field {
 	jobfield_fn *fn;
 } fields[] = {
     {'i', "JobID", "JOBID", jf_id},
-    {'A', "JobArrayID", "JOBID", jf_id},
+    {'A', "JobArrayID", "JOBID", jf_id_raw},
     {'j', "Name", "NAME", jf_name},
     {'u', "UserName", "USER", jf_user},
     {'T', "State", "STATE", jf_state},
@@ -442,6 +446,8 @@ show(const struct opts *o, const struct layout *l, struct kai_jobinfo *jobs,
 		}
 		jobs[k++] = jobs[i];
 	}
+	if (o->array && k > 0)
+		k = jobarray_expand(&jobs, k);
 	v = jobquery_sorted(jobs, k, cmp_jobs);
 	if (o->json) {
 		root = jobquery_json(v, k);
@@ -483,6 +489,9 @@ set_opt(struct opts *o, int c, const char *arg, struct kai_err *err)
 		return 0;
 	case 'h':
 		o->noheader = true;
+		return 0;
+	case 'r':
+		o->array = true;
 		return 0;
 	case 'j':
 		return filter_parse_ids(arg, &o->q.ids, &o->q.nids, err);

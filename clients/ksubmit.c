@@ -39,6 +39,7 @@
 #include "directives.h"
 #include "model/job.h"
 #include "proto/proto.h"
+#include "proto/proto_array.h"
 #include "submit_env.h"
 #include "submit_json.h"
 #include "submit_opts.h"
@@ -254,35 +255,60 @@ build_spec(const struct submit_opts *o, struct script *s, int argc, char **argv,
 static int
 on_reply(uint16_t type, const void *body, size_t len, void *ctx)
 {
+	bool ours = type == KAI_MSG_SUBMIT_REPLY ||
+	    type == KAI_MSG_SUBMIT_EXT_REPLY;
 	struct kai_err err;
 
 	kai_err_clear(&err);
-	if (type != KAI_MSG_SUBMIT_REPLY ||
-	    kai_msg_u64_decode(body, len, ctx, &err) != 0) {
+	if (!ours || kai_msg_u64_decode(body, len, ctx, &err) != 0) {
 		client_error(prog, NULL, "invalid reply from kaid: %s",
-		    type != KAI_MSG_SUBMIT_REPLY ? "unexpected message type"
-						 : kai_err_msg(&err));
+		    !ours ? "unexpected message type" : kai_err_msg(&err));
 		return CLIENT_EXIT_CONNECT;
 	}
 	return CLIENT_EXIT_OK;
 }
 
+/*
+ * The request: a plain KAI_MSG_SUBMIT, or KAI_MSG_SUBMIT_EXT around it
+ * when the job is an array or has a dependency.
+ */
 static int
-send_spec(const struct kai_jobspec *js, bool parsable)
+encode_spec(struct kai_buf *b, const struct submit_opts *o,
+    const struct kai_jobspec *js, uint16_t *type)
+{
+	struct kai_submit_ext x;
+	int r;
+
+	*type = KAI_MSG_SUBMIT;
+	if (o->array_spec == NULL && o->dep_spec == NULL)
+		return kai_msg_submit_encode(b, js);
+	*type = KAI_MSG_SUBMIT_EXT;
+	memset(&x, 0, sizeof(x));
+	x.array = o->array_spec;
+	x.dependency = o->dep_spec;
+	x.spec = *js;	/* borrowed: not finished here */
+	r = kai_msg_submit_ext_encode(b, &x);
+	return r;
+}
+
+static int
+send_spec(const struct submit_opts *o, const struct kai_jobspec *js,
+    bool parsable)
 {
 	struct kai_buf b;
 	uint64_t id = 0;
+	uint16_t type;
 	int rc;
 
 	kai_buf_init(&b, (size_t)KAI_PROTO_BODY_MAX);
-	if (kai_msg_submit_encode(&b, js) != 0) {
+	if (encode_spec(&b, o, js, &type) != 0) {
 		kai_buf_fini(&b);
 		client_error(prog, NULL,
 		    "job is too large to send: the request passes %d bytes",
 		    KAI_PROTO_BODY_MAX);
 		return CLIENT_EXIT_USAGE;
 	}
-	rc = client_request(prog, KAI_MSG_SUBMIT, b.data, b.len, on_reply, &id);
+	rc = client_request(prog, type, b.data, b.len, on_reply, &id);
 	kai_buf_fini(&b);
 	if (rc != CLIENT_EXIT_OK)
 		return rc;
@@ -363,7 +389,7 @@ submit(const struct submit_opts *cli, struct submit_opts *o, int argc,
 		rc = CLIENT_EXIT_USAGE;
 		goto out;
 	}
-	rc = send_spec(&js, o->parsable);
+	rc = send_spec(o, &js, o->parsable);
 out:
 	kai_jobspec_fini(&js);
 	free(s.text);

@@ -69,7 +69,8 @@ clients_kinfo_LDADD = $(CLIENT_LIBS)
 clients_ksubmit_SOURCES = clients/ksubmit.c
 clients_ksubmit_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_ksubmit_LDADD = $(CLIENT_LIBS)
-clients_kqueue_SOURCES = clients/kqueue.c
+clients_kqueue_SOURCES = clients/kqueue.c clients/jobarray.c \
+	clients/jobarray.h
 clients_kqueue_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kqueue_LDADD = $(CLIENT_LIBS)
 clients_kcancel_SOURCES = clients/kcancel.c

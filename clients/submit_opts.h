@@ -9,8 +9,8 @@
  *     letters, so that "#SBATCH" lines parse as sbatch parses them --
  *     unambiguous prefixes included ("--tasks" is --tasks-per-node,
  *     "--cpus" is ambiguous).  Each is honoured, parsed but refused at
- *     submission because kaid cannot honour it yet (SOPT_LATER: --array,
- *     --dependency, ...), accepted with one warning and dropped because a
+ *     submission because kaid cannot honour it yet (SOPT_LATER: --begin,
+ *     --signal, ...), accepted with one warning and dropped because a
  *     Kubernetes cluster gives it no meaning (SOPT_IGNORE: --mail-type,
  *     --constraint, ...), or always refused (SOPT_REFUSE: --uid, ...).
  *  2. kaibatch's own options (SOPT_KAI: --image, --gpu-fraction, ...),
@@ -132,11 +132,11 @@ struct submit_opts {
 	bool hold;                   /* -H */
 	int requeue;                 /* --requeue 1, --no-requeue 0, -1 */
 	char open_mode;              /* 'a', 't', or 0 = not given */
-	/* sbatch's, parsed but not honoured yet (SOPT_LATER) */
 	char *array_spec; /* -a as written; NULL = not an array */
 	struct submit_array array;
 	char *dep_spec; /* -d as written */
 	struct submit_dep dep;
+	/* sbatch's, parsed but not honoured yet (SOPT_LATER) */
 	char *begin;     /* -b as written */
 	int64_t begin_t; /* and as unix seconds */
 	bool signal_set; /* --signal given */

@@ -144,9 +144,7 @@ submit_opts_refusals(const struct submit_opts *o, const char **names,
 		bool used;
 		const char *label;
 	} later[] = {
-	    {o->array_spec != NULL, "--array"},
 	    {o->begin != NULL, "--begin"},
-	    {o->dep_spec != NULL, "--dependency"},
 	    {o->input != NULL && !no_input(o->input), "--input"},
 	    {o->open_mode == 'a', "--open-mode=append"},
 	    {o->signal_set, "--signal"},

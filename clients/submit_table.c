@@ -41,7 +41,7 @@ const struct cliopt submit_table[] = {
     /* sbatch's options */
     CLIOPT("account", 'A', CLIOPT_ARG, "ACCOUNT", "charge the job to ACCOUNT"),
     OPT("array", 'a', CLIOPT_ARG, "INDEXES",
-	"a job array: 0-15, 1,3,5-7, 0-15:4, 1-100%10 (not yet)", LATER),
+	"a job array: 0-15, 1,3,5-7, 0-15:4, 1-100%10", 0),
     OPT("begin", 'b', CLIOPT_ARG, "TIME",
 	"start no earlier than TIME (not yet)", LATER),
     CLIOPT("chdir", 'D', CLIOPT_ARG, "DIR",
@@ -50,7 +50,7 @@ const struct cliopt submit_table[] = {
     CLIOPT("cpus-per-gpu", K_CPUS_PER_GPU, CLIOPT_ARG, "N",
 	"CPUs for each GPU of a task"),
     OPT("dependency", 'd', CLIOPT_ARG, "TYPE:ID[:ID][,...]",
-	"start after other jobs (not yet)", LATER),
+	"start after other jobs", 0),
     CLIOPT("error", 'e', CLIOPT_ARG, "PATTERN",
 	"standard error file (default: the output file)"),
     CLIOPT("export", K_EXPORT, CLIOPT_ARG, "ALL|NONE|VARS",

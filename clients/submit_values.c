@@ -258,22 +258,24 @@ bad:
 int
 submit_array_parse(const char *s, struct submit_array *a, struct kai_err *err)
 {
-	bool seen[SUBMIT_ARRAY_MAX_SIZE];
+	bool *seen;
 	const char *p = s, *pct = strchr(s, '%'), *end, *comma;
 	int64_t throttle = SUBMIT_UNSET;
 	size_t i, n = 0;
 
-	memset(seen, 0, sizeof(seen));
 	end = pct != NULL ? pct : s + strlen(s);
 	if (pct != NULL &&
 	    !digits_value(pct + 1, strlen(pct + 1), 0, COUNT_MAX, &throttle))
 		return kai_err_set(err, KAI_EINVAL,
 		    "invalid array \"%s\": bad task limit after \"%%\"", s);
+	seen = kai_xcalloc(SUBMIT_ARRAY_MAX_SIZE, sizeof(*seen));
 	for (;;) {
 		comma = memchr(p, ',', (size_t)(end - p));
 		if (array_item(s, p, comma != NULL ? comma : end, seen, err) !=
-		    0)
+		    0) {
+			free(seen);
 			return KAI_EINVAL;
+		}
 		if (comma == NULL)
 			break;
 		p = comma + 1;
@@ -285,6 +287,7 @@ submit_array_parse(const char *s, struct submit_array *a, struct kai_err *err)
 	for (i = 0; i < SUBMIT_ARRAY_MAX_SIZE; i++)
 		if (seen[i])
 			a->idx[a->n++] = (uint32_t)i;
+	free(seen);
 	a->throttle = throttle;
 	return 0;
 }

@@ -26,15 +26,16 @@
 
 #include "base/compiler.h"
 #include "base/err.h"
+#include "model/array.h"
 
 /* "Not given" for the integer fields of the structs below. */
 #define SUBMIT_UNSET (-1)
 
 /*
- * Slurm's default MaxArraySize: indices run from 0 to 1000.  kaid has no
- * setting for it yet, so ksubmit applies the default a stock Slurm has.
+ * Indices run from 0 to kaid's KAI_ARRAY_INDEX_MAX (model/array.h),
+ * above a stock Slurm's 1000: a 10,000-task array is one row in kaid.
  */
-#define SUBMIT_ARRAY_MAX_SIZE 1001
+#define SUBMIT_ARRAY_MAX_SIZE (KAI_ARRAY_INDEX_MAX + 1)
 
 /* A GPU request of one kind (per job, node or task). */
 struct submit_gpu {

@@ -5,7 +5,8 @@ SQL_MIGRATIONS = \
 	sql/001-initial.sql \
 	sql/002-queues.sql \
 	sql/003-job-scheduling.sql \
-	sql/004-usage.sql
+	sql/004-usage.sql \
+	sql/005-arrays.sql
 
 EXTRA_DIST += $(SQL_MIGRATIONS) build-aux/sql2c.sh
 CLEANFILES += sql/migrations.c

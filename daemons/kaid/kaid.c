@@ -118,8 +118,13 @@ open_db(struct kaid *k, struct kai_err *err)
 	if (kai_db_open(k->conf->database, &k->db, err) != 0 ||
 	    kai_db_migrate(k->db, &version, err) != 0 ||
 	    seed_queues(k, err) != 0 ||
-	    kai_db_jobs_load_active(k->db, &jobs, &n, err) != 0)
+	    kai_db_jobs_load_active(k->db, &jobs, &n, err) != 0 ||
+	    kai_db_jobs_load_ext(k->db, jobs, n, err) != 0) {
+		for (i = 0; i < n; i++)
+			kai_job_fini(&jobs[i]);
+		free(jobs);
 		return err->code;
+	}
 	for (i = 0; i < n; i++) {
 		struct kai_job *j = kai_xcalloc(1, sizeof(*j));
 
@@ -172,6 +177,7 @@ kaid_init(struct kaid *k)
 	kai_map_init(&k->nodes, node_free);
 	kai_map_init(&k->pods, pod_rec_free);
 	kai_map_init(&k->inflight, NULL);
+	kai_map_init(&k->dep_done, free);
 }
 
 static void
@@ -198,6 +204,7 @@ kaid_fini(struct kaid *k)
 	kai_map_fini(&k->pods);
 	kai_map_fini(&k->inflight);
 	metrics_fini(&k->metrics);
+	deps_free(k);
 	kai_loop_free(k->loop);
 	kai_conf_free(k->conf);
 }

@@ -18,10 +18,12 @@
 #include "base/map.h"
 #include "conf/conf.h"
 #include "db/db.h"
+#include "db/db_array.h"
 #include "kube/kube.h"
 #include "metrics.h"
 #include "model/job.h"
 #include "proto/proto.h"
+#include "proto/proto_array.h"
 #include "sched/sched_model.h"
 #include "sys/loop.h"
 
@@ -35,6 +37,9 @@ struct submit {
 	struct kai_db_newjob nj;
 	char *user;
 	char *queue;
+	struct kai_db_jobext ext;	/* arrays.c: --array, --dependency */
+	char *ext_text[2];		/* owned texts ext points to */
+	uint16_t reply_type;		/* 0 = KAI_MSG_SUBMIT_REPLY */
 };
 
 /* What kaid remembers of a pod from the watch. */
@@ -105,6 +110,8 @@ struct kaid {
 	struct log_stream *logs;  /* klog requests being answered */
 	struct usage *usage;	  /* decayed usage (usage.c) */
 	struct kai_share share;	  /* the last pass's figures, for kshare */
+	struct kai_map dep_done;  /* deps.c: finished targets, key -> */
+	bool tick_again;	  /* arrays.c: tasks left to start: tick soon */
 };
 
 /* kaid.c */
@@ -342,6 +349,44 @@ bool evict_pods_linger(const struct kaid *k, const struct kai_job *j);
  * the caller's to delete): allocations dropped, PENDING, count raised.
  */
 void evict_requeued(struct kai_job *j, const char *why);
+
+/* arrays.c: job arrays (doc/architecture.md, "Job arrays") */
+/*
+ * Checks a submission's --array and --dependency and fills s->ext;
+ * refuses a dependency on a job that does not exist.
+ */
+int arrays_submit_check(struct kaid *k, struct submit *s,
+    struct kai_submit_ext *x, struct kai_err *err) KAI_MUST_CHECK;
+void arrays_submit_fini(struct submit *s);
+/* Sets a freshly inserted job's array and dependency fields from s. */
+void arrays_job_init(struct kai_job *j, const struct submit *s);
+/*
+ * Splits a task off every array among the placed snapshot jobs
+ * which[0..n) (one transaction) and points the snapshot at the task.
+ * Returns how many of which[] remain to place: an array that could not
+ * be split is dropped from this tick.
+ */
+size_t arrays_split_placed(struct kaid *k, struct snap *sn, size_t *which,
+    size_t n);
+/* A pending task record for task of array a, with job id id. */
+struct kai_job *arrays_task_new(const struct kai_job *a, uint64_t id,
+    uint32_t task);
+/* "123_4", "123_[5-99%10]", or NULL outside arrays; caller frees. */
+char *arrays_display(const struct kai_job *j);
+/* Adds to c's ids the active tasks of every array it names. */
+void arrays_expand_ids(const struct kaid *k, struct kai_cancel *c);
+bool rpc_cancel_tasks(struct kaid *k, const struct rpc_req *req);
+bool rpc_submit_ext(struct kaid *k, const struct rpc_req *req);
+
+/* deps.c: dependencies and array throttles, evaluated each tick */
+/*
+ * Sets j->gate of every pending job: NULL when the scheduler may see it,
+ * else "Dependency", "DependencyNeverSatisfied" or "JobArrayTaskLimit".
+ * Finished targets are read from PostgreSQL in one query per tick, and
+ * only once each (k->dep_done).
+ */
+void deps_update(struct kaid *k);
+void deps_free(struct kaid *k);
 
 /* reconcile.c */
 void reconcile_pod(struct kaid *k, const char *name, struct pod_rec *pr,

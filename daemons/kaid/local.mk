@@ -1,6 +1,8 @@
 # daemons/kaid: the controller daemon.  It may use every module in src/.
 sbin_PROGRAMS += daemons/kaid/kaid
 daemons_kaid_kaid_SOURCES = \
+	daemons/kaid/arrays.c \
+	daemons/kaid/deps.c \
 	daemons/kaid/dispatch.c \
 	daemons/kaid/events.c \
 	daemons/kaid/evict.c \
@@ -14,6 +16,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/queues.c \
 	daemons/kaid/reconcile.c \
 	daemons/kaid/rpc.c \
+	daemons/kaid/rpc_array.c \
 	daemons/kaid/rpc_cancel.c \
 	daemons/kaid/rpc_jobctl.c \
 	daemons/kaid/rpc_log.c \

@@ -27,6 +27,7 @@
 
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "model/array.h"
 #include "model/hostlist.h"
 
 /* The port task 0 listens on for torch.distributed's rendezvous. */
@@ -116,7 +117,8 @@ podenv_dns_search(const struct kaid *k, uint64_t job_id)
 static char *
 path_expand(const char *pattern, const char *workdir, const struct kai_job *j)
 {
-	char *p = kai_pattern_expand(pattern, j->id, j->name, j->user);
+	char *p = kai_pattern_expand_array(pattern, j->id, j->name, j->user,
+	    j->array_job_id, j->array_task_id);
 	char *abs;
 
 	if (p[0] == '/')
@@ -212,6 +214,25 @@ add_slurm(const struct kai_job *j, const struct kai_jobspec *js,
 	free(list);
 }
 
+/* SLURM_ARRAY_*: the array's id, this task, and the whole array's set. */
+static void
+add_array(const struct kai_job *j, struct podenv *e)
+{
+	struct kai_array a = {NULL, 0, 0};
+	struct kai_err err;
+
+	if (j->array_job_id == 0 || j->array_spec == NULL ||
+	    kai_array_parse(j->array_spec, &a, &err) != 0)
+		return;
+	kv_setu(e, "SLURM_ARRAY_JOB_ID", j->array_job_id);
+	kv_setu(e, "SLURM_ARRAY_TASK_ID", j->array_task_id);
+	kv_setu(e, "SLURM_ARRAY_TASK_COUNT", kai_array_count(&a));
+	kv_setu(e, "SLURM_ARRAY_TASK_MIN", kai_array_min(&a));
+	kv_setu(e, "SLURM_ARRAY_TASK_MAX", kai_array_max(&a));
+	kv_setu(e, "SLURM_ARRAY_TASK_STEP", kai_array_step(&a));
+	kai_array_fini(&a);
+}
+
 /* What torchrun, Lightning and DeepSpeed read to find each other. */
 static void
 add_torch(const struct kai_job *j, uint32_t task, struct podenv *e)
@@ -234,7 +255,8 @@ podenv_build(const struct kai_job *j, const struct kai_jobspec *js,
 	KAI_ASSERT(task < j->nallocs);
 	add_exported(js, e);
 	out = path_expand(js->stdout_pattern != NULL ? js->stdout_pattern :
-	    "slurm-%j.out", js->workdir, j);
+	    j->array_job_id != 0 ? "slurm-%A_%a.out" : "slurm-%j.out",
+	    js->workdir, j);
 	err = js->stderr_pattern != NULL ?
 	    path_expand(js->stderr_pattern, js->workdir, j) : kai_xstrdup(out);
 	kv_set(e, "KAI_SCRIPT", js->script);
@@ -246,6 +268,7 @@ podenv_build(const struct kai_job *j, const struct kai_jobspec *js,
 	if (j->ntasks > 1)
 		kv_set(e, "KAI_APPEND", "1");
 	add_slurm(j, js, task, e);
+	add_array(j, e);
 	add_torch(j, task, e);
 	free(out);
 	free(err);

@@ -33,6 +33,8 @@ static const struct rpc_entry {
 	int flags;
 } rpc_table[] = {
 	{KAI_MSG_SUBMIT, "submit", rpc_submit, RPC_MUTATES},
+	{KAI_MSG_SUBMIT_EXT, "submit", rpc_submit_ext, RPC_MUTATES},
+	{KAI_MSG_CANCEL_TASKS, "cancel", rpc_cancel_tasks, RPC_MUTATES},
 	{KAI_MSG_QUERY, "query", rpc_query, 0},
 	{KAI_MSG_CANCEL, "cancel", rpc_cancel, RPC_MUTATES},
 	{KAI_MSG_PING, "ping", rpc_ping, 0},

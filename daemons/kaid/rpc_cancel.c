@@ -118,6 +118,7 @@ rpc_cancel(struct kaid *k, const struct rpc_req *req)
 		server_reply_error(k, req->conn, err.code, err.msg, NULL);
 		return false;
 	}
+	arrays_expand_ids(k, &c);
 	select_and_cancel(k, req, &c, &res, &nres);
 	kai_buf_init(&b, KAI_PROTO_BODY_MAX);
 	if (kai_msg_cancel_reply_encode(&b, res, nres) == 0)

@@ -107,11 +107,14 @@ query_cache(struct kaid *k, struct conn *conn, const struct kai_query *q)
 		o->workdir = j->workdir;
 		o->hold = j->hold;
 		o->priority = j->priority;
+		o->array_id = arrays_display(j);
 		n++;
 	}
 	reply_jobs(k, conn, out, n);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		free(out[i].nodelist);
+		free(out[i].array_id);
+	}
 	free(out);
 }
 

@@ -113,13 +113,56 @@ submit_resolve(struct kaid *k, const struct rpc_req *req, struct submit *s,
 	return 0;
 }
 
+static bool submit_enqueue(struct kaid *k, const struct rpc_req *req,
+    struct submit *sp);
+
 static void
 submit_fini(struct submit *s)
 {
+	arrays_submit_fini(s);
 	kai_jobspec_fini(&s->spec);
 	free(s->user);
 	free(s->queue);
 	memset(s, 0, sizeof(*s));
+}
+
+static void
+submit_refuse(struct kaid *k, const struct rpc_req *req, struct submit *s,
+    const struct kai_err *err)
+{
+	kai_log_info("audit: uid=%u action=submit result=refused: %s",
+	    req->uid, err->msg);
+	k->metrics.submit_refused++;
+	server_reply_error(k, req->conn, err->code, err->msg, err->hint);
+	submit_fini(s);
+}
+
+/* A submission with --array or --dependency (KAI_MSG_SUBMIT_EXT). */
+bool
+rpc_submit_ext(struct kaid *k, const struct rpc_req *req)
+{
+	struct kai_submit_ext x;
+	struct submit s;
+	struct kai_err err;
+	int r;
+
+	memset(&s, 0, sizeof(s));
+	if (kai_msg_submit_ext_decode(req->body, req->len, &x, &err) != 0) {
+		submit_refuse(k, req, &s, &err);
+		return false;
+	}
+	s.spec = x.spec;
+	memset(&x.spec, 0, sizeof(x.spec));
+	r = submit_resolve(k, req, &s, &err);
+	if (r == 0)
+		r = arrays_submit_check(k, &s, &x, &err);
+	kai_submit_ext_fini(&x);
+	if (r != 0) {
+		submit_refuse(k, req, &s, &err);
+		return false;
+	}
+	s.reply_type = KAI_MSG_SUBMIT_EXT_REPLY;
+	return submit_enqueue(k, req, &s);
 }
 
 bool
@@ -131,13 +174,18 @@ rpc_submit(struct kaid *k, const struct rpc_req *req)
 	memset(&s, 0, sizeof(s));
 	if (kai_msg_submit_decode(req->body, req->len, &s.spec, &err) != 0 ||
 	    submit_resolve(k, req, &s, &err) != 0) {
-		kai_log_info("audit: uid=%u action=submit result=refused: %s",
-		    req->uid, err.msg);
-		k->metrics.submit_refused++;
-		server_reply_error(k, req->conn, err.code, err.msg, err.hint);
-		submit_fini(&s);
+		submit_refuse(k, req, &s, &err);
 		return false;
 	}
+	return submit_enqueue(k, req, &s);
+}
+
+/* Queues an accepted submission for the group commit. */
+static bool
+submit_enqueue(struct kaid *k, const struct rpc_req *req, struct submit *sp)
+{
+	struct submit s = *sp;
+
 	s.conn = req->conn;
 	if (k->nsubmits == k->capsubmits) {
 		k->capsubmits = k->capsubmits ? k->capsubmits * 2 : 64;
@@ -191,6 +239,7 @@ job_from_submit(const struct submit *s, uint64_t id)
 	j->topology = kai_xstrdup(js->topology != NULL ? js->topology : "");
 	j->topology_preferred = kai_xstrdup(js->topology_preferred != NULL
 		? js->topology_preferred : "");
+	arrays_job_init(j, s);
 	return j;
 }
 
@@ -205,10 +254,34 @@ submit_answer(struct kaid *k, struct submit *s, uint64_t id,
 	} else {
 		kai_buf_init(&b, 64);
 		if (kai_msg_u64_encode(&b, id) == 0)
-			server_reply(k, s->conn, KAI_MSG_SUBMIT_REPLY, 0, &b);
+			server_reply(k, s->conn, s->reply_type != 0 ?
+			    s->reply_type : KAI_MSG_SUBMIT_REPLY, 0, &b);
 		kai_buf_fini(&b);
 	}
 	server_resume(k, s->conn);
+}
+
+/* The batch in one transaction; with arrays.c's columns if any needs. */
+static int
+submit_insert(struct kaid *k, const struct kai_db_newjob *nj, size_t n,
+    uint64_t *ids, struct kai_err *err)
+{
+	struct kai_db_jobext *ext;
+	size_t i;
+	bool any = false;
+	int r;
+
+	for (i = 0; i < n; i++)
+		any |= k->submits[i].ext.array_spec != NULL ||
+		    k->submits[i].ext.dependency != NULL;
+	if (!any)
+		return kai_db_jobs_insert(k->db, nj, n, ids, err);
+	ext = kai_xcalloc(n, sizeof(*ext));
+	for (i = 0; i < n; i++)
+		ext[i] = k->submits[i].ext;
+	r = kai_db_jobs_insert_ext(k->db, nj, ext, n, ids, err);
+	free(ext);
+	return r;
 }
 
 void
@@ -228,7 +301,7 @@ submit_commit(struct kaid *k)
 		nj[i] = k->submits[i].nj;
 		nj[i].spec = &k->submits[i].spec;
 	}
-	if (kai_db_jobs_insert(k->db, nj, n, ids, &err) != 0) {
+	if (submit_insert(k, nj, n, ids, &err) != 0) {
 		kai_log_err("could not store %zu submissions: %s", n, err.msg);
 		k->metrics.submit_failed += n;
 		kai_err_prefix(&err, "could not store the job");

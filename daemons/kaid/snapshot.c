@@ -338,6 +338,11 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 
 		if (j->state != KAI_JOB_PENDING && !active)
 			continue;
+		if (j->state == KAI_JOB_PENDING && j->gate != NULL) {
+			sn->lost[sn->nlost] = j; /* deps.c: not yet */
+			sn->lost_why[sn->nlost++] = kai_xstrdup(j->gate);
+			continue;
+		}
 		if ((why = queue_problem(k, j)) == NULL) {
 			add_job(sn, j, use);
 		} else if (active) {

@@ -94,7 +94,8 @@ state_job_matches(const struct kai_job *j, const uint64_t *ids, size_t nids,
 	if (state_mask != 0 &&
 	    (state_mask & KAI_JOB_STATE_BIT(j->state)) == 0)
 		return false;
-	for (i = 0; i < nids && ids[i] != j->id; i++)
+	for (i = 0; i < nids && ids[i] != j->id &&
+	    ids[i] != j->array_job_id; i++) /* "123" names its tasks too */
 		;
 	if (nids > 0 && i == nids)
 		return false;

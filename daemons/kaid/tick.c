@@ -28,6 +28,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/xmalloc.h"
 #include "kaid.h"
@@ -40,6 +41,9 @@
  * (a snapshot of every pending job) per group commit.
  */
 #define TICK_MIN_GAP_DIV 4
+/* More cycles in one tick while array tasks start (arrays_more_rounds). */
+#define TICK_ARRAY_ROUNDS    64
+#define TICK_ARRAY_BUDGET_MS 50
 
 /* Reasons that changed this tick, to store in one statement. */
 struct reasons {
@@ -272,6 +276,8 @@ tick_act(struct kaid *k, const struct snap *sn,
 	}
 	(void)evict_commit(k, sn, r);
 	if (n > 0)
+		n = arrays_split_placed(k, (struct snap *)sn, which, n);
+	if (n > 0)
 		commit_placements(k, sn, r, which, n);
 	free(which);
 }
@@ -294,6 +300,7 @@ tick_run(struct kaid *k)
 		if (k->jobs[i]->state == KAI_JOB_CONFIGURING)
 			dispatch_ensure_pods(k, k->jobs[i]);
 	evict_retry_deletes(k);
+	deps_update(k);
 	snap_build(k, &sn);
 	usage_config(k, &sn.s.config);	/* kaid.yaml's scheduling: */
 	usage_update(k, sn.s.now);
@@ -311,9 +318,14 @@ tick_run(struct kaid *k)
 		cycle_failed(k, &err);
 	} else {
 		KAI_FREE(k->tick_error);
-		tick_act(k, &sn, &r, &rs);
+		/*
+		 * Before tick_act(): acting on evictions may free jobs the
+		 * snapshot points to (a --no-requeue victim leaves the
+		 * cache), and these read the snapshot's jobs.
+		 */
 		metrics_tick_result(&k->metrics, &sn.s, &r);
 		share_keep(k, &sn, &r);	/* for kshare */
+		tick_act(k, &sn, &r, &rs);
 		kai_sched_result_fini(&r);
 	}
 	if (rs.n > 0 && kai_db_jobs_set_reason(k->db, rs.ids,
@@ -330,6 +342,28 @@ tick_run(struct kaid *k)
 	metrics_tick_end(&k->metrics);
 }
 
+/*
+ * An array starts one task per cycle (arrays.c); while one was split and
+ * tasks are left, run more cycles now, within a small budget, so that an
+ * array fills free capacity in one tick instead of one task per tick.
+ */
+static void
+arrays_more_rounds(struct kaid *k)
+{
+	struct timespec t0, t;
+	int round;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (round = 1; round < TICK_ARRAY_ROUNDS && k->tick_again; round++) {
+		k->tick_again = false;
+		tick_run(k);
+		(void)clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000 +
+		    (t.tv_nsec - t0.tv_nsec) / 1000000 >= TICK_ARRAY_BUDGET_MS)
+			break;
+	}
+}
+
 static void
 tick_timer(struct kai_loop *loop, uint64_t id, void *ctx)
 {
@@ -339,8 +373,13 @@ tick_timer(struct kai_loop *loop, uint64_t id, void *ctx)
 	k->tick_soon = false;
 	k->last_tick_ms = kai_loop_now_ms(loop);
 	tick_run(k);
+	arrays_more_rounds(k);
 	k->tick_timer = kai_loop_timer_add(loop, k->conf->sched_interval_ms,
 	    tick_timer, k);
+	if (k->tick_again) { /* array tasks are left to start */
+		k->tick_again = false;
+		tick_soon(k);
+	}
 }
 
 void

@@ -23,6 +23,7 @@
 
 #include "db/db.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,8 @@ static const char query_head[] =
     "SELECT id, coalesce(name, ''), uid, gid, user_name, queue, account, "
     "state, reason, submit_time, start_time, end_time, time_limit_s, "
     "ntasks, cpus_per_task, mem_mb, gpus_per_task, nodelist, exit_code, "
-    "exit_signal, workdir, stdout_pattern, stderr_pattern, hold, priority "
+    "exit_signal, workdir, stdout_pattern, stderr_pattern, hold, priority, "
+    "array_job_id, array_task_id, array_pending, array_throttle "
     "FROM jobs WHERE true";
 
 /* Appends " AND <pre>$n<post>" for parameter n. */
@@ -51,6 +53,17 @@ add_filter(struct kai_buf *sql, struct kai_db_params *p, const char *pre,
 {
 	return add_cond(sql, pre, kai_db_param_own(p, kai_buf_detach(lit,
 	    NULL)), post);
+}
+
+/* Job ids: the jobs themselves, and every task of an array among them. */
+static int
+add_ids_filter(struct kai_buf *sql, struct kai_db_params *p,
+    struct kai_buf *lit)
+{
+	int n = kai_db_param_own(p, kai_buf_detach(lit, NULL));
+
+	return kai_buf_addf(sql, " AND (id = ANY($%d::bigint[]) OR "
+	    "array_job_id = ANY($%d::bigint[]))", n, n);
 }
 
 static int
@@ -87,7 +100,7 @@ build_query(struct kai_buf *sql, struct kai_db_params *p,
 	kai_buf_init(&lit, KAI_DB_TEXT_MAX);
 	if (r == 0 && q->nids > 0 &&
 	    (r = kai_db_array_u64(&lit, q->ids, q->nids)) == 0)
-		r = add_filter(sql, p, "id = ANY(", &lit, "::bigint[])");
+		r = add_ids_filter(sql, p, &lit);
 	if (r == 0 && q->nuids > 0 &&
 	    (r = kai_db_array_u32(&lit, q->uids, q->nuids)) == 0)
 		r = add_filter(sql, p, "uid = ANY(", &lit, "::bigint[])");
@@ -119,13 +132,21 @@ build_query(struct kai_buf *sql, struct kai_db_params *p,
  * Plain copies rather than a printf: this runs twice per row of answers
  * that may hold 10,000 rows.
  */
+/* A record's array (columns 25-28 of the query): id 0 = none. */
+struct arr {
+	uint64_t id;
+	uint32_t task;
+};
+
 static char *
-expand_path(const char *pattern, const struct kai_jobinfo *ji)
+expand_path(const char *pattern, const struct kai_jobinfo *ji,
+    const struct arr *arr)
 {
 	size_t wl, sl;
 	char *s, *abs;
 
-	s = kai_pattern_expand(pattern, ji->id, ji->name, ji->user);
+	s = kai_pattern_expand_array(pattern, ji->id, ji->name, ji->user,
+	    arr->id, arr->task);
 	if (s[0] == '/')
 		return s;
 	wl = strlen(ji->workdir);
@@ -140,9 +161,33 @@ expand_path(const char *pattern, const struct kai_jobinfo *ji)
 	return abs;
 }
 
+/* "123_4" or "123_[5-99%10]" (array_pending), as squeue shows them. */
+static void
+row_to_array(struct kai_db_row *r, struct kai_jobinfo *ji, struct arr *arr)
+{
+	uint32_t thr;
+
+	memset(arr, 0, sizeof(*arr));
+	if (PQgetisnull(r->res, r->row, 25))
+		return;
+	arr->id = kai_db_get_u64(r, 25);
+	if (!PQgetisnull(r->res, r->row, 27)) {
+		thr = kai_db_get_u32(r, 28);
+		ji->array_id = thr > 0 ? kai_xasprintf("%" PRIu64 "_[%s%%%"
+		    PRIu32 "]", arr->id, PQgetvalue(r->res, r->row, 27),
+		    thr) : kai_xasprintf("%" PRIu64 "_[%s]", arr->id,
+		    PQgetvalue(r->res, r->row, 27));
+		return;
+	}
+	arr->task = kai_db_get_u32(r, 26);
+	ji->array_id = kai_xasprintf("%" PRIu64 "_%" PRIu32, arr->id,
+	    arr->task);
+}
+
 static void
 row_to_info(struct kai_db_row *r, struct kai_jobinfo *ji)
 {
+	struct arr arr;
 	const char *out, *errp;
 
 	ji->id = kai_db_get_u64(r, 0);
@@ -168,12 +213,14 @@ row_to_info(struct kai_db_row *r, struct kai_jobinfo *ji)
 	ji->workdir = kai_db_get_dup(r, 20);
 	ji->hold = kai_db_get_bool(r, 23);
 	ji->priority = kai_db_get_u32(r, 24);
-	out = PQgetisnull(r->res, r->row, 21) ? "slurm-%j.out" :
+	row_to_array(r, ji, &arr);
+	out = PQgetisnull(r->res, r->row, 21) ?
+	    (arr.id != 0 ? "slurm-%A_%a.out" : "slurm-%j.out") :
 	    PQgetvalue(r->res, r->row, 21);
 	errp = PQgetisnull(r->res, r->row, 22) ? NULL :
 	    PQgetvalue(r->res, r->row, 22);
-	ji->stdout_path = expand_path(out, ji);
-	ji->stderr_path = errp != NULL ? expand_path(errp, ji) :
+	ji->stdout_path = expand_path(out, ji, &arr);
+	ji->stderr_path = errp != NULL ? expand_path(errp, ji, &arr) :
 	    kai_xstrdup(ji->stdout_path);
 }
 

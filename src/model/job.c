@@ -80,6 +80,7 @@ kai_jobinfo_fini(struct kai_jobinfo *ji)
 	free(ji->workdir);
 	free(ji->stdout_path);
 	free(ji->stderr_path);
+	free(ji->array_id);
 	memset(ji, 0, sizeof(*ji));
 }
 
@@ -111,6 +112,14 @@ kai_job_fini(struct kai_job *job)
 	free(job->allocs);
 	free(job->topology);
 	free(job->topology_preferred);
+	if (job->array_pending != NULL)
+		kai_array_fini(job->array_pending);
+	free(job->array_pending);
+	free(job->array_spec);
+	free(job->dep_text);
+	if (job->dep != NULL)
+		kai_dep_fini(job->dep);
+	free(job->dep);
 	memset(job, 0, sizeof(*job));
 }
 
@@ -523,9 +532,15 @@ sb_num(struct sb *b, uint64_t v, int width)
  * Appends the expansion of the %-sequence at *p (just after the '%'),
  * advancing *p past it; unknown sequences are copied unchanged.
  */
+/* The array of a job being expanded: id 0 = not an array. */
+struct arr_ids {
+	uint64_t id;
+	uint32_t task;
+};
+
 static void
 expand_one(struct sb *b, const char **p, uint64_t jobid, const char *jobname,
-    const char *user)
+    const char *user, const struct arr_ids *arr)
 {
 	const char *start = *p - 1, *q = *p;
 	int width = 0;
@@ -544,11 +559,13 @@ expand_one(struct sb *b, const char **p, uint64_t jobid, const char *jobname,
 		break;
 	case 'j':
 	case 'J': /* the batch step's %J is the job id alone */
-	case 'A': /* array master id: the job id until arrays exist */
 		sb_num(b, jobid, width);
 		break;
+	case 'A': /* array master id: the job id outside an array */
+		sb_num(b, arr->id != 0 ? arr->id : jobid, width);
+		break;
 	case 'a':
-		sb_num(b, 0, width);
+		sb_num(b, arr->id != 0 ? arr->task : 0, width);
 		break;
 	case 'x':
 		sb_adds(b, jobname);
@@ -567,6 +584,14 @@ char *
 kai_pattern_expand(const char *pattern, uint64_t jobid, const char *jobname,
     const char *user)
 {
+	return kai_pattern_expand_array(pattern, jobid, jobname, user, 0, 0);
+}
+
+char *
+kai_pattern_expand_array(const char *pattern, uint64_t jobid,
+    const char *jobname, const char *user, uint64_t array_id, uint32_t task)
+{
+	const struct arr_ids arr = {array_id, task};
 	struct sb b = {NULL, 0, 0};
 	const char *p = pattern, *lit;
 
@@ -578,7 +603,7 @@ kai_pattern_expand(const char *pattern, uint64_t jobid, const char *jobname,
 		sb_add(&b, lit, (size_t)(p - lit));
 		if (*p == '%') {
 			p++;
-			expand_one(&b, &p, jobid, jobname, user);
+			expand_one(&b, &p, jobid, jobname, user, &arr);
 		}
 	}
 	return b.p;

@@ -18,6 +18,8 @@
 
 #include "base/compiler.h"
 #include "base/err.h"
+#include "model/array.h"
+#include "model/dep.h"
 #include "model/jobstate.h"
 
 /* Hard limits on what a submission may carry (checked by the codec too). */
@@ -103,6 +105,7 @@ struct kai_jobinfo {
 	char *stderr_path;
 	bool hold;
 	uint32_t priority;
+	char *array_id;		/* "123_4", "123_[5-99%10]"; NULL = no array */
 };
 
 /*
@@ -155,6 +158,16 @@ struct kai_job {
 	uint64_t gpu_memory_mb; /* MiB of one GPU per task; 0 = none */
 	char *topology;		/* required level; "" = none */
 	char *topology_preferred; /* "" = none */
+	/* Job arrays (daemons/kaid/arrays.c) and dependencies (deps.c). */
+	uint64_t array_job_id;	/* the array's first id; 0 = no array */
+	uint32_t array_task_id;	/* this record's task (not the remainder) */
+	struct kai_array *array_pending; /* tasks not split off; NULL = one */
+	char *array_spec;	/* all the array's tasks, as stored */
+	char *dep_text;		/* canonical dependency; NULL = none */
+	struct kai_dep *dep;	/* parsed dep_text; NULL = none or met */
+	bool kill_on_invalid_dep;
+	const char *gate;	/* kaid's deps.c: why the scheduler may not
+				 * see it this tick (static); NULL = may */
 };
 
 void kai_job_fini(struct kai_job *job);
@@ -224,11 +237,17 @@ int kai_mem_parse(const char *s, uint64_t *mib, struct kai_err *err)
 /*
  * Expands a Slurm file name pattern: %j job id, %x job name, %u user,
  * %% a percent, %J job id (the batch step's %J has no step part),
- * %A/%a array (job id / "0" until arrays exist), a width after % zero-pads
+ * %A/%a array (job id / "0" outside an array), a width after % zero-pads
  * numbers ("%4j", capped at 10 as Slurm does).  Other %-sequences (%N, %t,
  * %q, ...) are kept as they are.  Caller owns the result.
  */
 char *kai_pattern_expand(const char *pattern, uint64_t jobid,
     const char *jobname, const char *user);
+/*
+ * The same for an array task: %A is array_id, %a is task (%j stays the
+ * task's own job id, as in Slurm).  array_id 0 = not an array.
+ */
+char *kai_pattern_expand_array(const char *pattern, uint64_t jobid,
+    const char *jobname, const char *user, uint64_t array_id, uint32_t task);
 
 #endif /* KAI_MODEL_JOB_H */

@@ -2,6 +2,10 @@
 # syntaxes).  Pure: base only, no I/O.
 noinst_LIBRARIES += src/model/libkaimodel.a
 src_model_libkaimodel_a_SOURCES = \
+	src/model/array.c \
+	src/model/array.h \
+	src/model/dep.c \
+	src/model/dep.h \
 	src/model/job.c \
 	src/model/job.h \
 	src/model/hostlist.c \
@@ -15,9 +19,16 @@ tests_unit_model_job_SOURCES = tests/unit/model-job.c
 tests_unit_model_job_LDADD = tests/lib/libtap.a src/model/libkaimodel.a \
 	src/base/libkaibase.a
 TESTS += tests/unit/model-job
+
 check_PROGRAMS += tests/unit/model-hostlist
 tests_unit_model_hostlist_SOURCES = tests/unit/model-hostlist.c
 tests_unit_model_hostlist_LDADD = tests/lib/libtap.a src/model/libkaimodel.a \
 	src/base/libkaibase.a
 TESTS += tests/unit/model-hostlist
+
+check_PROGRAMS += tests/unit/model-array
+tests_unit_model_array_SOURCES = tests/unit/model-array.c
+tests_unit_model_array_LDADD = tests/lib/libtap.a src/model/libkaimodel.a \
+	src/base/libkaibase.a
+TESTS += tests/unit/model-array
 # End of src/model/local.mk

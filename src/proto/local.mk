@@ -7,6 +7,7 @@ src_proto_libkaiproto_a_SOURCES = \
 	src/proto/frame.c \
 	src/proto/http.c \
 	src/proto/http.h \
+	src/proto/msg_array.c \
 	src/proto/msg_cancel.c \
 	src/proto/msg_error.c \
 	src/proto/msg_jobctl.c \
@@ -21,6 +22,7 @@ src_proto_libkaiproto_a_SOURCES = \
 	src/proto/prom.c \
 	src/proto/prom.h \
 	src/proto/proto.h \
+	src/proto/proto_array.h \
 	src/proto/queue.c
 
 check_PROGRAMS += tests/unit/proto-codec

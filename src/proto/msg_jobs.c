@@ -54,6 +54,7 @@ static const struct kai_codec_field jobinfo_fields[] = {
 	STR("stderr_path", stderr_path),
 	{"hold", KAI_CODEC_BOOL, J(hold), 0, 0, 0},
 	{"priority", KAI_CODEC_U32, J(priority), 0, 0, 0},
+	STR("array_id", array_id),
 };
 /* clang-format on */
 #define NFIELDS KAI_NELEM(jobinfo_fields)

@@ -80,8 +80,8 @@ refuses "flag with a value" \
 	'ksubmit: error: option "--hold" does not take an argument' \
 	ksubmit --hold=yes job.sh
 refuses "sbatch option kaid cannot honour yet" \
-	'ksubmit: error: --array is not supported by kaid yet' \
-	ksubmit --array=1-3 job.sh
+	'ksubmit: error: --signal is not supported by kaid yet' \
+	ksubmit --signal=USR1 job.sh
 refuses "wrap with a script" \
 	'ksubmit: error: script arguments are not allowed with --wrap' \
 	ksubmit --wrap true job.sh

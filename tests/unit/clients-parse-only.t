@@ -466,8 +466,8 @@ badline "--array of names" 'job.sh:2: invalid array "SRR8652107,SRR8652108"' \
 	'#SBATCH --array=SRR8652107,SRR8652108'
 badline "--array=001, 002, 003" 'job.sh:2: invalid array "001,"' '#SBATCH --array=001, 002, 003'
 badline "--array over MaxArraySize" \
-	'job.sh:2: invalid array "12100-14499": index 14499 is over the maximum 1000' \
-	'#SBATCH --array=12100-14499'
+	'job.sh:2: invalid array "12100-104499": index 104499 is over the maximum 99999' \
+	'#SBATCH --array=12100-104499'
 
 # Output and error patterns
 line "-o %x-%j, -e unset" '[d["stdout_pattern"], d["stderr_pattern"]]' \
@@ -660,7 +660,7 @@ badline "a named topology" \
 	'#KSUB --topology=cluster-topology:k8s.io/rack'
 line "sbatch options in #KSUB lines" 'd["time_limit_s"]' 300 '#KSUB -t 5'
 line "what kaid cannot honour yet is listed" 'd["refused"]' \
-	'["--array","--begin","--dependency","--input","--open-mode=append","--signal","--wait"]' \
+	'["--begin","--input","--open-mode=append","--signal","--wait"]' \
 	'#SBATCH -a 1-2 -b now+1hour -d singleton -i in.txt --open-mode=a --requeue --signal=USR1 -W' \
 	'#KSUB --gpu-fraction=0.5 --min-tasks=1 --topology=r --topology-preferred=s --priority-class=build --preemptible'
 line "the scheduling options in the request" \
@@ -730,15 +730,15 @@ refuse()
 		"ksubmit: error: $label is not supported by kaid yet"
 	is "$title: nothing on stdout" "$(cat "$dir/out")" ""
 }
-refuse "--array" --array --array=1-3 plain.sh
-refuse "--dependency" --dependency -d afterok:1 plain.sh
+# Arrays and dependencies are kaid's now: they are sent (and the closed
+# port refuses the connection).
+"$ksubmit" --array=1-3 -d afterok:1 plain.sh >"$dir/out" 2>"$dir/err" </dev/null
+is "--array and --dependency are sent to kaid" "$?" 3
 refuse "--begin" --begin --begin=now+1hour plain.sh
 refuse "--signal" --signal --signal=USR1@60 plain.sh
 refuse "--open-mode=append" --open-mode=append --open-mode=append plain.sh
 refuse "--wait" --wait -W plain.sh
 refuse "--input" --input -i in.txt plain.sh
-script arr.sh '#SBATCH --array=0-9'
-refuse "an array in the script" --array arr.sh
 
 # ... and only then warns, and tries kaid (exit 3 here: nothing listens)
 script warn.sh '#SBATCH --mail-type=END -C a100 --gres=gpu:v100:1 --no-requeue'

@@ -301,12 +301,13 @@ test_array(void)
 	    {"001,002", "1,2"},
 	    {"1000", "1000"},
 	    {"1-3%0", "1,2,3%0"},
-	    {"1001",
-		"error: invalid array \"1001\": index 1001 is over the "
-		"maximum 1000"},
-	    {"12100-14499",
-		"error: invalid array \"12100-14499\": index 14499 "
-		"is over the maximum 1000"},
+	    {"1001", "1001"},
+	    {"100000",
+		"error: invalid array \"100000\": index 100000 is over the "
+		"maximum 99999"},
+	    {"12100-104499",
+		"error: invalid array \"12100-104499\": index 104499 "
+		"is over the maximum 99999"},
 	    {"5-1", "error: invalid array \"5-1\": maximum below minimum"},
 	    {"0-15:0",
 		"error: invalid array \"0-15:0\": step must be at "

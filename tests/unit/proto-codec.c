@@ -22,6 +22,7 @@
 #include "base/xmalloc.h"
 #include "proto/codec.h"
 #include "proto/proto.h"
+#include "proto/proto_array.h"
 #include "tap.h"
 
 #define BIG (4 * 1024 * 1024)
@@ -814,6 +815,7 @@ make_job(struct kai_jobinfo *j, uint64_t id)
 	j->stderr_path = NULL;
 	j->hold = id % 5 == 0;
 	j->priority = UINT32_MAX - (uint32_t)id;
+	j->array_id = id % 2 == 0 ? kai_xstrdup("7_[3-9%2]") : NULL;
 }
 
 static int
@@ -833,7 +835,7 @@ job_eq(const struct kai_jobinfo *a, const struct kai_jobinfo *b)
 	    str_eq(a->workdir, b->workdir) &&
 	    str_eq(a->stdout_path, b->stdout_path) &&
 	    str_eq(a->stderr_path, b->stderr_path) && a->hold == b->hold &&
-	    a->priority == b->priority;
+	    a->priority == b->priority && str_eq(a->array_id, b->array_id);
 }
 
 static void
@@ -963,7 +965,7 @@ test_jobs_edges(void)
 	first = 0;
 	is_int(kai_msg_jobs_encode(&b, &nul, 1, &first, KAI_PROTO_BODY_MAX), 0,
 	    "an all-NULL job encodes");
-	is_int((int64_t)b.len, 4 + 121, "smallest record is 121 bytes");
+	is_int((int64_t)b.len, 4 + 125, "smallest record is 125 bytes");
 	is_int(kai_msg_jobs_decode(b.data, b.len, &got, &n, &err), 0,
 	    "and decodes");
 	ok(n == 1 && job_eq(&nul, &got[0]), "NULL strings stay NULL");
@@ -990,6 +992,46 @@ test_jobs_edges(void)
 	kai_buf_fini(&b);
 }
 
+/* SUBMIT_EXT wraps a SUBMIT body; CANCEL_TASKS round-trips. */
+static void
+test_array_msgs(void)
+{
+	struct kai_submit_ext x, y;
+	struct kai_task_ref t[2] = {{42, 7}, {42, 99999}}, *u = NULL;
+	struct kai_buf b;
+	struct kai_err err;
+	size_t n = 0;
+	char arr[] = "0-9999%10", dep[] = "afterok:12?singleton";
+	char script[] = "#!/bin/sh\ntrue\n", wd[] = "/tmp";
+
+	memset(&x, 0, sizeof(x));
+	x.array = arr;
+	x.dependency = dep;
+	x.spec.script = script;
+	x.spec.workdir = wd;
+	kai_buf_init(&b, KAI_PROTO_BODY_MAX);
+	ok(kai_msg_submit_ext_encode(&b, &x) == 0, "SUBMIT_EXT encodes");
+	ok(kai_msg_submit_ext_decode(b.data, b.len, &y, &err) == 0,
+	    "and decodes");
+	is_str(y.array, "0-9999%10", "the array text travels as written");
+	is_str(y.dependency, "afterok:12?singleton", "so does the dependency");
+	is_str(y.spec.script, "#!/bin/sh\ntrue\n", "then the jobspec");
+	kai_submit_ext_fini(&y);
+	is_int(kai_msg_submit_ext_decode(b.data, b.len - 1, &y, &err),
+	    KAI_EPROTO, "a short SUBMIT_EXT is refused");
+	kai_buf_fini(&b);
+
+	kai_buf_init(&b, KAI_PROTO_BODY_MAX);
+	ok(kai_msg_cancel_tasks_encode(&b, t, 2) == 0, "CANCEL_TASKS encodes");
+	ok(kai_msg_cancel_tasks_decode(b.data, b.len, &u, &n, &err) == 0 &&
+	    n == 2 && u[1].array_id == 42 && u[1].task == 99999,
+	    "and decodes");
+	free(u);
+	is_int(kai_msg_cancel_tasks_decode(b.data, b.len - 3, &u, &n,
+	    &err), KAI_EPROTO, "a short CANCEL_TASKS is refused");
+	kai_buf_fini(&b);
+}
+
 int
 main(void)
 {
@@ -1005,5 +1047,6 @@ main(void)
 	test_cancel();
 	test_jobs_chunked();
 	test_jobs_edges();
+	test_array_msgs();
 	return done_testing();
 }
