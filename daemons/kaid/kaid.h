@@ -230,6 +230,10 @@ void dispatch_ensure_pods(struct kaid *k, struct kai_job *job);
 void dispatch_delete_pods(struct kaid *k, const struct kai_job *job,
     int64_t grace_s);
 void dispatch_delete_pod(struct kaid *k, const char *pod, int64_t grace_s);
+/* The pod watch saw pod bound (or deleted): it may be ensured again. */
+void dispatch_pod_seen(struct kaid *k, const char *pod, bool bound_or_gone);
+/* A relist began: forget which pods were made and not yet seen. */
+void dispatch_watch_reset(struct kaid *k);
 
 /* reconcile.c */
 void reconcile_pod(struct kaid *k, const char *name, struct pod_rec *pr,

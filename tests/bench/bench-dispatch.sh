@@ -35,7 +35,8 @@
 # KAI_K8S_CACHE, VERBOSE (set: each run's timeline, pods created and
 # bound per half second), KAID_LOG_LEVEL (warn), PERF (set: a perf
 # profile of kaid during its run), KAID_LOG_COPY (a file: where to
-# keep kaid's log of the last run).
+# keep kaid's log of the last run), RAW_WATCH (set: the raw client's
+# runs also carry a second pod watch, as kaid's do).
 
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -155,12 +156,21 @@ watch_wait()
 
 raw_run()
 {
-	local out s
+	local out s rw_pid
 	apiserver_up
 	watch_start
+	if [ -n "${RAW_WATCH:-}" ]; then
+		# kaid's own pod watch, all namespaces, read and dropped.
+		curl -sSN --cacert "$T/k8s/ca.crt" \
+		    -H "Authorization: Bearer $(cat "$T/k8s/token-kaid")" \
+		    "$(cat "$T/k8s/apiserver.url")/api/v1/pods?watch=1&timeoutSeconds=3600" \
+		    >/dev/null 2>&1 &
+		rw_pid=$!
+	fi
 	out=$("$PODRATE" -c "$CONC" -n "$N" "$T/k8s/kubeconfig-kaid" \
 	    $(seq -f 'bench-%g' 1 "$NODES"))
 	s=$(watch_wait)
+	[ -n "${RAW_WATCH:-}" ] && kill "$rw_pid" 2>/dev/null
 	echo "  raw  run: $out; watch: $s s" >&2
 	echo "$s"
 }
@@ -224,6 +234,7 @@ echo "dispatch benchmark: $N pods, $NODES nodes, $(nproc) cores," \
 for _ in $(seq 1 "$RUNS"); do
 	r=$(raw_run)
 	k=$(kaid_run)
+	[ -n "$r" ] && [ -n "$k" ] || { echo "bench-dispatch: a run failed" >&2; exit 1; }
 	echo "$r" >>"$T/raw.s"
 	echo "$k" >>"$T/kaid.s"
 	awk -v r="$r" -v k="$k" 'BEGIN { printf "%.1f\n", 100 * r / k }' >>"$T/ratio"
