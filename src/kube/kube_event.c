@@ -35,7 +35,7 @@
 #include "sys/log.h"
 
 #define EVENTS_INFLIGHT 4
-#define EVENTS_QUEUED	4096
+#define EVENTS_QUEUED	16384
 #define EVENTS_WARN_MS	(5 * 60 * 1000)
 #define EVENT_MSG_MAX	1024 /* the API server's note length limit */
 #define EVENT_NAME_MAX	253  /* a DNS subdomain */
