@@ -224,7 +224,7 @@ KAI_MUNGE_SOCKET=$MUNGE_SOCKET
 KAID_PORT=$(stack_free_port)
 KAI_CONTROLLER=127.0.0.1:$KAID_PORT
 export KAI_CONTROLLER KAI_MUNGE_SOCKET KAID_PORT
-KAID_INTERVAL=1s KAID_LOG_LEVEL=${KAID_LOG_LEVEL:-warn} stack_write_conf "$T"
+KAID_INTERVAL=${KAID_INTERVAL:-1s} KAID_LOG_LEVEL=${KAID_LOG_LEVEL:-warn} stack_write_conf "$T"
 mkdir -p "$T/work" && chown "$STACK_ALICE:" "$T/work"
 printf '#!/bin/sh\ntrue\n' >"$T/work/job.sh"
 chmod 755 "$T/work/job.sh"
