@@ -31,6 +31,20 @@
 #include "kaid.h"
 #include "sys/log.h"
 
+/*
+ * k->inflight: a pod kaid must not ensure again yet.  CALL: a create or
+ * bind is under way.  DONE: created and bound, but the pod watch has not
+ * shown it bound yet.  Without DONE, a tick between the bind's answer and
+ * the watch's event (seconds apart when thousands of pods are dispatched
+ * at once) would see no pod, or an unbound one, and create and bind it
+ * again: each answered 409, but each a round trip taken from the pods
+ * still waiting.  The watch clears DONE (dispatch_pod_seen), and a relist
+ * clears them all (dispatch_watch_reset), so a pod lost meanwhile is made
+ * again.
+ */
+#define INFLIGHT_CALL ((void *)1)
+#define INFLIGHT_DONE ((void *)2)
+
 struct pod_call {
 	struct kaid *k;
 	uint64_t job_id;
@@ -45,6 +59,41 @@ call_free(struct pod_call *pc)
 	free(pc->pod);
 	free(pc->node);
 	free(pc);
+}
+
+/* Created and bound: DONE until the watch shows it (unless it has). */
+static void
+call_done(struct pod_call *pc)
+{
+	const struct pod_rec *r = kai_map_get(&pc->k->pods, pc->pod);
+
+	if (r != NULL && r->node[0] != '\0') {
+		call_free(pc);
+		return;
+	}
+	kai_map_put(&pc->k->inflight, pc->pod, INFLIGHT_DONE);
+	free(pc->pod);
+	free(pc->node);
+	free(pc);
+}
+
+void
+dispatch_pod_seen(struct kaid *k, const char *pod, bool bound_or_gone)
+{
+	if (bound_or_gone && kai_map_get(&k->inflight, pod) == INFLIGHT_DONE)
+		kai_map_del(&k->inflight, pod);
+}
+
+void
+dispatch_watch_reset(struct kaid *k)
+{
+	const char *key;
+	void *v;
+	size_t i;
+
+	for (i = 0; kai_map_next(&k->inflight, &i, &key, &v);)
+		if (v == INFLIGHT_DONE)
+			kai_map_del(&k->inflight, key);
 }
 
 /* Supplementary groups of the job's user, as the controller host knows. */
@@ -98,7 +147,10 @@ on_bound(int code, const struct kai_err *err, void *ctx)
 	/* 409: bound before (by a kaid since restarted), event posted then. */
 	if (code == 0)
 		events_scheduled(pc->k, pc->pod, pc->node);
-	call_free(pc);
+	if (code == 0 || code == KAI_EEXIST)
+		call_done(pc);
+	else
+		call_free(pc);
 }
 
 static void
@@ -176,7 +228,7 @@ create_pod(struct kaid *k, const struct kai_job *j,
 	pc->job_id = j->id;
 	pc->pod = kai_xstrdup(a->pod);
 	pc->node = kai_xstrdup(a->node);
-	kai_map_put(&k->inflight, a->pod, (void *)1);
+	kai_map_put(&k->inflight, a->pod, INFLIGHT_CALL);
 	kai_kube_pod_create(k->kube, &ps, on_created, pc);
 	free(groups);
 	for (i = 0; i < ncmd; i++)
@@ -220,7 +272,7 @@ ensure_service(struct kaid *k, const struct kai_job *j)
 		return;
 	}
 	(void)snprintf(jobid, sizeof(jobid), "%" PRIu64, j->id);
-	kai_map_put(&k->inflight, pc->pod, (void *)1);
+	kai_map_put(&k->inflight, pc->pod, INFLIGHT_CALL);
 	kai_kube_service_create(k->kube, pc->pod, jobid, on_service, pc);
 }
 
@@ -232,7 +284,7 @@ dispatch_delete_service(struct kaid *k, uint64_t job_id)
 	pc->k = k;
 	pc->job_id = job_id;
 	pc->pod = podenv_service_name(job_id);
-	kai_map_put(&k->inflight, pc->pod, (void *)1);
+	kai_map_put(&k->inflight, pc->pod, INFLIGHT_CALL);
 	kai_kube_service_delete(k->kube, pc->pod, on_service, pc);
 }
 
@@ -263,7 +315,7 @@ dispatch_ensure_pods(struct kaid *k, struct kai_job *j)
 			pc->job_id = j->id;
 			pc->pod = kai_xstrdup(a->pod);
 			pc->node = kai_xstrdup(a->node);
-			kai_map_put(&k->inflight, a->pod, (void *)1);
+			kai_map_put(&k->inflight, a->pod, INFLIGHT_CALL);
 			kai_kube_pod_bind(k->kube, a->pod, a->node, on_bound, pc);
 			continue;
 		}

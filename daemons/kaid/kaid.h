@@ -325,6 +325,10 @@ void dispatch_ensure_pods(struct kaid *k, struct kai_job *job);
 void dispatch_delete_pods(struct kaid *k, const struct kai_job *job,
     int64_t grace_s);
 void dispatch_delete_pod(struct kaid *k, const char *pod, int64_t grace_s);
+/* The pod watch saw pod bound (or deleted): it may be ensured again. */
+void dispatch_pod_seen(struct kaid *k, const char *pod, bool bound_or_gone);
+/* A relist began: forget which pods were made and not yet seen. */
+void dispatch_watch_reset(struct kaid *k);
 /* Deletes the headless Service of a multi-task job (absent is fine). */
 void dispatch_delete_service(struct kaid *k, uint64_t job_id);
 

@@ -279,16 +279,21 @@ state_on_pod(enum kai_kube_event ev, const struct kai_pod *pod, void *ctx)
 		kai_map_fini(&k->pods);
 		kai_map_init(&k->pods, pod_rec_free);
 		k->pods_synced = false;
+		dispatch_watch_reset(k);
 		break;
 	case KAI_KUBE_ADDED:
 	case KAI_KUBE_MODIFIED:
 		r = pod_rec_new(pod);
 		r->managed &= ours;
 		kai_map_put(&k->pods, key, r);
+		if (ours)
+			dispatch_pod_seen(k, key, r->node[0] != '\0');
 		if (r->managed)
 			reconcile_pod(k, key, r, false);
 		break;
 	case KAI_KUBE_DELETED:
+		if (ours)
+			dispatch_pod_seen(k, key, true);
 		r = pod_rec_new(pod);
 		r->managed &= ours;
 		if (r->managed)

@@ -14,8 +14,8 @@
  * pod and reason, so there is nothing to fold.
  *
  * Events are best-effort.  They share the client's curl multi handle and
- * connections, but at most EVENTS_INFLIGHT are in flight and at most
- * EVENTS_QUEUED wait: a burst of five thousand bindings must not double
+ * connections, but at most EVENTS_INFLIGHT are in flight (one while pod
+ * calls wait for a slot) and at most EVENTS_QUEUED wait: a burst of five thousand bindings must not double
  * the load on the API server while pods wait to be created, and a dead
  * events endpoint must not grow kaid's memory.  A failed or dropped event
  * is logged as a warning once every EVENTS_WARN_MS, at debug level in
@@ -35,7 +35,7 @@
 #include "sys/log.h"
 
 #define EVENTS_INFLIGHT 4
-#define EVENTS_QUEUED	4096
+#define EVENTS_QUEUED	16384
 #define EVENTS_WARN_MS	(5 * 60 * 1000)
 #define EVENT_MSG_MAX	1024 /* the API server's note length limit */
 #define EVENT_NAME_MAX	253  /* a DNS subdomain */
@@ -144,8 +144,6 @@ ev_free(void *p)
 	free(e);
 }
 
-static void ev_pump(struct kai_kube *kube);
-
 static void
 ev_done(struct kube_req *req, void *ctx)
 {
@@ -161,18 +159,24 @@ ev_done(struct kube_req *req, void *ctx)
 		kube->ev_failed++;
 		ev_trouble(kube, err.msg);
 	}
-	ev_pump(kube);
+	kube_event_pump(kube);
 }
 
-/* Starts waiting events while there is a free slot. */
-static void
-ev_pump(struct kai_kube *kube)
+/*
+ * Starts waiting events while there is a free slot: EVENTS_INFLIGHT, or
+ * one while pod calls wait for theirs (kube_pod.c calls this again as
+ * they drain), so that a burst of bindings is not slowed by its events.
+ */
+void
+kube_event_pump(struct kai_kube *kube)
 {
 	struct kube_event *e;
 	struct kube_req *req;
 	char *ns, *path;
+	size_t cap = kube->callq[0] != NULL || kube->callq[1] != NULL ?
+	    1 : EVENTS_INFLIGHT;
 
-	while (kube->nevents < EVENTS_INFLIGHT && (e = kube->evq) != NULL) {
+	while (kube->nevents < cap && (e = kube->evq) != NULL) {
 		kube->evq = e->next;
 		if (kube->evq == NULL)
 			kube->evq_tail = &kube->evq;
@@ -239,7 +243,7 @@ kai_kube_pod_event(struct kai_kube *kube, const struct kai_pod_event *ev)
 	*kube->evq_tail = e;
 	kube->evq_tail = &e->next;
 	kube->nevq++;
-	ev_pump(kube);
+	kube_event_pump(kube);
 }
 
 void

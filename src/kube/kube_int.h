@@ -129,6 +129,8 @@ void kube_calls_fini(struct kai_kube *kube);
 /* kube_event.c */
 /* Frees the events still waiting (in-flight ones are cancelled as reqs). */
 void kube_event_fini(struct kai_kube *kube);
+/* Sends waiting events as far as their cap allows (see kube_event.c). */
+void kube_event_pump(struct kai_kube *kube);
 
 /* kube_json.c */
 /* Parses JSON text with the depth limit; NULL and err on failure. */

@@ -79,6 +79,7 @@ call_done(struct kube_req *req, void *ctx)
 	c->done = true;
 	c->fn(code, &err, c->ctx);
 	call_pump(kube);
+	kube_event_pump(kube);	/* events may have waited for the calls */
 }
 
 static void
