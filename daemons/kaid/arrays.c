@@ -139,7 +139,11 @@ arrays_job_init(struct kai_job *j, const struct submit *s)
 	j->kill_on_invalid_dep = s->ext.kill_on_invalid_dep;
 }
 
-/* The cache's copy of a task split off array a (its scheduling fields). */
+/*
+ * The cache's copy of a task split off array a: every field the database
+ * copies with the row (db_array.c), scheduling ones included, so that a
+ * task asks for what its array asked for before and after a restart.
+ */
 struct kai_job *
 arrays_task_new(const struct kai_job *a, uint64_t id, uint32_t task)
 {
@@ -151,7 +155,7 @@ arrays_task_new(const struct kai_job *a, uint64_t id, uint32_t task)
 	j->user = kai_xstrdup(a->user);
 	j->name = kai_xstrdup(a->name);
 	j->queue = kai_xstrdup(a->queue);
-	j->account = kai_xstrdup(a->account);
+	j->account = kai_job_optstr(a->account);
 	j->workdir = kai_xstrdup(a->workdir);
 	j->state = KAI_JOB_PENDING;
 	j->priority = a->priority;
@@ -163,6 +167,13 @@ arrays_task_new(const struct kai_job *a, uint64_t id, uint32_t task)
 	j->time_limit_s = a->time_limit_s;
 	j->hold = a->hold;
 	j->reason = kai_xstrdup("");
+	j->preemptible = a->preemptible;
+	j->requeue = a->requeue;
+	j->min_tasks = a->min_tasks;
+	j->gpu_fraction = a->gpu_fraction;
+	j->gpu_memory_mb = a->gpu_memory_mb;
+	j->topology = kai_job_optstr(a->topology);
+	j->topology_preferred = kai_job_optstr(a->topology_preferred);
 	j->array_job_id = a->array_job_id;
 	j->array_task_id = task;
 	j->array_spec = a->array_spec != NULL ? kai_xstrdup(a->array_spec) :

@@ -219,7 +219,7 @@ job_from_submit(const struct submit *s, uint64_t id)
 	j->user = kai_xstrdup(s->user);
 	j->name = kai_xstrdup(js->name != NULL ? js->name : "");
 	j->queue = kai_xstrdup(s->queue);
-	j->account = kai_xstrdup(js->account != NULL ? js->account : "");
+	j->account = kai_job_optstr(js->account);
 	j->workdir = kai_xstrdup(js->workdir != NULL ? js->workdir : "/");
 	j->state = KAI_JOB_PENDING;
 	j->priority = s->nj.priority;
@@ -236,9 +236,8 @@ job_from_submit(const struct submit *s, uint64_t id)
 	j->min_tasks = js->min_tasks;
 	j->gpu_fraction = js->gpu_fraction;
 	j->gpu_memory_mb = js->gpu_memory_mb;
-	j->topology = kai_xstrdup(js->topology != NULL ? js->topology : "");
-	j->topology_preferred = kai_xstrdup(js->topology_preferred != NULL
-		? js->topology_preferred : "");
+	j->topology = kai_job_optstr(js->topology);
+	j->topology_preferred = kai_job_optstr(js->topology_preferred);
 	arrays_job_init(j, s);
 	return j;
 }

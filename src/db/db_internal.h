@@ -109,6 +109,8 @@ bool kai_db_get_bool(struct kai_db_row *r, int col);
 /* Caller owns the copy; a NULL field gives "" (or NULL for _dupnull). */
 char *kai_db_get_dup(struct kai_db_row *r, int col);
 char *kai_db_get_dupnull(struct kai_db_row *r, int col);
+/* A kai_job optional text field: kai_job_empty when the value is "". */
+char *kai_db_get_optstr(struct kai_db_row *r, int col);
 /* The state name stored in the row; bad for an unknown one. */
 int kai_db_get_state(struct kai_db_row *r, int col);
 

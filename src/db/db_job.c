@@ -239,7 +239,7 @@ row_to_job(struct kai_db_row *r, struct kai_job *j)
 	j->time_limit_s = kai_db_get_i64(r, 14);
 	j->hold = kai_db_get_bool(r, 15);
 	j->reason = kai_db_get_dup(r, 16);
-	j->account = kai_db_get_dup(r, 17);
+	j->account = kai_db_get_optstr(r, 17);
 	j->workdir = kai_db_get_dup(r, 18);
 	j->preemptible = kai_db_get_bool(r, 19);
 	j->requeue = kai_db_get_bool(r, 20);
@@ -247,8 +247,8 @@ row_to_job(struct kai_db_row *r, struct kai_job *j)
 	j->min_tasks = kai_db_get_u32(r, 22);
 	j->gpu_fraction = kai_db_get_u32(r, 23);
 	j->gpu_memory_mb = kai_db_get_u64(r, 24);
-	j->topology = kai_db_get_dup(r, 25);
-	j->topology_preferred = kai_db_get_dup(r, 26);
+	j->topology = kai_db_get_optstr(r, 25);
+	j->topology_preferred = kai_db_get_optstr(r, 26);
 }
 
 /* Appends allocation row r (of job j) to j->allocs. */

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "base/xmalloc.h"
+#include "model/job.h"
 #include "model/jobstate.h"
 
 void
@@ -258,6 +259,14 @@ kai_db_get_dup(struct kai_db_row *r, int col)
 {
 	return kai_xstrndup(PQgetvalue(r->res, r->row, col),
 	    (size_t)PQgetlength(r->res, r->row, col));
+}
+
+char *
+kai_db_get_optstr(struct kai_db_row *r, int col)
+{
+	if (PQgetlength(r->res, r->row, col) == 0)
+		return kai_job_optstr(NULL);
+	return kai_db_get_dup(r, col);
 }
 
 char *

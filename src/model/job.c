@@ -94,6 +94,21 @@ kai_alloc_fini(struct kai_alloc *a)
 	memset(a, 0, sizeof(*a));
 }
 
+char kai_job_empty[1];
+
+char *
+kai_job_optstr(const char *s)
+{
+	return s == NULL || *s == '\0' ? kai_job_empty : kai_xstrdup(s);
+}
+
+static void
+optstr_free(char *s)
+{
+	if (s != kai_job_empty)
+		free(s);
+}
+
 void
 kai_job_fini(struct kai_job *job)
 {
@@ -104,14 +119,14 @@ kai_job_fini(struct kai_job *job)
 	free(job->user);
 	free(job->name);
 	free(job->queue);
-	free(job->account);
+	optstr_free(job->account);
 	free(job->workdir);
 	free(job->reason);
 	for (i = 0; i < job->nallocs; i++)
 		kai_alloc_fini(&job->allocs[i]);
 	free(job->allocs);
-	free(job->topology);
-	free(job->topology_preferred);
+	optstr_free(job->topology);
+	optstr_free(job->topology_preferred);
 	if (job->array_pending != NULL)
 		kai_array_fini(job->array_pending);
 	free(job->array_pending);

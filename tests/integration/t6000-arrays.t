@@ -177,6 +177,17 @@ out=$(submit --array=0-100000 big.sh 2>&1)
 like "an index over the maximum is refused" "$?:$out" \
     '^2:ksubmit: error: invalid array "0-100000": index 100000 is over the maximum 99999'
 
+# --- The tasks ask for what the array asked for: here half a GPU each,
+# as the GPU share in their environment says.
+out=$(submit --parsable --array=0-1 --gpu-fraction=0.5 -o "frac-%A_%a.out" \
+    --wrap 'echo "portion=$GPU_PORTION gpus=$SLURM_GPUS_ON_NODE"')
+fid=${out%%;*}
+for t in 0 1; do
+	stack_wait_file "$W/frac-${fid}_$t.out" 300
+	is "array task $t runs with the array's GPU fraction" \
+	    "$(cat "$W/frac-${fid}_$t.out" 2>/dev/null)" "portion=0.50 gpus=0"
+done
+
 ok "kaid stops cleanly on SIGTERM" kaid_stop_clean
 
 done_testing
