@@ -68,6 +68,18 @@ is "bob sees only his own jobs in kacct, even with -a" "$mine" "$B"
 all=$(kacct -a -S 2000-01-01 -n -P --format=User | sort -u | tr '\n' ' ')
 is "root (an operator) sees everybody's" "$all" "$A $B "
 
+# Many jobs at once: kqueue's answer spans frames and batches, kcancel -u
+# takes them all.
+(cd "$T/work-$B" && seq 1 600 | as_user "$B" xargs -P 4 -n 150 \
+    sh -c 'for i; do ksubmit -H --parsable --wrap true >/dev/null || exit 1; done' sh)
+is "kqueue lists bob's 600 held jobs" \
+    "$(as_user "$B" kqueue --noheader -u "$B" -t PD | wc -l)" 600
+is "each once" \
+    "$(as_user "$B" kqueue --noheader -u "$B" -o %i | sort -u | wc -l)" 600
+as_user "$B" kcancel -u "$B"
+is "kcancel -u cancels them all" \
+    "$(as_user "$B" kqueue --noheader -u "$B" | wc -l)" 0
+
 ok "kaid stops cleanly on SIGTERM" kaid_stop_clean
 
 done_testing
