@@ -404,5 +404,12 @@ void reconcile_synced(struct kaid *k);
 int reconcile_finish(struct kaid *k, struct kai_job *job,
     enum kai_job_state to, const char *reason, int32_t exit_code,
     int32_t exit_signal, int64_t actor_uid);
+/*
+ * Cancels jobs[0..n) (active jobs the actor may cancel) in one
+ * transaction, then deletes their pods and forgets them; sorts jobs.
+ * Returns 0, or a KAI_E code (logged) when nothing was recorded.
+ */
+int reconcile_cancel_many(struct kaid *k, struct kai_job **jobs, size_t n,
+    int64_t actor_uid);
 
 #endif /* KAID_KAID_H */

@@ -23,6 +23,43 @@
 #include "kaid.h"
 #include "sys/log.h"
 
+/* The change that ends job: state to, end time, exit status. */
+static void
+finish_change(struct kai_db_change *c, const struct kai_job *job,
+    enum kai_job_state to, const char *reason, int32_t exit_code,
+    int32_t exit_signal, int64_t actor_uid, int64_t now)
+{
+	memset(c, 0, sizeof(*c));
+	c->id = job->id;
+	c->from = job->state;
+	c->to = to;
+	c->reason = reason;
+	c->time = now;
+	c->actor_uid = actor_uid;
+	c->set_end = true;
+	c->set_start = job->start_time == 0 && job->state != KAI_JOB_PENDING;
+	c->set_exit = true;
+	c->exit_code = exit_code;
+	c->exit_signal = exit_signal;
+}
+
+/* After the commit: the log, the metrics, the pods, the cache. */
+static void
+finished(struct kaid *k, struct kai_job *job, const struct kai_db_change *c)
+{
+	uint64_t id = job->id;
+
+	kai_log_info("job %" PRIu64 ": %s%s%s exit %d:%d", id,
+	    kai_jobstate_name(c->to), c->reason[0] != '\0' ? " (" : "",
+	    c->reason[0] != '\0' ? c->reason : "", c->exit_code,
+	    c->exit_signal);
+	metrics_job_finished(&k->metrics, c->to);
+	if (job->nallocs > 0)
+		dispatch_delete_pods(k, job,
+		    c->to == KAI_JOB_CANCELLED ? -1 : 0);
+	state_job_remove(k, id);
+}
+
 int
 reconcile_finish(struct kaid *k, struct kai_job *job, enum kai_job_state to,
     const char *reason, int32_t exit_code, int32_t exit_signal,
@@ -31,32 +68,58 @@ reconcile_finish(struct kaid *k, struct kai_job *job, enum kai_job_state to,
 	struct kai_db_change c;
 	struct kai_err err;
 	bool applied = false;
-	uint64_t id = job->id;
 
-	memset(&c, 0, sizeof(c));
-	c.id = id;
-	c.from = job->state;
-	c.to = to;
-	c.reason = reason;
-	c.time = kaid_now();
-	c.actor_uid = actor_uid;
-	c.set_end = true;
-	c.set_start = job->start_time == 0 && job->state != KAI_JOB_PENDING;
-	c.set_exit = true;
-	c.exit_code = exit_code;
-	c.exit_signal = exit_signal;
+	finish_change(&c, job, to, reason, exit_code, exit_signal, actor_uid,
+	    kaid_now());
 	if (kai_db_jobs_change(k->db, &c, 1, &applied, &err) != 0) {
-		kai_log_err("job %" PRIu64 ": could not record %s: %s", id,
+		kai_log_err("job %" PRIu64 ": could not record %s: %s", job->id,
 		    kai_jobstate_name(to), err.msg);
 		return err.code;
 	}
-	kai_log_info("job %" PRIu64 ": %s%s%s exit %d:%d", id,
-	    kai_jobstate_name(to), reason[0] != '\0' ? " (" : "", 
-	    reason[0] != '\0' ? reason : "", exit_code, exit_signal);
-	metrics_job_finished(&k->metrics, to);
-	if (job->nallocs > 0)
-		dispatch_delete_pods(k, job, to == KAI_JOB_CANCELLED ? -1 : 0);
-	state_job_remove(k, id);
+	finished(k, job, &c);
+	tick_soon(k);
+	return 0;
+}
+
+static int
+by_id_down(const void *a, const void *b)
+{
+	const struct kai_job *x = *(struct kai_job *const *)a;
+	const struct kai_job *y = *(struct kai_job *const *)b;
+
+	return x->id > y->id ? -1 : x->id < y->id;
+}
+
+int
+reconcile_cancel_many(struct kaid *k, struct kai_job **jobs, size_t n,
+    int64_t actor_uid)
+{
+	struct kai_db_change *c;
+	struct kai_err err;
+	int64_t now = kaid_now();
+	size_t i;
+
+	if (n == 0)
+		return 0;
+	/*
+	 * Highest ids first: each job leaves the id-sorted cache from its
+	 * end, so removing 50,000 moves no pointers instead of billions.
+	 */
+	qsort(jobs, n, sizeof(*jobs), by_id_down);
+	c = kai_xcalloc(n, sizeof(*c));
+	for (i = 0; i < n; i++)
+		finish_change(&c[i], jobs[i], KAI_JOB_CANCELLED,
+		    "cancelled by user", 0,
+		    jobs[i]->state != KAI_JOB_PENDING ? 15 : 0, actor_uid, now);
+	if (kai_db_jobs_change(k->db, c, n, NULL, &err) != 0) {
+		kai_log_err("could not record %zu cancellations: %s", n,
+		    err.msg);
+		free(c);
+		return err.code;
+	}
+	for (i = 0; i < n; i++)
+		finished(k, jobs[i], &c[i]);
+	free(c);
 	tick_soon(k);
 	return 0;
 }

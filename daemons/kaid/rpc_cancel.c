@@ -27,6 +27,50 @@ matches(const struct kai_cancel *c, const struct kai_job *j)
 	    c->nqueues, c->state_mask);
 }
 
+/* Orders indexes into a job list by job, then by position. */
+static struct kai_job **dedupe_jobs;
+
+static int
+by_job(const void *a, const void *b)
+{
+	size_t x = *(const size_t *)a, y = *(const size_t *)b;
+	uintptr_t p = (uintptr_t)dedupe_jobs[x], q = (uintptr_t)dedupe_jobs[y];
+
+	if (p != q)
+		return p < q ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Drops the later copies of a job named twice (kcancel 5 5), keeping the
+ * order: a job must be cancelled, and freed, once.  n log n, since a
+ * request may name 100,000 ids.
+ */
+static void
+dedupe(struct kai_job **todo, size_t *at, size_t *n)
+{
+	size_t *ix = kai_xcalloc(*n + 1, sizeof(*ix));
+	bool *drop = kai_xcalloc(*n + 1, sizeof(*drop));
+	size_t i, m = 0;
+
+	for (i = 0; i < *n; i++)
+		ix[i] = i;
+	dedupe_jobs = todo;
+	qsort(ix, *n, sizeof(*ix), by_job);
+	dedupe_jobs = NULL;
+	for (i = 1; i < *n; i++)
+		drop[ix[i]] = todo[ix[i]] == todo[ix[i - 1]];
+	for (i = 0; i < *n; i++) {
+		if (drop[i])
+			continue;
+		todo[m] = todo[i];
+		at[m++] = at[i];
+	}
+	*n = m;
+	free(ix);
+	free(drop);
+}
+
 static void
 result_add(struct kai_cancel_result **r, size_t *n, uint64_t id, int code,
     const char *msg)
@@ -38,27 +82,45 @@ result_add(struct kai_cancel_result **r, size_t *n, uint64_t id, int code,
 	(*n)++;
 }
 
-/* Cancels one job the caller may cancel; returns the result code. */
-static int
-cancel_one(struct kaid *k, struct kai_job *j, uint32_t uid)
+/*
+ * Cancels jobs[0..n) (each one the caller may cancel) in one
+ * transaction and fills their results, which sit at res[at[i]].
+ */
+static void
+cancel_all(struct kaid *k, uint32_t uid, struct kai_job **jobs, size_t n,
+    struct kai_cancel_result *res, const size_t *at)
 {
-	bool ran = j->state != KAI_JOB_PENDING;
-	uint64_t id = j->id;
+	uint64_t *ids = kai_xcalloc(n + 1, sizeof(*ids));
+	size_t i;
 	int r;
 
-	r = reconcile_finish(k, j, KAI_JOB_CANCELLED, "cancelled by user", 0,
-	    ran ? 15 : 0, uid);
-	kai_log_info("audit: uid=%u action=cancel job=%" PRIu64 " result=%s",
-	    uid, id, r == 0 ? "ok" : kai_strerror(r));
-	return r;
+	for (i = 0; i < n; i++)
+		ids[i] = jobs[i]->id;
+	r = reconcile_cancel_many(k, jobs, n, uid);
+	for (i = 0; i < n; i++) {
+		kai_log_info("audit: uid=%u action=cancel job=%" PRIu64
+		    " result=%s", uid, ids[i], r == 0 ? "ok" : kai_strerror(r));
+		res[at[i]].code = r;
+		if (r != 0) {
+			free(res[at[i]].msg);
+			res[at[i]].msg = kai_xstrdup(kai_strerror(r));
+		}
+	}
+	free(ids);
 }
 
+/*
+ * The named ids, each answered in order, or with none every active job
+ * that matches the filters and that the caller may cancel.
+ */
 static void
 select_and_cancel(struct kaid *k, const struct rpc_req *req,
     const struct kai_cancel *c, struct kai_cancel_result **res, size_t *nres)
 {
 	bool op = rpc_is_operator(k, req->uid);
-	size_t i;
+	size_t i, n = 0, cap = c->nids > 0 ? c->nids : k->njobs;
+	struct kai_job **todo = kai_xcalloc(cap + 1, sizeof(*todo));
+	size_t *at = kai_xcalloc(cap + 1, sizeof(*at));
 
 	for (i = 0; i < c->nids; i++) {
 		struct kai_job *j = state_job(k, c->ids[i]);
@@ -75,33 +137,24 @@ select_and_cancel(struct kaid *k, const struct rpc_req *req,
 			result_add(res, nres, j->id, KAI_EPERM,
 			    "permission denied");
 		} else {
-			uint64_t id = j->id;
-			int r = cancel_one(k, j, req->uid);
-
-			result_add(res, nres, id, r,
-			    r == 0 ? "" : kai_strerror(r));
+			at[n] = *nres;
+			todo[n++] = j;
+			result_add(res, nres, j->id, 0, "");
 		}
 	}
-	if (c->nids > 0)
-		return;
-	/* Filters only: walk a snapshot of ids, cancelling removes jobs. */
-	{
-		uint64_t *ids = kai_xcalloc(k->njobs, sizeof(*ids));
-		size_t n = 0;
+	dedupe(todo, at, &n);
+	for (i = 0; c->nids == 0 && i < k->njobs; i++) {
+		struct kai_job *j = k->jobs[i];
 
-		for (i = 0; i < k->njobs; i++)
-			if (matches(c, k->jobs[i]) &&
-			    (op || k->jobs[i]->uid == req->uid))
-				ids[n++] = k->jobs[i]->id;
-		for (i = 0; i < n; i++) {
-			struct kai_job *j = state_job(k, ids[i]);
-			int r = j != NULL ? cancel_one(k, j, req->uid) : 0;
-
-			result_add(res, nres, ids[i], r,
-			    r == 0 ? "" : kai_strerror(r));
+		if (matches(c, j) && (op || j->uid == req->uid)) {
+			at[n] = *nres;
+			todo[n++] = j;
+			result_add(res, nres, j->id, 0, "");
 		}
-		free(ids);
 	}
+	cancel_all(k, req->uid, todo, n, *res, at);
+	free(todo);
+	free(at);
 }
 
 bool

@@ -79,6 +79,14 @@ is "each once" \
 as_user "$B" kcancel -u "$B"
 is "kcancel -u cancels them all" \
     "$(as_user "$B" kqueue --noheader -u "$B" | wc -l)" 0
+is "in one go: every one CANCELLED with its event row" \
+    "$(stack_psql "select count(*) from events e join jobs j on j.id = e.job_id where j.uid = $(id -u "$B") and e.to_state = 'CANCELLED'")" 600
+# A job named twice is cancelled once.
+d=$(submit "$B" -H --wrap true)
+out=$(as_user "$B" kcancel "$d" "$d" 2>&1)
+is "kcancel N N: exit 0, silent" "$?:$out" "0:"
+is "one CANCELLED event for it" \
+    "$(stack_psql "select count(*) from events where job_id = $d and to_state = 'CANCELLED'")" 1
 
 ok "kaid stops cleanly on SIGTERM" kaid_stop_clean
 
