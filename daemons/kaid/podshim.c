@@ -28,7 +28,9 @@
  * script's.  A `tail -f` copies the output file to the container's own
  * output, which is what the pod log (klog) shows; the script still writes
  * to the file itself, so the file stays the record and a process the
- * script leaves behind cannot keep the pod alive.
+ * script leaves behind cannot keep the pod alive.  An appending task's
+ * copy starts at the size the file had before its script ran (not at
+ * the end whenever tail gets there, which would lose the first lines).
  */
 const char podshim_wrapper[] =
     "umask 077\n"
@@ -48,7 +50,8 @@ const char podshim_wrapper[] =
     "    tail -n +1 -f \"$KAI_STDOUT\" 2>/dev/null & t=$!\n"
     "  fi\n"
     "elif (: >>\"$KAI_STDOUT\") 2>/dev/null; then\n"
-    "  tail -n 0 -f \"$KAI_STDOUT\" 2>/dev/null & t=$!\n"
+    "  o=$(wc -c <\"$KAI_STDOUT\")\n"
+    "  tail -c +$((o + 1)) -f \"$KAI_STDOUT\" 2>/dev/null & t=$!\n"
     "fi\n"
     "if [ -z \"$KAI_APPEND\" ] && [ \"$KAI_STDOUT\" = \"$KAI_STDERR\" ]; then\n"
     "  \"$d/script\" \"$@\" >\"$KAI_STDOUT\" 2>&1\n"
