@@ -61,6 +61,23 @@ call_free(struct pod_call *pc)
 	free(pc);
 }
 
+/*
+ * A call about name (a pod, or a job's Service), marked under way in
+ * k->inflight until call_free(); takes name and node (may be NULL).
+ */
+static struct pod_call *
+call_new(struct kaid *k, uint64_t job_id, char *name, char *node)
+{
+	struct pod_call *pc = kai_xcalloc(1, sizeof(*pc));
+
+	pc->k = k;
+	pc->job_id = job_id;
+	pc->pod = name;
+	pc->node = node;
+	kai_map_put(&k->inflight, name, INFLIGHT_CALL);
+	return pc;
+}
+
 /* Created and bound: DONE until the watch shows it (unless it has). */
 static void
 call_done(struct pod_call *pc)
@@ -223,12 +240,7 @@ create_pod(struct kaid *k, const struct kai_job *j,
 		ps.dns_search = search;
 	}
 
-	pc = kai_xcalloc(1, sizeof(*pc));
-	pc->k = k;
-	pc->job_id = j->id;
-	pc->pod = kai_xstrdup(a->pod);
-	pc->node = kai_xstrdup(a->node);
-	kai_map_put(&k->inflight, a->pod, INFLIGHT_CALL);
+	pc = call_new(k, j->id, kai_xstrdup(a->pod), kai_xstrdup(a->node));
 	kai_kube_pod_create(k->kube, &ps, on_created, pc);
 	free(groups);
 	for (i = 0; i < ncmd; i++)
@@ -259,32 +271,24 @@ on_service(int code, const struct kai_err *err, void *ctx)
 static void
 ensure_service(struct kaid *k, const struct kai_job *j)
 {
-	char jobid[32];
+	char jobid[32], *name = podenv_service_name(j->id);
 	struct pod_call *pc;
 
-	pc = kai_xcalloc(1, sizeof(*pc));
-	pc->k = k;
-	pc->job_id = j->id;
-	pc->pod = podenv_service_name(j->id);
-	if (kai_map_get(&k->inflight, pc->pod) != NULL) {
-		free(pc->pod);
-		free(pc);
+	if (kai_map_get(&k->inflight, name) != NULL) {
+		free(name);
 		return;
 	}
 	(void)snprintf(jobid, sizeof(jobid), "%" PRIu64, j->id);
-	kai_map_put(&k->inflight, pc->pod, INFLIGHT_CALL);
+	pc = call_new(k, j->id, name, NULL);
 	kai_kube_service_create(k->kube, pc->pod, jobid, on_service, pc);
 }
 
 void
 dispatch_delete_service(struct kaid *k, uint64_t job_id)
 {
-	struct pod_call *pc = kai_xcalloc(1, sizeof(*pc));
+	struct pod_call *pc = call_new(k, job_id, podenv_service_name(job_id),
+	    NULL);
 
-	pc->k = k;
-	pc->job_id = job_id;
-	pc->pod = podenv_service_name(job_id);
-	kai_map_put(&k->inflight, pc->pod, INFLIGHT_CALL);
 	kai_kube_service_delete(k->kube, pc->pod, on_service, pc);
 }
 
@@ -309,13 +313,9 @@ dispatch_ensure_pods(struct kaid *k, struct kai_job *j)
 			continue;	/* exists and bound */
 		if (r != NULL) {
 			/* Exists but unbound: only the bind is missing. */
-			struct pod_call *pc = kai_xcalloc(1, sizeof(*pc));
+			struct pod_call *pc = call_new(k, j->id,
+			    kai_xstrdup(a->pod), kai_xstrdup(a->node));
 
-			pc->k = k;
-			pc->job_id = j->id;
-			pc->pod = kai_xstrdup(a->pod);
-			pc->node = kai_xstrdup(a->node);
-			kai_map_put(&k->inflight, a->pod, INFLIGHT_CALL);
 			kai_kube_pod_bind(k->kube, a->pod, a->node, on_bound, pc);
 			continue;
 		}
