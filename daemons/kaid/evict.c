@@ -120,24 +120,46 @@ victim_changes(const struct kai_job *j, const char *why, int64_t now,
 	return 2;
 }
 
+/*
+ * The pod event's reason: "Preempted" when another job takes the place
+ * (preempt, reclaim), "Evicted" when the scheduler moves or stops the
+ * job for its own reasons (consolidation, a stale gang), as KAI's Evict
+ * events tell those apart by action.
+ */
+static const char *
+event_reason(const struct kai_sched_why_info *w)
+{
+	return w->why == KAI_SCHED_WHY_PREEMPTED ||
+		w->why == KAI_SCHED_WHY_RECLAIMED
+	    ? "Preempted" : "Evicted";
+}
+
 /* After the commit: delete the run's pods; requeue or forget the job. */
 static void
-victim_done(struct kaid *k, struct kai_job *j, const char *why)
+victim_done(struct kaid *k, struct kai_job *j, const char *reason,
+    const char *why)
 {
-	size_t t;
-
 	kai_log_info("job %" PRIu64 ": PREEMPTED (%s)%s", j->id, why,
 	    j->requeue ? ", requeued" : "");
 	/* kubectl describe pod tells what kqueue tells. */
-	for (t = 0; t < j->nallocs; t++)
-		events_post(k, j->allocs[t].pod, KAI_EVENT_WARNING, "Preempted",
-		    "%s", why);
+	evict_post_events(k, j, reason, why);
 	dispatch_delete_pods(k, j, EVICT_GRACE_S);
 	if (!j->requeue) {
 		state_job_remove(k, j->id);
 		return;
 	}
 	evict_requeued(j, why);
+}
+
+void
+evict_post_events(struct kaid *k, const struct kai_job *j, const char *reason,
+    const char *why)
+{
+	size_t t;
+
+	for (t = 0; t < j->nallocs; t++)
+		events_post(k, j->allocs[t].pod, KAI_EVENT_WARNING, reason,
+		    "%s", why);
 }
 
 void
@@ -162,6 +184,7 @@ evict_commit(struct kaid *k, const struct snap *sn,
 	struct kai_db_change *c = kai_xcalloc(2 * sn->s.njobs + 2, sizeof(*c));
 	struct kai_job **vj = kai_xcalloc(sn->s.njobs + 1, sizeof(*vj));
 	char **why = kai_xcalloc(sn->s.njobs + 1, sizeof(*why));
+	const char **reason = kai_xcalloc(sn->s.njobs + 1, sizeof(*reason));
 	size_t *first = kai_xcalloc(sn->s.njobs + 1, sizeof(*first));
 	bool *applied = kai_xcalloc(2 * sn->s.njobs + 2, sizeof(*applied));
 	char buf[KAI_ERR_MSG_MAX];
@@ -179,6 +202,7 @@ evict_commit(struct kaid *k, const struct snap *sn,
 			? "moved to make room (consolidation)"
 			: kai_sched_why_text(&sn->s, &r->jobs[i].why, buf,
 			      sizeof(buf)));
+		reason[n] = event_reason(&r->jobs[i].why);
 		first[n] = nc;
 		vj[n] = j;
 		nc += victim_changes(j, why[n], now, &c[nc]);
@@ -191,12 +215,13 @@ evict_commit(struct kaid *k, const struct snap *sn,
 	for (i = 0; i < n; i++) {
 		if (!applied[first[i]])
 			continue;	/* the job moved on (ended, cancelled) */
-		victim_done(k, vj[i], why[i]);
+		victim_done(k, vj[i], reason[i], why[i]);
 		done++;
 	}
 	for (i = 0; i < sn->s.njobs; i++)
 		free(why[i]);
 	free(why);
+	free(reason);
 	free(vj);
 	free(first);
 	free(c);

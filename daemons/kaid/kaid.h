@@ -348,6 +348,9 @@ size_t evict_commit(struct kaid *k, const struct snap *sn,
 void evict_retry_deletes(struct kaid *k);
 /* Whether a pod with the name of one of j's tasks still exists. */
 bool evict_pods_linger(const struct kaid *k, const struct kai_job *j);
+/* A Warning event with reason and message why on each of j's pods. */
+void evict_post_events(struct kaid *k, const struct kai_job *j,
+    const char *reason, const char *why);
 /*
  * The cache's side of a requeue that is committed (the job's pods are
  * the caller's to delete): allocations dropped, PENDING, count raised.

@@ -104,6 +104,7 @@ requeue_one(struct kaid *k, const struct rpc_req *req, struct kai_job *j,
 		*msg = MSG_INVALID;
 		return KAI_EINVAL;
 	}
+	evict_post_events(k, j, "Evicted", REQUEUE_REASON);
 	dispatch_delete_pods(k, j, -1);
 	evict_requeued(j, REQUEUE_REASON);
 	*msg = "ok";

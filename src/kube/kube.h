@@ -33,6 +33,8 @@ struct kai_kube_config {
 	char *server;		/* "https://127.0.0.1:6443" */
 	char *ca_pem;		/* CA certificate(s), PEM; NULL = system CAs */
 	char *token;		/* bearer token; NULL = none */
+	char *token_file;	/* where the token came from, re-read when
+				   it changes; NULL = given inline */
 	char *client_cert_pem;	/* client certificate auth; NULL = none */
 	char *client_key_pem;
 	char *namespace;	/* from the context or the SA file; may be NULL */

@@ -77,8 +77,8 @@ read_file(const char *path, bool named, char **out, size_t *outlen,
 }
 
 /* A token file's content without the trailing newline. */
-static int
-read_token(const char *path, char **out, struct kai_err *err)
+int
+kube_token_read(const char *path, char **out, struct kai_err *err)
 {
 	size_t n = 0;
 	int r;
@@ -297,11 +297,13 @@ user(struct kcfg *k, const char *name, struct kai_kube_config *cfg)
 		cfg->token = kai_xstrdup(tok);
 	} else if (tokfile != NULL) {
 		file = kpath(k, tokfile);
-		r = read_token(file, &cfg->token, &e);
-		free(file);
-		if (r != 0)
+		r = kube_token_read(file, &cfg->token, &e);
+		if (r != 0) {
+			free(file);
 			return kfail(k, "%stokenFile: %s", where,
 			    kai_err_msg(&e));
+		}
+		cfg->token_file = file;
 	} else if (cfg->client_cert_pem == NULL) {
 		return unsupported_auth(k, u, where);
 	}
@@ -411,8 +413,8 @@ kai_kube_config_incluster(const char *dir, const char *host, const char *port,
 	else
 		cfg->server = kai_xasprintf("https://%s:%s", host, port);
 	path = kai_xasprintf("%s/token", dir);
-	r = read_token(path, &cfg->token, err);
-	free(path);
+	r = kube_token_read(path, &cfg->token, err);
+	cfg->token_file = path;	/* the kubelet rotates it */
 	if (r == 0) {
 		path = kai_xasprintf("%s/ca.crt", dir);
 		r = read_file(path, true, &cfg->ca_pem, NULL, err);
@@ -422,7 +424,7 @@ kai_kube_config_incluster(const char *dir, const char *host, const char *port,
 		path = kai_xasprintf("%s/namespace", dir);
 		/* Optional: kaid.yaml may name the namespace. */
 		if (access(path, F_OK) == 0 &&
-		    (r = read_token(path, &ns, err)) == 0)
+		    (r = kube_token_read(path, &ns, err)) == 0)
 			cfg->namespace = ns;
 		free(path);
 	}
@@ -447,6 +449,7 @@ kai_kube_config_fini(struct kai_kube_config *cfg)
 	free(cfg->server);
 	free(cfg->ca_pem);
 	free_secret_str(cfg->token);
+	free(cfg->token_file);
 	free(cfg->client_cert_pem);
 	free_secret_str(cfg->client_key_pem);
 	free(cfg->namespace);
@@ -465,6 +468,7 @@ kube_config_copy(struct kai_kube_config *dst, const struct kai_kube_config *src)
 	dst->server = dup_or_null(src->server);
 	dst->ca_pem = dup_or_null(src->ca_pem);
 	dst->token = dup_or_null(src->token);
+	dst->token_file = dup_or_null(src->token_file);
 	dst->client_cert_pem = dup_or_null(src->client_cert_pem);
 	dst->client_key_pem = dup_or_null(src->client_key_pem);
 	dst->namespace = dup_or_null(src->namespace);

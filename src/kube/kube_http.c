@@ -294,6 +294,7 @@ req_headers(struct kube_req *req)
 	struct curl_slist *h = NULL;
 
 	h = curl_slist_append(h, "Accept: application/json");
+	kube_token_refresh(req->kube);
 	if (req->kube->auth_hdr != NULL)
 		h = curl_slist_append(h, req->kube->auth_hdr);
 	if (req->post != NULL)
@@ -535,9 +536,7 @@ kai_kube_new(struct kai_loop *loop, const struct kai_kube_config *cfg,
 	namespace = cfg->namespace != NULL ? cfg->namespace : "default";
 	kube->ns = kai_xstrdup(namespace);
 	kube->timeout_ms = timeout_ms;
-	if (cfg->token != NULL)
-		kube->auth_hdr =
-		    kai_xasprintf("Authorization: Bearer %s", cfg->token);
+	kube_token_init(kube);
 	kube->multi = curl_multi_init();
 	KAI_ASSERT(kube->multi != NULL);
 	mc = curl_multi_setopt(kube->multi, CURLMOPT_SOCKETFUNCTION, sock_cb);

@@ -66,6 +66,11 @@ struct kai_kube {
 	char *ns;                   /* namespace of kaid's pods */
 	int64_t timeout_ms;         /* per non-watch call */
 	char *auth_hdr;             /* "Authorization: Bearer ..." or NULL */
+	struct kube_tokstat {       /* cfg.token_file as last read */
+		int64_t checked_ms; /* last stat, at most once a second */
+		int64_t mtime_ns;
+		uint64_t ino, size;
+	} tok;
 	CURLM *multi;
 	uint64_t timer;          /* loop timer for curl, 0 = none */
 	int in_curl;             /* inside curl_multi_socket_action() */
@@ -93,6 +98,16 @@ struct kai_kube {
 
 /* kube_config.c */
 /* Deep copy of src into dst. */
+/* A token file's content without trailing white space; KAI_ECONFIG. */
+int kube_token_read(const char *path, char **out, struct kai_err *err)
+    KAI_MUST_CHECK;
+/*
+ * kube_token_init() sets the Authorization header from cfg.token;
+ * kube_token_refresh(), called before each request, reads cfg.token_file
+ * again once it changed (kube_token.c).
+ */
+void kube_token_init(struct kai_kube *kube);
+void kube_token_refresh(struct kai_kube *kube);
 void kube_config_copy(struct kai_kube_config *dst,
     const struct kai_kube_config *src);
 

@@ -112,6 +112,29 @@ ev=$(kubesim_ctl "/api/v1/namespaces/$NS/events?fieldSelector=involvedObject.nam
 is "the pod was made in the service account's namespace" "$ev" \
     "Successfully assigned $NS/kai-$id-0 to $node"
 
+# The kubelet rotates the token; kaid must pick up the new one.  kubesim
+# can refuse the old token from a given moment, as an expired one is; the
+# real server's static tokens cannot be retired while it runs.
+if [ "$STACK_API" = real ]; then
+	diag "token rotation is tried on kubesim only (static tokens here)"
+else
+	new=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+	nsenter --mount --target "$(cat "$T/kaid.pid")" sh -c \
+	    "printf '%s\n' $new >$SA/token.new && mv $SA/token.new $SA/token"
+	kubesim_ctl "/kubesim/token?value=$new" POST >/dev/null
+	KUBESIM_TOKEN=$new
+	is "kubesim refuses the old token" "$(curl -s -o /dev/null \
+	    -w '%{http_code}' --cacert "$CA_FILE" \
+	    -H "Authorization: Bearer $(cat "$TOKEN_FILE")" \
+	    "$KUBESIM_URL/api/v1/nodes")" 401
+	out=$(cd "$W" && as_user "$A" ksubmit ic.sh 2>&1)
+	id2=${out##* }
+	ok "a job submitted after the rotation completes" \
+	    wait_state "$id2" COMPLETED
+	like "kaid logged the new token" "$(cat "$T/kaid.log")" \
+	    'read a new token from "[^"]*/serviceaccount/token"'
+fi
+
 ok "kaid stops cleanly on SIGTERM" kaid_stop_clean
 
 done_testing

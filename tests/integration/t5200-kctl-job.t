@@ -156,6 +156,16 @@ is "the event row names the change and alice" \
 ok "the requeued job runs again" wait_state "$id3" RUNNING
 n=$(stack_psql "select count(*) from events where job_id = $id3 and to_state = 'RUNNING'")
 is "it started twice" "$n" 2
+# kubectl describe pod tells the story too: the first run's pod has a
+# Warning "Evicted" with the reason kqueue and kacct give.
+evicted=$(kubesim_ctl "/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dkai-$id3-0" |
+    python3 -c '
+import json, sys
+for e in json.load(sys.stdin)["items"]:
+    if e["reason"] != "Scheduled":
+        print(e["type"], e["reason"], e["message"], sep="|")')
+is "the requeued pod has an Evicted event" "$evicted" \
+    "Warning|Evicted|requeued by user"
 as_user "$A" kcancel "$id3"
 id4=$(cd "$W" && as_user "$A" ksubmit --parsable -H --wrap "true")
 err=$(as_user "$A" kctl requeue "$id4" 2>&1)

@@ -233,6 +233,14 @@ class Api:
         if path == "/kubesim/expire-watches" and req.method == "POST":
             self.store.expire_all()
             return self.send_json(req, 200, ob.status_body("Success", 200))
+        if path == "/kubesim/token" and req.method == "POST":
+            # A rotation: the old token is refused from now on, as an
+            # expired service-account token is.  Open watches go on.
+            new = req.query.get("value", "")
+            if not new:
+                raise ob.bad_request("value: the new token is empty")
+            self.token = new
+            return self.send_json(req, 200, ob.status_body("Success", 200))
         if path == "/kubesim/fail" and req.method in ("POST", "DELETE"):
             if req.method == "POST":
                 self.faults.add(req.query)
