@@ -41,7 +41,7 @@ TESTS += tests/unit/kube-client.t
 # (tests/bench/bench-dispatch.sh runs it).
 noinst_PROGRAMS += tests/bench/bench-podrate
 tests_bench_bench_podrate_SOURCES = tests/bench/bench-podrate.c
-tests_bench_bench_podrate_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS)
+tests_bench_bench_podrate_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS)
 tests_bench_bench_podrate_LDADD = src/kube/libkaikube.a src/sys/libkaisys.a \
 	src/base/libkaibase.a $(CURL_LIBS) $(JSONC_LIBS) $(YAML_LIBS)
 # End of src/kube/local.mk

@@ -163,6 +163,36 @@ watch_wait()
 	awk '{ printf "%.3f\n", $2 - $1 }' "$T/watch.out"
 }
 
+# pod_template: the Pod kaid sends for a job of this benchmark, captured
+# once from kubesim's record of a one-job kaid (the same job script,
+# user, environment and configuration as the runs), as $T/pod.json; the
+# raw client sends it under other names, so the API server gets the same
+# bytes from both.
+pod_template()
+{
+	local i
+	kubesim_start "$T/sim" "$top/contrib/kubesim/nodes.example.yaml" || exit 1
+	cp "$T/sim/kubeconfig" "$T/kubeconfig"
+	kaid_start || exit 1
+	as_user "$STACK_ALICE" sh -c 'cd "$0" && ksubmit --parsable job.sh >/dev/null' "$T/work" || exit 1
+	for i in $(seq 1 100); do
+		grep -q '"POST", *"path": *"/api/v1/namespaces/default/pods"' \
+		    "$T/sim/kubesim.record" 2>/dev/null && break
+		sleep 0.1
+	done
+	kaid_stop
+	kill "$(cat "$T/sim/kubesim.pid")" 2>/dev/null
+	python3 - "$T/sim/kubesim.record" >"$T/pod.json" <<'EOF'
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r["method"] == "POST" and r["path"].endswith("/pods"):
+        print(json.dumps(r["body"], separators=(",", ":")))
+        break
+EOF
+	[ -s "$T/pod.json" ] || { echo "bench-dispatch: no pod captured" >&2; exit 1; }
+}
+
 raw_run()
 {
 	local out s rw_pid
@@ -176,7 +206,9 @@ raw_run()
 		    >/dev/null 2>&1 &
 		rw_pid=$!
 	fi
-	out=$("$PODRATE" -c "$CONC" -n "$N" "$T/k8s/kubeconfig-kaid" \
+	local tmpl=(-t "$T/pod.json")
+	[ -n "${RAW_SMALL:-}" ] && tmpl=()
+	out=$("$PODRATE" -c "$CONC" -n "$N" "${tmpl[@]}" "$T/k8s/kubeconfig-kaid" \
 	    $(seq -f 'bench-%g' 1 "$NODES"))
 	s=$(watch_wait)
 	[ -n "${RAW_WATCH:-}" ] && kill "$rw_pid" 2>/dev/null
@@ -225,13 +257,18 @@ pg_start "$T/pg" || exit 1
 munge_start "$T/munge" || exit 1
 KAI_MUNGE_SOCKET=$MUNGE_SOCKET
 KAID_PORT=$(stack_free_port)
+KAID_HTTP_PORT=$(stack_free_port)
+while [ "$KAID_HTTP_PORT" = "$KAID_PORT" ]; do
+	KAID_HTTP_PORT=$(stack_free_port)
+done
 KAI_CONTROLLER=127.0.0.1:$KAID_PORT
-export KAI_CONTROLLER KAI_MUNGE_SOCKET KAID_PORT
+export KAI_CONTROLLER KAI_MUNGE_SOCKET KAID_PORT KAID_HTTP_PORT
 KAID_INTERVAL=${KAID_INTERVAL:-1s} KAID_LOG_LEVEL=${KAID_LOG_LEVEL:-warn} stack_write_conf "$T"
 mkdir -p "$T/work" && chown "$STACK_ALICE:" "$T/work"
 printf '#!/bin/sh\ntrue\n' >"$T/work/job.sh"
 chmod 755 "$T/work/job.sh"
 
+pod_template
 echo "dispatch benchmark: $N pods, $NODES nodes, $(nproc) cores," \
     "kube-apiserver $("$REALAPI_CACHE/kube-apiserver" --version 2>/dev/null |
     awk '{ print $2 }'), $(date -u +%Y-%m-%dT%H:%MZ)"
@@ -242,7 +279,7 @@ echo "dispatch benchmark: $N pods, $NODES nodes, $(nproc) cores," \
 : >"$T/ratio"
 for _ in $(seq 1 "$RUNS"); do
 	r=$(raw_run)
-	k=$(kaid_run)
+	if [ -n "${RAWONLY:-}" ]; then k=$r; else k=$(kaid_run); fi
 	[ -n "$r" ] && [ -n "$k" ] || { echo "bench-dispatch: a run failed" >&2; exit 1; }
 	echo "$r" >>"$T/raw.s"
 	echo "$k" >>"$T/kaid.s"

@@ -8,11 +8,16 @@
  * at once and each bind started as its create returns.  -c caps the
  * requests in flight instead, to see how the server scales.
  *
- *	bench-podrate [-c CONC] [-n PODS] [-p PREFIX] KUBECONFIG NODE...
+ *	bench-podrate [-c CONC] [-n PODS] [-p PREFIX] [-t POD.json]
+ *	    KUBECONFIG NODE...
  *
- * The pods are the ones kaid would send for a one-task job (built by
- * kai_kube_pod_json with the same kind of labels, environment and
- * wrapper), bound to the NODEs in turn.  Prints one line:
+ * With -t, every pod is the Pod in POD.json (the body kaid itself sent
+ * for a job, as bench-dispatch.sh captures it) under a new name: the
+ * server does the same work for the raw client as for kaid, byte for
+ * byte.  Without it, a pod built by kai_kube_pod_json with the labels
+ * and a script of a one-task job but none of kaid's environment and
+ * shims (a fifth of the size).  The pods are bound to the NODEs in turn.
+ * Prints one line:
  *
  *	pods=N seconds=S pods_per_s=R requests_per_s=Q failed=F
  *
@@ -24,6 +29,7 @@
 
 #include <curl/curl.h>
 #include <getopt.h>
+#include <json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +51,7 @@ static const char *ns = "default";
 static CURLM *multi;
 static long nfailed;
 static size_t inflight;
+static struct json_object *tmpl;	/* -t, or NULL */
 
 static double
 now_s(void)
@@ -63,7 +70,22 @@ sink(char *p, size_t sz, size_t n, void *ctx)
 	return sz * n;
 }
 
-/* A one-task job's pod, with a script and environment of kaid's size. */
+/* The template under another name. */
+static char *
+pod_from_template(const char *name)
+{
+	struct json_object *meta = NULL;
+
+	if (!json_object_object_get_ex(tmpl, "metadata", &meta))
+		meta = NULL;
+	if (meta != NULL)
+		json_object_object_add(meta, "name",
+		    json_object_new_string(name));
+	return kai_xstrdup(json_object_to_json_string_ext(tmpl,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+/* A one-task job's pod, with a script of kaid's size. */
 static char *
 pod_body(const char *name)
 {
@@ -84,6 +106,8 @@ pod_body(const char *name)
 	const char *command[] = {"/bin/sh", "-c", wrapper, "kai-job"};
 	struct kai_pod_spec ps;
 
+	if (tmpl != NULL)
+		return pod_from_template(name);
 	memset(wrapper, '#', sizeof(wrapper) - 1); /* kaid's is ~600 bytes */
 	wrapper[sizeof(wrapper) - 1] = '\0';
 	memset(&ps, 0, sizeof(ps));
@@ -182,7 +206,8 @@ int
 main(int argc, char **argv)
 {
 	const char *prefix = "bench", *usage = "usage: bench-podrate "
-	    "[-c CONC] [-n PODS] [-p PREFIX] KUBECONFIG NODE...\n";
+	    "[-c CONC] [-n PODS] [-p PREFIX] [-t POD.json] KUBECONFIG "
+	    "NODE...\n";
 	struct kai_err err;
 	struct pod *pods, *next, *end;
 	long npods = 1000, conc = 0;
@@ -191,11 +216,19 @@ main(int argc, char **argv)
 	int c, left, running;
 	long i;
 
-	while ((c = getopt(argc, argv, "c:n:p:")) != -1) {
+	while ((c = getopt(argc, argv, "c:n:p:t:")) != -1) {
 		switch (c) {
 		case 'c': conc = strtol(optarg, NULL, 10); break;
 		case 'n': npods = strtol(optarg, NULL, 10); break;
 		case 'p': prefix = optarg; break;
+		case 't':
+			if ((tmpl = json_object_from_file(optarg)) == NULL ||
+			    !json_object_is_type(tmpl, json_type_object)) {
+				fprintf(stderr, "bench-podrate: %s: not a JSON "
+				    "object\n", optarg);
+				return 2;
+			}
+			break;
 		default: fputs(usage, stderr); return 2;
 		}
 	}
@@ -240,6 +273,7 @@ main(int argc, char **argv)
 		curl_slist_free_all(pods[i].hdrs);
 	}
 	free(pods);
+	json_object_put(tmpl);
 	curl_multi_cleanup(multi);
 	kai_kube_config_fini(&cfg);
 	curl_global_cleanup();
