@@ -14,9 +14,9 @@
  * pod and reason, so there is nothing to fold.
  *
  * Events are best-effort.  They share the client's curl multi handle and
- * connections, but at most EVENTS_INFLIGHT are in flight (one while pod
- * calls wait for a slot) and at most EVENTS_QUEUED wait: a burst of five thousand bindings must not double
- * the load on the API server while pods wait to be created, and a dead
+ * connections, but at most EVENTS_INFLIGHT are in flight (none while pod
+ * calls wait for a slot) and at most EVENTS_QUEUED wait: a burst of five
+ * thousand bindings must not be slowed by its own events, and a dead
  * events endpoint must not grow kaid's memory.  A failed or dropped event
  * is logged as a warning once every EVENTS_WARN_MS, at debug level in
  * between; nothing waits for an event and nothing fails because of one.
@@ -163,9 +163,14 @@ ev_done(struct kube_req *req, void *ctx)
 }
 
 /*
- * Starts waiting events while there is a free slot: EVENTS_INFLIGHT, or
- * one while pod calls wait for theirs (kube_pod.c calls this again as
- * they drain), so that a burst of bindings is not slowed by its events.
+ * Starts waiting events while there is a free slot: EVENTS_INFLIGHT, and
+ * none while pod calls wait for theirs (kube_pod.c calls this again as
+ * they drain).  Each Event is a write to etcd like a create or a bind,
+ * so even one event always in flight took a fifth of a burst's rate
+ * (tests/bench/bench-dispatch.sh); held back, a burst's events follow
+ * its pods seconds later.  Under a backlog that never drains, the queue
+ * fills and events are dropped with a warning, as client-go's
+ * broadcaster drops when it falls behind: pods before their events.
  */
 void
 kube_event_pump(struct kai_kube *kube)
@@ -174,7 +179,7 @@ kube_event_pump(struct kai_kube *kube)
 	struct kube_req *req;
 	char *ns, *path;
 	size_t cap = kube->callq[0] != NULL || kube->callq[1] != NULL ?
-	    1 : EVENTS_INFLIGHT;
+	    0 : EVENTS_INFLIGHT;
 
 	while (kube->nevents < cap && (e = kube->evq) != NULL) {
 		kube->evq = e->next;

@@ -705,6 +705,9 @@ cap_settled(struct t *t)
 static void
 test_call_cap(struct t *t, const struct kai_kube_config *cfg)
 {
+	struct kai_pod_event ev = {"kai-cap-ev", NULL, KAI_EVENT_NORMAL,
+	    "Scheduled", "Successfully assigned default/kai-cap-ev to n1"};
+	uint64_t posted0, posted, failed, dropped;
 	struct kai_kube *kube;
 	struct kai_err err;
 	char pod[32];
@@ -719,9 +722,19 @@ test_call_cap(struct t *t, const struct kai_kube_config *cfg)
 	    t->kube->nactive == KUBE_CALLS_MAX,
 	    "100 calls: %d sent, the rest wait (%zu sent)", KUBE_CALLS_MAX,
 	    t->kube->nactive);
+	kai_kube_event_counts(t->kube, &posted0, &failed, &dropped);
+	kai_kube_pod_event(t->kube, &ev);
+	ok(t->kube->nevents == 0 && t->kube->nevq == 1,
+	    "an event waits while pod calls wait (%zu sent)",
+	    t->kube->nevents);
 	settled = run_until(t, cap_settled);
 	ok(settled && cap_enoent == 100 && cap_other == 0,
 	    "all 100 answered 404 (%d, %d other)", cap_enoent, cap_other);
+	t->want_n = (int)(posted0 + failed + dropped) + 1;
+	ok(run_until(t, events_settled), "then the event is sent");
+	kai_kube_event_counts(t->kube, &posted, &failed, &dropped);
+	ok(posted == posted0 + 1, "and accepted (%llu posted)",
+	    (unsigned long long)posted);
 	if (kai_kube_new(t->loop, cfg, NULL, 5000, &kube, &err) != 0) {
 		ok(0, "client: %s", kai_err_msg(&err));
 		return;
