@@ -11,7 +11,8 @@
  * transaction, and only then create the pods.  Every job left pending
  * gets the core's explanation as its reason, a sentence kqueue shows in
  * NODELIST(REASON) (a held job keeps squeue's "JobHeldUser", the word
- * scripts look for).  Nothing is placed while the watches are not
+ * scripts look for), and the core's estimate of its start, which kqueue
+ * --start shows.  Nothing is placed while the watches are not
  * synced: kaid does not act on a cluster it cannot see.
  *
  * Reasons live in memory, where kqueue and kacct read them, and are
@@ -266,6 +267,10 @@ tick_act(struct kaid *k, const struct snap *sn,
 		if (sn->kjobs[i] == NULL ||
 		    sn->kjobs[i]->state != KAI_JOB_PENDING)
 			continue;
+		/* kqueue --start; the core's estimate is in unix seconds. */
+		sn->kjobs[i]->est_start =
+		    r->jobs[i].est_start == KAI_SCHED_NO_TIME ? 0
+							     : r->jobs[i].est_start;
 		if (r->jobs[i].state != KAI_SCHED_JOB_RUNNING)
 			set_reason(sn->kjobs[i],
 			    reason_text(sn, &r->jobs[i], buf, sizeof(buf)),
@@ -313,6 +318,7 @@ tick_run(struct kaid *k)
 	for (i = 0; i < sn.nlost; i++) {
 		rs.at = 0; /* lost jobs are not in id order with the rest */
 		set_reason(sn.lost[i], sn.lost_why[i], false, &rs);
+		sn.lost[i]->est_start = 0; /* waits for a dependency... */
 	}
 	rs.at = 0;
 	if (kai_sched_cycle(&sn.s, &r, &err) != 0) {

@@ -255,6 +255,11 @@ void kai_sched_place(struct sess *S, uint32_t t, uint32_t node, uint64_t mask,
 void kai_sched_evict(struct sess *S, uint32_t t);
 void kai_sched_touch_queue(struct sess *S, uint32_t q);
 void kai_sched_touch_group(struct sess *S, uint32_t g);
+/*
+ * Releasing or evicted task t is gone: what it held is idle.  Not
+ * logged, never undone: for the start estimate's replay only.
+ */
+void kai_sched_release(struct sess *S, uint32_t t);
 
 /* place.c */
 struct kai_sched_choice {
@@ -417,6 +422,9 @@ void kai_sched_consolidate(struct sess *S);
 void kai_sched_reclaim(struct sess *S);
 void kai_sched_preempt(struct sess *S);
 void kai_sched_stalegang(struct sess *S);
+
+/* estimate.c: start estimates into r->jobs[].est_start, after the phases. */
+void kai_sched_estimate(struct sess *S);
 
 /* reasons.c */
 void kai_sched_set_why(struct sess *S, uint32_t j,
