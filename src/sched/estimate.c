@@ -18,8 +18,9 @@
  * smaller job behind a blocked one may be given an earlier slot if it
  * fits there, exactly as the allocate phase would start it then.
  *
- * Candidates are the first config.est_jobs jobs in allocation order that
- * are pending with nothing running, not held, and not stopped by a
+ * Candidates are the first config.est_jobs jobs in allocation order (as
+ * the allocate phase met them) that are pending with nothing running,
+ * not held, and not stopped by a
  * queue limit or quota, by a task no node can hold, or by the lack of
  * schedulable nodes: time alone cures none of those.  The work is
  * bounded: at most EST_TRIES_PER_JOB placement tries per candidate in
@@ -65,14 +66,41 @@ want(const struct sess *S, uint32_t j)
 	    w != KAI_SCHED_WHY_NP_QUOTA;
 }
 
+void
+kai_sched_est_note(struct sess *S, uint32_t j,
+    const struct kai_sched_why_info *w)
+{
+	if (S->allocated || S->cf->est_jobs == 0 ||
+	    S->nest_cand == S->cf->est_jobs || w->why == KAI_SCHED_WHY_LIMIT ||
+	    w->why == KAI_SCHED_WHY_NP_QUOTA)
+		return;
+	if (S->est_cand == NULL)
+		S->est_cand = kai_xcalloc(S->cf->est_jobs, sizeof(*S->est_cand));
+	S->est_cand[S->nest_cand++] = j;
+}
+
+/*
+ * The allocate phase met its waiting jobs in allocation order, and noted
+ * the first ones (kai_sched_est_note()): those still waiting are the
+ * candidates, at no cost.  Without an allocate phase, or when all it
+ * noted are gone (reclaim or preempt placed them), the order is built
+ * again, a pass over every job.
+ */
 static void
 candidates(struct est *E)
 {
 	struct sess *S = E->S;
 	struct kai_sched_order o;
 	int64_t top;
+	uint32_t i;
 
 	E->cand = kai_xcalloc(S->cf->est_jobs, sizeof(*E->cand));
+	for (i = 0; i < S->nest_cand; i++)
+		if (want(S, S->est_cand[i]))
+			E->cand[E->ncand++] = S->est_cand[i];
+	E->left = E->ncand;
+	if (S->allocated && (E->ncand > 0 || S->nest_cand == 0))
+		return;
 	kai_sched_order_init(&o, S, want);
 	while (E->ncand < S->cf->est_jobs &&
 	    (top = kai_sched_order_top(&o)) >= 0) {
@@ -114,17 +142,23 @@ static void
 running_ends(struct est *E)
 {
 	struct sess *S = E->S;
-	size_t j;
+	size_t j, cap = 0;
+	int64_t t;
 
-	E->run = kai_xcalloc(S->s->njobs + 1, sizeof(*E->run));
+	/* Grown as needed: most jobs of a big snapshot are pending. */
 	for (j = 0; j < S->s->njobs; j++) {
-		if (S->jobs[j].nactive == 0 || S->s->jobs[j].time_limit_s < 0)
+		if (S->jobs[j].nactive == 0 || S->s->jobs[j].time_limit_s < 0 ||
+		    (t = end_of(S, (uint32_t)j)) == KAI_SCHED_NO_TIME)
 			continue;
-		E->run[E->nrun].t = end_of(S, (uint32_t)j);
-		E->run[E->nrun].job = (uint32_t)j;
-		E->nrun += E->run[E->nrun].t != KAI_SCHED_NO_TIME;
+		if (E->nrun == cap) {
+			cap = cap ? 2 * cap : 256;
+			E->run = kai_xreallocarray(E->run, cap, sizeof(*E->run));
+		}
+		E->run[E->nrun].t = t;
+		E->run[E->nrun++].job = (uint32_t)j;
 	}
-	qsort(E->run, E->nrun, sizeof(*E->run), ev_cmp);
+	if (E->nrun > 1)
+		qsort(E->run, E->nrun, sizeof(*E->run), ev_cmp);
 }
 
 /* Job j ends: its active tasks are gone. */
