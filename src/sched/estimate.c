@@ -20,9 +20,9 @@
  *
  * Candidates are the first config.est_jobs jobs in allocation order (as
  * the allocate phase met them) that are pending with nothing running,
- * not held, and not stopped by a
- * queue limit or quota, by a task no node can hold, or by the lack of
- * schedulable nodes: time alone cures none of those.  The work is
+ * not held, and not stopped by a queue limit or quota, by a task no node
+ * can hold, or by the lack of schedulable nodes: time alone cures none
+ * of those.  The work is
  * bounded: at most EST_TRIES_PER_JOB placement tries per candidate in
  * all; candidates left when the budget or the end times run out get no
  * estimate.  The session is changed for good: this runs last.
