@@ -11,6 +11,8 @@
  * the task count: kaibatch runs one pod per task.  Selection is done by
  * kaid (ids, users, partitions, states) and again here (names, accounts,
  * states), so the output never shows a job the options exclude.
+ * --start shows pending jobs only, with the scheduler's estimate of
+ * their start, earliest first, as squeue --start does.
  */
 #include "config.h"
 
@@ -40,6 +42,7 @@ static const char *const prog = "kqueue";
 #define FMT_DEFAULT "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
 #define FMT_LONG    "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
 #define FMT_GPUS    " %.5b"
+#define FMT_START   "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R"
 /* squeue keeps finished jobs visible for MinJobAge, 300 s by default. */
 #define FINISHED_VISIBLE_S 300
 
@@ -48,6 +51,7 @@ enum {
 	K_JSON,
 	K_GPUS,
 	K_HELP,
+	K_START,
 };
 
 static const struct cliopt table[] = {
@@ -70,6 +74,8 @@ static const struct cliopt table[] = {
     CLIOPT("noheader", 'h', CLIOPT_NOARG, NULL, "print no header line"),
     CLIOPT("partition", 'p', CLIOPT_ARG, "LIST",
 	"only jobs in these partitions"),
+    CLIOPT("start", K_START, CLIOPT_NOARG, NULL,
+	"pending jobs with their estimated start, earliest first"),
     CLIOPT("states", 't', CLIOPT_ARG, "LIST",
 	"only jobs in these states (codes, names or all)"),
     CLIOPT("usage", K_HELP, CLIOPT_NOARG, NULL, "same as --help"),
@@ -90,6 +96,7 @@ struct opts {
 	const char *Format; /* -O */
 	bool noheader, json, lng, gpus, help, version;
 	bool array; /* -r */
+	bool start; /* --start */
 };
 
 /*
@@ -152,14 +159,24 @@ f_prio(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 	out_u64(b, n, j->priority);
 }
 
+/* A pending job's start is the scheduler's estimate (--start). */
 static void
 f_start(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 {
 	char t[OUT_TIME_LEN];
+	int64_t s = j->state == KAI_JOB_PENDING ? j->est_start : j->start_time;
 
 	(void)now;
-	out_copy(b, n,
-	    j->start_time > 0 ? out_timestamp(j->start_time, t) : "N/A");
+	out_copy(b, n, s > 0 ? out_timestamp(s, t) : "N/A");
+}
+
+/* squeue's SCHEDNODES: kaid does not say where a job would go. */
+static void
+f_schednodes(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)j;
+	(void)now;
+	out_copy(b, n, "(null)");
 }
 
 static void
@@ -219,6 +236,7 @@ static const struct field {
     {'N', "NodeList", "NODELIST", f_nodes},
     {'r', "Reason", "REASON", f_reason},
     {'Z', "WorkDir", "WORK_DIR", jf_workdir},
+    {'Y', "SchedNodes", "SCHEDNODES", f_schednodes},
 };
 
 /* One piece of the output line: a field, or literal text when f == NULL. */
@@ -403,10 +421,25 @@ cmp_jobs(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* --start: earliest estimate first, jobs without one last. */
+static int
+cmp_start(const void *a, const void *b)
+{
+	const struct kai_jobinfo *x = *(const struct kai_jobinfo *const *)a;
+	const struct kai_jobinfo *y = *(const struct kai_jobinfo *const *)b;
+
+	if ((x->est_start > 0) != (y->est_start > 0))
+		return x->est_start > 0 ? -1 : 1;
+	if (x->est_start != y->est_start)
+		return x->est_start < y->est_start ? -1 : 1;
+	return cmp_jobs(a, b);
+}
+
 static bool
 wanted(const struct opts *o, const struct kai_jobinfo *j, uint32_t mask)
 {
 	return (mask & KAI_JOB_STATE_BIT(j->state)) != 0 &&
+	    (!o->start || j->state == KAI_JOB_PENDING) &&
 	    filter_match_name(o->names, o->nnames, j->name) &&
 	    filter_match_name(o->accounts, o->naccounts, j->account);
 }
@@ -420,6 +453,8 @@ build_layout(const struct opts *o, struct layout *l, struct kai_err *err)
 		return parse_Format(o->Format, l, err);
 	if (o->format != NULL)
 		return parse_format(o->format, l, err);
+	if (o->start)
+		return parse_format(FMT_START, l, err);
 	(void)snprintf(fmt, sizeof(fmt), "%s%s",
 	    o->lng ? FMT_LONG : FMT_DEFAULT, o->gpus ? FMT_GPUS : "");
 	return parse_format(fmt, l, err);
@@ -448,7 +483,7 @@ show(const struct opts *o, const struct layout *l, struct kai_jobinfo *jobs,
 	}
 	if (o->array && k > 0)
 		k = jobarray_expand(&jobs, k);
-	v = jobquery_sorted(jobs, k, cmp_jobs);
+	v = jobquery_sorted(jobs, k, o->start ? cmp_start : cmp_jobs);
 	if (o->json) {
 		root = jobquery_json(v, k);
 		out_json_print(stdout, root);
@@ -520,6 +555,9 @@ set_opt(struct opts *o, int c, const char *arg, struct kai_err *err)
 	case K_JSON:
 		o->json = true;
 		return 0;
+	case K_START:
+		o->start = true;
+		return 0;
 	case K_ME:
 		me = (uint32_t)getuid();
 		o->q.uids = kai_xreallocarray(o->q.uids, o->q.nuids + 1,
@@ -565,6 +603,8 @@ run(struct opts *o, const struct layout *l)
 	int rc;
 
 	o->q.flags |= KAI_QUERY_ALL_USERS;
+	if (o->start && o->q.state_mask == 0) /* wanted(): pending only */
+		o->q.state_mask = KAI_JOB_STATE_BIT(KAI_JOB_PENDING);
 	if ((o->q.state_mask & ~KAI_JOB_STATES_ACTIVE) != 0) {
 		/* finished jobs stay visible for a while, as in squeue */
 		o->q.flags |= KAI_QUERY_HISTORY;

@@ -6,7 +6,8 @@
  * kaid's memory, which holds every active job: no database round trip,
  * and no row conversion, for the question users ask most often.  Anything
  * else (kacct, finished states) is read from PostgreSQL, with the pending
- * reasons of active jobs taken from memory, where the last tick left them.
+ * reasons and start estimates of active jobs taken from memory, where the
+ * last tick left them.
  * kqueue shows every user's jobs, as squeue does; kacct
  * (KAI_QUERY_HISTORY) shows a user only their own jobs unless they are an
  * operator.  Long answers go out as several frames so that no frame
@@ -33,6 +34,7 @@ overlay_reasons(struct kaid *k, struct kai_jobinfo *jobs, size_t n)
 			continue;
 		free(jobs[i].reason);
 		jobs[i].reason = kai_xstrdup(j->reason);
+		jobs[i].est_start = j->est_start;
 	}
 }
 
@@ -142,6 +144,7 @@ query_cache(struct kaid *k, struct conn *conn, const struct kai_query *q)
 		o->hold = j->hold;
 		o->priority = j->priority;
 		o->array_id = arrays_display(j);
+		o->est_start = j->state == KAI_JOB_PENDING ? j->est_start : 0;
 		if (++n == QUERY_BATCH) {
 			ok = send_jobs(k, conn, out, n, true, &b);
 			batch_free(out, n);

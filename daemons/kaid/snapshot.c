@@ -304,6 +304,8 @@ add_job(struct snap *sn, struct kai_job *j, struct nodeuse *use)
 	snap_topology(sn, j, s);
 	s->held = j->hold;
 	s->created = j->submit_time;
+	if (j->time_limit_s != KAI_TIME_UNLIMITED) /* for start estimates */
+		s->time_limit_s = j->time_limit_s;
 	if (j->start_time > 0)
 		s->started = j->start_time;
 	s->first_task = first;

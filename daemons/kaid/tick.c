@@ -11,7 +11,8 @@
  * transaction, and only then create the pods.  Every job left pending
  * gets the core's explanation as its reason, a sentence kqueue shows in
  * NODELIST(REASON) (a held job keeps squeue's "JobHeldUser", the word
- * scripts look for).  Nothing is placed while the watches are not
+ * scripts look for), and the core's estimate of its start, which kqueue
+ * --start shows.  Nothing is placed while the watches are not
  * synced: kaid does not act on a cluster it cannot see.
  *
  * Reasons live in memory, where kqueue and kacct read them, and are
@@ -266,6 +267,11 @@ tick_act(struct kaid *k, const struct snap *sn,
 		if (sn->kjobs[i] == NULL ||
 		    sn->kjobs[i]->state != KAI_JOB_PENDING)
 			continue;
+		/* For kqueue --start: unix seconds, like the core's now. */
+		if (r->jobs[i].est_start != KAI_SCHED_NO_TIME)
+			sn->kjobs[i]->est_start = r->jobs[i].est_start;
+		else
+			sn->kjobs[i]->est_start = 0;
 		if (r->jobs[i].state != KAI_SCHED_JOB_RUNNING)
 			set_reason(sn->kjobs[i],
 			    reason_text(sn, &r->jobs[i], buf, sizeof(buf)),
@@ -313,6 +319,7 @@ tick_run(struct kaid *k)
 	for (i = 0; i < sn.nlost; i++) {
 		rs.at = 0; /* lost jobs are not in id order with the rest */
 		set_reason(sn.lost[i], sn.lost_why[i], false, &rs);
+		sn.lost[i]->est_start = 0; /* not given to the core: none */
 	}
 	rs.at = 0;
 	if (kai_sched_cycle(&sn.s, &r, &err) != 0) {

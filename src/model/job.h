@@ -106,6 +106,7 @@ struct kai_jobinfo {
 	bool hold;
 	uint32_t priority;
 	char *array_id;		/* "123_4", "123_[5-99%10]"; NULL = no array */
+	int64_t est_start;	/* pending: estimated start; 0 = unknown */
 };
 
 /*
@@ -168,6 +169,8 @@ struct kai_job {
 	bool kill_on_invalid_dep;
 	const char *gate;	/* kaid's deps.c: why the scheduler may not
 				 * see it this tick (static); NULL = may */
+	int64_t est_start;	/* pending: the last tick's start estimate,
+				 * unix s; 0 = none (kqueue --start) */
 };
 
 void kai_job_fini(struct kai_job *job);

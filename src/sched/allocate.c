@@ -65,6 +65,7 @@ failed(struct sess *S, uint32_t j, struct kai_sched_why_info *w)
 		kai_sched_set_why(S, j, w, true);
 		return;
 	}
+	kai_sched_est_note(S, j, w); /* candidates for start estimates */
 	if (waits && S->blocked[leaf] > 0) {
 		struct kai_sched_why_info p;
 

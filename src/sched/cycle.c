@@ -7,6 +7,8 @@
  * state and place, each job's state and reason, each queue's shares.  A
  * job with any task pipelined has all its newly placed tasks reported as
  * pipelined: its pods start together once the releasing ones are gone.
+ * Start estimates (estimate.c) come last, on the session as the phases
+ * left it.
  */
 #include "config.h"
 
@@ -31,6 +33,7 @@ kai_sched_config_init(struct kai_sched_config *c)
 	c->k_value = 1.0;
 	c->default_staleness_grace_s = 60;
 	c->max_consolidation_moves = 16;
+	c->est_jobs = KAI_SCHED_EST_JOBS;
 }
 
 void
@@ -56,6 +59,7 @@ kai_sched_job_init(struct kai_sched_snap_job *j)
 	j->topology = j->required_level = j->preferred_level = -1;
 	j->stale_since = j->started = KAI_SCHED_NO_TIME;
 	j->staleness_grace_s = KAI_SCHED_GRACE_DEFAULT;
+	j->time_limit_s = -1;
 }
 
 void
@@ -138,6 +142,7 @@ job_out(struct sess *S, size_t j)
 		seen[S->r->tasks[t].state]++;
 	}
 	o->placed_tasks = S->jobs[j].nplaced;
+	o->est_start = KAI_SCHED_NO_TIME;
 	if (seen[KAI_SCHED_TASK_RUNNING] + seen[KAI_SCHED_TASK_PIPELINED] > 0)
 		o->state = KAI_SCHED_JOB_RUNNING;
 	else if (seen[KAI_SCHED_TASK_EVICTED] > 0)
@@ -151,6 +156,8 @@ job_out(struct sess *S, size_t j)
 	if (o->state == KAI_SCHED_JOB_RUNNING ||
 	    o->state == KAI_SCHED_JOB_FAILED)
 		kai_sched_why_clear(&o->why);
+	if (o->state == KAI_SCHED_JOB_RUNNING && o->placed_tasks > 0)
+		o->est_start = S->s->now;
 }
 
 int
@@ -174,6 +181,9 @@ kai_sched_cycle(const struct kai_sched_snapshot *s, struct kai_sched_result *r,
 	for (i = 0; i < s->nqueues; i++)
 		memcpy(r->queues[i].allocated, S.q[i].alloc,
 		    sizeof(r->queues[i].allocated));
+	/* Last: it changes the session, and the result is written. */
+	if (s->config.est_jobs > 0)
+		kai_sched_estimate(&S);
 	kai_sched_sess_fini(&S);
 	return 0;
 }

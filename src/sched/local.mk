@@ -6,6 +6,7 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/consolidate.c \
 	src/sched/decay.c \
 	src/sched/decay.h \
+	src/sched/estimate.c \
 	src/sched/cycle.c \
 	src/sched/fairshare.c \
 	src/sched/gang.c \
@@ -33,6 +34,13 @@ tests_unit_sched_core_SOURCES = tests/unit/sched-core.c
 tests_unit_sched_core_LDADD = tests/lib/libtap.a src/sched/libkaisched.a \
 	src/base/libkaibase.a
 TESTS += tests/unit/sched-core
+
+# Start estimates: small clusters worked out on paper (estimate.c).
+check_PROGRAMS += tests/unit/sched-estimate
+tests_unit_sched_estimate_SOURCES = tests/unit/sched-estimate.c
+tests_unit_sched_estimate_LDADD = tests/lib/libtap.a src/sched/libkaisched.a \
+	src/base/libkaibase.a
+TESTS += tests/unit/sched-estimate
 
 # Decayed usage: the closed form against a numeric sum, the window, the
 # carrying forward between recomputations.

@@ -220,6 +220,8 @@ struct sess {
 	uint32_t *blocked; /* per leaf: jobs left waiting for resources */
 	bool allocated;    /* the allocate phase has run */
 	struct kai_sched_order *ordmem; /* order arrays kept between phases */
+	uint32_t *est_cand; /* estimate.c: allocate's first failed jobs */
+	uint32_t nest_cand;
 };
 
 /* sess_jobs.c */
@@ -255,6 +257,11 @@ void kai_sched_place(struct sess *S, uint32_t t, uint32_t node, uint64_t mask,
 void kai_sched_evict(struct sess *S, uint32_t t);
 void kai_sched_touch_queue(struct sess *S, uint32_t q);
 void kai_sched_touch_group(struct sess *S, uint32_t g);
+/*
+ * Releasing or evicted task t is gone: what it held is idle.  Not
+ * logged, never undone: for the start estimate's replay only.
+ */
+void kai_sched_release(struct sess *S, uint32_t t);
 
 /* place.c */
 struct kai_sched_choice {
@@ -417,6 +424,12 @@ void kai_sched_consolidate(struct sess *S);
 void kai_sched_reclaim(struct sess *S);
 void kai_sched_preempt(struct sess *S);
 void kai_sched_stalegang(struct sess *S);
+
+/* estimate.c: start estimates into r->jobs[].est_start, after the phases. */
+void kai_sched_estimate(struct sess *S);
+/* The allocate phase left job j waiting (in its order) with reason w. */
+void kai_sched_est_note(struct sess *S, uint32_t j,
+    const struct kai_sched_why_info *w);
 
 /* reasons.c */
 void kai_sched_set_why(struct sess *S, uint32_t j,

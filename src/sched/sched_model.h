@@ -42,6 +42,7 @@
 #define KAI_SCHED_NO_TIME         INT64_MIN /* "never" for timestamps */
 #define KAI_SCHED_GRACE_DEFAULT   INT64_MIN /* use the config default */
 #define KAI_SCHED_DEFAULT_GPU_MEM 100       /* MiB, when a node gives none */
+#define KAI_SCHED_EST_JOBS        64        /* jobs given a start estimate */
 
 enum kai_sched_res {
 	KAI_SCHED_GPU = 0,
@@ -72,9 +73,13 @@ struct kai_sched_config {
 	double k_value; /* time-based fair share; <= 0: off */
 	int64_t default_staleness_grace_s; /* < 0: stale gangs stay */
 	uint32_t max_consolidation_moves;  /* tasks moved per pending job */
+	uint32_t est_jobs; /* pending jobs given a start estimate; 0: none */
 };
 
-/* The defaults: binpack, pack, all five phases, k 1.0, grace 60 s, 16. */
+/*
+ * The defaults: binpack, pack, all five phases, k 1.0, grace 60 s, 16,
+ * estimates for KAI_SCHED_EST_JOBS jobs.
+ */
 void kai_sched_config_init(struct kai_sched_config *c);
 
 /* A queue's settings for one resource. */
@@ -174,13 +179,14 @@ struct kai_sched_snap_job {
 	int64_t started;   /* last start, for min runtime; NO_TIME = old */
 	size_t first_task; /* its tasks: tasks[first_task, +ntasks) */
 	size_t ntasks;
+	int64_t time_limit_s; /* runs at most this long; < 0: no limit */
 };
 
 /*
  * Defaults for building a snapshot: a top-level queue of priority 100
  * that guarantees and caps nothing (weight 1, min runtimes inherited); a
- * job with no user, topology, staleness or start time, every task in its
- * gang; a pending task with no node.  Names, indices and requests are the
+ * job with no user, topology, staleness, start time or time limit, every
+ * task in its gang; a pending task with no node.  Names, indices and requests are the
  * caller's to fill in.
  */
 void kai_sched_queue_init(struct kai_sched_snap_queue *q);
@@ -250,6 +256,7 @@ struct kai_sched_job_out {
 	enum kai_sched_job_state state;
 	struct kai_sched_why_info why; /* NONE for running jobs */
 	uint32_t placed_tasks;         /* tasks placed this cycle */
+	int64_t est_start; /* estimated start (estimate.c); NO_TIME: none */
 };
 
 struct kai_sched_queue_out {
@@ -277,6 +284,17 @@ struct kai_sched_result {
 int kai_sched_cycle(const struct kai_sched_snapshot *s,
     struct kai_sched_result *r, struct kai_err *err) KAI_MUST_CHECK;
 void kai_sched_result_fini(struct kai_sched_result *r);
+
+/*
+ * After the phases, a cycle estimates when pending jobs will start
+ * (est_start in the result; doc/scheduler.md, "Start estimates"): the
+ * first config.est_jobs pending jobs in allocation order are placed
+ * again, in order, as running jobs end at started + time_limit_s (and
+ * the estimated ones at their estimate + theirs).  A job placed this
+ * cycle has est_start = now; a held job, one at a queue limit or quota,
+ * one that never fits, and one whose turn never comes within the
+ * replay's bounds has none.
+ */
 
 /*
  * The user-facing explanation of w, e.g. `queue "research" is at its GPU

@@ -465,6 +465,7 @@ kai_sched_sess_fini(struct sess *S)
 	kai_sched_topo_fini(S);
 	kai_sched_order_free(S->ordmem);
 	free(S->ordmem);
+	free(S->est_cand);
 	kai_sched_idx_fini(&S->idx);
 	free(S->nodes);
 	free(S->by_rank);

@@ -10,7 +10,8 @@
  * change keeps devices, node figures, the node index, queue sums (leaf
  * and ancestors), the owner's group and the job's counters in step, and
  * marks the leaf queue and the group dirty so that the orderings re-key
- * them before the next pop.
+ * them before the next pop.  kai_sched_release(), for the start
+ * estimate's replay only, is the one change that is not logged.
  */
 #include "config.h"
 
@@ -154,6 +155,19 @@ kai_sched_evict(struct sess *S, uint32_t t)
 	st->state = KAI_SCHED_TASK_EVICTED;
 	sj->nactive--;
 	sj->nevicted++;
+}
+
+void
+kai_sched_release(struct sess *S, uint32_t t)
+{
+	struct stask *st = &S->tasks[t];
+
+	if (st->state != KAI_SCHED_TASK_RELEASING &&
+	    st->state != KAI_SCHED_TASK_EVICTED)
+		return;
+	hold(S, t, -1, true);
+	st->state = KAI_SCHED_TASK_FAILED; /* holds nothing, not retried */
+	kai_sched_node_refresh(S, (uint32_t)st->node);
 }
 
 static void

@@ -2,7 +2,8 @@
 /*
  * sched-bench: how fast the scheduler core is (not run by make check).
  *
- *	sched-bench [-n NODES] [-j JOBS] [-q QUEUES] [-r RUNS] [-t TRACEDIR]
+ *	sched-bench [-n NODES] [-j JOBS] [-q QUEUES] [-r RUNS] [-e EST]
+ *	    [-t TRACEDIR]
  *
  * Synthetic part: NODES x 8 GPUs (default 5,000), JOBS pending jobs
  * (default 100,000) in QUEUES leaf queues (default 50, under 5
@@ -13,7 +14,10 @@
  *	2. one cycle when nothing fits: the cluster as cycle 1 left it
  *	   (its placements running), the rest still pending, allocate only
  *	   and then all five phases;
- * and reports placements per second of cycle 1 and the peak RSS.
+ * and reports placements per second of cycle 1 and the peak RSS.  Jobs
+ * have time limits of 10 minutes to 8 hours, so the start estimates of
+ * the first EST pending jobs (the core's default; -e 0: none) have
+ * running jobs' ends to replay.
  * With -t, also the Alibaba trace replay (sched-bench-trace.c).
  */
 #include "config.h"
@@ -157,6 +161,7 @@ synth_jobs(struct synth *y, struct bench_rng *rng, size_t njobs, size_t nq,
 		J->priority = 50 + 25 * bench_below(rng, 3);
 		J->preemptible = J->priority < 100;
 		J->created = (int64_t)j;
+		J->time_limit_s = 600 * (1 + (int64_t)(j % 48)); /* no draw */
 		gpus = sizes[bench_below(rng, 8)];
 		if (roll < 25)
 			kind = 1 + bench_below(rng, 2); /* fraction */
@@ -288,8 +293,20 @@ settle(struct synth *y, const struct kai_sched_result *r)
 	}
 }
 
+/* Pending jobs of r that have a start estimate. */
+static size_t
+estimated(const struct kai_sched_result *r)
+{
+	size_t j, n = 0;
+
+	for (j = 0; j < r->njobs; j++)
+		n += r->jobs[j].state == KAI_SCHED_JOB_PENDING &&
+		    r->jobs[j].est_start != KAI_SCHED_NO_TIME;
+	return n;
+}
+
 static void
-synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs)
+synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est)
 {
 	struct synth y;
 	struct kai_sched_result r1;
@@ -298,6 +315,7 @@ synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs)
 	size_t i;
 
 	synth_init(&y, nodes, njobs, nq);
+	y.s.config.est_jobs = est;
 	(void)printf("synthetic: %zu nodes x 8 GPUs, %zu pending jobs (%zu "
 		     "tasks) in %zu queues, median of %u runs (wall / CPU)\n",
 	    nodes, njobs, y.s.ntasks, nq, runs);
@@ -320,10 +338,12 @@ synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs)
 	(void)printf("  nothing fits, allocate only: %7.1f / %7.1f ms\n",
 	    none.wall, none.cpu);
 	kai_sched_config_init(&y.s.config);
+	y.s.config.est_jobs = est;
 	none_all = timed(&y.s, runs, &r1);
 	(void)printf("  nothing fits, all phases:    %7.1f / %7.1f ms  (%zu "
-		     "placed, %zu evicted, %zu moved)\n",
-	    none_all.wall, none_all.cpu, r1.placed, r1.evicted, r1.moved);
+		     "placed, %zu evicted, %zu moved, %zu estimated)\n",
+	    none_all.wall, none_all.cpu, r1.placed, r1.evicted, r1.moved,
+	    estimated(&r1));
 	kai_sched_result_fini(&r1);
 	synth_fini(&y);
 }
@@ -333,7 +353,7 @@ usage(FILE *f)
 {
 	(void)fprintf(f,
 	    "usage: sched-bench [-n NODES] [-j JOBS] [-q QUEUES] "
-	    "[-r RUNS] [-s SEEDS] [-t TRACEDIR]\n");
+	    "[-r RUNS] [-s SEEDS] [-e EST] [-t TRACEDIR]\n");
 }
 
 int
@@ -341,11 +361,15 @@ main(int argc, char **argv)
 {
 	unsigned long nodes = 5000, jobs = 100000, nq = 50, runs = 5,
 		      seeds = 10;
+	unsigned long est = KAI_SCHED_EST_JOBS;
 	const char *trace = NULL;
 	int c;
 
-	while ((c = getopt(argc, argv, "hn:j:q:r:s:t:")) != -1) {
+	while ((c = getopt(argc, argv, "he:n:j:q:r:s:t:")) != -1) {
 		switch (c) {
+		case 'e':
+			est = strtoul(optarg, NULL, 10);
+			break;
 		case 'n':
 			nodes = strtoul(optarg, NULL, 10);
 			break;
@@ -376,7 +400,7 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	synthetic(nodes, jobs, nq, (unsigned)runs);
+	synthetic(nodes, jobs, nq, (unsigned)runs, (uint32_t)est);
 	if (trace != NULL && bench_trace(trace, (unsigned)seeds) != 0)
 		return 1;
 	(void)printf("peak RSS: %ld MiB\n", bench_peak_rss_kib() / 1024);

@@ -1,0 +1,277 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * estimate.c: when will a pending job start?  squeue --start's
+ * START_TIME, computed after the phases on the session they left.
+ *
+ * The replay assumes every running job ends at its time limit (started +
+ * time_limit_s; a job without a limit never ends, a job past its limit
+ * ends now) and that nothing new arrives, is preempted or is cancelled.
+ * It walks the end times in order.  At each time it frees what ends by
+ * then (releasing and evicted tasks are freed at once: their pods are
+ * going), then tries the candidates still without an estimate, in their
+ * allocation order, with the same step, admission and placement as the
+ * allocate phase (gang minimum, fractions, topology, queue limits), on
+ * idle resources only.  A candidate that fits gets that time as its
+ * estimate and keeps its place: it holds it until estimate + its own
+ * limit (forever without one), so no later candidate is given the same
+ * slot.  That is the policy kaid runs (allocate, no reservation): a
+ * smaller job behind a blocked one may be given an earlier slot if it
+ * fits there, exactly as the allocate phase would start it then.
+ *
+ * Candidates are the first config.est_jobs jobs in allocation order (as
+ * the allocate phase met them) that are pending with nothing running,
+ * not held, and not stopped by a queue limit or quota, by a task no node
+ * can hold, or by the lack of schedulable nodes: time alone cures none
+ * of those.  The work is
+ * bounded: at most EST_TRIES_PER_JOB placement tries per candidate in
+ * all; candidates left when the budget or the end times run out get no
+ * estimate.  The session is changed for good: this runs last.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xmalloc.h"
+#include "sched/sched_int.h"
+
+/* Placement tries per candidate, over the whole replay. */
+#define EST_TRIES_PER_JOB 64
+
+struct ev {
+	int64_t t;
+	uint32_t job;
+};
+
+struct est {
+	struct sess *S;
+	uint32_t *cand; /* candidates in allocation order */
+	uint32_t ncand, left;
+	struct ev *run; /* running jobs' ends, sorted */
+	size_t nrun, at;
+	struct ev *res; /* estimated jobs' ends, sorted */
+	size_t nres, rat;
+	uint64_t tries;
+};
+
+static bool
+want(const struct sess *S, uint32_t j)
+{
+	const struct kai_sched_job_out *o = &S->r->jobs[j];
+	enum kai_sched_why w = o->why.why;
+
+	return o->state == KAI_SCHED_JOB_PENDING && S->jobs[j].nactive == 0 &&
+	    S->jobs[j].npending > 0 && !S->jobs[j].static_fail &&
+	    !S->s->jobs[j].held && w != KAI_SCHED_WHY_LIMIT &&
+	    w != KAI_SCHED_WHY_NP_QUOTA;
+}
+
+void
+kai_sched_est_note(struct sess *S, uint32_t j,
+    const struct kai_sched_why_info *w)
+{
+	if (S->allocated || S->cf->est_jobs == 0 ||
+	    S->nest_cand == S->cf->est_jobs || w->why == KAI_SCHED_WHY_LIMIT ||
+	    w->why == KAI_SCHED_WHY_NP_QUOTA)
+		return;
+	if (S->est_cand == NULL)
+		S->est_cand = kai_xcalloc(S->cf->est_jobs, sizeof(*S->est_cand));
+	S->est_cand[S->nest_cand++] = j;
+}
+
+/*
+ * The allocate phase met its waiting jobs in allocation order, and noted
+ * the first ones (kai_sched_est_note()): those still waiting are the
+ * candidates, at no cost.  Without an allocate phase, or when all it
+ * noted are gone (reclaim or preempt placed them), the order is built
+ * again, a pass over every job.
+ */
+static void
+candidates(struct est *E)
+{
+	struct sess *S = E->S;
+	struct kai_sched_order o;
+	int64_t top;
+	uint32_t i;
+
+	E->cand = kai_xcalloc(S->cf->est_jobs, sizeof(*E->cand));
+	for (i = 0; i < S->nest_cand; i++)
+		if (want(S, S->est_cand[i]))
+			E->cand[E->ncand++] = S->est_cand[i];
+	E->left = E->ncand;
+	if (S->allocated && (E->ncand > 0 || S->nest_cand == 0))
+		return;
+	kai_sched_order_init(&o, S, want);
+	while (E->ncand < S->cf->est_jobs &&
+	    (top = kai_sched_order_top(&o)) >= 0) {
+		E->cand[E->ncand++] = (uint32_t)top;
+		kai_sched_order_next(&o, (uint32_t)top, false);
+	}
+	kai_sched_order_fini(&o);
+	E->left = E->ncand;
+}
+
+static int
+ev_cmp(const void *a, const void *b)
+{
+	const struct ev *x = a, *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return x->job < y->job ? -1 : x->job > y->job;
+}
+
+/* When active job j ends: its start (now if it starts now) + limit. */
+static int64_t
+end_of(const struct sess *S, uint32_t j)
+{
+	const struct kai_sched_snap_job *J = &S->s->jobs[j];
+	const struct sjob *sj = &S->jobs[j];
+	int64_t start = J->started, now = S->s->now, end;
+
+	if (start == KAI_SCHED_NO_TIME || start > now ||
+	    sj->nplaced == sj->nactive)
+		start = now;
+	if (J->time_limit_s > INT64_MAX - start)
+		return KAI_SCHED_NO_TIME;
+	end = start + J->time_limit_s;
+	return end < now ? now : end;
+}
+
+static void
+running_ends(struct est *E)
+{
+	struct sess *S = E->S;
+	size_t j, cap = 0;
+	int64_t t;
+
+	/* Grown as needed: most jobs of a big snapshot are pending. */
+	for (j = 0; j < S->s->njobs; j++) {
+		if (S->jobs[j].nactive == 0 || S->s->jobs[j].time_limit_s < 0 ||
+		    (t = end_of(S, (uint32_t)j)) == KAI_SCHED_NO_TIME)
+			continue;
+		if (E->nrun == cap) {
+			cap = cap ? 2 * cap : 256;
+			E->run = kai_xreallocarray(E->run, cap, sizeof(*E->run));
+		}
+		E->run[E->nrun].t = t;
+		E->run[E->nrun++].job = (uint32_t)j;
+	}
+	if (E->nrun > 1)
+		qsort(E->run, E->nrun, sizeof(*E->run), ev_cmp);
+}
+
+/* Job j ends: its active tasks are gone. */
+static void
+end_job(struct sess *S, uint32_t j)
+{
+	const struct kai_sched_snap_job *J = &S->s->jobs[j];
+	size_t t;
+
+	for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
+		if (!kai_sched_task_active(&S->tasks[t]))
+			continue;
+		kai_sched_evict(S, (uint32_t)t);
+		kai_sched_release(S, (uint32_t)t);
+	}
+}
+
+/* Frees everything that ends by time t. */
+static void
+release_until(struct est *E, int64_t t)
+{
+	while (E->at < E->nrun && E->run[E->at].t <= t)
+		end_job(E->S, E->run[E->at++].job);
+	while (E->rat < E->nres && E->res[E->rat].t <= t)
+		end_job(E->S, E->res[E->rat++].job);
+	kai_sched_commit(E->S); /* nothing here is ever undone */
+}
+
+/* Estimated job j holds its place until t + its limit. */
+static void
+reserve(struct est *E, uint32_t j, int64_t t)
+{
+	int64_t lim = E->S->s->jobs[j].time_limit_s;
+	size_t i;
+
+	if (lim < 0 || lim > INT64_MAX - t)
+		return; /* holds it for good */
+	if (E->nres == 0)
+		E->res = kai_xcalloc(E->ncand + 1, sizeof(*E->res));
+	for (i = E->nres++; i > E->rat && E->res[i - 1].t > t + lim; i--)
+		E->res[i] = E->res[i - 1];
+	E->res[i].t = t + lim;
+	E->res[i].job = j;
+}
+
+/* Every candidate still without an estimate, tried at time t. */
+static void
+try_all(struct est *E, int64_t t)
+{
+	struct sess *S = E->S;
+	uint64_t budget = (uint64_t)E->ncand * EST_TRIES_PER_JOB;
+	struct kai_sched_why_info w;
+	struct kai_sched_memo m;
+	uint32_t i, j;
+
+	kai_sched_memo_init(&m);
+	for (i = 0; i < E->ncand && E->tries < budget; i++) {
+		j = E->cand[i];
+		if (S->r->jobs[j].est_start != KAI_SCHED_NO_TIME)
+			continue;
+		kai_sched_why_clear(&w);
+		if (!kai_sched_admit(S, j, &w) ||
+		    kai_sched_memo_find(&m, S, j) != NULL)
+			continue;
+		E->tries++;
+		if (!kai_sched_try_step(S, j, false, &w)) {
+			/* Within one time resources only shrink (allocate.c). */
+			if (w.why != KAI_SCHED_WHY_LIMIT &&
+			    w.why != KAI_SCHED_WHY_NP_QUOTA)
+				kai_sched_memo_store(&m, S, j, &w);
+			continue;
+		}
+		S->r->jobs[j].est_start = t;
+		E->left--;
+		reserve(E, j, t);
+	}
+	kai_sched_memo_fini(&m);
+}
+
+/* The next end time after t, or NO_TIME. */
+static int64_t
+next_time(const struct est *E)
+{
+	int64_t a = E->at < E->nrun ? E->run[E->at].t : KAI_SCHED_NO_TIME;
+	int64_t b = E->rat < E->nres ? E->res[E->rat].t : KAI_SCHED_NO_TIME;
+
+	if (a == KAI_SCHED_NO_TIME)
+		return b;
+	return b == KAI_SCHED_NO_TIME || a < b ? a : b;
+}
+
+void
+kai_sched_estimate(struct sess *S)
+{
+	struct est E;
+	int64_t t = S->s->now;
+	size_t i;
+
+	memset(&E, 0, sizeof(E));
+	E.S = S;
+	candidates(&E);
+	if (E.ncand > 0) {
+		for (i = 0; i < S->s->ntasks; i++)
+			kai_sched_release(S, (uint32_t)i);
+		running_ends(&E);
+	}
+	while (E.left > 0 && E.tries < (uint64_t)E.ncand * EST_TRIES_PER_JOB) {
+		release_until(&E, t);
+		try_all(&E, t);
+		if ((t = next_time(&E)) == KAI_SCHED_NO_TIME)
+			break;
+	}
+	free(E.cand);
+	free(E.run);
+	free(E.res);
+}
