@@ -38,9 +38,8 @@
 /* SIGTERM, then this long before the kubelet kills a victim's task. */
 #define EVICT_GRACE_S 5
 
-/* Whether the core evicted or moved any task of snapshot job i. */
-static bool
-evicted(const struct snap *sn, const struct kai_sched_result *r, size_t i)
+bool
+evict_victim(const struct snap *sn, const struct kai_sched_result *r, size_t i)
 {
 	const struct kai_sched_snap_job *sj = &sn->s.jobs[i];
 	size_t t;
@@ -173,7 +172,7 @@ evict_commit(struct kaid *k, const struct snap *sn,
 		struct kai_job *j = sn->kjobs[i];
 
 		if (j == NULL || j->state == KAI_JOB_PENDING ||
-		    !evicted(sn, r, i))
+		    !evict_victim(sn, r, i))
 			continue;
 		why[n] = kai_xstrdup(r->jobs[i].why.why == KAI_SCHED_WHY_NONE
 			? "moved to make room (consolidation)"
