@@ -135,6 +135,12 @@ ok "a second elastic job runs with 4 tasks" wait_pods "$e2" Running 4
 touch "$W/stop-$e2"
 ok "it completes when its 4 started tasks end" wait_state "$e2" COMPLETED
 is "it ran 4 tasks" "$(nallocs "$e2")" 4
+is "kacct: allocated CPUs and GPUs are those of the 4 tasks that ran" \
+    "$(as_user "$A" kacct -j "$e2" -P -n --format=State,AllocCPUS,AllocGPUs,NNodes)" \
+    'COMPLETED|4|4|8'
+is "kacct: the job that grew had all 8" \
+    "$(as_user "$A" kacct -j "$e" -P -n --format=State,AllocCPUS,AllocGPUs)" \
+    'COMPLETED|8|8'
 as_user "$A" kcancel "$b"
 ok "the blocker is cancelled" wait_state "$b" CANCELLED
 
@@ -143,6 +149,11 @@ b=$(submit --gpus-per-task=4 --wrap "sleep 300")
 ok "a third blocker runs" wait_state "$b" RUNNING
 e3=$(submit el.sh)
 ok "a third elastic job runs with 4 tasks" wait_pods "$e3" Running 4
+is "kqueue's CPUs and GPUs while it runs: what it asked for" \
+    "$(as_user "$A" kqueue -j "$e3" --noheader -o '%t %C %b')" 'R 8 8'
+is "kacct while it runs: what its 4 tasks hold" \
+    "$(as_user "$A" kacct -j "$e3" -P -n --format=State,AllocCPUS,AllocGPUs)" \
+    'RUNNING|4|4'
 as_user "$A" kcancel "$e3"
 ok "kcancel cancels it" wait_state "$e3" CANCELLED
 ok "and its pods go" wait_pods "$e3" Running 0
