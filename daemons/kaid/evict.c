@@ -5,7 +5,8 @@
  *
  * A victim is a whole kaid job: when the core evicts any of its tasks
  * (an elastic one, or moves one by consolidation), kaid ends the job's
- * current run, because a kaid job runs all its tasks or none.  As with
+ * current run, because kaid does not shrink a running job (an elastic
+ * job grows from its minimum, tick.c, but never sheds a task).  As with
  * placements, the decision is committed before any Kubernetes call: in
  * one transaction every victim's row changes, then the pods are deleted.
  * A job that may be requeued (the default; --no-requeue says otherwise)

@@ -10,10 +10,11 @@
  *  - kaid's active jobs with their priority, preemptibility, gang
  *    minimum, GPU share and topology: PENDING ones with their tasks to
  *    place, and CONFIGURING/RUNNING ones with one running task per
- *    allocation row, on the node and devices the row names.  These hold
- *    capacity and count as their queue's allocation, whether their pods
- *    exist yet or not, so a placement whose pod is not bound is never
- *    given away;
+ *    allocation row, on the node and devices the row names, plus, for
+ *    an elastic job, its unstarted tasks as pending ones.  Running tasks
+ *    hold capacity and count as their queue's allocation, whether their
+ *    pods exist yet or not, so a placement whose pod is not bound is
+ *    never given away;
  *  - kaid's own pods that no active allocation accounts for (a preempted
  *    run, a cancelled or finished job's pod still terminating) as
  *    RELEASING tasks in the queue their label names, with the devices

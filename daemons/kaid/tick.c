@@ -8,7 +8,10 @@
  * core with all five phases, commit its evictions (evict.c), then
  * commit the placements to PostgreSQL
  * as intent (state CONFIGURING, allocation rows, pod names) in one
- * transaction, and only then create the pods.  Every job left pending
+ * transaction, and only then create the pods.  A job starts once its
+ * gang minimum is placed (--min-tasks, or every task); the tasks of a
+ * started elastic job placed later are committed the same way, as more
+ * allocation rows of the running job (doc/scheduler.md).  Every job left pending
  * gets the core's explanation as its reason, a sentence kqueue shows in
  * NODELIST(REASON) (a held job keeps squeue's "JobHeldUser", the word
  * scripts look for).  Nothing is placed while the watches are not
