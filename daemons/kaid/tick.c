@@ -11,10 +11,10 @@
  * transaction, and only then create the pods.  A job starts once its
  * gang minimum is placed (--min-tasks, or every task); the tasks of a
  * started elastic job placed later are committed the same way, as more
- * allocation rows of the running job (doc/scheduler.md).  Every job left pending
- * gets the core's explanation as its reason, a sentence kqueue shows in
- * NODELIST(REASON) (a held job keeps squeue's "JobHeldUser", the word
- * scripts look for).  Nothing is placed while the watches are not
+ * allocation rows of the running job (doc/scheduler.md).  Every job
+ * left pending gets the core's explanation as its reason, a sentence
+ * kqueue shows in NODELIST(REASON) (a held job keeps squeue's
+ * "JobHeldUser", the word scripts look for).  Nothing is placed while the watches are not
  * synced: kaid does not act on a cluster it cannot see.
  *
  * Reasons live in memory, where kqueue and kacct read them, and are
@@ -269,10 +269,14 @@ wait_text(struct kaid *k, const struct snap *sn,
 	uint32_t pipe, need = sj->min_tasks > 0 ? sj->min_tasks :
 	    (uint32_t)sj->ntasks;
 
-	if (placed_now(sn, r, i, &pipe) < need)
-		return pipe > 0 ? "waiting for resources that preempted "
-				  "jobs are releasing"
-				: "waiting for resources to start all its tasks";
+	if (placed_now(sn, r, i, &pipe) < need) {
+		if (pipe > 0)
+			return "waiting for resources that preempted jobs "
+			       "are releasing";
+		return sj->min_tasks > 0
+		    ? "waiting for resources to start its --min-tasks"
+		    : "waiting for resources to start all its tasks";
+	}
 	if (evict_pods_linger(k, sn->kjobs[i]))
 		return "waiting for the pods of its preempted run to "
 		       "terminate";
