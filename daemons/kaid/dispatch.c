@@ -172,8 +172,9 @@ on_bound(int code, const struct kai_err *err, void *ctx)
 
 /*
  * The pod's activeDeadlineSeconds: the job's time limit, counted from
- * the start of its run (a RUNNING job's start_time), so that an elastic job's late task ends with the
- * others when the limit is reached (at least a second: 0 means none).
+ * the start of its run (a RUNNING job's start_time), so that an elastic
+ * job's late task ends with the others when the limit is reached (at
+ * least a second: 0 means none).
  */
 static int64_t
 deadline_of(const struct kai_job *j)

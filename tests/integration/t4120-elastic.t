@@ -89,6 +89,7 @@ cat >"$W/el.sh" <<'EOS'
 #SBATCH -n 8
 #KSUB --min-tasks=4
 #SBATCH --gpus-per-task=1
+#SBATCH -t 10
 echo "$SLURM_PROCID $SLURM_NTASKS $WORLD_SIZE $RANK $MASTER_ADDR $SLURM_JOB_NODELIST" \
     >"$SLURM_SUBMIT_DIR/el-$SLURM_JOB_ID-$SLURM_PROCID.txt"
 while [ ! -e "$SLURM_SUBMIT_DIR/stop-$SLURM_JOB_ID" ]; do sleep 0.2; done
@@ -121,6 +122,15 @@ done
 is "a late task sees the job's size, its own rank, the first pod" \
     "$(cat "$W/el-$e-7.txt" 2>/dev/null)" \
     "7 8 8 7 kai-$e-0 kai-$e-[0-7]"
+deadline()
+{
+	kubesim_ctl "/api/v1/namespaces/default/pods/kai-$e-$1" |
+	    grep -o '"activeDeadlineSeconds": *[0-9]*' | grep -o '[0-9]*$'
+}
+is "task 0's pod has the job's whole time limit" "$(deadline 0)" 600
+d7=$(deadline 7)
+ok "a late task's pod has what is left of it ($d7 s)" \
+    test "${d7:-0}" -gt 0 -a "${d7:-600}" -lt 600
 is "an early task saw the same node list" \
     "$(cat "$W/el-$e-0.txt" 2>/dev/null)" \
     "0 8 8 0 kai-$e-0 kai-$e-[0-7]"
