@@ -156,21 +156,34 @@ a_limit(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 	(void)snprintf(b, n, "%s", out_limit(j->time_limit_s, true, t));
 }
 
-/* Allocations exist only once a job has started. */
+/*
+ * Allocations exist only once a job has started, and are those of the
+ * tasks that ran: an elastic job (--min-tasks) may run fewer than asked.
+ */
+static uint64_t
+alloc_share(const struct kai_jobinfo *j, uint64_t all)
+{
+	uint32_t n = j->ntasks > 0 ? j->ntasks : 1;
+
+	if (j->start_time == 0)
+		return 0;
+	if (j->tasks_run == 0 || j->tasks_run >= n)
+		return all;
+	return all / n * j->tasks_run;
+}
+
 static void
 a_cpus(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 {
 	(void)now;
-	(void)snprintf(b, n, "%" PRIu64,
-	    j->start_time > 0 ? jobquery_cpus(j) : 0);
+	(void)snprintf(b, n, "%" PRIu64, alloc_share(j, jobquery_cpus(j)));
 }
 
 static void
 a_gpus(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 {
 	(void)now;
-	(void)snprintf(b, n, "%" PRIu64,
-	    j->start_time > 0 ? jobquery_gpus(j) : 0);
+	(void)snprintf(b, n, "%" PRIu64, alloc_share(j, jobquery_gpus(j)));
 }
 
 static void

@@ -26,6 +26,8 @@ INTEGRATION_TESTS = \
 	tests/integration/t4100-share.t \
 	tests/integration/t4110-preempt-crash.t \
 	tests/integration/t4200-start.t \
+	tests/integration/t4120-elastic.t \
+	tests/integration/t4121-elastic-crash.t \
 	tests/integration/t5000-http.t \
 	tests/integration/t5100-kinfo.t \
 	tests/integration/t5200-kctl-job.t \

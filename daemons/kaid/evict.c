@@ -5,7 +5,8 @@
  *
  * A victim is a whole kaid job: when the core evicts any of its tasks
  * (an elastic one, or moves one by consolidation), kaid ends the job's
- * current run, because a kaid job runs all its tasks or none.  As with
+ * current run, because kaid does not shrink a running job (an elastic
+ * job grows from its minimum, tick.c, but never sheds a task).  As with
  * placements, the decision is committed before any Kubernetes call: in
  * one transaction every victim's row changes, then the pods are deleted.
  * A job that may be requeued (the default; --no-requeue says otherwise)
@@ -38,9 +39,8 @@
 /* SIGTERM, then this long before the kubelet kills a victim's task. */
 #define EVICT_GRACE_S 5
 
-/* Whether the core evicted or moved any task of snapshot job i. */
-static bool
-evicted(const struct snap *sn, const struct kai_sched_result *r, size_t i)
+bool
+evict_victim(const struct snap *sn, const struct kai_sched_result *r, size_t i)
 {
 	const struct kai_sched_snap_job *sj = &sn->s.jobs[i];
 	size_t t;
@@ -196,7 +196,7 @@ evict_commit(struct kaid *k, const struct snap *sn,
 		struct kai_job *j = sn->kjobs[i];
 
 		if (j == NULL || j->state == KAI_JOB_PENDING ||
-		    !evicted(sn, r, i))
+		    !evict_victim(sn, r, i))
 			continue;
 		why[n] = kai_xstrdup(r->jobs[i].why.why == KAI_SCHED_WHY_NONE
 			? "moved to make room (consolidation)"

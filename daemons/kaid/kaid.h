@@ -211,6 +211,11 @@ bool state_synced(const struct kaid *k);
 /* "kai-<jobid>-<task>"; caller owns the result. */
 char *state_pod_name(uint64_t job_id, uint32_t task);
 /*
+ * Whether j is elastic: min_tasks below ntasks, so that kaid starts it
+ * once min_tasks are placed and starts the rest as room frees.
+ */
+bool state_job_elastic(const struct kai_job *j);
+/*
  * Whether an active job passes the filters kqueue and kcancel share: each
  * list, when not empty, must hold the job's id / uid / queue, and a
  * non-zero state_mask its state.
@@ -269,6 +274,12 @@ struct snap {
  */
 void snap_build(struct kaid *k, struct snap *sn);
 void snap_fini(struct snap *sn);
+/*
+ * A started job's allocations plus, when it is elastic (min_tasks below
+ * ntasks), its tasks not started yet: one past the last task index the
+ * snapshot gives it.  nallocs for a job that started whole.
+ */
+size_t snap_unstarted_end(const struct kai_job *j);
 
 /* usage.c: decayed usage and the scheduling: section. */
 struct usage;
@@ -351,6 +362,9 @@ bool evict_pods_linger(const struct kaid *k, const struct kai_job *j);
 /* A Warning event with reason and message why on each of j's pods. */
 void evict_post_events(struct kaid *k, const struct kai_job *j,
     const char *reason, const char *why);
+/* Whether the core evicted or moved any task of snapshot job i. */
+bool evict_victim(const struct snap *sn, const struct kai_sched_result *r,
+    size_t i);
 /*
  * The cache's side of a requeue that is committed (the job's pods are
  * the caller's to delete): allocations dropped, PENDING, count raised.

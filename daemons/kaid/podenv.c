@@ -159,17 +159,23 @@ pod_of(const struct kai_job *j, uint32_t t)
 	return "";
 }
 
-/* The pod names of all the job's tasks, folded: "kai-12-[0-3]". */
+/*
+ * The pod names of all the job's tasks, folded: "kai-12-[0-3]".  Every
+ * task, started or not: an elastic job's pods start at different times
+ * and must all see the same list, and the names are fixed by the task.
+ */
 static char *
 nodelist(const struct kai_job *j)
 {
-	const char **names = kai_xcalloc(j->nallocs + 1, sizeof(*names));
+	size_t t, n = j->ntasks > 0 ? j->ntasks : 1;
+	char **names = kai_xcalloc(n + 1, sizeof(*names));
 	char *out;
-	size_t t;
 
-	for (t = 0; t < j->nallocs; t++)
-		names[t] = pod_of(j, (uint32_t)t);
-	out = kai_hostlist_compress(names, j->nallocs);
+	for (t = 0; t < n; t++)
+		names[t] = state_pod_name(j->id, (uint32_t)t);
+	out = kai_hostlist_compress((const char *const *)names, n);
+	for (t = 0; t < n; t++)
+		free(names[t]);
 	free(names);
 	return out;
 }

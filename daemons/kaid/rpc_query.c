@@ -140,6 +140,7 @@ query_cache(struct kaid *k, struct conn *conn, const struct kai_query *q)
 		o->mem_mb = j->mem_mb;
 		o->gpus_per_task = j->gpus_per_task;
 		o->nodelist = state_nodelist(j->allocs, j->nallocs);
+		o->tasks_run = (uint32_t)j->nallocs;
 		o->workdir = j->workdir;
 		o->hold = j->hold;
 		o->priority = j->priority;

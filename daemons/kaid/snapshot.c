@@ -10,10 +10,11 @@
  *  - kaid's active jobs with their priority, preemptibility, gang
  *    minimum, GPU share and topology: PENDING ones with their tasks to
  *    place, and CONFIGURING/RUNNING ones with one running task per
- *    allocation row, on the node and devices the row names.  These hold
- *    capacity and count as their queue's allocation, whether their pods
- *    exist yet or not, so a placement whose pod is not bound is never
- *    given away;
+ *    allocation row, on the node and devices the row names, plus, for
+ *    an elastic job, its unstarted tasks as pending ones.  Running tasks
+ *    hold capacity and count as their queue's allocation, whether their
+ *    pods exist yet or not, so a placement whose pod is not bound is
+ *    never given away;
  *  - kaid's own pods that no active allocation accounts for (a preempted
  *    run, a cancelled or finished job's pod still terminating) as
  *    RELEASING tasks in the queue their label names, with the devices
@@ -200,6 +201,21 @@ queue_problem(const struct kaid *k, const struct kai_job *j)
 	return NULL;
 }
 
+/*
+ * One past the last task of a started job the snapshot holds: its
+ * allocations, then, for an elastic job (min_tasks below ntasks), the
+ * tasks it has not started yet, which kaid still starts as room frees.
+ * Allocations are kept in task order, 0 .. nallocs-1, so the unstarted
+ * ones are nallocs .. ntasks-1.
+ */
+size_t
+snap_unstarted_end(const struct kai_job *j)
+{
+	if (!state_job_elastic(j) || j->nallocs >= j->ntasks)
+		return j->nallocs;
+	return j->ntasks;
+}
+
 static void
 add_task(struct snap *sn, const struct kai_job *j, const struct kai_alloc *a,
     long node, struct nodeuse *use)
@@ -283,9 +299,13 @@ add_job(struct snap *sn, struct kai_job *j, struct nodeuse *use)
 		for (t = 0; t < j->nallocs; t++)
 			if ((ni = map_ix(&sn->node_ix, j->allocs[t].node)) >= 0)
 				add_task(sn, j, &j->allocs[t], ni, use);
+		if (sn->s.ntasks == first)
+			return; /* every node it ran on is gone */
+		for (t = j->nallocs; t < snap_unstarted_end(j); t++)
+			add_task(sn, j, NULL, -1, use);
 	}
 	if (sn->s.ntasks == first)
-		return; /* every node it ran on is gone */
+		return;
 	kai_sched_job_init(s);
 	(void)snprintf(sn->jnames[sn->s.njobs], sizeof(sn->jnames[0]),
 	    "%" PRIu64, j->id);
@@ -295,12 +315,12 @@ add_job(struct snap *sn, struct kai_job *j, struct nodeuse *use)
 	s->priority = j->priority;
 	s->preemptible = j->preemptible;
 	/*
-	 * kaid starts a job whole (all its pods or none), so a pending job
-	 * asks the core for every task: a gang minimum below that would let
-	 * the core evict for a start kaid does not make.  Running jobs keep
-	 * their minimum, the part of a gang evictions may not cut.
+	 * The gang minimum, pending or running: kaid starts a job once
+	 * min_tasks of its tasks are placed (tick.c), and a running elastic
+	 * job's unstarted tasks are pending tasks here, placed as room
+	 * frees.  0 (every task) for a plain gang.
 	 */
-	s->min_tasks = j->state == KAI_JOB_PENDING ? 0 : j->min_tasks;
+	s->min_tasks = state_job_elastic(j) ? j->min_tasks : 0;
 	snap_topology(sn, j, s);
 	s->held = j->hold;
 	s->created = j->submit_time;
@@ -323,7 +343,7 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 	for (i = 0; i < k->njobs; i++)
 		nt += k->jobs[i]->state == KAI_JOB_PENDING
 		    ? (k->jobs[i]->ntasks > 0 ? k->jobs[i]->ntasks : 1)
-		    : k->jobs[i]->nallocs;
+		    : snap_unstarted_end(k->jobs[i]);
 	sn->jobs = kai_xcalloc(nj, sizeof(*sn->jobs));
 	sn->kjobs = kai_xcalloc(nj, sizeof(*sn->kjobs));
 	sn->jnames = kai_xcalloc(nj, sizeof(*sn->jnames));

@@ -85,6 +85,12 @@ state_pod_name(uint64_t job_id, uint32_t task)
 }
 
 bool
+state_job_elastic(const struct kai_job *j)
+{
+	return j->min_tasks > 0 && j->min_tasks < j->ntasks;
+}
+
+bool
 state_job_matches(const struct kai_job *j, const uint64_t *ids, size_t nids,
     const uint32_t *uids, size_t nuids, char *const *queues, size_t nqueues,
     uint32_t state_mask)

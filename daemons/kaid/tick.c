@@ -8,12 +8,15 @@
  * core with all five phases, commit its evictions (evict.c), then
  * commit the placements to PostgreSQL
  * as intent (state CONFIGURING, allocation rows, pod names) in one
- * transaction, and only then create the pods.  Every job left pending
- * gets the core's explanation as its reason, a sentence kqueue shows in
- * NODELIST(REASON) (a held job keeps squeue's "JobHeldUser", the word
- * scripts look for), and the core's estimate of its start, which kqueue
- * --start shows.  Nothing is placed while the watches are not
- * synced: kaid does not act on a cluster it cannot see.
+ * transaction, and only then create the pods.  A job starts once its
+ * gang minimum is placed (--min-tasks, or every task); the tasks of a
+ * started elastic job placed later are committed the same way, as more
+ * allocation rows of the running job (doc/scheduler.md).  Every job
+ * left pending gets the core's explanation as its reason, a sentence
+ * kqueue shows in NODELIST(REASON) (a held job keeps squeue's
+ * "JobHeldUser", the word scripts look for), and the core's estimate of
+ * its start, which kqueue --start shows.  Nothing is placed while the
+ * watches are not synced: kaid does not act on a cluster it cannot see.
  *
  * Reasons live in memory, where kqueue and kacct read them, and are
  * stored in PostgreSQL when they change, in one statement per tick.  One
@@ -107,23 +110,35 @@ reason_text(const struct snap *sn, const struct kai_sched_job_out *o,
 	return kai_sched_why_text(&sn->s, &o->why, buf, size);
 }
 
-/* Every task of snapshot job i placed now, none waiting for another. */
-static bool
-placed(const struct snap *sn, const struct kai_sched_result *r, size_t i)
+/*
+ * Tasks of snapshot job i the core placed now (pending in the snapshot,
+ * running in the result); *pipe: those it pipelined instead.
+ */
+static uint32_t
+placed_now(const struct snap *sn, const struct kai_sched_result *r,
+    size_t i, uint32_t *pipe)
 {
 	const struct kai_sched_snap_job *sj = &sn->s.jobs[i];
+	uint32_t n = 0;
 	size_t t;
 
-	if (r->jobs[i].state != KAI_SCHED_JOB_RUNNING)
-		return false;
-	for (t = 0; t < sj->ntasks; t++)
-		if (r->tasks[sj->first_task + t].state !=
-		    KAI_SCHED_TASK_RUNNING)
-			return false;
-	return true;
+	*pipe = 0;
+	for (t = sj->first_task; t < sj->first_task + sj->ntasks; t++) {
+		if (sn->s.tasks[t].state != KAI_SCHED_TASK_PENDING)
+			continue;
+		n += r->tasks[t].state == KAI_SCHED_TASK_RUNNING;
+		*pipe += r->tasks[t].state == KAI_SCHED_TASK_PIPELINED;
+	}
+	return n;
 }
 
-/* The allocation rows and change of one placed job. */
+/*
+ * The allocation rows and change of one placed job: the tasks placed
+ * now, numbered after those it already runs (allocations stay in task
+ * order, 0 .. nallocs-1).  A pending job starts (CONFIGURING); a started
+ * elastic job grows and stays where it is.  *allocs gets every task, the
+ * old ones copied, so that the cache takes it whole once committed.
+ */
 static void
 placement_change(const struct snap *sn, const struct kai_sched_result *r,
     size_t i, struct kai_db_change *c, struct kai_alloc **allocs,
@@ -131,34 +146,40 @@ placement_change(const struct snap *sn, const struct kai_sched_result *r,
 {
 	const struct kai_sched_snap_job *sj = &sn->s.jobs[i];
 	const struct kai_job *j = sn->kjobs[i];
-	size_t t;
+	size_t t, n = j->nallocs;
 
-	*allocs = kai_xcalloc(sj->ntasks, sizeof(**allocs));
-	for (t = 0; t < sj->ntasks; t++) {
-		struct kai_alloc *a = &(*allocs)[t];
-		int32_t node = r->tasks[sj->first_task + t].node;
+	*allocs = kai_xcalloc(j->nallocs + sj->ntasks, sizeof(**allocs));
+	for (t = 0; t < j->nallocs; t++) {
+		(*allocs)[t] = j->allocs[t];
+		(*allocs)[t].node = kai_xstrdup(j->allocs[t].node);
+		(*allocs)[t].pod = kai_xstrdup(j->allocs[t].pod);
+	}
+	for (t = sj->first_task; t < sj->first_task + sj->ntasks; t++) {
+		struct kai_alloc *a = &(*allocs)[n];
 
-		a->task = (uint32_t)t;
-		a->node = kai_xstrdup(sn->nodes[node].name);
-		a->pod = state_pod_name(j->id, (uint32_t)t);
+		if (sn->s.tasks[t].state != KAI_SCHED_TASK_PENDING ||
+		    r->tasks[t].state != KAI_SCHED_TASK_RUNNING)
+			continue;
+		a->task = (uint32_t)n++;
+		a->node = kai_xstrdup(sn->nodes[r->tasks[t].node].name);
+		a->pod = state_pod_name(j->id, a->task);
 		a->gpus = j->gpus_per_task;
 		a->cpus = j->cpus_per_task;
 		a->mem_mb = j->mem_mb;
-		a->gpu_mask = r->tasks[sj->first_task + t].gpu_mask;
-		a->gpu_fraction =
-		    (uint32_t)r->tasks[sj->first_task + t].gpu_fraction;
+		a->gpu_mask = r->tasks[t].gpu_mask;
+		a->gpu_fraction = (uint32_t)r->tasks[t].gpu_fraction;
 	}
-	*nodelist = state_nodelist(*allocs, sj->ntasks);
+	*nodelist = state_nodelist(*allocs, n);
 	memset(c, 0, sizeof(*c));
 	c->id = j->id;
-	c->from = KAI_JOB_PENDING;
-	c->to = KAI_JOB_CONFIGURING;
+	c->from = j->state;
+	c->to = j->state == KAI_JOB_PENDING ? KAI_JOB_CONFIGURING : j->state;
 	c->reason = "";
 	c->time = kaid_now();
 	c->actor_uid = -1;
 	c->nodelist = *nodelist;
-	c->allocs = *allocs;
-	c->nallocs = sj->ntasks;
+	c->allocs = *allocs + j->nallocs;
+	c->nallocs = n - j->nallocs;
 }
 
 static void
@@ -191,17 +212,27 @@ commit_placements(struct kaid *k, const struct snap *sn,
 	}
 	for (i = 0; i < n; i++) {
 		struct kai_job *j = sn->kjobs[which[i]];
+		size_t had = j->nallocs;
 
 		if (!applied[i]) {
-			free_allocs(allocs[i], c[i].nallocs);
+			free_allocs(allocs[i], had + c[i].nallocs);
 			continue;
 		}
-		j->state = KAI_JOB_CONFIGURING;
+		free_allocs(j->allocs, had);
+		j->state = c[i].to;
 		j->allocs = allocs[i];
-		j->nallocs = c[i].nallocs;
+		j->nallocs = had + c[i].nallocs;
 		free(j->reason);
 		j->reason = kai_xstrdup("");
-		kai_log_info("job %" PRIu64 ": placed on %s", j->id, nl[i]);
+		if (had == 0 && j->nallocs < j->ntasks)
+			kai_log_info("job %" PRIu64 ": placed %zu of %" PRIu32
+			    " tasks on %s", j->id, j->nallocs, j->ntasks, nl[i]);
+		else if (had > 0)
+			kai_log_info("job %" PRIu64 ": tasks %zu-%zu placed, "
+			    "now on %s", j->id, had, j->nallocs - 1, nl[i]);
+		else
+			kai_log_info("job %" PRIu64 ": placed on %s", j->id,
+			    nl[i]);
 		dispatch_ensure_pods(k, j);
 	}
 	for (i = 0; i < n; i++)
@@ -227,26 +258,50 @@ cycle_failed(struct kaid *k, const struct kai_err *err)
 /*
  * Why a job the core ran is not started now: it waits for what evicted
  * pods still hold (pipelined), for more of its tasks (kaid starts a job
- * whole), or for its own pods of a preempted run; NULL when it can go.
+ * once its gang minimum -- min_tasks, or every task -- is placed on free
+ * resources; the core pipelined the rest), or for its own pods of a
+ * preempted run; NULL when it can go.
  */
 static const char *
 wait_text(struct kaid *k, const struct snap *sn,
     const struct kai_sched_result *r, size_t i)
 {
 	const struct kai_sched_snap_job *sj = &sn->s.jobs[i];
-	size_t t;
+	uint32_t pipe, need = sj->min_tasks > 0 ? sj->min_tasks :
+	    (uint32_t)sj->ntasks;
 
-	for (t = 0; t < sj->ntasks; t++)
-		if (r->tasks[sj->first_task + t].state ==
-		    KAI_SCHED_TASK_PIPELINED)
+	if (placed_now(sn, r, i, &pipe) < need) {
+		if (pipe > 0)
 			return "waiting for resources that preempted jobs "
 			       "are releasing";
-	if (!placed(sn, r, i))
-		return "waiting for resources to start all its tasks";
+		return sj->min_tasks > 0
+		    ? "waiting for resources to start its --min-tasks"
+		    : "waiting for resources to start all its tasks";
+	}
 	if (evict_pods_linger(k, sn->kjobs[i]))
 		return "waiting for the pods of its preempted run to "
 		       "terminate";
 	return NULL;
+}
+
+/*
+ * The started elastic jobs the core gave more tasks on free resources
+ * (pipelined ones wait for the next tick), into which; a job it also
+ * evicted from is not grown.
+ */
+static size_t
+grown(const struct snap *sn, const struct kai_sched_result *r, size_t *which)
+{
+	uint32_t pipe;
+	size_t i, n = 0;
+
+	for (i = 0; i < sn->s.njobs; i++)
+		if (sn->kjobs[i] != NULL &&
+		    sn->kjobs[i]->state != KAI_JOB_PENDING &&
+		    r->jobs[i].state == KAI_SCHED_JOB_RUNNING &&
+		    !evict_victim(sn, r, i) && placed_now(sn, r, i, &pipe) > 0)
+			which[n++] = i;
+	return n;
 }
 
 /*
@@ -259,9 +314,10 @@ tick_act(struct kaid *k, const struct snap *sn,
     const struct kai_sched_result *r, struct reasons *rs)
 {
 	size_t *which = kai_xcalloc(sn->s.njobs + 1, sizeof(*which));
+	size_t *grow = kai_xcalloc(sn->s.njobs + 1, sizeof(*grow));
 	char buf[KAI_ERR_MSG_MAX];
 	const char *wait;
-	size_t i, n = 0;
+	size_t i, n = 0, ng;
 
 	for (i = 0; i < sn->s.njobs; i++) {
 		if (sn->kjobs[i] == NULL ||
@@ -281,12 +337,16 @@ tick_act(struct kaid *k, const struct snap *sn,
 		else
 			which[n++] = i;
 	}
+	ng = grown(sn, r, grow);
 	(void)evict_commit(k, sn, r);
 	if (n > 0)
 		n = arrays_split_placed(k, (struct snap *)sn, which, n);
+	memcpy(which + n, grow, ng * sizeof(*grow));
+	n += ng;
 	if (n > 0)
 		commit_placements(k, sn, r, which, n);
 	free(which);
+	free(grow);
 }
 
 static void
@@ -304,7 +364,9 @@ tick_run(struct kaid *k)
 	if (k->queues_stale && queues_reload(k, &err) != 0)
 		kai_log_debug("queues still not reloaded: %s", err.msg);
 	for (i = 0; i < k->njobs; i++)
-		if (k->jobs[i]->state == KAI_JOB_CONFIGURING)
+		if (k->jobs[i]->state == KAI_JOB_CONFIGURING ||
+		    (k->jobs[i]->state == KAI_JOB_RUNNING &&
+			state_job_elastic(k->jobs[i])))
 			dispatch_ensure_pods(k, k->jobs[i]);
 	evict_retry_deletes(k);
 	deps_update(k);

@@ -106,6 +106,8 @@ struct kai_jobinfo {
 	bool hold;
 	uint32_t priority;
 	char *array_id;		/* "123_4", "123_[5-99%10]"; NULL = no array */
+	uint32_t tasks_run;	/* tasks started in its (last) run: ntasks,
+				 * or fewer for an elastic job; 0 = none */
 	int64_t est_start;	/* pending: estimated start; 0 = unknown */
 };
 

@@ -55,6 +55,7 @@ static const struct kai_codec_field jobinfo_fields[] = {
 	{"hold", KAI_CODEC_BOOL, J(hold), 0, 0, 0},
 	{"priority", KAI_CODEC_U32, J(priority), 0, 0, 0},
 	STR("array_id", array_id),
+	{"tasks_run", KAI_CODEC_U32, J(tasks_run), 0, 0, 0},
 	{"est_start", KAI_CODEC_I64, J(est_start), 0, 0, 0},
 };
 /* clang-format on */

@@ -815,6 +815,7 @@ make_job(struct kai_jobinfo *j, uint64_t id)
 	j->stderr_path = NULL;
 	j->hold = id % 5 == 0;
 	j->priority = UINT32_MAX - (uint32_t)id;
+	j->tasks_run = (uint32_t)id % 9;
 	j->array_id = id % 2 == 0 ? kai_xstrdup("7_[3-9%2]") : NULL;
 	j->est_start = id % 3 == 0 ? 0 : 1700000200 + (int64_t)id;
 }
@@ -837,7 +838,7 @@ job_eq(const struct kai_jobinfo *a, const struct kai_jobinfo *b)
 	    str_eq(a->stdout_path, b->stdout_path) &&
 	    str_eq(a->stderr_path, b->stderr_path) && a->hold == b->hold &&
 	    a->priority == b->priority && str_eq(a->array_id, b->array_id) &&
-	    a->est_start == b->est_start;
+	    a->tasks_run == b->tasks_run && a->est_start == b->est_start;
 }
 
 static void
@@ -967,7 +968,7 @@ test_jobs_edges(void)
 	first = 0;
 	is_int(kai_msg_jobs_encode(&b, &nul, 1, &first, KAI_PROTO_BODY_MAX), 0,
 	    "an all-NULL job encodes");
-	is_int((int64_t)b.len, 4 + 133, "smallest record is 133 bytes");
+	is_int((int64_t)b.len, 4 + 137, "smallest record is 137 bytes");
 	is_int(kai_msg_jobs_decode(b.data, b.len, &got, &n, &err), 0,
 	    "and decodes");
 	ok(n == 1 && job_eq(&nul, &got[0]), "NULL strings stay NULL");
