@@ -36,8 +36,8 @@ static const char query_head[] =
     "state, reason, submit_time, start_time, end_time, time_limit_s, "
     "ntasks, cpus_per_task, mem_mb, gpus_per_task, nodelist, exit_code, "
     "exit_signal, workdir, stdout_pattern, stderr_pattern, hold, priority, "
-    "array_job_id, array_task_id, array_pending, array_throttle "
-    "FROM jobs WHERE true";
+    "array_job_id, array_task_id, array_pending, array_throttle, "
+    KAI_DB_GPU_MICRO_SQL " FROM jobs WHERE true";
 
 /* Appends " AND <pre>$n<post>" for parameter n. */
 static int
@@ -213,6 +213,7 @@ row_to_info(struct kai_db_row *r, struct kai_jobinfo *ji)
 	ji->workdir = kai_db_get_dup(r, 20);
 	ji->hold = kai_db_get_bool(r, 23);
 	ji->priority = kai_db_get_u32(r, 24);
+	ji->gpu_micro = kai_db_get_u64(r, 29);
 	row_to_array(r, ji, &arr);
 	out = PQgetisnull(r->res, r->row, 21) ?
 	    (arr.id != 0 ? "slurm-%A_%a.out" : "slurm-%j.out") :

@@ -106,6 +106,8 @@ struct kai_jobinfo {
 	bool hold;
 	uint32_t priority;
 	char *array_id;		/* "123_4", "123_[5-99%10]"; NULL = no array */
+	uint64_t gpu_micro;	/* GPUs allocated, all tasks, in micro-GPUs
+				 * (fractions count as such); 0 = none */
 };
 
 /*

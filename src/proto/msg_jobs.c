@@ -55,6 +55,7 @@ static const struct kai_codec_field jobinfo_fields[] = {
 	{"hold", KAI_CODEC_BOOL, J(hold), 0, 0, 0},
 	{"priority", KAI_CODEC_U32, J(priority), 0, 0, 0},
 	STR("array_id", array_id),
+	{"gpu_micro", KAI_CODEC_U64, J(gpu_micro), 0, 0, 0},
 };
 /* clang-format on */
 #define NFIELDS KAI_NELEM(jobinfo_fields)
