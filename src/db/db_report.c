@@ -32,7 +32,7 @@ static const char report_sql[] =
     STATE("'PREEMPTED'") ", "
     "count(*) FILTER (WHERE end_time = 0), "
     "coalesce(sum(cpus * ov), 0)::bigint, "
-    "coalesce(round(sum(gpu_micro::numeric * ov / 1000)), 0)::bigint "
+    "coalesce(round(sum(gpu_micro::float8 * ov) / 1000), 0)::bigint "
     "FROM (SELECT queue, user_name, uid, state, end_time, "
     "greatest(ntasks, 1)::bigint * greatest(cpus_per_task, 1) AS cpus, "
     KAI_DB_GPU_MICRO_SQL " AS gpu_micro, "
