@@ -551,6 +551,32 @@ print_table(const struct opts *o, const struct columns *c,
 	}
 }
 
+/*
+ * kqueue's JSON keys, plus the accounting ones: alloc_gpus (a number, a
+ * fraction for part of a GPU), alloc_tres and gpu_seconds as printed.
+ */
+static void
+add_json_accounting(struct json_object *root,
+    const struct kai_jobinfo *const *v, size_t n, int64_t now)
+{
+	struct json_object *arr, *j;
+	char buf[256];
+	size_t i;
+
+	if (!json_object_object_get_ex(root, "jobs", &arr))
+		return;
+	for (i = 0; i < n; i++) {
+		j = json_object_array_get_idx(arr, i);
+		(void)json_object_object_add(j, "alloc_gpus",
+		    json_object_new_double((double)alloc_gpu_micro(v[i]) /
+		    KAI_GPU_MICRO));
+		a_tres(v[i], now, buf, sizeof(buf));
+		out_json_add_str(j, "alloc_tres", buf);
+		a_gpu_seconds(v[i], now, buf, sizeof(buf));
+		out_json_add_int(j, "gpu_seconds", strtoll(buf, NULL, 10));
+	}
+}
+
 static int
 show(const struct opts *o, const struct columns *c, struct kai_jobinfo *jobs,
     size_t n, int64_t now)
@@ -571,6 +597,7 @@ show(const struct opts *o, const struct columns *c, struct kai_jobinfo *jobs,
 	v = jobquery_sorted(jobs, k, cmp_id);
 	if (o->json) {
 		root = jobquery_json(v, k);
+		add_json_accounting(root, v, k, now);
 		out_json_print(stdout, root);
 		(void)json_object_put(root);
 	} else {

@@ -84,6 +84,9 @@ is "--gpu-memory: the device's fraction the scheduler charged" \
     "$(acct "$j3")" 'billing=1,cpu=1,gres/gpu=0.25,mem=1G,node=1|0.25|25'
 is "no GPU: no gres/gpu in AllocTRES" "$(acct "$j5")" \
     'billing=4,cpu=4,mem=4G,node=1|0|0'
+like "--json has alloc_gpus, alloc_tres and gpu_seconds" \
+    "$(kacct -j "$j2" --json | tr -d ' \n')" \
+    '"alloc_gpus":0\.5,"alloc_tres":"billing=1,cpu=1,gres/gpu=0\.5,mem=1G,node=1","gpu_seconds":50}'
 like "-e lists the new fields" "$(kacct -e)" 'AllocTRES .*GPUSeconds'
 
 # --- kacct --report over [S, E), as root (an operator): both users.
