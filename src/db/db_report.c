@@ -9,8 +9,11 @@
  * period (a running job's run goes until now), times its cores and its
  * GPUs (KAI_DB_GPU_MICRO_SQL: a fraction counts as such).  The states
  * count the jobs that ended in the period; running, those not ended.
- * The WHERE clause is two ranges: end_time (jobs_end_idx) for the jobs
- * that ended in or after the period's start, and the few active jobs.
+ * The WHERE clause is two index scans, ORed: a range of end_time
+ * (jobs_end_idx) for the jobs that ended in or after the period's start,
+ * and the few active jobs (jobs_active_idx); so a day's report reads that
+ * day's jobs, not the history.  A job that ended at the period's start
+ * ran entirely before it but ended in it: it counts, with no usage.
  */
 #include "config.h"
 
@@ -22,8 +25,10 @@
 #include "db/db_internal.h"
 
 /* $1 start, $2 end, $3 now, $4 uids (bigint[]), $5 queues (text[]). */
-#define ENDED "(end_time >= $1::bigint AND end_time < $2::bigint)"
-#define STATE(s) "count(*) FILTER (WHERE " ENDED " AND state IN (" s "))"
+#define ENDED                                                                  \
+	"(end_time >= greatest($1::bigint, 1) AND end_time < $2::bigint)"
+/* fin: the final state of a job that ended in the period, else NULL. */
+#define STATE(s) "count(*) FILTER (WHERE fin IN (" s "))"
 static const char report_sql[] =
     "SELECT queue, user_name, uid, count(*), "
     STATE("'COMPLETED'") ", "
@@ -33,14 +38,18 @@ static const char report_sql[] =
     "count(*) FILTER (WHERE end_time = 0), "
     "coalesce(sum(cpus * ov), 0)::bigint, "
     "coalesce(round(sum(gpu_micro::float8 * ov) / 1000), 0)::bigint "
-    "FROM (SELECT queue, user_name, uid, state, end_time, "
+    "FROM (SELECT queue, user_name, uid, end_time, "
+    "CASE WHEN " ENDED " THEN state END AS fin, "
     "greatest(ntasks, 1)::bigint * greatest(cpus_per_task, 1) AS cpus, "
     KAI_DB_GPU_MICRO_SQL " AS gpu_micro, "
     "CASE WHEN start_time > 0 THEN greatest(0, least(CASE WHEN "
     "end_time > 0 THEN end_time ELSE $3::bigint END, $2::bigint) - "
     "greatest(start_time, $1::bigint)) ELSE 0 END AS ov "
-    "FROM jobs WHERE (" ENDED " OR (start_time > 0 AND "
-    "start_time < $2::bigint AND (end_time = 0 OR end_time > $1::bigint))) "
+    "FROM jobs WHERE ((end_time >= greatest($1::bigint, 1) AND "
+    "(end_time < $2::bigint OR (start_time > 0 AND "
+    "start_time < $2::bigint))) OR (state IN ('PENDING', 'CONFIGURING', "
+    "'RUNNING') AND end_time = 0 AND start_time > 0 AND "
+    "start_time < $2::bigint)) "
     "AND (cardinality($4::bigint[]) = 0 OR uid = ANY($4::bigint[])) "
     "AND (cardinality($5::text[]) = 0 OR queue = ANY($5::text[]))) j "
     "GROUP BY queue, user_name, uid ORDER BY queue, user_name, uid";
