@@ -32,6 +32,7 @@
 #include "filters.h"
 #include "jobfields.h"
 #include "jobquery.h"
+#include "kacct_report.h"
 #include "output.h"
 #include "slurmtime.h"
 
@@ -42,13 +43,14 @@ static const char *const prog = "kacct";
 #define FIELDS_LONG                                                            \
 	"JobID,JobIDRaw,JobName,Partition,Account,User,UID,State,ExitCode,"    \
 	"Submit,Start,End,Elapsed,Timelimit,AllocCPUS,AllocGPUs,ReqMem,"       \
-	"NNodes,NodeList,WorkDir"
+	"NNodes,NodeList,AllocTRES,GPUSeconds,WorkDir"
 #define MAX_FIELDS 64
 
 enum {
 	K_JSON = CLIOPT_LONG,
 	K_NAME,
 	K_HELP,
+	K_REPORT,
 };
 
 static const struct cliopt table[] = {
@@ -74,6 +76,8 @@ static const struct cliopt table[] = {
 	"fields separated by |, no trailing |"),
     CLIOPT("partition", 'r', CLIOPT_ARG, "LIST",
 	"only jobs in these partitions"),
+    CLIOPT("report", K_REPORT, CLIOPT_NOARG, NULL,
+	"usage per partition and user over -S..-E (sreport's way)"),
     CLIOPT("starttime", 'S', CLIOPT_ARG, "TIME",
 	"jobs active at or after TIME"),
     CLIOPT("state", 's', CLIOPT_ARG, "LIST",
@@ -94,7 +98,7 @@ struct opts {
 	size_t naccounts;
 	const char *format;
 	const char *start, *end; /* -S, -E as given */
-	bool json, noheader, help, helpformat, version, lng;
+	bool json, noheader, help, helpformat, version, lng, report;
 	enum out_mode mode;
 };
 
@@ -179,11 +183,88 @@ a_cpus(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 	(void)snprintf(b, n, "%" PRIu64, alloc_share(j, jobquery_cpus(j)));
 }
 
+/* Micro-GPUs as GPUs: "2", "0.5", "1.25"; at most six decimals. */
+static void
+gpu_text(uint64_t micro, char *b, size_t n)
+{
+	char frac[8];
+	size_t len;
+
+	if (micro % KAI_GPU_MICRO == 0) {
+		(void)snprintf(b, n, "%" PRIu64, micro / KAI_GPU_MICRO);
+		return;
+	}
+	(void)snprintf(frac, sizeof(frac), "%06" PRIu64,
+	    micro % KAI_GPU_MICRO);
+	for (len = strlen(frac); len > 0 && frac[len - 1] == '0'; len--)
+		frac[len - 1] = '\0';
+	(void)snprintf(b, n, "%" PRIu64 ".%s", micro / KAI_GPU_MICRO, frac);
+}
+
+static uint64_t
+alloc_gpu_micro(const struct kai_jobinfo *j)
+{
+	return j->start_time > 0 ? j->gpu_micro : 0;
+}
+
 static void
 a_gpus(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 {
 	(void)now;
-	(void)snprintf(b, n, "%" PRIu64, alloc_share(j, jobquery_gpus(j)));
+	gpu_text(alloc_gpu_micro(j), b, n);
+}
+
+/* Elapsed seconds x GPUs held, fractions counting, rounded to a second. */
+static void
+a_gpu_seconds(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	uint64_t e = (uint64_t)jobquery_elapsed(j, now);
+	uint64_t g = alloc_gpu_micro(j);
+
+	/* e * g would overflow only past 584,000 GPU-years: split it. */
+	(void)snprintf(b, n, "%" PRIu64, e * (g / KAI_GPU_MICRO) +
+	    (e * (g % KAI_GPU_MICRO) + KAI_GPU_MICRO / 2) / KAI_GPU_MICRO);
+}
+
+/* Distinct nodes of the allocation (kaid's node list has no repeats). */
+static unsigned
+alloc_nodes(const struct kai_jobinfo *j)
+{
+	const char *p = j->nodelist;
+	unsigned count = 1;
+
+	if (p == NULL || *p == '\0')
+		return j->ntasks > 0 ? j->ntasks : 1;
+	for (; *p != '\0'; p++)
+		count += *p == ',';
+	return count;
+}
+
+/*
+ * sacct's AllocTRES: billing=4,cpu=4,gres/gpu=2,mem=16G,node=1, keys in
+ * sacct's order; billing is the cores (Slurm's default weights), gres/gpu
+ * is left out without GPUs and may be a fraction (gres/gpu=0.5); mem is
+ * the job's total.  Empty before the job starts, as in sacct.
+ */
+static void
+a_tres(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	char gpus[32], gres[48] = "", mem[32];
+	uint64_t cpus = jobquery_cpus(j);
+
+	(void)now;
+	if (j->start_time <= 0) {
+		(void)snprintf(b, n, "%s", "");
+		return;
+	}
+	if (j->gpu_micro > 0) {
+		gpu_text(j->gpu_micro, gpus, sizeof(gpus));
+		(void)snprintf(gres, sizeof(gres), "gres/gpu=%s,", gpus);
+	}
+	(void)jobquery_mem((uint64_t)(j->ntasks > 0 ? j->ntasks : 1) *
+	    j->mem_mb, mem, sizeof(mem));
+	(void)snprintf(b, n, "billing=%" PRIu64 ",cpu=%" PRIu64
+	    ",%smem=%s,node=%u", cpus, cpus, gres, mem, alloc_nodes(j));
 }
 
 static void
@@ -223,6 +304,8 @@ static const struct afield {
     {"Timelimit", 10, true, a_limit},
     {"AllocCPUS", 10, true, a_cpus},
     {"AllocGPUs", 9, true, a_gpus},
+    {"AllocTRES", 40, false, a_tres},
+    {"GPUSeconds", 10, true, a_gpu_seconds},
     {"NNodes", 8, true, a_ntasks},
     {"NodeList", 15, false, a_nodes},
     {"ReqMem", 10, true, a_mem},
@@ -367,12 +450,35 @@ set_opt(struct opts *o, int c, const char *arg, struct kai_err *err)
 	case K_NAME:
 		return filter_parse_names("job name", arg, &o->names,
 		    &o->nnames, err);
+	case K_REPORT:
+		o->report = true;
+		return 0;
 	default:
 		return kai_err_set(err, KAI_EINTERNAL, "option key %d", c);
 	}
 }
 
-/* sacct's DEFAULT TIME WINDOW, with -S/-E on top. */
+/*
+ * --report: sreport's period, yesterday (midnight to midnight) unless -S
+ * and -E say otherwise; the options that pick jobs, not rows, are refused.
+ */
+static int
+report_window(struct opts *o, int64_t midnight, struct kai_err *err)
+{
+	const char *bad = o->q.nids > 0 ? "--jobs" :
+	    o->q.state_mask != 0 ? "--state" : o->nnames > 0 ? "--name" :
+	    o->naccounts > 0 ? "--accounts" : o->format != NULL ? "--format" :
+	    o->lng ? "--long" : NULL;
+
+	if (bad != NULL)
+		return kai_err_set(err, KAI_EINVAL,
+		    "option \"%s\" does not go with \"--report\"", bad);
+	o->q.start = midnight - 86400;
+	o->q.end = midnight;
+	return 0;
+}
+
+/* sacct's DEFAULT TIME WINDOW (or --report's), with -S/-E on top. */
 static int
 set_window(struct opts *o, int64_t now, struct kai_err *err)
 {
@@ -381,22 +487,27 @@ set_window(struct opts *o, int64_t now, struct kai_err *err)
 
 	if (slurmtime_parse("midnight", now, &midnight, err) != 0)
 		return KAI_EINVAL;
-	if (o->q.nids > 0)
+	if (o->report) {
+		if (report_window(o, midnight, err) != 0)
+			return KAI_EINVAL;
+	} else if (o->q.nids > 0)
 		o->q.start = 0;
 	else if (o->q.state_mask != 0)
 		o->q.start = now;
 	else
 		o->q.start = midnight;
-	o->q.end = now;
+	if (!o->report)
+		o->q.end = now;
 	if (o->start != NULL &&
 	    slurmtime_parse(o->start, now, &o->q.start, err) != 0)
 		return kai_err_prefix(err, "option \"--starttime\"");
 	if (o->end != NULL && slurmtime_parse(o->end, now, &o->q.end, err) != 0)
 		return kai_err_prefix(err, "option \"--endtime\"");
-	if (o->q.end < o->q.start)
+	if (o->q.end < o->q.start || (o->report && o->q.end == o->q.start))
 		return kai_err_set(err, KAI_EINVAL,
-		    "start time %s is after end time %s",
-		    out_timestamp(o->q.start, a), out_timestamp(o->q.end, b));
+		    "start time %s is %s end time %s", out_timestamp(o->q.start,
+		    a), o->report ? "not before" : "after",
+		    out_timestamp(o->q.end, b));
 	return 0;
 }
 
@@ -454,6 +565,32 @@ print_table(const struct opts *o, const struct columns *c,
 	}
 }
 
+/*
+ * kqueue's JSON keys, plus the accounting ones: alloc_gpus (a number, a
+ * fraction for part of a GPU), alloc_tres and gpu_seconds as printed.
+ */
+static void
+add_json_accounting(struct json_object *root,
+    const struct kai_jobinfo *const *v, size_t n, int64_t now)
+{
+	struct json_object *arr, *j;
+	char buf[256];
+	size_t i;
+
+	if (!json_object_object_get_ex(root, "jobs", &arr))
+		return;
+	for (i = 0; i < n; i++) {
+		j = json_object_array_get_idx(arr, i);
+		(void)json_object_object_add(j, "alloc_gpus",
+		    json_object_new_double((double)alloc_gpu_micro(v[i]) /
+		    KAI_GPU_MICRO));
+		a_tres(v[i], now, buf, sizeof(buf));
+		out_json_add_str(j, "alloc_tres", buf);
+		a_gpu_seconds(v[i], now, buf, sizeof(buf));
+		out_json_add_int(j, "gpu_seconds", strtoll(buf, NULL, 10));
+	}
+}
+
 static int
 show(const struct opts *o, const struct columns *c, struct kai_jobinfo *jobs,
     size_t n, int64_t now)
@@ -474,6 +611,7 @@ show(const struct opts *o, const struct columns *c, struct kai_jobinfo *jobs,
 	v = jobquery_sorted(jobs, k, cmp_id);
 	if (o->json) {
 		root = jobquery_json(v, k);
+		add_json_accounting(root, v, k, now);
 		out_json_print(stdout, root);
 		(void)json_object_put(root);
 	} else {
@@ -496,6 +634,24 @@ run(struct opts *o, const struct columns *c, int64_t now)
 	if ((rc = jobquery_run(prog, &o->q, &jobs, &n)) != CLIENT_EXIT_OK)
 		return rc;
 	return show(o, c, jobs, n, now);
+}
+
+static int
+run_report(const struct opts *o)
+{
+	struct kacct_report r;
+
+	memset(&r, 0, sizeof(r));
+	r.start = o->q.start;
+	r.end = o->q.end;
+	r.uids = o->q.uids;
+	r.nuids = o->q.nuids;
+	r.queues = o->q.queues;
+	r.nqueues = o->q.nqueues;
+	r.mode = o->mode;
+	r.json = o->json;
+	r.noheader = o->noheader;
+	return kacct_report_run(prog, &r);
 }
 
 int
@@ -525,6 +681,8 @@ main(int argc, char **argv)
 		print_helpformat();
 	else if (o.version)
 		(void)printf("%s (kaibatch) %s\n", prog, PACKAGE_VERSION);
+	else if (o.report)
+		rc = run_report(&o);
 	else
 		rc = run(&o, &c, now);
 out:

@@ -76,7 +76,8 @@ clients_kqueue_LDADD = $(CLIENT_LIBS)
 clients_kcancel_SOURCES = clients/kcancel.c
 clients_kcancel_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kcancel_LDADD = $(CLIENT_LIBS)
-clients_kacct_SOURCES = clients/kacct.c
+clients_kacct_SOURCES = clients/kacct.c clients/kacct_report.c \
+	clients/kacct_report.h
 clients_kacct_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kacct_LDADD = $(CLIENT_LIBS)
 

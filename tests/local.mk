@@ -24,6 +24,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t4000-queues.t \
 	tests/integration/t4100-preempt.t \
 	tests/integration/t4100-share.t \
+	tests/integration/t4120-kacct-gpu.t \
 	tests/integration/t4110-preempt-crash.t \
 	tests/integration/t4200-start.t \
 	tests/integration/t4120-elastic.t \

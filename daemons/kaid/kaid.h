@@ -295,12 +295,16 @@ bool usage_of(const struct kaid *k, const char *queue, const char *user,
 void usage_each(const struct kaid *k,
     void (*fn)(const char *queue, const char *user, void *ctx), void *ctx);
 void usage_config(const struct kaid *k, struct kai_sched_config *c);
+/* The GPUs a job holds (its allocations), in micro-GPUs; fractions count. */
+uint64_t usage_gpu_micro(const struct kai_job *j);
 void usage_free(struct kaid *k);
 
 /* share.c: the last pass's figures per queue and user (kshare). */
 void share_keep(struct kaid *k, const struct snap *sn,
     const struct kai_sched_result *r);
 
+/* rpc_report.c */
+bool rpc_report(struct kaid *k, const struct rpc_req *req);
 /* rpc_share.c */
 bool rpc_share(struct kaid *k, const struct rpc_req *req);
 

@@ -23,6 +23,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/rpc_nodes.c \
 	daemons/kaid/rpc_query.c \
 	daemons/kaid/rpc_queue.c \
+	daemons/kaid/rpc_report.c \
 	daemons/kaid/rpc_share.c \
 	daemons/kaid/rpc_submit.c \
 	daemons/kaid/server.c \

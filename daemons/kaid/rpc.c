@@ -48,6 +48,7 @@ static const struct rpc_entry {
 	{KAI_MSG_JOB_UPDATE, "job-update", rpc_job_update, RPC_MUTATES},
 	{KAI_MSG_LOG, "log", rpc_log, 0},
 	{KAI_MSG_SHARE, "share", rpc_share, 0},
+	{KAI_MSG_REPORT, "report", rpc_report, 0},
 };
 
 bool

@@ -146,6 +146,7 @@ query_cache(struct kaid *k, struct conn *conn, const struct kai_query *q)
 		o->priority = j->priority;
 		o->array_id = arrays_display(j);
 		o->est_start = j->state == KAI_JOB_PENDING ? j->est_start : 0;
+		o->gpu_micro = j->start_time > 0 ? usage_gpu_micro(j) : 0;
 		if (++n == QUERY_BATCH) {
 			ok = send_jobs(k, conn, out, n, true, &b);
 			batch_free(out, n);

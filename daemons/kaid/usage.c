@@ -169,6 +169,28 @@ reload(struct kaid *k, const struct kai_sched_decay *d, int64_t now)
 	return true;
 }
 
+/*
+ * The GPUs a job holds, all tasks, in micro-GPUs: a fractional task
+ * counts its share of the device (the fraction the core charged it, for
+ * --gpu-memory its memory over the device's), as kai_db_usage_load()
+ * counts it for finished jobs.  Before placement, what it asks for.
+ */
+uint64_t
+usage_gpu_micro(const struct kai_job *j)
+{
+	uint64_t n = 0;
+	size_t t;
+
+	if (j->nallocs == 0)
+		return (uint64_t)(j->ntasks > 0 ? j->ntasks : 1) *
+		    ((uint64_t)j->gpus_per_task * KAI_GPU_MICRO +
+		    j->gpu_fraction);
+	for (t = 0; t < j->nallocs; t++)
+		n += (uint64_t)j->allocs[t].gpus * KAI_GPU_MICRO +
+		    j->allocs[t].gpu_fraction;
+	return n;
+}
+
 /* The running jobs' usage, and the list for the next tick. */
 static void
 add_running(struct kaid *k, const struct kai_sched_decay *d, int64_t now)
@@ -195,10 +217,11 @@ add_running(struct kaid *k, const struct kai_sched_decay *d, int64_t now)
 		x->start = j->start_time;
 		x->rec = rec_get(u, j->queue, j->user != NULL ? j->user : "");
 		for (t = 0; t < j->nallocs; t++) {
-			x->rate[KAI_SCHED_GPU] += j->allocs[t].gpus;
 			x->rate[KAI_SCHED_CPU] += j->allocs[t].cpus;
 			x->rate[KAI_SCHED_MEM] += (double)j->allocs[t].mem_mb;
 		}
+		x->rate[KAI_SCHED_GPU] = (double)usage_gpu_micro(j) /
+		    KAI_GPU_MICRO;
 		s = kai_sched_decayed_seconds(d, x->start, now, now);
 		for (r = 0; r < NRES; r++)
 			x->rec->run[r] += x->rate[r] * s;

@@ -27,6 +27,7 @@
 #include "model/job.h"
 #include "model/jobstate.h"
 #include "proto/proto.h"
+#include "proto/proto_report.h"
 
 struct kai_db;
 
@@ -228,5 +229,15 @@ int kai_db_usage_load(struct kai_db *db, int64_t now, int64_t window_s,
     int64_t half_life_s, struct kai_db_usage **u, size_t *n,
     struct kai_err *err) KAI_MUST_CHECK;
 void kai_db_usage_free(struct kai_db_usage *u, size_t n);
+
+/*
+ * kacct --report: one row per (queue, user) over [q->start, q->end), with
+ * q's filters (db_report.c says what counts).  now ends the runs of the
+ * jobs still running.  Caller owns *v (kai_db_report_free()).
+ */
+int kai_db_report(struct kai_db *db, const struct kai_report_req *q,
+    int64_t now, struct kai_report_row **v, size_t *n, struct kai_err *err)
+    KAI_MUST_CHECK;
+void kai_db_report_free(struct kai_report_row *v, size_t n);
 
 #endif /* KAI_DB_DB_H */

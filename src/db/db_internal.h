@@ -136,6 +136,20 @@ int kai_db_parse_text_array(const char *s, char ***v, size_t *n)
     KAI_MUST_CHECK;
 
 
+/*
+ * The GPUs a job of table "jobs" holds, all tasks together, in micro-GPUs
+ * (bigint): --gpu-fraction counts its fraction per task; --gpu-memory the
+ * fraction of the device the scheduler charged it (allocations.gpu_
+ * fraction, its memory over the device's, rounded up, as KAI does), looked
+ * up only for those jobs; whole GPUs are ntasks x gpus_per_task.
+ */
+#define KAI_DB_GPU_MICRO_SQL                                                   \
+	"(CASE WHEN gpu_fraction > 0 THEN "                                    \
+	"greatest(ntasks, 1)::bigint * gpu_fraction "                          \
+	"WHEN gpu_memory_mb > 0 THEN coalesce((SELECT sum(a.gpu_fraction) "    \
+	"FROM allocations a WHERE a.job_id = jobs.id), 0)::bigint "            \
+	"ELSE greatest(ntasks, 1)::bigint * gpus_per_task * 1000000 END)"
+
 /* Largest array literal or statement text we build: 64 MiB. */
 #define KAI_DB_TEXT_MAX ((size_t)64 * 1024 * 1024)
 

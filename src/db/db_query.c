@@ -41,8 +41,12 @@ static const char query_head[] =
     "CASE WHEN min_tasks > 0 AND min_tasks < ntasks THEN "
     "(SELECT count(*) FROM allocations a WHERE a.job_id = jobs.id) "
     "WHEN start_time > 0 OR state IN ('CONFIGURING', 'RUNNING') "
-    "THEN ntasks ELSE 0 END "
-    "FROM jobs WHERE true";
+    "THEN ntasks ELSE 0 END, "
+    /* gpu_micro: an elastic job's from the tasks it ran, as in kaid */
+    "CASE WHEN min_tasks > 0 AND min_tasks < ntasks THEN "
+    "coalesce((SELECT sum(a.gpus::bigint * 1000000 + a.gpu_fraction) "
+    "FROM allocations a WHERE a.job_id = jobs.id), 0)::bigint ELSE "
+    KAI_DB_GPU_MICRO_SQL " END FROM jobs WHERE true";
 
 /* Appends " AND <pre>$n<post>" for parameter n. */
 static int
@@ -219,6 +223,7 @@ row_to_info(struct kai_db_row *r, struct kai_jobinfo *ji)
 	ji->hold = kai_db_get_bool(r, 23);
 	ji->priority = kai_db_get_u32(r, 24);
 	ji->tasks_run = kai_db_get_u32(r, 29);
+	ji->gpu_micro = kai_db_get_u64(r, 30);
 	row_to_array(r, ji, &arr);
 	out = PQgetisnull(r->res, r->row, 21) ?
 	    (arr.id != 0 ? "slurm-%A_%a.out" : "slurm-%j.out") :

@@ -4,7 +4,9 @@
  * time-based fair share (kaid's usage.c adds the running jobs).
  *
  * One aggregate over the jobs that ran and ended inside the window: each
- * job contributes its size (ntasks x per-task GPUs, cores, MiB) times
+ * job contributes its size (the GPUs it held, fractions counting as their
+ * share of the device, see KAI_DB_GPU_MICRO_SQL; ntasks x per-task cores
+ * and MiB) times
  * the decayed length of its run, the closed form of src/sched/decay.h
  * written in SQL, so no row leaves PostgreSQL.  The WHERE clause is a
  * range of end_time, which jobs_end_idx (and the covering index of
@@ -27,11 +29,11 @@
 #define TO   "least(end_time, $1::bigint)"
 static const char usage_sql[] =
     "SELECT queue, user_name, "
-    "round(sum(ntasks::float8 * gpus_per_task * d * 1000000))::bigint, "
+    "round(sum(gpu_micro::float8 * d))::bigint, "
     "round(sum(ntasks::float8 * cpus_per_task * d * 1000))::bigint, "
     "round(sum(ntasks::float8 * mem_mb * d))::bigint "
-    "FROM (SELECT queue, user_name, ntasks, gpus_per_task, cpus_per_task, "
-    "mem_mb, CASE WHEN " TO " <= " FROM " THEN 0 "
+    "FROM (SELECT queue, user_name, ntasks, cpus_per_task, mem_mb, "
+    KAI_DB_GPU_MICRO_SQL " AS gpu_micro, CASE WHEN " TO " <= " FROM " THEN 0 "
     "WHEN $3::bigint = 0 THEN (" TO " - " FROM ")::float8 "
     "ELSE $3::float8 / ln(2) * "
     "(power(0.5, ($1::bigint - " TO ")::float8 / $3::float8) - "

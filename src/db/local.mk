@@ -12,6 +12,7 @@ src_db_libkaidb_a_SOURCES = \
 	src/db/db_jobedit.c \
 	src/db/db_query.c \
 	src/db/db_queue.c \
+	src/db/db_report.c \
 	src/db/db_usage.c \
 	src/db/db_util.c
 nodist_src_db_libkaidb_a_SOURCES = sql/migrations.c

@@ -109,6 +109,9 @@ struct kai_jobinfo {
 	uint32_t tasks_run;	/* tasks started in its (last) run: ntasks,
 				 * or fewer for an elastic job; 0 = none */
 	int64_t est_start;	/* pending: estimated start; 0 = unknown */
+	uint64_t gpu_micro;	/* GPUs allocated, started tasks, in
+				 * micro-GPUs (fractions count as such);
+				 * 0 = none */
 };
 
 /*

@@ -16,6 +16,7 @@ src_proto_libkaiproto_a_SOURCES = \
 	src/proto/msg_ping.c \
 	src/proto/msg_queue.c \
 	src/proto/msg_select.c \
+	src/proto/msg_report.c \
 	src/proto/msg_share.c \
 	src/proto/msg_submit.c \
 	src/proto/msg_tools.h \
@@ -23,6 +24,7 @@ src_proto_libkaiproto_a_SOURCES = \
 	src/proto/prom.h \
 	src/proto/proto.h \
 	src/proto/proto_array.h \
+	src/proto/proto_report.h \
 	src/proto/queue.c
 
 check_PROGRAMS += tests/unit/proto-codec

@@ -57,6 +57,7 @@ static const struct kai_codec_field jobinfo_fields[] = {
 	STR("array_id", array_id),
 	{"tasks_run", KAI_CODEC_U32, J(tasks_run), 0, 0, 0},
 	{"est_start", KAI_CODEC_I64, J(est_start), 0, 0, 0},
+	{"gpu_micro", KAI_CODEC_U64, J(gpu_micro), 0, 0, 0},
 };
 /* clang-format on */
 #define NFIELDS KAI_NELEM(jobinfo_fields)

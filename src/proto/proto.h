@@ -63,6 +63,7 @@ enum kai_msg_type {
 	KAI_MSG_SHARE = 16,		 /* request: struct kai_share_req */
 	KAI_MSG_SHARE_REPLY = 17,	 /* reply: struct kai_share, may span
 					    frames; 18-19 are reserved */
+	/* 28-29: kacct --report (proto/proto_report.h) */
 	/* 20-39: the Slurm tools (proto/msg_tools.h) */
 	KAI_MSG_NODE_LIST = 20,		 /* request: empty body */
 	KAI_MSG_NODE_LIST_REPLY = 21,	 /* reply: partitions and nodes */

@@ -14,6 +14,8 @@
 #   - kcancel -u of 50,000 jobs (scancel -u: 26.7 s; target <= 2 s)
 #   - kacct over 1,000,000 finished jobs with a user and a time filter
 #     (target <= 0.1 s)
+#   - kacct --report over the same 1,000,000 jobs, by an operator (every
+#     user's rows), for the last day, 30 days and all 100
 # The 50,000 pending jobs are submitted with ksubmit -H, 8 at a time.  The
 # 1,000,000 finished jobs are written straight into PostgreSQL with one
 # INSERT ... SELECT (a million submissions would take the benchmark
@@ -110,3 +112,14 @@ rows=$(TZ=UTC as_user "$A" kacct -X -n -P -S "$day0" -E "$day1" | wc -l)
 for _ in $(seq 1 "$RUNS"); do
 	TZ=UTC secs as_user "$A" kacct -X -S "$day0" -E "$day1"
 done | median | awk '{ printf "kacct -S/-E over '"$NFINISHED"' finished jobs (one user, one day: '"$rows"' rows): %.3f s (median)\n", $1 }'
+
+# kacct --report: one aggregate in PostgreSQL over the same rows, as root
+# (an operator: every user's rows): the last day (about 10,000 jobs),
+# 30 days (about 300,000) and all 100.
+for span in 1 30 100; do
+	s0=$(date -u -d "@$((t_end - span * 86400 - 60))" +%Y-%m-%dT%H:%M:%S)
+	s1=$(date -u -d "@$((t_end + 60))" +%Y-%m-%dT%H:%M:%S)
+	for _ in $(seq 1 "$RUNS"); do
+		TZ=UTC secs kacct --report -S "$s0" -E "$s1"
+	done | median | awk '{ printf "kacct --report over '"$NFINISHED"' finished jobs ('"$span"' days): %.3f s (median)\n", $1 }'
+done

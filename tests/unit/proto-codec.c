@@ -23,6 +23,7 @@
 #include "proto/codec.h"
 #include "proto/proto.h"
 #include "proto/proto_array.h"
+#include "proto/proto_report.h"
 #include "tap.h"
 
 #define BIG (4 * 1024 * 1024)
@@ -818,6 +819,7 @@ make_job(struct kai_jobinfo *j, uint64_t id)
 	j->tasks_run = (uint32_t)id % 9;
 	j->array_id = id % 2 == 0 ? kai_xstrdup("7_[3-9%2]") : NULL;
 	j->est_start = id % 3 == 0 ? 0 : 1700000200 + (int64_t)id;
+	j->gpu_micro = id * 250000;
 }
 
 static int
@@ -838,7 +840,8 @@ job_eq(const struct kai_jobinfo *a, const struct kai_jobinfo *b)
 	    str_eq(a->stdout_path, b->stdout_path) &&
 	    str_eq(a->stderr_path, b->stderr_path) && a->hold == b->hold &&
 	    a->priority == b->priority && str_eq(a->array_id, b->array_id) &&
-	    a->tasks_run == b->tasks_run && a->est_start == b->est_start;
+	    a->tasks_run == b->tasks_run && a->est_start == b->est_start &&
+	    a->gpu_micro == b->gpu_micro;
 }
 
 static void
@@ -968,7 +971,7 @@ test_jobs_edges(void)
 	first = 0;
 	is_int(kai_msg_jobs_encode(&b, &nul, 1, &first, KAI_PROTO_BODY_MAX), 0,
 	    "an all-NULL job encodes");
-	is_int((int64_t)b.len, 4 + 137, "smallest record is 137 bytes");
+	is_int((int64_t)b.len, 4 + 145, "smallest record is 145 bytes");
 	is_int(kai_msg_jobs_decode(b.data, b.len, &got, &n, &err), 0,
 	    "and decodes");
 	ok(n == 1 && job_eq(&nul, &got[0]), "NULL strings stay NULL");
@@ -1035,6 +1038,67 @@ test_array_msgs(void)
 	kai_buf_fini(&b);
 }
 
+/* kacct --report: the request, the rows over several frames, gpu_micro. */
+static void
+test_report_msgs(void)
+{
+	uint32_t uids[2] = {1001, 0};
+	char qa[] = "gpu", *queues[1] = {qa}, ua[] = "alice", ub[] = "bob";
+	struct kai_report_req q = {100, 200, uids, 2, queues, 1}, r;
+	struct kai_report_row rows[3], *v = NULL;
+	struct kai_jobinfo ji, *jv = NULL;
+	struct kai_buf b;
+	struct kai_err err;
+	size_t first = 0, n = 0, frames = 0, i;
+
+	kai_buf_init(&b, KAI_PROTO_BODY_MAX);
+	ok(kai_msg_report_req_encode(&b, &q) == 0, "REPORT encodes");
+	ok(kai_msg_report_req_decode(b.data, b.len, &r, &err) == 0 &&
+	    r.start == 100 && r.end == 200 && r.nuids == 2 &&
+	    r.uids[0] == 1001 && r.nqueues == 1 &&
+	    strcmp(r.queues[0], "gpu") == 0, "and decodes as sent");
+	kai_report_req_fini(&r);
+	is_int(kai_msg_report_req_decode(b.data, b.len - 1, &r, &err),
+	    KAI_EPROTO, "a short REPORT is refused");
+	kai_buf_reset(&b);
+	q.end = 99;
+	is_int(kai_msg_report_req_encode(&b, &q), KAI_EINVAL,
+	    "a period ending before its start is not sent");
+	memset(rows, 0, sizeof(rows));
+	for (i = 0; i < 3; i++) {
+		rows[i].queue = qa;
+		rows[i].user = i == 1 ? ub : ua;
+		rows[i].jobs = i + 1;
+		rows[i].gpu_ms = (int64_t)i * 1000000007;
+	}
+	do {
+		kai_buf_reset(&b);
+		if (kai_msg_report_encode(&b, rows, 3, &first, 200) != 0 ||
+		    kai_msg_report_decode(b.data, b.len, &v, &n, &err) != 0)
+			break;
+		frames++;
+	} while (first < 3);
+	ok(n == 3 && frames > 1 && v[1].jobs == 2 &&
+	    strcmp(v[1].user, "bob") == 0 && v[2].gpu_ms == 2000000014,
+	    "three rows cross small frames intact (%zu frames)", frames);
+	kai_report_rows_free(v, n);
+
+	memset(&ji, 0, sizeof(ji));
+	ji.id = 7;
+	ji.gpu_micro = 1500000;
+	first = 0;
+	n = 0;
+	kai_buf_reset(&b);
+	ok(kai_msg_jobs_encode(&b, &ji, 1, &first, KAI_PROTO_BODY_MAX) == 0 &&
+	    kai_msg_jobs_decode(b.data, b.len, &jv, &n, &err) == 0 &&
+	    n == 1 && jv[0].gpu_micro == 1500000,
+	    "jobinfo carries gpu_micro (1.5 GPUs)");
+	for (i = 0; i < n; i++)
+		kai_jobinfo_fini(&jv[i]);
+	free(jv);
+	kai_buf_fini(&b);
+}
+
 int
 main(void)
 {
@@ -1051,5 +1115,6 @@ main(void)
 	test_jobs_chunked();
 	test_jobs_edges();
 	test_array_msgs();
+	test_report_msgs();
 	return done_testing();
 }
