@@ -6,7 +6,8 @@ SQL_MIGRATIONS = \
 	sql/002-queues.sql \
 	sql/003-job-scheduling.sql \
 	sql/004-usage.sql \
-	sql/005-arrays.sql
+	sql/005-arrays.sql \
+	sql/006-signal.sql
 
 EXTRA_DIST += $(SQL_MIGRATIONS) build-aux/sql2c.sh
 CLEANFILES += sql/migrations.c

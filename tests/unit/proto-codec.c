@@ -546,8 +546,9 @@ test_submit_limits(void)
 	if (kai_msg_submit_encode(&b, &js) != 0)
 		diag("encode failed");
 	/* hold, then the scheduling options: a NULL string (4 bytes), four
-	 * u32, a u64 and two NULL strings, 36 bytes in all */
-	b.data[b.len - 1 - 36] = 2;
+	 * u32, a u64 and two NULL strings, 36 bytes in all; then --signal and
+	 * --open-mode: two u32, a bool and a u32, 13 bytes */
+	b.data[b.len - 1 - 36 - 13] = 2;
 	is_int(kai_msg_submit_decode(b.data, b.len, &got, &err), KAI_EPROTO,
 	    "bool other than 0/1 refused");
 	is_str(err.msg, "invalid value 2 for field \"hold\": must be 0 or 1",
@@ -609,6 +610,10 @@ test_submit_env_bytes(void)
 	hand(kai_codec_put_u64(&b, 0));
 	hand(kai_codec_put_str(&b, NULL, 0));
 	hand(kai_codec_put_str(&b, NULL, 0));
+	hand(kai_codec_put_u32(&b, 0));
+	hand(kai_codec_put_u32(&b, 0));
+	hand(kai_codec_put_bool(&b, 0));
+	hand(kai_codec_put_u32(&b, 0));
 	is_int(kai_msg_submit_decode(b.data, b.len, &got, &err), KAI_EPROTO,
 	    "decoder refuses an oversized environment");
 	is_str(err.msg, "field \"env\" too large: 786432 > 524288 bytes",
