@@ -105,6 +105,7 @@ is "and the job has ended by then" \
     "$(stack_psql "select state from jobs where id = ${out##* }")" COMPLETED
 out=$(submit --wait --wrap 'exit 3')
 is "ksubmit --wait exits 3 for a job that exits 3" "$?" 3
+# shellcheck disable=SC2016 # expanded in the job, not here
 out=$(submit -W -a 1-3 --wrap 'exit $SLURM_ARRAY_TASK_ID')
 is "an array: the highest exit code of its tasks" "$?" 3
 
