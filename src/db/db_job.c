@@ -405,7 +405,7 @@ kai_db_job_spec(struct kai_db *db, uint64_t id, struct kai_jobspec *js,
 	    "SELECT name, queue, account, script, argv, env, workdir, "
 	    "stdout_pattern, stderr_pattern, image, ntasks, cpus_per_task, "
 	    "mem_mb, gpus_per_task, time_limit_s, hold, signal_number, "
-    "signal_secs, signal_batch, open_mode FROM jobs WHERE id = $1",
+	    "signal_secs, signal_batch, open_mode FROM jobs WHERE id = $1",
 	    &p, PGRES_TUPLES_OK, "could not read job", err);
 	kai_db_params_fini(&p);
 	if (res == NULL)
