@@ -36,7 +36,8 @@ static const char query_head[] =
     "state, reason, submit_time, start_time, end_time, time_limit_s, "
     "ntasks, cpus_per_task, mem_mb, gpus_per_task, nodelist, exit_code, "
     "exit_signal, workdir, stdout_pattern, stderr_pattern, hold, priority, "
-    "array_job_id, array_task_id, array_pending, array_throttle "
+    "array_job_id, array_task_id, array_pending, array_throttle, "
+    "signal_number, signal_secs, signal_batch, open_mode "
     "FROM jobs WHERE true";
 
 /* Appends " AND <pre>$n<post>" for parameter n. */
@@ -188,7 +189,7 @@ static void
 row_to_info(struct kai_db_row *r, struct kai_jobinfo *ji)
 {
 	struct arr arr;
-	const char *out, *errp;
+	const char *out, *errp, *mode;
 
 	ji->id = kai_db_get_u64(r, 0);
 	ji->name = kai_db_get_dup(r, 1);
@@ -213,6 +214,13 @@ row_to_info(struct kai_db_row *r, struct kai_jobinfo *ji)
 	ji->workdir = kai_db_get_dup(r, 20);
 	ji->hold = kai_db_get_bool(r, 23);
 	ji->priority = kai_db_get_u32(r, 24);
+	ji->signal_number = kai_db_get_u32(r, 29);
+	ji->signal_secs = kai_db_get_u32(r, 30);
+	ji->signal_batch = kai_db_get_bool(r, 31);
+	mode = PQgetisnull(r->res, r->row, 32) ? "" :
+	    PQgetvalue(r->res, r->row, 32);
+	ji->open_mode = strcmp(mode, "append") == 0 ? KAI_OPEN_APPEND :
+	    strcmp(mode, "truncate") == 0 ? KAI_OPEN_TRUNCATE : KAI_OPEN_DEFAULT;
 	row_to_array(r, ji, &arr);
 	out = PQgetisnull(r->res, r->row, 21) ?
 	    (arr.id != 0 ? "slurm-%A_%a.out" : "slurm-%j.out") :

@@ -121,6 +121,12 @@ struct kai_jobinfo {
 	bool hold;
 	uint32_t priority;
 	char *array_id;		/* "123_4", "123_[5-99%10]"; NULL = no array */
+	/* As in struct kai_jobspec; read from PostgreSQL only (kqueue's
+	 * answers from kaid's memory leave them 0). */
+	uint32_t signal_number;
+	uint32_t signal_secs;
+	bool signal_batch;
+	uint32_t open_mode;	/* enum kai_open_mode */
 };
 
 /*

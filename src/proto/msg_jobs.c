@@ -55,6 +55,10 @@ static const struct kai_codec_field jobinfo_fields[] = {
 	{"hold", KAI_CODEC_BOOL, J(hold), 0, 0, 0},
 	{"priority", KAI_CODEC_U32, J(priority), 0, 0, 0},
 	STR("array_id", array_id),
+	{"signal_number", KAI_CODEC_U32, J(signal_number), 0, 0, 0},
+	{"signal_secs", KAI_CODEC_U32, J(signal_secs), 0, 0, 0},
+	{"signal_batch", KAI_CODEC_BOOL, J(signal_batch), 0, 0, 0},
+	{"open_mode", KAI_CODEC_U32, J(open_mode), 0, 0, 0},
 };
 /* clang-format on */
 #define NFIELDS KAI_NELEM(jobinfo_fields)

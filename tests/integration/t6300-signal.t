@@ -70,6 +70,9 @@ id2=${out##* }
 out=$(submit --signal=B:USR1@60 -o nolimit-%j.out nolimit.sh)
 id3=${out##* }
 
+is "kctl show job shows the signal and the open mode" \
+    "$(as_user "$A" kctl show job "$id" | grep Signal=)" \
+    "   Signal=B:USR1@58 OpenMode=truncate"
 ok "the trapping job completes before its limit" wait_state "$id" COMPLETED
 o=$(tr '\n' ' ' <"$W/trap-$id.out" 2>/dev/null)
 like "B:USR1@58 of a 1-minute limit came about 2 s in" "$o" \

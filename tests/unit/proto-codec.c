@@ -821,6 +821,10 @@ make_job(struct kai_jobinfo *j, uint64_t id)
 	j->hold = id % 5 == 0;
 	j->priority = UINT32_MAX - (uint32_t)id;
 	j->array_id = id % 2 == 0 ? kai_xstrdup("7_[3-9%2]") : NULL;
+	j->signal_number = id % 2 ? 10 : 0;
+	j->signal_secs = 65535;
+	j->signal_batch = id % 3 == 0;
+	j->open_mode = KAI_OPEN_APPEND;
 }
 
 static int
@@ -840,7 +844,10 @@ job_eq(const struct kai_jobinfo *a, const struct kai_jobinfo *b)
 	    str_eq(a->workdir, b->workdir) &&
 	    str_eq(a->stdout_path, b->stdout_path) &&
 	    str_eq(a->stderr_path, b->stderr_path) && a->hold == b->hold &&
-	    a->priority == b->priority && str_eq(a->array_id, b->array_id);
+	    a->priority == b->priority && str_eq(a->array_id, b->array_id) &&
+	    a->signal_number == b->signal_number &&
+	    a->signal_secs == b->signal_secs &&
+	    a->signal_batch == b->signal_batch && a->open_mode == b->open_mode;
 }
 
 static void
@@ -970,7 +977,7 @@ test_jobs_edges(void)
 	first = 0;
 	is_int(kai_msg_jobs_encode(&b, &nul, 1, &first, KAI_PROTO_BODY_MAX), 0,
 	    "an all-NULL job encodes");
-	is_int((int64_t)b.len, 4 + 125, "smallest record is 125 bytes");
+	is_int((int64_t)b.len, 4 + 138, "smallest record is 138 bytes");
 	is_int(kai_msg_jobs_decode(b.data, b.len, &got, &n, &err), 0,
 	    "and decodes");
 	ok(n == 1 && job_eq(&nul, &got[0]), "NULL strings stay NULL");
