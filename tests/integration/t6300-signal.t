@@ -123,10 +123,16 @@ is "with the reason" \
     DependencyNeverSatisfied
 out=$(submit -d "afterok:$bad" --kill-on-invalid-dep=no --wrap true)
 k2=${out##* }
-sleep 1
-is "=no: it stays pending" \
-    "$(stack_psql "select state || ' ' || reason from jobs where id = $k2")" \
+for _ in $(seq 1 50); do
+	r=$(stack_psql "select state || ' ' || reason from jobs where id = $k2")
+	[ "$r" = "PENDING DependencyNeverSatisfied" ] && break
+	sleep 0.1
+done
+is "=no: it stays pending, with the reason" "$r" \
     "PENDING DependencyNeverSatisfied"
+sleep 0.5
+is "(and still pending a few ticks later)" \
+    "$(stack_psql "select state from jobs where id = $k2")" PENDING
 as_user "$A" kcancel "$k2" >/dev/null 2>&1
 
 # Bad values: one line, exit 2, nothing submitted.
