@@ -28,6 +28,7 @@
 #include "kctl.h"
 #include "nodequery.h"
 #include "output.h"
+#include "submit_values.h"
 
 static const char *
 group_name(uint32_t gid, char *buf, size_t size)
@@ -39,6 +40,24 @@ group_name(uint32_t gid, char *buf, size_t size)
 		(void)snprintf(buf, size, "%s", gr.gr_name);
 	else
 		(void)snprintf(buf, size, "%" PRIu32, gid);
+	return buf;
+}
+
+/* "B:USR1@58" as sbatch's --signal spells it; "(null)" for none. */
+static const char *
+signal_text(const struct kai_jobinfo *j, char *buf, size_t size)
+{
+	const char *name = submit_signal_name((int)j->signal_number);
+
+	if (j->signal_number == 0)
+		return "(null)";
+	if (name != NULL)
+		(void)snprintf(buf, size, "%s%s@%" PRIu32,
+		    j->signal_batch ? "B:" : "", name, j->signal_secs);
+	else
+		(void)snprintf(buf, size, "%s%" PRIu32 "@%" PRIu32,
+		    j->signal_batch ? "B:" : "", j->signal_number,
+		    j->signal_secs);
 	return buf;
 }
 
@@ -79,6 +98,8 @@ show_job(const struct kai_jobinfo *j, int64_t now)
 	(void)printf("   StdErr=%s\n", j->stderr_path ? j->stderr_path : "");
 	(void)printf("   StdIn=/dev/null\n");
 	(void)printf("   StdOut=%s\n", j->stdout_path ? j->stdout_path : "");
+	(void)printf("   Signal=%s OpenMode=%s\n", signal_text(j, g, sizeof(g)),
+	    j->open_mode == KAI_OPEN_APPEND ? "append" : "truncate");
 }
 
 static int

@@ -7,6 +7,9 @@
  *	ksubmit [options] < script
  *	ksubmit --parse-only [--json] [options] script [args...]
  *
+ * With -W/--wait it then waits for the job to end (submit_wait.c) and
+ * exits with the job's exit code, as sbatch does.
+ *
  * The work is in the order sbatch does it, so that every fault is found
  * before anything is sent: parse the command line (to find the script),
  * read and check the script, apply its #SBATCH / #KSUB directives, then
@@ -43,6 +46,7 @@
 #include "submit_env.h"
 #include "submit_json.h"
 #include "submit_opts.h"
+#include "submit_wait.h"
 
 extern char **environ;
 
@@ -286,6 +290,7 @@ encode_spec(struct kai_buf *b, const struct submit_opts *o,
 	memset(&x, 0, sizeof(x));
 	x.array = o->array_spec;
 	x.dependency = o->dep_spec;
+	x.kill_on_invalid_dep = o->kill_invalid_dep;
 	x.spec = *js;	/* borrowed: not finished here */
 	r = kai_msg_submit_ext_encode(b, &x);
 	return r;
@@ -293,7 +298,7 @@ encode_spec(struct kai_buf *b, const struct submit_opts *o,
 
 static int
 send_spec(const struct submit_opts *o, const struct kai_jobspec *js,
-    bool parsable)
+    bool parsable, uint64_t *idp)
 {
 	struct kai_buf b;
 	uint64_t id = 0;
@@ -316,6 +321,7 @@ send_spec(const struct submit_opts *o, const struct kai_jobspec *js,
 		(void)printf("%" PRIu64 "\n", id);
 	else
 		(void)printf("Submitted batch job %" PRIu64 "\n", id);
+	*idp = id;
 	return fflush(stdout) == 0 ? CLIENT_EXIT_OK : CLIENT_EXIT_REFUSED;
 }
 
@@ -364,6 +370,7 @@ submit(const struct submit_opts *cli, struct submit_opts *o, int argc,
 	struct script s = {NULL, 0, "", NULL};
 	struct kai_jobspec js;
 	struct kai_err err;
+	uint64_t id = 0;
 	int rc;
 
 	memset(&js, 0, sizeof(js));
@@ -389,7 +396,10 @@ submit(const struct submit_opts *cli, struct submit_opts *o, int argc,
 		rc = CLIENT_EXIT_USAGE;
 		goto out;
 	}
-	rc = send_spec(o, &js, o->parsable);
+	rc = send_spec(o, &js, o->parsable, &id);
+	/* sbatch -W: the job's exit code is ksubmit's */
+	if (rc == CLIENT_EXIT_OK && o->wait)
+		rc = submit_wait(prog, id);
 out:
 	kai_jobspec_fini(&js);
 	free(s.text);

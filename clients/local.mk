@@ -66,7 +66,8 @@ clients_klog_LDADD = $(CLIENT_LIBS)
 clients_kinfo_SOURCES = clients/kinfo.c
 clients_kinfo_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kinfo_LDADD = $(CLIENT_LIBS)
-clients_ksubmit_SOURCES = clients/ksubmit.c
+clients_ksubmit_SOURCES = clients/ksubmit.c clients/submit_wait.c \
+	clients/submit_wait.h
 clients_ksubmit_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_ksubmit_LDADD = $(CLIENT_LIBS)
 clients_kqueue_SOURCES = clients/kqueue.c clients/jobarray.c \

@@ -121,6 +121,8 @@ dependency_json(const struct submit_opts *o)
 	items = json_object_new_array();
 	put(d, "spec", json_object_new_string(o->dep_spec));
 	put(d, "combine", json_object_new_string(o->dep.any ? "any" : "all"));
+	put(d, "kill_on_invalid",
+	    json_object_new_boolean(o->kill_invalid_dep));
 	for (i = 0; i < o->dep.n; i++) {
 		di = &o->dep.items[i];
 		it = json_object_new_object();

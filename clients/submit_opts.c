@@ -149,6 +149,22 @@ set_open_mode(struct submit_opts *o, const char *arg, struct kai_err *err)
 	return 0;
 }
 
+/* sbatch takes "yes" or "no", in any case. */
+static int
+set_kill_invalid_dep(struct submit_opts *o, const char *arg,
+    struct kai_err *err)
+{
+	if (strcasecmp(arg, "yes") == 0)
+		o->kill_invalid_dep = true;
+	else if (strcasecmp(arg, "no") == 0)
+		o->kill_invalid_dep = false;
+	else
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid kill-on-invalid-dep \"%s\": must be yes or no",
+		    arg);
+	return 0;
+}
+
 static int
 set_array(struct submit_opts *o, const char *arg, struct kai_err *err)
 {
@@ -362,6 +378,8 @@ set_value(struct submit_opts *o, int key, const char *arg, const char *cwd,
 		    err);
 	case K_OPEN_MODE:
 		return set_open_mode(o, arg, err);
+	case K_KILL_ON_INVALID_DEP:
+		return set_kill_invalid_dep(o, arg, err);
 	case K_SIGNAL:
 		if (submit_signal_parse(arg, &o->signal, err) != 0)
 			return KAI_EINVAL;

@@ -10,7 +10,7 @@
  *     unambiguous prefixes included ("--tasks" is --tasks-per-node,
  *     "--cpus" is ambiguous).  Each is honoured, parsed but refused at
  *     submission because kaid cannot honour it yet (SOPT_LATER: --begin,
- *     --signal, ...), accepted with one warning and dropped because a
+ *     --input), accepted with one warning and dropped because a
  *     Kubernetes cluster gives it no meaning (SOPT_IGNORE: --mail-type,
  *     --constraint, ...), or always refused (SOPT_REFUSE: --uid, ...).
  *  2. kaibatch's own options (SOPT_KAI: --image, --gpu-fraction, ...),
@@ -85,6 +85,7 @@ enum submit_key {
 	K_NO_PREEMPTIBLE,
 	K_PARSE_ONLY,
 	K_JSON,
+	K_KILL_ON_INVALID_DEP,
 	K_OTHER /* ignored and refused options: K_OTHER + n */
 };
 
@@ -136,13 +137,14 @@ struct submit_opts {
 	struct submit_array array;
 	char *dep_spec; /* -d as written */
 	struct submit_dep dep;
+	bool kill_invalid_dep; /* --kill-on-invalid-dep=yes */
+	bool signal_set;       /* --signal given */
+	struct submit_signal signal;
+	bool wait; /* -W: ksubmit waits for the job to end */
 	/* sbatch's, parsed but not honoured yet (SOPT_LATER) */
 	char *begin;     /* -b as written */
 	int64_t begin_t; /* and as unix seconds */
-	bool signal_set; /* --signal given */
-	struct submit_signal signal;
-	char *input; /* -i */
-	bool wait;   /* -W */
+	char *input;     /* -i */
 	/* sbatch's, dropped with a warning but reported */
 	char *qos; /* -q */
 	/* kaibatch's */

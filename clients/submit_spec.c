@@ -146,9 +146,6 @@ submit_opts_refusals(const struct submit_opts *o, const char **names,
 	} later[] = {
 	    {o->begin != NULL, "--begin"},
 	    {o->input != NULL && !no_input(o->input), "--input"},
-	    {o->open_mode == 'a', "--open-mode=append"},
-	    {o->signal_set, "--signal"},
-	    {o->wait, "--wait"},
 	};
 	size_t i, n = 0;
 
@@ -326,5 +323,12 @@ submit_opts_to_spec(const struct submit_opts *o, const char *cwd,
 	dup_opt(&js->stderr_pattern, o->error);
 	dup_opt(&js->image, o->image);
 	dup_opt(&js->workdir, o->chdir != NULL ? o->chdir : cwd);
+	if (o->signal_set) {
+		js->signal_number = (uint32_t)o->signal.number;
+		js->signal_secs = (uint32_t)o->signal.secs;
+		js->signal_batch = o->signal.batch_only;
+	}
+	js->open_mode = o->open_mode == 'a' ? KAI_OPEN_APPEND
+	    : o->open_mode == 't' ? KAI_OPEN_TRUNCATE : KAI_OPEN_DEFAULT;
 	return sched_to_spec(o, js, err);
 }

@@ -7,6 +7,7 @@ SQL_MIGRATIONS = \
 	sql/003-job-scheduling.sql \
 	sql/004-usage.sql \
 	sql/005-arrays.sql \
+	sql/006-signal.sql \
 	sql/007-usage-gpu-share.sql
 
 EXTRA_DIST += $(SQL_MIGRATIONS) build-aux/sql2c.sh

@@ -120,6 +120,14 @@ _kaibatch()
 		mapfile -t COMPREPLY < <(compgen -W "$(_kaibatch_queues)" -- "$cur")
 		return
 		;;
+	--open-mode)
+		mapfile -t COMPREPLY < <(compgen -W "append truncate" -- "$cur")
+		return
+		;;
+	--kill-on-invalid-dep)
+		mapfile -t COMPREPLY < <(compgen -W "yes no" -- "$cur")
+		return
+		;;
 	-A)
 		[ "$prog" = kshare ] &&
 		    mapfile -t COMPREPLY < <(compgen -W "$(_kaibatch_queues)" -- "$cur")

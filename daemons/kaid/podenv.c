@@ -252,6 +252,27 @@ add_torch(const struct kai_job *j, uint32_t task, struct podenv *e)
 	kv_setu(e, "LOCAL_WORLD_SIZE", 1);
 }
 
+/*
+ * --signal: the wrapper's timer sends KAI_SIGNAL KAI_SIGNAL_AFTER seconds
+ * after the script starts, which is signal_secs before the time limit
+ * counted from the same moment (the pod's activeDeadlineSeconds counts
+ * from a little earlier: see ksubmit(1)).  No limit, no signal.
+ */
+static void
+add_signal(const struct kai_job *j, const struct kai_jobspec *js,
+    struct podenv *e)
+{
+	int64_t after;
+
+	if (js->signal_number == 0 || j->time_limit_s <= 0)
+		return;
+	after = j->time_limit_s - (int64_t)js->signal_secs;
+	kv_setu(e, "KAI_SIGNAL", js->signal_number);
+	kv_setu(e, "KAI_SIGNAL_AFTER", after > 0 ? (uint64_t)after : 0);
+	if (js->signal_batch)
+		kv_set(e, "KAI_SIGNAL_BATCH", "1");
+}
+
 void
 podenv_build(const struct kai_job *j, const struct kai_jobspec *js,
     uint32_t task, struct podenv *e)
@@ -271,8 +292,9 @@ podenv_build(const struct kai_job *j, const struct kai_jobspec *js,
 	kv_set(e, "KAI_WORKDIR", js->workdir);
 	kv_set(e, "KAI_STDOUT", out);
 	kv_set(e, "KAI_STDERR", err);
-	if (j->ntasks > 1)
+	if (j->ntasks > 1 || js->open_mode == KAI_OPEN_APPEND)
 		kv_set(e, "KAI_APPEND", "1");
+	add_signal(j, js, e);
 	add_slurm(j, js, task, e);
 	add_array(j, e);
 	add_torch(j, task, e);

@@ -22,15 +22,29 @@
 /*
  * The wrapper: $1.. are the script's arguments.  Output files are opened
  * the way sbatch opens them (truncate; one file for both streams unless
- * -e was given), except that the tasks of a multi-task job all append
- * (KAI_APPEND): each pod runs the script, and a task that truncated the
- * file would erase what the others had written.  The exit status is the
- * script's.  A `tail -f` copies the output file to the container's own
- * output, which is what the pod log (klog) shows; the script still writes
- * to the file itself, so the file stays the record and a process the
- * script leaves behind cannot keep the pod alive.  An appending task's
- * copy starts at the size the file had before its script ran (not at
- * the end whenever tail gets there, which would lose the first lines).
+ * -e was given), or appended to with --open-mode=append (KAI_APPEND);
+ * the tasks of a multi-task job always append: each pod runs the script,
+ * and a task that truncated the file would erase what the others had
+ * written.  The exit status is the script's.  A `tail -f` copies the
+ * output file to the container's own output, which is what the pod log
+ * (klog) shows; the script still writes to the file itself, so the file
+ * stays the record and a process the script leaves behind cannot keep
+ * the pod alive.  An appending task's copy starts at the size the file
+ * had before its script ran (not at the end whenever tail gets there,
+ * which would lose the first lines).
+ *
+ * --signal (KAI_SIGNAL, sent KAI_SIGNAL_AFTER seconds after the script
+ * starts): the script runs in a subshell that learns its own pid (the
+ * parent of a `sh -c` it starts), starts the timer and then execs the
+ * script, so the script keeps that pid and runs in the foreground with
+ * the signal dispositions it would have had (a background job would
+ * start with SIGINT ignored, and could not trap it).  The timer is a
+ * background function that sleeps and then signals the batch shell alone
+ * (KAI_SIGNAL_BATCH, sbatch's "B:") or every process the script started
+ * and not the shell itself (sbatch's default signals the job steps, not
+ * the batch shell; here srun runs its command as a child of the script),
+ * found from the parent pids in /proc.  The wrapper stops the timer when
+ * the script ends; its TERM trap takes the sleep with it.
  */
 const char podshim_wrapper[] =
     "umask 077\n"
@@ -44,6 +58,32 @@ const char podshim_wrapper[] =
     "PATH=\"$d/bin:$PATH\"; export PATH\n"
     "umask 022\n"
     "cd \"$KAI_WORKDIR\" || { echo \"kaibatch: cannot chdir to $KAI_WORKDIR\" >&2; exit 1; }\n"
+    "kai_kids() {\n"
+    "  for f in /proc/[0-9]*/stat; do read -r l <\"$f\" && printf '%s\\n' \"$l\"; done 2>/dev/null |\n"
+    "  awk -v root=\"$1\" -v skip=\"$2\" '{ p = $0; sub(/.*\\) /, \"\", p); split(p, f, \" \"); par[$1] = f[2] }\n"
+    "    END { q[1] = root; n = 1\n"
+    "      for (i = 1; i <= n; i++) for (c in par) if (par[c] == q[i] && c != skip) { q[++n] = c; print c } }'\n"
+    "}\n"
+    "kai_timer() {\n"
+    "  trap 'kill $! 2>/dev/null; exit 0' TERM\n"
+    "  sleep \"$KAI_SIGNAL_AFTER\" &\n"
+    "  wait $! || exit 0\n"
+    "  if [ -n \"$KAI_SIGNAL_BATCH\" ]; then\n"
+    "    kill -\"$KAI_SIGNAL\" \"$1\"\n"
+    "  else\n"
+    "    me=$(exec sh -c 'echo $PPID')\n"
+    "    p=$(kai_kids \"$1\" \"$me\")\n"
+    "    [ -z \"$p\" ] || kill -\"$KAI_SIGNAL\" $p\n"
+    "  fi\n"
+    "}\n"
+    "kai_run() {\n"
+    "  if [ -n \"$KAI_SIGNAL\" ]; then\n"
+    "    s=$(exec sh -c 'echo $PPID')\n"
+    "    kai_timer \"$s\" </dev/null >/dev/null 2>&1 &\n"
+    "    echo $! >\"$d/timer\"\n"
+    "  fi\n"
+    "  exec \"$d/script\" \"$@\"\n"
+    "}\n"
     "t=\n"
     "if [ -z \"$KAI_APPEND\" ]; then\n"
     "  if (: >\"$KAI_STDOUT\") 2>/dev/null; then\n"
@@ -54,15 +94,16 @@ const char podshim_wrapper[] =
     "  tail -c +$((o + 1)) -f \"$KAI_STDOUT\" 2>/dev/null & t=$!\n"
     "fi\n"
     "if [ -z \"$KAI_APPEND\" ] && [ \"$KAI_STDOUT\" = \"$KAI_STDERR\" ]; then\n"
-    "  \"$d/script\" \"$@\" >\"$KAI_STDOUT\" 2>&1\n"
+    "  (kai_run \"$@\") >\"$KAI_STDOUT\" 2>&1\n"
     "elif [ -z \"$KAI_APPEND\" ]; then\n"
-    "  \"$d/script\" \"$@\" >\"$KAI_STDOUT\" 2>\"$KAI_STDERR\"\n"
+    "  (kai_run \"$@\") >\"$KAI_STDOUT\" 2>\"$KAI_STDERR\"\n"
     "elif [ \"$KAI_STDOUT\" = \"$KAI_STDERR\" ]; then\n"
-    "  \"$d/script\" \"$@\" >>\"$KAI_STDOUT\" 2>&1\n"
+    "  (kai_run \"$@\") >>\"$KAI_STDOUT\" 2>&1\n"
     "else\n"
-    "  \"$d/script\" \"$@\" >>\"$KAI_STDOUT\" 2>>\"$KAI_STDERR\"\n"
+    "  (kai_run \"$@\") >>\"$KAI_STDOUT\" 2>>\"$KAI_STDERR\"\n"
     "fi\n"
     "rc=$?\n"
+    "if [ -s \"$d/timer\" ] && read -r w <\"$d/timer\"; then kill \"$w\" 2>/dev/null; fi\n"
     "if [ -n \"$t\" ]; then sleep 0.2 2>/dev/null || sleep 1; kill \"$t\" 2>/dev/null; fi\n"
     "rm -rf \"$d\"\n"
     "exit $rc\n";

@@ -28,7 +28,7 @@
 
 #define DB_INSERT_CHUNK 128
 #define DB_INSERT_PREPARED 64	/* sizes with a prepared statement */
-#define DB_INSERT_NPARAM 29
+#define DB_INSERT_NPARAM 33
 
 #define DB_ACTIVE_STATES "('PENDING', 'CONFIGURING', 'RUNNING')"
 
@@ -38,7 +38,8 @@ static const char insert_head[] =
     "cpus_per_task, mem_mb, gpus_per_task, image, workdir, stdout_pattern, "
     "stderr_pattern, script, argv, env, priority_class, preemptible, "
     "requeue, min_tasks, gpu_fraction, gpu_memory_mb, topology, "
-    "topology_preferred, state) VALUES ";
+    "topology_preferred, signal_number, signal_secs, signal_batch, "
+    "open_mode, state) VALUES ";
 static const char insert_tail[] =
     " RETURNING id, uid, submit_time), "
     "e AS (INSERT INTO events (job_id, time, from_state, to_state, "
@@ -100,6 +101,11 @@ add_row(struct kai_db_params *p, struct kai_buf *sql,
 	(void)kai_db_param_str(p, s->topology != NULL ? s->topology : "");
 	(void)kai_db_param_str(p, s->topology_preferred != NULL
 		? s->topology_preferred : "");
+	(void)kai_db_param_u64(p, s->signal_number);
+	(void)kai_db_param_u64(p, s->signal_secs);
+	(void)kai_db_param_bool(p, s->signal_batch);
+	(void)kai_db_param_str(p, s->open_mode == KAI_OPEN_APPEND ? "append"
+	    : s->open_mode == KAI_OPEN_TRUNCATE ? "truncate" : NULL);
 	KAI_ASSERT(p->n - first + 1 == DB_INSERT_NPARAM);
 	r = kai_buf_adds(sql, first == 1 ? "(" : ",(");
 	for (i = 0; i < DB_INSERT_NPARAM && r == 0; i++)
@@ -348,6 +354,8 @@ kai_db_jobs_load_active(struct kai_db *db, struct kai_job **jobs, size_t *n,
 static int
 row_to_spec(struct kai_db_row *r, struct kai_jobspec *js)
 {
+	const char *mode;
+
 	memset(js, 0, sizeof(*js));
 	js->name = kai_db_get_dupnull(r, 0);
 	js->queue = kai_db_get_dup(r, 1);
@@ -370,6 +378,13 @@ row_to_spec(struct kai_db_row *r, struct kai_jobspec *js)
 	js->gpus_per_task = kai_db_get_u32(r, 13);
 	js->time_limit_s = kai_db_get_i64(r, 14);
 	js->hold = kai_db_get_bool(r, 15);
+	js->signal_number = kai_db_get_u32(r, 16);
+	js->signal_secs = kai_db_get_u32(r, 17);
+	js->signal_batch = kai_db_get_bool(r, 18);
+	mode = PQgetisnull(r->res, r->row, 19) ? "" :
+	    PQgetvalue(r->res, r->row, 19);
+	js->open_mode = strcmp(mode, "append") == 0 ? KAI_OPEN_APPEND :
+	    strcmp(mode, "truncate") == 0 ? KAI_OPEN_TRUNCATE : KAI_OPEN_DEFAULT;
 	return r->bad ? KAI_EDB : 0;
 }
 
@@ -389,7 +404,8 @@ kai_db_job_spec(struct kai_db *db, uint64_t id, struct kai_jobspec *js,
 	res = kai_db_exec(db,
 	    "SELECT name, queue, account, script, argv, env, workdir, "
 	    "stdout_pattern, stderr_pattern, image, ntasks, cpus_per_task, "
-	    "mem_mb, gpus_per_task, time_limit_s, hold FROM jobs WHERE id = $1",
+	    "mem_mb, gpus_per_task, time_limit_s, hold, signal_number, "
+	    "signal_secs, signal_batch, open_mode FROM jobs WHERE id = $1",
 	    &p, PGRES_TUPLES_OK, "could not read job", err);
 	kai_db_params_fini(&p);
 	if (res == NULL)

@@ -46,7 +46,9 @@ static const char query_head[] =
     "CASE WHEN min_tasks > 0 AND min_tasks < ntasks THEN "
     "coalesce((SELECT sum(a.gpus::bigint * 1000000 + a.gpu_fraction) "
     "FROM allocations a WHERE a.job_id = jobs.id), 0)::bigint ELSE "
-    KAI_DB_GPU_MICRO_SQL " END FROM jobs WHERE true";
+    KAI_DB_GPU_MICRO_SQL " END, "
+    "signal_number, signal_secs, signal_batch, open_mode "
+    "FROM jobs WHERE true";
 
 /* Appends " AND <pre>$n<post>" for parameter n. */
 static int
@@ -197,7 +199,7 @@ static void
 row_to_info(struct kai_db_row *r, struct kai_jobinfo *ji)
 {
 	struct arr arr;
-	const char *out, *errp;
+	const char *out, *errp, *mode;
 
 	ji->id = kai_db_get_u64(r, 0);
 	ji->name = kai_db_get_dup(r, 1);
@@ -224,6 +226,13 @@ row_to_info(struct kai_db_row *r, struct kai_jobinfo *ji)
 	ji->priority = kai_db_get_u32(r, 24);
 	ji->tasks_run = kai_db_get_u32(r, 29);
 	ji->gpu_micro = kai_db_get_u64(r, 30);
+	ji->signal_number = kai_db_get_u32(r, 31);
+	ji->signal_secs = kai_db_get_u32(r, 32);
+	ji->signal_batch = kai_db_get_bool(r, 33);
+	mode = PQgetisnull(r->res, r->row, 34) ? "" :
+	    PQgetvalue(r->res, r->row, 34);
+	ji->open_mode = strcmp(mode, "append") == 0 ? KAI_OPEN_APPEND :
+	    strcmp(mode, "truncate") == 0 ? KAI_OPEN_TRUNCATE : KAI_OPEN_DEFAULT;
 	row_to_array(r, ji, &arr);
 	out = PQgetisnull(r->res, r->row, 21) ?
 	    (arr.id != 0 ? "slurm-%A_%a.out" : "slurm-%j.out") :

@@ -298,6 +298,16 @@ kai_jobspec_validate(const struct kai_jobspec *js, struct kai_err *err)
 	    js->time_limit_s > TIME_LIMIT_MAX_S)
 		return kai_err_set(err, KAI_EINVAL,
 		    "invalid time limit %" PRId64 " s", js->time_limit_s);
+	if (js->signal_number > KAI_JOB_SIGNAL_MAX ||
+	    js->signal_secs > KAI_JOB_SIGNAL_SECS_MAX)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid signal %" PRIu32 "@%" PRIu32 ": the number must be "
+		    "1 to %d and the time 0 to %d seconds", js->signal_number,
+		    js->signal_secs, KAI_JOB_SIGNAL_MAX,
+		    KAI_JOB_SIGNAL_SECS_MAX);
+	if (js->open_mode > KAI_OPEN_APPEND)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid open mode %" PRIu32, js->open_mode);
 	return kai_jobspec_check_sched(js, err);
 }
 

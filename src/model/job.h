@@ -41,6 +41,16 @@ enum kai_tristate {
 	KAI_TRI_NO = 2
 };
 
+/* --open-mode: how the output files are opened. */
+enum kai_open_mode {
+	KAI_OPEN_DEFAULT = 0,	/* not given: truncate, as Slurm's default */
+	KAI_OPEN_TRUNCATE = 1,
+	KAI_OPEN_APPEND = 2
+};
+
+#define KAI_JOB_SIGNAL_MAX	64	/* Linux's signal numbers */
+#define KAI_JOB_SIGNAL_SECS_MAX 65535	/* sbatch's limit on @sig_time */
+
 #define KAI_PRIO_CLASS_DEFAULT "train"
 #define KAI_PRIO_PREEMPT_BELOW 100 /* preemptible by default below this */
 #define KAI_GPU_MICRO 1000000	   /* micro-GPUs in one GPU */
@@ -77,6 +87,11 @@ struct kai_jobspec {
 	uint64_t gpu_memory_mb; /* --gpu-memory in MiB; 0 = none */
 	char *topology;		/* --topology: a node label key; NULL = none */
 	char *topology_preferred; /* --topology-preferred */
+	/* --signal and --open-mode (daemons/kaid/podshim.c acts on them) */
+	uint32_t signal_number;	/* 1..KAI_JOB_SIGNAL_MAX; 0 = no --signal */
+	uint32_t signal_secs;	/* seconds before the time limit */
+	bool signal_batch;	/* "B:": the batch shell only */
+	uint32_t open_mode;	/* enum kai_open_mode */
 };
 
 struct kai_jobinfo {
@@ -112,6 +127,12 @@ struct kai_jobinfo {
 	uint64_t gpu_micro;	/* GPUs allocated, started tasks, in
 				 * micro-GPUs (fractions count as such);
 				 * 0 = none */
+	/* As in struct kai_jobspec; read from PostgreSQL only (kqueue's
+	 * answers from kaid's memory leave them 0). */
+	uint32_t signal_number;
+	uint32_t signal_secs;
+	bool signal_batch;
+	uint32_t open_mode;	/* enum kai_open_mode */
 };
 
 /*

@@ -58,6 +58,10 @@ static const struct kai_codec_field jobinfo_fields[] = {
 	{"tasks_run", KAI_CODEC_U32, J(tasks_run), 0, 0, 0},
 	{"est_start", KAI_CODEC_I64, J(est_start), 0, 0, 0},
 	{"gpu_micro", KAI_CODEC_U64, J(gpu_micro), 0, 0, 0},
+	{"signal_number", KAI_CODEC_U32, J(signal_number), 0, 0, 0},
+	{"signal_secs", KAI_CODEC_U32, J(signal_secs), 0, 0, 0},
+	{"signal_batch", KAI_CODEC_BOOL, J(signal_batch), 0, 0, 0},
+	{"open_mode", KAI_CODEC_U32, J(open_mode), 0, 0, 0},
 };
 /* clang-format on */
 #define NFIELDS KAI_NELEM(jobinfo_fields)

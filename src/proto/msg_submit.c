@@ -62,6 +62,10 @@ static const struct kai_codec_field spec_fields[] = {
 	{"gpu_memory_mb", KAI_CODEC_U64, J(gpu_memory_mb), 0, 0, 0},
 	STR("topology", topology, KAI_JOB_NAME_MAX),
 	STR("topology_preferred", topology_preferred, KAI_JOB_NAME_MAX),
+	{"signal_number", KAI_CODEC_U32, J(signal_number), 0, 0, 0},
+	{"signal_secs", KAI_CODEC_U32, J(signal_secs), 0, 0, 0},
+	{"signal_batch", KAI_CODEC_BOOL, J(signal_batch), 0, 0, 0},
+	{"open_mode", KAI_CODEC_U32, J(open_mode), 0, 0, 0},
 };
 /* clang-format on */
 #define NFIELDS KAI_NELEM(spec_fields)

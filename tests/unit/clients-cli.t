@@ -80,8 +80,8 @@ refuses "flag with a value" \
 	'ksubmit: error: option "--hold" does not take an argument' \
 	ksubmit --hold=yes job.sh
 refuses "sbatch option kaid cannot honour yet" \
-	'ksubmit: error: --signal is not supported by kaid yet' \
-	ksubmit --signal=USR1 job.sh
+	'ksubmit: error: --begin is not supported by kaid yet' \
+	ksubmit --begin=now+1hour job.sh
 refuses "wrap with a script" \
 	'ksubmit: error: script arguments are not allowed with --wrap' \
 	ksubmit --wrap true job.sh

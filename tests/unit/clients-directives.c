@@ -562,16 +562,15 @@ test_warnings_refusals(void)
 	submit_opts_fini(&o);
 
 	is_int(parse("#SBATCH --array=0-9 -d singleton --open-mode=a "
-		     "--signal=USR1 -W --requeue\n#KSUB --preemptible "
-		     "--topology-preferred=k8s.io/rack\n",
+		     "--signal=USR1 -W --requeue -b now+1hour -i in.txt\n"
+		     "#KSUB --preemptible --topology-preferred=k8s.io/rack\n",
 		   NULL, &o, &err),
 	    0, "options kaid cannot honour yet parse");
-	/* The scheduling options, --requeue, --array and --dependency are
-	 * kaid's now: not refused. */
-	is_int((int)submit_opts_refusals(&o, names, 8), 3, "three of them");
-	ok(strcmp(names[0], "--open-mode=append") == 0 &&
-		strcmp(names[1], "--signal") == 0 &&
-		strcmp(names[2], "--wait") == 0,
+	/* The scheduling options, --requeue, --array, --dependency,
+	 * --open-mode, --signal and --wait are kaid's now: not refused. */
+	is_int((int)submit_opts_refusals(&o, names, 8), 2, "two of them");
+	ok(strcmp(names[0], "--begin") == 0 &&
+		strcmp(names[1], "--input") == 0,
 	    "named in table order");
 	submit_opts_fini(&o);
 

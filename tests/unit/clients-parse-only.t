@@ -482,8 +482,13 @@ line "-D absolute" 'd["chdir"]' '"/scratch/run1"' '#SBATCH -D /scratch/run1'
 
 # Dependencies
 line "singleton" 'd["dependency"]' \
-	'{"combine":"all","items":[{"jobs":[],"type":"singleton"}],"spec":"singleton"}' \
+	'{"combine":"all","items":[{"jobs":[],"type":"singleton"}],"kill_on_invalid":false,"spec":"singleton"}' \
 	'#SBATCH --dependency=singleton'
+line "--kill-on-invalid-dep=yes" 'd["dependency"]["kill_on_invalid"]' true \
+	'#SBATCH -d afterok:12 --kill-on-invalid-dep=YES'
+badline "--kill-on-invalid-dep=maybe" \
+	'job.sh:2: invalid kill-on-invalid-dep "maybe": must be yes or no' \
+	'#SBATCH --kill-on-invalid-dep=maybe'
 line "afterany" 'd["dependency"]["items"]' '[{"jobs":["12"],"type":"afterany"}]' \
 	'#SBATCH -d afterany:12'
 line "afterok:176233:176234:176235" 'd["dependency"]["items"]' \
@@ -660,7 +665,7 @@ badline "a named topology" \
 	'#KSUB --topology=cluster-topology:k8s.io/rack'
 line "sbatch options in #KSUB lines" 'd["time_limit_s"]' 300 '#KSUB -t 5'
 line "what kaid cannot honour yet is listed" 'd["refused"]' \
-	'["--begin","--input","--open-mode=append","--signal","--wait"]' \
+	'["--begin","--input"]' \
 	'#SBATCH -a 1-2 -b now+1hour -d singleton -i in.txt --open-mode=a --requeue --signal=USR1 -W' \
 	'#KSUB --gpu-fraction=0.5 --min-tasks=1 --topology=r --topology-preferred=s --priority-class=build --preemptible'
 line "the scheduling options in the request" \
@@ -730,14 +735,15 @@ refuse()
 		"ksubmit: error: $label is not supported by kaid yet"
 	is "$title: nothing on stdout" "$(cat "$dir/out")" ""
 }
-# Arrays and dependencies are kaid's now: they are sent (and the closed
-# port refuses the connection).
+# Arrays, dependencies, --signal, --open-mode and --wait are kaid's now:
+# they are sent (and the closed port refuses the connection).
 "$ksubmit" --array=1-3 -d afterok:1 plain.sh >"$dir/out" 2>"$dir/err" </dev/null
 is "--array and --dependency are sent to kaid" "$?" 3
+"$ksubmit" --signal=USR1@60 --open-mode=append -W \
+	--kill-on-invalid-dep=yes -d afterok:1 plain.sh >"$dir/out" \
+	2>"$dir/err" </dev/null
+is "--signal, --open-mode, --wait and --kill-on-invalid-dep are sent" "$?" 3
 refuse "--begin" --begin --begin=now+1hour plain.sh
-refuse "--signal" --signal --signal=USR1@60 plain.sh
-refuse "--open-mode=append" --open-mode=append --open-mode=append plain.sh
-refuse "--wait" --wait -W plain.sh
 refuse "--input" --input -i in.txt plain.sh
 
 # ... and only then warns, and tries kaid (exit 3 here: nothing listens)

@@ -23,6 +23,10 @@ is "ksubmit --par completes the three options" \
     "$(complete_line ksubmit --par)" "--parsable --partition= --parse-only "
 like "ksubmit options come from its --help" "$(complete_line ksubmit --)" \
     '--gres= .*--wrap='
+is "ksubmit --open-mode offers its two modes" \
+    "$(complete_line ksubmit --open-mode "")" "append truncate "
+is "ksubmit --kill-on-invalid-dep offers yes and no" \
+    "$(complete_line ksubmit --kill-on-invalid-dep y)" "yes "
 is "kqueue --no completes --noheader" "$(complete_line kqueue --no)" "--noheader "
 like "kacct --format= is offered" "$(complete_line kacct --form)" '^--format= $'
 is "states after -t" "$(complete_line kqueue -t RUN)" "RUNNING "

@@ -322,6 +322,10 @@ test_spec(struct kai_db *db)
 	js.stdout_pattern = kai_xstrdup("out-%j.log");
 	js.image = kai_xstrdup("nvcr.io/pytorch:24.01");
 	js.hold = true;
+	js.signal_number = 10;
+	js.signal_secs = 300;
+	js.signal_batch = true;
+	js.open_mode = KAI_OPEN_APPEND;
 	is_int(kai_db_jobs_insert(db, &nj, 1, &id, &err), 0,
 	    "insert a job with a 100 KiB script");
 	is_int(kai_db_job_spec(db, id, &got, &err), 0, "read its spec back");
@@ -344,6 +348,10 @@ test_spec(struct kai_db *db)
 	is_str(got.image, "nvcr.io/pytorch:24.01", "image");
 	ok(got.hold, "hold");
 	is_int(got.time_limit_s, 3600, "resolved time limit");
+	ok(got.signal_number == 10 && got.signal_secs == 300 &&
+		got.signal_batch,
+	    "--signal=B:10@300 round-trips");
+	is_int(got.open_mode, KAI_OPEN_APPEND, "--open-mode=append");
 	kai_jobspec_fini(&got);
 	is_int(kai_db_job_spec(db, 999999999, &got, &err), KAI_ENOENT,
 	    "spec of a missing job");

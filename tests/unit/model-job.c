@@ -321,6 +321,16 @@ test_validate(void)
 	    "env without name");
 	js.time_limit_s = -2;
 	spec_bad(&js, "invalid time limit -2 s", "negative limit");
+	js.signal_number = 65;
+	js.signal_secs = 60;
+	spec_bad(&js, "invalid signal 65@60: the number must be 1 to 64 and "
+	    "the time 0 to 65535 seconds", "signal 65");
+	js.signal_number = 10;
+	js.signal_secs = 70000;
+	spec_bad(&js, "invalid signal 10@70000: the number must be 1 to 64 "
+	    "and the time 0 to 65535 seconds", "signal time 70000");
+	js.open_mode = 3;
+	spec_bad(&js, "invalid open mode 3", "open mode 3");
 	kai_jobspec_fini(&js);
 }
 

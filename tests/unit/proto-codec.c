@@ -547,8 +547,9 @@ test_submit_limits(void)
 	if (kai_msg_submit_encode(&b, &js) != 0)
 		diag("encode failed");
 	/* hold, then the scheduling options: a NULL string (4 bytes), four
-	 * u32, a u64 and two NULL strings, 36 bytes in all */
-	b.data[b.len - 1 - 36] = 2;
+	 * u32, a u64 and two NULL strings, 36 bytes in all; then --signal and
+	 * --open-mode: two u32, a bool and a u32, 13 bytes */
+	b.data[b.len - 1 - 36 - 13] = 2;
 	is_int(kai_msg_submit_decode(b.data, b.len, &got, &err), KAI_EPROTO,
 	    "bool other than 0/1 refused");
 	is_str(err.msg, "invalid value 2 for field \"hold\": must be 0 or 1",
@@ -610,6 +611,10 @@ test_submit_env_bytes(void)
 	hand(kai_codec_put_u64(&b, 0));
 	hand(kai_codec_put_str(&b, NULL, 0));
 	hand(kai_codec_put_str(&b, NULL, 0));
+	hand(kai_codec_put_u32(&b, 0));
+	hand(kai_codec_put_u32(&b, 0));
+	hand(kai_codec_put_bool(&b, 0));
+	hand(kai_codec_put_u32(&b, 0));
 	is_int(kai_msg_submit_decode(b.data, b.len, &got, &err), KAI_EPROTO,
 	    "decoder refuses an oversized environment");
 	is_str(err.msg, "field \"env\" too large: 786432 > 524288 bytes",
@@ -820,6 +825,10 @@ make_job(struct kai_jobinfo *j, uint64_t id)
 	j->array_id = id % 2 == 0 ? kai_xstrdup("7_[3-9%2]") : NULL;
 	j->est_start = id % 3 == 0 ? 0 : 1700000200 + (int64_t)id;
 	j->gpu_micro = id * 250000;
+	j->signal_number = id % 2 ? 10 : 0;
+	j->signal_secs = 65535;
+	j->signal_batch = id % 3 == 0;
+	j->open_mode = KAI_OPEN_APPEND;
 }
 
 static int
@@ -841,7 +850,10 @@ job_eq(const struct kai_jobinfo *a, const struct kai_jobinfo *b)
 	    str_eq(a->stderr_path, b->stderr_path) && a->hold == b->hold &&
 	    a->priority == b->priority && str_eq(a->array_id, b->array_id) &&
 	    a->tasks_run == b->tasks_run && a->est_start == b->est_start &&
-	    a->gpu_micro == b->gpu_micro;
+	    a->gpu_micro == b->gpu_micro &&
+	    a->signal_number == b->signal_number &&
+	    a->signal_secs == b->signal_secs &&
+	    a->signal_batch == b->signal_batch && a->open_mode == b->open_mode;
 }
 
 static void
@@ -971,7 +983,7 @@ test_jobs_edges(void)
 	first = 0;
 	is_int(kai_msg_jobs_encode(&b, &nul, 1, &first, KAI_PROTO_BODY_MAX), 0,
 	    "an all-NULL job encodes");
-	is_int((int64_t)b.len, 4 + 145, "smallest record is 145 bytes");
+	is_int((int64_t)b.len, 4 + 158, "smallest record is 158 bytes");
 	is_int(kai_msg_jobs_decode(b.data, b.len, &got, &n, &err), 0,
 	    "and decodes");
 	ok(n == 1 && job_eq(&nul, &got[0]), "NULL strings stay NULL");
