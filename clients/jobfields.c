@@ -8,6 +8,7 @@
 #include "jobfields.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "model/jobstate.h"
 #include "output.h"
@@ -86,4 +87,32 @@ jf_uid(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 {
 	(void)now;
 	out_u64(b, n, j->uid);
+}
+
+/*
+ * Array fields (squeue %F, %K): the record's array and task come from
+ * its array_id, "123_4" or "123_[5-99%10]"; a job outside an array is
+ * its own array (%F) and has no task (%K "N/A"), as in squeue.
+ */
+void
+jf_array_job(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	const char *us = j->array_id != NULL ? strchr(j->array_id, '_') : NULL;
+
+	(void)now;
+	if (us == NULL) {
+		out_u64(b, n, j->id);
+		return;
+	}
+	out_copy(b, n < (size_t)(us - j->array_id) + 1 ? n :
+	    (size_t)(us - j->array_id) + 1, j->array_id);
+}
+
+void
+jf_array_task(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	const char *us = j->array_id != NULL ? strchr(j->array_id, '_') : NULL;
+
+	(void)now;
+	str(us != NULL ? us + 1 : "N/A", b, n);
 }

@@ -28,5 +28,7 @@ jobfield_fn jf_state;	/* PENDING, RUNNING, ... */
 jobfield_fn jf_workdir;
 jobfield_fn jf_user;	/* user name, or the uid when kaid knew no name */
 jobfield_fn jf_uid;
+jobfield_fn jf_array_job;	/* squeue %F: 42 for 42_7 and for 42 */
+jobfield_fn jf_array_task;	/* squeue %K: 7, [8-99%10], N/A */
 
 #endif /* KAI_CLIENTS_JOBFIELDS_H */
