@@ -44,6 +44,8 @@ static const char *const prog = "kqueue";
 #define FINISHED_VISIBLE_S 300
 /* Widest column -o and -O take (print_line's buffer is 4096). */
 #define FIELD_WIDTH_MAX 1024
+/* One output line: room for many fields at their widest. */
+#define LINE_MAX_BYTES (64 * 1024)
 
 enum {
 	K_ME = CLIOPT_LONG,
@@ -143,12 +145,24 @@ static void
 f_reasonlist(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 {
 	(void)now;
-	if (j->state == KAI_JOB_PENDING || j->nodelist == NULL ||
-	    *j->nodelist == '\0')
-		(void)snprintf(b, n, "(%s)",
-		    j->reason != NULL && *j->reason ? j->reason : "None");
-	else
+	const char *r = j->reason != NULL && *j->reason ? j->reason : "None";
+	size_t len;
+
+	if (j->state != KAI_JOB_PENDING && j->nodelist != NULL &&
+	    *j->nodelist != '\0') {
 		out_copy(b, n, j->nodelist);
+		return;
+	}
+	/* "(reason)" without printf: this is every line of a kqueue */
+	if (n < 3) {
+		out_copy(b, n, "");
+		return;
+	}
+	b[0] = '(';
+	out_copy(b + 1, n - 2, r);
+	len = strlen(b);
+	b[len] = ')';
+	b[len + 1] = '\0';
 }
 
 static void
@@ -322,6 +336,7 @@ struct seg {
 	int width; /* 0 = natural */
 	bool right;
 	char *text; /* literal text, owned */
+	size_t tlen;
 };
 
 struct layout {
@@ -341,6 +356,7 @@ layout_add(struct layout *l, const struct field *f, int width, bool right,
 	s->width = width;
 	s->right = right;
 	s->text = text != NULL ? kai_xstrndup(text, tlen) : NULL;
+	s->tlen = text != NULL ? strlen(s->text) : 0;
 }
 
 static void
@@ -463,25 +479,72 @@ parse_Format(const char *fmt, struct layout *l, struct kai_err *err)
  * Output
  */
 
+/* A line being built: one fwrite per line, not three stdio calls a cell. */
+struct line {
+	char b[LINE_MAX_BYTES];
+	size_t len;
+};
+
+static void
+line_put(struct line *ln, const char *s, size_t n)
+{
+	if (n > sizeof(ln->b) - ln->len)
+		n = sizeof(ln->b) - ln->len;
+	memcpy(ln->b + ln->len, s, n);
+	ln->len += n;
+}
+
+/* squeue's cell: cut to width, or padded to it on the side right says. */
+static void
+line_cell(struct line *ln, const char *text, int width, bool right)
+{
+	size_t len = strlen(text), w = (size_t)width, gap;
+
+	if (width <= 0 || len >= w) {
+		line_put(ln, text, width <= 0 ? len : w);
+		return;
+	}
+	gap = w - len;
+	if (gap > sizeof(ln->b) - ln->len)
+		gap = sizeof(ln->b) - ln->len;
+	if (right) {
+		memset(ln->b + ln->len, ' ', gap);
+		ln->len += gap;
+		line_put(ln, text, len);
+		return;
+	}
+	line_put(ln, text, len);
+	gap = w - len;
+	if (gap > sizeof(ln->b) - ln->len)
+		gap = sizeof(ln->b) - ln->len;
+	memset(ln->b + ln->len, ' ', gap);
+	ln->len += gap;
+}
+
 static void
 print_line(const struct layout *l, const struct kai_jobinfo *j, int64_t now)
 {
+	static struct line ln;
 	char buf[4096];
 	const struct seg *s;
 	size_t i;
 
+	ln.len = 0;
 	for (i = 0; i < l->n; i++) {
 		s = &l->segs[i];
 		if (s->f == NULL) {
-			(void)fputs(s->text, stdout);
+			line_put(&ln, s->text, s->tlen);
 			continue;
 		}
 		if (j != NULL)
 			s->f->fn(j, now, buf, sizeof(buf));
-		out_field(stdout, j != NULL ? buf : s->f->header, s->width,
-		    s->right, OUT_TRUNC_CUT);
+		line_cell(&ln, j != NULL ? buf : s->f->header, s->width,
+		    s->right);
 	}
-	(void)fputc('\n', stdout);
+	line_put(&ln, "\n", 1);
+	/* a line cut at the buffer's end still ends with its newline */
+	ln.b[ln.len - 1] = '\n';
+	(void)fwrite(ln.b, 1, ln.len, stdout);
 }
 
 /* squeue's default order: partition, state, priority down; then id. */
@@ -728,7 +791,9 @@ run(struct opts *o, const struct layout *l)
 	if (o->ntasks > 0) {
 		/* kaid sends the tasks' arrays; named() picks the tasks */
 		o->plain = kai_xcalloc(o->q.nids + 1, sizeof(*o->plain));
-		memcpy(o->plain, o->q.ids, o->q.nids * sizeof(*o->plain));
+		if (o->q.nids > 0)
+			memcpy(o->plain, o->q.ids,
+			    o->q.nids * sizeof(*o->plain));
 		o->nplain = o->q.nids;
 		o->q.ids = kai_xreallocarray(o->q.ids,
 		    o->q.nids + o->ntasks, sizeof(*o->q.ids));
