@@ -44,8 +44,6 @@ static const char *const prog = "kqueue";
 #define FINISHED_VISIBLE_S 300
 /* Widest column -o and -O take (print_line's buffer is 4096). */
 #define FIELD_WIDTH_MAX 1024
-/* One output line: room for many fields at their widest. */
-#define LINE_MAX_BYTES (64 * 1024)
 
 enum {
 	K_ME = CLIOPT_LONG,
@@ -212,83 +210,6 @@ f_gpus(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 	out_u64(b, n, jobquery_gpus(j));
 }
 
-static bool
-active(const struct kai_jobinfo *j)
-{
-	return (KAI_JOB_STATES_ACTIVE & KAI_JOB_STATE_BIT(j->state)) != 0;
-}
-
-/* squeue %L: the limit less the time used; a pending job has it all. */
-static void
-f_left(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	char t[OUT_TIME_LEN];
-	int64_t left;
-
-	if (j->time_limit_s == KAI_TIME_UNLIMITED || j->time_limit_s < 0) {
-		out_copy(b, n, out_limit(j->time_limit_s, false, t));
-		return;
-	}
-	left = j->time_limit_s - jobquery_elapsed(j, now);
-	if (!active(j) || left < 0)
-		left = 0;
-	out_copy(b, n, out_elapsed_squeue(left, t));
-}
-
-/*
- * squeue %e: when the job ended, or for a running job when its limit
- * ends it; "N/A" while that is unknown (pending, or no limit).
- */
-static void
-f_end(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	char t[OUT_TIME_LEN];
-	int64_t end = j->end_time;
-
-	(void)now;
-	if (end <= 0 && j->start_time > 0 && active(j) &&
-	    j->time_limit_s != KAI_TIME_UNLIMITED && j->time_limit_s >= 0)
-		end = j->start_time + j->time_limit_s;
-	out_copy(b, n, end > 0 ? out_timestamp(end, t) : "N/A");
-}
-
-/* squeue %c (CPUs per node; here a pod per task) and -O cpus-per-task. */
-static void
-f_cpt(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	(void)now;
-	out_u64(b, n, j->cpus_per_task > 0 ? j->cpus_per_task : 1);
-}
-
-static void
-f_gid(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	(void)now;
-	out_u64(b, n, j->gid);
-}
-
-/* squeue -O tres-per-task: "gres/gpu:2", "N/A" without GPUs. */
-static void
-f_tres_task(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	(void)now;
-	if (j->gpus_per_task == 0)
-		out_copy(b, n, "N/A");
-	else
-		(void)snprintf(b, n, "gres/gpu:%" PRIu32, j->gpus_per_task);
-}
-
-/* squeue -O PendingTime: seconds from submission to start (or now). */
-static void
-f_pending(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	int64_t until = j->start_time > 0 ? j->start_time :
-	    j->state == KAI_JOB_PENDING ? now : j->submit_time;
-
-	out_u64(b, n, until > j->submit_time ?
-	    (uint64_t)(until - j->submit_time) : 0);
-}
-
 static const struct field {
 	char c;            /* -o letter */
 	const char *oname; /* -O name */
@@ -316,18 +237,18 @@ static const struct field {
     {'N', "NodeList", "NODELIST", f_nodes},
     {'r', "Reason", "REASON", f_reason},
     {'Z', "WorkDir", "WORK_DIR", jf_workdir},
-    {'L', "TimeLeft", "TIME_LEFT", f_left},
-    {'e', "EndTime", "END_TIME", f_end},
-    {'c', "MinCpus", "MIN_CPUS", f_cpt},
+    {'L', "TimeLeft", "TIME_LEFT", jf_time_left},
+    {'e', "EndTime", "END_TIME", jf_end},
+    {'c', "MinCpus", "MIN_CPUS", jf_cpus_per_task},
     {'F', "ArrayJobID", "ARRAY_JOB_ID", jf_array_job},
     {'K', "ArrayTaskID", "ARRAY_TASK_ID", jf_array_task},
     {'U', "UserID", "UID", jf_uid},
-    {'G', "GroupID", "GROUP", f_gid},
+    {'G', "GroupID", "GROUP", jf_gid},
     /* -O only: squeue has no letter for these */
     {0, "NumTasks", "TASKS", f_ntasks},
-    {0, "cpus-per-task", "CPUS_PER_TASK", f_cpt},
-    {0, "tres-per-task", "TRES_PER_TASK", f_tres_task},
-    {0, "PendingTime", "PENDING_TIME", f_pending},
+    {0, "cpus-per-task", "CPUS_PER_TASK", jf_cpus_per_task},
+    {0, "tres-per-task", "TRES_PER_TASK", jf_tres_task},
+    {0, "PendingTime", "PENDING_TIME", jf_pending_time},
 };
 
 /* One piece of the output line: a field, or literal text when f == NULL. */
@@ -479,72 +400,27 @@ parse_Format(const char *fmt, struct layout *l, struct kai_err *err)
  * Output
  */
 
-/* A line being built: one fwrite per line, not three stdio calls a cell. */
-struct line {
-	char b[LINE_MAX_BYTES];
-	size_t len;
-};
-
-static void
-line_put(struct line *ln, const char *s, size_t n)
-{
-	if (n > sizeof(ln->b) - ln->len)
-		n = sizeof(ln->b) - ln->len;
-	memcpy(ln->b + ln->len, s, n);
-	ln->len += n;
-}
-
-/* squeue's cell: cut to width, or padded to it on the side right says. */
-static void
-line_cell(struct line *ln, const char *text, int width, bool right)
-{
-	size_t len = strlen(text), w = (size_t)width, gap;
-
-	if (width <= 0 || len >= w) {
-		line_put(ln, text, width <= 0 ? len : w);
-		return;
-	}
-	gap = w - len;
-	if (gap > sizeof(ln->b) - ln->len)
-		gap = sizeof(ln->b) - ln->len;
-	if (right) {
-		memset(ln->b + ln->len, ' ', gap);
-		ln->len += gap;
-		line_put(ln, text, len);
-		return;
-	}
-	line_put(ln, text, len);
-	gap = w - len;
-	if (gap > sizeof(ln->b) - ln->len)
-		gap = sizeof(ln->b) - ln->len;
-	memset(ln->b + ln->len, ' ', gap);
-	ln->len += gap;
-}
-
 static void
 print_line(const struct layout *l, const struct kai_jobinfo *j, int64_t now)
 {
-	static struct line ln;
+	static struct out_line ln;
 	char buf[4096];
 	const struct seg *s;
 	size_t i;
 
-	ln.len = 0;
+	out_line_begin(&ln);
 	for (i = 0; i < l->n; i++) {
 		s = &l->segs[i];
 		if (s->f == NULL) {
-			line_put(&ln, s->text, s->tlen);
+			out_line_put(&ln, s->text, s->tlen);
 			continue;
 		}
 		if (j != NULL)
 			s->f->fn(j, now, buf, sizeof(buf));
-		line_cell(&ln, j != NULL ? buf : s->f->header, s->width,
+		out_line_cell(&ln, j != NULL ? buf : s->f->header, s->width,
 		    s->right);
 	}
-	line_put(&ln, "\n", 1);
-	/* a line cut at the buffer's end still ends with its newline */
-	ln.b[ln.len - 1] = '\n';
-	(void)fwrite(ln.b, 1, ln.len, stdout);
+	out_line_end(&ln, stdout);
 }
 
 /* squeue's default order: partition, state, priority down; then id. */
