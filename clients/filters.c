@@ -15,12 +15,30 @@
 
 #include "base/strconv.h"
 #include "base/xmalloc.h"
+#include "model/array.h"
 #include "model/jobstate.h"
 
 /* One bounded item of a list, as a string. */
 struct item {
 	char s[256];
 };
+
+/* The comma that ends the item at p; one inside "[...]" ("7_[1,3]") does not. */
+static const char *
+next_comma(const char *p)
+{
+	int depth = 0;
+
+	for (; *p != '\0'; p++) {
+		if (*p == '[')
+			depth++;
+		else if (*p == ']' && depth > 0)
+			depth--;
+		else if (*p == ',' && depth == 0)
+			return p;
+	}
+	return NULL;
+}
 
 /*
  * Calls fn for every comma-separated item of list; an empty item or one
@@ -37,7 +55,7 @@ each_item(const char *what, const char *list,
 	int r;
 
 	for (;;) {
-		comma = strchr(p, ',');
+		comma = next_comma(p);
 		len = comma != NULL ? (size_t)(comma - p) : strlen(p);
 		if (len == 0)
 			return kai_err_set(err, KAI_EINVAL,
@@ -187,4 +205,69 @@ filter_match_name(char *const *names, size_t n, const char *s)
 		if (strcmp(names[i], s != NULL ? s : "") == 0)
 			return 1;
 	return 0;
+}
+
+/* "123_4" or "123_[1-3,7]" into tasks; no throttle ("%N") allowed. */
+int
+filter_parse_task(const char *s, struct kai_task_ref **tasks, size_t *n,
+    struct kai_err *err)
+{
+	struct kai_array a = {NULL, 0, 0};
+	const char *us = strchr(s, '_'), *set;
+	char buf[KAI_ARRAY_TEXT_MAX], *end;
+	unsigned long long id;
+	size_t i, len;
+	uint32_t x;
+
+	if (us == NULL || !isdigit((unsigned char)s[0]))
+		return kai_err_set(err, KAI_EINVAL, "invalid job id \"%s\"", s);
+	set = us + 1;
+	id = strtoull(s, &end, 10);
+	len = strlen(set);
+	if (end != us || id == 0 || len == 0 || len >= sizeof(buf))
+		return kai_err_set(err, KAI_EINVAL, "invalid job id \"%s\"", s);
+	if (set[0] == '[' && set[len - 1] == ']') {
+		set++;
+		len -= 2;
+	}
+	memcpy(buf, set, len);
+	buf[len] = '\0';
+	if (strchr(buf, '%') != NULL || kai_array_parse(buf, &a, err) != 0)
+		return kai_err_set(err, KAI_EINVAL, "invalid job id \"%s\"", s);
+	for (i = 0; i < a.n; i++)
+		for (x = a.r[i].lo; x <= a.r[i].hi; x += a.r[i].step) {
+			*tasks = kai_xreallocarray(*tasks, *n + 1,
+			    sizeof(**tasks));
+			(*tasks)[*n].array_id = id;
+			(*tasks)[(*n)++].task = x;
+			if (a.r[i].step == 0 || x > UINT32_MAX - a.r[i].step)
+				break;
+		}
+	kai_array_fini(&a);
+	return 0;
+}
+
+struct refs {
+	struct ids ids;
+	struct kai_task_ref **tasks;
+	size_t *ntasks;
+};
+
+static int
+add_ref(const char *s, void *ctx, struct kai_err *err)
+{
+	struct refs *r = ctx;
+
+	if (strchr(s, '_') == NULL)
+		return add_id(s, &r->ids, err);
+	return filter_parse_task(s, r->tasks, r->ntasks, err);
+}
+
+int
+filter_parse_jobrefs(const char *list, uint64_t **ids, size_t *nids,
+    struct kai_task_ref **tasks, size_t *ntasks, struct kai_err *err)
+{
+	struct refs ctx = {{ids, nids}, tasks, ntasks};
+
+	return each_item("job id", list, add_ref, &ctx, err);
 }

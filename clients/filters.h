@@ -18,10 +18,26 @@
 
 #include "base/compiler.h"
 #include "base/err.h"
+#include "proto/proto_array.h"
 
 /* "42,43": ids > 0.  Caller owns *ids. */
 int filter_parse_ids(const char *list, uint64_t **ids, size_t *n,
     struct kai_err *err) KAI_MUST_CHECK;
+
+/*
+ * One array task reference, "123_4" or "123_[1-3,7]" (kcancel, kqueue
+ * -j), appended to *tasks as (array id, task) pairs.  Caller owns *tasks.
+ */
+int filter_parse_task(const char *s, struct kai_task_ref **tasks, size_t *n,
+    struct kai_err *err) KAI_MUST_CHECK;
+
+/*
+ * squeue -j: "42,43_7,44_[1-3,9]": plain ids into *ids, array tasks into
+ * *tasks (a comma inside brackets belongs to the task set).
+ */
+int filter_parse_jobrefs(const char *list, uint64_t **ids, size_t *nids,
+    struct kai_task_ref **tasks, size_t *ntasks, struct kai_err *err)
+    KAI_MUST_CHECK;
 
 /* "ann,1001": user names or numeric uids.  Caller owns *uids. */
 int filter_parse_users(const char *list, uint32_t **uids, size_t *n,

@@ -28,5 +28,13 @@ jobfield_fn jf_state;	/* PENDING, RUNNING, ... */
 jobfield_fn jf_workdir;
 jobfield_fn jf_user;	/* user name, or the uid when kaid knew no name */
 jobfield_fn jf_uid;
+jobfield_fn jf_array_job;	/* squeue %F: 42 for 42_7 and for 42 */
+jobfield_fn jf_array_task;	/* squeue %K: 7, [8-99%10], N/A */
+jobfield_fn jf_time_left;	/* squeue %L: limit less time used */
+jobfield_fn jf_end;		/* squeue %e: end, or start + limit; N/A */
+jobfield_fn jf_cpus_per_task;	/* squeue %c, -O cpus-per-task */
+jobfield_fn jf_gid;		/* squeue %G */
+jobfield_fn jf_tres_task;	/* squeue -O tres-per-task: gres/gpu:N */
+jobfield_fn jf_pending_time;	/* squeue -O PendingTime: seconds */
 
 #endif /* KAI_CLIENTS_JOBFIELDS_H */

@@ -30,7 +30,6 @@
 #include "cliopt.h"
 #include "filters.h"
 #include "jobquery.h"
-#include "model/array.h"
 #include "proto/proto.h"
 #include "proto/proto_array.h"
 
@@ -119,41 +118,6 @@ set_opt(struct opts *o, int c, const char *arg, struct kai_err *err)
 	}
 }
 
-/* "123_4" or "123_[1-3,7]" into o->tasks. */
-static int
-parse_task_ids(struct opts *o, const char *s, struct kai_err *err)
-{
-	struct kai_array a = {NULL, 0, 0};
-	const char *us = strchr(s, '_'), *set = us + 1;
-	char buf[KAI_ARRAY_TEXT_MAX], *end;
-	unsigned long long id;
-	size_t i, len;
-	uint32_t x;
-
-	id = strtoull(s, &end, 10);
-	len = strlen(set);
-	if (end != us || id == 0 || s[0] < '0' || s[0] > '9' || len == 0 ||
-	    len >= sizeof(buf))
-		return kai_err_set(err, KAI_EINVAL, "invalid job id \"%s\"", s);
-	if (set[0] == '[' && set[len - 1] == ']') {
-		set++;
-		len -= 2;
-	}
-	memcpy(buf, set, len);
-	buf[len] = '\0';
-	if (strchr(buf, '%') != NULL || kai_array_parse(buf, &a, err) != 0)
-		return kai_err_set(err, KAI_EINVAL, "invalid job id \"%s\"", s);
-	for (i = 0; i < a.n; i++)
-		for (x = a.r[i].lo; x <= a.r[i].hi; x += a.r[i].step) {
-			o->tasks = kai_xreallocarray(o->tasks, o->ntasks + 1,
-			    sizeof(*o->tasks));
-			o->tasks[o->ntasks].array_id = id;
-			o->tasks[o->ntasks++].task = x;
-		}
-	kai_array_fini(&a);
-	return 0;
-}
-
 static int
 parse_args(struct opts *o, int argc, char **argv, struct kai_err *err)
 {
@@ -167,7 +131,8 @@ parse_args(struct opts *o, int argc, char **argv, struct kai_err *err)
 		r = c < 0 ? c : set_opt(o, c, arg, err);
 	for (; r == 0 && optind < argc; optind++)
 		r = strchr(argv[optind], '_') != NULL ?
-		    parse_task_ids(o, argv[optind], err) :
+		    filter_parse_task(argv[optind], &o->tasks, &o->ntasks,
+			err) :
 		    filter_parse_ids(argv[optind], &o->c.ids, &o->c.nids, err);
 	cliopt_end(&p);
 	if (r == 0 && o->quiet && o->verbose)

@@ -45,6 +45,8 @@ static const char *const prog = "kqueue";
 #define FMT_START   "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R"
 /* squeue keeps finished jobs visible for MinJobAge, 300 s by default. */
 #define FINISHED_VISIBLE_S 300
+/* Widest column -o and -O take (print_line's buffer is 4096). */
+#define FIELD_WIDTH_MAX 1024
 
 enum {
 	K_ME = CLIOPT_LONG,
@@ -97,6 +99,10 @@ struct opts {
 	bool noheader, json, lng, gpus, help, version;
 	bool array; /* -r */
 	bool start; /* --start */
+	struct kai_task_ref *tasks; /* -j 123_4, 123_[1-3] */
+	size_t ntasks;
+	uint64_t *plain; /* -j's plain ids, when tasks are named too */
+	size_t nplain;
 };
 
 /*
@@ -144,12 +150,24 @@ static void
 f_reasonlist(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 {
 	(void)now;
-	if (j->state == KAI_JOB_PENDING || j->nodelist == NULL ||
-	    *j->nodelist == '\0')
-		(void)snprintf(b, n, "(%s)",
-		    j->reason != NULL && *j->reason ? j->reason : "None");
-	else
+	const char *r = j->reason != NULL && *j->reason ? j->reason : "None";
+	size_t len;
+
+	if (j->state != KAI_JOB_PENDING && j->nodelist != NULL &&
+	    *j->nodelist != '\0') {
 		out_copy(b, n, j->nodelist);
+		return;
+	}
+	/* "(reason)" without printf: this is every line of a kqueue */
+	if (n < 3) {
+		out_copy(b, n, "");
+		return;
+	}
+	b[0] = '(';
+	out_copy(b + 1, n - 2, r);
+	len = strlen(b);
+	b[len] = ')';
+	b[len + 1] = '\0';
 }
 
 static void
@@ -237,6 +255,18 @@ static const struct field {
     {'r', "Reason", "REASON", f_reason},
     {'Z', "WorkDir", "WORK_DIR", jf_workdir},
     {'Y', "SchedNodes", "SCHEDNODES", f_schednodes},
+    {'L', "TimeLeft", "TIME_LEFT", jf_time_left},
+    {'e', "EndTime", "END_TIME", jf_end},
+    {'c', "MinCpus", "MIN_CPUS", jf_cpus_per_task},
+    {'F', "ArrayJobID", "ARRAY_JOB_ID", jf_array_job},
+    {'K', "ArrayTaskID", "ARRAY_TASK_ID", jf_array_task},
+    {'U', "UserID", "UID", jf_uid},
+    {'G', "GroupID", "GROUP", jf_gid},
+    /* -O only: squeue has no letter for these */
+    {0, "NumTasks", "TASKS", f_ntasks},
+    {0, "cpus-per-task", "CPUS_PER_TASK", jf_cpus_per_task},
+    {0, "tres-per-task", "TRES_PER_TASK", jf_tres_task},
+    {0, "PendingTime", "PENDING_TIME", jf_pending_time},
 };
 
 /* One piece of the output line: a field, or literal text when f == NULL. */
@@ -245,6 +275,7 @@ struct seg {
 	int width; /* 0 = natural */
 	bool right;
 	char *text; /* literal text, owned */
+	size_t tlen;
 };
 
 struct layout {
@@ -264,6 +295,7 @@ layout_add(struct layout *l, const struct field *f, int width, bool right,
 	s->width = width;
 	s->right = right;
 	s->text = text != NULL ? kai_xstrndup(text, tlen) : NULL;
+	s->tlen = text != NULL ? strlen(s->text) : 0;
 }
 
 static void
@@ -284,7 +316,7 @@ field_by_letter(char c)
 	size_t i;
 
 	for (i = 0; i < KAI_NELEM(fields); i++)
-		if (fields[i].c == c)
+		if (fields[i].c != 0 && fields[i].c == c)
 			return &fields[i];
 	return NULL;
 }
@@ -307,10 +339,14 @@ parse_format(const char *fmt, struct layout *l, struct kai_err *err)
 		if (*p == '\0')
 			break;
 		p++;
+		/* "." right-justifies; "-" (left, the default) is accepted */
 		right = *p == '.';
-		p += right;
-		for (width = 0; isdigit((unsigned char)*p) && width < 1000; p++)
-			width = width * 10 + (*p - '0');
+		p += right || *p == '-';
+		for (width = 0; isdigit((unsigned char)*p); p++)
+			if ((width = width * 10 + (*p - '0')) > FIELD_WIDTH_MAX)
+				return kai_err_set(err, KAI_EINVAL,
+				    "invalid format \"%s\": field width "
+				    "above %d", fmt, FIELD_WIDTH_MAX);
 		if (*p == '%') {
 			layout_add(l, NULL, 0, false, "%", 1);
 			p++;
@@ -337,12 +373,12 @@ parse_width(const char *p, const char *end, int *width, bool *right)
 	if (p == end)
 		return -1;
 	for (; p < end; p++) {
-		if (!isdigit((unsigned char)*p) || w > 1000)
+		if (!isdigit((unsigned char)*p) || w > FIELD_WIDTH_MAX / 10)
 			return -1;
 		w = w * 10 + (*p - '0');
 	}
 	*width = w;
-	return 0;
+	return w <= FIELD_WIDTH_MAX ? 0 : -1;
 }
 
 /* "JobID,UserName:10,State:.8": squeue -O, 20 wide by default. */
@@ -385,22 +421,24 @@ parse_Format(const char *fmt, struct layout *l, struct kai_err *err)
 static void
 print_line(const struct layout *l, const struct kai_jobinfo *j, int64_t now)
 {
+	static struct out_line ln;
 	char buf[4096];
 	const struct seg *s;
 	size_t i;
 
+	out_line_begin(&ln);
 	for (i = 0; i < l->n; i++) {
 		s = &l->segs[i];
 		if (s->f == NULL) {
-			(void)fputs(s->text, stdout);
+			out_line_put(&ln, s->text, s->tlen);
 			continue;
 		}
 		if (j != NULL)
 			s->f->fn(j, now, buf, sizeof(buf));
-		out_field(stdout, j != NULL ? buf : s->f->header, s->width,
-		    s->right, OUT_TRUNC_CUT);
+		out_line_cell(&ln, j != NULL ? buf : s->f->header, s->width,
+		    s->right);
 	}
-	(void)fputc('\n', stdout);
+	out_line_end(&ln, stdout);
 }
 
 /* squeue's default order: partition, state, priority down; then id. */
@@ -444,6 +482,58 @@ wanted(const struct opts *o, const struct kai_jobinfo *j, uint32_t mask)
 	    filter_match_name(o->accounts, o->naccounts, j->account);
 }
 
+/* "123_4" into 123 and 4; false for a job outside an array. */
+static bool
+task_of(const struct kai_jobinfo *j, uint64_t *array, uint32_t *task)
+{
+	const char *us = j->array_id != NULL ? strchr(j->array_id, '_') : NULL;
+	char *end;
+
+	if (us == NULL || !isdigit((unsigned char)us[1]))
+		return false;
+	*array = strtoull(j->array_id, NULL, 10);
+	*task = (uint32_t)strtoul(us + 1, &end, 10);
+	return *end == '\0';
+}
+
+/*
+ * With array tasks in -j (squeue -j 123_4): a plain id names a job or a
+ * whole array, a task reference that one task.
+ */
+static bool
+named(const struct opts *o, const struct kai_jobinfo *j)
+{
+	uint64_t array = 0;
+	uint32_t task = 0;
+	bool is_task = task_of(j, &array, &task);
+	size_t i;
+
+	for (i = 0; i < o->nplain; i++)
+		if (o->plain[i] == j->id || (is_task && o->plain[i] == array))
+			return true;
+	for (i = 0; is_task && i < o->ntasks; i++)
+		if (o->tasks[i].array_id == array && o->tasks[i].task == task)
+			return true;
+	return false;
+}
+
+/* Keeps the jobs[0..n) that keep(o, job) wants; returns their count. */
+static size_t
+keep_jobs(const struct opts *o, struct kai_jobinfo *jobs, size_t n,
+    uint32_t mask, bool by_name)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (by_name ? !named(o, &jobs[i]) : !wanted(o, &jobs[i], mask)) {
+			kai_jobinfo_fini(&jobs[i]);
+			continue;
+		}
+		jobs[k++] = jobs[i];
+	}
+	return k;
+}
+
 static int
 build_layout(const struct opts *o, struct layout *l, struct kai_err *err)
 {
@@ -472,17 +562,14 @@ show(const struct opts *o, const struct layout *l, struct kai_jobinfo *jobs,
 	char stamp[64];
 	struct tm tm;
 	time_t t = (time_t)now;
-	size_t i, k = 0;
+	size_t i, k;
 
-	for (i = 0; i < n; i++) {
-		if (!wanted(o, &jobs[i], mask)) {
-			kai_jobinfo_fini(&jobs[i]);
-			continue;
-		}
-		jobs[k++] = jobs[i];
-	}
-	if (o->array && k > 0)
+	k = keep_jobs(o, jobs, n, mask, false);
+	/* a pending task is inside its array's record until expanded */
+	if ((o->array || o->ntasks > 0) && k > 0)
 		k = jobarray_expand(&jobs, k);
+	if (o->ntasks > 0)
+		k = keep_jobs(o, jobs, k, mask, true);
 	v = jobquery_sorted(jobs, k, o->start ? cmp_start : cmp_jobs);
 	if (o->json) {
 		root = jobquery_json(v, k);
@@ -529,7 +616,8 @@ set_opt(struct opts *o, int c, const char *arg, struct kai_err *err)
 		o->array = true;
 		return 0;
 	case 'j':
-		return filter_parse_ids(arg, &o->q.ids, &o->q.nids, err);
+		return filter_parse_jobrefs(arg, &o->q.ids, &o->q.nids,
+		    &o->tasks, &o->ntasks, err);
 	case 'l':
 		o->lng = true;
 		return 0;
@@ -593,18 +681,42 @@ opts_fini(struct opts *o)
 	kai_query_fini(&o->q);
 	filter_free_names(o->names, o->nnames);
 	filter_free_names(o->accounts, o->naccounts);
+	free(o->tasks);
+	free(o->plain);
+}
+
+static bool
+has_id(const uint64_t *ids, size_t n, uint64_t id)
+{
+	while (n > 0)
+		if (ids[--n] == id)
+			return true;
+	return false;
 }
 
 static int
 run(struct opts *o, const struct layout *l)
 {
 	struct kai_jobinfo *jobs = NULL;
-	size_t n = 0;
+	size_t i, n = 0;
 	int rc;
 
 	o->q.flags |= KAI_QUERY_ALL_USERS;
 	if (o->start && o->q.state_mask == 0) /* wanted(): pending only */
 		o->q.state_mask = KAI_JOB_STATE_BIT(KAI_JOB_PENDING);
+	if (o->ntasks > 0) {
+		/* kaid sends the tasks' arrays; named() picks the tasks */
+		o->plain = kai_xcalloc(o->q.nids + 1, sizeof(*o->plain));
+		if (o->q.nids > 0)
+			memcpy(o->plain, o->q.ids,
+			    o->q.nids * sizeof(*o->plain));
+		o->nplain = o->q.nids;
+		o->q.ids = kai_xreallocarray(o->q.ids,
+		    o->q.nids + o->ntasks, sizeof(*o->q.ids));
+		for (i = 0; i < o->ntasks; i++)
+			if (!has_id(o->q.ids, o->q.nids, o->tasks[i].array_id))
+				o->q.ids[o->q.nids++] = o->tasks[i].array_id;
+	}
 	if ((o->q.state_mask & ~KAI_JOB_STATES_ACTIVE) != 0) {
 		/* finished jobs stay visible for a while, as in squeue */
 		o->q.flags |= KAI_QUERY_HISTORY;

@@ -75,6 +75,54 @@ out_field(FILE *f, const char *text, int width, bool right,
 }
 
 void
+out_line_begin(struct out_line *ln)
+{
+	ln->len = 0;
+}
+
+void
+out_line_put(struct out_line *ln, const char *s, size_t n)
+{
+	if (n > sizeof(ln->b) - ln->len)
+		n = sizeof(ln->b) - ln->len;
+	memcpy(ln->b + ln->len, s, n);
+	ln->len += n;
+}
+
+static void
+line_pad(struct out_line *ln, size_t gap)
+{
+	if (gap > sizeof(ln->b) - ln->len)
+		gap = sizeof(ln->b) - ln->len;
+	memset(ln->b + ln->len, ' ', gap);
+	ln->len += gap;
+}
+
+void
+out_line_cell(struct out_line *ln, const char *text, int width, bool right)
+{
+	size_t len = strlen(text), w = (size_t)width;
+
+	if (width <= 0 || len >= w) {
+		out_line_put(ln, text, width <= 0 ? len : w);
+		return;
+	}
+	if (right)
+		line_pad(ln, w - len);
+	out_line_put(ln, text, len);
+	if (!right)
+		line_pad(ln, w - len);
+}
+
+void
+out_line_end(struct out_line *ln, FILE *f)
+{
+	out_line_put(ln, "\n", 1);
+	ln->b[ln->len - 1] = '\n'; /* a full line still ends with one */
+	(void)fwrite(ln->b, 1, ln->len, f);
+}
+
+void
 out_copy(char *b, size_t n, const char *s)
 {
 	size_t len;

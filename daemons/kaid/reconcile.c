@@ -90,14 +90,60 @@ by_id_down(const void *a, const void *b)
 	return x->id > y->id ? -1 : x->id < y->id;
 }
 
+/* The set-based cancellation of jobs[0..n) (kai_db_jobs_cancel). */
+static int
+record_cancel(struct kaid *k, struct kai_job **jobs, size_t n,
+    int64_t actor_uid, int64_t now, bool *applied)
+{
+	struct kai_db_cancel dc;
+	uint64_t *ids = kai_xcalloc(n, sizeof(*ids));
+	enum kai_job_state *from = kai_xcalloc(n, sizeof(*from));
+	uint32_t *sig = kai_xcalloc(n, sizeof(*sig));
+	struct kai_err err;
+	size_t i;
+	int r;
+
+	for (i = 0; i < n; i++) {
+		ids[i] = jobs[i]->id;
+		from[i] = jobs[i]->state;
+		sig[i] = jobs[i]->state != KAI_JOB_PENDING ? 15 : 0;
+	}
+	memset(&dc, 0, sizeof(dc));
+	dc.ids = ids;
+	dc.from = from;
+	dc.signals = sig;
+	dc.n = n;
+	dc.to = KAI_JOB_CANCELLED;
+	dc.reason = "cancelled by user";
+	dc.time = now;
+	dc.actor_uid = actor_uid;
+	r = kai_db_jobs_cancel(k->db, &dc, applied, &err);
+	if (r != 0)
+		kai_log_err("could not record %zu cancellations: %s", n,
+		    err.msg);
+	free(ids);
+	free(from);
+	free(sig);
+	return r;
+}
+
+/*
+ * One statement records every cancellation (committed before any pod is
+ * deleted: a crash in between leaves pods of finished jobs, which
+ * reconcile deletes); then each job leaves the cache and loses its pods.
+ * A job the database had in another state (which kaid, its only writer,
+ * does not expect) is logged and still dropped from the cache, as the
+ * row-by-row version did.
+ */
 int
 reconcile_cancel_many(struct kaid *k, struct kai_job **jobs, size_t n,
     int64_t actor_uid)
 {
-	struct kai_db_change *c;
-	struct kai_err err;
+	struct kai_db_change c;
 	int64_t now = kaid_now();
+	bool *applied;
 	size_t i;
+	int r;
 
 	if (n == 0)
 		return 0;
@@ -106,20 +152,22 @@ reconcile_cancel_many(struct kaid *k, struct kai_job **jobs, size_t n,
 	 * end, so removing 50,000 moves no pointers instead of billions.
 	 */
 	qsort(jobs, n, sizeof(*jobs), by_id_down);
-	c = kai_xcalloc(n, sizeof(*c));
-	for (i = 0; i < n; i++)
-		finish_change(&c[i], jobs[i], KAI_JOB_CANCELLED,
+	applied = kai_xcalloc(n, sizeof(*applied));
+	if ((r = record_cancel(k, jobs, n, actor_uid, now, applied)) != 0) {
+		free(applied);
+		return r;
+	}
+	for (i = 0; i < n; i++) {
+		finish_change(&c, jobs[i], KAI_JOB_CANCELLED,
 		    "cancelled by user", 0,
 		    jobs[i]->state != KAI_JOB_PENDING ? 15 : 0, actor_uid, now);
-	if (kai_db_jobs_change(k->db, c, n, NULL, &err) != 0) {
-		kai_log_err("could not record %zu cancellations: %s", n,
-		    err.msg);
-		free(c);
-		return err.code;
+		if (!applied[i])
+			kai_log_warn("job %" PRIu64 ": not %s in the database "
+			    "when cancelled", jobs[i]->id,
+			    kai_jobstate_name(jobs[i]->state));
+		finished(k, jobs[i], &c);
 	}
-	for (i = 0; i < n; i++)
-		finished(k, jobs[i], &c[i]);
-	free(c);
+	free(applied);
 	tick_soon(k);
 	return 0;
 }

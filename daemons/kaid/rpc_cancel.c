@@ -71,11 +71,17 @@ dedupe(struct kai_job **todo, size_t *at, size_t *n)
 	free(drop);
 }
 
+/*
+ * Appends a result.  *r has room for at least cap results (allocated by
+ * the caller): kcancel -u answers 50,000 jobs, and growing the array one
+ * result at a time copied it over and over.
+ */
 static void
-result_add(struct kai_cancel_result **r, size_t *n, uint64_t id, int code,
-    const char *msg)
+result_add(struct kai_cancel_result **r, size_t *n, size_t cap, uint64_t id,
+    int code, const char *msg)
 {
-	*r = kai_xreallocarray(*r, *n + 1, sizeof(**r));
+	if (*n >= cap)
+		*r = kai_xreallocarray(*r, *n + 1, sizeof(**r));
 	(*r)[*n].id = id;
 	(*r)[*n].code = code;
 	(*r)[*n].msg = kai_xstrdup(msg);
@@ -122,24 +128,27 @@ select_and_cancel(struct kaid *k, const struct rpc_req *req,
 	struct kai_job **todo = kai_xcalloc(cap + 1, sizeof(*todo));
 	size_t *at = kai_xcalloc(cap + 1, sizeof(*at));
 
+	*res = kai_xreallocarray(*res, *nres + cap + 1, sizeof(**res));
+	cap += *nres;
+
 	for (i = 0; i < c->nids; i++) {
 		struct kai_job *j = state_job(k, c->ids[i]);
 
 		if (j == NULL) {
-			result_add(res, nres, c->ids[i], KAI_ENOENT,
+			result_add(res, nres, cap, c->ids[i], KAI_ENOENT,
 			    "invalid job id specified or job already finished");
 		} else if (!matches(c, j)) {
-			result_add(res, nres, c->ids[i], KAI_ENOENT,
+			result_add(res, nres, cap, c->ids[i], KAI_ENOENT,
 			    "job does not match the filters");
 		} else if (j->uid != req->uid && !op) {
 			kai_log_info("audit: uid=%u action=cancel job=%" PRIu64
 			    " result=permission denied", req->uid, j->id);
-			result_add(res, nres, j->id, KAI_EPERM,
+			result_add(res, nres, cap, j->id, KAI_EPERM,
 			    "permission denied");
 		} else {
 			at[n] = *nres;
 			todo[n++] = j;
-			result_add(res, nres, j->id, 0, "");
+			result_add(res, nres, cap, j->id, 0, "");
 		}
 	}
 	dedupe(todo, at, &n);
@@ -149,7 +158,7 @@ select_and_cancel(struct kaid *k, const struct rpc_req *req,
 		if (matches(c, j) && (op || j->uid == req->uid)) {
 			at[n] = *nres;
 			todo[n++] = j;
-			result_add(res, nres, j->id, 0, "");
+			result_add(res, nres, cap, j->id, 0, "");
 		}
 	}
 	cancel_all(k, req->uid, todo, n, *res, at);

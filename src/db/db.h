@@ -183,6 +183,28 @@ int kai_db_jobs_change(struct kai_db *db, const struct kai_db_change *c,
     size_t n, bool *applied, struct kai_err *err) KAI_MUST_CHECK;
 
 /*
+ * Cancels n active jobs in ONE statement (kcancel -u of 50,000 jobs is
+ * one UPDATE and one INSERT ... SELECT, not 50,000 of each): every job
+ * ids[i] still in state from[i] becomes `to` with end_time = time (and
+ * start_time = time when it had left PENDING without one), exit 0 and
+ * signal signals[i], and gets an event row (from, to, reason, actor).
+ * applied[i] (may be NULL) tells which jobs were found in their state.
+ * Nothing changes when it fails.
+ */
+struct kai_db_cancel {
+	const uint64_t *ids;
+	const enum kai_job_state *from;
+	const uint32_t *signals;	/* exit_signal of each job */
+	size_t n;
+	enum kai_job_state to;		/* KAI_JOB_CANCELLED */
+	const char *reason;
+	int64_t time;
+	int64_t actor_uid;
+};
+int kai_db_jobs_cancel(struct kai_db *db, const struct kai_db_cancel *c,
+    bool *applied, struct kai_err *err) KAI_MUST_CHECK;
+
+/*
  * Sets the pending reason of jobs without an event row (reasons change
  * every tick; they are not state changes).
  */

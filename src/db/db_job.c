@@ -424,3 +424,117 @@ kai_db_job_spec(struct kai_db *db, uint64_t id, struct kai_jobspec *js,
 	PQclear(res);
 	return r;
 }
+
+/*
+ * Cancellation, set-based: the ids, their states and their signals go in
+ * as three arrays and one statement updates every row and writes every
+ * event row.  Row by row (kai_db_jobs_change) cost about 90 us a job, 4.6 s
+ * for kcancel -u of 50,000 jobs; this is one round trip.
+ */
+static const char cancel_sql[] =
+    "WITH v AS (SELECT * FROM unnest($1::bigint[], $2::text[], $3::int[]) "
+    "AS v(id, from_state, sig)), "
+    "u AS (UPDATE jobs SET state = $4::text, reason = $5::text, "
+    "start_time = CASE WHEN jobs.start_time = 0 AND "
+    "v.from_state <> 'PENDING' THEN $6::bigint ELSE jobs.start_time END, "
+    "end_time = $6::bigint, exit_code = 0, exit_signal = v.sig "
+    "FROM v WHERE jobs.id = v.id AND jobs.state = v.from_state "
+    "RETURNING jobs.id, v.from_state), "
+    "e AS (INSERT INTO events (job_id, time, from_state, to_state, reason, "
+    "actor_uid) SELECT id, $6::bigint, from_state, $4::text, $5::text, "
+    "$7::bigint FROM u) "
+    "SELECT id FROM u ORDER BY id";
+
+/* The three arrays of c as parameters $1..$3. */
+static int
+cancel_arrays(struct kai_db_params *p, const struct kai_db_cancel *c,
+    struct kai_err *err)
+{
+	const char **from = kai_xcalloc(c->n + 1, sizeof(*from));
+	struct kai_buf b;
+	size_t i;
+	int r;
+
+	for (i = 0; i < c->n; i++)
+		from[i] = kai_jobstate_name(c->from[i]);
+	kai_buf_init(&b, KAI_DB_TEXT_MAX);
+	r = kai_db_array_u64(&b, c->ids, c->n);
+	if (r == 0) {
+		(void)kai_db_param_own(p, kai_buf_detach(&b, NULL));
+		r = kai_db_array_text(&b, from, c->n);
+	}
+	if (r == 0) {
+		(void)kai_db_param_own(p, kai_buf_detach(&b, NULL));
+		r = kai_db_array_u32(&b, c->signals, c->n);
+	}
+	if (r == 0)
+		(void)kai_db_param_own(p, kai_buf_detach(&b, NULL));
+	else
+		r = kai_err_set(err, KAI_EINVAL,
+		    "could not cancel %zu jobs: too many", c->n);
+	kai_buf_fini(&b);
+	free(from);
+	return r;
+}
+
+static int
+by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* applied[i]: whether ids[i] is among the returned (sorted) ids. */
+static void
+cancel_applied(PGresult *res, const struct kai_db_cancel *c, bool *applied)
+{
+	size_t i, m = (size_t)PQntuples(res);
+	uint64_t *got = kai_xcalloc(m + 1, sizeof(*got));
+
+	for (i = 0; i < m; i++)
+		got[i] = strtoull(PQgetvalue(res, (int)i, 0), NULL, 10);
+	for (i = 0; i < c->n; i++)
+		applied[i] = bsearch(&c->ids[i], got, m, sizeof(*got),
+		    by_u64) != NULL;
+	free(got);
+}
+
+int
+kai_db_jobs_cancel(struct kai_db *db, const struct kai_db_cancel *c,
+    bool *applied, struct kai_err *err)
+{
+	struct kai_db_params p;
+	PGresult *res;
+	size_t i;
+	int r;
+
+	if (c->n == 0)
+		return 0;
+	for (i = 0; i < c->n; i++)
+		if ((unsigned)c->from[i] >= KAI_JOB_NSTATES)
+			return kai_err_set(err, KAI_EINVAL,
+			    "job %" PRIu64 ": invalid state %d", c->ids[i],
+			    (int)c->from[i]);
+	if ((unsigned)c->to >= KAI_JOB_NSTATES)
+		return kai_err_set(err, KAI_EINVAL, "invalid state %d",
+		    (int)c->to);
+	if ((r = kai_db_ready(db, err)) != 0)
+		return r;
+	kai_db_params_init(&p);
+	if ((r = cancel_arrays(&p, c, err)) == 0) {
+		(void)kai_db_param_str(&p, kai_jobstate_name(c->to));
+		(void)kai_db_param_str(&p, c->reason != NULL ? c->reason : "");
+		(void)kai_db_param_i64(&p, c->time);
+		(void)kai_db_param_i64(&p, c->actor_uid);
+		res = kai_db_exec(db, cancel_sql, &p, PGRES_TUPLES_OK,
+		    "could not cancel jobs", err);
+		if (res == NULL)
+			r = kai_db_errcode(err);
+		else if (applied != NULL)
+			cancel_applied(res, c, applied);
+		PQclear(res);
+	}
+	kai_db_params_fini(&p);
+	return r;
+}

@@ -304,7 +304,10 @@ kai_codec_get_str(struct kai_codec_rd *r, const char *field, size_t max,
 	if (memchr(x, '\0', n) != NULL)
 		return kai_err_set(r->err, KAI_EPROTO,
 		    "field \"%s\" contains a NUL byte", field);
-	*s = kai_xstrndup((const char *)x, n);
+	/* n is known and NUL-free: no strndup (it scans again) */
+	*s = kai_xmalloc((size_t)n + 1);
+	memcpy(*s, x, n);
+	(*s)[n] = '\0';
 	return 0;
 }
 

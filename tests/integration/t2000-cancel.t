@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # t2000-cancel: owners cancel their own jobs, nobody else can, and users
-# see only their own jobs in kacct.
+# see only their own jobs in kacct; kcancel -u ends all and only the
+# user's jobs, running ones (pods deleted) and pending ones alike.
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
@@ -87,6 +88,37 @@ out=$(as_user "$B" kcancel "$d" "$d" 2>&1)
 is "kcancel N N: exit 0, silent" "$?:$out" "0:"
 is "one CANCELLED event for it" \
     "$(stack_psql "select count(*) from events where job_id = $d and to_state = 'CANCELLED'")" 1
+
+# kcancel -u over a running job and held ones: all and only that user's
+# jobs end, each with its event row (RUNNING -> CANCELLED for the running
+# one, which keeps its start time and gets signal 15), the pod is
+# deleted, the other user's job stays pending.
+r2=$(submit "$A" --wrap "sleep 300")
+ok "alice's second running job runs" wait_state "$r2" RUNNING
+h=()
+for _ in 1 2 3; do h+=("$(submit "$A" -H --wrap true)"); done
+bh=$(submit "$B" -H --wrap true)
+s0=$(stack_psql "select start_time from jobs where id = $r2")
+out=$(as_user "$A" kcancel -v -u "$A" 2>&1)
+is "kcancel -v -u: exit 0" "$?" 0
+is "-v reports each job cancelled" \
+    "$(printf '%s\n' "$out" | sed -n 's/^kcancel: Terminating job //p' | sort -n | tr '\n' ' ')" \
+    "$(printf '%s\n' "$r2" "${h[@]}" | sort -n | tr '\n' ' ')"
+is "alice's four jobs are CANCELLED" \
+    "$(stack_psql "select count(*) from jobs where id in ($r2, ${h[0]}, ${h[1]}, ${h[2]}) and state = 'CANCELLED'")" 4
+is "their events: RUNNING and PENDING to CANCELLED, alice the actor" \
+    "$(stack_psql "select string_agg(e.from_state || '>' || e.to_state || ':' || e.actor_uid, ' ' order by e.job_id) from events e where e.job_id in ($r2, ${h[0]}, ${h[1]}, ${h[2]}) and e.to_state = 'CANCELLED'")" \
+    "RUNNING>CANCELLED:$(id -u "$A") PENDING>CANCELLED:$(id -u "$A") PENDING>CANCELLED:$(id -u "$A") PENDING>CANCELLED:$(id -u "$A")"
+is "the running one keeps its start time, ends with signal 15" \
+    "$(stack_psql "select start_time = $s0, end_time >= start_time, exit_signal from jobs where id = $r2")" "t|t|15"
+is "a held one never started: start_time 0, no signal" \
+    "$(stack_psql "select start_time, end_time > 0, exit_signal from jobs where id = ${h[0]}")" "0|t|0"
+for _ in $(seq 1 100); do
+	kubesim_ctl "/api/v1/namespaces/default/pods/kai-$r2-0" | grep -q '"code": *404' && break
+	sleep 0.1
+done
+like "its pod is deleted" "$(kubesim_ctl "/api/v1/namespaces/default/pods/kai-$r2-0")" '"code": *404'
+is "bob's job is untouched" "$(stack_psql "select state from jobs where id = $bh")" PENDING
 
 ok "kaid stops cleanly on SIGTERM" kaid_stop_clean
 
