@@ -316,6 +316,7 @@ void tick_soon(struct kaid *k);
 extern const char podshim_wrapper[];
 extern const char podshim_scontrol[];
 extern const char podshim_srun[];
+extern const char podshim_signal[];
 
 /* podenv.c: a pod's environment, as name, value pairs for the pod spec */
 struct podenv {

@@ -271,6 +271,7 @@ add_signal(const struct kai_job *j, const struct kai_jobspec *js,
 	kv_setu(e, "KAI_SIGNAL_AFTER", after > 0 ? (uint64_t)after : 0);
 	if (js->signal_batch)
 		kv_set(e, "KAI_SIGNAL_BATCH", "1");
+	kv_set(e, "KAI_SHIM_SIGNAL", podshim_signal);
 }
 
 void

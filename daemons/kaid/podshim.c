@@ -44,7 +44,10 @@
  * and not the shell itself (sbatch's default signals the job steps, not
  * the batch shell; here srun runs its command as a child of the script),
  * found from the parent pids in /proc.  The wrapper stops the timer when
- * the script ends; its TERM trap takes the sleep with it.
+ * the script ends; its TERM trap takes the sleep with it.  The timer's
+ * functions (podshim_signal) travel in KAI_SHIM_SIGNAL, in the pods of
+ * --signal jobs only: every byte of a pod is stored in etcd and sent to
+ * every watcher, and the API server's rate falls with the pod's size.
  */
 const char podshim_wrapper[] =
     "umask 077\n"
@@ -58,26 +61,9 @@ const char podshim_wrapper[] =
     "PATH=\"$d/bin:$PATH\"; export PATH\n"
     "umask 022\n"
     "cd \"$KAI_WORKDIR\" || { echo \"kaibatch: cannot chdir to $KAI_WORKDIR\" >&2; exit 1; }\n"
-    "kai_kids() {\n"
-    "  for f in /proc/[0-9]*/stat; do read -r l <\"$f\" && printf '%s\\n' \"$l\"; done 2>/dev/null |\n"
-    "  awk -v root=\"$1\" -v skip=\"$2\" '{ p = $0; sub(/.*\\) /, \"\", p); split(p, f, \" \"); par[$1] = f[2] }\n"
-    "    END { q[1] = root; n = 1\n"
-    "      for (i = 1; i <= n; i++) for (c in par) if (par[c] == q[i] && c != skip) { q[++n] = c; print c } }'\n"
-    "}\n"
-    "kai_timer() {\n"
-    "  trap 'kill $! 2>/dev/null; exit 0' TERM\n"
-    "  sleep \"$KAI_SIGNAL_AFTER\" &\n"
-    "  wait $! || exit 0\n"
-    "  if [ -n \"$KAI_SIGNAL_BATCH\" ]; then\n"
-    "    kill -\"$KAI_SIGNAL\" \"$1\"\n"
-    "  else\n"
-    "    me=$(exec sh -c 'echo $PPID')\n"
-    "    p=$(kai_kids \"$1\" \"$me\")\n"
-    "    [ -z \"$p\" ] || kill -\"$KAI_SIGNAL\" $p\n"
-    "  fi\n"
-    "}\n"
     "kai_run() {\n"
     "  if [ -n \"$KAI_SIGNAL\" ]; then\n"
+    "    eval \"$KAI_SHIM_SIGNAL\"; unset KAI_SHIM_SIGNAL\n"
     "    s=$(exec sh -c 'echo $PPID')\n"
     "    kai_timer \"$s\" </dev/null >/dev/null 2>&1 &\n"
     "    echo $! >\"$d/timer\"\n"
@@ -107,6 +93,27 @@ const char podshim_wrapper[] =
     "if [ -n \"$t\" ]; then sleep 0.2 2>/dev/null || sleep 1; kill \"$t\" 2>/dev/null; fi\n"
     "rm -rf \"$d\"\n"
     "exit $rc\n";
+
+/* The --signal timer's functions, eval'ed by the wrapper's kai_run. */
+const char podshim_signal[] =
+    "kai_kids() {\n"
+    "  for f in /proc/[0-9]*/stat; do read -r l <\"$f\" && printf '%s\\n' \"$l\"; done 2>/dev/null |\n"
+    "  awk -v root=\"$1\" -v skip=\"$2\" '{ p = $0; sub(/.*\\) /, \"\", p); split(p, f, \" \"); par[$1] = f[2] }\n"
+    "    END { q[1] = root; n = 1\n"
+    "      for (i = 1; i <= n; i++) for (c in par) if (par[c] == q[i] && c != skip) { q[++n] = c; print c } }'\n"
+    "}\n"
+    "kai_timer() {\n"
+    "  trap 'kill $! 2>/dev/null; exit 0' TERM\n"
+    "  sleep \"$KAI_SIGNAL_AFTER\" &\n"
+    "  wait $! || exit 0\n"
+    "  if [ -n \"$KAI_SIGNAL_BATCH\" ]; then\n"
+    "    kill -\"$KAI_SIGNAL\" \"$1\"\n"
+    "  else\n"
+    "    me=$(exec sh -c 'echo $PPID')\n"
+    "    p=$(kai_kids \"$1\" \"$me\")\n"
+    "    [ -z \"$p\" ] || kill -\"$KAI_SIGNAL\" $p\n"
+    "  fi\n"
+    "}\n";
 
 /*
  * scontrol: `show hostnames [LIST]` expands a Slurm host list (default
