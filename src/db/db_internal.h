@@ -106,6 +106,9 @@ int64_t kai_db_get_i64(struct kai_db_row *r, int col);
 uint32_t kai_db_get_u32(struct kai_db_row *r, int col);
 uint64_t kai_db_get_u64(struct kai_db_row *r, int col);
 bool kai_db_get_bool(struct kai_db_row *r, int col);
+/* jobs.open_mode as enum kai_open_mode, and back (NULL for the default). */
+uint32_t kai_db_get_open_mode(struct kai_db_row *r, int col);
+const char *kai_db_open_mode_text(uint32_t mode);
 /* Caller owns the copy; a NULL field gives "" (or NULL for _dupnull). */
 char *kai_db_get_dup(struct kai_db_row *r, int col);
 char *kai_db_get_dupnull(struct kai_db_row *r, int col);

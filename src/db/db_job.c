@@ -104,8 +104,7 @@ add_row(struct kai_db_params *p, struct kai_buf *sql,
 	(void)kai_db_param_u64(p, s->signal_number);
 	(void)kai_db_param_u64(p, s->signal_secs);
 	(void)kai_db_param_bool(p, s->signal_batch);
-	(void)kai_db_param_str(p, s->open_mode == KAI_OPEN_APPEND ? "append"
-	    : s->open_mode == KAI_OPEN_TRUNCATE ? "truncate" : NULL);
+	(void)kai_db_param_str(p, kai_db_open_mode_text(s->open_mode));
 	KAI_ASSERT(p->n - first + 1 == DB_INSERT_NPARAM);
 	r = kai_buf_adds(sql, first == 1 ? "(" : ",(");
 	for (i = 0; i < DB_INSERT_NPARAM && r == 0; i++)
@@ -354,8 +353,6 @@ kai_db_jobs_load_active(struct kai_db *db, struct kai_job **jobs, size_t *n,
 static int
 row_to_spec(struct kai_db_row *r, struct kai_jobspec *js)
 {
-	const char *mode;
-
 	memset(js, 0, sizeof(*js));
 	js->name = kai_db_get_dupnull(r, 0);
 	js->queue = kai_db_get_dup(r, 1);
@@ -381,10 +378,7 @@ row_to_spec(struct kai_db_row *r, struct kai_jobspec *js)
 	js->signal_number = kai_db_get_u32(r, 16);
 	js->signal_secs = kai_db_get_u32(r, 17);
 	js->signal_batch = kai_db_get_bool(r, 18);
-	mode = PQgetisnull(r->res, r->row, 19) ? "" :
-	    PQgetvalue(r->res, r->row, 19);
-	js->open_mode = strcmp(mode, "append") == 0 ? KAI_OPEN_APPEND :
-	    strcmp(mode, "truncate") == 0 ? KAI_OPEN_TRUNCATE : KAI_OPEN_DEFAULT;
+	js->open_mode = kai_db_get_open_mode(r, 19);
 	return r->bad ? KAI_EDB : 0;
 }
 

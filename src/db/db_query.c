@@ -199,7 +199,7 @@ static void
 row_to_info(struct kai_db_row *r, struct kai_jobinfo *ji)
 {
 	struct arr arr;
-	const char *out, *errp, *mode;
+	const char *out, *errp;
 
 	ji->id = kai_db_get_u64(r, 0);
 	ji->name = kai_db_get_dup(r, 1);
@@ -229,10 +229,7 @@ row_to_info(struct kai_db_row *r, struct kai_jobinfo *ji)
 	ji->signal_number = kai_db_get_u32(r, 31);
 	ji->signal_secs = kai_db_get_u32(r, 32);
 	ji->signal_batch = kai_db_get_bool(r, 33);
-	mode = PQgetisnull(r->res, r->row, 34) ? "" :
-	    PQgetvalue(r->res, r->row, 34);
-	ji->open_mode = strcmp(mode, "append") == 0 ? KAI_OPEN_APPEND :
-	    strcmp(mode, "truncate") == 0 ? KAI_OPEN_TRUNCATE : KAI_OPEN_DEFAULT;
+	ji->open_mode = kai_db_get_open_mode(r, 34);
 	row_to_array(r, ji, &arr);
 	out = PQgetisnull(r->res, r->row, 21) ?
 	    (arr.id != 0 ? "slurm-%A_%a.out" : "slurm-%j.out") :

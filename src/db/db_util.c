@@ -254,6 +254,30 @@ kai_db_get_bool(struct kai_db_row *r, int col)
 	return false;
 }
 
+/* The jobs.open_mode column: 'append', 'truncate' or NULL (not given). */
+uint32_t
+kai_db_get_open_mode(struct kai_db_row *r, int col)
+{
+	const char *s;
+
+	if (PQgetisnull(r->res, r->row, col))
+		return KAI_OPEN_DEFAULT;
+	s = PQgetvalue(r->res, r->row, col);
+	if (strcmp(s, "append") == 0)
+		return KAI_OPEN_APPEND;
+	if (strcmp(s, "truncate") == 0)
+		return KAI_OPEN_TRUNCATE;
+	r->bad = true;
+	return KAI_OPEN_DEFAULT;
+}
+
+const char *
+kai_db_open_mode_text(uint32_t mode)
+{
+	return mode == KAI_OPEN_APPEND ? "append" :
+	    mode == KAI_OPEN_TRUNCATE ? "truncate" : NULL;
+}
+
 char *
 kai_db_get_dup(struct kai_db_row *r, int col)
 {
