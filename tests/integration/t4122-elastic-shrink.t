@@ -85,6 +85,18 @@ has_pods()
 	[ "$(pod_names "$1")" = "$2" ]
 }
 
+# running ID N: whether N pods of job ID run.
+running()
+{
+	[ "$(pods "$1" Running)" = "$2" ]
+}
+
+# new_pod NAME UID: whether pod NAME is not (any more) the one of UID.
+new_pod()
+{
+	[ "$(pod_uid "$1")" != "$2" ]
+}
+
 has_tasks()
 {
 	[ "$(tasks "$1")" = "$2" ]
@@ -115,7 +127,7 @@ ok "it grows to 8 when the blocker ends" \
     wait_for 20 has_tasks "$e" 0,1,2,3,4,5,6,7
 all="kai-$e-0 kai-$e-1 kai-$e-2 kai-$e-3 kai-$e-4 kai-$e-5 kai-$e-6 kai-$e-7"
 ok "8 pods" wait_for 20 has_pods "$e" "$all"
-ok "8 run" wait_for 20 test "$(pods "$e" Running)" = 8
+ok "8 run" wait_for 20 running "$e" 8
 n2=$(stack_psql "select node from allocations where job_id = $e and task = 4")
 
 # --- A job that needs a whole node takes the second one: 4 tasks go.
@@ -156,7 +168,7 @@ unlike "a kept pod did not" "$pev" 'Preempted'
 ok "the preemptor completes" wait_state "$h" COMPLETED 300
 ok "the elastic job grows back to 8 tasks" \
     wait_for 30 has_tasks "$e" 0,1,2,3,4,5,6,7
-ok "with 8 pods running" wait_for 30 test "$(pods "$e" Running)" = 8
+ok "with 8 pods running" wait_for 30 running "$e" 8
 
 # --- kaid dies between the commit of a shrink and the deletes: the rows
 # are gone, the pods are not.  After the restart the pods go, the job
@@ -168,11 +180,17 @@ stack_psql "begin; delete from allocations where job_id = $e and task >= 4;
 	where job_id = $e and task = 0) where id = $e; commit" >/dev/null
 kaid_start || bail_out "kaid did not restart"
 ok "after the restart the pods without allocations are deleted" \
-    wait_for 30 test "$(pod_uid "kai-$e-7")" != "$old"
+    wait_for 30 new_pod "kai-$e-7" "$old"
 is "the job is still RUNNING" \
     "$(stack_psql "select state from jobs where id = $e")" RUNNING
 ok "and grows back to 8 tasks" wait_for 30 has_tasks "$e" 0,1,2,3,4,5,6,7
-ok "with 8 new pods running" wait_for 30 test "$(pods "$e" Running)" = 8
+renewed()
+{
+	local u
+	u=$(pod_uid "kai-$e-7")
+	running "$e" 8 && [ -n "$u" ] && [ "$u" != "$old" ]
+}
+ok "with 8 pods running, task 7's a new one" wait_for 30 renewed
 touch "$W/stop-$e"
 ok "the job completes when its 8 tasks end" wait_state "$e" COMPLETED 300
 is "never requeued" \
