@@ -365,7 +365,7 @@ size_t evict_commit(struct kaid *k, const struct snap *sn,
 void evict_retry_deletes(struct kaid *k);
 /*
  * Whether a pod with the name of one of j's tasks that have no allocation
- * (every task of a pending job) still exists.
+ * (every task of a pending job) still exists or is being created.
  */
 bool evict_pods_linger(const struct kaid *k, const struct kai_job *j);
 /* A Warning event with reason and message why on each of j's pods. */
