@@ -86,8 +86,23 @@ evict_retry_deletes(struct kaid *k)
 			continue;
 		kai_log_info("deleting pod \"%s\" again: its job or task is "
 		    "not active", key);
-		dispatch_delete_pod(k, key, 0);
+		if (j != NULL && j->state != KAI_JOB_PENDING)
+			evict_delete_shed(k, key);
+		else
+			dispatch_delete_pod(k, key, 0);
 	}
+}
+
+/*
+ * A shed task's pod goes as a preempted one does, SIGTERM first: its job
+ * runs on, and the kubelet reports the task's end before the pod is
+ * gone, so nothing about the old pod arrives once a new pod of its name
+ * exists.
+ */
+void
+evict_delete_shed(struct kaid *k, const char *pod)
+{
+	dispatch_delete_pod(k, pod, EVICT_GRACE_S);
 }
 
 bool
@@ -285,7 +300,7 @@ shrink_done(struct kaid *k, struct victim *v)
 	    v->nodelist);
 	post_events(k, j, v->keep, v->reason, v->why);
 	for (t = v->keep; t < j->nallocs; t++) {
-		dispatch_delete_pod(k, j->allocs[t].pod, EVICT_GRACE_S);
+		evict_delete_shed(k, j->allocs[t].pod);
 		kai_alloc_fini(&j->allocs[t]);
 	}
 	j->nallocs = v->keep;

@@ -363,6 +363,8 @@ size_t evict_commit(struct kaid *k, const struct snap *sn,
  * otherwise never come back.
  */
 void evict_retry_deletes(struct kaid *k);
+/* Deletes the pod of a task its running job shed, with a grace period. */
+void evict_delete_shed(struct kaid *k, const char *pod);
 /*
  * Whether a pod with the name of one of j's tasks that have no allocation
  * (every task of a pending job) still exists or is being created.

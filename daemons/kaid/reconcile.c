@@ -280,7 +280,7 @@ reconcile_pod(struct kaid *k, const char *name, struct pod_rec *r,
 		if (!deleted && !r->deleting && k->pods_synced) {
 			kai_log_info("deleting pod \"%s\": its task is not "
 			    "active", name);
-			dispatch_delete_pod(k, name, 0);
+			evict_delete_shed(k, name);
 		}
 		return;
 	}
