@@ -359,11 +359,10 @@ evict_commit(struct kaid *k, const struct snap *sn,
 		/* nothing deleted: the next tick decides again */
 	}
 	for (i = 0; i < n; i++) {
-		if (!applied[v[i].first])
-			;	/* the job moved on (ended, cancelled) */
-		else if (v[i].keep != SIZE_MAX)
+		/* Not applied: the job moved on (ended, cancelled). */
+		if (applied[v[i].first] && v[i].keep != SIZE_MAX)
 			shrink_done(k, &v[i]);
-		else
+		else if (applied[v[i].first])
 			victim_done(k, v[i].j, v[i].reason, v[i].why);
 		done += applied[v[i].first];
 		free(v[i].why);
