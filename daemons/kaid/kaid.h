@@ -350,8 +350,9 @@ void dispatch_delete_service(struct kaid *k, uint64_t job_id);
 
 /* evict.c */
 /*
- * Commits the evictions of a cycle (victims requeued or PREEMPTED, in one
- * transaction), then deletes their pods.  Returns the jobs evicted.  Must
+ * Commits the evictions of a cycle (victims requeued or PREEMPTED, or an
+ * elastic job shrunk, in one transaction), then deletes their pods.
+ * Returns the jobs evicted or shrunk.  Must
  * run before the snapshot's jobs change state.
  */
 size_t evict_commit(struct kaid *k, const struct snap *sn,
@@ -362,7 +363,12 @@ size_t evict_commit(struct kaid *k, const struct snap *sn,
  * otherwise never come back.
  */
 void evict_retry_deletes(struct kaid *k);
-/* Whether a pod with the name of one of j's tasks still exists. */
+/* Deletes the pod of a task its running job shed, with a grace period. */
+void evict_delete_shed(struct kaid *k, const char *pod);
+/*
+ * Whether a pod with the name of one of j's tasks that have no allocation
+ * (every task of a pending job) still exists or is being created.
+ */
 bool evict_pods_linger(const struct kaid *k, const struct kai_job *j);
 /* A Warning event with reason and message why on each of j's pods. */
 void evict_post_events(struct kaid *k, const struct kai_job *j,

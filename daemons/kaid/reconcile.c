@@ -8,6 +8,11 @@
  * FAILED with the exit code and signal.  Each change is one transaction
  * (row update plus event row); the pods of a finished job are deleted.
  *
+ * A pod of an active job whose task has no allocation (a task an elastic
+ * job shed, evict.c, even if kaid died before deleting it) is no longer
+ * the job's: it is deleted, and its ending or deletion says nothing
+ * about the job.
+ *
  * After a (re)list, pods whose job is no longer active are deleted, and
  * RUNNING jobs whose pods are gone are failed with a reason.  None of that
  * happens before both watches have synced: if kaid cannot read the cluster
@@ -267,6 +272,15 @@ reconcile_pod(struct kaid *k, const char *name, struct pod_rec *r,
 			if (strlen(name) > 2 &&
 			    strcmp(name + strlen(name) - 2, "-0") == 0)
 				dispatch_delete_service(k, r->job_id);
+		}
+		return;
+	}
+	if (r->task >= job->nallocs) {
+		/* A task its job shed (evict.c): not the job's any more. */
+		if (!deleted && !r->deleting && k->pods_synced) {
+			kai_log_info("deleting pod \"%s\": its task is not "
+			    "active", name);
+			evict_delete_shed(k, name);
 		}
 		return;
 	}

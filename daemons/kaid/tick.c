@@ -287,10 +287,12 @@ wait_text(struct kaid *k, const struct snap *sn,
 /*
  * The started elastic jobs the core gave more tasks on free resources
  * (pipelined ones wait for the next tick), into which; a job it also
- * evicted from is not grown.
+ * evicted from is not grown, nor one whose shed tasks' pods (evict.c)
+ * still exist under the names its new tasks would take.
  */
 static size_t
-grown(const struct snap *sn, const struct kai_sched_result *r, size_t *which)
+grown(const struct kaid *k, const struct snap *sn,
+    const struct kai_sched_result *r, size_t *which)
 {
 	uint32_t pipe;
 	size_t i, n = 0;
@@ -299,7 +301,8 @@ grown(const struct snap *sn, const struct kai_sched_result *r, size_t *which)
 		if (sn->kjobs[i] != NULL &&
 		    sn->kjobs[i]->state != KAI_JOB_PENDING &&
 		    r->jobs[i].state == KAI_SCHED_JOB_RUNNING &&
-		    !evict_victim(sn, r, i) && placed_now(sn, r, i, &pipe) > 0)
+		    !evict_victim(sn, r, i) && placed_now(sn, r, i, &pipe) > 0 &&
+		    !evict_pods_linger(k, sn->kjobs[i]))
 			which[n++] = i;
 	return n;
 }
@@ -337,7 +340,7 @@ tick_act(struct kaid *k, const struct snap *sn,
 		else
 			which[n++] = i;
 	}
-	ng = grown(sn, r, grow);
+	ng = grown(k, sn, r, grow);
 	(void)evict_commit(k, sn, r);
 	if (n > 0)
 		n = arrays_split_placed(k, (struct snap *)sn, which, n);

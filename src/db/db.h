@@ -172,6 +172,7 @@ struct kai_db_change {
 	const struct kai_alloc *allocs; /* to insert (PENDING -> CONFIGURING) */
 	size_t nallocs;
 	bool drop_allocs;	/* delete allocations (back to PENDING) */
+	uint32_t keep_allocs;	/* with drop_allocs: keep tasks below this */
 };
 
 /*

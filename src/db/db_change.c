@@ -14,6 +14,9 @@
  * for the whole tick.  Without BEGIN, everything up to a pipeline sync is
  * one implicit transaction, so a failing change rolls back all of them.
  * A change back to PENDING is a requeue and counts in requeue_count.
+ * Dropping allocations keeps the first keep_allocs of them (tasks
+ * 0 .. keep_allocs-1): 0 drops all (a requeue), more shrinks a running
+ * elastic job (kaid's evict.c).
  * Ticks larger than DB_CHANGE_CHUNK are cut into several pipelines inside
  * an explicit transaction, so that neither side's socket buffer fills up
  * while the other waits (libpq's blocking pipeline could deadlock).
@@ -31,7 +34,7 @@
 #include "db/db_internal.h"
 
 #define DB_CHANGE_CHUNK 256
-#define DB_CHANGE_NPARAM 21
+#define DB_CHANGE_NPARAM 22
 
 static const char change_sql[] =
     "WITH u AS (UPDATE jobs SET state = $3::text, reason = $4::text, "
@@ -47,7 +50,7 @@ static const char change_sql[] =
     "actor_uid) SELECT id, $5::bigint, $2::text, $3::text, $4::text, "
     "$12::bigint FROM u), "
     "d AS (DELETE FROM allocations WHERE $13::boolean AND "
-    "job_id IN (SELECT id FROM u)), "
+    "task >= $22::int AND job_id IN (SELECT id FROM u)), "
     "a AS (INSERT INTO allocations (job_id, task, node, pod, gpus, cpus, "
     "mem_mb, gpu_mask, gpu_fraction) SELECT u.id, t.* FROM u, "
     "unnest($14::int[], $15::text[], $16::text[], $17::int[], $18::int[], "
@@ -156,6 +159,7 @@ change_params(struct kai_db_params *p, const struct kai_db_change *c,
 		return kai_err_set(err, KAI_EINVAL,
 		    "job %" PRIu64 ": allocations too large",
 		    c->id);
+	(void)kai_db_param_i64(p, c->keep_allocs);
 	KAI_ASSERT(p->n == DB_CHANGE_NPARAM);
 	return 0;
 }

@@ -152,8 +152,12 @@ job_out(struct sess *S, size_t j)
 		o->state = KAI_SCHED_JOB_FAILED;
 	else
 		o->state = KAI_SCHED_JOB_PENDING;
-	/* The phases wrote o->why as they went; running jobs have none. */
-	if (o->state == KAI_SCHED_JOB_RUNNING ||
+	/*
+	 * The phases wrote o->why as they went; running jobs have none,
+	 * except one that lost elastic tasks: why it did.
+	 */
+	if ((o->state == KAI_SCHED_JOB_RUNNING &&
+		seen[KAI_SCHED_TASK_EVICTED] == 0) ||
 	    o->state == KAI_SCHED_JOB_FAILED)
 		kai_sched_why_clear(&o->why);
 	if (o->state == KAI_SCHED_JOB_RUNNING && o->placed_tasks > 0)

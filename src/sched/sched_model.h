@@ -254,7 +254,8 @@ struct kai_sched_task_out {
 
 struct kai_sched_job_out {
 	enum kai_sched_job_state state;
-	struct kai_sched_why_info why; /* NONE for running jobs */
+	/* NONE for running jobs, but for one that lost elastic tasks */
+	struct kai_sched_why_info why;
 	uint32_t placed_tasks;         /* tasks placed this cycle */
 	int64_t est_start; /* estimated start (estimate.c); NO_TIME: none */
 };
