@@ -151,6 +151,9 @@ void kube_event_pump(struct kai_kube *kube);
 /* Parses JSON text with the depth limit; NULL and err on failure. */
 struct json_object *
 kube_json_parse(const char *s, size_t n, struct kai_err *err);
+/* The same for a pod list or watch event, without the containers' env. */
+struct json_object *kube_json_parse_lean(const char *s, size_t n,
+    struct kai_err *err);
 int kube_node_from_json(struct json_object *o, struct kai_node *node,
     struct kai_err *err) KAI_MUST_CHECK;
 int kube_pod_from_json(struct json_object *o, struct kai_pod *pod,

@@ -256,7 +256,8 @@ list_done(struct kube_req *req, void *ctx)
 	}
 	if (kube_req_check(req, &err, "could not list %ss", w->noun) != 0)
 		goto fail;
-	if ((o = kube_json_parse(req->body.data, req->body.len, &err)) == NULL)
+	if ((o = kube_json_parse_lean(req->body.data, req->body.len,
+	    &err)) == NULL)
 		goto fail_list;
 	if (list_page(w, o, &err) != 0) {
 		json_object_put(o);
@@ -367,7 +368,7 @@ watch_line(struct kube_watch *w, const char *p, size_t n)
 		i++;
 	if (i == n)
 		return 0;
-	if ((o = kube_json_parse(p, n, &err)) == NULL)
+	if ((o = kube_json_parse_lean(p, n, &err)) == NULL)
 		return stream_end(w, END_ERROR, kai_err_msg(&err));
 	if (!json_object_object_get_ex(o, "type", &t) ||
 	    !json_object_is_type(t, json_type_string) ||

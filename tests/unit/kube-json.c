@@ -563,6 +563,46 @@ test_list_pages(void)
 	kai_buf_fini(&log);
 }
 
+/* The lean parse equals the full one with every env array emptied. */
+static void
+lean_case(const char *in, const char *want, const char *what)
+{
+	struct json_object *a, *b;
+	struct kai_err err;
+
+	a = kube_json_parse_lean(in, strlen(in), &err);
+	b = kube_json_parse(want, strlen(want), NULL);
+	ok(a != NULL && b != NULL && json_object_equal(a, b), "lean: %s", what);
+	json_object_put(a);
+	json_object_put(b);
+}
+
+static void
+test_lean(void)
+{
+	struct kai_err err;
+	const char *bad = "{\"env\":[1,2],\"x\":}";
+
+	lean_case("{\"spec\":{\"containers\":[{\"name\":\"job\",\"env\":"
+	    "[{\"name\":\"A\",\"value\":\"x]}\\\"[\"},{\"name\":\"B\","
+	    "\"valueFrom\":{\"k\":[[],{}]}}],\"image\":\"i\"}]}}",
+	    "{\"spec\":{\"containers\":[{\"name\":\"job\",\"env\":[],"
+	    "\"image\":\"i\"}]}}",
+	    "env emptied, brackets and escaped quotes in values skipped");
+	lean_case("{\"metadata\":{\"labels\":{\"env\":\"prod\"}},\"a\":"
+	    "[\"env\", \"env\" ],\"env\" : [ 1 ] ,\"b\":\"\\\"env\\\":[\"}",
+	    "{\"metadata\":{\"labels\":{\"env\":\"prod\"}},\"a\":"
+	    "[\"env\",\"env\"],\"env\":[],\"b\":\"\\\"env\\\":[\"}",
+	    "a label env, env as a value and inside a string stay");
+	lean_case("{\"env\":{\"a\":[1]}}", "{\"env\":{\"a\":[1]}}",
+	    "an env that is no array stays");
+	ok(kube_json_parse_lean(bad, strlen(bad), &err) == NULL &&
+	    strstr(err.msg, "invalid JSON") != NULL,
+	    "invalid JSON outside env is still refused (%s)", err.msg);
+	ok(kube_json_parse_lean("{\"env\":[1,", 11, &err) == NULL,
+	    "an unterminated env array is refused");
+}
+
 int
 main(void)
 {
@@ -573,5 +613,6 @@ main(void)
 	test_pod_json();
 	test_stream();
 	test_list_pages();
+	test_lean();
 	return done_testing();
 }
