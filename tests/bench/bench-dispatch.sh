@@ -20,32 +20,38 @@
 #   raw   tests/bench/bench-podrate (a plain libcurl client with kaid's
 #         transport settings and concurrency: CONC requests in flight,
 #         KUBE_CALLS_MAX in src/kube/kube_int.h, each bind as its create
-#         returns) makes N pods and binds them, as user "kaid";
+#         returns) makes N pods and binds them, as user "kaid".  The pods
+#         are byte for byte the one kaid sends for this job (captured
+#         once from kubesim's record of a one-job kaid): the server's cost
+#         grows with a pod's size, and kaid's carry the submitter's
+#         environment and the shims (about 9 KB); RAW_SMALL=1 sends a
+#         2 KB pod instead;
 #   kaid  N single-pod jobs are submitted held (ksubmit -H, 8 at a time),
 #         kaid is stopped, the holds are lifted in PostgreSQL and kaid is
 #         started again: it lists, syncs and dispatches all N at once.
 #
 # Both are timed the same way, by a pod watch on the apiserver started
 # before the run: from the first pod ADDED to the N-th pod seen bound
-# (spec.nodeName set).  kaid's Scheduled events (at most 4 in flight) go
-# on during its run and are counted in its time; the raw client posts
-# none.  Raw and kaid runs alternate (the machine may be shared).
-# Output: each run's figures, then the medians and kaid / raw.
-# Measured on the 2-core development machine, shared with other builds
-# (2026-11-22, N=5000, RUNS=3): raw 8.8 s (569 pods/s), kaid 15.2 s
-# (330 pods/s): 58% of the medians, 57% the median pair; the target is
-# 90%.  Before kaid capped its calls in flight it drew 429s; before it
-# stopped re-making pods the watch had not yet shown it reached 114
-# pods/s (40%); with four Events in flight during the burst, 244 pods/s
-# (56%, on a busier machine).  Without Events at all (an experiment) it
-# reached 63-77% at N=2000; a 30 s scheduler interval changed nothing.
+# (spec.nodeName set).  kaid's Scheduled events wait while its pod calls
+# wait for a slot (src/kube/kube_event.c), so most follow the burst; the
+# raw client posts none.  Raw and kaid runs alternate (the machine may be
+# shared).  Output: each run's figures, then the medians and kaid / raw.
+# Measured on the 2-core development machine (2026-11-22, N=5000,
+# RUNS=3, otherwise quiet): raw 15.4 s (326 pods/s), kaid 16.4 s (305
+# pods/s): 94% of the medians and of the median pair; the target is 90%.
+# On the way: with one Event always in flight during the burst kaid was
+# at 61% (81% without events, back to back); parsing the pods' env in
+# the watch cost kaid about 0.3 s of CPU on the cores the server needs
+# (92% before it was skipped).  The first pair of a run is often the
+# lowest (81%).
 #
 # Environment: N (pods, 5000), RUNS (3), NODES (10), CONC (64),
 # KAI_K8S_CACHE, VERBOSE (set: each run's timeline, pods created and
 # bound per half second), KAID_LOG_LEVEL (warn), PERF (set: a perf
 # profile of kaid during its run), KAID_LOG_COPY (a file: where to
 # keep kaid's log of the last run), RAW_WATCH (set: the raw client's
-# runs also carry a second pod watch, as kaid's do).
+# runs also carry a second pod watch, as kaid's do), RAW_SMALL (set:
+# the raw client's small pod, not kaid's).
 
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -279,7 +285,7 @@ echo "dispatch benchmark: $N pods, $NODES nodes, $(nproc) cores," \
 : >"$T/ratio"
 for _ in $(seq 1 "$RUNS"); do
 	r=$(raw_run)
-	if [ -n "${RAWONLY:-}" ]; then k=$r; else k=$(kaid_run); fi
+	k=$(kaid_run)
 	[ -n "$r" ] && [ -n "$k" ] || { echo "bench-dispatch: a run failed" >&2; exit 1; }
 	echo "$r" >>"$T/raw.s"
 	echo "$k" >>"$T/kaid.s"
