@@ -64,6 +64,28 @@ cliopt_end(struct cliopt_parser *p)
 	KAI_FREE(p->longopts);
 }
 
+int
+cliopt_parse(const struct cliopt *table, size_t n, int argc, char **argv,
+    cliopt_set_fn *set, cliopt_operand_fn *operand, void *ctx,
+    struct kai_err *err)
+{
+	struct cliopt_parser p;
+	const char *arg;
+	int c, r = 0;
+
+	cliopt_begin(&p, table, n, false);
+	while (r == 0 &&
+	    (c = cliopt_next(&p, argc, argv, &arg, err)) != CLIOPT_DONE)
+		r = c < 0 ? c : set(ctx, c, arg, err);
+	if (r == 0 && operand == NULL && optind < argc)
+		r = kai_err_set(err, KAI_EINVAL, "unexpected argument \"%s\"",
+		    argv[optind]);
+	for (; r == 0 && operand != NULL && optind < argc; optind++)
+		r = operand(ctx, argv[optind], err);
+	cliopt_end(&p);
+	return r;
+}
+
 const struct cliopt *
 cliopt_find(const struct cliopt *table, size_t n, int key)
 {

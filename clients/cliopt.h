@@ -79,6 +79,20 @@ int cliopt_next(struct cliopt_parser *p, int argc, char **argv,
     const char **arg, struct kai_err *err);
 
 /*
+ * A whole command line in one call, for the programs whose options are
+ * set one at a time: set(ctx, key, arg, err) for each option in order,
+ * then operand(ctx, arg, err) for each operand (NULL: an operand is an
+ * error, "unexpected argument \"x\""); stops at the first fault and
+ * returns it.  Options and operands may mix (GNU permutation).
+ */
+typedef int cliopt_set_fn(void *ctx, int key, const char *arg,
+    struct kai_err *err);
+typedef int cliopt_operand_fn(void *ctx, const char *arg, struct kai_err *err);
+int cliopt_parse(const struct cliopt *table, size_t n, int argc, char **argv,
+    cliopt_set_fn *set, cliopt_operand_fn *operand, void *ctx,
+    struct kai_err *err);
+
+/*
  * Index in argv of the element the last option (or its argument, when
  * given as a separate element) came from: for error messages that name a
  * place, such as a directive's line.

@@ -393,8 +393,10 @@ print_helpformat(void)
  */
 
 static int
-set_opt(struct opts *o, int c, const char *arg, struct kai_err *err)
+set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 {
+	struct opts *o = ctx;
+
 	switch (c) {
 	case 'A':
 		return filter_parse_names("account", arg, &o->accounts,
@@ -515,21 +517,10 @@ static int
 parse_args(struct opts *o, int argc, char **argv, int64_t now,
     struct kai_err *err)
 {
-	struct cliopt_parser p;
-	const char *arg;
-	int c, r = 0;
+	int r = cliopt_parse(table, KAI_NELEM(table), argc, argv, set_opt,
+	    NULL, o, err);
 
-	cliopt_begin(&p, table, KAI_NELEM(table), false);
-	while (r == 0 &&
-	    (c = cliopt_next(&p, argc, argv, &arg, err)) != CLIOPT_DONE)
-		r = c < 0 ? c : set_opt(o, c, arg, err);
-	if (r == 0 && optind < argc)
-		r = kai_err_set(err, KAI_EINVAL, "unexpected argument \"%s\"",
-		    argv[optind]);
-	cliopt_end(&p);
-	if (r == 0)
-		r = set_window(o, now, err);
-	return r;
+	return r != 0 ? r : set_window(o, now, err);
 }
 
 /*

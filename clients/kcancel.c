@@ -78,8 +78,10 @@ add_me(struct kai_cancel *c)
 }
 
 static int
-set_opt(struct opts *o, int c, const char *arg, struct kai_err *err)
+set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 {
+	struct opts *o = ctx;
+
 	switch (c) {
 	case 'n':
 		return filter_parse_names("job name", arg, &o->names,
@@ -118,23 +120,23 @@ set_opt(struct opts *o, int c, const char *arg, struct kai_err *err)
 	}
 }
 
+/* An operand: a job id list, or an array task ("123_4", "123_[1-3]"). */
+static int
+set_operand(void *ctx, const char *arg, struct kai_err *err)
+{
+	struct opts *o = ctx;
+
+	if (strchr(arg, '_') != NULL)
+		return filter_parse_task(arg, &o->tasks, &o->ntasks, err);
+	return filter_parse_ids(arg, &o->c.ids, &o->c.nids, err);
+}
+
 static int
 parse_args(struct opts *o, int argc, char **argv, struct kai_err *err)
 {
-	struct cliopt_parser p;
-	const char *arg;
-	int c, r = 0;
+	int r = cliopt_parse(table, KAI_NELEM(table), argc, argv, set_opt,
+	    set_operand, o, err);
 
-	cliopt_begin(&p, table, KAI_NELEM(table), false);
-	while (r == 0 &&
-	    (c = cliopt_next(&p, argc, argv, &arg, err)) != CLIOPT_DONE)
-		r = c < 0 ? c : set_opt(o, c, arg, err);
-	for (; r == 0 && optind < argc; optind++)
-		r = strchr(argv[optind], '_') != NULL ?
-		    filter_parse_task(argv[optind], &o->tasks, &o->ntasks,
-			err) :
-		    filter_parse_ids(argv[optind], &o->c.ids, &o->c.nids, err);
-	cliopt_end(&p);
 	if (r == 0 && o->quiet && o->verbose)
 		r = kai_err_set(err, KAI_EINVAL,
 		    "options \"--quiet\" and \"--verbose\" exclude each other");

@@ -595,8 +595,9 @@ show(const struct opts *o, const struct layout *l, struct kai_jobinfo *jobs,
  */
 
 static int
-set_opt(struct opts *o, int c, const char *arg, struct kai_err *err)
+set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 {
+	struct opts *o = ctx;
 	uint32_t me;
 
 	switch (c) {
@@ -660,19 +661,8 @@ set_opt(struct opts *o, int c, const char *arg, struct kai_err *err)
 static int
 parse_args(struct opts *o, int argc, char **argv, struct kai_err *err)
 {
-	struct cliopt_parser p;
-	const char *arg;
-	int c, r = 0;
-
-	cliopt_begin(&p, table, KAI_NELEM(table), false);
-	while (r == 0 &&
-	    (c = cliopt_next(&p, argc, argv, &arg, err)) != CLIOPT_DONE)
-		r = c < 0 ? c : set_opt(o, c, arg, err);
-	if (r == 0 && optind < argc)
-		r = kai_err_set(err, KAI_EINVAL, "unexpected argument \"%s\"",
-		    argv[optind]);
-	cliopt_end(&p);
-	return r;
+	return cliopt_parse(table, KAI_NELEM(table), argc, argv, set_opt, NULL,
+	    o, err);
 }
 
 static void

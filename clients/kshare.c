@@ -60,8 +60,9 @@ struct opts {
 };
 
 static int
-set_opt(struct opts *o, int c, const char *arg, struct kai_err *err)
+set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 {
+	struct opts *o = ctx;
 	size_t i;
 
 	switch (c) {
@@ -99,19 +100,8 @@ set_opt(struct opts *o, int c, const char *arg, struct kai_err *err)
 static int
 parse_args(struct opts *o, int argc, char **argv, struct kai_err *err)
 {
-	struct cliopt_parser p;
-	const char *arg;
-	int c, r = 0;
-
-	cliopt_begin(&p, table, KAI_NELEM(table), false);
-	while (r == 0 &&
-	    (c = cliopt_next(&p, argc, argv, &arg, err)) != CLIOPT_DONE)
-		r = c < 0 ? c : set_opt(o, c, arg, err);
-	if (r == 0 && optind < argc)
-		r = kai_err_set(err, KAI_EINVAL, "unexpected argument \"%s\"",
-		    argv[optind]);
-	cliopt_end(&p);
-	return r;
+	return cliopt_parse(table, KAI_NELEM(table), argc, argv, set_opt, NULL,
+	    o, err);
 }
 
 /*
