@@ -483,6 +483,36 @@ kai_codec_put_record(struct kai_buf *b, const struct kai_codec_field *f,
 	return 0;
 }
 
+int
+kai_codec_put_records(struct kai_buf *b, const struct kai_codec_field *f,
+    size_t nf, const void *recs, size_t size, size_t n, size_t *first,
+    size_t origin, size_t max_count, size_t max_body)
+{
+	size_t at = b->len, before, i = *first;
+	uint32_t count = 0;
+	uint8_t *x;
+
+	if (kai_codec_put_u32(b, 0) != 0 || b->len - origin > max_body)
+		return KAI_EINVAL;
+	for (; i < n && count < max_count; i++, count++) {
+		before = b->len;
+		if (kai_codec_put_record(b, f, nf,
+		    (const char *)recs + i * size) != 0 ||
+		    b->len - origin > max_body) {
+			kai_codec_rollback(b, before);
+			break;
+		}
+	}
+	/* The count, over its placeholder, big-endian as put_u32 writes. */
+	x = (uint8_t *)b->data + at;
+	x[0] = (uint8_t)(count >> 24);
+	x[1] = (uint8_t)(count >> 16);
+	x[2] = (uint8_t)(count >> 8);
+	x[3] = (uint8_t)count;
+	*first = i;
+	return 0;
+}
+
 static int
 get_field(struct kai_codec_rd *r, const struct kai_codec_field *f, char *rec)
 {

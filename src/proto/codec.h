@@ -139,6 +139,18 @@ struct kai_codec_field {
 int kai_codec_put_record(struct kai_buf *b, const struct kai_codec_field *f,
     size_t nf, const void *rec) KAI_MUST_CHECK;
 /*
+ * A list that may span frames: a u32 count, then records [*first, n) of
+ * recs (size bytes apart) while at most max_count are written and the
+ * body, counted from b->data + origin, stays within max_body; the first
+ * record that does not fit, or that kai_codec_put_record() refuses, ends
+ * the list.  Advances *first past the records written.  KAI_EINVAL when
+ * not even the count fits (b not rolled back); whether an empty list
+ * with records left is an error is the caller's to say.
+ */
+int kai_codec_put_records(struct kai_buf *b, const struct kai_codec_field *f,
+    size_t nf, const void *recs, size_t size, size_t n, size_t *first,
+    size_t origin, size_t max_count, size_t max_body) KAI_MUST_CHECK;
+/*
  * Decodes fields into rec, which must start zeroed.  On failure the
  * fields decoded so far stay in rec for the struct's _fini().
  */

@@ -66,50 +66,25 @@ static const struct kai_codec_field jobinfo_fields[] = {
 /* clang-format on */
 #define NFIELDS KAI_NELEM(jobinfo_fields)
 
-/* Writes the count over the placeholder at b->data + at. */
-static void
-patch_count(struct kai_buf *b, size_t at, uint32_t n)
-{
-	uint8_t *x = (uint8_t *)b->data + at;
-
-	x[0] = (uint8_t)(n >> 24);
-	x[1] = (uint8_t)(n >> 16);
-	x[2] = (uint8_t)(n >> 8);
-	x[3] = (uint8_t)n;
-}
-
 int
 kai_msg_jobs_encode(struct kai_buf *b, const struct kai_jobinfo *jobs, size_t n,
     size_t *first, size_t max_body)
 {
-	size_t start = b->len, before, i = *first;
-	uint32_t count = 0;
+	size_t start = b->len, i = *first;
 
+	/*
+	 * The list stops at a record the codec refuses; a state out of range
+	 * is a bug in the caller, not a full frame, and fails the whole
+	 * frame, as does a record bigger than a whole body.
+	 */
 	if (i > n || (n > i && jobs == NULL) || max_body < 4 ||
-	    kai_codec_put_u32(b, 0) != 0) {
+	    kai_codec_put_records(b, jobinfo_fields, NFIELDS, jobs,
+	    sizeof(*jobs), n, &i, start, KAI_PROTO_LIST_MAX, max_body) != 0 ||
+	    (i < n && (uint32_t)jobs[i].state >= KAI_JOB_NSTATES) ||
+	    (i == *first && i < n)) {
 		kai_codec_rollback(b, start);
 		return KAI_EINVAL;
 	}
-	for (; i < n && count < KAI_PROTO_LIST_MAX; i++, count++) {
-		before = b->len;
-		if ((uint32_t)jobs[i].state >= KAI_JOB_NSTATES) {
-			/* A bug in the caller, not a size problem. */
-			kai_codec_rollback(b, start);
-			return KAI_EINVAL;
-		}
-		if (kai_codec_put_record(b, jobinfo_fields, NFIELDS,
-			&jobs[i]) != 0 ||
-		    b->len - start > max_body) {
-			kai_codec_rollback(b, before);
-			break;
-		}
-	}
-	/* A record bigger than a whole body could never be sent. */
-	if (count == 0 && i < n) {
-		kai_codec_rollback(b, start);
-		return KAI_EINVAL;
-	}
-	patch_count(b, start, count);
 	*first = i;
 	return 0;
 }

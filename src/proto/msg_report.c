@@ -89,42 +89,20 @@ kai_report_req_fini(struct kai_report_req *q)
 	memset(q, 0, sizeof(*q));
 }
 
-static void
-patch_count(struct kai_buf *b, size_t at, uint32_t n)
-{
-	uint8_t *x = (uint8_t *)b->data + at;
-
-	x[0] = (uint8_t)(n >> 24);
-	x[1] = (uint8_t)(n >> 16);
-	x[2] = (uint8_t)(n >> 8);
-	x[3] = (uint8_t)n;
-}
-
 int
 kai_msg_report_encode(struct kai_buf *b, const struct kai_report_row *v,
     size_t n, size_t *first, size_t max_body)
 {
-	size_t start = b->len, before, i = *first;
-	uint32_t count = 0;
+	size_t start = b->len, i = *first;
 
 	if (i > n || (n > i && v == NULL) || max_body < 4 ||
-	    kai_codec_put_u32(b, 0) != 0) {
+	    kai_codec_put_records(b, row_fields, NFIELDS, v, sizeof(*v), n, &i,
+	    start, KAI_PROTO_LIST_MAX, max_body) != 0 ||
+	    (i == *first && i < n)) {
+		/* A record bigger than a whole body could never be sent. */
 		kai_codec_rollback(b, start);
 		return KAI_EINVAL;
 	}
-	for (; i < n && count < KAI_PROTO_LIST_MAX; i++, count++) {
-		before = b->len;
-		if (kai_codec_put_record(b, row_fields, NFIELDS, &v[i]) != 0 ||
-		    b->len - start > max_body) {
-			kai_codec_rollback(b, before);
-			break;
-		}
-	}
-	if (count == 0 && i < n) {
-		kai_codec_rollback(b, start);
-		return KAI_EINVAL;
-	}
-	patch_count(b, start, count);
 	*first = i;
 	return 0;
 }

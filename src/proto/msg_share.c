@@ -109,45 +109,6 @@ kai_share_req_fini(struct kai_share_req *q)
 	memset(q, 0, sizeof(*q));
 }
 
-static void
-patch_count(struct kai_buf *b, size_t at, uint32_t n)
-{
-	uint8_t *x = (uint8_t *)b->data + at;
-
-	x[0] = (uint8_t)(n >> 24);
-	x[1] = (uint8_t)(n >> 16);
-	x[2] = (uint8_t)(n >> 8);
-	x[3] = (uint8_t)n;
-}
-
-/*
- * Appends a count and records [*first, n) of size `size` while the body
- * stays within max_body (counted from `origin`); advances *first.
- */
-static int
-put_chunk(struct kai_buf *b, const struct kai_codec_field *f, size_t nf,
-    const void *recs, size_t size, size_t n, size_t *first, size_t origin,
-    size_t max_body)
-{
-	size_t at = b->len, before, i = *first;
-	uint32_t count = 0;
-
-	if (kai_codec_put_u32(b, 0) != 0 || b->len - origin > max_body)
-		return KAI_EINVAL;
-	for (; i < n; i++, count++) {
-		before = b->len;
-		if (kai_codec_put_record(b, f, nf,
-		    (const char *)recs + i * size) != 0 ||
-		    b->len - origin > max_body) {
-			kai_codec_rollback(b, before);
-			break;
-		}
-	}
-	patch_count(b, at, count);
-	*first = i;
-	return 0;
-}
-
 int
 kai_msg_share_encode(struct kai_buf *b, const struct kai_share *s,
     size_t *qfirst, size_t *ufirst, size_t max_body)
@@ -163,12 +124,14 @@ kai_msg_share_encode(struct kai_buf *b, const struct kai_share *s,
 			return KAI_EINVAL;
 	rc = kai_codec_put_record(b, head_fields, NH, s);
 	if (rc == 0)
-		rc = put_chunk(b, queue_fields, NQ, s->queues,
-		    sizeof(*s->queues), s->nqueues, qfirst, start, max_body);
+		rc = kai_codec_put_records(b, queue_fields, NQ, s->queues,
+		    sizeof(*s->queues), s->nqueues, qfirst, start, SIZE_MAX,
+		    max_body);
 	/* Users only once every queue is out: the client sees the tree first. */
 	if (rc == 0 && *qfirst == s->nqueues)
-		rc = put_chunk(b, user_fields, NU, s->users, sizeof(*s->users),
-		    s->nusers, ufirst, start, max_body);
+		rc = kai_codec_put_records(b, user_fields, NU, s->users,
+		    sizeof(*s->users), s->nusers, ufirst, start, SIZE_MAX,
+		    max_body);
 	else if (rc == 0)
 		rc = kai_codec_put_u32(b, 0);
 	/* No progress with work left: a record larger than a body. */
