@@ -152,10 +152,24 @@ conn_process(struct kaid *k, struct conn *c)
 		total = KAI_PROTO_HDR_LEN + (size_t)h.cred_len + h.body_len;
 		if (c->in.len < total)
 			break;
+		/*
+		 * A MUNGE credential is printable text: a NUL inside it is an
+		 * attack or a broken client, refused before it is copied (the
+		 * copy would stop at the NUL and be shorter than cred_len).
+		 */
+		if (memchr(c->in.data + KAI_PROTO_HDR_LEN, '\0',
+		    h.cred_len) != NULL) {
+			kai_log_warn("client fd %d: credential holds a NUL byte",
+			    c->fd);
+			server_reply_error(k, c, KAI_EPROTO,
+			    "frame field \"cred\" holds a NUL byte", NULL);
+			c->closing = true;
+			break;
+		}
 		cred = kai_xstrndup(c->in.data + KAI_PROTO_HDR_LEN, h.cred_len);
 		c->waiting = rpc_dispatch(k, c, &h, cred,
 		    c->in.data + KAI_PROTO_HDR_LEN + h.cred_len);
-		kai_free_secret(cred, h.cred_len);
+		kai_free_secret(cred, strlen(cred));
 		kai_buf_consume(&c->in, total);
 	}
 }

@@ -90,11 +90,18 @@ kai_xasprintf(const char *fmt, ...)
 	return p;
 }
 
+/*
+ * memset through a volatile pointer: the compiler cannot drop the wipe as a
+ * dead store, and unlike explicit_bzero() the sanitizers intercept memset,
+ * so a size larger than the block is reported instead of hidden.
+ */
+static void *(*const volatile wipe)(void *, int, size_t) = memset;
+
 void
 kai_free_secret(void *p, size_t size)
 {
 	if (p == NULL)
 		return;
-	explicit_bzero(p, size);
+	wipe(p, 0, size);
 	free(p);
 }

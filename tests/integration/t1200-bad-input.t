@@ -72,6 +72,20 @@ EOP
 out=$(kai-rawreq --raw "$T/ver.bin")
 like "a version mismatch names both versions" "$out" '^error .*9.*1|^error .*1.*9'
 
+# A credential of NUL bytes is refused before it is copied; kaid lives on
+# (it used to wipe cred_len bytes of a one-byte copy and die).
+python3 - "$T/nulcred.bin" <<'EOP'
+import struct, sys
+cred = b"\0" * 4096
+open(sys.argv[1], "wb").write(
+    struct.pack(">IHHIII", 0x4b414962, 1, 2, 0, len(cred), 0) + cred)
+EOP
+for i in 1 2 3; do
+	out=$(kai-rawreq --raw "$T/nulcred.bin")
+done
+like "a credential holding NUL bytes is refused" "$out" '^error .*EPROTO.*NUL'
+ok "kaid survives NUL credentials" kill -0 "$(cat "$T/kaid.pid")"
+
 is "nothing was written to the database" "$(jobs)" "$before"
 out=$(as_user "$A" kqueue --noheader; echo "rc=$?")
 is "kaid still serves clients" "$out" "rc=0"
