@@ -308,6 +308,11 @@ kai_jobspec_validate(const struct kai_jobspec *js, struct kai_err *err)
 	if (js->open_mode > KAI_OPEN_APPEND)
 		return kai_err_set(err, KAI_EINVAL,
 		    "invalid open mode %" PRIu32, js->open_mode);
+	if (js->umask != 0 && (js->umask < KAI_JOB_UMASK_SET ||
+	    js->umask > KAI_JOB_UMASK_MAX))
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid umask %#" PRIo32 ": expected 01000 plus a mode of "
+		    "0 to 0777", js->umask);
 	return kai_jobspec_check_sched(js, err);
 }
 

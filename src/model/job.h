@@ -51,6 +51,14 @@ enum kai_open_mode {
 #define KAI_JOB_SIGNAL_MAX	64	/* Linux's signal numbers */
 #define KAI_JOB_SIGNAL_SECS_MAX 65535	/* sbatch's limit on @sig_time */
 
+/*
+ * The submitter's umask travels as KAI_JOB_UMASK_SET | umask, so that 0
+ * (a zeroed spec, a client that does not send it) says "not known"
+ * rather than "umask 0000".
+ */
+#define KAI_JOB_UMASK_SET 01000u
+#define KAI_JOB_UMASK_MAX (KAI_JOB_UMASK_SET | 0777u)
+
 #define KAI_PRIO_CLASS_DEFAULT "train"
 #define KAI_PRIO_PREEMPT_BELOW 100 /* preemptible by default below this */
 #define KAI_GPU_MICRO 1000000	   /* micro-GPUs in one GPU */
@@ -92,6 +100,8 @@ struct kai_jobspec {
 	uint32_t signal_secs;	/* seconds before the time limit */
 	bool signal_batch;	/* "B:": the batch shell only */
 	uint32_t open_mode;	/* enum kai_open_mode */
+	uint32_t umask;		/* KAI_JOB_UMASK_SET | the submitter's
+				 * umask; 0 = not known */
 };
 
 struct kai_jobinfo {
@@ -133,6 +143,7 @@ struct kai_jobinfo {
 	uint32_t signal_secs;
 	bool signal_batch;
 	uint32_t open_mode;	/* enum kai_open_mode */
+	uint32_t umask;		/* as in struct kai_jobspec */
 };
 
 /*

@@ -326,6 +326,7 @@ test_spec(struct kai_db *db)
 	js.signal_secs = 300;
 	js.signal_batch = true;
 	js.open_mode = KAI_OPEN_APPEND;
+	js.umask = KAI_JOB_UMASK_SET | 027;
 	is_int(kai_db_jobs_insert(db, &nj, 1, &id, &err), 0,
 	    "insert a job with a 100 KiB script");
 	is_int(kai_db_job_spec(db, id, &got, &err), 0, "read its spec back");
@@ -352,6 +353,7 @@ test_spec(struct kai_db *db)
 		got.signal_batch,
 	    "--signal=B:10@300 round-trips");
 	is_int(got.open_mode, KAI_OPEN_APPEND, "--open-mode=append");
+	is_int(got.umask, KAI_JOB_UMASK_SET | 027, "the umask round-trips");
 	kai_jobspec_fini(&got);
 	is_int(kai_db_job_spec(db, 999999999, &got, &err), KAI_ENOENT,
 	    "spec of a missing job");

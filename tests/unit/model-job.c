@@ -268,6 +268,7 @@ test_validate(void)
 	js.env[1] = kai_xstrdup("EMPTY=");
 	js.nenv = 2;
 	js.stdout_pattern = kai_xstrdup("logs/%j.out");
+	js.umask = KAI_JOB_UMASK_SET | 0777;
 	is_int(kai_jobspec_validate(&js, &err), 0, "full spec is valid");
 	kai_jobspec_fini(&js);
 	ok(js.name == NULL && js.env == NULL && js.nenv == 0,
@@ -331,6 +332,12 @@ test_validate(void)
 	    "and the time 0 to 65535 seconds", "signal time 70000");
 	js.open_mode = 3;
 	spec_bad(&js, "invalid open mode 3", "open mode 3");
+	js.umask = 022;
+	spec_bad(&js, "invalid umask 022: expected 01000 plus a mode of 0 "
+	    "to 0777", "a umask without KAI_JOB_UMASK_SET");
+	js.umask = 02022;
+	spec_bad(&js, "invalid umask 02022: expected 01000 plus a mode of 0 "
+	    "to 0777", "a umask past 0777");
 	kai_jobspec_fini(&js);
 }
 

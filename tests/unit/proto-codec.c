@@ -20,6 +20,7 @@
 #include "base/err.h"
 #include "base/sha256.h"
 #include "base/xmalloc.h"
+#include "model/jobfields.h"
 #include "proto/codec.h"
 #include "proto/proto.h"
 #include "proto/proto_array.h"
@@ -408,10 +409,29 @@ fini_submit(void *out)
 	kai_jobspec_fini(out);
 }
 
+/* Every field of model/jobfields.def in record rec, a and b alike. */
+static int
+fields_eq(enum kai_jf_rec rec, const void *a, const void *b)
+{
+	size_t i;
+
+	for (i = 0; i < kai_njobfields; i++) {
+		const struct kai_jobfield *f = &kai_jobfields[i];
+
+		if (!kai_jf_in(f, rec))
+			continue;
+		if (f->type == KAI_JF_T_STR ?
+		    !str_eq(kai_jf_cstr(f, rec, a), kai_jf_cstr(f, rec, b)) :
+		    kai_jf_get_int(f, rec, a) != kai_jf_get_int(f, rec, b))
+			return 0;
+	}
+	return 1;
+}
+
 static int
 spec_eq(const struct kai_jobspec *a, const struct kai_jobspec *b)
 {
-	return str_eq(a->name, b->name) && str_eq(a->queue, b->queue) &&
+	return fields_eq(KAI_JF_REC_SPEC, a, b) && str_eq(a->name, b->name) && str_eq(a->queue, b->queue) &&
 	    str_eq(a->account, b->account) && str_eq(a->script, b->script) &&
 	    strv_eq(a->argv, a->argc, b->argv, b->argc) &&
 	    strv_eq(a->env, a->nenv, b->env, b->nenv) &&
@@ -471,6 +491,15 @@ test_submit_roundtrip(void)
 	js.gpus_per_task = 8;
 	js.time_limit_s = KAI_TIME_UNSET;
 	js.hold = true;
+	js.priority_class = kai_xstrdup("build");
+	js.preempt = KAI_TRI_NO;
+	js.min_tasks = 2;
+	js.topology_preferred = kai_xstrdup("zone");
+	js.signal_number = 10;
+	js.signal_secs = 120;
+	js.signal_batch = true;
+	js.open_mode = KAI_OPEN_APPEND;
+	js.umask = KAI_JOB_UMASK_SET | 0077;
 	submit_roundtrip("full spec", &js, true);
 	submit_roundtrip("empty spec (NULL strings, no lists)", &empty, true);
 
@@ -547,9 +576,9 @@ test_submit_limits(void)
 	if (kai_msg_submit_encode(&b, &js) != 0)
 		diag("encode failed");
 	/* hold, then the scheduling options: a NULL string (4 bytes), four
-	 * u32, a u64 and two NULL strings, 36 bytes in all; then --signal and
-	 * --open-mode: two u32, a bool and a u32, 13 bytes */
-	b.data[b.len - 1 - 36 - 13] = 2;
+	 * u32, a u64 and two NULL strings, 36 bytes in all; then --signal,
+	 * --open-mode and the umask: two u32, a bool and two u32, 17 bytes */
+	b.data[b.len - 1 - 36 - 17] = 2;
 	is_int(kai_msg_submit_decode(b.data, b.len, &got, &err), KAI_EPROTO,
 	    "bool other than 0/1 refused");
 	is_str(err.msg, "invalid value 2 for field \"hold\": must be 0 or 1",
@@ -614,6 +643,7 @@ test_submit_env_bytes(void)
 	hand(kai_codec_put_u32(&b, 0));
 	hand(kai_codec_put_u32(&b, 0));
 	hand(kai_codec_put_bool(&b, 0));
+	hand(kai_codec_put_u32(&b, 0));
 	hand(kai_codec_put_u32(&b, 0));
 	is_int(kai_msg_submit_decode(b.data, b.len, &got, &err), KAI_EPROTO,
 	    "decoder refuses an oversized environment");
@@ -829,6 +859,7 @@ make_job(struct kai_jobinfo *j, uint64_t id)
 	j->signal_secs = 65535;
 	j->signal_batch = id % 3 == 0;
 	j->open_mode = KAI_OPEN_APPEND;
+	j->umask = id % 2 ? KAI_JOB_UMASK_SET | 027 : 0;
 }
 
 static int
@@ -853,7 +884,8 @@ job_eq(const struct kai_jobinfo *a, const struct kai_jobinfo *b)
 	    a->gpu_micro == b->gpu_micro &&
 	    a->signal_number == b->signal_number &&
 	    a->signal_secs == b->signal_secs &&
-	    a->signal_batch == b->signal_batch && a->open_mode == b->open_mode;
+	    a->signal_batch == b->signal_batch && a->open_mode == b->open_mode &&
+	    fields_eq(KAI_JF_REC_INFO, a, b);
 }
 
 static void
@@ -983,7 +1015,7 @@ test_jobs_edges(void)
 	first = 0;
 	is_int(kai_msg_jobs_encode(&b, &nul, 1, &first, KAI_PROTO_BODY_MAX), 0,
 	    "an all-NULL job encodes");
-	is_int((int64_t)b.len, 4 + 158, "smallest record is 158 bytes");
+	is_int((int64_t)b.len, 4 + 162, "smallest record is 162 bytes");
 	is_int(kai_msg_jobs_decode(b.data, b.len, &got, &n, &err), 0,
 	    "and decodes");
 	ok(n == 1 && job_eq(&nul, &got[0]), "NULL strings stay NULL");
