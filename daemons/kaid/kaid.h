@@ -312,7 +312,8 @@ bool rpc_share(struct kaid *k, const struct rpc_req *req);
 void tick_start(struct kaid *k);
 void tick_soon(struct kaid *k);
 
-/* podshim.c: the wrapper (the container's command) and the shims */
+/* pod/, compiled by build-aux/pod2c.sh: the wrapper (the container's
+ * command), the --signal timer and the shims */
 extern const char podshim_wrapper[];
 extern const char podshim_scontrol[];
 extern const char podshim_srun[];
