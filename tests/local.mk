@@ -28,6 +28,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t4120-kacct-gpu.t \
 	tests/integration/t4110-preempt-crash.t \
 	tests/integration/t4200-start.t \
+	tests/integration/t4300-query-scope.t \
 	tests/integration/t4120-elastic.t \
 	tests/integration/t4121-elastic-crash.t \
 	tests/integration/t4122-elastic-shrink.t \

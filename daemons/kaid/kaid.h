@@ -165,6 +165,14 @@ void submit_forget_conn(struct kaid *k, struct conn *conn);
 
 /* rpc_query.c */
 bool rpc_query(struct kaid *k, const struct rpc_req *req);
+/*
+ * Whose jobs q may return to uid: everyone's for an operator; else only
+ * uid's with KAI_QUERY_HISTORY (kacct), and otherwise every user's active
+ * jobs but only uid's finished ones.  Every path that answers with job
+ * records from the database passes it to kai_db_jobs_query().
+ */
+enum kai_db_scope query_scope(struct kaid *k, uint32_t uid,
+    const struct kai_query *q);
 
 /* rpc_cancel.c */
 bool rpc_cancel(struct kaid *k, const struct rpc_req *req);
