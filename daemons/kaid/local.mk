@@ -31,7 +31,8 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/snapshot.c \
 	daemons/kaid/state.c \
 	daemons/kaid/tick.c \
-	daemons/kaid/usage.c
+	daemons/kaid/usage.c \
+	daemons/kaid/writeq.c
 daemons_kaid_kaid_LDADD = \
 	src/sched/libkaisched.a \
 	src/db/libkaidb.a \
