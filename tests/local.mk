@@ -15,6 +15,8 @@ INTEGRATION_TESTS = \
 	tests/integration/t1000-submit.t \
 	tests/integration/t1100-auth.t \
 	tests/integration/t1200-bad-input.t \
+	tests/integration/t1220-protocol.t \
+	tests/integration/t1230-long-paths.t \
 	tests/integration/t1210-submit-isolation.t \
 	tests/integration/t1500-events.t \
 	tests/integration/t1510-incluster.t \

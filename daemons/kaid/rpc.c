@@ -95,7 +95,7 @@ rpc_dispatch(struct kaid *k, struct conn *conn, const struct kai_frame_hdr *h,
 		    NULL);
 		return false;
 	}
-	kai_frame_digest(h->type, body, h->body_len, digest);
+	kai_frame_digest(h->version, h->type, body, h->body_len, digest);
 	memset(&req, 0, sizeof(req));
 	if (kai_auth_verify(k->conf->munge_socket, cred, digest,
 		sizeof(digest), &req.uid, &req.gid, &err) != 0) {

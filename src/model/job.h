@@ -260,6 +260,17 @@ int kai_jobspec_validate(const struct kai_jobspec *js, struct kai_err *err)
     KAI_MUST_CHECK;
 
 /*
+ * Checks that the output files of js (-o, -e, or Slurm's default) name
+ * paths of at most KAI_JOB_PATH_MAX bytes once expanded for user, with
+ * the job and array ids at their widest and made absolute against the
+ * working directory: "%x" repeated in a 4 KiB pattern would otherwise
+ * store a path of half a megabyte.  KAI_EINVAL: "invalid --output: the
+ * path it names may be 70000 bytes long, over the limit of 4096".
+ */
+int kai_jobspec_check_output(const struct kai_jobspec *js, const char *user,
+    struct kai_err *err) KAI_MUST_CHECK;
+
+/*
  * Parses a Slurm time limit in any of its six formats ("minutes",
  * "minutes:seconds", "hours:minutes:seconds", "days-hours",
  * "days-hours:minutes", "days-hours:minutes:seconds") or "UNLIMITED" /

@@ -526,10 +526,56 @@ test_sched(void)
 	sched_bad(&js, "invalid preemptible or requeue value", "a tristate");
 }
 
+/* Output paths are bounded once expanded (issue 15, finding 4). */
+static void
+test_check_output(void)
+{
+	struct kai_jobspec js;
+	struct kai_err err;
+	char *p = kai_xcalloc(1, 2 * 20 + 1);
+	int i;
+
+	spec_base(&js);
+	is_int(kai_jobspec_check_output(&js, "ann", &err), 0,
+	    "the default output file is short enough");
+	js.name = kai_xcalloc(1, KAI_JOB_NAME_MAX + 1);
+	memset(js.name, 'n', KAI_JOB_NAME_MAX);
+	for (i = 0; i < 16; i++)
+		memcpy(p + 2 * i, "%x", 2);
+	js.stdout_pattern = kai_xstrdup(p);
+	is_int(kai_jobspec_check_output(&js, "ann", &err), 0,
+	    "16 names of 255 bytes: 4090 bytes with the workdir");
+	memcpy(p + 32, "%x", 2);
+	free(js.stdout_pattern);
+	js.stdout_pattern = kai_xstrdup(p);
+	is_int(kai_jobspec_check_output(&js, "ann", &err), KAI_EINVAL,
+	    "17 of them are refused");
+	is_str(err.msg, "invalid --output: the path it names may be 4345 "
+	    "bytes long, over the limit of 4096", "the message says why");
+	free(js.stdout_pattern);
+	js.stdout_pattern = kai_xstrdup("/out/%j.%A.%a.log");
+	js.stderr_pattern = kai_xstrdup(p);
+	is_int(kai_jobspec_check_output(&js, "ann", &err), KAI_EINVAL,
+	    "an --error pattern is checked too");
+	is_str(err.msg, "invalid --error: the path it names may be 4345 "
+	    "bytes long, over the limit of 4096", "and named");
+	kai_jobspec_fini(&js);
+	spec_base(&js);
+	free(js.workdir);
+	js.workdir = kai_xcalloc(1, KAI_JOB_PATH_MAX + 1);
+	memset(js.workdir, 'w', KAI_JOB_PATH_MAX);
+	js.workdir[0] = '/';
+	is_int(kai_jobspec_check_output(&js, "ann", &err), KAI_EINVAL,
+	    "the default file in a 4096-byte workdir is refused");
+	kai_jobspec_fini(&js);
+	free(p);
+}
+
 int
 main(void)
 {
 	test_sched();
+	test_check_output();
 	test_time_parse();
 	test_time_format();
 	test_mem();
