@@ -296,10 +296,23 @@ set_flag(struct submit_opts *o, int key)
 }
 
 /* kaibatch's own options with a value. */
+/* --priority-class NAME, and --priority NAME (sbatch takes a number) */
+static int
+set_priority_class(struct submit_opts *o, const char *arg,
+    struct kai_err *err)
+{
+	uint32_t prio;
+	int r;
+
+	if ((r = kai_prio_class(arg, &prio, err)) != 0)
+		return r;
+	set_str(&o->priority_class, arg);
+	return 0;
+}
+
 static int
 set_kai(struct submit_opts *o, int key, const char *arg, struct kai_err *err)
 {
-	uint32_t prio;
 	int r;
 
 	switch (key) {
@@ -327,12 +340,10 @@ set_kai(struct submit_opts *o, int key, const char *arg, struct kai_err *err)
 			    key) - submit_table] = 1;
 			return 0;
 		}
-		/* FALLTHROUGH */
+		/* a class name: --priority-class's meaning */
+		return set_priority_class(o, arg, err);
 	case K_PRIORITY_CLASS:
-		if ((r = kai_prio_class(arg, &prio, err)) != 0)
-			return r;
-		set_str(&o->priority_class, arg);
-		return 0;
+		return set_priority_class(o, arg, err);
 	default:
 		return kai_err_set(err, KAI_EINTERNAL, "option key %d", key);
 	}
