@@ -33,7 +33,6 @@ submit_opts_init(struct submit_opts *o, int64_t now)
 	o->gpus_job.count = o->gpus_node.count = o->gpus_task.count =
 	    SUBMIT_UNSET;
 	o->requeue = -1;
-	o->array.throttle = SUBMIT_UNSET;
 	o->min_tasks = SUBMIT_UNSET;
 	o->preemptible = -1;
 	o->seen = kai_xcalloc(submit_table_len, 1);
@@ -55,8 +54,8 @@ submit_opts_fini(struct submit_opts *o)
 	submit_gpu_fini(&o->gpus_job);
 	submit_gpu_fini(&o->gpus_node);
 	submit_gpu_fini(&o->gpus_task);
-	submit_array_fini(&o->array);
-	submit_dep_fini(&o->dep);
+	kai_array_fini(&o->array);
+	kai_dep_fini(&o->dep);
 	free(o->seen);
 	memset(o, 0, sizeof(*o));
 }
@@ -170,7 +169,7 @@ set_array(struct submit_opts *o, const char *arg, struct kai_err *err)
 {
 	int r;
 
-	if ((r = submit_array_parse(arg, &o->array, err)) == 0)
+	if ((r = kai_array_parse(arg, &o->array, err)) == 0)
 		set_str(&o->array_spec, arg);
 	return r;
 }
@@ -180,7 +179,7 @@ set_dependency(struct submit_opts *o, const char *arg, struct kai_err *err)
 {
 	int r;
 
-	if ((r = submit_dep_parse(arg, &o->dep, err)) == 0)
+	if ((r = kai_dep_parse(arg, &o->dep, err)) == 0)
 		set_str(&o->dep_spec, arg);
 	return r;
 }
