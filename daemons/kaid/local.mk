@@ -30,7 +30,8 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/snapshot.c \
 	daemons/kaid/state.c \
 	daemons/kaid/tick.c \
-	daemons/kaid/usage.c
+	daemons/kaid/usage.c \
+	daemons/kaid/writeq.c
 nodist_daemons_kaid_kaid_SOURCES = pod/podshim.c
 daemons_kaid_kaid_LDADD = \
 	src/sched/libkaisched.a \
