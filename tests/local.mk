@@ -44,6 +44,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t6300-signal.t
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
+	tests/lib/hostlist-cases.txt \
 	tests/lib/stack.sh \
 	tests/lib/tap.sh
 
