@@ -15,6 +15,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t1000-submit.t \
 	tests/integration/t1100-auth.t \
 	tests/integration/t1200-bad-input.t \
+	tests/integration/t1220-filesystems.t \
 	tests/integration/t1500-events.t \
 	tests/integration/t1510-incluster.t \
 	tests/integration/t2000-cancel.t \

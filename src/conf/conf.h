@@ -114,11 +114,29 @@ const struct kai_conf_partition *kai_conf_partition(
 
 /*
  * The shared filesystems of partition name's jobs: the partition's own
- * list when it sets one, else the top-level list.  *n = 0 when there are
- * none (no path is then refused, and pods mount nothing).
+ * list when it sets one (an empty one too), else the top-level list.
+ * *n = 0 when there are none: no path is then refused, and pods mount
+ * nothing.
  */
 const struct kai_conf_fs *kai_conf_filesystems(const struct kai_conf *conf,
     const char *name, size_t *n);
+
+/*
+ * The filesystem of fs[0..n) that holds the absolute path (lexically:
+ * "." and ".." resolved by name, links not followed), or NULL.
+ */
+const struct kai_conf_fs *kai_conf_fs_find(const struct kai_conf_fs *fs,
+    size_t n, const char *path);
+/*
+ * The same for the directory of a Slurm file pattern (-o, -e), relative
+ * to workdir unless absolute: the directory its fixed part, before the
+ * first '%', names.
+ */
+const struct kai_conf_fs *kai_conf_fs_find_pattern(
+    const struct kai_conf_fs *fs, size_t n, const char *workdir,
+    const char *pattern);
+/* "/home, /scratch" (or "none"), for messages; caller owns it. */
+char *kai_conf_fs_names(const struct kai_conf_fs *fs, size_t n);
 
 /* Whether uid is 0 or listed under operators. */
 bool kai_conf_is_operator(const struct kai_conf *conf, uint32_t uid);

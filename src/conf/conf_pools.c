@@ -146,7 +146,7 @@ kai_conf_parse_filesystems(struct kai_conf_rd *rd,
 	if (rd->ev.type != YAML_SEQUENCE_START_EVENT)
 		return kai_conf_rd_bad(rd, e, shown, "expected a list of "
 		    "filesystems");
-	/* Never NULL once set: an empty list in a partition means none. */
+	/* Never NULL once set: a partition's empty list overrides the top. */
 	v = kai_xcalloc(1, sizeof(*v));
 	for (;;) {
 		if ((r = kai_conf_rd_next(rd)) != 0)

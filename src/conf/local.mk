@@ -5,6 +5,7 @@ src_conf_libkaiconf_a_SOURCES = \
 	src/conf/conf.c \
 	src/conf/conf.h \
 	src/conf/conf_int.h \
+	src/conf/conf_fs.c \
 	src/conf/conf_lists.c \
 	src/conf/conf_pools.c \
 	src/conf/conf_sched.c \

@@ -238,6 +238,44 @@ test_pools(void)
 }
 
 static void
+test_paths(void)
+{
+	struct kai_conf_fs fs[2];
+	char *names;
+
+	memset(fs, 0, sizeof(fs));
+	fs[0].path = (char *)"/home";
+	fs[1].path = (char *)"/scratch/shared";
+	ok(kai_conf_fs_find(fs, 2, "/home") == &fs[0], "the mount point");
+	ok(kai_conf_fs_find(fs, 2, "/home/alice/run") == &fs[0], "below it");
+	ok(kai_conf_fs_find(fs, 2, "/homer") == NULL,
+	    "a name that only starts the same is not below it");
+	ok(kai_conf_fs_find(fs, 2, "/home/../etc") == NULL,
+	    ".. out of it is out");
+	ok(kai_conf_fs_find(fs, 2, "/tmp/../home/./a//b/") == &fs[0],
+	    ".. and . are resolved by name");
+	ok(kai_conf_fs_find(fs, 2, "/scratch") == NULL,
+	    "above a mount point is out");
+	ok(kai_conf_fs_find(fs, 2, "relative") == NULL,
+	    "a relative path is out");
+	ok(kai_conf_fs_find(fs, 0, "/home") == NULL, "no filesystems: none");
+	ok(kai_conf_fs_find_pattern(fs, 2, "/home/alice", "slurm-%j.out") ==
+		&fs[0], "a relative pattern is in the working directory");
+	ok(kai_conf_fs_find_pattern(fs, 2, "/home/alice",
+		"/scratch/shared/%u/out-%j") == &fs[1],
+	    "an absolute pattern by its fixed directory");
+	ok(kai_conf_fs_find_pattern(fs, 2, "/home/alice", "/tmp/o-%j") ==
+		NULL, "a pattern in /tmp is out");
+	ok(kai_conf_fs_find_pattern(fs, 2, "/home/alice", "../../o") ==
+		NULL, "a relative pattern that climbs out is out");
+	ok(kai_conf_fs_find_pattern(fs, 2, "/home/alice", "/home%u/x") ==
+		NULL, "a pattern whose directory is unknown is out");
+	names = kai_conf_fs_names(fs, 2);
+	is_str(names, "/home, /scratch/shared", "the names for messages");
+	free(names);
+}
+
+static void
 test_dump(void)
 {
 	struct kai_conf *c;
@@ -272,6 +310,7 @@ main(void)
 	(void)snprintf(path, sizeof(path), "%s/kaid.yaml", dir);
 	test_filesystems();
 	test_pools();
+	test_paths();
 	test_dump();
 	(void)unlink(path);
 	(void)rmdir(dir);
