@@ -348,6 +348,42 @@ void dispatch_watch_reset(struct kaid *k);
 /* Deletes the headless Service of a multi-task job (absent is fine). */
 void dispatch_delete_service(struct kaid *k, uint64_t job_id);
 
+/*
+ * podspec.c: a pod's volumes (shared filesystems, /dev/shm, the passwd
+ * and group of its user), its annotations and its partition's node pool
+ * (nodeSelector, tolerations, imagePullSecrets, image).  podspec_build()
+ * fills those fields of ps with pointers into x and k->conf, which must
+ * outlive ps; podspec_fini() frees x.
+ */
+#define PODSPEC_VOLS_MORE 4	/* volumes besides the filesystems */
+struct podextra {
+	struct kai_pod_volume *vol;
+	size_t nvol;
+	struct kai_pod_mount *mnt;
+	size_t nmnt;
+	struct kai_pod_toleration *tol;
+	char **fsnames;		/* "kai-fs-N" */
+	size_t nfs;
+	char *passwd, *group;	/* the files' text */
+	const char *annot[4];	/* annotation pairs */
+	const char *items[4];	/* the identity volume's file, key pairs */
+};
+void podspec_build(const struct kaid *k, const struct kai_job *j,
+    const struct kai_jobspec *js, const uint32_t *groups, size_t ngroups,
+    struct kai_pod_spec *ps, struct podextra *x);
+void podspec_fini(struct podextra *x);
+/* The home directory of uid on kaid's host, or "/"; caller owns it. */
+char *podspec_home(uint32_t uid);
+
+/*
+ * pools.c: the kaid.yaml partition of a queue: its own, or its nearest
+ * ancestor's (a queue made with kctl under a partition); NULL = none.
+ */
+const struct kai_conf_partition *pools_partition(const struct kaid *k,
+    const char *queue);
+/* That partition's name, or queue itself when there is none. */
+const char *pools_partition_name(const struct kaid *k, const char *queue);
+
 /* evict.c */
 /*
  * Commits the evictions of a cycle (victims requeued or PREEMPTED, or an

@@ -76,7 +76,8 @@ submit_paths(const struct kaid *k, const struct kai_jobspec *js,
 	char *names;
 	bool on;
 
-	fs = kai_conf_filesystems(k->conf, queue, &n);
+	fs = kai_conf_filesystems(k->conf, pools_partition_name(k, queue),
+	    &n);
 	if (n == 0)
 		return 0;
 	what[np] = "output file";
