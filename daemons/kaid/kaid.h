@@ -263,6 +263,13 @@ struct snap {
 	struct kai_map node_ix;	  /* name -> index + 1 */
 	struct kai_map queue_ix;  /* name -> index + 1 */
 	struct kai_map user_ix;	  /* name -> index + 1 */
+	/* pools.c: the nodes' taints and kaid.yaml's partitions as pools */
+	struct kai_sched_taint *taints;
+	char **taint_text;	  /* owned copies the taints point into */
+	size_t ntaints, ctaints;  /* used, allocated */
+	struct kai_sched_pool *pools; /* one per partition, same index */
+	struct kai_sched_label *pool_labels;
+	struct kai_sched_toleration *pool_tols;
 };
 /*
  * Builds the snapshot of this tick from kaid's caches: nodes, queues,
@@ -383,6 +390,28 @@ const struct kai_conf_partition *pools_partition(const struct kaid *k,
     const char *queue);
 /* That partition's name, or queue itself when there is none. */
 const char *pools_partition_name(const struct kaid *k, const char *queue);
+/* The snapshot's pools: one per kaid.yaml partition (snap_build). */
+void pools_snap(const struct kaid *k, struct snap *sn);
+/* Room for every node's taints, then each node's into the node s. */
+void pools_snap_taints_alloc(const struct kaid *k, struct snap *sn);
+void pools_snap_taints(struct snap *sn, const struct kai_node *nd,
+    struct kai_sched_snap_node *s);
+/* The pool of a job of queue (its partition's index), or -1. */
+int32_t pools_snap_index(const struct kaid *k, const char *queue);
+void pools_snap_fini(struct snap *sn);
+/*
+ * Whether node nd may take the pods of partition p (NULL: a queue no
+ * partition covers): its labels hold p's nodeSelector and p tolerates
+ * its NoSchedule and NoExecute taints, as the core decides.
+ */
+bool pools_node_serves(const struct kaid *k,
+    const struct kai_conf_partition *p, const struct kai_node *nd);
+/*
+ * Whether nd is one of p's nodes, as kinfo lists them: the same, except
+ * that a taint no partition tolerates (a drain) keeps it in p.
+ */
+bool pools_node_member(const struct kaid *k,
+    const struct kai_conf_partition *p, const struct kai_node *nd);
 
 /* evict.c */
 /*

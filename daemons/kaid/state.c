@@ -152,6 +152,9 @@ node_free(void *p)
 	for (i = 0; i < n->nlabels; i++)
 		free(n->labels[i]);
 	free(n->labels);
+	for (i = 0; i < n->ntaints; i++)
+		free(n->taints[i]);
+	free(n->taints);
 	free(n);
 }
 
@@ -169,6 +172,9 @@ node_dup(const struct kai_node *src)
 	n->labels = kai_xcalloc(src->nlabels, sizeof(*n->labels));
 	for (i = 0; i < src->nlabels; i++)
 		n->labels[i] = kai_xstrdup(src->labels[i]);
+	n->taints = kai_xcalloc(src->ntaints + 1, sizeof(*n->taints));
+	for (i = 0; i < src->ntaints; i++)
+		n->taints[i] = kai_xstrdup(src->taints[i]);
 	return n;
 }
 

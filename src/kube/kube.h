@@ -75,6 +75,9 @@ struct kai_node {
 				   "" = none (kinfo's drain reason) */
 	char **labels;		/* "key=value" */
 	size_t nlabels;
+	char **taints;		/* every taint, "key=value:Effect" ("key:Effect"
+				   when it has no value) */
+	size_t ntaints;
 };
 
 enum kai_pod_phase {
