@@ -707,11 +707,14 @@ run(struct opts *o, const struct layout *l)
 			if (!has_id(o->q.ids, o->q.nids, o->tasks[i].array_id))
 				o->q.ids[o->q.nids++] = o->tasks[i].array_id;
 	}
-	if ((o->q.state_mask & ~KAI_JOB_STATES_ACTIVE) != 0) {
-		/* finished jobs stay visible for a while, as in squeue */
-		o->q.flags |= KAI_QUERY_HISTORY;
+	/*
+	 * Finished jobs stay visible for a while, as in squeue.  No
+	 * KAI_QUERY_HISTORY: that is kacct's question, which kaid answers
+	 * with the caller's jobs only; without it kaid answers with every
+	 * user's active jobs and the caller's finished ones.
+	 */
+	if ((o->q.state_mask & ~KAI_JOB_STATES_ACTIVE) != 0)
 		o->q.start = (int64_t)time(NULL) - FINISHED_VISIBLE_S;
-	}
 	if ((rc = jobquery_run(prog, &o->q, &jobs, &n)) != CLIENT_EXIT_OK)
 		return rc;
 	return show(o, l, jobs, n);

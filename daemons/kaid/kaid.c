@@ -199,6 +199,7 @@ kaid_fini(struct kaid *k)
 	free(k->tick_error);
 	free(k->prio_ids);
 	usage_free(k);
+	writeq_free(k);
 	kai_share_fini(&k->share);
 	queues_free(k);
 	kai_map_fini(&k->nodes);

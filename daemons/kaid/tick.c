@@ -361,6 +361,7 @@ tick_run(struct kaid *k)
 	struct snap sn;
 	size_t i;
 
+	writeq_retry(k);	/* facts first, before any decision */
 	if (!state_synced(k))
 		return;
 	metrics_tick_begin(&k->metrics);
