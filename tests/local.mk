@@ -36,6 +36,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t4122-elastic-shrink.t \
 	tests/integration/t5000-http.t \
 	tests/integration/t5100-kinfo.t \
+	tests/integration/t5110-pools.t \
 	tests/integration/t5200-kctl-job.t \
 	tests/integration/t5300-klog.t \
 	tests/integration/t1300-kqueue.t \
