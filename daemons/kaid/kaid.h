@@ -54,6 +54,7 @@ struct pod_rec {
 	bool terminated;
 	int32_t exit_code;
 	char *term_reason;
+	char *term_message;	/* the container's termination message */
 	char *reason;
 	char *message;
 	bool waiting_error;

@@ -218,6 +218,7 @@ pod_rec_free(void *p)
 	free(r->node);
 	free(r->uid);
 	free(r->term_reason);
+	free(r->term_message);
 	free(r->reason);
 	free(r->message);
 	free(r->wait_reason);
@@ -245,6 +246,7 @@ pod_rec_new(const struct kai_pod *p)
 	r->terminated = p->terminated;
 	r->exit_code = p->exit_code;
 	r->term_reason = dup_or_empty(p->term_reason);
+	r->term_message = dup_or_empty(p->term_message);
 	r->reason = dup_or_empty(p->reason);
 	r->message = dup_or_empty(p->message);
 	r->waiting_error = p->waiting_error;

@@ -100,6 +100,10 @@ struct kai_pod {
 	bool terminated;	/* first container has a terminated state */
 	int32_t exit_code;	/* of the first container, if terminated */
 	char *term_reason;	/* terminated.reason ("OOMKilled", ...) or "" */
+	char *term_message;	/* terminated.message (the termination
+				   message: with FallbackToLogsOnError the
+				   log's last lines of a failed container)
+				   or "" */
 	bool waiting_error;	/* container stuck waiting with an error reason */
 	char *wait_reason;	/* e.g. CreateContainerConfigError, or "" */
 	bool deleting;		/* deletionTimestamp set */

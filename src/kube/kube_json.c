@@ -675,7 +675,11 @@ pod_container(const struct jctx *c, struct json_object *o,
 		if ((r = jstrdup(c, term, "reason",
 			 "status.containerStatuses."
 			 "state.terminated.reason",
-			 &p->term_reason)) != 0)
+			 &p->term_reason)) != 0 ||
+		    (r = jstrdup(c, term, "message",
+			 "status.containerStatuses."
+			 "state.terminated.message",
+			 &p->term_message)) != 0)
 			return r;
 	}
 	if (wait != NULL) {
@@ -741,6 +745,7 @@ kube_pod_from_json(struct json_object *o, struct kai_pod *p,
 
 	memset(p, 0, sizeof(*p));
 	p->term_reason = kai_xstrdup("");
+	p->term_message = kai_xstrdup("");
 	p->wait_reason = kai_xstrdup("");
 	if ((r = pod_meta(&c, o, p, &spec)) != 0 ||
 	    (r = pod_resources(&c, spec, p)) != 0 ||
@@ -761,6 +766,7 @@ kube_pod_fini(struct kai_pod *p)
 	free(p->reason);
 	free(p->message);
 	free(p->term_reason);
+	free(p->term_message);
 	free(p->wait_reason);
 	free(p->queue);
 	memset(p, 0, sizeof(*p));

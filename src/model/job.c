@@ -83,6 +83,7 @@ kai_jobinfo_fini(struct kai_jobinfo *ji)
 	free(ji->stdout_path);
 	free(ji->stderr_path);
 	free(ji->array_id);
+	free(ji->exit_reason);
 	memset(ji, 0, sizeof(*ji));
 }
 
