@@ -44,8 +44,8 @@
 #include "proto/msgtype.h"
 
 #define KAI_PROTO_MAGIC	    UINT32_C(0x4b414962)
-#define KAI_PROTO_VERSION   2	/* 2: length-prefixed records */
-#define KAI_PROTO_VERSION_MIN 2	/* the oldest version still spoken */
+#define KAI_PROTO_VERSION   3	/* 3: length-prefixed records */
+#define KAI_PROTO_VERSION_MIN 3	/* the oldest version still spoken */
 #define KAI_PROTO_HDR_LEN   20
 #define KAI_PROTO_BODY_MAX  (1024 * 1024) /* any one frame's body */
 #define KAI_PROTO_CRED_MAX  4096

@@ -60,7 +60,7 @@ like "unreachable controller: says where" "$out" '^ksubmit: error: .*127.0.0.1:1
 # A frame far over the body limit is refused after its header.
 python3 - "$T/huge.bin" <<'EOP'
 import struct, sys
-hdr = struct.pack(">IHHIII", 0x4b414962, 2, 2, 0, 0, 64 * 1024 * 1024)
+hdr = struct.pack(">IHHIII", 0x4b414962, 3, 2, 0, 0, 64 * 1024 * 1024)
 open(sys.argv[1], "wb").write(hdr)
 EOP
 out=$(kai-rawreq --raw "$T/huge.bin")
@@ -70,7 +70,7 @@ import struct, sys
 open(sys.argv[1], "wb").write(struct.pack(">IHHIII", 0x4b414962, 9, 8, 0, 0, 0))
 EOP
 out=$(kai-rawreq --raw "$T/ver.bin")
-like "a version mismatch names both versions" "$out" '^error .*client speaks 9, kaid speaks 2'
+like "a version mismatch names both versions" "$out" '^error .*client speaks 9, kaid speaks 3'
 
 # A credential of NUL bytes is refused before it is copied; kaid lives on
 # (it used to wipe cred_len bytes of a one-byte copy and die).
@@ -78,7 +78,7 @@ python3 - "$T/nulcred.bin" <<'EOP'
 import struct, sys
 cred = b"\0" * 4096
 open(sys.argv[1], "wb").write(
-    struct.pack(">IHHIII", 0x4b414962, 2, 2, 0, len(cred), 0) + cred)
+    struct.pack(">IHHIII", 0x4b414962, 3, 2, 0, len(cred), 0) + cred)
 EOP
 for i in 1 2 3; do
 	out=$(kai-rawreq --raw "$T/nulcred.bin")

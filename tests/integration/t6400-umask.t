@@ -67,7 +67,7 @@ for _ in $(seq 600); do
 done
 is "both array tasks find the umask" "$n" 2
 
-# Not known: what a row from before sql/008 holds.
+# Not known: what a row from before sql/010 holds.
 out=$(submit 027 -H umask.sh)
 id3=${out##* }
 stack_psql "update jobs set umask = 0 where id = $id3" >/dev/null

@@ -187,7 +187,7 @@ serve(int fd, enum scenario s)
 	case S_OLD_REFUSE:
 		/* what kaid 1 said to any other version, in version 1 */
 		if (kai_msg_error_encode(&b, KAI_EPROTO,
-		    "protocol version mismatch: client speaks 2, kaid speaks 1",
+		    "protocol version mismatch: client speaks 3, kaid speaks 1",
 		    "install the same kaibatch release on the clients and the "
 		    "controller") != 0)
 			_exit(11);
@@ -422,7 +422,7 @@ test_request(void)
 	e = run(S_OLD_REFUSE, KAI_MSG_QUERY, &c, &rc);
 	is_int(rc, CLIENT_EXIT_REFUSED, "an older kaid's refusal: exit 1");
 	is_str(e,
-	    "ktest: error: protocol version mismatch: client speaks 2, kaid "
+	    "ktest: error: protocol version mismatch: client speaks 3, kaid "
 	    "speaks 1\n"
 	    "hint: install the same kaibatch release on the clients and the "
 	    "controller\n",
@@ -431,7 +431,7 @@ test_request(void)
 
 	e = run(S_OLD_REPLY, KAI_MSG_QUERY, &c, &rc);
 	is_int(rc, CLIENT_EXIT_CONNECT, "an older kaid's reply: exit 3");
-	ok(strstr(e, "protocol version mismatch: client speaks 2, kaid "
+	ok(strstr(e, "protocol version mismatch: client speaks 3, kaid "
 	    "speaks 1\n") != NULL && c.frames == 0,
 	    "an older kaid's reply: not decoded, both versions named (%s)",
 	    oneline(e));

@@ -188,8 +188,8 @@ test_header_refusals(void)
 	is_int(kai_frame_hdr_decode(x, sizeof(x), &g, &err), KAI_EPROTO,
 	    "version mismatch refused");
 	is_str(err.msg,
-	    "protocol version mismatch: client speaks 3, kaid "
-	    "speaks 2",
+	    "protocol version mismatch: client speaks 4, kaid "
+	    "speaks 3",
 	    "request from a newer client names both");
 	ok(err.hint != NULL, "version mismatch carries a hint");
 	h.type = KAI_MSG_SUBMIT_REPLY;
@@ -197,8 +197,8 @@ test_header_refusals(void)
 	is_int(kai_frame_hdr_decode(x, sizeof(x), &g, &err), KAI_EPROTO,
 	    "reply version mismatch refused");
 	is_str(err.msg,
-	    "protocol version mismatch: client speaks 2, kaid "
-	    "speaks 3",
+	    "protocol version mismatch: client speaks 3, kaid "
+	    "speaks 4",
 	    "reply from a newer kaid names both");
 
 	h.version = KAI_PROTO_VERSION;
@@ -1080,8 +1080,8 @@ test_jobs_edges(void)
 	first = 0;
 	is_int(kai_msg_jobs_encode(&b, &nul, 1, &first, KAI_PROTO_BODY_MAX), 0,
 	    "an all-NULL job encodes");
-	is_int((int64_t)b.len, 4 + 4 + 162,
-	    "smallest record is its length and 162 bytes");
+	is_int((int64_t)b.len, 4 + 4 + 170,
+	    "smallest record is its length and 170 bytes");
 	is_int(kai_msg_jobs_decode(b.data, b.len, &got, &n, &err), 0,
 	    "and decodes");
 	ok(n == 1 && job_eq(&nul, &got[0]), "NULL strings stay NULL");
@@ -1300,14 +1300,14 @@ test_evolution(void)
 	kai_frame_hdr_encode(&h, x);
 	is_int(kai_frame_hdr_decode(x, sizeof(x), &h, &err), KAI_EPROTO,
 	    "any other reply of protocol 1 is refused");
-	is_str(err.msg, "protocol version mismatch: client speaks 2, kaid "
+	is_str(err.msg, "protocol version mismatch: client speaks 3, kaid "
 	    "speaks 1", "naming both versions");
 	h.type = KAI_MSG_QUERY;
 	kai_frame_hdr_encode(&h, x);
 	is_int(kai_frame_hdr_decode(x, sizeof(x), &h, &err), KAI_EPROTO,
 	    "a request of protocol 1 is refused");
 	is_str(err.msg, "protocol version mismatch: client speaks 1, kaid "
-	    "speaks 2", "naming both versions, the client's first");
+	    "speaks 3", "naming both versions, the client's first");
 	h.type = KAI_MSG_ERROR;
 	h.version = 0;
 	kai_frame_hdr_encode(&h, x);

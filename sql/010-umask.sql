@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
 --
--- 008-umask.sql: the submitter's umask (issue 10), as sbatch keeps it.
+-- 010-umask.sql: the submitter's umask (issue 10), as sbatch keeps it.
 --
 -- umask is 512 (octal 01000) plus the umask ksubmit ran with, so that 0
 -- says "not known": the rows already here, and a client that does not

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-# t1220-protocol: clients of another protocol version against this kaid.
+# t1240-protocol: clients of another protocol version against this kaid.
 # A protocol 1 client (positional records, no lengths) sending its own
 # layout of a submission, and a client of a newer version, each get one
 # line that names both versions, in a frame of their own version so they
@@ -12,7 +12,7 @@
 . "$top_srcdir/tests/lib/stack.sh"
 stack_require
 
-T=$(mktemp -d /tmp/kai-t1220.XXXXXX)
+T=$(mktemp -d /tmp/kai-t1240.XXXXXX)
 trap 'stack_stop "$T"; rm -rf "$T"' EXIT
 stack_start "$T" || bail_out "could not start the stack"
 A=$STACK_ALICE
@@ -37,12 +37,12 @@ out=$(as_user "$A" kai-rawreq --proto-version 1 --type 2 \
     --body-file "$T/v1.bin")
 is "a protocol 1 client's submission: one line naming both versions" \
     "$out" \
-    "error -8 EPROTO: protocol version mismatch: client speaks 1, kaid speaks 2 [protocol 1]"
+    "error -8 EPROTO: protocol version mismatch: client speaks 1, kaid speaks 3 [protocol 1]"
 is "nothing submitted" "$(jobs)" 0
 
-out=$(as_user "$A" kai-rawreq --proto-version 3 --type 4 --body-file /dev/null)
+out=$(as_user "$A" kai-rawreq --proto-version 4 --type 4 --body-file /dev/null)
 is "a newer client's query: one line naming both versions" "$out" \
-    "error -8 EPROTO: protocol version mismatch: client speaks 3, kaid speaks 2 [protocol 3]"
+    "error -8 EPROTO: protocol version mismatch: client speaks 4, kaid speaks 3 [protocol 4]"
 
 grep -c 'protocol version mismatch' "$T/kaid.log" >"$T/n" || true
 is "kaid logs each refusal once" "$(cat "$T/n")" 2
