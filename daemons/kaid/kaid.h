@@ -212,6 +212,14 @@ void queues_children(const struct kaid *k, size_t i, char *buf, size_t size);
 struct kai_job *state_job(const struct kaid *k, uint64_t id);
 void state_job_add(struct kaid *k, struct kai_job *job);
 void state_job_remove(struct kaid *k, uint64_t id);
+/*
+ * Moves j to state `to` in the cache once the database has the change
+ * (kai_db_jobs_change(), which checks the same table).  A move that is
+ * not in the transition table (model/jobstate.c) is a bug: it is logged
+ * and refused, the state kept, and false returned.  A job's first state,
+ * PENDING, is set where it is made, with the INSERT's event row.
+ */
+bool state_job_move(struct kai_job *j, enum kai_job_state to);
 void state_on_node(enum kai_kube_event ev, const struct kai_node *node,
     void *ctx);
 void state_on_pod(enum kai_kube_event ev, const struct kai_pod *pod,

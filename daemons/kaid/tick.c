@@ -191,7 +191,9 @@ placement_change(const struct snap *sn, const struct kai_sched_result *r,
 	memset(c, 0, sizeof(*c));
 	c->id = j->id;
 	c->from = j->state;
-	c->to = j->state == KAI_JOB_PENDING ? KAI_JOB_CONFIGURING : j->state;
+	/* More tasks of a placed (elastic) job: a resize, not a move. */
+	c->resize = j->state != KAI_JOB_PENDING;
+	c->to = c->resize ? j->state : KAI_JOB_CONFIGURING;
 	c->reason = "";
 	c->time = kaid_now();
 	c->actor_uid = -1;
@@ -237,7 +239,8 @@ commit_placements(struct kaid *k, const struct snap *sn,
 			continue;
 		}
 		free_allocs(j->allocs, had);
-		j->state = c[i].to;
+		if (!c[i].resize)
+			(void)state_job_move(j, c[i].to);
 		j->allocs = allocs[i];
 		j->nallocs = had + c[i].nallocs;
 		free(j->reason);

@@ -439,6 +439,16 @@ test_states(void)
 	    "R -/-> CF");
 	ok(!kai_jobstate_can_move(KAI_JOB_RUNNING, KAI_JOB_NSTATES),
 	    "no move out of range");
+	ok(!kai_jobstate_can_move(KAI_JOB_RUNNING, KAI_JOB_RUNNING),
+	    "R -/-> R: growing or shrinking is a resize");
+	ok(!kai_jobstate_can_move(KAI_JOB_PREEMPTED, KAI_JOB_PENDING),
+	    "PR -/-> PD: a requeue does not pass through PREEMPTED");
+	ok(kai_jobstate_can_resize(KAI_JOB_RUNNING) &&
+	    kai_jobstate_can_resize(KAI_JOB_CONFIGURING),
+	    "placed jobs may be resized");
+	ok(!kai_jobstate_can_resize(KAI_JOB_PENDING) &&
+	    !kai_jobstate_can_resize(KAI_JOB_COMPLETED),
+	    "pending and ended ones may not");
 	ok(KAI_JOB_STATES_ACTIVE ==
 		(KAI_JOB_STATE_BIT(KAI_JOB_PENDING) |
 		    KAI_JOB_STATE_BIT(KAI_JOB_CONFIGURING) |
