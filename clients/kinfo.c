@@ -344,7 +344,8 @@ static bool
 row_wanted(const struct opts *o, const struct kai_partinfo *p,
     const struct kai_nodeinfo *n)
 {
-	return filter_match_name(o->parts, o->nparts, p->name) &&
+	return kai_nodeinfo_serves(n, p->name) &&
+	    filter_match_name(o->parts, o->nparts, p->name) &&
 	    filter_match_name(o->nodes, o->nnodes, n->name) &&
 	    (o->states == 0 ||
 		(o->states & nodequery_state_bit(n->state)) != 0);

@@ -175,6 +175,7 @@ struct kai_db_change {
 	bool set_exit;		/* exit_code / exit_signal below */
 	int32_t exit_code;
 	int32_t exit_signal;
+	const char *exit_reason; /* with set_exit; NULL = "" */
 	const char *nodelist;	/* NULL = unchanged */
 	const struct kai_alloc *allocs; /* to insert (PENDING -> CONFIGURING) */
 	size_t nallocs;
@@ -213,11 +214,13 @@ int kai_db_jobs_cancel(struct kai_db *db, const struct kai_db_cancel *c,
     bool *applied, struct kai_err *err) KAI_MUST_CHECK;
 
 /*
- * Sets the pending reason of jobs without an event row (reasons change
- * every tick; they are not state changes).
+ * Sets the pending reason of jobs, as Slurm's code (reasons[i]) and as a
+ * sentence (whys[i]), without an event row (reasons change every tick;
+ * they are not state changes).
  */
 int kai_db_jobs_set_reason(struct kai_db *db, const uint64_t *ids,
-    const char *const *reasons, size_t n, struct kai_err *err)
+    const char *const *reasons, const char *const *whys, size_t n,
+    struct kai_err *err)
     KAI_MUST_CHECK;
 
 /*
