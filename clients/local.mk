@@ -6,6 +6,8 @@
 noinst_LIBRARIES += clients/libkaicmd.a
 clients_libkaicmd_a_CPPFLAGS = $(AM_CPPFLAGS) $(JSONC_CFLAGS)
 clients_libkaicmd_a_SOURCES = \
+	clients/client_main.c \
+	clients/client_main.h \
 	clients/cliopt.c \
 	clients/cliopt.h \
 	clients/directives.c \
@@ -92,6 +94,13 @@ tests_unit_clients_nodequery_CPPFLAGS = $(CLIENT_CPPFLAGS) \
 	-I$(top_srcdir)/clients
 tests_unit_clients_nodequery_LDADD = tests/lib/libtap.a $(CLIENT_LIBS)
 TESTS += tests/unit/clients-nodequery
+
+# client_main(), the main() of the client programs.
+check_PROGRAMS += tests/unit/clients-main
+tests_unit_clients_main_SOURCES = tests/unit/clients-main.c
+tests_unit_clients_main_CPPFLAGS = $(CLIENT_CPPFLAGS) -I$(top_srcdir)/clients
+tests_unit_clients_main_LDADD = tests/lib/libtap.a $(CLIENT_LIBS)
+TESTS += tests/unit/clients-main
 
 # Output, times and selection parsing shared by kqueue and kacct.
 check_PROGRAMS += tests/unit/clients-output
