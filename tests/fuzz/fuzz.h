@@ -32,8 +32,8 @@ char *fuzz_strdup(const uint8_t *data, size_t size);
 /*
  * Writes the input to this process's scratch file and returns its path,
  * for the loaders that take a path (kaid.yaml, queue files, scenarios).
- * The file is made once per process in $TMPDIR (or /tmp) and removed at
- * exit.  Aborts if it cannot be written: a harness that tests nothing
+ * The file is a memfd (its /proc/self/fd path), else a temporary file in
+ * $TMPDIR (or /tmp) removed at exit.  Aborts if it cannot be written: a harness that tests nothing
  * must not pass.
  */
 const char *fuzz_file(const uint8_t *data, size_t size);

@@ -10,7 +10,7 @@ else
 FUZZ_MAIN = tests/fuzz/driver.c
 endif
 FUZZ_COMMON = tests/fuzz/fuzz.h tests/fuzz/fuzz_util.c $(FUZZ_MAIN)
-FUZZ_LINK_FLAGS = $(AM_LDFLAGS) $(KAI_FUZZ_LINK_FLAGS)
+FUZZ_LINK_FLAGS = $(AM_LDFLAGS) $(KAI_FUZZ_LDFLAGS)
 FUZZ_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/clients -I$(top_srcdir)/tests/fuzz
 FUZZ_PROTO_LIBS = src/proto/libkaiproto.a src/model/libkaimodel.a \
 	src/base/libkaibase.a
@@ -33,6 +33,9 @@ FUZZ_HARNESSES = \
 	tests/fuzz/fuzz-scenario \
 	tests/fuzz/fuzz-time
 check_PROGRAMS += $(FUZZ_HARNESSES)
+# Only the harnesses and what they link (contrib/run-tests.sh's fuzz tier).
+fuzz-harnesses: $(FUZZ_HARNESSES)
+.PHONY: fuzz-harnesses
 
 tests_fuzz_fuzz_frame_SOURCES = tests/fuzz/fuzz-frame.c \
 	tests/fuzz/fuzz_msg.c tests/fuzz/fuzz_msg.h $(FUZZ_COMMON)
