@@ -96,9 +96,7 @@ tests_fuzz_fuzz_queue_yaml_LDFLAGS = $(FUZZ_LINK_FLAGS)
 tests_fuzz_fuzz_queue_yaml_LDADD = $(CLIENT_LIBS) $(YAML_LIBS)
 
 tests_fuzz_fuzz_scenario_SOURCES = tests/fuzz/fuzz-scenario.c \
-	clients/ksim_check.c clients/ksim_json.c clients/scenario.c \
-	clients/scenario_expect.c clients/scenario_jobs.c clients/ytree.c \
-	$(FUZZ_COMMON)
+	$(KSIM_CORE_SOURCES) $(FUZZ_COMMON)
 tests_fuzz_fuzz_scenario_CPPFLAGS = $(FUZZ_CPPFLAGS) $(YAML_CFLAGS)
 tests_fuzz_fuzz_scenario_LDFLAGS = $(FUZZ_LINK_FLAGS)
 tests_fuzz_fuzz_scenario_LDADD = src/sched/libkaisched.a \
