@@ -57,8 +57,11 @@ SCHED_SCENARIOS = \
 	tests/sched/alloc-queue-fair-share-order.yaml \
 	tests/sched/consolidate-across-nodes.yaml \
 	tests/sched/consolidate-fractions-onto-one-gpu.yaml \
+	tests/sched/consolidate-moves-lowest-newest.yaml \
+	tests/sched/consolidate-moves-newest-of-equals.yaml \
 	tests/sched/consolidate-off-with-spread.yaml \
 	tests/sched/consolidate-only-if-all-replaced.yaml \
+	tests/sched/consolidate-required-domain.yaml \
 	tests/sched/cycle-all-phases.yaml \
 	tests/sched/fairshare-hierarchy-depth3.yaml \
 	tests/sched/fairshare-limit-and-request-cap.yaml \

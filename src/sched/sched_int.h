@@ -290,6 +290,13 @@ uint32_t kai_sched_most_idle_gpus(const struct sess *S);
 /* topology.c */
 void kai_sched_topo_fini(struct sess *S);
 /*
+ * The domains of level L of topology topo, in label order: domain d has
+ * the nodes dnodes[dstart[d], dstart[d + 1]), in name order.  Returns
+ * how many; the arrays live as long as the session.
+ */
+uint32_t kai_sched_topo_domains(struct sess *S, uint32_t topo, uint32_t L,
+    const uint32_t **dstart, const uint32_t **dnodes);
+/*
  * Places tasks[0..n) of job j under its topology constraint; returns how
  * many were placed (all or the placements are rolled back: then 0 and
  * why says which level could not be met).

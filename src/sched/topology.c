@@ -145,6 +145,17 @@ level(struct sess *S, uint32_t topo, uint32_t L)
 	return lv;
 }
 
+uint32_t
+kai_sched_topo_domains(struct sess *S, uint32_t topo, uint32_t L,
+    const uint32_t **dstart, const uint32_t **dnodes)
+{
+	const struct tlevel *lv = level(S, topo, L);
+
+	*dstart = lv->dstart;
+	*dnodes = lv->dnodes;
+	return lv->ndom;
+}
+
 void
 kai_sched_topo_fini(struct sess *S)
 {
