@@ -123,6 +123,7 @@ SCHED_SCENARIOS = \
 	tests/sched/stale-gang-within-grace.yaml \
 	tests/sched/topo-preferred-falls-back.yaml \
 	tests/sched/topo-preferred-packs-domain.yaml \
+	tests/sched/topo-preferred-packs-top-down.yaml \
 	tests/sched/topo-required-keeps-running-domain.yaml \
 	tests/sched/topo-required-rack.yaml \
 	tests/sched/topo-required-unsatisfiable.yaml
