@@ -251,12 +251,14 @@ move(struct sess *S, struct cctx *c, uint32_t t, uint32_t n)
 		goto fail;
 	kai_sched_place(S, t, n, ch.mask, ch.ugpu, true);
 	for (k = 0; k < nm; k++) {
+		kai_sched_bf_running(S, kai_sched_task_job(S, c->moving[k]));
 		if (!kai_sched_choose(S, c->moving[k], NULL, 0, NULL, true,
 			&ch))
 			goto fail;
 		kai_sched_place(S, c->moving[k], (uint32_t)ch.node, ch.mask,
 		    ch.ugpu, true);
 	}
+	kai_sched_bf_job(S, c->pend, S->s->now);
 	c->moved += (uint32_t)nm;
 	for (i = 0; i < c->nvj; i++) {
 		const struct kai_sched_snap_job *J = &s->jobs[c->vj[i]];
@@ -269,6 +271,7 @@ move(struct sess *S, struct cctx *c, uint32_t t, uint32_t n)
 	}
 	return true;
 fail:
+	kai_sched_bf_job(S, c->pend, S->s->now);
 	kai_sched_rollback(S, mark);
 	return false;
 }

@@ -3,6 +3,7 @@ noinst_LIBRARIES += src/sched/libkaisched.a
 src_sched_libkaisched_a_SOURCES = \
 	src/sched/admission.c \
 	src/sched/allocate.c \
+	src/sched/backfill.c \
 	src/sched/consolidate.c \
 	src/sched/decay.c \
 	src/sched/decay.h \
@@ -55,6 +56,10 @@ TESTS += tests/unit/sched-decay
 SCHED_SCENARIOS = \
 	tests/sched/alloc-node-binpack.yaml \
 	tests/sched/alloc-queue-fair-share-order.yaml \
+	tests/sched/backfill-ends-before-reservation.yaml \
+	tests/sched/backfill-gang-reserved.yaml \
+	tests/sched/backfill-no-limit-waits.yaml \
+	tests/sched/backfill-off-starves.yaml \
 	tests/sched/consolidate-across-nodes.yaml \
 	tests/sched/consolidate-fractions-onto-one-gpu.yaml \
 	tests/sched/consolidate-moves-lowest-newest.yaml \

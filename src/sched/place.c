@@ -24,7 +24,9 @@
  * (spread), ties to the lower index.  A fraction never spans devices, and
  * a device holding a whole-GPU task is full, so the two never share one.
  * When nothing fits on idle devices, devices that releasing tasks are
- * leaving count as free, and the placement is pipelined.
+ * leaving count as free, and the placement is pipelined.  While backfill
+ * reservations bind (backfill.c), a device or node resources reserved
+ * over the job's run are not free.
  */
 #include "config.h"
 
@@ -49,7 +51,7 @@ pick_whole(const struct sess *S, const struct snode *n, uint32_t k,
 	for (d = 0; d < n->ngpu; d++) {
 		uint32_t g = n->gpu0 + d;
 
-		if (S->dalloc[g] != 0)
+		if (S->dalloc[g] != 0 || !kai_sched_bf_dev_ok(S, g))
 			continue;
 		if (S->drel[g] == 0 && ni < k) {
 			idle |= UINT64_C(1) << d;
@@ -99,6 +101,8 @@ pick_frac(const struct sess *S, const struct snode *n, int32_t u,
 		int32_t a = S->dalloc[n->gpu0 + d], r = S->drel[n->gpu0 + d];
 		int32_t used = a + r;
 
+		if (!kai_sched_bf_dev_ok(S, n->gpu0 + d))
+			continue;
 		if (used + u <= GPU_UNIT) {
 			if (best < 0 || dev_better(pack, used, bu)) {
 				best = (int)d;
@@ -139,7 +143,8 @@ kai_sched_fit_node(const struct sess *S, uint32_t t, uint32_t n,
 	bool idle, pipe, p = false;
 	uint64_t mask = 0;
 
-	if (!nd->ok || (u = kai_sched_task_ugpu(S, t, n)) < 0)
+	if (!nd->ok || (u = kai_sched_task_ugpu(S, t, n)) < 0 ||
+	    !kai_sched_bf_node_ok(S, n, in->cpu_millis, in->memory_mib))
 		return false;
 	idle = nd->cap[R_CPU] - nd->alloc[R_CPU] - nd->rel[R_CPU] >=
 		in->cpu_millis &&

@@ -158,7 +158,8 @@ struct sgroup {
 
 enum undo_kind {
 	UNDO_PLACE = 0,
-	UNDO_EVICT = 1
+	UNDO_EVICT = 1,
+	UNDO_RELEASE = 2
 };
 
 struct undo {
@@ -169,6 +170,7 @@ struct undo {
 
 struct kai_sched_topo;
 struct kai_sched_order;
+struct kai_sched_bf;
 
 struct sess {
 	const struct kai_sched_snapshot *s;
@@ -222,6 +224,13 @@ struct sess {
 	struct kai_sched_order *ordmem; /* order arrays kept between phases */
 	uint32_t *est_cand; /* estimate.c: allocate's first failed jobs */
 	uint32_t nest_cand;
+	/* backfill.c: this cycle's reservations */
+	struct kai_sched_bf *bf; /* NULL until the first one */
+	bool bf_on;              /* placements respect them now */
+	int64_t bf_clock;        /* placements start at (now, or replayed) */
+	uint32_t bf_job;         /* the job being placed ... */
+	int64_t bf_t;            /* ... runs from */
+	int64_t bf_end;          /* ... until (INT64_MAX: for ever) */
 };
 
 /* sess_jobs.c */
@@ -437,6 +446,36 @@ void kai_sched_estimate(struct sess *S);
 /* The allocate phase left job j waiting (in its order) with reason w. */
 void kai_sched_est_note(struct sess *S, uint32_t j,
     const struct kai_sched_why_info *w);
+
+/* backfill.c */
+/* When active job j ends by its limit; NO_TIME when it has none. */
+int64_t kai_sched_job_end(const struct sess *S, uint32_t j);
+/* The job placed next is j, running from t (sets bf_t, bf_end). */
+void kai_sched_bf_job(struct sess *S, uint32_t j, int64_t t);
+/* The task placed next belongs to running job j (consolidation moves). */
+void kai_sched_bf_running(struct sess *S, uint32_t j);
+/* Device g (flat index) is free of reservations over [bf_t, bf_end). */
+bool kai_sched_bf_dev_ok(const struct sess *S, uint32_t g);
+/* Taking cpu, mem on node n leaves what reservations need there. */
+bool kai_sched_bf_node_ok(const struct sess *S, uint32_t n, int64_t cpu,
+    int64_t mem);
+uint32_t kai_sched_bf_count(const struct sess *S);
+/* When reservation i (< count) ends; NO_TIME: never. */
+int64_t kai_sched_bf_end(const struct sess *S, uint32_t i);
+/*
+ * Pending job j, which runs nothing, gets a reservation at the earliest
+ * time its step fits: true and w = RESERVED, else false; the session is
+ * as before either way.
+ */
+bool kai_sched_bf_reserve(struct sess *S, uint32_t j,
+    struct kai_sched_why_info *w);
+/*
+ * j failed to fit: true and w = BACKFILL when it would fit but for the
+ * reservations; the session is as before.
+ */
+bool kai_sched_bf_blocks(struct sess *S, uint32_t j,
+    struct kai_sched_why_info *w);
+void kai_sched_bf_fini(struct sess *S);
 
 /* reasons.c */
 void kai_sched_set_why(struct sess *S, uint32_t j,

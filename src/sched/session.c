@@ -463,6 +463,7 @@ void
 kai_sched_sess_fini(struct sess *S)
 {
 	kai_sched_topo_fini(S);
+	kai_sched_bf_fini(S);
 	kai_sched_order_free(S->ordmem);
 	free(S->ordmem);
 	free(S->est_cand);
