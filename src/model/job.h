@@ -276,9 +276,12 @@ int kai_mem_parse(const char *s, uint64_t *mib, struct kai_err *err)
 /*
  * Expands a Slurm file name pattern: %j job id, %x job name, %u user,
  * %% a percent, %J job id (the batch step's %J has no step part),
- * %A/%a array (job id / "0" outside an array), a width after % zero-pads
- * numbers ("%4j", capped at 10 as Slurm does).  Other %-sequences (%N, %t,
- * %q, ...) are kept as they are.  Caller owns the result.
+ * %A/%a array (job id / "0" outside an array), and what the batch step
+ * gives the rest: %N the batch host (task 0's pod, whose name is its
+ * hostname), %n and %t 0, %s the batch step's id (4294967291, as Slurm
+ * prints SLURM_BATCH_SCRIPT).  A width after % zero-pads numbers ("%4j",
+ * capped at 10 as Slurm does).  Other %-sequences (%q, ...) are kept as
+ * they are.  Caller owns the result.
  */
 char *kai_pattern_expand(const char *pattern, uint64_t jobid,
     const char *jobname, const char *user);
@@ -288,5 +291,12 @@ char *kai_pattern_expand(const char *pattern, uint64_t jobid,
  */
 char *kai_pattern_expand_array(const char *pattern, uint64_t jobid,
     const char *jobname, const char *user, uint64_t array_id, uint32_t task);
+
+/*
+ * The name of the pod that runs task `task` of job `job_id`, which is also
+ * that task's hostname and its entry in SLURM_JOB_NODELIST:
+ * "kai-JOBID-TASK".  Caller owns the result.
+ */
+char *kai_job_pod_name(uint64_t job_id, uint32_t task);
 
 #endif /* KAI_MODEL_JOB_H */

@@ -77,6 +77,8 @@ like "SLURM_ARRAY_TASK_COUNT/MIN/MAX/STEP describe the array" \
     "$(cat "$W/slurm-${id}_3.out")" 'count=5 min=0 max=4 step=1'
 ids=$(stack_psql "select count(distinct id) from jobs where array_job_id = $id")
 is "each task has its own job id" "$ids" 5
+span=$(stack_psql "select max(id) - min(id) from jobs where array_job_id = $id")
+is "the tasks' job ids are consecutive, as Slurm numbers them" "$span" 4
 is "the array's first id is SLURM_ARRAY_JOB_ID" \
     "$(stack_psql "select min(id) from jobs where array_job_id = $id")" "$id"
 a=$(as_user "$A" kacct -j "$id" --parsable2 --noheader --format=JobID,State)
