@@ -139,6 +139,7 @@ EXTRA_DIST += $(SCHED_SCENARIOS) doc/scheduler.md
 # The benchmark: not run by make check (tests/bench/sched-bench -h).
 noinst_PROGRAMS += tests/bench/sched-bench
 tests_bench_sched_bench_SOURCES = tests/bench/sched-bench.c \
-	tests/bench/sched-bench-trace.c tests/bench/sched-bench.h
+	tests/bench/sched-bench-trace.c tests/bench/sched-bench-starve.c \
+	tests/bench/sched-bench.h
 tests_bench_sched_bench_LDADD = src/sched/libkaisched.a src/base/libkaibase.a
 # End of src/sched/local.mk

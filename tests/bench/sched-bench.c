@@ -18,7 +18,9 @@
  * have time limits of 10 minutes to 8 hours, so the start estimates of
  * the first EST pending jobs (the core's default; -e 0: none) have
  * running jobs' ends to replay.
- * With -t, also the Alibaba trace replay (sched-bench-trace.c).
+ * With -t, also the Alibaba trace replay (sched-bench-trace.c).  With
+ * -b, only the starvation simulation (sched-bench-starve.c): when a big
+ * gang starts among arriving 1-GPU jobs, with and without backfill.
  */
 #include "config.h"
 
@@ -353,7 +355,7 @@ usage(FILE *f)
 {
 	(void)fprintf(f,
 	    "usage: sched-bench [-n NODES] [-j JOBS] [-q QUEUES] "
-	    "[-r RUNS] [-s SEEDS] [-e EST] [-t TRACEDIR]\n");
+	    "[-r RUNS] [-s SEEDS] [-e EST] [-t TRACEDIR] [-b]\n");
 }
 
 int
@@ -365,8 +367,11 @@ main(int argc, char **argv)
 	const char *trace = NULL;
 	int c;
 
-	while ((c = getopt(argc, argv, "he:n:j:q:r:s:t:")) != -1) {
+	while ((c = getopt(argc, argv, "bhe:n:j:q:r:s:t:")) != -1) {
 		switch (c) {
+		case 'b':
+			bench_starve();
+			return 0;
 		case 'e':
 			est = strtoul(optarg, NULL, 10);
 			break;

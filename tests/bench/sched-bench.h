@@ -28,4 +28,7 @@ long bench_peak_rss_kib(void);
  */
 int bench_trace(const char *dir, unsigned seeds);
 
+/* The starvation simulation, with and without backfill: prints. */
+void bench_starve(void);
+
 #endif /* KAI_TESTS_SCHED_BENCH_H */
