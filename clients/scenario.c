@@ -259,7 +259,7 @@ load_config(struct sload *ld, const struct ynode *m)
 	static const char *const keys[] = {"placement", "gpu_device_placement",
 	    "actions", "k_value", "default_staleness_grace_s",
 	    "max_consolidation_moves", "backfill_reservations", NULL};
-	static const char *const node_pl[] = {"binpack", "spread", NULL};
+	static const char *const node_pl[] = {"binpack", "spread", "frag", NULL};
 	static const char *const dev_pl[] = {"pack", "spread", NULL};
 	struct kai_sched_config *c = &ld->sc->snap.config;
 	const struct ynode *n;

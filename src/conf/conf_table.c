@@ -34,7 +34,7 @@
 /* Index = enum kai_log_level (sys/log.h); tests/unit/conf-load checks it. */
 static const char *const log_levels[] = {"err", "warn", "info", "debug", NULL};
 /* Index = enum kai_sched_placement and enum kai_sched_action (sched/). */
-static const char *const placements[] = {"binpack", "spread", NULL};
+static const char *const placements[] = {"binpack", "spread", "frag", NULL};
 static const char *const gpu_placements[] = {"pack", "spread", NULL};
 static const char *const phases[] = {"allocate", "consolidation", "reclaim",
     "preempt", "stalegangeviction", NULL};

@@ -10,6 +10,7 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/estimate.c \
 	src/sched/cycle.c \
 	src/sched/fairshare.c \
+	src/sched/frag.c \
 	src/sched/gang.c \
 	src/sched/heap.c \
 	src/sched/memo.c \
@@ -77,6 +78,8 @@ SCHED_SCENARIOS = \
 	tests/sched/fairshare-time-based-usage.yaml \
 	tests/sched/fairshare-weights-proportional.yaml \
 	tests/sched/frac-and-whole-never-share.yaml \
+	tests/sched/frag-binpack-strands-gpus.yaml \
+	tests/sched/frag-cpu-job-spares-gpus.yaml \
 	tests/sched/frac-by-gpu-memory.yaml \
 	tests/sched/frac-memory-too-big-for-node.yaml \
 	tests/sched/frac-never-spans-gpus.yaml \

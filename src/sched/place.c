@@ -92,7 +92,7 @@ static bool
 pick_frac(const struct sess *S, const struct snode *n, int32_t u,
     bool allow_pipe, uint64_t *mask, bool *pipelined)
 {
-	bool pack = S->cf->gpu_placement == KAI_SCHED_BINPACK;
+	bool pack = S->cf->gpu_placement != KAI_SCHED_SPREAD;
 	int best = -1, bestp = -1;
 	int32_t bu = 0, bpu = 0;
 	uint32_t d;
@@ -187,7 +187,7 @@ score(const struct sess *S, uint32_t t, const struct kai_sched_choice *c,
 	bool frac = is_frac(S, t);
 
 	sc->pref = pref != NULL ? pref[c->node] : 0;
-	sc->sharing = S->cf->placement == KAI_SCHED_BINPACK && frac &&
+	sc->sharing = S->cf->placement != KAI_SCHED_SPREAD && frac &&
 	    !c->pipelined && nd->room >= c->ugpu;
 	sc->avail = !c->pipelined;
 	sc->restype = c->ugpu == 0 && nd->ngpu == 0;
@@ -312,6 +312,13 @@ kai_sched_choose(const struct sess *S, uint32_t t, const uint32_t *nodes,
 {
 	const struct kai_sched_snap_task *in = &S->s->tasks[t];
 
+	if (S->frag != NULL) {
+		if (kai_sched_frag_choose(S, t, nodes, nnodes, pref, c))
+			return true;
+		if (!allow_pipe)
+			return false;
+		/* Nothing idle: releasing resources, in the usual order. */
+	}
 	if (nodes != NULL)
 		return scan(S, t, nodes, nnodes, pref, allow_pipe, c);
 	if (in->gpus == 0 && !is_frac(S, t))

@@ -94,6 +94,7 @@ struct snode {
 	bool ok;             /* schedulable */
 	bool has_rel;        /* something is releasing here */
 	bool in_rellist;     /* listed in sess.relnodes */
+	uint32_t ver;        /* bumped at every change (frag.c caches) */
 };
 
 struct stask {
@@ -171,6 +172,7 @@ struct undo {
 struct kai_sched_topo;
 struct kai_sched_order;
 struct kai_sched_bf;
+struct kai_sched_frag;
 
 struct sess {
 	const struct kai_sched_snapshot *s;
@@ -224,6 +226,7 @@ struct sess {
 	struct kai_sched_order *ordmem; /* order arrays kept between phases */
 	uint32_t *est_cand; /* estimate.c: allocate's first failed jobs */
 	uint32_t nest_cand;
+	struct kai_sched_frag *frag; /* frag.c, with the frag placement */
 	/* backfill.c: this cycle's reservations */
 	struct kai_sched_bf *bf; /* NULL until the first one */
 	bool bf_on;              /* placements respect them now */
@@ -295,6 +298,17 @@ bool kai_sched_choose(const struct sess *S, uint32_t t, const uint32_t *nodes,
     struct kai_sched_choice *c);
 /* Largest idle whole GPUs on one node, and idle room anywhere. */
 uint32_t kai_sched_most_idle_gpus(const struct sess *S);
+
+/* frag.c: the frag placement (fragmentation gradient descent) */
+void kai_sched_frag_init(struct sess *S);
+void kai_sched_frag_fini(struct sess *S);
+/*
+ * The node among nodes[0..nnodes) (all when NULL), pref[] first, where
+ * GPU task t on idle resources grows the fragmentation least.
+ */
+bool kai_sched_frag_choose(const struct sess *S, uint32_t t,
+    const uint32_t *nodes, uint32_t nnodes, const int64_t *pref,
+    struct kai_sched_choice *c);
 
 /* topology.c */
 void kai_sched_topo_fini(struct sess *S);

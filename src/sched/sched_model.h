@@ -62,7 +62,8 @@ enum kai_sched_action {
 
 enum kai_sched_placement {
 	KAI_SCHED_BINPACK = 0, /* nodes: fewest free first; GPUs: pack */
-	KAI_SCHED_SPREAD       /* nodes: most free first; GPUs: spread */
+	KAI_SCHED_SPREAD,      /* nodes: most free first; GPUs: spread */
+	KAI_SCHED_FRAG         /* least growth of fragmentation (frag.c) */
 };
 
 struct kai_sched_config {

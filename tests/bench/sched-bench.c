@@ -355,7 +355,7 @@ usage(FILE *f)
 {
 	(void)fprintf(f,
 	    "usage: sched-bench [-n NODES] [-j JOBS] [-q QUEUES] "
-	    "[-r RUNS] [-s SEEDS] [-e EST] [-t TRACEDIR] [-b]\n");
+	    "[-r RUNS] [-s SEEDS] [-e EST] [-t TRACEDIR [-c CURVE]] [-b]\n");
 }
 
 int
@@ -364,14 +364,17 @@ main(int argc, char **argv)
 	unsigned long nodes = 5000, jobs = 100000, nq = 50, runs = 5,
 		      seeds = 10;
 	unsigned long est = KAI_SCHED_EST_JOBS;
-	const char *trace = NULL;
+	const char *trace = NULL, *curve = NULL;
 	int c;
 
-	while ((c = getopt(argc, argv, "bhe:n:j:q:r:s:t:")) != -1) {
+	while ((c = getopt(argc, argv, "bc:he:n:j:q:r:s:t:")) != -1) {
 		switch (c) {
 		case 'b':
 			bench_starve();
 			return 0;
+		case 'c':
+			curve = optarg;
+			break;
 		case 'e':
 			est = strtoul(optarg, NULL, 10);
 			break;
@@ -406,7 +409,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	synthetic(nodes, jobs, nq, (unsigned)runs, (uint32_t)est);
-	if (trace != NULL && bench_trace(trace, (unsigned)seeds) != 0)
+	if (trace != NULL && bench_trace(trace, (unsigned)seeds, curve) != 0)
 		return 1;
 	(void)printf("peak RSS: %ld MiB\n", bench_peak_rss_kib() / 1024);
 	return 0;

@@ -26,7 +26,7 @@ long bench_peak_rss_kib(void);
  * The trace replay: returns 0 and prints the figures, or -1 after
  * printing why the files could not be read.
  */
-int bench_trace(const char *dir, unsigned seeds);
+int bench_trace(const char *dir, unsigned seeds, const char *curve_path);
 
 /* The starvation simulation, with and without backfill: prints. */
 void bench_starve(void);

@@ -478,8 +478,9 @@ test_invariants(void)
 		world_queues_gangs(w, qs);
 		settle_world(w, was_below);
 		kai_sched_config_init(&w->s.config);
-		w->s.config.placement =
-		    seed % 3 == 0 ? KAI_SCHED_SPREAD : KAI_SCHED_BINPACK;
+		w->s.config.placement = seed % 3 == 0 ? KAI_SCHED_SPREAD
+		    : seed % 6 == 1		      ? KAI_SCHED_FRAG
+						      : KAI_SCHED_BINPACK;
 		/* Backfill in half the worlds: its replays are undone. */
 		w->s.config.bf_reservations = seed % 2 ? 4 : 0;
 		if (kai_sched_cycle(&w->s, &r, &err) != 0) {
