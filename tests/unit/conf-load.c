@@ -583,7 +583,7 @@ test_scheduling(void)
 	kai_conf_free(c);
 	load_bad(DB "scheduling:\n  placement: tight\n",
 	    ":3:14: invalid value \"tight\" for \"scheduling.placement\": "
-	    "expected one of binpack, spread", "an unknown placement");
+	    "expected one of binpack, spread, frag", "an unknown placement");
 	load_bad(DB "scheduling:\n  phases: [allocate, allocate]\n",
 	    ":3:22: invalid value \"allocate\" for \"scheduling.phases\": "
 	    "phase listed twice", "a phase listed twice");
