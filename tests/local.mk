@@ -15,18 +15,21 @@ INTEGRATION_TESTS = \
 	tests/integration/t1000-submit.t \
 	tests/integration/t1100-auth.t \
 	tests/integration/t1200-bad-input.t \
+	tests/integration/t1210-submit-isolation.t \
 	tests/integration/t1500-events.t \
 	tests/integration/t1510-incluster.t \
 	tests/integration/t2000-cancel.t \
 	tests/integration/t3000-crash.t \
 	tests/integration/t3100-watch-expiry.t \
 	tests/integration/t3200-outcomes.t \
+	tests/integration/t3300-db-outage.t \
 	tests/integration/t4000-queues.t \
 	tests/integration/t4100-preempt.t \
 	tests/integration/t4100-share.t \
 	tests/integration/t4120-kacct-gpu.t \
 	tests/integration/t4110-preempt-crash.t \
 	tests/integration/t4200-start.t \
+	tests/integration/t4300-query-scope.t \
 	tests/integration/t4120-elastic.t \
 	tests/integration/t4121-elastic-crash.t \
 	tests/integration/t4122-elastic-shrink.t \

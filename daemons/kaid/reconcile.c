@@ -49,8 +49,9 @@ finish_change(struct kai_db_change *c, const struct kai_job *job,
 }
 
 /* After the commit: the log, the metrics, the pods, the cache. */
-static void
-finished(struct kaid *k, struct kai_job *job, const struct kai_db_change *c)
+void
+reconcile_recorded(struct kaid *k, struct kai_job *job,
+    const struct kai_db_change *c)
 {
 	uint64_t id = job->id;
 
@@ -74,14 +75,22 @@ reconcile_finish(struct kaid *k, struct kai_job *job, enum kai_job_state to,
 	struct kai_err err;
 	bool applied = false;
 
+	/* Its end is known and waits for the database: the first one counts. */
+	if (writeq_has(k, job->id, true))
+		return KAI_EDB;
 	finish_change(&c, job, to, reason, exit_code, exit_signal, actor_uid,
 	    kaid_now());
+	if (writeq_has(k, job->id, false)) {
+		writeq_add(k, &c);	/* behind its earlier changes */
+		return KAI_EDB;
+	}
 	if (kai_db_jobs_change(k->db, &c, 1, &applied, &err) != 0) {
 		kai_log_err("job %" PRIu64 ": could not record %s: %s", job->id,
 		    kai_jobstate_name(to), err.msg);
+		writeq_add(k, &c);
 		return err.code;
 	}
-	finished(k, job, &c);
+	reconcile_recorded(k, job, &c);
 	tick_soon(k);
 	return 0;
 }
@@ -170,7 +179,7 @@ reconcile_cancel_many(struct kaid *k, struct kai_job **jobs, size_t n,
 			kai_log_warn("job %" PRIu64 ": not %s in the database "
 			    "when cancelled", jobs[i]->id,
 			    kai_jobstate_name(jobs[i]->state));
-		finished(k, jobs[i], &c);
+		reconcile_recorded(k, jobs[i], &c);
 	}
 	free(applied);
 	tick_soon(k);
@@ -192,10 +201,13 @@ mark_running(struct kaid *k, struct kai_job *job)
 	c.time = kaid_now();
 	c.actor_uid = -1;
 	c.set_start = true;
-	if (kai_db_jobs_change(k->db, &c, 1, &applied, &err) != 0) {
+	if (writeq_has(k, job->id, false)) {
+		writeq_add(k, &c);
+	} else if (kai_db_jobs_change(k->db, &c, 1, &applied, &err) != 0) {
 		kai_log_err("job %" PRIu64 ": could not record RUNNING: %s",
 		    job->id, err.msg);
-		return;
+		/* Kept with its time; the cache moves on as if recorded. */
+		writeq_add(k, &c);
 	}
 	job->state = KAI_JOB_RUNNING;
 	job->start_time = c.time;

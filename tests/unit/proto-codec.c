@@ -521,6 +521,16 @@ test_submit_limits(void)
 	    "NUL message names the field");
 
 	kai_buf_reset(&b);
+	/* name "job\xff": what failed other users' group commit */
+	if (kai_codec_put_str(&b, "job\xff", 8) != 0)
+		diag("hand encode failed");
+	is_int(kai_msg_submit_decode(b.data, b.len, &got, &err), KAI_EPROTO,
+	    "a name that is not UTF-8 is refused");
+	is_str(err.msg,
+	    "field \"name\" is not valid UTF-8 (byte 0xff at offset 3)",
+	    "UTF-8 message names the field and the byte");
+
+	kai_buf_reset(&b);
 	for (i = 0; i < 4; i++)
 		if (kai_codec_put_str(&b, NULL, 0) != 0)
 			diag("hand encode failed");
