@@ -95,7 +95,7 @@ static const struct kai_conf_entry daemon_entries[] = {
 	{ .key = "scheduling.placement", .type = KAI_CONF_ENUM,
 	  .offset = D(sched_placement), .def = "binpack",
 	  .choices = placements,
-	  .help = "node order: binpack (fullest first) or spread" },
+	  .help = "node order: binpack (fullest first), spread or frag" },
 	{ .key = "scheduling.gpu_placement", .type = KAI_CONF_ENUM,
 	  .offset = D(sched_gpu_placement), .def = "pack",
 	  .choices = gpu_placements,
