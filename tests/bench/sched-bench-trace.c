@@ -35,8 +35,8 @@ struct pod {
 };
 
 /* Splits line at commas into at most FIELDS fields (no quoting here). */
-static int
-split(char *line, char **f)
+int
+bench_split(char *line, char **f)
 {
 	int n = 0;
 
@@ -50,8 +50,8 @@ split(char *line, char **f)
 	return n;
 }
 
-static FILE *
-open_in(const char *dir, const char *file)
+FILE *
+bench_open_in(const char *dir, const char *file)
 {
 	char path[4096];
 	FILE *f;
@@ -63,12 +63,12 @@ open_in(const char *dir, const char *file)
 	return f;
 }
 
-static int
-read_nodes(const char *dir, struct kai_sched_snap_node **out, size_t *n,
+int
+bench_read_nodes(const char *dir, struct kai_sched_snap_node **out, size_t *n,
     char ***names)
 {
 	char line[LINE_MAX_LEN], *f[FIELDS];
-	FILE *in = open_in(dir, "nodes.csv");
+	FILE *in = bench_open_in(dir, "nodes.csv");
 	size_t cap = 2048;
 
 	if (in == NULL)
@@ -81,7 +81,7 @@ read_nodes(const char *dir, struct kai_sched_snap_node **out, size_t *n,
 		struct kai_sched_snap_node *nd;
 		long gpus;
 
-		if (split(line, f) < 5 || strcmp(f[0], "name") == 0 ||
+		if (bench_split(line, f) < 5 || strcmp(f[0], "name") == 0 ||
 		    (gpus = strtol(f[1], NULL, 10)) <= 0 || *n == cap)
 			continue;
 		nd = &(*out)[*n];
@@ -101,7 +101,7 @@ static int
 read_pods(const char *dir, struct pod **out, size_t *n)
 {
 	char line[LINE_MAX_LEN], *f[FIELDS];
-	FILE *in = open_in(dir, "alibaba_openb_2023_pods.csv");
+	FILE *in = bench_open_in(dir, "alibaba_openb_2023_pods.csv");
 	size_t cap = 16384;
 
 	if (in == NULL)
@@ -113,7 +113,7 @@ read_pods(const char *dir, struct pod **out, size_t *n)
 	while (fgets(line, sizeof(line), in) != NULL && *n < cap) {
 		struct pod *p = &(*out)[*n];
 
-		if (split(line, f) < 11 || strcmp(f[0], "job_id") == 0)
+		if (bench_split(line, f) < 11 || strcmp(f[0], "job_id") == 0)
 			continue;
 		p->gpus = (uint32_t)strtoul(f[6], NULL, 10);
 		p->frac = f[7][0] != '\0'
@@ -309,7 +309,7 @@ bench_trace(const char *dir, unsigned seeds, const char *curve_path)
 	size_t nn = 0, npods = 0, i;
 	int64_t cluster = 0;
 
-	if (read_nodes(dir, &nodes, &nn, &names) != 0 ||
+	if (bench_read_nodes(dir, &nodes, &nn, &names) != 0 ||
 	    read_pods(dir, &pods, &npods) != 0 || nn == 0 || npods == 0) {
 		(void)fprintf(stderr,
 		    "sched-bench: no nodes or pods in \"%s\"\n", dir);

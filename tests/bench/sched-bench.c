@@ -21,6 +21,8 @@
  * With -t, also the Alibaba trace replay (sched-bench-trace.c).  With
  * -b, only the starvation simulation (sched-bench-starve.c): when a big
  * gang starts among arriving 1-GPU jobs, with and without backfill.
+ * With -t and -T COMPRESS, also the trace replayed with time running,
+ * arrivals COMPRESS times faster (sched-bench-time.c).
  */
 #include "config.h"
 
@@ -355,7 +357,8 @@ usage(FILE *f)
 {
 	(void)fprintf(f,
 	    "usage: sched-bench [-n NODES] [-j JOBS] [-q QUEUES] "
-	    "[-r RUNS] [-s SEEDS] [-e EST] [-t TRACEDIR [-c CURVE]] [-b]\n");
+	    "[-r RUNS] [-s SEEDS] [-e EST]\n"
+	    "    [-t TRACEDIR [-c CURVE] [-T COMPRESS]] [-b]\n");
 }
 
 int
@@ -365,9 +368,10 @@ main(int argc, char **argv)
 		      seeds = 10;
 	unsigned long est = KAI_SCHED_EST_JOBS;
 	const char *trace = NULL, *curve = NULL;
+	unsigned long compress = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "bc:he:n:j:q:r:s:t:")) != -1) {
+	while ((c = getopt(argc, argv, "bc:he:n:j:q:r:s:t:T:")) != -1) {
 		switch (c) {
 		case 'b':
 			bench_starve();
@@ -396,6 +400,9 @@ main(int argc, char **argv)
 		case 't':
 			trace = optarg;
 			break;
+		case 'T':
+			compress = strtoul(optarg, NULL, 10);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -410,6 +417,9 @@ main(int argc, char **argv)
 	}
 	synthetic(nodes, jobs, nq, (unsigned)runs, (uint32_t)est);
 	if (trace != NULL && bench_trace(trace, (unsigned)seeds, curve) != 0)
+		return 1;
+	if (trace != NULL && compress > 0 &&
+	    bench_time(trace, (unsigned)compress) != 0)
 		return 1;
 	(void)printf("peak RSS: %ld MiB\n", bench_peak_rss_kib() / 1024);
 	return 0;
