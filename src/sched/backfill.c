@@ -45,8 +45,9 @@ struct kai_sched_bf {
 	uint32_t *dj;     /* ... the job of its first reservation */
 	int64_t *ns, *ne; /* per node: CPU and memory reserved over */
 	int64_t *ncpu, *nmem;
-	uint32_t n;    /* reservations made */
-	int64_t *rend; /* per reservation: when it ends (NEVER: never) */
+	uint32_t n;      /* reservations made */
+	int64_t *rend;   /* per reservation: when it ends (NEVER: never) */
+	int64_t *starts; /* their starts, ascending */
 };
 
 struct bfev {
@@ -128,6 +129,19 @@ kai_sched_bf_count(const struct sess *S)
 	return S->bf != NULL ? S->bf->n : 0;
 }
 
+uint32_t
+kai_sched_bf_class(const struct sess *S, uint32_t j)
+{
+	const struct kai_sched_bf *b = S->bf;
+	int64_t lim = S->s->jobs[j].time_limit_s, t = S->bf_clock;
+	int64_t end = lim < 0 || lim > NEVER - t ? NEVER : t + lim;
+	uint32_t k = 0;
+
+	while (b != NULL && k < b->n && b->starts[k] < end)
+		k++;
+	return k;
+}
+
 int64_t
 kai_sched_bf_end(const struct sess *S, uint32_t i)
 {
@@ -180,6 +194,7 @@ kai_sched_bf_fini(struct sess *S)
 	free(b->ncpu);
 	free(b->nmem);
 	free(b->rend);
+	free(b->starts);
 	KAI_FREE(S->bf);
 }
 
@@ -317,6 +332,10 @@ record(struct sess *S, uint32_t j, int64_t at, const struct held *h,
 			b->nmem[h[i].node] += h[i].mem;
 	}
 	b->rend = kai_xreallocarray(b->rend, b->n + 1, sizeof(*b->rend));
+	b->starts = kai_xreallocarray(b->starts, b->n + 1, sizeof(*b->starts));
+	for (i = b->n; i > 0 && b->starts[i - 1] > at; i--)
+		b->starts[i] = b->starts[i - 1];
+	b->starts[i] = at;
 	b->rend[b->n++] = until;
 	return nodes;
 }

@@ -107,23 +107,26 @@ usable(const struct sess *S, uint32_t j, const struct sjob **sj)
 }
 
 /*
- * The shape's hashes, with the job's time limit in them while backfill
+ * The shape's hashes, with the job's backfill class in them while
  * reservations bind: then whether a step fits depends on how long it
- * runs.  Entries made before the first reservation are simply not found
- * afterwards.
+ * runs, but only through how many reservations start before it would
+ * end (kai_sched_bf_class()), so jobs of one shape fall in a few classes
+ * whatever their limits.  Entries made before the first reservation are
+ * simply not found afterwards.
  */
 static void
 keys(const struct sess *S, uint32_t j, const struct sjob *sj, uint64_t *h1,
     uint64_t *h2)
 {
-	uint64_t lim = (uint64_t)S->s->jobs[j].time_limit_s;
+	uint64_t c;
 
 	*h1 = sj->sh1;
 	*h2 = sj->sh2;
 	if (!S->bf_on || kai_sched_bf_count(S) == 0)
 		return;
-	*h1 ^= kai_sched_mix64(lim ^ UINT64_C(0x6a09e667f3bcc909));
-	*h2 = kai_sched_mix64(*h2 ^ lim);
+	c = (uint64_t)kai_sched_bf_class(S, j) + 1;
+	*h1 ^= kai_sched_mix64(c ^ UINT64_C(0x6a09e667f3bcc909));
+	*h2 = kai_sched_mix64(*h2 ^ c);
 }
 
 static struct kai_sched_memo_ent *

@@ -474,6 +474,11 @@ bool kai_sched_bf_dev_ok(const struct sess *S, uint32_t g);
 bool kai_sched_bf_node_ok(const struct sess *S, uint32_t n, int64_t cpu,
     int64_t mem);
 uint32_t kai_sched_bf_count(const struct sess *S);
+/*
+ * How many reservations start before job j, placed now (bf_clock), would
+ * end: where it may go depends on its time limit only through this.
+ */
+uint32_t kai_sched_bf_class(const struct sess *S, uint32_t j);
 /* When reservation i (< count) ends; NO_TIME: never. */
 int64_t kai_sched_bf_end(const struct sess *S, uint32_t i);
 /*

@@ -17,7 +17,8 @@
  * and reports placements per second of cycle 1 and the peak RSS.  Jobs
  * have time limits of 10 minutes to 8 hours, so the start estimates of
  * the first EST pending jobs (the core's default; -e 0: none) have
- * running jobs' ends to replay.
+ * running jobs' ends to replay; -B RESV gives RESV jobs a backfill
+ * reservation (0, the core's default: none).
  * With -t, also the Alibaba trace replay (sched-bench-trace.c).  With
  * -b, only the starvation simulation (sched-bench-starve.c): when a big
  * gang starts among arriving 1-GPU jobs, with and without backfill.
@@ -310,7 +311,8 @@ estimated(const struct kai_sched_result *r)
 }
 
 static void
-synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est)
+synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
+    uint32_t bf)
 {
 	struct synth y;
 	struct kai_sched_result r1;
@@ -320,6 +322,7 @@ synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est)
 
 	synth_init(&y, nodes, njobs, nq);
 	y.s.config.est_jobs = est;
+	y.s.config.bf_reservations = bf;
 	(void)printf("synthetic: %zu nodes x 8 GPUs, %zu pending jobs (%zu "
 		     "tasks) in %zu queues, median of %u runs (wall / CPU)\n",
 	    nodes, njobs, y.s.ntasks, nq, runs);
@@ -343,6 +346,7 @@ synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est)
 	    none.wall, none.cpu);
 	kai_sched_config_init(&y.s.config);
 	y.s.config.est_jobs = est;
+	y.s.config.bf_reservations = bf;
 	none_all = timed(&y.s, runs, &r1);
 	(void)printf("  nothing fits, all phases:    %7.1f / %7.1f ms  (%zu "
 		     "placed, %zu evicted, %zu moved, %zu estimated)\n",
@@ -357,7 +361,7 @@ usage(FILE *f)
 {
 	(void)fprintf(f,
 	    "usage: sched-bench [-n NODES] [-j JOBS] [-q QUEUES] "
-	    "[-r RUNS] [-s SEEDS] [-e EST]\n"
+	    "[-r RUNS] [-s SEEDS] [-e EST] [-B RESV]\n"
 	    "    [-t TRACEDIR [-c CURVE] [-T COMPRESS]] [-b]\n");
 }
 
@@ -368,14 +372,17 @@ main(int argc, char **argv)
 		      seeds = 10;
 	unsigned long est = KAI_SCHED_EST_JOBS;
 	const char *trace = NULL, *curve = NULL;
-	unsigned long compress = 0;
+	unsigned long compress = 0, bf = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "bc:he:n:j:q:r:s:t:T:")) != -1) {
+	while ((c = getopt(argc, argv, "bB:c:he:n:j:q:r:s:t:T:")) != -1) {
 		switch (c) {
 		case 'b':
 			bench_starve();
 			return 0;
+		case 'B':
+			bf = strtoul(optarg, NULL, 10);
+			break;
 		case 'c':
 			curve = optarg;
 			break;
@@ -415,7 +422,7 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	synthetic(nodes, jobs, nq, (unsigned)runs, (uint32_t)est);
+	synthetic(nodes, jobs, nq, (unsigned)runs, (uint32_t)est, (uint32_t)bf);
 	if (trace != NULL && bench_trace(trace, (unsigned)seeds, curve) != 0)
 		return 1;
 	if (trace != NULL && compress > 0 &&
