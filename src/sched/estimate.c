@@ -216,6 +216,7 @@ try_all(struct est *E, int64_t t)
 	uint32_t i, j;
 
 	kai_sched_memo_init(&m);
+	S->bf_clock = t; /* placements, and the memo's classes, at t */
 	for (i = 0; i < E->ncand && E->tries < budget; i++) {
 		j = E->cand[i];
 		if (S->r->jobs[j].est_start != KAI_SCHED_NO_TIME)
@@ -225,7 +226,6 @@ try_all(struct est *E, int64_t t)
 		    kai_sched_memo_find(&m, S, j) != NULL)
 			continue;
 		E->tries++;
-		S->bf_clock = t;
 		if (!kai_sched_try_step(S, j, false, &w)) {
 			/* Within one time resources only shrink (allocate.c). */
 			if (w.why != KAI_SCHED_WHY_LIMIT &&
