@@ -12,6 +12,8 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/metrics.c \
 	daemons/kaid/metrics.h \
 	daemons/kaid/podenv.c \
+	daemons/kaid/podspec.c \
+	daemons/kaid/pools.c \
 	daemons/kaid/queues.c \
 	daemons/kaid/reconcile.c \
 	daemons/kaid/rpc.c \

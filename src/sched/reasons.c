@@ -302,6 +302,12 @@ kai_sched_why_text(const struct kai_sched_snapshot *s,
 	case KAI_SCHED_WHY_BACKFILL:
 		backfill(s, w, buf, size);
 		break;
+	case KAI_SCHED_WHY_NO_POOL_NODES:
+		(void)snprintf(buf, size, "no schedulable node matches the "
+		    "nodeSelector and tolerations of partition \"%s\"",
+		    w->a >= 0 && (size_t)w->a < s->npools ?
+		    s->pools[w->a].name : "?");
+		break;
 	case KAI_SCHED_WHY_NCODES:
 		t = "";
 		break;
@@ -331,6 +337,7 @@ kai_sched_why_name(enum kai_sched_why w)
 	    [KAI_SCHED_WHY_STALE] = "GangBelowMinimum",
 	    [KAI_SCHED_WHY_RESERVED] = "Resources",
 	    [KAI_SCHED_WHY_BACKFILL] = "Priority",
+	    [KAI_SCHED_WHY_NO_POOL_NODES] = "ReqNodeNotAvail",
 	};
 
 	if ((unsigned)w >= KAI_SCHED_WHY_NCODES)
