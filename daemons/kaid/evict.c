@@ -355,7 +355,7 @@ evict_commit(struct kaid *k, const struct snap *sn,
 	struct kai_err err;
 	size_t i, n, nc = 0, done = 0;
 
-	n = victims(sn, r, kaid_now(), v, c, &nc);
+	n = victims(sn, r, sn->s.now, v, c, &nc);
 	if (nc > 0 && kai_db_jobs_change(k->db, c, nc, applied, &err) != 0) {
 		kai_log_err("could not commit %zu evictions: %s", n, err.msg);
 		memset(applied, 0, nc * sizeof(*applied));
