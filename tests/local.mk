@@ -15,6 +15,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t1000-submit.t \
 	tests/integration/t1100-auth.t \
 	tests/integration/t1200-bad-input.t \
+	tests/integration/t1250-client-limits.t \
 	tests/integration/t1500-events.t \
 	tests/integration/t1510-incluster.t \
 	tests/integration/t2000-cancel.t \
@@ -42,6 +43,7 @@ INTEGRATION_TESTS = \
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/lib/stack.sh \
+	tests/tools/kai-attack.py \
 	tests/lib/tap.sh
 
 # The benchmarks that drive the whole stack (not run by make check).

@@ -17,6 +17,9 @@
  *	ok uid=U gid=G			the reply to --ping
  *	error CODE NAME: message	KAI_MSG_ERROR (e.g. "error -5 EAUTH: ...")
  *
+ * `kai-rawreq --make-query-body OUT` writes the body of kacct -a's query
+ * (every user's jobs, finished ones too), for a test that asks for a long
+ * answer and does not read it.
  * `kai-rawreq --make-submit-body SCRIPT OUT` writes the body of a minimal
  * submission of SCRIPT (working directory: the current one) to OUT, for
  * the tests to send, save and replay.
@@ -388,6 +391,24 @@ make_submit_body(const char *script, const char *out)
 	return r == 0 ? CLIENT_EXIT_OK : CLIENT_EXIT_USAGE;
 }
 
+static int
+make_query_body(const char *out)
+{
+	struct kai_query q;
+	struct kai_buf body;
+	int r = -1;
+
+	memset(&q, 0, sizeof(q));
+	q.flags = KAI_QUERY_ALL_USERS | KAI_QUERY_HISTORY;
+	kai_buf_init(&body, KAI_PROTO_BODY_MAX);
+	if (kai_msg_query_encode(&body, &q) != 0)
+		client_error(PROG, NULL, "could not encode a query");
+	else
+		r = write_file(out, &body);
+	kai_buf_fini(&body);
+	return r == 0 ? CLIENT_EXIT_OK : CLIENT_EXIT_USAGE;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -397,6 +418,8 @@ main(int argc, char **argv)
 	struct opts o;
 	int fd = -1, r, rc;
 
+	if (argc == 3 && strcmp(argv[1], "--make-query-body") == 0)
+		return make_query_body(argv[2]);
 	if (argc == 4 && strcmp(argv[1], "--make-submit-body") == 0)
 		return make_submit_body(argv[2], argv[3]);
 	if (parse_opts(argc, argv, &o) != 0)
