@@ -635,8 +635,11 @@ server_listen(struct kaid *k, struct kai_err *err)
 void
 server_close_all(struct kaid *k)
 {
-	kai_loop_timer_del(k->loop, k->sweep_timer);
-	kai_loop_timer_del(k->loop, k->accept_timer);
+	/* kaid -n and a failed start end here with no loop. */
+	if (k->loop != NULL) {
+		kai_loop_timer_del(k->loop, k->sweep_timer);
+		kai_loop_timer_del(k->loop, k->accept_timer);
+	}
 	k->sweep_timer = k->accept_timer = 0;
 	while (k->nconns > 0)
 		conn_close(k, k->conns[0]);
