@@ -20,9 +20,10 @@
  * `kai-rawreq --make-query-body OUT` writes the body of kacct -a's query
  * (every user's jobs, finished ones too), for a test that asks for a long
  * answer and does not read it.
- * `kai-rawreq --make-submit-body SCRIPT OUT` writes the body of a minimal
- * submission of SCRIPT (working directory: the current one) to OUT, for
- * the tests to send, save and replay.
+ * `kai-rawreq --make-submit-body SCRIPT OUT [PARTITION [NAME]]` writes the
+ * body of a minimal submission of SCRIPT (working directory: the current
+ * one) to OUT, for the tests to send, save and replay; PARTITION and NAME
+ * are sent as they are, unchecked, as a hostile client would.
  *
  * Exit status: 0 ok, 1 error reply, 2 usage, 3 no usable reply
  * (connection, credential or a broken reply frame; reason on stderr).
@@ -361,7 +362,8 @@ bad:
 
 /* Encodes a minimal submission of script into the file out. */
 static int
-make_submit_body(const char *script, const char *out)
+make_submit_body(const char *script, const char *out, const char *queue,
+    const char *name)
 {
 	struct kai_jobspec js;
 	struct kai_buf b, body;
@@ -378,7 +380,8 @@ make_submit_body(const char *script, const char *out)
 	r = read_file(script, &b);
 	js.script = b.data;
 	js.workdir = cwd;
-	js.name = (char *)"rawreq";
+	js.name = (char *)(name != NULL ? name : "rawreq");
+	js.queue = (char *)queue;
 	js.time_limit_s = KAI_TIME_UNSET;
 	if (r == 0 && kai_msg_submit_encode(&body, &js) != 0) {
 		client_error(PROG, NULL, "could not encode \"%s\"", script);
@@ -420,8 +423,10 @@ main(int argc, char **argv)
 
 	if (argc == 3 && strcmp(argv[1], "--make-query-body") == 0)
 		return make_query_body(argv[2]);
-	if (argc == 4 && strcmp(argv[1], "--make-submit-body") == 0)
-		return make_submit_body(argv[2], argv[3]);
+	if (argc >= 4 && argc <= 6 &&
+	    strcmp(argv[1], "--make-submit-body") == 0)
+		return make_submit_body(argv[2], argv[3],
+		    argc >= 5 ? argv[4] : NULL, argc >= 6 ? argv[5] : NULL);
 	if (parse_opts(argc, argv, &o) != 0)
 		return CLIENT_EXIT_USAGE;
 	if ((o.controller == NULL || o.munge_socket == NULL) &&
