@@ -21,6 +21,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t1500-events.t \
 	tests/integration/t1510-incluster.t \
 	tests/integration/t2000-cancel.t \
+	tests/integration/t2010-cancel-others.t \
 	tests/integration/t3000-crash.t \
 	tests/integration/t3100-watch-expiry.t \
 	tests/integration/t3200-outcomes.t \
