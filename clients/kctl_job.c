@@ -78,6 +78,7 @@ parse_ids(const char *prog, int argc, char **argv, uint64_t **ids, size_t *n)
 		one = NULL;
 		m = 0;
 		if (filter_parse_ids(argv[i], &one, &m, &err) != 0) {
+			free(one);
 			client_error(prog, NULL, "%s", kai_err_msg(&err));
 			free(*ids);
 			return CLIENT_EXIT_USAGE;

@@ -127,7 +127,7 @@ stack_psql "insert into jobs (uid, gid, queue, state, submit_time, end_time,
     extract(epoch from now())::bigint - g, extract(epoch from now())::bigint,
     'x', '/' || repeat('w', 400) from generate_series(1, 20000) g" ||
     bail_out "could not insert finished jobs"
-kai-rawreq --make-query-body "$T/q.bin" || bail_out "no query body"
+kai-rawreq --make-query-body 0 3 "$T/q.bin" || bail_out "no query body"
 kai-rawreq --type 4 --body-file "$T/q.bin" --save "$T/q.frame" --no-send ||
     bail_out "could not make the query frame"
 bg attack --seconds 3 noread "$T/q.frame" >"$T/noread"
