@@ -25,6 +25,8 @@ Exit status 0 unless the arguments are wrong or a connection fails.
 """
 import argparse
 import errno
+import os
+import re
 import socket
 import struct
 import sys
@@ -34,8 +36,20 @@ MAGIC = 0x4B414962
 HDR = struct.Struct(">IHHIII")  # magic, version, type, flags, cred, body
 
 
+def proto_version():
+    """KAI_PROTO_VERSION of the source tree this script is in: a header
+    kaid refuses for its version would test nothing else."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "..", "src", "proto", "proto.h")) as f:
+        m = re.search(r"#define\s+KAI_PROTO_VERSION\s+(\d+)", f.read())
+    return int(m.group(1))
+
+
+VERSION = proto_version()
+
+
 def header(cred_len, body_len, typ=2):
-    return HDR.pack(MAGIC, 1, typ, 0, cred_len, body_len)
+    return HDR.pack(MAGIC, VERSION, typ, 0, cred_len, body_len)
 
 
 def connect(a, rcvbuf=None):
