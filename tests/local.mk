@@ -60,6 +60,7 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 
 # The benchmarks that drive the whole stack (not run by make check).
 EXTRA_DIST += tests/bench/bench-kaid.sh tests/bench/bench-tools.sh \
+	tests/bench/bench-soak.sh tests/bench/bench-soak.py \
 	tests/bench/bench-dispatch.sh
 
 # `make check-unit`: the tests that need no stack (unit, scheduler and
