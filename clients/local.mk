@@ -144,8 +144,8 @@ dist_check_SCRIPTS += tests/unit/clients-parse-only.t
 # links only the core, the model, base and libyaml (STYLE b11), so the
 # scenario tests exercise exactly the scheduler kaid runs.
 bin_PROGRAMS += clients/ksim
-clients_ksim_SOURCES = \
-	clients/ksim.c \
+# Everything of ksim but its main(): the scenario fuzzer links it too.
+KSIM_CORE_SOURCES = \
 	clients/ksim.h \
 	clients/ksim_check.c \
 	clients/ksim_json.c \
@@ -156,6 +156,7 @@ clients_ksim_SOURCES = \
 	clients/scenario_pools.c \
 	clients/ytree.c \
 	clients/ytree.h
+clients_ksim_SOURCES = clients/ksim.c $(KSIM_CORE_SOURCES)
 clients_ksim_CPPFLAGS = $(AM_CPPFLAGS) $(YAML_CFLAGS)
 clients_ksim_LDADD = src/sched/libkaisched.a src/model/libkaimodel.a \
 	src/base/libkaibase.a $(YAML_LIBS)
