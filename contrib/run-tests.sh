@@ -6,8 +6,12 @@
 # `make check` (unit, scheduler and integration tests against a real
 # PostgreSQL, munged and kubesim); build a real kube-apiserver once
 # (cached outside the tree: only a fresh machine pays its ~7 minutes) and
-# run the integration tests again against it; then everything once more
-# under ASan/UBSan, then `make distcheck`.  Ends with the line
+# run the integration tests again against it; then the "node" tier: the
+# same API server with real nodes (containerd, kubelet, controller-manager;
+# the kubelet and controller-manager are built with the API server, the
+# job and pause images by contrib/k8s/build-images.sh, all cached) and the
+# integration tests that declare they hold there; then everything once
+# more under ASan/UBSan, then `make distcheck`.  Ends with the line
 # "N passed, N failed".
 #
 #   contrib/run-tests.sh            everything
@@ -94,9 +98,36 @@ real_api_tier()
 	cd "$top" || exit 1
 }
 
+# node_tier: the integration tests on real nodes (tests/lib/stack.sh with
+# KAI_STACK_API=node), in the werror build.  Every test runs; those that
+# do not declare the node tier (stack_tiers) skip at once.
+node_tier()
+{
+	local dir=$top/build/werror tests
+	echo "=== node tier: images (cached) and integration tests on real nodes"
+	if ! "$top/contrib/k8s/build-images.sh" >"$top/build/images-build.out" 2>&1; then
+		tail -n 30 "$top/build/images-build.out"
+		failed=$((failed + 1))
+		return
+	fi
+	cd "$dir" || exit 1
+	tests=$(cd "$top" && ls tests/integration/t*.t | tr '\n' ' ')
+	KAI_STACK_API=node make -j"$jobs" check TESTS="$tests" >check-node.out 2>&1
+	grep -E '^(PASS|FAIL|ERROR):|^# (TOTAL|PASS|SKIP|FAIL|ERROR):' check-node.out
+	if grep -qE '^(FAIL|ERROR):' check-node.out; then
+		for t in $(sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\).*/\2/p' check-node.out | sort -u); do
+			echo "--- $t.log (tail)"
+			tail -n 40 "$t.log" 2>/dev/null
+		done
+	fi
+	count_results "$dir"
+	cd "$top" || exit 1
+}
+
 run_build werror --enable-werror
 if [ "$quick" = no ]; then
 	real_api_tier
+	node_tier
 	# The real-API tier exercises no more C code: once is enough.
 	export KAI_SKIP_REALAPI=1
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \

@@ -38,7 +38,8 @@ INTEGRATION_TESTS = \
 	tests/integration/t6000-arrays.t \
 	tests/integration/t6100-deps.t \
 	tests/integration/t6200-podenv.t \
-	tests/integration/t6300-signal.t
+	tests/integration/t6300-signal.t \
+	tests/integration/t7000-node-job.t
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/lib/stack.sh \
