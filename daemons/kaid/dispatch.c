@@ -11,7 +11,7 @@
  * after restart, exactly once.
  *
  * The batch script travels as data in the KAI_SCRIPT variable; the
- * container command is a fixed wrapper (podshim.c) that writes it to a
+ * container command is a fixed wrapper (pod/wrapper.sh) that writes it to a
  * private file, sets up the output files and runs it.  Nothing a user
  * wrote is ever spliced into a command line.  The environment is
  * podenv.c's.  A multi-task job also gets a headless Service, created
@@ -198,6 +198,7 @@ create_pod(struct kaid *k, const struct kai_job *j,
 	struct kai_pod_spec ps;
 	struct pod_call *pc;
 	struct podenv env = {NULL, 0};
+	struct podextra extra;
 	char **cmd, *subdomain = NULL, *search = NULL;
 	size_t i, ncmd, ngroups;
 	uint32_t *groups;
@@ -257,9 +258,11 @@ create_pod(struct kaid *k, const struct kai_job *j,
 		ps.subdomain = subdomain;
 		ps.dns_search = search;
 	}
+	podspec_build(k, j, js, groups, ngroups, &ps, &extra);
 
 	pc = call_new(k, j->id, kai_xstrdup(a->pod), kai_xstrdup(a->node));
 	kai_kube_pod_create(k->kube, &ps, on_created, pc);
+	podspec_fini(&extra);
 	free(groups);
 	for (i = 0; i < ncmd; i++)
 		free(cmd[i]);

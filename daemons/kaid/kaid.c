@@ -132,6 +132,8 @@ open_db(struct kaid *k, struct kai_err *err)
 		*j = jobs[i];
 		if (j->reason == NULL)
 			j->reason = kai_xstrdup("");
+		if (j->why == NULL)
+			j->why = kai_xstrdup("");
 		state_job_add(k, j);
 	}
 	free(jobs);
@@ -199,6 +201,7 @@ kaid_fini(struct kaid *k)
 	free(k->tick_error);
 	free(k->prio_ids);
 	usage_free(k);
+	writeq_free(k);
 	kai_share_fini(&k->share);
 	queues_free(k);
 	kai_map_fini(&k->nodes);

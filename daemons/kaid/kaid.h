@@ -29,6 +29,7 @@
 
 struct conn;
 struct log_stream;
+struct writeq;
 
 /* A submission waiting for the group commit at the end of the iteration. */
 struct submit {
@@ -53,6 +54,7 @@ struct pod_rec {
 	bool terminated;
 	int32_t exit_code;
 	char *term_reason;
+	char *term_message;	/* the container's termination message */
 	char *reason;
 	char *message;
 	bool waiting_error;
@@ -112,6 +114,7 @@ struct kaid {
 	struct kai_share share;	  /* the last pass's figures, for kshare */
 	struct kai_map dep_done;  /* deps.c: finished targets, key -> */
 	bool tick_again;	  /* arrays.c: tasks left to start: tick soon */
+	struct writeq *writeq;	  /* writeq.c: changes not yet recorded */
 };
 
 /* kaid.c */
@@ -165,6 +168,14 @@ void submit_forget_conn(struct kaid *k, struct conn *conn);
 
 /* rpc_query.c */
 bool rpc_query(struct kaid *k, const struct rpc_req *req);
+/*
+ * Whose jobs q may return to uid: everyone's for an operator; else only
+ * uid's with KAI_QUERY_HISTORY (kacct), and otherwise every user's active
+ * jobs but only uid's finished ones.  Every path that answers with job
+ * records from the database passes it to kai_db_jobs_query().
+ */
+enum kai_db_scope query_scope(struct kaid *k, uint32_t uid,
+    const struct kai_query *q);
 
 /* rpc_cancel.c */
 bool rpc_cancel(struct kaid *k, const struct rpc_req *req);
@@ -258,11 +269,19 @@ struct snap {
 	struct kai_sched_topology *topos; /* one per job with a topology */
 	const char *(*topo_levels)[2];	  /* their levels */
 	struct kai_job **lost;	  /* pending jobs whose queue is no leaf */
-	char **lost_why;	  /* and why, owned */
+	const char **lost_code;	  /* and why: Slurm's code (static) */
+	char **lost_why;	  /* and as a sentence, owned */
 	size_t nlost;
 	struct kai_map node_ix;	  /* name -> index + 1 */
 	struct kai_map queue_ix;  /* name -> index + 1 */
 	struct kai_map user_ix;	  /* name -> index + 1 */
+	/* pools.c: the nodes' taints and kaid.yaml's partitions as pools */
+	struct kai_sched_taint *taints;
+	char **taint_text;	  /* owned copies the taints point into */
+	size_t ntaints, ctaints;  /* used, allocated */
+	struct kai_sched_pool *pools; /* one per partition, same index */
+	struct kai_sched_label *pool_labels;
+	struct kai_sched_toleration *pool_tols;
 };
 /*
  * Builds the snapshot of this tick from kaid's caches: nodes, queues,
@@ -312,7 +331,8 @@ bool rpc_share(struct kaid *k, const struct rpc_req *req);
 void tick_start(struct kaid *k);
 void tick_soon(struct kaid *k);
 
-/* podshim.c: the wrapper (the container's command) and the shims */
+/* pod/, compiled by build-aux/pod2c.sh: the wrapper (the container's
+ * command), the --signal timer and the shims */
 extern const char podshim_wrapper[];
 extern const char podshim_scontrol[];
 extern const char podshim_srun[];
@@ -347,6 +367,74 @@ void dispatch_pod_seen(struct kaid *k, const char *pod, bool bound_or_gone);
 void dispatch_watch_reset(struct kaid *k);
 /* Deletes the headless Service of a multi-task job (absent is fine). */
 void dispatch_delete_service(struct kaid *k, uint64_t job_id);
+
+/*
+ * podspec.c: a pod's volumes (shared filesystems, /dev/shm, the passwd
+ * and group of its user), its annotations and its partition's node pool
+ * (nodeSelector, tolerations, imagePullSecrets, image).  podspec_build()
+ * fills those fields of ps with pointers into x and k->conf, which must
+ * outlive ps; podspec_fini() frees x.
+ */
+#define PODSPEC_VOLS_MORE 4	/* volumes besides the filesystems */
+struct podextra {
+	struct kai_pod_volume *vol;
+	size_t nvol;
+	struct kai_pod_mount *mnt;
+	size_t nmnt;
+	struct kai_pod_toleration *tol;
+	char **fsnames;		/* "kai-fs-N" */
+	size_t nfs;
+	char *passwd, *group;	/* the files' text */
+	const char *annot[4];	/* annotation pairs */
+	const char *items[4];	/* the identity volume's file, key pairs */
+};
+void podspec_build(const struct kaid *k, const struct kai_job *j,
+    const struct kai_jobspec *js, const uint32_t *groups, size_t ngroups,
+    struct kai_pod_spec *ps, struct podextra *x);
+void podspec_fini(struct podextra *x);
+/* The home directory of uid on kaid's host, or "/"; caller owns it. */
+char *podspec_home(uint32_t uid);
+
+/*
+ * pools.c: the kaid.yaml partition of a queue: its own, or its nearest
+ * ancestor's (a queue made with kctl under a partition); NULL = none.
+ */
+const struct kai_conf_partition *pools_partition(const struct kaid *k,
+    const char *queue);
+/* That partition's name, or queue itself when there is none. */
+const char *pools_partition_name(const struct kaid *k, const char *queue);
+/* The snapshot's pools: one per kaid.yaml partition (snap_build). */
+void pools_snap(const struct kaid *k, struct snap *sn);
+/* Room for every node's taints, then each node's into the node s. */
+void pools_snap_taints_alloc(const struct kaid *k, struct snap *sn);
+void pools_snap_taints(struct snap *sn, const struct kai_node *nd,
+    struct kai_sched_snap_node *s);
+/* The pool of a job of queue (its partition's index), or -1. */
+int32_t pools_snap_index(const struct kaid *k, const char *queue);
+void pools_snap_fini(struct snap *sn);
+/*
+ * Whether node nd may take the pods of partition p (NULL: a queue no
+ * partition covers): its labels hold p's nodeSelector and p tolerates
+ * its NoSchedule and NoExecute taints, as the core decides.
+ */
+bool pools_node_serves(const struct kaid *k,
+    const struct kai_conf_partition *p, const struct kai_node *nd);
+/*
+ * Whether nd is one of p's nodes, as kinfo lists them: the same, except
+ * that a taint no partition tolerates (a drain) keeps it in p.
+ */
+bool pools_node_member(const struct kaid *k,
+    const struct kai_conf_partition *p, const struct kai_node *nd);
+
+/* writeq.c: state changes the database did not take, retried in order */
+/* Queues a copy of c (one job's change, no allocation rows). */
+void writeq_add(struct kaid *k, const struct kai_db_change *c);
+/* Whether job id has a change queued (final_only: one that ends it). */
+bool writeq_has(const struct kaid *k, uint64_t id, bool final_only);
+size_t writeq_len(const struct kaid *k);
+/* Records what it can, in order; a job whose end is recorded finishes. */
+void writeq_retry(struct kaid *k);
+void writeq_free(struct kaid *k);
 
 /* evict.c */
 /*
@@ -418,16 +506,26 @@ bool rpc_submit_ext(struct kaid *k, const struct rpc_req *req);
  * only once each (k->dep_done).
  */
 void deps_update(struct kaid *k);
+/* The sentence for j->gate, Slurm's code of why deps.c holds j back. */
+char *deps_gate_text(const struct kai_job *j);
 void deps_free(struct kaid *k);
 
 /* reconcile.c */
 void reconcile_pod(struct kaid *k, const char *name, struct pod_rec *pr,
     bool deleted);
+/*
+ * A job's final state is recorded (c): the log, the metrics, its pods
+ * deleted, the job out of the cache.
+ */
+void reconcile_recorded(struct kaid *k, struct kai_job *job,
+    const struct kai_db_change *c);
 void reconcile_node_gone(struct kaid *k, const char *node);
 void reconcile_synced(struct kaid *k);
 /*
  * Moves an active job to a terminal state in the database and forgets it;
- * deletes its pods.  Returns 0 or a KAI_E code (logged).
+ * deletes its pods.  Returns 0 when the job left the cache, or a KAI_E
+ * code (logged) when the change waits in writeq.c for the database (the
+ * job stays, and finishes when the change is recorded).
  */
 int reconcile_finish(struct kaid *k, struct kai_job *job,
     enum kai_job_state to, const char *reason, int32_t exit_code,

@@ -12,7 +12,8 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/metrics.c \
 	daemons/kaid/metrics.h \
 	daemons/kaid/podenv.c \
-	daemons/kaid/podshim.c \
+	daemons/kaid/podspec.c \
+	daemons/kaid/pools.c \
 	daemons/kaid/queues.c \
 	daemons/kaid/reconcile.c \
 	daemons/kaid/rpc.c \
@@ -31,7 +32,9 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/snapshot.c \
 	daemons/kaid/state.c \
 	daemons/kaid/tick.c \
-	daemons/kaid/usage.c
+	daemons/kaid/usage.c \
+	daemons/kaid/writeq.c
+nodist_daemons_kaid_kaid_SOURCES = pod/podshim.c
 daemons_kaid_kaid_LDADD = \
 	src/sched/libkaisched.a \
 	src/db/libkaidb.a \

@@ -49,8 +49,9 @@ finish_change(struct kai_db_change *c, const struct kai_job *job,
 }
 
 /* After the commit: the log, the metrics, the pods, the cache. */
-static void
-finished(struct kaid *k, struct kai_job *job, const struct kai_db_change *c)
+void
+reconcile_recorded(struct kaid *k, struct kai_job *job,
+    const struct kai_db_change *c)
 {
 	uint64_t id = job->id;
 
@@ -65,25 +66,89 @@ finished(struct kaid *k, struct kai_job *job, const struct kai_db_change *c)
 	state_job_remove(k, id);
 }
 
-int
-reconcile_finish(struct kaid *k, struct kai_job *job, enum kai_job_state to,
+/* reconcile_finish(), and why its container ended (NULL = not known). */
+static int
+finish(struct kaid *k, struct kai_job *job, enum kai_job_state to,
     const char *reason, int32_t exit_code, int32_t exit_signal,
-    int64_t actor_uid)
+    int64_t actor_uid, const char *exit_reason)
 {
 	struct kai_db_change c;
 	struct kai_err err;
 	bool applied = false;
 
+	/* Its end is known and waits for the database: the first one counts. */
+	if (writeq_has(k, job->id, true))
+		return KAI_EDB;
 	finish_change(&c, job, to, reason, exit_code, exit_signal, actor_uid,
 	    kaid_now());
+	c.exit_reason = exit_reason;
+	if (writeq_has(k, job->id, false)) {
+		writeq_add(k, &c);	/* behind its earlier changes */
+		return KAI_EDB;
+	}
 	if (kai_db_jobs_change(k->db, &c, 1, &applied, &err) != 0) {
 		kai_log_err("job %" PRIu64 ": could not record %s: %s", job->id,
 		    kai_jobstate_name(to), err.msg);
+		writeq_add(k, &c);
 		return err.code;
 	}
-	finished(k, job, &c);
+	reconcile_recorded(k, job, &c);
 	tick_soon(k);
 	return 0;
+}
+
+int
+reconcile_finish(struct kaid *k, struct kai_job *job, enum kai_job_state to,
+    const char *reason, int32_t exit_code, int32_t exit_signal,
+    int64_t actor_uid)
+{
+	return finish(k, job, to, reason, exit_code, exit_signal, actor_uid,
+	    NULL);
+}
+
+/* Bytes of a termination message kept: its end, where the error is. */
+#define EXIT_MESSAGE_MAX 1024
+
+/*
+ * Why the pod's container ended, as its node said, for the job record:
+ * the reason ("Error", "OOMKilled", or the pod's own, "DeadlineExceeded",
+ * "Evicted") and the message (with FallbackToLogsOnError, the failed
+ * container's last log lines), one line: a line break becomes " | ",
+ * other control characters a space, and only the last
+ * EXIT_MESSAGE_MAX bytes of a long message are kept.  NULL when the pod
+ * says nothing.  Caller owns it.
+ */
+static char *
+exit_reason_text(const struct pod_rec *r)
+{
+	const char *why = *r->reason != '\0' ? r->reason : r->term_reason;
+	const char *msg = *r->message != '\0' && *r->reason != '\0' ?
+	    r->message : r->term_message;
+	size_t len = strlen(msg), i;
+	struct kai_buf b;
+
+	if (*why == '\0' && *msg == '\0')
+		return NULL;
+	while (len > 0 && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
+		len--;
+	if (len > EXIT_MESSAGE_MAX) {
+		msg += len - EXIT_MESSAGE_MAX;
+		len = EXIT_MESSAGE_MAX;
+	}
+	kai_buf_init(&b, 4 * EXIT_MESSAGE_MAX);
+	KAI_ASSERT(kai_buf_adds(&b, *why != '\0' ? why : "Error") == 0);
+	if (len > 0)
+		KAI_ASSERT(kai_buf_adds(&b, ": ") == 0);
+	for (i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)msg[i];
+
+		if (ch == '\n')
+			KAI_ASSERT(kai_buf_adds(&b, " | ") == 0);
+		else
+			KAI_ASSERT(kai_buf_addc(&b, ch < 0x20 || ch == 0x7f ?
+			    ' ' : (char)ch) == 0);
+	}
+	return kai_buf_detach(&b, NULL);
 }
 
 static int
@@ -170,7 +235,7 @@ reconcile_cancel_many(struct kaid *k, struct kai_job **jobs, size_t n,
 			kai_log_warn("job %" PRIu64 ": not %s in the database "
 			    "when cancelled", jobs[i]->id,
 			    kai_jobstate_name(jobs[i]->state));
-		finished(k, jobs[i], &c);
+		reconcile_recorded(k, jobs[i], &c);
 	}
 	free(applied);
 	tick_soon(k);
@@ -192,10 +257,13 @@ mark_running(struct kaid *k, struct kai_job *job)
 	c.time = kaid_now();
 	c.actor_uid = -1;
 	c.set_start = true;
-	if (kai_db_jobs_change(k->db, &c, 1, &applied, &err) != 0) {
+	if (writeq_has(k, job->id, false)) {
+		writeq_add(k, &c);
+	} else if (kai_db_jobs_change(k->db, &c, 1, &applied, &err) != 0) {
 		kai_log_err("job %" PRIu64 ": could not record RUNNING: %s",
 		    job->id, err.msg);
-		return;
+		/* Kept with its time; the cache moves on as if recorded. */
+		writeq_add(k, &c);
 	}
 	job->state = KAI_JOB_RUNNING;
 	job->start_time = c.time;
@@ -287,15 +355,20 @@ reconcile_pod(struct kaid *k, const char *name, struct pod_rec *r,
 	if (r->waiting_error) {
 		char *why = kai_xasprintf("%s: %s", r->wait_reason, r->message);
 
-		(void)reconcile_finish(k, job, KAI_JOB_FAILED, why, 1, 0, -1);
+		(void)finish(k, job, KAI_JOB_FAILED, why, 1, 0, -1, why);
 		free(why);
 		return;
 	}
 	if (r->phase == KAI_POD_SUCCEEDED || r->phase == KAI_POD_FAILED) {
+		char *exit_reason;
+
 		to = pod_outcome(r, &code, &sig, &reason);
 		if (to == KAI_JOB_COMPLETED && !all_tasks_succeeded(k, job))
 			return;	/* other tasks still run */
-		(void)reconcile_finish(k, job, to, reason, code, sig, -1);
+		exit_reason = to == KAI_JOB_COMPLETED ? NULL :
+		    exit_reason_text(r);
+		(void)finish(k, job, to, reason, code, sig, -1, exit_reason);
+		free(exit_reason);
 		return;
 	}
 	if (deleted) {

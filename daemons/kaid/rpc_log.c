@@ -125,7 +125,7 @@ log_inactive(struct kaid *k, const struct rpc_req *req, uint64_t id)
 	q.ids = &id;
 	q.nids = 1;
 	q.state_mask = KAI_JOB_STATES_ALL;
-	if (kai_db_jobs_query(k->db, &q, false, req->uid, &ji, &n, &err) != 0)
+	if (kai_db_jobs_query(k->db, &q, KAI_DB_SCOPE_ALL, req->uid, &ji, &n, &err) != 0)
 		server_reply_error(k, req->conn, err.code, err.msg, NULL);
 	else if (n == 0 ||
 	    (ji[0].uid != req->uid && !rpc_is_operator(k, req->uid)))

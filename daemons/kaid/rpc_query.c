@@ -8,10 +8,14 @@
  * else (kacct, finished states) is read from PostgreSQL, with the pending
  * reasons and start estimates of active jobs taken from memory, where the
  * last tick left them.
- * kqueue shows every user's jobs, as squeue does; kacct
- * (KAI_QUERY_HISTORY) shows a user only their own jobs unless they are an
- * operator.  Long answers go out as several frames so that no frame
- * passes the body limit.
+ * Who sees what is decided in one place, query_scope(), for every path
+ * that answers with job records: every user's active jobs, as squeue
+ * shows them; finished jobs, with their directories and output paths,
+ * only to their owner or an operator, as sacct shows them; and with
+ * KAI_QUERY_HISTORY (kacct) only the caller's own jobs of any state.  A
+ * request asks for states and flags, so the rule looks at what can come
+ * back, not at which client is asking.  Long answers go out as several
+ * frames so that no frame passes the body limit.
  */
 #include "config.h"
 
@@ -34,6 +38,8 @@ overlay_reasons(struct kaid *k, struct kai_jobinfo *jobs, size_t n)
 			continue;
 		free(jobs[i].reason);
 		jobs[i].reason = kai_xstrdup(j->reason);
+		free(jobs[i].why);
+		jobs[i].why = j->why != NULL ? kai_xstrdup(j->why) : NULL;
 		jobs[i].est_start = j->est_start;
 	}
 }
@@ -139,6 +145,7 @@ query_cache(struct kaid *k, struct conn *conn, const struct kai_query *q)
 		o->account = j->account;
 		o->state = j->state;
 		o->reason = j->reason;
+		o->why = j->why;
 		o->submit_time = j->submit_time;
 		o->start_time = j->start_time;
 		o->time_limit_s = j->time_limit_s;
@@ -168,13 +175,22 @@ query_cache(struct kaid *k, struct conn *conn, const struct kai_query *q)
 	kai_buf_fini(&b);
 }
 
+enum kai_db_scope
+query_scope(struct kaid *k, uint32_t uid, const struct kai_query *q)
+{
+	if (rpc_is_operator(k, uid))
+		return KAI_DB_SCOPE_ALL;
+	if (q->flags & KAI_QUERY_HISTORY)
+		return KAI_DB_SCOPE_OWN;
+	return KAI_DB_SCOPE_OWN_ENDED;
+}
+
 bool
 rpc_query(struct kaid *k, const struct rpc_req *req)
 {
 	struct kai_jobinfo *jobs = NULL;
 	struct kai_query q;
 	struct kai_err err;
-	bool only_own;
 	size_t i, n = 0;
 
 	memset(&q, 0, sizeof(q));
@@ -188,10 +204,8 @@ rpc_query(struct kaid *k, const struct rpc_req *req)
 		kai_query_fini(&q);
 		return false;
 	}
-	only_own = (q.flags & KAI_QUERY_HISTORY) &&
-	    !rpc_is_operator(k, req->uid);
-	if (kai_db_jobs_query(k->db, &q, only_own, req->uid, &jobs, &n,
-		&err) != 0) {
+	if (kai_db_jobs_query(k->db, &q, query_scope(k, req->uid, &q),
+		req->uid, &jobs, &n, &err) != 0) {
 		kai_log_err("could not query jobs: %s", err.msg);
 		server_reply_error(k, req->conn, err.code, err.msg, NULL);
 	} else {

@@ -60,6 +60,53 @@ submit_queue(struct kaid *k, const struct kai_jobspec *js, const char **name,
 }
 
 /*
+ * The working directory and the output files must lie on a filesystem
+ * the job's pods mount (kaid.yaml filesystems:, or its partition's), or
+ * the job would only fail in its pod once it started.  No filesystems
+ * configured (or an empty list): nothing to check, for a cluster whose
+ * images or nodes provide the paths some other way.
+ */
+static int
+submit_paths(const struct kaid *k, const struct kai_jobspec *js,
+    const char *queue, struct kai_err *err)
+{
+	const char *what[3], *pat[3];
+	const struct kai_conf_fs *fs;
+	size_t i, n, np = 0;
+	char *names;
+	bool on;
+
+	fs = kai_conf_filesystems(k->conf, pools_partition_name(k, queue),
+	    &n);
+	if (n == 0)
+		return 0;
+	what[np] = "output file";
+	pat[np++] = js->stdout_pattern != NULL ? js->stdout_pattern :
+	    "slurm-%j.out";
+	if (js->stderr_pattern != NULL) {
+		what[np] = "error file";
+		pat[np++] = js->stderr_pattern;
+	}
+	on = kai_conf_fs_find(fs, n, js->workdir) != NULL;
+	for (i = 0; on && i < np; i++) {
+		if (kai_conf_fs_find_pattern(fs, n, js->workdir, pat[i]) ==
+		    NULL)
+			break;
+	}
+	if (on && i == np)
+		return 0;
+	names = kai_conf_fs_names(fs, n);
+	if (!on)
+		(void)kai_err_set(err, KAI_EINVAL, "working directory \"%s\" is not "
+		    "on a shared filesystem (%s)", js->workdir, names);
+	else
+		(void)kai_err_set(err, KAI_EINVAL, "%s \"%s\" is not on a shared "
+		    "filesystem (%s)", what[i], pat[i], names);
+	free(names);
+	return err->code;
+}
+
+/*
  * Resolves the queue, and what kaid.yaml decides: time limit, memory.
  * A queue made with kctl that is no partition of kaid.yaml has no time
  * limit of its own.
@@ -84,6 +131,8 @@ submit_resolve(struct kaid *k, const struct rpc_req *req, struct submit *s,
 		return kai_err_set(err, KAI_EPERM,
 		    "jobs may not run as root on this cluster");
 	if (submit_queue(k, js, &queue, err) != 0)
+		return err->code;
+	if (submit_paths(k, js, queue, err) != 0)
 		return err->code;
 	p = kai_conf_partition(k->conf, queue);
 	if (tl == KAI_TIME_UNSET)
@@ -231,6 +280,7 @@ job_from_submit(const struct submit *s, uint64_t id)
 	j->time_limit_s = s->nj.time_limit_s;
 	j->hold = js->hold;
 	j->reason = kai_xstrdup(js->hold ? "JobHeldUser" : "None");
+	j->why = kai_xstrdup("");
 	j->preemptible = s->nj.preemptible;
 	j->requeue = js->requeue != KAI_TRI_NO;
 	j->min_tasks = js->min_tasks;
@@ -260,27 +310,56 @@ submit_answer(struct kaid *k, struct submit *s, uint64_t id,
 	server_resume(k, s->conn);
 }
 
-/* The batch in one transaction; with arrays.c's columns if any needs. */
+/*
+ * Submissions first..first+n of the batch in one transaction; with
+ * arrays.c's columns if any needs them.
+ */
 static int
-submit_insert(struct kaid *k, const struct kai_db_newjob *nj, size_t n,
-    uint64_t *ids, struct kai_err *err)
+submit_insert(struct kaid *k, const struct kai_db_newjob *nj, size_t first,
+    size_t n, uint64_t *ids, struct kai_err *err)
 {
 	struct kai_db_jobext *ext;
 	size_t i;
 	bool any = false;
 	int r;
 
-	for (i = 0; i < n; i++)
+	for (i = first; i < first + n; i++)
 		any |= k->submits[i].ext.array_spec != NULL ||
 		    k->submits[i].ext.dependency != NULL;
 	if (!any)
-		return kai_db_jobs_insert(k->db, nj, n, ids, err);
+		return kai_db_jobs_insert(k->db, nj + first, n, ids + first,
+		    err);
 	ext = kai_xcalloc(n, sizeof(*ext));
 	for (i = 0; i < n; i++)
-		ext[i] = k->submits[i].ext;
-	r = kai_db_jobs_insert_ext(k->db, nj, ext, n, ids, err);
+		ext[i] = k->submits[first + i].ext;
+	r = kai_db_jobs_insert_ext(k->db, nj + first, ext, n, ids + first,
+	    err);
 	free(ext);
 	return r;
+}
+
+/* Answers submission i: its job is stored as ids[i], or err says why not. */
+static void
+submit_settle(struct kaid *k, size_t i, uint64_t id,
+    const struct kai_err *err)
+{
+	struct submit *s = &k->submits[i];
+	struct kai_err e;
+
+	if (err != NULL) {
+		kai_log_err("could not store the submission of uid %u: %s",
+		    s->nj.uid, err->msg);
+		k->metrics.submit_failed++;
+		e = *err;
+		kai_err_prefix(&e, "could not store the job");
+		submit_answer(k, s, 0, &e);
+		return;
+	}
+	state_job_add(k, job_from_submit(s, id));
+	kai_log_info("audit: uid=%u action=submit job=%" PRIu64 " result=ok",
+	    s->nj.uid, id);
+	submit_answer(k, s, id, NULL);
+	k->metrics.submit_accepted++;
 }
 
 void
@@ -290,6 +369,7 @@ submit_commit(struct kaid *k)
 	struct kai_err err;
 	uint64_t *ids;
 	size_t i, n = k->nsubmits;
+	bool stored = false, down = false;
 
 	if (n == 0)
 		return;
@@ -300,24 +380,41 @@ submit_commit(struct kaid *k)
 		nj[i] = k->submits[i].nj;
 		nj[i].spec = &k->submits[i].spec;
 	}
-	if (submit_insert(k, nj, n, ids, &err) != 0) {
-		kai_log_err("could not store %zu submissions: %s", n, err.msg);
-		k->metrics.submit_failed += n;
-		kai_err_prefix(&err, "could not store the job");
+	if (submit_insert(k, nj, 0, n, ids, &err) == 0) {
 		for (i = 0; i < n; i++)
-			submit_answer(k, &k->submits[i], 0, &err);
+			submit_settle(k, i, ids[i], NULL);
+		stored = true;
+	} else if (n == 1) {
+		submit_settle(k, 0, 0, &err);
 	} else {
+		/*
+		 * The batch is one transaction, so one row the database
+		 * refuses undoes all of them; the batch holds many users'
+		 * jobs, and one user's bad row must not refuse the others.
+		 * Each goes in alone, and only the row at fault is refused.
+		 * Rare (the checks at submission catch what they can), so
+		 * the extra round trips cost nothing in the common case.
+		 */
+		kai_log_warn("the group commit of %zu submissions failed (%s); "
+		    "storing them one by one", n, err.msg);
 		for (i = 0; i < n; i++) {
-			struct submit *s = &k->submits[i];
-
-			state_job_add(k, job_from_submit(s, ids[i]));
-			kai_log_info("audit: uid=%u action=submit job=%" PRIu64
-			    " result=ok", s->nj.uid, ids[i]);
-			submit_answer(k, s, ids[i], NULL);
+			/* Without a database, the rest fail as the batch did. */
+			if (down || (!kai_db_connected(k->db) &&
+			    kai_db_reconnect(k->db, &err) != 0)) {
+				down = true;
+				submit_settle(k, i, 0, &err);
+				continue;
+			}
+			if (submit_insert(k, nj, i, 1, ids, &err) != 0) {
+				submit_settle(k, i, 0, &err);
+				continue;
+			}
+			submit_settle(k, i, ids[i], NULL);
+			stored = true;
 		}
-		k->metrics.submit_accepted += n;
-		tick_soon(k);
 	}
+	if (stored)
+		tick_soon(k);
 	for (i = 0; i < n; i++)
 		submit_fini(&k->submits[i]);
 	k->nsubmits = 0;

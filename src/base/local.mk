@@ -14,6 +14,8 @@ src_base_libkaibase_a_SOURCES = \
 	src/base/sha256.h \
 	src/base/strconv.c \
 	src/base/strconv.h \
+	src/base/utf8.c \
+	src/base/utf8.h \
 	src/base/xmalloc.c \
 	src/base/xmalloc.h
 
@@ -21,4 +23,9 @@ check_PROGRAMS += tests/unit/base-sha256
 tests_unit_base_sha256_SOURCES = tests/unit/base-sha256.c
 tests_unit_base_sha256_LDADD = tests/lib/libtap.a src/base/libkaibase.a
 TESTS += tests/unit/base-sha256
+
+check_PROGRAMS += tests/unit/base-utf8
+tests_unit_base_utf8_SOURCES = tests/unit/base-utf8.c
+tests_unit_base_utf8_LDADD = tests/lib/libtap.a src/base/libkaibase.a
+TESTS += tests/unit/base-utf8
 # End of src/base/local.mk

@@ -141,15 +141,22 @@ int kai_db_jobs_load_active(struct kai_db *db, struct kai_job **jobs,
 int kai_db_job_spec(struct kai_db *db, uint64_t id, struct kai_jobspec *js,
     struct kai_err *err) KAI_MUST_CHECK;
 
+/* Whose jobs a query may return, whatever it asks (kaid's query_scope()). */
+enum kai_db_scope {
+	KAI_DB_SCOPE_ALL = 0,	   /* every user's */
+	KAI_DB_SCOPE_OWN = 1,	   /* requester_uid's only */
+	KAI_DB_SCOPE_OWN_ENDED = 2 /* every user's active jobs, and
+				      requester_uid's finished ones */
+};
+
 /*
- * Answers kqueue and kacct with the jobs matching q.  When only_own is
- * true only requester_uid's jobs are returned, whatever q asks (kaid sets
- * it for kacct callers who are not operators).  Results are ordered by id.
+ * Answers kqueue and kacct with the jobs matching q, narrowed to scope
+ * (so the scope can only narrow the answer).  Results are ordered by id.
  * Caller owns *jobs (kai_jobinfo_fini() each, then free()).
  */
 int kai_db_jobs_query(struct kai_db *db, const struct kai_query *q,
-    bool only_own, uint32_t requester_uid, struct kai_jobinfo **jobs,
-    size_t *n, struct kai_err *err) KAI_MUST_CHECK;
+    enum kai_db_scope scope, uint32_t requester_uid,
+    struct kai_jobinfo **jobs, size_t *n, struct kai_err *err) KAI_MUST_CHECK;
 
 /*
  * One state change.  Applied only if the job is still in state `from`
@@ -168,6 +175,7 @@ struct kai_db_change {
 	bool set_exit;		/* exit_code / exit_signal below */
 	int32_t exit_code;
 	int32_t exit_signal;
+	const char *exit_reason; /* with set_exit; NULL = "" */
 	const char *nodelist;	/* NULL = unchanged */
 	const struct kai_alloc *allocs; /* to insert (PENDING -> CONFIGURING) */
 	size_t nallocs;
@@ -206,11 +214,13 @@ int kai_db_jobs_cancel(struct kai_db *db, const struct kai_db_cancel *c,
     bool *applied, struct kai_err *err) KAI_MUST_CHECK;
 
 /*
- * Sets the pending reason of jobs without an event row (reasons change
- * every tick; they are not state changes).
+ * Sets the pending reason of jobs, as Slurm's code (reasons[i]) and as a
+ * sentence (whys[i]), without an event row (reasons change every tick;
+ * they are not state changes).
  */
 int kai_db_jobs_set_reason(struct kai_db *db, const uint64_t *ids,
-    const char *const *reasons, size_t n, struct kai_err *err)
+    const char *const *reasons, const char *const *whys, size_t n,
+    struct kai_err *err)
     KAI_MUST_CHECK;
 
 /*

@@ -34,7 +34,7 @@
 #include "db/db_internal.h"
 
 #define DB_CHANGE_CHUNK 256
-#define DB_CHANGE_NPARAM 22
+#define DB_CHANGE_NPARAM 23
 
 static const char change_sql[] =
     "WITH u AS (UPDATE jobs SET state = $3::text, reason = $4::text, "
@@ -42,6 +42,8 @@ static const char change_sql[] =
     "end_time = CASE WHEN $7::boolean THEN $5::bigint ELSE end_time END, "
     "exit_code = CASE WHEN $8::boolean THEN $9::int ELSE exit_code END, "
     "exit_signal = CASE WHEN $8::boolean THEN $10::int ELSE exit_signal END, "
+    "exit_reason = CASE WHEN $8::boolean THEN $23::text ELSE exit_reason "
+    "END, "
     "nodelist = coalesce($11::text, nodelist), "
     "requeue_count = requeue_count + "
     "CASE WHEN $3::text = 'PENDING' THEN 1 ELSE 0 END "
@@ -160,6 +162,7 @@ change_params(struct kai_db_params *p, const struct kai_db_change *c,
 		    "job %" PRIu64 ": allocations too large",
 		    c->id);
 	(void)kai_db_param_i64(p, c->keep_allocs);
+	(void)kai_db_param_str(p, c->exit_reason != NULL ? c->exit_reason : "");
 	KAI_ASSERT(p->n == DB_CHANGE_NPARAM);
 	return 0;
 }
@@ -309,7 +312,8 @@ kai_db_jobs_change(struct kai_db *db, const struct kai_db_change *c,
 
 int
 kai_db_jobs_set_reason(struct kai_db *db, const uint64_t *ids,
-    const char *const *reasons, size_t n, struct kai_err *err)
+    const char *const *reasons, const char *const *whys, size_t n,
+    struct kai_err *err)
 {
 	struct kai_db_params p;
 	struct kai_buf b;
@@ -328,11 +332,16 @@ kai_db_jobs_set_reason(struct kai_db *db, const uint64_t *ids,
 	}
 	if (r == 0) {
 		(void)kai_db_param_own(&p, kai_buf_detach(&b, NULL));
+		r = kai_db_array_text(&b, whys, n);
+	}
+	if (r == 0) {
+		(void)kai_db_param_own(&p, kai_buf_detach(&b, NULL));
 		/* Unchanged reasons are skipped: no dead row per job per tick. */
 		r = kai_db_cmd(db,
-		    "UPDATE jobs SET reason = v.reason "
-		    "FROM unnest($1::bigint[], $2::text[]) AS v(id, reason) "
-		    "WHERE jobs.id = v.id AND jobs.reason <> v.reason",
+		    "UPDATE jobs SET reason = v.reason, why = v.why "
+		    "FROM unnest($1::bigint[], $2::text[], $3::text[]) "
+		    "AS v(id, reason, why) WHERE jobs.id = v.id AND "
+		    "(jobs.reason <> v.reason OR jobs.why <> v.why)",
 		    &p, "could not set pending reasons", err);
 	} else
 		r = kai_err_set(err, KAI_EINVAL,

@@ -14,8 +14,9 @@
  * state mask defaults to the active states, or to every state for a
  * history query; a time window [start, end] keeps the jobs submitted
  * by end (inclusive, as sacct -E is: a job submitted this second shows)
- * that had not ended before start.  only_own adds "uid =
- * requester" on top of everything else, so it can only narrow the answer.
+ * that had not ended before start.  The scope adds "uid = requester"
+ * (for finished jobs only, with KAI_DB_SCOPE_OWN_ENDED) on top of
+ * everything else, so it can only narrow the answer.
  * KAI_QUERY_ALL_USERS is kaid's business (it decides the uids); it is not
  * looked at here.
  */
@@ -47,8 +48,9 @@ static const char query_head[] =
     "coalesce((SELECT sum(a.gpus::bigint * 1000000 + a.gpu_fraction) "
     "FROM allocations a WHERE a.job_id = jobs.id), 0)::bigint ELSE "
     KAI_DB_GPU_MICRO_SQL " END, "
-    "signal_number, signal_secs, signal_batch, open_mode "
-    "FROM jobs WHERE true";
+    "open_mode";
+/* then the columns of model/jobfields.def, then: */
+static const char query_from[] = " FROM jobs WHERE true";
 
 /* Appends " AND <pre>$n<post>" for parameter n. */
 static int
@@ -102,11 +104,17 @@ add_state_filter(struct kai_buf *sql, struct kai_db_params *p, uint32_t mask)
 /* Builds the statement for q; KAI_EINVAL when it would be too large. */
 static int
 build_query(struct kai_buf *sql, struct kai_db_params *p,
-    const struct kai_query *q, bool only_own, uint32_t requester_uid)
+    const struct kai_query *q, enum kai_db_scope scope,
+    uint32_t requester_uid)
 {
 	struct kai_buf lit;
 	uint32_t mask = q->state_mask;
 	int r = kai_buf_adds(sql, query_head);
+
+	if (r == 0)
+		r = kai_db_fields_columns(sql, KAI_JF_REC_INFO);
+	if (r == 0)
+		r = kai_buf_adds(sql, query_from);
 
 	kai_buf_init(&lit, KAI_DB_TEXT_MAX);
 	if (r == 0 && q->nids > 0 &&
@@ -119,9 +127,13 @@ build_query(struct kai_buf *sql, struct kai_db_params *p,
 	    (const char *const *)q->queues, q->nqueues)) == 0)
 		r = add_filter(sql, p, "queue = ANY(", &lit, "::text[])");
 	kai_buf_fini(&lit);
-	if (r == 0 && only_own)
+	if (r == 0 && scope == KAI_DB_SCOPE_OWN)
 		r = add_cond(sql, "uid = ", kai_db_param_i64(p, requester_uid),
 		    "");
+	else if (r == 0 && scope == KAI_DB_SCOPE_OWN_ENDED)
+		r = add_cond(sql, "(state IN ('PENDING', 'CONFIGURING', "
+		    "'RUNNING') OR uid = ", kai_db_param_i64(p, requester_uid),
+		    ")");
 	if (mask == 0)
 		mask = (q->flags & KAI_QUERY_HISTORY) ? KAI_JOB_STATES_ALL :
 		    KAI_JOB_STATES_ACTIVE;
@@ -226,10 +238,8 @@ row_to_info(struct kai_db_row *r, struct kai_jobinfo *ji)
 	ji->priority = kai_db_get_u32(r, 24);
 	ji->tasks_run = kai_db_get_u32(r, 29);
 	ji->gpu_micro = kai_db_get_u64(r, 30);
-	ji->signal_number = kai_db_get_u32(r, 31);
-	ji->signal_secs = kai_db_get_u32(r, 32);
-	ji->signal_batch = kai_db_get_bool(r, 33);
-	ji->open_mode = kai_db_get_open_mode(r, 34);
+	ji->open_mode = kai_db_get_open_mode(r, 31);
+	(void)kai_db_fields_read(r, 32, KAI_JF_REC_INFO, ji);
 	row_to_array(r, ji, &arr);
 	out = PQgetisnull(r->res, r->row, 21) ?
 	    (arr.id != 0 ? "slurm-%A_%a.out" : "slurm-%j.out") :
@@ -266,8 +276,8 @@ convert_infos(PGresult *res, struct kai_jobinfo **jobsp, size_t *np,
 
 int
 kai_db_jobs_query(struct kai_db *db, const struct kai_query *q,
-    bool only_own, uint32_t requester_uid, struct kai_jobinfo **jobs,
-    size_t *n, struct kai_err *err)
+    enum kai_db_scope scope, uint32_t requester_uid,
+    struct kai_jobinfo **jobs, size_t *n, struct kai_err *err)
 {
 	struct kai_db_params p;
 	struct kai_buf sql;
@@ -278,7 +288,7 @@ kai_db_jobs_query(struct kai_db *db, const struct kai_query *q,
 		return r;
 	kai_db_params_init(&p);
 	kai_buf_init(&sql, KAI_DB_TEXT_MAX);
-	if (build_query(&sql, &p, q, only_own, requester_uid) != 0)
+	if (build_query(&sql, &p, q, scope, requester_uid) != 0)
 		r = kai_err_set(err, KAI_EINVAL,
 		    "could not query jobs: query too large");
 	else if ((res = kai_db_exec(db, sql.data, &p, PGRES_TUPLES_OK,

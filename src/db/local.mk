@@ -7,6 +7,7 @@ src_db_libkaidb_a_SOURCES = \
 	src/db/db_array.c \
 	src/db/db_array.h \
 	src/db/db_change.c \
+	src/db/db_fields.c \
 	src/db/db_internal.h \
 	src/db/db_job.c \
 	src/db/db_jobedit.c \

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/utf8.h"
 #include "base/xmalloc.h"
 
 int
@@ -279,10 +280,17 @@ kai_codec_get_bool(struct kai_codec_rd *r, const char *field, bool *v)
 	return 0;
 }
 
-int
-kai_codec_get_str(struct kai_codec_rd *r, const char *field, size_t max,
-    bool nullable, char **s)
+/*
+ * A string; utf8 also refuses bytes that are not well-formed UTF-8, which
+ * the database (a UTF8 one) would refuse later, in a commit shared with
+ * other requests.
+ */
+static int
+get_str(struct kai_codec_rd *r, const char *field, size_t max, bool nullable,
+    bool utf8, char **s)
 {
+	size_t bad;
+
 	const uint8_t *x;
 	uint32_t n;
 	int rc;
@@ -304,11 +312,29 @@ kai_codec_get_str(struct kai_codec_rd *r, const char *field, size_t max,
 	if (memchr(x, '\0', n) != NULL)
 		return kai_err_set(r->err, KAI_EPROTO,
 		    "field \"%s\" contains a NUL byte", field);
+	if (utf8 && (bad = kai_utf8_invalid_at(x, n)) < n)
+		return kai_err_set(r->err, KAI_EPROTO,
+		    "field \"%s\" is not valid UTF-8 (byte 0x%02x at offset "
+		    "%zu)", field, x[bad], bad);
 	/* n is known and NUL-free: no strndup (it scans again) */
 	*s = kai_xmalloc((size_t)n + 1);
 	memcpy(*s, x, n);
 	(*s)[n] = '\0';
 	return 0;
+}
+
+int
+kai_codec_get_str(struct kai_codec_rd *r, const char *field, size_t max,
+    bool nullable, char **s)
+{
+	return get_str(r, field, max, nullable, true, s);
+}
+
+int
+kai_codec_get_text(struct kai_codec_rd *r, const char *field, size_t max,
+    bool nullable, char **s)
+{
+	return get_str(r, field, max, nullable, false, s);
 }
 
 int

@@ -82,11 +82,18 @@ int kai_codec_get_i64(struct kai_codec_rd *r, const char *field,
 int kai_codec_get_bool(struct kai_codec_rd *r, const char *field,
     bool *v) KAI_MUST_CHECK;
 /*
- * A string of at most max bytes without an embedded NUL.  Caller owns *s
- * (NUL-terminated; NULL when the wire says NULL and nullable is true; a
- * NULL on the wire is an error otherwise).
+ * A string of at most max bytes of well-formed UTF-8 without an embedded
+ * NUL ("field \"name\" is not valid UTF-8 (byte 0xff at offset 3)").
+ * Caller owns *s (NUL-terminated; NULL when the wire says NULL and
+ * nullable is true; a NULL on the wire is an error otherwise).
  */
 int kai_codec_get_str(struct kai_codec_rd *r, const char *field, size_t max,
+    bool nullable, char **s) KAI_MUST_CHECK;
+/*
+ * The same without the UTF-8 check, for text kaid composes and a client
+ * only prints (error messages, which may quote a cut-off value).
+ */
+int kai_codec_get_text(struct kai_codec_rd *r, const char *field, size_t max,
     bool nullable, char **s) KAI_MUST_CHECK;
 /*
  * An array count: refused when over max ("too many <field> entries: n >

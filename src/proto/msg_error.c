@@ -45,9 +45,9 @@ kai_msg_error_decode(const void *p, size_t n, struct kai_msg_error *m,
 	memset(m, 0, sizeof(*m));
 	kai_codec_rd_init(&r, p, n, err);
 	if ((rc = kai_codec_get_i32(&r, "code", &m->code)) != 0 ||
-	    (rc = kai_codec_get_str(&r, "msg", KAI_PROTO_STR_MAX, false,
+	    (rc = kai_codec_get_text(&r, "msg", KAI_PROTO_STR_MAX, false,
 		 &m->msg)) != 0 ||
-	    (rc = kai_codec_get_str(&r, "hint", KAI_PROTO_STR_MAX, true,
+	    (rc = kai_codec_get_text(&r, "hint", KAI_PROTO_STR_MAX, true,
 		 &m->hint)) != 0 ||
 	    (rc = kai_codec_rd_end(&r)) != 0) {
 		kai_msg_error_fini(m);

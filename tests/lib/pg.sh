@@ -98,6 +98,17 @@ pg_start()
 	return 0
 }
 
+# pg_restart DIR: starts again a cluster pg_start made and pg_stop stopped
+# (an outage of the database under a running kaid).
+pg_restart()
+{
+	pg_dir=$1
+	pg_as_owner "$PG_BINDIR/pg_ctl" -D "$pg_dir/pgdata" \
+	    -l "$pg_dir/pg.log" \
+	    -o "-k $pg_dir -c listen_addresses='' -c fsync=on" \
+	    -w -t 60 start >/dev/null 2>&1
+}
+
 # pg_stop DIR: stops the cluster started in DIR (fast shutdown, by the pid
 # file in DIR/pgdata).  Safe to call when it is not running.
 pg_stop()

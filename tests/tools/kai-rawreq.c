@@ -19,7 +19,11 @@
  *
  * `kai-rawreq --make-submit-body SCRIPT OUT` writes the body of a minimal
  * submission of SCRIPT (working directory: the current one) to OUT, for
- * the tests to send, save and replay.
+ * the tests to send, save and replay.  `kai-rawreq --make-query-body
+ * STATE-MASK FLAGS OUT` writes a QUERY body asking for exactly those state
+ * bits and KAI_QUERY_* flags, which no client sends in every combination.
+ * The jobs of a QUERY_REPLY are printed before the "ok" line, one per
+ * line: "job ID uid=UID STATE workdir=DIR".
  *
  * Exit status: 0 ok, 1 error reply, 2 usage, 3 no usable reply
  * (connection, credential or a broken reply frame; reason on stderr).
@@ -31,6 +35,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,6 +211,28 @@ make_frame(const struct opts *o, const char *munge_socket, struct kai_buf *out)
 	return r;
 }
 
+/* One line per job of a QUERY_REPLY frame. */
+static int
+print_jobs(const struct kai_buf *body)
+{
+	struct kai_jobinfo *jobs = NULL;
+	struct kai_err err;
+	size_t n = 0, i;
+
+	if (kai_msg_jobs_decode(body->data, body->len, &jobs, &n, &err) != 0) {
+		client_error(PROG, NULL, "invalid query reply: %s", err.msg);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		printf("job %" PRIu64 " uid=%u %s workdir=%s\n", jobs[i].id,
+		    jobs[i].uid, kai_jobstate_name(jobs[i].state),
+		    jobs[i].workdir != NULL ? jobs[i].workdir : "");
+		kai_jobinfo_fini(&jobs[i]);
+	}
+	free(jobs);
+	return 0;
+}
+
 /* Reads replies until the last frame; prints the result line. */
 static int
 print_reply(int fd, const struct opts *o, const char *where)
@@ -224,6 +251,9 @@ print_reply(int fd, const struct opts *o, const char *where)
 			    "no usable reply from kaid at "
 			    "\"%s\": %s",
 			    where, err.msg);
+			rc = CLIENT_EXIT_CONNECT;
+		} else if (h.type == KAI_MSG_QUERY_REPLY &&
+		    print_jobs(&body) != 0) {
 			rc = CLIENT_EXIT_CONNECT;
 		} else if (h.type == KAI_MSG_ERROR) {
 			if (kai_msg_error_decode(body.data, body.len, &m,
@@ -388,6 +418,35 @@ make_submit_body(const char *script, const char *out)
 	return r == 0 ? CLIENT_EXIT_OK : CLIENT_EXIT_USAGE;
 }
 
+/* A QUERY body with the given state mask and flags into the file out. */
+static int
+make_query_body(const char *states, const char *flags, const char *out)
+{
+	struct kai_query q;
+	struct kai_buf body;
+	struct kai_err err;
+	uint64_t mask, fl;
+	int r = 0;
+
+	memset(&q, 0, sizeof(q));
+	if (kai_strtou64(states, UINT32_MAX, &mask, "state mask", &err) != 0 ||
+	    kai_strtou64(flags, UINT32_MAX, &fl, "flags", &err) != 0) {
+		client_error(PROG, NULL, "%s", err.msg);
+		return CLIENT_EXIT_USAGE;
+	}
+	q.state_mask = (uint32_t)mask;
+	q.flags = (uint32_t)fl;
+	kai_buf_init(&body, KAI_PROTO_BODY_MAX);
+	if (kai_msg_query_encode(&body, &q) != 0) {
+		client_error(PROG, NULL, "could not encode the query");
+		r = -1;
+	}
+	if (r == 0)
+		r = write_file(out, &body);
+	kai_buf_fini(&body);
+	return r == 0 ? CLIENT_EXIT_OK : CLIENT_EXIT_USAGE;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -399,6 +458,8 @@ main(int argc, char **argv)
 
 	if (argc == 4 && strcmp(argv[1], "--make-submit-body") == 0)
 		return make_submit_body(argv[2], argv[3]);
+	if (argc == 5 && strcmp(argv[1], "--make-query-body") == 0)
+		return make_query_body(argv[2], argv[3], argv[4]);
 	if (parse_opts(argc, argv, &o) != 0)
 		return CLIENT_EXIT_USAGE;
 	if ((o.controller == NULL || o.munge_socket == NULL) &&

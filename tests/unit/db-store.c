@@ -373,7 +373,8 @@ count_query(struct kai_db *db, const struct kai_query *q, bool only_own,
 	struct kai_err err;
 	size_t n = 0, i;
 
-	if (kai_db_jobs_query(db, q, only_own, uid, &jobs, &n, &err) != 0) {
+	if (kai_db_jobs_query(db, q, only_own ? KAI_DB_SCOPE_OWN :
+	    KAI_DB_SCOPE_ALL, uid, &jobs, &n, &err) != 0) {
 		diag("query failed: %s", kai_err_msg(&err));
 		return -1;
 	}
@@ -483,7 +484,7 @@ test_query_info(struct kai_db *db)
 	q.ids = &id;
 	q.nids = 1;
 	q.flags = KAI_QUERY_HISTORY;
-	is_int(kai_db_jobs_query(db, &q, false, 0, &jobs, &n, &err), 0,
+	is_int(kai_db_jobs_query(db, &q, KAI_DB_SCOPE_ALL, 0, &jobs, &n, &err), 0,
 	    "query one finished job");
 	is_int((int64_t)n, 1, "found it");
 	if (n == 1) {
@@ -524,7 +525,7 @@ test_query_paths(struct kai_db *db)
 	memset(&q, 0, sizeof(q));
 	q.ids = &id;
 	q.nids = 1;
-	is_int(kai_db_jobs_query(db, &q, false, 0, &jobs, &n, &err), 0,
+	is_int(kai_db_jobs_query(db, &q, KAI_DB_SCOPE_ALL, 0, &jobs, &n, &err), 0,
 	    "query a job with output patterns");
 	if (n == 1) {
 		snprintf(want, sizeof(want), "/data/alice/%" PRIu64 ".log", id);
@@ -810,6 +811,7 @@ test_set_reason(struct kai_db *db)
 	struct kai_job *jobs = NULL;
 	struct kai_err err;
 	const char *reasons[2] = {"Priority", "Resources"};
+	const char *whys[2] = {"1 job ahead of it", "not enough free GPUs"};
 	uint64_t ids[2];
 	int64_t ev0 = sql_int("SELECT count(*) FROM events", NULL);
 	size_t n = 0, i;
@@ -818,18 +820,20 @@ test_set_reason(struct kai_db *db)
 	ids[0] = insert_one(db, 1000, "batch", T0);
 	ids[1] = insert_one(db, 2000, "batch", T0);
 	ev0 += 2;
-	is_int(kai_db_jobs_set_reason(db, ids, reasons, 2, &err), 0,
+	is_int(kai_db_jobs_set_reason(db, ids, reasons, whys, 2, &err), 0,
 	    "set reasons");
 	is_int(kai_db_jobs_load_active(db, &jobs, &n, &err), 0, "load");
 	for (i = 0; i < n; i++) {
 		if (jobs[i].id == ids[0])
-			found += strcmp(jobs[i].reason, "Priority") == 0;
+			found += strcmp(jobs[i].reason, "Priority") == 0 &&
+			    strcmp(jobs[i].why, whys[0]) == 0;
 		if (jobs[i].id == ids[1])
-			found += strcmp(jobs[i].reason, "Resources") == 0;
+			found += strcmp(jobs[i].reason, "Resources") == 0 &&
+			    strcmp(jobs[i].why, whys[1]) == 0;
 		kai_job_fini(&jobs[i]);
 	}
 	free(jobs);
-	is_int(found, 2, "reasons stored");
+	is_int(found, 2, "reasons stored, code and sentence");
 	is_int(sql_int("SELECT count(*) FROM events", NULL), ev0,
 	    "reasons write no events");
 }
@@ -884,7 +888,7 @@ test_perf(struct kai_db *db)
 	ok(ids[PERF_JOBS - 1] > ids[0], "ids keep increasing");
 	memset(&q, 0, sizeof(q));
 	t = now_ms();
-	is_int(kai_db_jobs_query(db, &q, false, 0, &jobs, &n, &err), 0,
+	is_int(kai_db_jobs_query(db, &q, KAI_DB_SCOPE_ALL, 0, &jobs, &n, &err), 0,
 	    "query everything");
 	t = now_ms() - t;
 	is_int((int64_t)n, PERF_JOBS, "all %d rows", PERF_JOBS);
@@ -955,12 +959,12 @@ test_reconnect(struct kai_db *db)
 	(void)sql_int("SELECT count(pg_terminate_backend(pid)) "
 	    "FROM pg_stat_activity WHERE datname = current_database() "
 	    "AND pid <> pg_backend_pid()", NULL);
-	if (kai_db_jobs_query(db, &q, false, 0, &jobs, &n, &err) != 0)
+	if (kai_db_jobs_query(db, &q, KAI_DB_SCOPE_ALL, 0, &jobs, &n, &err) != 0)
 		diag("first call after the server dropped us: %s", err.msg);
 	for (i = 0; i < n; i++)
 		kai_jobinfo_fini(&jobs[i]);
 	free(jobs);
-	is_int(kai_db_jobs_query(db, &q, false, 0, &jobs, &n, &err), 0,
+	is_int(kai_db_jobs_query(db, &q, KAI_DB_SCOPE_ALL, 0, &jobs, &n, &err), 0,
 	    "a lost connection is re-established");
 	for (i = 0; i < n; i++)
 		kai_jobinfo_fini(&jobs[i]);

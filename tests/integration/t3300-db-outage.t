@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# t3300-db-outage: PostgreSQL stops while a job runs, and the job ends
+# during the outage.  kaid keeps what it learnt with its time and records
+# it once the database is back: the job is COMPLETED with its true end
+# time, without a restart of kaid.  (It used to stay RUNNING until kaid
+# was restarted, and then ended at the restart's time.)
+
+. "$top_srcdir/tests/lib/tap.sh"
+. "$top_srcdir/tests/lib/stack.sh"
+stack_require
+stack_require_kubesim
+
+T=$(mktemp -d /tmp/kai-t3300.XXXXXX)
+trap 'stack_stop "$T"; rm -rf "$T"' EXIT
+stack_start "$T" || bail_out "could not start the stack"
+A=$STACK_ALICE
+chmod 755 "$T"
+mkdir -p "$T/$A" && chown "$A:" "$T/$A"
+printf '#!/bin/sh\nsleep 3\n' >"$T/$A/job.sh"
+chown "$A:" "$T/$A/job.sh"
+kaid_pid=$(cat "$T/kaid.pid")
+
+id=$(cd "$T/$A" && as_user "$A" ksubmit --parsable job.sh)
+ok "the job runs" wait_state "$id" RUNNING
+
+pg_stop "$T/pg"
+ok "the database is down" test ! -S "$T/pg/.s.PGSQL.5432"
+
+# The pod ends while the database is down; note when kaid could see it.
+phase=
+for _ in $(seq 1 100); do
+	phase=$(kubesim_ctl "/api/v1/namespaces/default/pods/kai-$id-0" |
+	    python3 -c 'import json,sys; print(json.load(sys.stdin)["status"]["phase"])')
+	[ "$phase" = Succeeded ] && break
+	sleep 0.1
+done
+ended=$(date +%s)
+is "the pod ended during the outage" "$phase" Succeeded
+sleep 8		# an outage of about ten seconds, as in the report
+ok "kaid is still up" kill -0 "$kaid_pid"
+like "kaid kept the change to record later" "$(cat "$T/kaid.log")" \
+    "job $id: COMPLETED at [0-9]+ kept to be recorded"
+
+ok "the database is back" pg_restart "$T/pg"
+ok "the job is COMPLETED without a restart of kaid" wait_state "$id" COMPLETED 150
+end=$(stack_psql "select end_time from jobs where id = $id")
+diff=$((ended - end))
+diag "pod seen ended at $ended, end_time recorded $end"
+ok "its end time is when it ended, not when the database came back" \
+    test "$diff" -ge -1 -a "$diff" -le 2
+is "the end has its event row at that time" \
+    "$(stack_psql "select time from events where job_id = $id and to_state = 'COMPLETED'")" "$end"
+is "the same kaid" "$(cat "$T/kaid.pid")" "$kaid_pid"
+for _ in $(seq 1 50); do
+	kubesim_ctl "/api/v1/namespaces/default/pods/kai-$id-0" |
+	    grep -q '"code": *404' && break
+	sleep 0.1
+done
+like "and its pod is deleted once the end is recorded" \
+    "$(kubesim_ctl "/api/v1/namespaces/default/pods/kai-$id-0")" '"code": *404'
+
+# The database is usable again for everything else.
+id2=$(cd "$T/$A" && as_user "$A" ksubmit --parsable job.sh)
+ok "a new job is accepted and runs" wait_state "$id2" RUNNING
+
+done_testing
