@@ -131,7 +131,19 @@ kubesim_ctl()
 
 stack_write_conf()
 {
-	local d=$1
+	local d=$1 image= fs=
+	# The node tier: jobs run in the job image, and /tmp, where the
+	# tests keep their users' directories, is the filesystem the host
+	# and the pods share (unless the test names its own).
+	if [ "$STACK_API" = node ]; then
+		image="  image: $NODETIER_IMAGE"
+		case ${KAID_CONF_EXTRA:-} in
+		*filesystems:*) ;;
+		*) fs="filesystems:
+  - path: /tmp
+    hostPath: /tmp" ;;
+		esac
+	fi
 	cat >"$d/kaid.yaml" <<EOC
 # Written by tests/lib/stack.sh for a private stack in $d.
 listen: 127.0.0.1:$KAID_PORT
@@ -142,7 +154,7 @@ log_level: ${KAID_LOG_LEVEL:-info}
 kubernetes:
   kubeconfig: $d/kubeconfig
   namespace: default
-${NODETIER_IMAGE:+  image: $NODETIER_IMAGE}
+$image
 scheduler:
   interval: ${KAID_INTERVAL:-200ms}
 partitions:
@@ -152,6 +164,7 @@ partitions:
     max_time: 1-00:00:00
   - name: short
     max_time: "10"
+$fs
 ${KAID_CONF_EXTRA:-}
 EOC
 }
