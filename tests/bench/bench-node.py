@@ -22,8 +22,8 @@ to phase Succeeded in a pod watch.  Both alternate, run by run.
 
 throughput: N single-pod jobs (job.sh: `true`) submitted held, then
 released at once (bench-node.sh does that and calls
-`throughput-kaid N T0`), timed from the release to the N-th job
-COMPLETED; against the same N pods created and bound by this program,
+`throughput-kaid N T0 BASE-ID`), timed from the release to the N-th job
+ended; against the same N pods created and bound by this program,
 never more at a time than kaid ran at once (the node's cpu), each
 completed pod deleted as kaid deletes its own, timed from the first
 create to the N-th pod Succeeded.
@@ -178,11 +178,13 @@ def pod_of_job(w, jid):
 
 
 def bare_pod(tmpl, name):
-    """kaid's pod under another name, with none of kaid's labels or
-    annotations (kaid would take it for one of its own)."""
+    """kaid's pod under another name, without kaid's labels (kaid would
+    take it for one of its own); its annotations stay (the identity
+    files are made from them)."""
     p = json.loads(json.dumps(tmpl))
     p["metadata"] = {"name": name, "namespace": NS,
-                     "labels": {"bench": "bare"}}
+                     "labels": {"bench": "bare"},
+                     "annotations": tmpl["metadata"].get("annotations", {})}
     p.pop("status", None)
     p["spec"].pop("nodeName", None)
     return p
@@ -252,32 +254,41 @@ def latency(runs):
                                       "pod-template.json"), "w"))
 
 
-def throughput_kaid(n, t0):
-    """Called after the release: waits for the n jobs, prints seconds."""
+def throughput_kaid(n, t0, base):
+    """Called after the release of the n jobs numbered above base: waits
+    for them to end and for their pods to be gone; prints the seconds
+    to the last end, the most pods running at once and how many did not
+    complete."""
     w = Watch()
     w.start()
-    first = None
     concurrent = 0
+    ended = "(select count(*) from jobs where id > %d and state in " \
+        "('COMPLETED', 'FAILED', 'CANCELLED', 'TIMEOUT', 'OUT_OF_MEMORY', " \
+        "'NODE_FAIL'))" % base
     while True:
-        done = int(psql("select count(*) from jobs where state in "
-                        "('COMPLETED', 'FAILED') and hold = false"))
+        done = int(psql("select " + ended))
         with w.lock:
             live = [p for p in w.pods.values()
                     if "deleted" not in p and "done" not in p]
             concurrent = max(concurrent, len(live))
-            if first is None and w.pods:
-                first = min(p["added"] for p in w.pods.values())
         if done >= n:
             break
         time.sleep(0.1)
     t1 = time.time()
-    failed = psql("select count(*) from jobs where state <> 'COMPLETED'")
-    print("%.3f %d %s" % (t1 - t0, concurrent, failed))
+    notok = psql("select count(*) from jobs where id > %d and "
+                 "state <> 'COMPLETED'" % base)
+    # The raw run must find the node empty, and sends these very pods.
+    w.wait(lambda: all("deleted" in p for p in w.pods.values()), 120)
+    with w.lock:
+        tmpl = next(iter(w.pods.values()))["obj"]
+    json.dump(tmpl, open(os.path.join(os.environ["STACK_DIR"],
+                                      "pod-template-n.json"), "w"))
+    print("%.3f %d %s" % (t1 - t0, concurrent, notok))
 
 
 def throughput_raw(n, conc):
     tmpl = json.load(open(os.path.join(os.environ["STACK_DIR"],
-                                       "pod-template.json")))
+                                       "pod-template-n.json")))
     w = Watch()
     w.start()
     time.sleep(0.5)
@@ -309,11 +320,13 @@ def main():
     if what == "latency":
         latency(int(sys.argv[2]))
     elif what == "throughput-kaid":
-        throughput_kaid(int(sys.argv[2]), float(sys.argv[3]))
+        throughput_kaid(int(sys.argv[2]), float(sys.argv[3]),
+                        int(sys.argv[4]))
     elif what == "throughput-raw":
         throughput_raw(int(sys.argv[2]), int(sys.argv[3]))
     else:
-        sys.exit("usage: bench-node.py latency RUNS | throughput-kaid N T0 |"
+        sys.exit("usage: bench-node.py latency RUNS | "
+                 "throughput-kaid N T0 BASE-ID |"
                  " throughput-raw N CONC")
 
 

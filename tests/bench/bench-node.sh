@@ -55,13 +55,14 @@ python3 "$top/tests/bench/bench-node.py" latency "$RUNS" || exit 1
 [ -n "${SKIP_THROUGHPUT:-}" ] && exit 0
 
 # kaid: N held jobs, kaid stopped, the holds lifted, kaid started.
+base=$(stack_psql "select coalesce(max(id), 0) from jobs")
 seq 1 "$N" | as_user "$STACK_ALICE" xargs -P 8 -n $(( (N + 7) / 8 )) \
     sh -c 'cd /tmp && for i; do ksubmit -H -o /tmp/t-%j.out --parsable "$0/job.sh" >/dev/null || exit 1; done' "$W"
 kaid_stop
 stack_psql "update jobs set hold = false where state = 'PENDING'" >/dev/null
 t0=$(date +%s.%N)
 kaid_start || exit 1
-read -r ks conc notok <<<"$(python3 "$top/tests/bench/bench-node.py" throughput-kaid "$N" "$t0")"
+read -r ks conc notok <<<"$(python3 "$top/tests/bench/bench-node.py" throughput-kaid "$N" "$t0" "$base")"
 echo "  kaid: $N jobs in $ks s, at most $conc pods at once, $notok not COMPLETED" >&2
 rs=$(python3 "$top/tests/bench/bench-node.py" throughput-raw "$N" "$conc") || exit 1
 awk -v n="$N" -v k="$ks" -v r="$rs" -v c="$conc" 'BEGIN {
