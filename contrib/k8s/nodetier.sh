@@ -151,11 +151,12 @@ nodetier_cgroup_root()
 	done
 }
 
-# nodetier_node DIR INDEX NAME GPUS LABELS: starts one node (bridge,
-# containerd, images, kubelet, fake GPU device plugin).
-nodetier_node()
+# nodetier_runtime DIR INDEX NAME: the first half of a node, which needs
+# no API server (the stack starts it meanwhile): its network, its mount
+# namespace, containerd and the images.
+nodetier_runtime()
 {
-	local d=$1 i=$2 name=$3 gpus=$4 labels=$5 a b n run port
+	local d=$1 i=$2 name=$3 a b n run
 	read -r a b <<<"$(nodetier_claim_net)" || return 1
 	[ -n "$b" ] || return 1
 	n=$d/node-$i
@@ -265,7 +266,17 @@ EOF
 			return 1
 		}
 	done
-	# The kubelet: its own cgroup root under every hierarchy.
+}
+
+# nodetier_kubelet DIR INDEX NAME GPUS LABELS: the second half: the
+# kubelet, in its own cgroup root under every hierarchy, and the fake
+# GPU device plugin.
+nodetier_kubelet()
+{
+	local d=$1 i=$2 name=$3 gpus=$4 labels=$5 a b n run port hp
+	n=$d/node-$i
+	read -r a b <"$n/net" && hp=$(cat "$n/holder.pid") || return 1
+	run=$NODETIER_RUN/10-$a-$b
 	nodetier_cgroup_root "kaitest-$a-$b" || {
 		echo "cannot create cgroup /kaitest-$a-$b" >&2
 		return 1
@@ -336,14 +347,29 @@ print("ready" if ready == ["True"] and not n["spec"].get("taints") and
 
 nodetier_start()
 {
-	local d=$1 nodes=$2 k i name gpus labels
+	local d=$1 nodes=$2 k i name gpus labels pids=() rc=0
 	k=$d/k8s
 	mkdir -p "$k" "$d/kubesim" || return 1
+	nodetier_nodes "$nodes" >"$d/nodetier.list" || return 1
+	[ -s "$d/nodetier.list" ] || { echo "no node in $nodes" >&2; return 1; }
+	# The nodes' runtimes (image imports: seconds each) while the API
+	# server starts.
+	i=0
+	while read -r name gpus labels; do
+		mkdir -p "$d/node-$i" || return 1
+		nodetier_runtime "$d" "$i" "$name" >"$d/node-$i/runtime.err" 2>&1 &
+		pids+=($!)
+		i=$((i + 1))
+	done <"$d/nodetier.list"
 	"$STACK_SRC/contrib/k8s/start-apiserver.sh" "$k" >"$k/start.log" 2>&1 || {
 		echo "kube-apiserver did not start:" >&2
 		tail -n 20 "$k/start.log" >&2
-		return 1
+		rc=1
 	}
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}" || { cat "$d/node-$i/runtime.err" >&2; rc=1; }
+	done
+	[ "$rc" -eq 0 ] || return 1
 	"$STACK_SRC/contrib/k8s/kapply" --kubeconfig "$k/kubeconfig-admin" \
 	    "$STACK_SRC/contrib/kubernetes/namespace.yaml" \
 	    "$STACK_SRC/contrib/kubernetes/rbac.yaml" >"$k/apply.log" 2>&1 || {
@@ -360,17 +386,15 @@ nodetier_start()
 	echo $! >"$k/controller-manager.pid"
 	i=0
 	while read -r name gpus labels; do
-		nodetier_node "$d" "$i" "$name" "$gpus" "$labels" || return 1
-		echo "$name $gpus" >>"$d/nodetier.nodes"
+		nodetier_kubelet "$d" "$i" "$name" "$gpus" "$labels" || return 1
 		i=$((i + 1))
-	done < <(nodetier_nodes "$nodes")
-	[ "$i" -gt 0 ] || { echo "no node in $nodes" >&2; return 1; }
-	while read -r name gpus; do
+	done <"$d/nodetier.list"
+	while read -r name gpus labels; do
 		nodetier_ready "$d" "$name" "$gpus" || {
 			tail -n 20 "$d"/node-*/kubelet.log "$d"/node-*/gpu-plugin.log >&2
 			return 1
 		}
-	done <"$d/nodetier.nodes"
+	done <"$d/nodetier.list"
 	cp "$k/kubeconfig-kaid" "$d/kubeconfig" &&
 	    cp "$k/ca.crt" "$d/kubesim/ca.crt" || return 1
 	KUBESIM_URL=$(cat "$k/apiserver.url")
@@ -378,30 +402,37 @@ nodetier_start()
 	export KUBESIM_TOKEN KUBESIM_URL NODETIER_IMAGE
 }
 
-# nodetier_kill PIDFILE: SIGTERM, up to 10 s, then SIGKILL.
+# nodetier_kill PIDFILE: SIGKILL (nothing of a test node needs a clean
+# shutdown: everything it leaves is removed below) and a wait for the
+# exit, so that what it held (ports, sockets, mounts) is free.
 nodetier_kill()
 {
 	local pid
 	pid=$(cat "$1" 2>/dev/null) || return 0
-	if kill "$pid" 2>/dev/null; then
-		for _ in $(seq 1 100); do
+	if kill -9 "$pid" 2>/dev/null; then
+		for _ in $(seq 1 50); do
 			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
+			sleep 0.05
 		done
-		kill -9 "$pid" 2>/dev/null
 	fi
 	rm -f "$1"
 }
 
-# nodetier_stop_node DIR N: what one node left: its containers (and their
-# network namespaces), containerd and the shims it started, mounts,
-# cgroups, the bridge and the subnet claim.
+# nodetier_stop_node DIR N: what one node left: its containers,
+# containerd and the shims it started, the mount namespace (and with it
+# every mount, the pods' network namespaces included: their files under
+# /run/netns, named now, are removed after), cgroups, the bridge and the
+# subnet claim.
 nodetier_stop_node()
 {
-	local n=$1 a b run sock c pid
+	local n=$1 a b run sock c pid netns=
 	read -r a b <"$n/net" 2>/dev/null || return 0
 	run=$NODETIER_RUN/10-$a-$b
 	sock=$run/containerd.sock
+	if [ -s "$n/holder.pid" ] && kill -0 "$(cat "$n/holder.pid")" 2>/dev/null; then
+		netns=$(nsenter -t "$(cat "$n/holder.pid")" -m findmnt -rn -o TARGET |
+		    grep '^/run/netns/cni-\|^/var/run/netns/cni-')
+	fi
 	nodetier_kill "$n/gpu-plugin.pid"
 	nodetier_kill "$n/kubelet.pid"
 	# What the kubelet left running: every process of its cgroup tree
@@ -420,6 +451,9 @@ nodetier_stop_node()
 	done
 	# The holder last: the mount namespace and all its mounts go with it.
 	nodetier_kill "$n/holder.pid"
+	for c in $netns; do
+		rm -f "$c"
+	done
 	findmnt -rn -o TARGET | grep -e "^$n/" -e "^$run/" | sort -r |
 	    while read -r m; do umount -l "$m" 2>/dev/null; done
 	for c in /sys/fs/cgroup/*/kaitest-$a-$b; do
@@ -437,19 +471,8 @@ nodetier_stop_node()
 
 nodetier_stop()
 {
-	local d=$1 n i
+	local d=$1 n
 	[ -d "$d/k8s" ] || return 0
-	# The kubelets stop their pods (and tear down their networks) when
-	# the pods are deleted; what they do not finish in time, the per-node
-	# cleanup does by force.
-	if [ -s "$d/k8s/apiserver.pid" ] && ls "$d"/node-*/kubelet.pid >/dev/null 2>&1; then
-		nodetier_api "$d" DELETE "/api/v1/namespaces/default/pods?gracePeriodSeconds=1" >/dev/null 2>&1
-		for i in $(seq 1 100); do
-			nodetier_api "$d" GET /api/v1/pods 2>/dev/null |
-			    grep -q '"kind": "Pod"\|"uid"' || break
-			sleep 0.1
-		done
-	fi
 	nodetier_kill "$d/k8s/controller-manager.pid"
 	for n in "$d"/node-*; do
 		[ -d "$n" ] && nodetier_stop_node "$n"
