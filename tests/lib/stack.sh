@@ -136,10 +136,12 @@ stack_write_conf()
 	# tests keep their users' directories, is the filesystem the host
 	# and the pods share (unless the test names its own).
 	if [ "$STACK_API" = node ]; then
-		image="  image: $NODETIER_IMAGE"
+		image="
+  image: $NODETIER_IMAGE"
 		case ${KAID_CONF_EXTRA:-} in
 		*filesystems:*) ;;
-		*) fs="filesystems:
+		*) fs="
+filesystems:
   - path: /tmp
     hostPath: /tmp" ;;
 		esac
@@ -153,8 +155,7 @@ munge_socket: $KAI_MUNGE_SOCKET
 log_level: ${KAID_LOG_LEVEL:-info}
 kubernetes:
   kubeconfig: $d/kubeconfig
-  namespace: default
-$image
+  namespace: default$image
 scheduler:
   interval: ${KAID_INTERVAL:-200ms}
 partitions:
@@ -163,8 +164,7 @@ partitions:
   - name: gpu
     max_time: 1-00:00:00
   - name: short
-    max_time: "10"
-$fs
+    max_time: "10"$fs
 ${KAID_CONF_EXTRA:-}
 EOC
 }
