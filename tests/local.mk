@@ -46,7 +46,8 @@ INTEGRATION_TESTS = \
 	tests/integration/t6200-podenv.t \
 	tests/integration/t6210-podspec.t \
 	tests/integration/t6300-signal.t \
-	tests/integration/t7000-node-job.t
+	tests/integration/t7000-node-job.t \
+	tests/integration/t7010-node-two.t
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/lib/hostlist-cases.txt \
