@@ -59,11 +59,12 @@ EXTRA_DIST += tests/bench/bench-kaid.sh tests/bench/bench-tools.sh \
 	tests/bench/bench-dispatch.sh
 
 # `make check-unit`: the tests that need no stack (unit, scheduler and
-# pod tests: tests/unit, tests/sched, tests/pod), as the clang tier of
+# pod tests and the fuzz corpora: tests/unit, tests/sched, tests/pod,
+# tests/fuzz), as the clang tier of
 # contrib/run-tests.sh runs them.  Some start a private PostgreSQL.
 check-unit:
 	@t=; for x in $(TESTS); do \
-	    case $$x in tests/unit/*|tests/sched/*|tests/pod/*) t="$$t $$x" ;; esac; \
+	    case $$x in tests/unit/*|tests/sched/*|tests/pod/*|tests/fuzz/*) t="$$t $$x" ;; esac; \
 	done; \
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS="$$t"
 .PHONY: check-unit
