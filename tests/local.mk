@@ -56,7 +56,8 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 
 # The benchmarks that drive the whole stack (not run by make check).
 EXTRA_DIST += tests/bench/bench-kaid.sh tests/bench/bench-tools.sh \
-	tests/bench/bench-dispatch.sh
+	tests/bench/bench-dispatch.sh tests/bench/bench-node.sh \
+	tests/bench/bench-node.py
 
 # `make check-unit`: the tests that need no stack (unit, scheduler and
 # pod tests and the fuzz corpora: tests/unit, tests/sched, tests/pod,
