@@ -50,7 +50,9 @@ INTEGRATION_TESTS = \
 	tests/integration/t6100-deps.t \
 	tests/integration/t6200-podenv.t \
 	tests/integration/t6210-podspec.t \
-	tests/integration/t6300-signal.t
+	tests/integration/t6300-signal.t \
+	tests/integration/t7000-node-job.t \
+	tests/integration/t7010-node-two.t
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/lib/hostlist-cases.txt \
@@ -61,7 +63,8 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 # The benchmarks that drive the whole stack (not run by make check).
 EXTRA_DIST += tests/bench/bench-kaid.sh tests/bench/bench-tools.sh \
 	tests/bench/bench-soak.sh tests/bench/bench-soak.py \
-	tests/bench/bench-dispatch.sh
+	tests/bench/bench-dispatch.sh tests/bench/bench-node.sh \
+	tests/bench/bench-node.py
 
 # `make check-unit`: the tests that need no stack (unit, scheduler and
 # pod tests and the fuzz corpora: tests/unit, tests/sched, tests/pod,
