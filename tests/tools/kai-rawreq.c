@@ -19,16 +19,19 @@
  *					" [protocol N]" after it when the frame
  *					came in another version than ours
  *
- * `kai-rawreq --make-submit-body SCRIPT OUT` writes the body of a minimal
- * submission of SCRIPT (working directory: the current one) to OUT, for
- * the tests to send, save and replay; `--make-submit-body-v1` writes it
- * as a protocol 1 client did (positional fields, no record length, the
- * 28 fields of then).  --proto-version N sends the frame in version N, as
- * an older or newer client would.  `kai-rawreq --make-query-body
- * STATE-MASK FLAGS OUT` writes a QUERY body asking for exactly those state
- * bits and KAI_QUERY_* flags, which no client sends in every combination.
- * The jobs of a QUERY_REPLY are printed before the "ok" line, one per
- * line: "job ID uid=UID STATE workdir=DIR".
+ * `kai-rawreq --make-submit-body SCRIPT OUT [PARTITION [NAME]]` writes the
+ * body of a minimal submission of SCRIPT (working directory: the current
+ * one) to OUT, for the tests to send, save and replay; PARTITION and NAME
+ * are sent as they are, unchecked, as a hostile client would.
+ * `--make-submit-body-v1 SCRIPT OUT` writes it as a protocol 1 client
+ * did (positional fields, no record length, the 28 fields of then).
+ * --proto-version N sends the frame in version N, as an older or newer
+ * client would.
+ * `kai-rawreq --make-query-body STATE-MASK FLAGS OUT` writes a QUERY body
+ * asking for exactly those state bits and KAI_QUERY_* flags, which no
+ * client sends in every combination.  The jobs of a QUERY_REPLY are
+ * printed before the "ok" line, one per line: "job ID uid=UID STATE
+ * workdir=DIR".
  *
  * Exit status: 0 ok, 1 error reply, 2 usage, 3 no usable reply
  * (connection, credential or a broken reply frame; reason on stderr).
@@ -414,7 +417,8 @@ bad:
  * and without the fields appended since (umask, a u32).
  */
 static int
-make_submit_body(const char *script, const char *out, bool v1)
+make_submit_body(const char *script, const char *out, const char *queue,
+    const char *name, bool v1)
 {
 	struct kai_jobspec js;
 	struct kai_buf b, body;
@@ -431,7 +435,8 @@ make_submit_body(const char *script, const char *out, bool v1)
 	r = read_file(script, &b);
 	js.script = b.data;
 	js.workdir = cwd;
-	js.name = (char *)"rawreq";
+	js.name = (char *)(name != NULL ? name : "rawreq");
+	js.queue = (char *)queue;
 	js.time_limit_s = KAI_TIME_UNSET;
 	if (r == 0 && kai_msg_submit_encode(&body, &js) != 0) {
 		client_error(PROG, NULL, "could not encode \"%s\"", script);
@@ -487,10 +492,13 @@ main(int argc, char **argv)
 	struct opts o;
 	int fd = -1, r, rc;
 
-	if (argc == 4 && strcmp(argv[1], "--make-submit-body") == 0)
-		return make_submit_body(argv[2], argv[3], false);
+	if (argc >= 4 && argc <= 6 &&
+	    strcmp(argv[1], "--make-submit-body") == 0)
+		return make_submit_body(argv[2], argv[3],
+		    argc >= 5 ? argv[4] : NULL, argc >= 6 ? argv[5] : NULL,
+		    false);
 	if (argc == 4 && strcmp(argv[1], "--make-submit-body-v1") == 0)
-		return make_submit_body(argv[2], argv[3], true);
+		return make_submit_body(argv[2], argv[3], NULL, NULL, true);
 	if (argc == 5 && strcmp(argv[1], "--make-query-body") == 0)
 		return make_query_body(argv[2], argv[3], argv[4]);
 	if (parse_opts(argc, argv, &o) != 0)
