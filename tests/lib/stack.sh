@@ -127,7 +127,9 @@ kubesim_start()
 	    --kubeconfig-out "$d/kubeconfig" --record "$d/kubesim.record" \
 	    --pid-file "$d/kubesim.pid" --log-dir "$d/kubesim" "${args[@]}" \
 	    >"$d/kubesim.log" 2>&1 &
-	stack_wait_file "$d/kubesim.port" 100 || {
+	# 60 s: it makes its TLS keys first, which a loaded CI machine can
+	# take many seconds over (10 s was not always enough)
+	stack_wait_file "$d/kubesim.port" 600 || {
 		echo "kubesim did not start:" >&2
 		tail -n 20 "$d/kubesim.log" >&2
 		return 1
