@@ -1,16 +1,20 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # shellcheck shell=sh
 #
-# wrapper.sh: the command of every job pod (`/bin/sh -c TEXT kai-job
-# ARGS...`); $1.. are the batch script's arguments.  build-aux/pod2c.sh
-# compiles it into kaid as podshim_wrapper, without its comment lines:
-# every byte of a pod is stored in etcd and sent to every watcher.
+# wrapper.sh: the command of every job pod; $1.. are the batch script's
+# arguments.  build-aux/pod2c.sh compiles it into kaid as podshim_wrapper,
+# without its comment lines: every byte of a pod is stored in etcd and
+# sent to every watcher.  With kubernetes.pod_helpers configmap (the
+# default) kaid puts it and the shims once into a ConfigMap mounted in
+# every pod at KAI_HELPERS (`/bin/sh $KAI_HELPERS/wrapper.sh ARGS...`,
+# the shims in $KAI_HELPERS/bin, the timer in $KAI_HELPERS/signal.sh);
+# with inline, each pod carries them (`/bin/sh -c TEXT kai-job ARGS...`).
 #
 # Nothing here may need a special image: the wrapper and the shims are
 # POSIX sh (the shims also use awk), which every image with a shell has.
-# The shims travel as data in the KAI_SHIM_* variables (like the script
-# in KAI_SCRIPT) and the wrapper writes them into a private bin directory
-# at the front of PATH.
+# Inline, the shims travel as data in the KAI_SHIM_* variables (like the
+# script in KAI_SCRIPT) and the wrapper writes them into a private bin
+# directory at the front of PATH.
 #
 # Model: every pod of a job runs the batch script once, as task
 # SLURM_PROCID of SLURM_NTASKS (the SPMD model of Kubeflow and kjob), so
@@ -35,23 +39,30 @@
 # script, so the script keeps that pid and runs in the foreground with
 # the signal dispositions it would have had (a background job would start
 # with SIGINT ignored, and could not trap it).  The timer (pod/signal.sh)
-# is eval'ed from KAI_SHIM_SIGNAL, which only the pods of --signal jobs
-# carry.  The wrapper stops the timer when the script ends; the timer's
+# is read from KAI_HELPERS, or eval'ed from KAI_SHIM_SIGNAL, which only
+# the pods of --signal jobs carry.  The wrapper stops the timer when the script ends; the timer's
 # TERM trap takes its sleep with it.
 umask 077
 d=$(mktemp -d "${TMPDIR:-/tmp}/kai-job.XXXXXX") || exit 1
 mkdir "$d/bin" || exit 1
 printf '%s' "$KAI_SCRIPT" >"$d/script" && chmod 700 "$d/script" || exit 1
-printf '%s' "$KAI_SHIM_SCONTROL" >"$d/bin/scontrol" || exit 1
-printf '%s' "$KAI_SHIM_SRUN" >"$d/bin/srun" || exit 1
-chmod 700 "$d/bin/scontrol" "$d/bin/srun" || exit 1
+if [ -n "$KAI_HELPERS" ]; then
+  PATH="$KAI_HELPERS/bin:$PATH"
+else
+  printf '%s' "$KAI_SHIM_SCONTROL" >"$d/bin/scontrol" || exit 1
+  printf '%s' "$KAI_SHIM_SRUN" >"$d/bin/srun" || exit 1
+  chmod 700 "$d/bin/scontrol" "$d/bin/srun" || exit 1
+  PATH="$d/bin:$PATH"
+fi
 unset KAI_SCRIPT KAI_SHIM_SCONTROL KAI_SHIM_SRUN
-PATH="$d/bin:$PATH"; export PATH
+export PATH
 umask 022
 cd "$KAI_WORKDIR" || { echo "kaibatch: cannot chdir to $KAI_WORKDIR" >&2; exit 1; }
 kai_run() {
   if [ -n "$KAI_SIGNAL" ]; then
-    eval "$KAI_SHIM_SIGNAL"; unset KAI_SHIM_SIGNAL
+    # shellcheck source=/dev/null
+    if [ -n "$KAI_HELPERS" ]; then . "$KAI_HELPERS/signal.sh"; else eval "$KAI_SHIM_SIGNAL"; fi
+    unset KAI_SHIM_SIGNAL
     s=$(exec sh -c 'echo $PPID')
     kai_timer "$s" </dev/null >/dev/null 2>&1 &
     echo $! >"$d/timer"

@@ -45,6 +45,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t6100-deps.t \
 	tests/integration/t6200-podenv.t \
 	tests/integration/t6210-podspec.t \
+	tests/integration/t6220-pod-helpers.t \
 	tests/integration/t6300-signal.t
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \

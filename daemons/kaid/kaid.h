@@ -69,6 +69,9 @@ struct pod_rec {
 };
 
 struct kaid {
+	char helpers_name[64];	  /* helpers.c: the pods' ConfigMap */
+	bool helpers_inflight;
+	int64_t helpers_next;	  /* unix s of the next create */
 	const char *conf_path;
 	struct kai_conf *conf;
 	struct kai_loop *loop;
@@ -341,6 +344,9 @@ extern const char podshim_signal[];
 struct podenv {
 	char **v;	/* name, value, name, value ... ($ doubled) */
 	size_t n;	/* strings */
+	const char *helpers; /* set by the caller: the helpers' directory
+				(kubernetes.pod_helpers configmap), or NULL:
+				the shims travel in KAI_SHIM_* */
 };
 void podenv_build(const struct kai_job *job, const struct kai_jobspec *js,
     uint32_t task, struct podenv *env);
@@ -393,6 +399,18 @@ void podspec_build(const struct kaid *k, const struct kai_job *j,
 void podspec_fini(struct podextra *x);
 /* The home directory of uid on kaid's host, or "/"; caller owns it. */
 char *podspec_home(uint32_t uid);
+
+/*
+ * helpers.c: the ConfigMap that ships the wrapper and shims once
+ * (kubernetes.pod_helpers configmap), mounted at HELPERS_DIR in pods.
+ */
+#define HELPERS_DIR "/kaibatch"
+/* Names the ConfigMap after its content (at start). */
+void helpers_init(struct kaid *k);
+/* Creates it when due (every tick; a call at a time). */
+void helpers_ensure(struct kaid *k);
+/* The pods' volume items: key, file pairs (*n pairs); static. */
+const char *const *helpers_items(size_t *n);
 
 /*
  * pools.c: the kaid.yaml partition of a queue: its own, or its nearest

@@ -119,7 +119,11 @@ kubesim_ctl()
 
 stack_write_conf()
 {
-	local d=$1
+	local d=$1 helpers=inline
+	# kubesim's kubelets run a pod's command on this host and mount no
+	# volume: they get the wrapper and shims inline; real kubelets (the
+	# node tier) mount kaid's ConfigMap, kaid's default.
+	[ "$STACK_API" = node ] && helpers=configmap
 	cat >"$d/kaid.yaml" <<EOC
 # Written by tests/lib/stack.sh for a private stack in $d.
 listen: 127.0.0.1:$KAID_PORT
@@ -130,6 +134,7 @@ log_level: ${KAID_LOG_LEVEL:-info}
 kubernetes:
   kubeconfig: $d/kubeconfig
   namespace: default
+  pod_helpers: ${KAID_POD_HELPERS:-$helpers}
 scheduler:
   interval: ${KAID_INTERVAL:-200ms}
 partitions:

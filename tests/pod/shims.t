@@ -179,4 +179,39 @@ script done
 rc=0$"
 unlike "and not the batch shell" "$log" "shell got"
 is "the wrapper of a --signal job removes its directory" "$(ls -A "$W/tmp")" ""
+
+# --- kubernetes.pod_helpers configmap: the files come from a directory
+# laid out as kaid's ConfigMap volume (helpers.c: wrapper.sh, signal.sh,
+# bin/scontrol, bin/srun, mode 0555), the pod runs /bin/sh DIR/wrapper.sh
+# and carries no KAI_SHIM_* variable.
+H=$W/helpers
+mkdir -p "$H/bin"
+text wrapper >"$H/wrapper.sh"
+text signal >"$H/signal.sh"
+text scontrol >"$H/bin/scontrol"
+text srun >"$H/bin/srun"
+chmod 0555 "$H/wrapper.sh" "$H/signal.sh" "$H/bin/scontrol" "$H/bin/srun"
+mounted()
+{
+	local script=$1
+	shift
+	(cd / && env -i PATH=/usr/bin:/bin TMPDIR="$W/tmp" KAI_HELPERS="$H" \
+	    KAI_SCRIPT="$script" KAI_WORKDIR="$W/work" KAI_STDOUT="$W/out" \
+	    KAI_STDERR="$W/out" SLURM_PROCID=0 "$@" \
+	    sh "$H/wrapper.sh" a b 2>&1)
+	echo "rc=$?"
+}
+echo old >"$W/out"
+is "from the helpers directory: the same run, shims on PATH" \
+    "$(mounted "$script")" "$want
+rc=3"
+is "and the same file" "$(cat "$W/out")" "$want"
+log=$(mounted "#!/bin/sh
+trap 'echo shell got USR1; exit 0' USR1
+$wait_loop
+echo no signal" KAI_SIGNAL=USR1 KAI_SIGNAL_AFTER=1 KAI_SIGNAL_BATCH=1)
+is "--signal's timer is read from the helpers directory" "$log" \
+    "shell got USR1
+rc=0"
+is "nothing is left behind" "$(ls -A "$W/tmp")" ""
 done_testing
