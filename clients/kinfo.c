@@ -27,6 +27,7 @@
 #include "client.h"
 #include "cliopt.h"
 #include "filters.h"
+#include "model/hostlist.h"
 #include "nodequery.h"
 #include "output.h"
 
@@ -618,8 +619,7 @@ set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 		return 0;
 	case 'n':
 		filter_free_names(o->nodes, o->nnodes);
-		return nodequery_hostlist_expand(arg, &o->nodes, &o->nnodes,
-		    err);
+		return kai_hostlist_expand(arg, &o->nodes, &o->nnodes, err);
 	case 'p':
 		return filter_parse_names("partition", arg, &o->parts,
 		    &o->nparts, err);

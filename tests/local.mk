@@ -49,11 +49,22 @@ INTEGRATION_TESTS = \
 	tests/integration/t6300-signal.t
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
+	tests/lib/hostlist-cases.txt \
 	tests/lib/stack.sh \
 	tests/lib/tap.sh
 
 # The benchmarks that drive the whole stack (not run by make check).
 EXTRA_DIST += tests/bench/bench-kaid.sh tests/bench/bench-tools.sh \
 	tests/bench/bench-dispatch.sh
+
+# `make check-unit`: the tests that need no stack (unit, scheduler and
+# pod tests: tests/unit, tests/sched, tests/pod), as the clang tier of
+# contrib/run-tests.sh runs them.  Some start a private PostgreSQL.
+check-unit:
+	@t=; for x in $(TESTS); do \
+	    case $$x in tests/unit/*|tests/sched/*|tests/pod/*) t="$$t $$x" ;; esac; \
+	done; \
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS="$$t"
+.PHONY: check-unit
 
 # End of tests/local.mk

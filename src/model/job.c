@@ -69,25 +69,6 @@ kai_jobspec_fini(struct kai_jobspec *js)
 }
 
 void
-kai_jobinfo_fini(struct kai_jobinfo *ji)
-{
-	if (ji == NULL)
-		return;
-	free(ji->name);
-	free(ji->user);
-	free(ji->queue);
-	free(ji->account);
-	free(ji->reason);
-	free(ji->nodelist);
-	free(ji->workdir);
-	free(ji->stdout_path);
-	free(ji->stderr_path);
-	free(ji->array_id);
-	free(ji->exit_reason);
-	memset(ji, 0, sizeof(*ji));
-}
-
-void
 kai_alloc_fini(struct kai_alloc *a)
 {
 	if (a == NULL)
@@ -125,6 +106,7 @@ kai_job_fini(struct kai_job *job)
 	optstr_free(job->account);
 	free(job->workdir);
 	free(job->reason);
+	free(job->why);
 	for (i = 0; i < job->nallocs; i++)
 		kai_alloc_fini(&job->allocs[i]);
 	free(job->allocs);

@@ -103,7 +103,10 @@ struct kai_jobinfo {
 	char *queue;		/* partition */
 	char *account;		/* "" when none */
 	enum kai_job_state state;
-	char *reason;		/* pending reason or final reason; "" = none */
+	char *reason;		/* pending reason as Slurm's code ("Resources"),
+				 * or final reason; "" = none */
+	char *why;		/* a pending reason as the scheduler's
+				 * sentence; "" or NULL = none */
 	int64_t submit_time;	/* unix seconds */
 	int64_t start_time;	/* 0 = not started */
 	int64_t end_time;	/* 0 = not ended */
@@ -178,7 +181,8 @@ struct kai_job {
 	uint32_t gpus_per_task;
 	int64_t time_limit_s;	/* KAI_TIME_UNLIMITED or s */
 	bool hold;
-	char *reason;		/* why pending; "" = none yet */
+	char *reason;		/* why pending, Slurm's code; "" = none yet */
+	char *why;		/* the same as a sentence; "" = none */
 	struct kai_alloc *allocs; /* nallocs == ntasks once placed */
 	size_t nallocs;
 	bool preemptible;

@@ -11,7 +11,10 @@
 #include "model/jobfields.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "base/xmalloc.h"
 
 #define SPEC(m) offsetof(struct kai_jobspec, m)
 #define INFO(m) offsetof(struct kai_jobinfo, m)
@@ -132,4 +135,43 @@ kai_jf_cstr(const struct kai_jobfield *f, enum kai_jf_rec r, const void *rec)
 	KAI_ASSERT(f->type == KAI_JF_T_STR);
 	memcpy(&s, (const char *)rec + f->off[r], sizeof(s));
 	return s;
+}
+
+/*
+ * A jobinfo's strings are exactly its STR rows, so copying and freeing
+ * them from the table keeps both right when a field is added (a copy by
+ * hand that missed one shared the pointer and freed it twice).
+ */
+void
+kai_jobinfo_copy(struct kai_jobinfo *d, const struct kai_jobinfo *s)
+{
+	size_t i;
+
+	*d = *s;
+	for (i = 0; i < kai_njobfields; i++) {
+		const struct kai_jobfield *f = &kai_jobfields[i];
+		const char *v;
+
+		if (f->type != KAI_JF_T_STR || !kai_jf_in(f, KAI_JF_REC_INFO))
+			continue;
+		v = kai_jf_cstr(f, KAI_JF_REC_INFO, s);
+		*kai_jf_str(f, KAI_JF_REC_INFO, d) =
+		    v != NULL ? kai_xstrdup(v) : NULL;
+	}
+}
+
+void
+kai_jobinfo_fini(struct kai_jobinfo *ji)
+{
+	size_t i;
+
+	if (ji == NULL)
+		return;
+	for (i = 0; i < kai_njobfields; i++) {
+		const struct kai_jobfield *f = &kai_jobfields[i];
+
+		if (f->type == KAI_JF_T_STR && kai_jf_in(f, KAI_JF_REC_INFO))
+			free(*kai_jf_str(f, KAI_JF_REC_INFO, ji));
+	}
+	memset(ji, 0, sizeof(*ji));
 }

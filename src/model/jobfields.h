@@ -76,4 +76,7 @@ char **kai_jf_str(const struct kai_jobfield *f, enum kai_jf_rec r, void *rec);
 const char *kai_jf_cstr(const struct kai_jobfield *f, enum kai_jf_rec r,
     const void *rec);
 
+/* A deep copy of s into d: every string of the table duplicated. */
+void kai_jobinfo_copy(struct kai_jobinfo *d, const struct kai_jobinfo *s);
+
 #endif /* KAI_MODEL_JOBFIELDS_H */

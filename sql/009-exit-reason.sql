@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
 --
--- 008-exit-reason: why a job's container ended, as its node said, kept
+-- 009-exit-reason: why a job's container ended, as its node said, kept
 -- after the pod is deleted: the container's termination reason and its
 -- termination message (kaid's pods use FallbackToLogsOnError, so a failed
 -- container's last log lines), "OOMKilled" or "Error: Traceback ...".
