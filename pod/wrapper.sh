@@ -33,6 +33,16 @@
 # copy starts at the size the file had before its script ran (not at the
 # end whenever tail gets there, which would lose the first lines).
 #
+# Stopping: the kubelet sends SIGTERM to the container's first process
+# alone, the wrapper, and SIGKILL to all after the grace period (kcancel,
+# preemption).  A shell runs no trap while a foreground command runs, so
+# the script runs in the background and the wrapper waits for it; its
+# TERM trap passes SIGTERM on to every process of the pod (its process
+# group), so that a script can trap it and save its work, as with
+# scancel.  A background command starts with SIGINT and SIGQUIT ignored,
+# which a script cannot undo; so a job whose --signal is INT or QUIT runs
+# in the foreground instead, and gets SIGKILL alone when stopped.
+#
 # --signal (KAI_SIGNAL, sent KAI_SIGNAL_AFTER seconds after the script
 # starts): the script runs in a subshell that learns its own pid (the
 # parent of a `sh -c` it starts), starts the timer and then execs the
@@ -78,16 +88,26 @@ elif (: >>"$KAI_STDOUT") 2>/dev/null; then
   o=$(wc -c <"$KAI_STDOUT")
   tail -c +$((o + 1)) -f "$KAI_STDOUT" 2>/dev/null & t=$!
 fi
-if [ -z "$KAI_APPEND" ] && [ "$KAI_STDOUT" = "$KAI_STDERR" ]; then
-  (kai_run "$@") >"$KAI_STDOUT" 2>&1
-elif [ -z "$KAI_APPEND" ]; then
-  (kai_run "$@") >"$KAI_STDOUT" 2>"$KAI_STDERR"
-elif [ "$KAI_STDOUT" = "$KAI_STDERR" ]; then
-  (kai_run "$@") >>"$KAI_STDOUT" 2>&1
-else
-  (kai_run "$@") >>"$KAI_STDOUT" 2>>"$KAI_STDERR"
-fi
-rc=$?
+if [ -z "$KAI_APPEND" ]; then exec 3>"$KAI_STDOUT"; else exec 3>>"$KAI_STDOUT"; fi || exit 1
+if [ "$KAI_STDOUT" = "$KAI_STDERR" ]; then exec 4>&3
+elif [ -z "$KAI_APPEND" ]; then exec 4>"$KAI_STDERR"
+else exec 4>>"$KAI_STDERR"
+fi || exit 1
+case $KAI_SIGNAL in
+2|3|INT|QUIT)
+  (kai_run "$@") >&3 2>&4 3>&- 4>&-; rc=$?
+  exec 3>&- 4>&- ;;
+*)
+  (kai_run "$@") >&3 2>&4 3>&- 4>&- &
+  c=$!
+  exec 3>&- 4>&-
+  g=
+  trap 'g=1; trap "" TERM; kill -TERM 0 2>/dev/null' TERM
+  wait "$c"; rc=$?
+  # A wait the trap cut short says 128 + 15: wait again for the status.
+  while [ -n "$g" ]; do g=; wait "$c"; rc=$?; done
+  trap - TERM ;;
+esac
 if [ -s "$d/timer" ] && read -r w <"$d/timer"; then kill "$w" 2>/dev/null; fi
 if [ -n "$t" ]; then sleep 0.2 2>/dev/null || sleep 1; kill "$t" 2>/dev/null; fi
 rm -rf "$d"
