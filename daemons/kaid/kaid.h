@@ -445,6 +445,13 @@ const struct kai_conf_partition *pools_partition(const struct kaid *k,
     const char *queue);
 /* That partition's name, or queue itself when there is none. */
 const char *pools_partition_name(const struct kaid *k, const char *queue);
+/*
+ * Refuses (KAI_EINVAL, err naming the path and the filesystems) a job of
+ * queue whose working directory or -o/-e file is not on a filesystem its
+ * pods mount; 0 when they all are, or when none is configured.
+ */
+int pools_check_paths(const struct kaid *k, const struct kai_jobspec *js,
+    const char *queue, struct kai_err *err) KAI_MUST_CHECK;
 /* The snapshot's pools: one per kaid.yaml partition (snap_build). */
 void pools_snap(const struct kaid *k, struct snap *sn);
 /* Room for every node's taints, then each node's into the node s. */
