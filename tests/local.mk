@@ -52,9 +52,11 @@ INTEGRATION_TESTS = \
 	tests/integration/t6100-deps.t \
 	tests/integration/t6200-podenv.t \
 	tests/integration/t6210-podspec.t \
+	tests/integration/t6220-pod-helpers.t \
 	tests/integration/t6300-signal.t \
 	tests/integration/t7000-node-job.t \
 	tests/integration/t7010-node-two.t \
+	tests/integration/t7100-node-pods.t \
 	tests/integration/t6400-umask.t
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \

@@ -194,14 +194,22 @@ create_pod(struct kaid *k, const struct kai_job *j,
 {
 	char jobid[32], task[32], mask[32], share[32];
 	const char *labels[14];
-	const char *command[] = {"/bin/sh", "-c", podshim_wrapper, "kai-job"};
+	const char *inline_cmd[] = {"/bin/sh", "-c", podshim_wrapper, "kai-job"};
+	const char *mounted_cmd[] = {"/bin/sh", HELPERS_DIR "/wrapper.sh"};
 	struct kai_pod_spec ps;
 	struct pod_call *pc;
-	struct podenv env = {NULL, 0};
+	struct podenv env = {NULL, 0, NULL};
 	struct podextra extra;
 	char **cmd, *subdomain = NULL, *search = NULL;
-	size_t i, ncmd, ngroups;
+	const char *const *command = inline_cmd;
+	size_t i, ncmd, ncommand = KAI_NELEM(inline_cmd), ngroups;
 	uint32_t *groups;
+
+	if (k->conf->pod_helpers == KAI_CONF_HELPERS_CONFIGMAP) {
+		command = mounted_cmd;
+		ncommand = KAI_NELEM(mounted_cmd);
+		env.helpers = HELPERS_DIR;
+	}
 
 	(void)snprintf(jobid, sizeof(jobid), "%" PRIu64, j->id);
 	(void)snprintf(task, sizeof(task), "%" PRIu32, a->task);
@@ -224,13 +232,12 @@ create_pod(struct kaid *k, const struct kai_job *j,
 	labels[13] = share;
 	podenv_build(j, js, a->task, &env);
 	podenv_gpu(k, j, a, &env);
-	ncmd = KAI_NELEM(command) + js->argc;
+	ncmd = ncommand + js->argc;
 	cmd = kai_xcalloc(ncmd, sizeof(*cmd));
-	for (i = 0; i < KAI_NELEM(command); i++)
+	for (i = 0; i < ncommand; i++)
 		cmd[i] = podenv_kubelet_escape(command[i]);
 	for (i = 0; i < js->argc; i++)
-		cmd[KAI_NELEM(command) + i] =
-		    podenv_kubelet_escape(js->argv[i]);
+		cmd[ncommand + i] = podenv_kubelet_escape(js->argv[i]);
 	groups = user_groups(j, &ngroups);
 
 	memset(&ps, 0, sizeof(ps));

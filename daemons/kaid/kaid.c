@@ -280,6 +280,7 @@ main(int argc, char **argv)
 		(void)fprintf(stderr, "kaid: error: %s\n", err.msg);
 		return 1;
 	}
+	helpers_init(&k);
 	if (check) {
 		if (verbose) {
 			dump = kai_conf_dump(k.conf);

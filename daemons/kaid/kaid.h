@@ -71,6 +71,9 @@ struct pod_rec {
 };
 
 struct kaid {
+	char helpers_name[64];	  /* helpers.c: the pods' ConfigMap */
+	bool helpers_inflight;
+	int64_t helpers_next;	  /* unix s of the next create */
 	const char *conf_path;
 	struct kai_conf *conf;
 	struct kai_loop *loop;
@@ -375,6 +378,9 @@ extern const char podshim_signal[];
 struct podenv {
 	char **v;	/* name, value, name, value ... ($ doubled) */
 	size_t n;	/* strings */
+	const char *helpers; /* set by the caller: the helpers' directory
+				(kubernetes.pod_helpers configmap), or NULL:
+				the shims travel in KAI_SHIM_* */
 };
 void podenv_build(const struct kai_job *job, const struct kai_jobspec *js,
     uint32_t task, struct podenv *env);
@@ -429,6 +435,18 @@ void podspec_fini(struct podextra *x);
 char *podspec_home(uint32_t uid);
 
 /*
+ * helpers.c: the ConfigMap that ships the wrapper and shims once
+ * (kubernetes.pod_helpers configmap), mounted at HELPERS_DIR in pods.
+ */
+#define HELPERS_DIR "/kaibatch"
+/* Names the ConfigMap after its content (at start). */
+void helpers_init(struct kaid *k);
+/* Creates it when due (every tick; a call at a time). */
+void helpers_ensure(struct kaid *k);
+/* The pods' volume items: key, file pairs (*n pairs); static. */
+const char *const *helpers_items(size_t *n);
+
+/*
  * pools.c: the kaid.yaml partition of a queue: its own, or its nearest
  * ancestor's (a queue made with kctl under a partition); NULL = none.
  */
@@ -436,6 +454,13 @@ const struct kai_conf_partition *pools_partition(const struct kaid *k,
     const char *queue);
 /* That partition's name, or queue itself when there is none. */
 const char *pools_partition_name(const struct kaid *k, const char *queue);
+/*
+ * Refuses (KAI_EINVAL, err naming the path and the filesystems) a job of
+ * queue whose working directory or -o/-e file is not on a filesystem its
+ * pods mount; 0 when they all are, or when none is configured.
+ */
+int pools_check_paths(const struct kaid *k, const struct kai_jobspec *js,
+    const char *queue, struct kai_err *err) KAI_MUST_CHECK;
 /* The snapshot's pools: one per kaid.yaml partition (snap_build). */
 void pools_snap(const struct kaid *k, struct snap *sn);
 /* Room for every node's taints, then each node's into the node s. */

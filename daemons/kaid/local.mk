@@ -6,6 +6,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/dispatch.c \
 	daemons/kaid/events.c \
 	daemons/kaid/evict.c \
+	daemons/kaid/helpers.c \
 	daemons/kaid/httpd.c \
 	daemons/kaid/kaid.c \
 	daemons/kaid/kaid.h \

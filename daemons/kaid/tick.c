@@ -398,6 +398,7 @@ tick_run(struct kaid *k)
 	size_t i;
 
 	writeq_retry(k);	/* facts first, before any decision */
+	helpers_ensure(k);	/* the pods' ConfigMap, when due */
 	if (!state_synced(k))
 		return;
 	metrics_tick_begin(&k->metrics);

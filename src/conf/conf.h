@@ -43,6 +43,12 @@ struct kai_conf_toleration {
 	char *effect;		/* "" = every effect, NoSchedule, ... */
 };
 
+/* How the wrapper and shims reach a job's pod (kubernetes.pod_helpers). */
+enum kai_conf_helpers {
+	KAI_CONF_HELPERS_CONFIGMAP = 0,	/* one ConfigMap, mounted in every pod */
+	KAI_CONF_HELPERS_INLINE		/* in every pod's command and env */
+};
+
 /* A partition (queue) as kaid.yaml declares it: its jobs and its nodes. */
 struct kai_conf_partition {
 	char *name;
@@ -72,6 +78,7 @@ struct kai_conf {
 	char *kube_context;		/* NULL = current-context */
 	char *namespace;		/* "default" */
 	char *default_image;		/* "debian:bookworm-slim" */
+	int pod_helpers;		/* enum kai_conf_helpers; configmap */
 	char *cluster_domain;		/* "cluster.local" */
 	int64_t kube_timeout_ms;	/* per API call; 10000 */
 	/* scheduler: */

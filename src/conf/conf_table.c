@@ -37,6 +37,8 @@ static const char *const log_levels[] = {"err", "warn", "info", "debug", NULL};
 /* Index = enum kai_sched_placement and enum kai_sched_action (sched/). */
 static const char *const placements[] = {"binpack", "spread", "frag", NULL};
 static const char *const gpu_placements[] = {"pack", "spread", NULL};
+/* Index = enum kai_conf_helpers (conf.h). */
+static const char *const helpers[] = {"configmap", "inline", NULL};
 static const char *const phases[] = {"allocate", "consolidation", "reclaim",
     "preempt", "stalegangeviction", NULL};
 
@@ -78,6 +80,10 @@ static const struct kai_conf_entry daemon_entries[] = {
 	  .offset = D(default_image), .def = "debian:bookworm-slim",
 	  .min = 1, .max = 1024,
 	  .help = "container image of jobs that name none" },
+	{ .key = "kubernetes.pod_helpers", .type = KAI_CONF_ENUM,
+	  .offset = D(pod_helpers), .def = "configmap", .choices = helpers,
+	  .help = "how the job wrapper and shims reach pods: configmap (one "
+		  "ConfigMap mounted in every pod) or inline (in each pod)" },
 	{ .key = "kubernetes.cluster_domain", .type = KAI_CONF_DNSNAME,
 	  .offset = D(cluster_domain), .def = "cluster.local", .max = 253,
 	  .help = "the cluster's DNS domain, for job pods' host names" },

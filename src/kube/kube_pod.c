@@ -267,6 +267,16 @@ kai_kube_service_create(struct kai_kube *kube, const char *name,
 }
 
 void
+kai_kube_configmap_create(struct kai_kube *kube, const char *name,
+    const char *const *kv, size_t n, kai_kube_done_fn *fn, void *ctx)
+{
+	call_start(kube, KAI_KUBE_CONFIGMAP,
+	    kai_xasprintf("could not create configmap \"%s\"", name), "POST",
+	    ns_path(kube, "configmaps", NULL),
+	    kai_kube_configmap_json(name, kv, n, kube->ns), fn, ctx);
+}
+
+void
 kai_kube_service_delete(struct kai_kube *kube, const char *name,
     kai_kube_done_fn *fn, void *ctx)
 {

@@ -148,7 +148,11 @@ kubesim_ctl()
 
 stack_write_conf()
 {
-	local d=$1 image= fs=
+	local d=$1 image= fs= helpers=inline
+	# kubesim's kubelets run a pod's command on this host and mount no
+	# volume: they get the wrapper and shims inline; real kubelets (the
+	# node tier) mount kaid's ConfigMap, kaid's default.
+	[ "$STACK_API" = node ] && helpers=configmap
 	# The node tier: jobs run in the job image, and /tmp, where the
 	# tests keep their users' directories, is the filesystem the host
 	# and the pods share (unless the test names its own).
@@ -173,6 +177,7 @@ log_level: ${KAID_LOG_LEVEL:-info}
 kubernetes:
   kubeconfig: $d/kubeconfig
   namespace: default$image
+  pod_helpers: ${KAID_POD_HELPERS:-$helpers}
 scheduler:
   interval: ${KAID_INTERVAL:-200ms}
 partitions:
