@@ -233,6 +233,7 @@ EOF
 	unshare --mount --propagation private sleep 1000000 \
 	    </dev/null >/dev/null 2>&1 &
 	echo $! >"$n/holder.pid"
+	disown $!
 	local k hp
 	hp=$(cat "$n/holder.pid")
 	for k in $(seq 1 50); do
@@ -248,6 +249,7 @@ EOF
 	nsenter -t "$hp" -m containerd --config "$n/containerd/config.toml" \
 	    </dev/null >"$n/containerd.log" 2>&1 &
 	echo $! >"$n/containerd.pid"
+	disown $!
 	for k in $(seq 1 100); do
 		ctr -a "$run/containerd.sock" version >/dev/null 2>&1 && break
 		kill -0 "$(cat "$n/containerd.pid")" 2>/dev/null || break
@@ -318,9 +320,11 @@ EOF
 	    --node-labels "$labels" --v=1 \
 	    </dev/null >"$n/kubelet.log" 2>&1 &
 	echo $! >"$n/kubelet.pid"
+	disown $!
 	[ "$gpus" -gt 0 ] || return 0
 	"$STACK_SRC/contrib/k8s/fake-gpu-plugin.py" "$n/device-plugins" "$gpus" \
 	    "$n/dev" "$n/gpu-plugin.pid" </dev/null >"$n/gpu-plugin.log" 2>&1 &
+	disown $!
 }
 
 # nodetier_ready DIR NAME GPUS: waits until the node is Ready, untainted
@@ -384,6 +388,7 @@ nodetier_start()
 	    --use-service-account-credentials=false \
 	    </dev/null >"$k/controller-manager.log" 2>&1 &
 	echo $! >"$k/controller-manager.pid"
+	disown $!
 	i=0
 	while read -r name gpus labels; do
 		nodetier_kubelet "$d" "$i" "$name" "$gpus" "$labels" || return 1
@@ -402,6 +407,8 @@ nodetier_start()
 	export KUBESIM_TOKEN KUBESIM_URL NODETIER_IMAGE
 }
 
+# The daemons are disowned when started: the shell neither waits for
+# them nor reports their SIGKILL in the test's output.
 # nodetier_kill PIDFILE: SIGKILL (nothing of a test node needs a clean
 # shutdown: everything it leaves is removed below) and a wait for the
 # exit, so that what it held (ports, sockets, mounts) is free.
