@@ -113,9 +113,17 @@ kubesim_start()
 	[ -f "$schema" ] && args+=(--schema "$schema")
 	mkdir -p "$d/kubesim"
 	KUBESIM_TOKEN=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+	# The token never goes on a command line, where every local user
+	# sees it (ps): kubesim reads it from a 0600 file, and curl its
+	# header from another.
+	(umask 077 &&
+	    printf '%s\n' "$KUBESIM_TOKEN" >"$d/kubesim.token" &&
+	    printf 'Authorization: Bearer %s\n' "$KUBESIM_TOKEN" \
+	    >"$d/kubesim.auth") || return 1
+	KUBESIM_AUTH=$d/kubesim.auth
 	"$STACK_SRC/contrib/kubesim/kubesim" --listen 127.0.0.1:0 \
 	    --port-file "$d/kubesim.port" --tls-dir "$d/kubesim" \
-	    --token "$KUBESIM_TOKEN" --nodes "$nodes" \
+	    --token-file "$d/kubesim.token" --nodes "$nodes" \
 	    --kubeconfig-out "$d/kubeconfig" --record "$d/kubesim.record" \
 	    --pid-file "$d/kubesim.pid" --log-dir "$d/kubesim" "${args[@]}" \
 	    >"$d/kubesim.log" 2>&1 &
@@ -125,14 +133,14 @@ kubesim_start()
 		return 1
 	}
 	KUBESIM_URL="https://127.0.0.1:$(cat "$d/kubesim.port")"
-	export KUBESIM_TOKEN KUBESIM_URL
+	export KUBESIM_TOKEN KUBESIM_URL KUBESIM_AUTH
 }
 
 # kubesim_ctl PATH [METHOD]: calls a kubesim control or API endpoint.
 kubesim_ctl()
 {
 	curl -sS --cacert "$STACK_DIR/kubesim/ca.crt" \
-	    -H "Authorization: Bearer $KUBESIM_TOKEN" -X "${2:-GET}" \
+	    -H "@$KUBESIM_AUTH" -X "${2:-GET}" \
 	    "$KUBESIM_URL$1"
 }
 
