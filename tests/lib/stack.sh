@@ -146,7 +146,7 @@ kubesim_ctl()
 
 stack_write_conf()
 {
-	local d=$1 image= fs=
+	local d=$1 image='' fs=''
 	# The node tier: jobs run in the job image, and /tmp, where the
 	# tests keep their users' directories, is the filesystem the host
 	# and the pods share (unless the test names its own).
