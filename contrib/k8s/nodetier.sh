@@ -37,8 +37,9 @@
 #
 #	nodetier_missing             prints what this machine lacks, if anything
 #	nodetier_start DIR NODES     everything; writes DIR/kubeconfig (kaid's)
-#	                             and DIR/kubesim/ca.crt, exports KUBESIM_URL
-#	                             and KUBESIM_TOKEN (admin), NODETIER_IMAGE
+#	                             and DIR/kubesim/ca.crt, exports KUBESIM_URL,
+#	                             KUBESIM_TOKEN and KUBESIM_AUTH (the admin's,
+#	                             as realapi.sh does), NODETIER_IMAGE
 #	nodetier_stop DIR            deletes the pods, stops everything started,
 #	                             unmounts, removes cgroups and bridges
 #
@@ -88,12 +89,15 @@ nodetier_missing()
 	    { echo "no cgroup v1 memory and cpu hierarchies (the kubelet here uses cgroupfs v1)"; return; }
 }
 
-# nodetier_api DIR METHOD PATH [BODY [CONTENT-TYPE]]: the admin's call.
+# nodetier_api DIR METHOD PATH [BODY [CONTENT-TYPE]]: the admin's call
+# (the token in a header file, never on a command line).
 nodetier_api()
 {
 	local k=$1/k8s
-	curl -sS --cacert "$k/ca.crt" \
-	    -H "Authorization: Bearer $(cat "$k/token-admin")" -X "$2" \
+	[ -s "$k/auth-admin" ] ||
+	    (umask 077 && printf 'Authorization: Bearer %s\n' \
+	    "$(cat "$k/token-admin")" >"$k/auth-admin") || return 1
+	curl -sS --cacert "$k/ca.crt" -H "@$k/auth-admin" -X "$2" \
 	    ${4:+-H "Content-Type: ${5:-application/json}"} ${4:+--data-binary "$4"} \
 	    "$(cat "$k/apiserver.url")$3"
 }
@@ -404,7 +408,8 @@ nodetier_start()
 	    cp "$k/ca.crt" "$d/kubesim/ca.crt" || return 1
 	KUBESIM_URL=$(cat "$k/apiserver.url")
 	KUBESIM_TOKEN=$(cat "$k/token-admin")
-	export KUBESIM_TOKEN KUBESIM_URL NODETIER_IMAGE
+	KUBESIM_AUTH=$k/auth-admin
+	export KUBESIM_TOKEN KUBESIM_URL KUBESIM_AUTH NODETIER_IMAGE
 }
 
 # The daemons are disowned when started: the shell neither waits for

@@ -288,10 +288,13 @@ stack_psql()
 }
 
 # wait_state JOBID STATE [TENTHS]: polls kacct until the job is in STATE.
+# On the node tier a pod takes a real container's start and stop (a
+# second or more each on a loaded machine): three times as long.
 wait_state()
 {
-	local i s
-	for i in $(seq 1 "${3:-200}"); do
+	local i s n=${3:-200}
+	[ "$STACK_API" = node ] && n=$((n * 3))
+	for i in $(seq 1 "$n"); do
 		s=$(stack_psql "select state from jobs where id = $1")
 		[ "$s" = "$2" ] && return 0
 		sleep 0.1
