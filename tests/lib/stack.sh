@@ -148,7 +148,7 @@ kubesim_ctl()
 
 stack_write_conf()
 {
-	local d=$1 image= fs= helpers=inline
+	local d=$1 image='' fs='' helpers=inline
 	# kubesim's kubelets run a pod's command on this host and mount no
 	# volume: they get the wrapper and shims inline; real kubelets (the
 	# node tier) mount kaid's ConfigMap, kaid's default.
@@ -295,10 +295,13 @@ stack_psql()
 }
 
 # wait_state JOBID STATE [TENTHS]: polls kacct until the job is in STATE.
+# On the node tier a pod takes a real container's start and stop (a
+# second or more each on a loaded machine): three times as long.
 wait_state()
 {
-	local i s
-	for i in $(seq 1 "${3:-200}"); do
+	local i s n=${3:-200}
+	[ "$STACK_API" = node ] && n=$((n * 3))
+	for i in $(seq 1 "$n"); do
 		s=$(stack_psql "select state from jobs where id = $1")
 		[ "$s" = "$2" ] && return 0
 		sleep 0.1
