@@ -21,6 +21,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t2000-cancel.t \
 	tests/integration/t3000-crash.t \
 	tests/integration/t3100-watch-expiry.t \
+	tests/integration/t3110-pod-refused.t \
 	tests/integration/t3200-outcomes.t \
 	tests/integration/t3300-db-outage.t \
 	tests/integration/t4000-queues.t \

@@ -178,6 +178,7 @@ kaid_init(struct kaid *k)
 	kai_map_init(&k->nodes, node_free);
 	kai_map_init(&k->pods, pod_rec_free);
 	kai_map_init(&k->inflight, NULL);
+	kai_map_init(&k->pod_backoff, free);
 	kai_map_init(&k->dep_done, free);
 }
 
@@ -205,6 +206,7 @@ kaid_fini(struct kaid *k)
 	kai_map_fini(&k->nodes);
 	kai_map_fini(&k->pods);
 	kai_map_fini(&k->inflight);
+	kai_map_fini(&k->pod_backoff);
 	metrics_fini(&k->metrics);
 	deps_free(k);
 	kai_loop_free(k->loop);

@@ -114,6 +114,7 @@ struct kaid {
 	struct kai_map dep_done;  /* deps.c: finished targets, key -> */
 	bool tick_again;	  /* arrays.c: tasks left to start: tick soon */
 	struct writeq *writeq;	  /* writeq.c: changes not yet recorded */
+	struct kai_map pod_backoff; /* podfail.c: pod name -> next create */
 };
 
 /* kaid.c */
@@ -367,6 +368,19 @@ size_t writeq_len(const struct kaid *k);
 /* Records what it can, in order; a job whose end is recorded finishes. */
 void writeq_retry(struct kaid *k);
 void writeq_free(struct kaid *k);
+
+/* podfail.c: the API server refused a pod create */
+/*
+ * The pod's own fault (400, 413, 422, an admission 403) fails its
+ * CONFIGURING job with the server's message as the reason; any other
+ * refusal delays the next create of that pod, doubling each time.
+ */
+void podfail_refused(struct kaid *k, uint64_t job_id, const char *pod,
+    int code, const struct kai_err *err);
+/* Whether pod must not be created yet (its delay runs). */
+bool podfail_waiting(const struct kaid *k, const char *pod);
+/* Created or deleted: its delay is forgotten. */
+void podfail_forget(struct kaid *k, const char *pod);
 
 /* evict.c */
 /*

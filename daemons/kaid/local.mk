@@ -12,6 +12,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/metrics.c \
 	daemons/kaid/metrics.h \
 	daemons/kaid/podenv.c \
+	daemons/kaid/podfail.c \
 	daemons/kaid/podshim.c \
 	daemons/kaid/queues.c \
 	daemons/kaid/reconcile.c \
