@@ -31,6 +31,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t4110-preempt-crash.t \
 	tests/integration/t4200-start.t \
 	tests/integration/t4300-query-scope.t \
+	tests/integration/t4310-slow-read.t \
 	tests/integration/t4120-elastic.t \
 	tests/integration/t4121-elastic-crash.t \
 	tests/integration/t4122-elastic-shrink.t \

@@ -137,6 +137,10 @@ open_db(struct kaid *k, struct kai_err *err)
 	free(jobs);
 	kai_log_info("database schema version %d, %zu queues, %zu active jobs",
 	    version, k->nqueues, n);
+	/* After the migrations, which may take longer. */
+	if (kai_db_set_statement_timeout(k->db, k->conf->db_timeout_ms,
+	    err) != 0 || reads_open(k, err) != 0)
+		return err->code;
 	return 0;
 }
 
@@ -173,6 +177,7 @@ static void
 kaid_init(struct kaid *k)
 {
 	memset(k, 0, sizeof(*k));
+	k->rdb_fd = -1;
 	k->listen_fd = -1;
 	metrics_init(&k->metrics, kaid_now());
 	kai_map_init(&k->nodes, node_free);
@@ -190,6 +195,7 @@ kaid_fini(struct kaid *k)
 	httpd_close(k);
 	server_close_all(k);
 	kai_kube_free(k->kube);
+	reads_close(k);
 	kai_db_close(k->db);
 	for (i = 0; i < k->njobs; i++) {
 		kai_job_fini(k->jobs[i]);

@@ -30,6 +30,7 @@
 struct conn;
 struct log_stream;
 struct writeq;
+struct read_call;
 
 /* A submission waiting for the group commit at the end of the iteration. */
 struct submit {
@@ -115,6 +116,9 @@ struct kaid {
 	bool tick_again;	  /* arrays.c: tasks left to start: tick soon */
 	struct writeq *writeq;	  /* writeq.c: changes not yet recorded */
 	struct kai_map pod_backoff; /* podfail.c: pod name -> next create */
+	struct kai_db *rdb;	  /* reads.c: the connection for long reads */
+	int rdb_fd;		  /* its socket while the loop watches it */
+	struct read_call *reads;  /* reads waiting for their answer */
 };
 
 /* kaid.c */
@@ -368,6 +372,22 @@ size_t writeq_len(const struct kaid *k);
 /* Records what it can, in order; a job whose end is recorded finishes. */
 void writeq_retry(struct kaid *k);
 void writeq_free(struct kaid *k);
+
+/* reads.c: long reads on their own connection (k->rdb), replies deferred */
+int reads_open(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
+void reads_close(struct kaid *k);
+/*
+ * A read for req's client: call before kai_db_*_send(k->rdb, ...) with the
+ * result as the callback's ctx, then reads_sent() whatever the send gave.
+ */
+struct read_call *reads_call_new(struct kaid *k, const struct rpc_req *req);
+void reads_sent(struct kaid *k);
+/* The client to answer, or NULL when it went away. */
+struct conn *reads_call_conn(const struct read_call *c);
+struct kaid *reads_call_kaid(const struct read_call *c);
+/* Frees c; resume: the reply was deferred, let the client go on. */
+void reads_call_done(struct read_call *c, bool resume);
+void reads_forget_conn(struct kaid *k, struct conn *conn);
 
 /* podfail.c: the API server refused a pod create */
 /*

@@ -15,6 +15,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/podfail.c \
 	daemons/kaid/podshim.c \
 	daemons/kaid/queues.c \
+	daemons/kaid/reads.c \
 	daemons/kaid/reconcile.c \
 	daemons/kaid/rpc.c \
 	daemons/kaid/rpc_array.c \

@@ -22,6 +22,7 @@
 #include "base/buf.h"
 #include "base/compiler.h"
 #include "base/err.h"
+#include "db/db.h"
 
 /* One migration: sql/NNN-name.sql. */
 struct kai_sql_migration {
@@ -40,6 +41,8 @@ struct kai_db {
 	bool broken;		/* protocol state unknown: reconnect first */
 	bool change_prepared;	/* "kai_change" exists on this connection */
 	uint64_t insert_prepared; /* bit n-1: "kai_insert_<n>" exists */
+	int64_t statement_timeout_ms; /* set on every connection; 0 = none */
+	struct db_async *async;	/* db_async.c: reads in flight, or NULL */
 };
 
 /*
@@ -152,6 +155,22 @@ int kai_db_parse_text_array(const char *s, char ***v, size_t *n)
 	"WHEN gpu_memory_mb > 0 THEN coalesce((SELECT sum(a.gpu_fraction) "    \
 	"FROM allocations a WHERE a.job_id = jobs.id), 0)::bigint "            \
 	"ELSE greatest(ntasks, 1)::bigint * gpus_per_task * 1000000 END)"
+
+/*
+ * The halves of the long reads, shared by the blocking calls and
+ * db_async.c: the statement with its parameters, and the conversion of
+ * its result (caller owns the rows).
+ */
+int kai_db_jobs_query_sql(struct kai_buf *sql, struct kai_db_params *p,
+    const struct kai_query *q, enum kai_db_scope scope,
+    uint32_t requester_uid, struct kai_err *err) KAI_MUST_CHECK;
+int kai_db_jobs_query_rows(PGresult *res, struct kai_jobinfo **jobs,
+    size_t *n, struct kai_err *err) KAI_MUST_CHECK;
+/* The report's statement (static) with p filled, or NULL and err. */
+const char *kai_db_report_sql(struct kai_db_params *p,
+    const struct kai_report_req *q, int64_t now, struct kai_err *err);
+int kai_db_report_rows(PGresult *res, struct kai_report_row **out, size_t *n,
+    struct kai_err *err) KAI_MUST_CHECK;
 
 /* Largest array literal or statement text we build: 64 MiB. */
 #define KAI_DB_TEXT_MAX ((size_t)64 * 1024 * 1024)

@@ -5,6 +5,7 @@ src_db_libkaidb_a_SOURCES = \
 	src/db/db.c \
 	src/db/db.h \
 	src/db/db_array.c \
+	src/db/db_async.c \
 	src/db/db_array.h \
 	src/db/db_change.c \
 	src/db/db_internal.h \
