@@ -15,27 +15,13 @@
 #include "base/xmalloc.h"
 #include "jobarray.h"
 #include "model/array.h"
-
-static char *
-dup_or_null(const char *s)
-{
-	return s != NULL ? kai_xstrdup(s) : NULL;
-}
+#include "model/jobfields.h"
 
 static void
 copy_info(struct kai_jobinfo *d, const struct kai_jobinfo *s)
 {
-	*d = *s;
-	d->name = dup_or_null(s->name);
-	d->user = dup_or_null(s->user);
-	d->queue = dup_or_null(s->queue);
-	d->account = dup_or_null(s->account);
-	d->reason = dup_or_null(s->reason);
-	d->nodelist = dup_or_null(s->nodelist);
-	d->workdir = dup_or_null(s->workdir);
-	d->stdout_path = dup_or_null(s->stdout_path);
-	d->stderr_path = dup_or_null(s->stderr_path);
-	d->array_id = NULL;
+	kai_jobinfo_copy(d, s);
+	KAI_FREE(d->array_id);
 }
 
 /* "12_[3-9:2%2]" into 12 and the set; false for anything else. */

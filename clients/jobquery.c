@@ -14,6 +14,7 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "base/xmalloc.h"
+#include "model/jobfields.h"
 #include "client.h"
 #include "output.h"
 
@@ -119,33 +120,50 @@ jobquery_mem(uint64_t mb, char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * One job as --json shows it: the rows of model/jobfields.def that have a
+ * key, in their order.  The state (the one ENUM) shows as its name, and
+ * its squeue code under "<key>_code".
+ */
 static struct json_object *
 job_json(const struct kai_jobinfo *j)
 {
+	const enum kai_jf_rec rec = KAI_JF_REC_INFO;
 	struct json_object *o = json_object_new_object();
+	char code[64];
+	size_t i;
 
-	out_json_add_int(o, "job_id", (int64_t)j->id);
-	out_json_add_str(o, "name", j->name);
-	out_json_add_str(o, "user", j->user);
-	out_json_add_int(o, "uid", j->uid);
-	out_json_add_str(o, "partition", j->queue);
-	out_json_add_str(o, "account", j->account);
-	out_json_add_str(o, "state", kai_jobstate_name(j->state));
-	out_json_add_str(o, "state_code", kai_jobstate_code(j->state));
-	out_json_add_str(o, "reason", j->reason);
-	out_json_add_int(o, "submit_time", j->submit_time);
-	out_json_add_int(o, "start_time", j->start_time);
-	out_json_add_int(o, "end_time", j->end_time);
-	out_json_add_int(o, "time_limit_s", j->time_limit_s);
-	out_json_add_int(o, "ntasks", j->ntasks);
-	out_json_add_int(o, "cpus_per_task", j->cpus_per_task);
-	out_json_add_int(o, "mem_mb", (int64_t)j->mem_mb);
-	out_json_add_int(o, "gpus_per_task", j->gpus_per_task);
-	out_json_add_str(o, "nodelist", j->nodelist);
-	out_json_add_int(o, "exit_code", j->exit_code);
-	out_json_add_int(o, "exit_signal", j->exit_signal);
-	if (j->array_id != NULL && j->array_id[0] != '\0')
-		out_json_add_str(o, "array_id", j->array_id);
+	for (i = 0; i < kai_njobfields; i++) {
+		const struct kai_jobfield *f = &kai_jobfields[i];
+		const char *s;
+
+		if (f->json == NULL || !kai_jf_in(f, rec))
+			continue;
+		switch (f->type) {
+		case KAI_JF_T_STR:
+			s = kai_jf_cstr(f, rec, j);
+			if ((f->flags & KAI_JF_OMIT_EMPTY) &&
+			    (s == NULL || s[0] == '\0'))
+				break;
+			out_json_add_str(o, f->json, s);
+			break;
+		case KAI_JF_T_ENUM:
+			out_json_add_str(o, f->json, kai_jobstate_name(
+			    (enum kai_job_state)kai_jf_get_int(f, rec, j)));
+			(void)snprintf(code, sizeof(code), "%s_code", f->json);
+			out_json_add_str(o, code, kai_jobstate_code(
+			    (enum kai_job_state)kai_jf_get_int(f, rec, j)));
+			break;
+		case KAI_JF_T_BOOL:
+			(void)json_object_object_add(o, f->json,
+			    json_object_new_boolean(kai_jf_get_int(f, rec, j)
+			    != 0));
+			break;
+		default:
+			out_json_add_int(o, f->json, kai_jf_get_int(f, rec, j));
+			break;
+		}
+	}
 	return o;
 }
 

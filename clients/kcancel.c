@@ -9,7 +9,9 @@
  * given; scancel refuses to guess too.  kaid answers with one result per
  * job it named or matched, and every refusal is printed the way scancel
  * prints it ("Kill job error on job id 42: ..."); the exit status is 1 if
- * any job was refused.  --name has no field in the cancel request, so it
+ * any job was refused.  A job that has already finished, or never
+ * existed, is not refused: scancel says nothing of it (but with -v) and
+ * exits 0.  --name has no field in the cancel request, so it
  * first asks kaid for the matching active jobs and cancels those by id.
  * "123" names a whole job array; "123_4" and "123_[1-3,7]" name array
  * tasks and go in a request of their own (KAI_MSG_CANCEL_TASKS).
@@ -179,9 +181,20 @@ on_results(uint16_t type, const void *body, size_t len, void *ctx)
 				    r[i].id);
 			continue;
 		}
-		/* -Q: a job that is gone already is not worth a word */
-		if (res->o->quiet && r[i].code == KAI_ENOENT)
+		/*
+		 * A job that has finished or never was is not an error, as
+		 * with scancel: cancelling twice, or a job that ended a
+		 * moment ago, must not fail a user's cleanup script.  -v
+		 * still says so, -Q never does.
+		 */
+		if (r[i].code == KAI_ENOENT) {
+			if (res->o->verbose && !res->o->quiet)
+				client_error(prog, NULL,
+				    "Kill job error on job id %" PRIu64 ": %s",
+				    r[i].id, r[i].msg != NULL && *r[i].msg
+					? r[i].msg : kai_strerror(r[i].code));
 			continue;
+		}
 		res->refused++;
 		client_error(prog, NULL,
 		    "Kill job error on job id %" PRIu64 ": %s", r[i].id,

@@ -74,10 +74,11 @@ parse_ids(const char *prog, int argc, char **argv, uint64_t **ids, size_t *n)
 	*ids = NULL;
 	*n = 0;
 	for (i = 0; i < argc; i++) {
-		/* filter_parse_ids() appends: it needs an empty list */
+		/* filter_parse_ids() appends: start each operand empty. */
 		one = NULL;
 		m = 0;
 		if (filter_parse_ids(argv[i], &one, &m, &err) != 0) {
+			free(one);
 			client_error(prog, NULL, "%s", kai_err_msg(&err));
 			free(*ids);
 			return CLIENT_EXIT_USAGE;

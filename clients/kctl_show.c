@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "base/xmalloc.h"
+#include "model/jobfields.h"
 #include "client.h"
 #include "filters.h"
 #include "jobquery.h"
@@ -59,6 +60,39 @@ signal_text(const struct kai_jobinfo *j, char *buf, size_t size)
 		    j->signal_batch ? "B:" : "", j->signal_number,
 		    j->signal_secs);
 	return buf;
+}
+
+/*
+ * The lines of the model/jobfields.def rows with a label, after the
+ * hand-written ones: "   Key=value".  A KAI_JF_MODE value of 0 is "not
+ * known" (an older client, a job answered from kaid's memory): no line.
+ */
+static void
+show_fields(const struct kai_jobinfo *j)
+{
+	const enum kai_jf_rec rec = KAI_JF_REC_INFO;
+	size_t i;
+
+	for (i = 0; i < kai_njobfields; i++) {
+		const struct kai_jobfield *f = &kai_jobfields[i];
+		const char *s;
+		int64_t v;
+
+		if (f->label == NULL || !kai_jf_in(f, rec))
+			continue;
+		if (f->type == KAI_JF_T_STR) {
+			s = kai_jf_cstr(f, rec, j);
+			(void)printf("   %s=%s\n", f->label,
+			    s != NULL && *s ? s : "(null)");
+			continue;
+		}
+		v = kai_jf_get_int(f, rec, j);
+		if ((f->flags & KAI_JF_MODE) && v != 0)
+			(void)printf("   %s=%04" PRIo64 "\n", f->label,
+			    (uint64_t)v & 0777);
+		else if (!(f->flags & KAI_JF_MODE))
+			(void)printf("   %s=%" PRId64 "\n", f->label, v);
+	}
 }
 
 static void
@@ -100,6 +134,7 @@ show_job(const struct kai_jobinfo *j, int64_t now)
 	(void)printf("   StdOut=%s\n", j->stdout_path ? j->stdout_path : "");
 	(void)printf("   Signal=%s OpenMode=%s\n", signal_text(j, g, sizeof(g)),
 	    j->open_mode == KAI_OPEN_APPEND ? "append" : "truncate");
+	show_fields(j);
 }
 
 static int

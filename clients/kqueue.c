@@ -54,6 +54,7 @@ enum {
 	K_GPUS,
 	K_HELP,
 	K_START,
+	K_WHY,
 };
 
 static const struct cliopt table[] = {
@@ -84,6 +85,8 @@ static const struct cliopt table[] = {
     CLIOPT("user", 'u', CLIOPT_ARG, "LIST",
 	"only jobs of these users (names or uids)"),
     CLIOPT("version", 'V', CLIOPT_NOARG, NULL, "print the version and exit"),
+    CLIOPT("why", K_WHY, CLIOPT_NOARG, NULL,
+	"reasons as the scheduler's sentence, not Slurm's code"),
 };
 
 static const char *const synopsis[] = {"kqueue [options]", NULL};
@@ -99,6 +102,7 @@ struct opts {
 	bool noheader, json, lng, gpus, help, version;
 	bool array; /* -r */
 	bool start; /* --start */
+	bool why; /* --why */
 	struct kai_task_ref *tasks; /* -j 123_4, 123_[1-3] */
 	size_t ntasks;
 	uint64_t *plain; /* -j's plain ids, when tasks are named too */
@@ -517,6 +521,25 @@ named(const struct opts *o, const struct kai_jobinfo *j)
 	return false;
 }
 
+/*
+ * --why: the reason %r and %R print becomes the scheduler's sentence
+ * ("queue \"a\" is at its GPU limit ...") where kaid gave one, instead
+ * of Slurm's code ("Resources") that scripts test.
+ */
+static void
+reasons_as_sentences(struct kai_jobinfo *jobs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (jobs[i].why == NULL || jobs[i].why[0] == '\0')
+			continue;
+		free(jobs[i].reason);
+		jobs[i].reason = jobs[i].why;
+		jobs[i].why = NULL;
+	}
+}
+
 /* Keeps the jobs[0..n) that keep(o, job) wants; returns their count. */
 static size_t
 keep_jobs(const struct opts *o, struct kai_jobinfo *jobs, size_t n,
@@ -570,6 +593,8 @@ show(const struct opts *o, const struct layout *l, struct kai_jobinfo *jobs,
 		k = jobarray_expand(&jobs, k);
 	if (o->ntasks > 0)
 		k = keep_jobs(o, jobs, k, mask, true);
+	if (o->why)
+		reasons_as_sentences(jobs, k);
 	v = jobquery_sorted(jobs, k, o->start ? cmp_start : cmp_jobs);
 	if (o->json) {
 		root = jobquery_json(v, k);
@@ -637,6 +662,9 @@ set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 		return 0;
 	case K_GPUS:
 		o->gpus = true;
+		return 0;
+	case K_WHY:
+		o->why = true;
 		return 0;
 	case K_HELP:
 		o->help = true;

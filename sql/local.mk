@@ -8,7 +8,8 @@ SQL_MIGRATIONS = \
 	sql/004-usage.sql \
 	sql/005-arrays.sql \
 	sql/006-signal.sql \
-	sql/007-usage-gpu-share.sql
+	sql/007-usage-gpu-share.sql \
+	sql/008-why.sql
 
 EXTRA_DIST += $(SQL_MIGRATIONS) build-aux/sql2c.sh
 CLEANFILES += sql/migrations.c

@@ -167,6 +167,7 @@ arrays_task_new(const struct kai_job *a, uint64_t id, uint32_t task)
 	j->time_limit_s = a->time_limit_s;
 	j->hold = a->hold;
 	j->reason = kai_xstrdup("");
+	j->why = kai_xstrdup("");
 	j->preemptible = a->preemptible;
 	j->requeue = a->requeue;
 	j->min_tasks = a->min_tasks;

@@ -236,6 +236,24 @@ gate_of(const struct kaid *k, struct kai_map *act, struct kai_job *j)
 	return NULL;
 }
 
+char *
+deps_gate_text(const struct kai_job *j)
+{
+	if (j->gate == NULL)
+		return kai_xstrdup("");
+	if (strcmp(j->gate, "Dependency") == 0)
+		return kai_xasprintf("waiting for its dependency %s",
+		    j->dep_text != NULL ? j->dep_text : "");
+	if (strcmp(j->gate, "DependencyNeverSatisfied") == 0)
+		return kai_xasprintf("its dependency %s can never be "
+		    "satisfied", j->dep_text != NULL ? j->dep_text : "");
+	if (strcmp(j->gate, "JobArrayTaskLimit") == 0 &&
+	    j->array_pending != NULL)
+		return kai_xasprintf("the array already runs its limit of %"
+		    PRIu32 " tasks at once", j->array_pending->throttle);
+	return kai_xstrdup(j->gate);
+}
+
 static bool
 gated(const struct kai_job *j)
 {

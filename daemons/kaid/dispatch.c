@@ -11,7 +11,7 @@
  * after restart, exactly once.
  *
  * The batch script travels as data in the KAI_SCRIPT variable; the
- * container command is a fixed wrapper (podshim.c) that writes it to a
+ * container command is a fixed wrapper (pod/wrapper.sh) that writes it to a
  * private file, sets up the output files and runs it.  Nothing a user
  * wrote is ever spliced into a command line.  The environment is
  * podenv.c's.  A multi-task job also gets a headless Service, created

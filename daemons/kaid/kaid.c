@@ -132,6 +132,8 @@ open_db(struct kaid *k, struct kai_err *err)
 		*j = jobs[i];
 		if (j->reason == NULL)
 			j->reason = kai_xstrdup("");
+		if (j->why == NULL)
+			j->why = kai_xstrdup("");
 		state_job_add(k, j);
 	}
 	free(jobs);

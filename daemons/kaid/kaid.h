@@ -273,7 +273,8 @@ struct snap {
 	struct kai_sched_topology *topos; /* one per job with a topology */
 	const char *(*topo_levels)[2];	  /* their levels */
 	struct kai_job **lost;	  /* pending jobs whose queue is no leaf */
-	char **lost_why;	  /* and why, owned */
+	const char **lost_code;	  /* and why: Slurm's code (static) */
+	char **lost_why;	  /* and as a sentence, owned */
 	size_t nlost;
 	struct kai_map node_ix;	  /* name -> index + 1 */
 	struct kai_map queue_ix;  /* name -> index + 1 */
@@ -327,7 +328,8 @@ bool rpc_share(struct kaid *k, const struct rpc_req *req);
 void tick_start(struct kaid *k);
 void tick_soon(struct kaid *k);
 
-/* podshim.c: the wrapper (the container's command) and the shims */
+/* pod/, compiled by build-aux/pod2c.sh: the wrapper (the container's
+ * command), the --signal timer and the shims */
 extern const char podshim_wrapper[];
 extern const char podshim_scontrol[];
 extern const char podshim_srun[];
@@ -472,6 +474,8 @@ bool rpc_submit_ext(struct kaid *k, const struct rpc_req *req);
  * only once each (k->dep_done).
  */
 void deps_update(struct kaid *k);
+/* The sentence for j->gate, Slurm's code of why deps.c holds j back. */
+char *deps_gate_text(const struct kai_job *j);
 void deps_free(struct kaid *k);
 
 /* reconcile.c */

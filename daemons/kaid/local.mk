@@ -13,7 +13,6 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/metrics.h \
 	daemons/kaid/podenv.c \
 	daemons/kaid/podfail.c \
-	daemons/kaid/podshim.c \
 	daemons/kaid/queues.c \
 	daemons/kaid/reads.c \
 	daemons/kaid/reconcile.c \
@@ -35,6 +34,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/tick.c \
 	daemons/kaid/usage.c \
 	daemons/kaid/writeq.c
+nodist_daemons_kaid_kaid_SOURCES = pod/podshim.c
 daemons_kaid_kaid_LDADD = \
 	src/sched/libkaisched.a \
 	src/db/libkaidb.a \

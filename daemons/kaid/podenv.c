@@ -4,7 +4,7 @@
  * pods of one job find each other.
  *
  * A pod gets what the job exported, then kaid's own variables (the
- * script, the shims, the output paths: see podshim.c), then what Slurm
+ * script, the shims, the output paths: see pod/wrapper.sh), then what Slurm
  * sets in a batch job and what PyTorch's launchers read (MASTER_ADDR,
  * RANK, WORLD_SIZE, ...), so an #SBATCH script written for a Slurm
  * cluster finds what it expects.

@@ -38,6 +38,8 @@ overlay_reasons(struct kaid *k, struct kai_jobinfo *jobs, size_t n)
 			continue;
 		free(jobs[i].reason);
 		jobs[i].reason = kai_xstrdup(j->reason);
+		free(jobs[i].why);
+		jobs[i].why = j->why != NULL ? kai_xstrdup(j->why) : NULL;
 		jobs[i].est_start = j->est_start;
 	}
 }
@@ -143,6 +145,7 @@ query_cache(struct kaid *k, struct conn *conn, const struct kai_query *q)
 		o->account = j->account;
 		o->state = j->state;
 		o->reason = j->reason;
+		o->why = j->why;
 		o->submit_time = j->submit_time;
 		o->start_time = j->start_time;
 		o->time_limit_s = j->time_limit_s;

@@ -231,6 +231,7 @@ job_from_submit(const struct submit *s, uint64_t id)
 	j->time_limit_s = s->nj.time_limit_s;
 	j->hold = js->hold;
 	j->reason = kai_xstrdup(js->hold ? "JobHeldUser" : "None");
+	j->why = kai_xstrdup("");
 	j->preemptible = s->nj.preemptible;
 	j->requeue = js->requeue != KAI_TRI_NO;
 	j->min_tasks = js->min_tasks;

@@ -353,6 +353,7 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 	sn->tasks = kai_xcalloc(nt + 1, sizeof(*sn->tasks));
 	sn->lost = kai_xcalloc(k->njobs + 1, sizeof(*sn->lost));
 	sn->lost_why = kai_xcalloc(k->njobs + 1, sizeof(*sn->lost_why));
+	sn->lost_code = kai_xcalloc(k->njobs + 1, sizeof(*sn->lost_code));
 	for (i = 0; i < k->njobs; i++) {
 		struct kai_job *j = k->jobs[i];
 		bool active = j->state == KAI_JOB_CONFIGURING ||
@@ -362,7 +363,8 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 			continue;
 		if (j->state == KAI_JOB_PENDING && j->gate != NULL) {
 			sn->lost[sn->nlost] = j; /* deps.c: not yet */
-			sn->lost_why[sn->nlost++] = kai_xstrdup(j->gate);
+			sn->lost_code[sn->nlost] = j->gate;
+			sn->lost_why[sn->nlost++] = deps_gate_text(j);
 			continue;
 		}
 		if ((why = queue_problem(k, j)) == NULL) {
@@ -372,6 +374,8 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 			free(why);
 		} else {
 			sn->lost[sn->nlost] = j;
+			/* Slurm's word for a job its partition cannot take */
+			sn->lost_code[sn->nlost] = "PartitionConfig";
 			sn->lost_why[sn->nlost++] = why;
 		}
 	}
@@ -550,6 +554,7 @@ snap_fini(struct snap *sn)
 	free(sn->tasks);
 	free(sn->lost);
 	free(sn->lost_why);
+	free(sn->lost_code);
 	kai_map_fini(&sn->node_ix);
 	kai_map_fini(&sn->queue_ix);
 	kai_map_fini(&sn->user_ix);

@@ -81,7 +81,7 @@ state_job_remove(struct kaid *k, uint64_t id)
 char *
 state_pod_name(uint64_t job_id, uint32_t task)
 {
-	return kai_xasprintf("kai-%" PRIu64 "-%" PRIu32, job_id, task);
+	return kai_job_pod_name(job_id, task);
 }
 
 bool

@@ -53,7 +53,8 @@
 /* Reasons that changed this tick, to store in one statement. */
 struct reasons {
 	uint64_t *ids;
-	const char **text;	/* borrowed from the jobs */
+	const char **code;	/* borrowed from the jobs */
+	const char **text;	/* the same */
 	size_t n;
 	const uint64_t *prio;	/* last tick's k->prio_ids */
 	size_t nprio;
@@ -66,9 +67,11 @@ static void
 store_reason(struct kai_job *j, struct reasons *rs)
 {
 	rs->ids = kai_xreallocarray(rs->ids, rs->n + 1, sizeof(*rs->ids));
+	rs->code = kai_xreallocarray(rs->code, rs->n + 1, sizeof(*rs->code));
 	rs->text = kai_xreallocarray(rs->text, rs->n + 1, sizeof(*rs->text));
 	rs->ids[rs->n] = j->id;
-	rs->text[rs->n++] = j->reason;
+	rs->code[rs->n] = j->reason;
+	rs->text[rs->n++] = j->why;
 }
 
 /* Whether job id's stored reason is an "N jobs ahead" one. */
@@ -80,34 +83,49 @@ was_priority(struct reasons *rs, uint64_t id)
 	return rs->at < rs->nprio && rs->prio[rs->at] == id;
 }
 
-/* Sets j's reason; prio: it is an "N jobs ahead" reason (jobs in id order). */
+/* Replaces *s by text when they differ; says whether they did. */
+static bool
+set_str(char **s, const char *text)
+{
+	if (*s != NULL && strcmp(*s, text) == 0)
+		return false;
+	free(*s);
+	*s = kai_xstrdup(text);
+	return true;
+}
+
+/*
+ * Sets j's reason: code, Slurm's word that squeue's %r prints and
+ * scripts test, and text, the sentence that says what is missing.
+ * prio: it is an "N jobs ahead" reason (jobs in id order).
+ */
 static void
-set_reason(struct kai_job *j, const char *reason, bool prio,
-    struct reasons *rs)
+set_reason(struct kai_job *j, const char *code, const char *text,
+    bool prio, struct reasons *rs)
 {
 	bool stored_prio = was_priority(rs, j->id);
+	bool changed = set_str(&j->reason, code);
 
 	/* Stored now, stored before, or unchanged (memory = database). */
 	if (prio)
 		rs->next[rs->nnext++] = j->id;
-	if (strcmp(j->reason, reason) == 0)
-		return;
-	free(j->reason);
-	j->reason = kai_xstrdup(reason);
-	if (!(prio && stored_prio))
+	changed |= set_str(&j->why, text);
+	if (changed && !(prio && stored_prio))
 		store_reason(j, rs);
 }
 
-/* The reason a pending job shows in kqueue. */
-static const char *
-reason_text(const struct snap *sn, const struct kai_sched_job_out *o,
-    char *buf, size_t size)
+/* The reason the core gave a pending job, as code and sentence. */
+static void
+set_core_reason(struct kai_job *j, const struct snap *sn,
+    const struct kai_sched_job_out *o, struct reasons *rs)
 {
-	if (o->why.why == KAI_SCHED_WHY_HELD)
-		return "JobHeldUser";
-	if (o->why.why == KAI_SCHED_WHY_NONE)
-		return "None";
-	return kai_sched_why_text(&sn->s, &o->why, buf, size);
+	char buf[KAI_ERR_MSG_MAX];
+	const char *text = "";
+
+	if (o->why.why != KAI_SCHED_WHY_NONE)
+		text = kai_sched_why_text(&sn->s, &o->why, buf, sizeof(buf));
+	set_reason(j, kai_sched_why_name(o->why.why), text,
+	    o->why.why == KAI_SCHED_WHY_PRIORITY, rs);
 }
 
 /*
@@ -318,7 +336,6 @@ tick_act(struct kaid *k, const struct snap *sn,
 {
 	size_t *which = kai_xcalloc(sn->s.njobs + 1, sizeof(*which));
 	size_t *grow = kai_xcalloc(sn->s.njobs + 1, sizeof(*grow));
-	char buf[KAI_ERR_MSG_MAX];
 	const char *wait;
 	size_t i, n = 0, ng;
 
@@ -332,11 +349,9 @@ tick_act(struct kaid *k, const struct snap *sn,
 		else
 			sn->kjobs[i]->est_start = 0;
 		if (r->jobs[i].state != KAI_SCHED_JOB_RUNNING)
-			set_reason(sn->kjobs[i],
-			    reason_text(sn, &r->jobs[i], buf, sizeof(buf)),
-			    r->jobs[i].why.why == KAI_SCHED_WHY_PRIORITY, rs);
+			set_core_reason(sn->kjobs[i], sn, &r->jobs[i], rs);
 		else if ((wait = wait_text(k, sn, r, i)) != NULL)
-			set_reason(sn->kjobs[i], wait, false, rs);
+			set_reason(sn->kjobs[i], "Resources", wait, false, rs);
 		else
 			which[n++] = i;
 	}
@@ -384,7 +399,8 @@ tick_run(struct kaid *k)
 	rs.next = kai_xcalloc(sn.s.njobs + 1, sizeof(*rs.next));
 	for (i = 0; i < sn.nlost; i++) {
 		rs.at = 0; /* lost jobs are not in id order with the rest */
-		set_reason(sn.lost[i], sn.lost_why[i], false, &rs);
+		set_reason(sn.lost[i], sn.lost_code[i], sn.lost_why[i], false,
+		    &rs);
 		sn.lost[i]->est_start = 0; /* not given to the core: none */
 	}
 	rs.at = 0;
@@ -403,7 +419,8 @@ tick_run(struct kaid *k)
 		kai_sched_result_fini(&r);
 	}
 	if (rs.n > 0 && kai_db_jobs_set_reason(k->db, rs.ids,
-	    (const char *const *)rs.text, rs.n, &err) != 0) {
+	    (const char *const *)rs.code, (const char *const *)rs.text, rs.n,
+	    &err) != 0) {
 		kai_log_warn("could not store pending reasons: %s", err.msg);
 		rs.nnext = 0; /* nothing known stored: write all next time */
 	}
@@ -411,6 +428,7 @@ tick_run(struct kaid *k)
 	k->prio_ids = rs.next;
 	k->nprio = rs.nnext;
 	free(rs.ids);
+	free(rs.code);
 	free(rs.text);
 	snap_fini(&sn);
 	metrics_tick_end(&k->metrics);

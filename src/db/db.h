@@ -258,11 +258,13 @@ int kai_db_jobs_cancel(struct kai_db *db, const struct kai_db_cancel *c,
     bool *applied, struct kai_err *err) KAI_MUST_CHECK;
 
 /*
- * Sets the pending reason of jobs without an event row (reasons change
- * every tick; they are not state changes).
+ * Sets the pending reason of jobs, as Slurm's code (reasons[i]) and as a
+ * sentence (whys[i]), without an event row (reasons change every tick;
+ * they are not state changes).
  */
 int kai_db_jobs_set_reason(struct kai_db *db, const uint64_t *ids,
-    const char *const *reasons, size_t n, struct kai_err *err)
+    const char *const *reasons, const char *const *whys, size_t n,
+    struct kai_err *err)
     KAI_MUST_CHECK;
 
 /*

@@ -161,12 +161,17 @@ kai_db_jobs_load_ext(struct kai_db *db, struct kai_job *jobs, size_t n,
 	return r;
 }
 
-/* The copy of the array's row for one task, with its event. */
+/*
+ * The copy of the array's row for one task, with its event.  The record
+ * comes from a LATERAL call, not (jsonb_populate_record(...)).*, which
+ * PostgreSQL expands into one call per column: nextval() then ran once
+ * per column and every task skipped dozens of job ids.
+ */
 static const char split_sql[] =
-    "WITH n AS (INSERT INTO jobs SELECT (jsonb_populate_record("
-    "NULL::jobs, to_jsonb(j) || jsonb_build_object('id', "
-    "nextval(pg_get_serial_sequence('jobs', 'id')), 'array_task_id', "
-    "$2::int, 'array_pending', NULL, 'reason', ''))).* FROM jobs j "
+    "WITH n AS (INSERT INTO jobs SELECT r.* FROM jobs j, LATERAL "
+    "jsonb_populate_record(NULL::jobs, to_jsonb(j) || jsonb_build_object("
+    "'id', nextval(pg_get_serial_sequence('jobs', 'id')), 'array_task_id', "
+    "$2::int, 'array_pending', NULL, 'reason', '')) r "
     "WHERE j.id = $1 AND j.state = 'PENDING' RETURNING id), "
     "e AS (INSERT INTO events (job_id, time, from_state, to_state, reason) "
     "SELECT id, $3, NULL, 'PENDING', 'task ' || $2 || ' of array ' || $1 "

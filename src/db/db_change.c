@@ -309,7 +309,8 @@ kai_db_jobs_change(struct kai_db *db, const struct kai_db_change *c,
 
 int
 kai_db_jobs_set_reason(struct kai_db *db, const uint64_t *ids,
-    const char *const *reasons, size_t n, struct kai_err *err)
+    const char *const *reasons, const char *const *whys, size_t n,
+    struct kai_err *err)
 {
 	struct kai_db_params p;
 	struct kai_buf b;
@@ -328,11 +329,16 @@ kai_db_jobs_set_reason(struct kai_db *db, const uint64_t *ids,
 	}
 	if (r == 0) {
 		(void)kai_db_param_own(&p, kai_buf_detach(&b, NULL));
+		r = kai_db_array_text(&b, whys, n);
+	}
+	if (r == 0) {
+		(void)kai_db_param_own(&p, kai_buf_detach(&b, NULL));
 		/* Unchanged reasons are skipped: no dead row per job per tick. */
 		r = kai_db_cmd(db,
-		    "UPDATE jobs SET reason = v.reason "
-		    "FROM unnest($1::bigint[], $2::text[]) AS v(id, reason) "
-		    "WHERE jobs.id = v.id AND jobs.reason <> v.reason",
+		    "UPDATE jobs SET reason = v.reason, why = v.why "
+		    "FROM unnest($1::bigint[], $2::text[], $3::text[]) "
+		    "AS v(id, reason, why) WHERE jobs.id = v.id AND "
+		    "(jobs.reason <> v.reason OR jobs.why <> v.why)",
 		    &p, "could not set pending reasons", err);
 	} else
 		r = kai_err_set(err, KAI_EINVAL,

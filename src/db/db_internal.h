@@ -23,6 +23,7 @@
 #include "base/compiler.h"
 #include "base/err.h"
 #include "db/db.h"
+#include "model/jobfields.h"
 
 /* One migration: sql/NNN-name.sql. */
 struct kai_sql_migration {
@@ -119,6 +120,25 @@ char *kai_db_get_dupnull(struct kai_db_row *r, int col);
 char *kai_db_get_optstr(struct kai_db_row *r, int col);
 /* The state name stored in the row; bad for an unknown one. */
 int kai_db_get_state(struct kai_db_row *r, int col);
+
+/*
+ * The columns of model/jobfields.def (db_fields.c): the rows of record rec
+ * that name a column, in the table's order.
+ */
+/* Appends ", col1, col2, ..." to sql; KAI_EINVAL past its max. */
+int kai_db_fields_columns(struct kai_buf *sql, enum kai_jf_rec rec)
+    KAI_MUST_CHECK;
+/* How many columns kai_db_fields_columns() appends. */
+int kai_db_fields_count(enum kai_jf_rec rec);
+/* Adds the spec's values of those columns as parameters, in order. */
+void kai_db_fields_params(struct kai_db_params *p,
+    const struct kai_jobspec *js);
+/*
+ * Reads those columns from col on into out (a struct of record rec; its
+ * strings are the caller's to free).  Returns the next column.
+ */
+int kai_db_fields_read(struct kai_db_row *r, int col, enum kai_jf_rec rec,
+    void *out);
 
 /*
  * PostgreSQL array literals for parameters: {"a","b\"c"} and {1,2}.

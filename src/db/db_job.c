@@ -28,7 +28,8 @@
 
 #define DB_INSERT_CHUNK 128
 #define DB_INSERT_PREPARED 64	/* sizes with a prepared statement */
-#define DB_INSERT_NPARAM 33
+/* The parameters of a row: the columns of insert_head, then the table's. */
+#define DB_INSERT_NPARAM (30 + kai_db_fields_count(KAI_JF_REC_SPEC))
 
 #define DB_ACTIVE_STATES "('PENDING', 'CONFIGURING', 'RUNNING')"
 
@@ -38,8 +39,9 @@ static const char insert_head[] =
     "cpus_per_task, mem_mb, gpus_per_task, image, workdir, stdout_pattern, "
     "stderr_pattern, script, argv, env, priority_class, preemptible, "
     "requeue, min_tasks, gpu_fraction, gpu_memory_mb, topology, "
-    "topology_preferred, signal_number, signal_secs, signal_batch, "
-    "open_mode, state) VALUES ";
+    "topology_preferred, open_mode";
+/* then the columns of model/jobfields.def, then: */
+static const char insert_values[] = ", state) VALUES ";
 static const char insert_tail[] =
     " RETURNING id, uid, submit_time), "
     "e AS (INSERT INTO events (job_id, time, from_state, to_state, "
@@ -101,10 +103,8 @@ add_row(struct kai_db_params *p, struct kai_buf *sql,
 	(void)kai_db_param_str(p, s->topology != NULL ? s->topology : "");
 	(void)kai_db_param_str(p, s->topology_preferred != NULL
 		? s->topology_preferred : "");
-	(void)kai_db_param_u64(p, s->signal_number);
-	(void)kai_db_param_u64(p, s->signal_secs);
-	(void)kai_db_param_bool(p, s->signal_batch);
 	(void)kai_db_param_str(p, kai_db_open_mode_text(s->open_mode));
+	kai_db_fields_params(p, s);
 	KAI_ASSERT(p->n - first + 1 == DB_INSERT_NPARAM);
 	r = kai_buf_adds(sql, first == 1 ? "(" : ",(");
 	for (i = 0; i < DB_INSERT_NPARAM && r == 0; i++)
@@ -166,6 +166,10 @@ insert_chunk(struct kai_db *db, const struct kai_db_newjob *jobs, size_t n,
 	kai_db_params_init(&p);
 	kai_buf_init(&sql, KAI_DB_TEXT_MAX);
 	r = kai_buf_adds(&sql, insert_head);
+	if (r == 0)
+		r = kai_db_fields_columns(&sql, KAI_JF_REC_SPEC);
+	if (r == 0)
+		r = kai_buf_adds(&sql, insert_values);
 	for (i = 0; i < n && r == 0; i++)
 		r = add_row(&p, &sql, &jobs[i]);
 	if (r == 0)
@@ -254,6 +258,7 @@ row_to_job(struct kai_db_row *r, struct kai_job *j)
 	j->gpu_memory_mb = kai_db_get_u64(r, 24);
 	j->topology = kai_db_get_optstr(r, 25);
 	j->topology_preferred = kai_db_get_optstr(r, 26);
+	j->why = kai_db_get_dup(r, 27);
 }
 
 /* Appends allocation row r (of job j) to j->allocs. */
@@ -325,7 +330,8 @@ kai_db_jobs_load_active(struct kai_db *db, struct kai_job **jobs, size_t *n,
 	    "priority, submit_time, start_time, ntasks, cpus_per_task, mem_mb, "
 	    "gpus_per_task, time_limit_s, hold, reason, account, workdir, "
 	    "preemptible, requeue, requeue_count, min_tasks, gpu_fraction, "
-	    "gpu_memory_mb, topology, topology_preferred FROM jobs WHERE state IN " DB_ACTIVE_STATES " ORDER BY id",
+	    "gpu_memory_mb, topology, topology_preferred, why FROM jobs "
+	    "WHERE state IN " DB_ACTIVE_STATES " ORDER BY id",
 	    NULL, PGRES_TUPLES_OK, what, err)) == NULL)
 		r = kai_db_errcode(err);
 	if (r == 0 && (ares = kai_db_exec(db,
@@ -375,10 +381,8 @@ row_to_spec(struct kai_db_row *r, struct kai_jobspec *js)
 	js->gpus_per_task = kai_db_get_u32(r, 13);
 	js->time_limit_s = kai_db_get_i64(r, 14);
 	js->hold = kai_db_get_bool(r, 15);
-	js->signal_number = kai_db_get_u32(r, 16);
-	js->signal_secs = kai_db_get_u32(r, 17);
-	js->signal_batch = kai_db_get_bool(r, 18);
-	js->open_mode = kai_db_get_open_mode(r, 19);
+	js->open_mode = kai_db_get_open_mode(r, 16);
+	(void)kai_db_fields_read(r, 17, KAI_JF_REC_SPEC, js);
 	return r->bad ? KAI_EDB : 0;
 }
 
@@ -388,19 +392,27 @@ kai_db_job_spec(struct kai_db *db, uint64_t id, struct kai_jobspec *js,
 {
 	struct kai_db_row row = {NULL, 0, false};
 	struct kai_db_params p;
-	PGresult *res;
+	struct kai_buf sql;
+	PGresult *res = NULL;
 	int r;
 
 	if ((r = kai_db_ready(db, err)) != 0)
 		return r;
 	kai_db_params_init(&p);
 	(void)kai_db_param_u64(&p, id);
-	res = kai_db_exec(db,
-	    "SELECT name, queue, account, script, argv, env, workdir, "
-	    "stdout_pattern, stderr_pattern, image, ntasks, cpus_per_task, "
-	    "mem_mb, gpus_per_task, time_limit_s, hold, signal_number, "
-	    "signal_secs, signal_batch, open_mode FROM jobs WHERE id = $1",
-	    &p, PGRES_TUPLES_OK, "could not read job", err);
+	kai_buf_init(&sql, KAI_DB_TEXT_MAX);
+	if (kai_buf_adds(&sql, "SELECT name, queue, account, script, argv, "
+	    "env, workdir, stdout_pattern, stderr_pattern, image, ntasks, "
+	    "cpus_per_task, mem_mb, gpus_per_task, time_limit_s, hold, "
+	    "open_mode") != 0 ||
+	    kai_db_fields_columns(&sql, KAI_JF_REC_SPEC) != 0 ||
+	    kai_buf_adds(&sql, " FROM jobs WHERE id = $1") != 0)
+		(void)kai_err_set(err, KAI_EINTERNAL,
+		    "could not read job: statement too large");
+	else
+		res = kai_db_exec(db, sql.data, &p, PGRES_TUPLES_OK,
+		    "could not read job", err);
+	kai_buf_fini(&sql);
 	kai_db_params_fini(&p);
 	if (res == NULL)
 		return kai_db_errcode(err);

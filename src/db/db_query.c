@@ -48,8 +48,9 @@ static const char query_head[] =
     "coalesce((SELECT sum(a.gpus::bigint * 1000000 + a.gpu_fraction) "
     "FROM allocations a WHERE a.job_id = jobs.id), 0)::bigint ELSE "
     KAI_DB_GPU_MICRO_SQL " END, "
-    "signal_number, signal_secs, signal_batch, open_mode "
-    "FROM jobs WHERE true";
+    "open_mode";
+/* then the columns of model/jobfields.def, then: */
+static const char query_from[] = " FROM jobs WHERE true";
 
 /* Appends " AND <pre>$n<post>" for parameter n. */
 static int
@@ -109,6 +110,11 @@ build_query(struct kai_buf *sql, struct kai_db_params *p,
 	struct kai_buf lit;
 	uint32_t mask = q->state_mask;
 	int r = kai_buf_adds(sql, query_head);
+
+	if (r == 0)
+		r = kai_db_fields_columns(sql, KAI_JF_REC_INFO);
+	if (r == 0)
+		r = kai_buf_adds(sql, query_from);
 
 	kai_buf_init(&lit, KAI_DB_TEXT_MAX);
 	if (r == 0 && q->nids > 0 &&
@@ -232,10 +238,8 @@ row_to_info(struct kai_db_row *r, struct kai_jobinfo *ji)
 	ji->priority = kai_db_get_u32(r, 24);
 	ji->tasks_run = kai_db_get_u32(r, 29);
 	ji->gpu_micro = kai_db_get_u64(r, 30);
-	ji->signal_number = kai_db_get_u32(r, 31);
-	ji->signal_secs = kai_db_get_u32(r, 32);
-	ji->signal_batch = kai_db_get_bool(r, 33);
-	ji->open_mode = kai_db_get_open_mode(r, 34);
+	ji->open_mode = kai_db_get_open_mode(r, 31);
+	(void)kai_db_fields_read(r, 32, KAI_JF_REC_INFO, ji);
 	row_to_array(r, ji, &arr);
 	out = PQgetisnull(r->res, r->row, 21) ?
 	    (arr.id != 0 ? "slurm-%A_%a.out" : "slurm-%j.out") :

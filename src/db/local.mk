@@ -8,6 +8,7 @@ src_db_libkaidb_a_SOURCES = \
 	src/db/db_async.c \
 	src/db/db_array.h \
 	src/db/db_change.c \
+	src/db/db_fields.c \
 	src/db/db_internal.h \
 	src/db/db_job.c \
 	src/db/db_jobedit.c \

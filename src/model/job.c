@@ -32,6 +32,8 @@
 #define TIME_LIMIT_MAX_S ((int64_t)INT32_MAX * 60)
 /* Slurm caps the zero-padding width of "%<n>j" the same way. */
 #define PATTERN_WIDTH_MAX 10
+/* Slurm's SLURM_BATCH_SCRIPT, which %s prints for the batch step */
+#define BATCH_STEP_ID UINT64_C(4294967291)
 
 static void
 free_strv(char **v, size_t n)
@@ -64,24 +66,6 @@ kai_jobspec_fini(struct kai_jobspec *js)
 	free(js->topology);
 	free(js->topology_preferred);
 	memset(js, 0, sizeof(*js));
-}
-
-void
-kai_jobinfo_fini(struct kai_jobinfo *ji)
-{
-	if (ji == NULL)
-		return;
-	free(ji->name);
-	free(ji->user);
-	free(ji->queue);
-	free(ji->account);
-	free(ji->reason);
-	free(ji->nodelist);
-	free(ji->workdir);
-	free(ji->stdout_path);
-	free(ji->stderr_path);
-	free(ji->array_id);
-	memset(ji, 0, sizeof(*ji));
 }
 
 void
@@ -122,6 +106,7 @@ kai_job_fini(struct kai_job *job)
 	optstr_free(job->account);
 	free(job->workdir);
 	free(job->reason);
+	free(job->why);
 	for (i = 0; i < job->nallocs; i++)
 		kai_alloc_fini(&job->allocs[i]);
 	free(job->allocs);
@@ -595,6 +580,20 @@ expand_one(struct sb *b, const char **p, uint64_t jobid, const char *jobname,
 	case 'x':
 		sb_adds(b, jobname);
 		break;
+	case 'N': {
+		char *host = kai_job_pod_name(jobid, 0);
+
+		sb_adds(b, host);
+		free(host);
+		break;
+	}
+	case 'n': /* the batch step runs on the job's first node ... */
+	case 't': /* ... as its only task */
+		sb_num(b, 0, width);
+		break;
+	case 's':
+		sb_num(b, BATCH_STEP_ID, width);
+		break;
 	case 'u':
 		sb_adds(b, user);
 		break;
@@ -632,4 +631,10 @@ kai_pattern_expand_array(const char *pattern, uint64_t jobid,
 		}
 	}
 	return b.p;
+}
+
+char *
+kai_job_pod_name(uint64_t job_id, uint32_t task)
+{
+	return kai_xasprintf("kai-%" PRIu64 "-%" PRIu32, job_id, task);
 }

@@ -103,7 +103,10 @@ struct kai_jobinfo {
 	char *queue;		/* partition */
 	char *account;		/* "" when none */
 	enum kai_job_state state;
-	char *reason;		/* pending reason or final reason; "" = none */
+	char *reason;		/* pending reason as Slurm's code ("Resources"),
+				 * or final reason; "" = none */
+	char *why;		/* a pending reason as the scheduler's
+				 * sentence; "" or NULL = none */
 	int64_t submit_time;	/* unix seconds */
 	int64_t start_time;	/* 0 = not started */
 	int64_t end_time;	/* 0 = not ended */
@@ -174,7 +177,8 @@ struct kai_job {
 	uint32_t gpus_per_task;
 	int64_t time_limit_s;	/* KAI_TIME_UNLIMITED or s */
 	bool hold;
-	char *reason;		/* why pending; "" = none yet */
+	char *reason;		/* why pending, Slurm's code; "" = none yet */
+	char *why;		/* the same as a sentence; "" = none */
 	struct kai_alloc *allocs; /* nallocs == ntasks once placed */
 	size_t nallocs;
 	bool preemptible;
@@ -276,9 +280,12 @@ int kai_mem_parse(const char *s, uint64_t *mib, struct kai_err *err)
 /*
  * Expands a Slurm file name pattern: %j job id, %x job name, %u user,
  * %% a percent, %J job id (the batch step's %J has no step part),
- * %A/%a array (job id / "0" outside an array), a width after % zero-pads
- * numbers ("%4j", capped at 10 as Slurm does).  Other %-sequences (%N, %t,
- * %q, ...) are kept as they are.  Caller owns the result.
+ * %A/%a array (job id / "0" outside an array), and what the batch step
+ * gives the rest: %N the batch host (task 0's pod, whose name is its
+ * hostname), %n and %t 0, %s the batch step's id (4294967291, as Slurm
+ * prints SLURM_BATCH_SCRIPT).  A width after % zero-pads numbers ("%4j",
+ * capped at 10 as Slurm does).  Other %-sequences (%q, ...) are kept as
+ * they are.  Caller owns the result.
  */
 char *kai_pattern_expand(const char *pattern, uint64_t jobid,
     const char *jobname, const char *user);
@@ -288,5 +295,12 @@ char *kai_pattern_expand(const char *pattern, uint64_t jobid,
  */
 char *kai_pattern_expand_array(const char *pattern, uint64_t jobid,
     const char *jobname, const char *user, uint64_t array_id, uint32_t task);
+
+/*
+ * The name of the pod that runs task `task` of job `job_id`, which is also
+ * that task's hostname and its entry in SLURM_JOB_NODELIST:
+ * "kai-JOBID-TASK".  Caller owns the result.
+ */
+char *kai_job_pod_name(uint64_t job_id, uint32_t task);
 
 #endif /* KAI_MODEL_JOB_H */

@@ -10,6 +10,9 @@ src_model_libkaimodel_a_SOURCES = \
 	src/model/job.h \
 	src/model/hostlist.c \
 	src/model/hostlist.h \
+	src/model/jobfields.c \
+	src/model/jobfields.def \
+	src/model/jobfields.h \
 	src/model/jobstate.c \
 	src/model/jobstate.h \
 	src/model/jobsched.c

@@ -20,50 +20,37 @@
 #include "proto/codec.h"
 #include "proto/proto.h"
 
-/* clang-format off */
-#define J(m)	     offsetof(struct kai_jobinfo, m)
-#define STR(name, m) {name, KAI_CODEC_STR, J(m), 0, KAI_PROTO_STR_MAX, 0}
+#define J(m) offsetof(struct kai_jobinfo, m)
 
 _Static_assert(sizeof(enum kai_job_state) == sizeof(uint32_t),
     "the state travels as a u32");
 
-/* A jobinfo record on the wire, in order (PROTOCOL.md "jobinfo"). */
+/*
+ * A jobinfo record on the wire: the jobinfo rows of model/jobfields.def,
+ * each at the index its tag gives (PROTOCOL.md "jobinfo").  Strings may
+ * be KAI_PROTO_STR_MAX long whatever a submission may carry.
+ */
+#define INFO_MAX_STR(max)  KAI_PROTO_STR_MAX
+#define INFO_MAX_ENUM(max) (max)
+#define INFO_MAX_BOOL(max) 0
+#define INFO_MAX_U32(max)  0
+#define INFO_MAX_U64(max)  0
+#define INFO_MAX_I32(max)  0
+#define INFO_MAX_I64(max)  0
+#define KAI_JF_INFO(m, t, max, st, it, col, json, label, fl)              \
+	[(it) - 1] = {#m, KAI_CODEC_##t, J(m), 0, INFO_MAX_##t(max), 0},
+#define KAI_JF_BOTH KAI_JF_INFO
 static const struct kai_codec_field jobinfo_fields[] = {
-	{"id", KAI_CODEC_U64, J(id), 0, 0, 0},
-	STR("name", name),
-	{"uid", KAI_CODEC_U32, J(uid), 0, 0, 0},
-	{"gid", KAI_CODEC_U32, J(gid), 0, 0, 0},
-	STR("user", user),
-	STR("queue", queue),
-	STR("account", account),
-	{"state", KAI_CODEC_ENUM, J(state), 0, KAI_JOB_NSTATES, 0},
-	STR("reason", reason),
-	{"submit_time", KAI_CODEC_I64, J(submit_time), 0, 0, 0},
-	{"start_time", KAI_CODEC_I64, J(start_time), 0, 0, 0},
-	{"end_time", KAI_CODEC_I64, J(end_time), 0, 0, 0},
-	{"time_limit_s", KAI_CODEC_I64, J(time_limit_s), 0, 0, 0},
-	{"ntasks", KAI_CODEC_U32, J(ntasks), 0, 0, 0},
-	{"cpus_per_task", KAI_CODEC_U32, J(cpus_per_task), 0, 0, 0},
-	{"mem_mb", KAI_CODEC_U64, J(mem_mb), 0, 0, 0},
-	{"gpus_per_task", KAI_CODEC_U32, J(gpus_per_task), 0, 0, 0},
-	STR("nodelist", nodelist),
-	{"exit_code", KAI_CODEC_I32, J(exit_code), 0, 0, 0},
-	{"exit_signal", KAI_CODEC_I32, J(exit_signal), 0, 0, 0},
-	STR("workdir", workdir),
-	STR("stdout_path", stdout_path),
-	STR("stderr_path", stderr_path),
-	{"hold", KAI_CODEC_BOOL, J(hold), 0, 0, 0},
-	{"priority", KAI_CODEC_U32, J(priority), 0, 0, 0},
-	STR("array_id", array_id),
-	{"tasks_run", KAI_CODEC_U32, J(tasks_run), 0, 0, 0},
-	{"est_start", KAI_CODEC_I64, J(est_start), 0, 0, 0},
-	{"gpu_micro", KAI_CODEC_U64, J(gpu_micro), 0, 0, 0},
-	{"signal_number", KAI_CODEC_U32, J(signal_number), 0, 0, 0},
-	{"signal_secs", KAI_CODEC_U32, J(signal_secs), 0, 0, 0},
-	{"signal_batch", KAI_CODEC_BOOL, J(signal_batch), 0, 0, 0},
-	{"open_mode", KAI_CODEC_U32, J(open_mode), 0, 0, 0},
+#include "model/jobfields.def"
 };
-/* clang-format on */
+
+#define KAI_JF_INFO(m, t, max, st, it, col, json, label, fl) +1
+#define KAI_JF_BOTH KAI_JF_INFO
+enum { INFO_ROWS = 0
+#include "model/jobfields.def"
+};
+_Static_assert(KAI_NELEM(jobinfo_fields) == INFO_ROWS,
+    "the jobinfo tags of jobfields.def are not 1..n");
 #define NFIELDS KAI_NELEM(jobinfo_fields)
 
 int

@@ -59,8 +59,12 @@ is "kcancel -u cancels the held job" "$?" 0
 ok "held job is CANCELLED" wait_state "$held" CANCELLED
 
 out=$(as_user "$A" kcancel 999999 2>&1)
-is "cancelling an unknown job exits 1" "$?" 1
-like "and says why" "$out" "999999"
+is "cancelling an unknown job exits 0 and says nothing, as scancel" "$?:$out" "0:"
+out=$(as_user "$A" kcancel "$held" 2>&1)
+is "cancelling a job that has finished: exit 0, silent" "$?:$out" "0:"
+out=$(as_user "$A" kcancel -v 999999 2>&1)
+is "with -v it says why, still exit 0" "$?" 0
+like "naming the job" "$out" "Kill job error on job id 999999"
 
 bobjob=$(submit "$B" --wrap "true")
 ok "bob's job completes" wait_state "$bobjob" COMPLETED

@@ -29,7 +29,7 @@ wait_reason()
 {
 	local line
 	for _ in $(seq 1 100); do
-		line=$(as_user "$A" kqueue -j "$1" --noheader)
+		line=$(as_user "$A" kqueue -j "$1" --noheader --why)
 		printf '%s' "$line" | grep -Eq -- "$2" && break
 		sleep 0.1
 	done
@@ -106,8 +106,16 @@ line=$(wait_reason "$j2" 'at its GPU limit')
 like "the second stays pending, the reason naming the queue and its limit" \
     "$line" "^ +$j2 +vision .* PD .*\\(queue \"vision\" is at its GPU limit \\(1\\)\\)\$"
 is "in the database too" \
-    "$(stack_psql "select state || ': ' || reason from jobs where id = $j2")" \
+    "$(stack_psql "select state || ': ' || why from jobs where id = $j2")" \
     'PENDING: queue "vision" is at its GPU limit (1)'
+like "without --why, kqueue gives Slurm's code for a queue at its limit" \
+    "$(as_user "$A" kqueue -j "$j2" --noheader)" "^ +$j2 +vision .* PD .*\\(QOSGrpGRES\\)\$"
+is "%r prints the code, and the database keeps it" \
+    "$(as_user "$A" kqueue -j "$j2" --noheader -o %r):$(stack_psql "select reason from jobs where id = $j2")" \
+    'QOSGrpGRES:QOSGrpGRES'
+show=$(as_user "$A" kctl show job "$j2")
+like "kctl show job gives the code" "$show" 'JobState=PENDING Reason=QOSGrpGRES$'
+like "and the sentence" "$show" '^   Why=queue "vision" is at its GPU limit \(1\)$'
 like "kctl queue list counts the active jobs" "$(kctl queue list)" \
     '^vision +research +100 +-1/1/1 +-1/-1/1 +-1/-1/1 +3'
 
@@ -118,7 +126,7 @@ is "without restarting kaid" "$(cat "$T/kaid.pid")" "$kaid_pid"
 like "the third is now the one at the limit" \
     "$(wait_reason "$j3" 'limit \(2\)')" 'queue "vision" is at its GPU limit \(2\)'
 is "and the database says so" \
-    "$(stack_psql "select reason from jobs where id = $j3")" \
+    "$(stack_psql "select why from jobs where id = $j3")" \
     'queue "vision" is at its GPU limit (2)'
 
 # --- Jobs behind one that waits for free GPUs say how many are ahead.
@@ -128,21 +136,25 @@ ok "two 8-GPU jobs take the two empty nodes" wait_state "$b2" RUNNING
 b3=$(submit -p nlp --gpus-per-task=8 --wrap "sleep 300")
 like "a third waits for free GPUs" "$(wait_reason "$b3" 'free GPUs')" \
     '\(not enough free GPUs: a task needs 8 on one node, at most 6 are free on any node\)$'
+is "the code of a job waiting for free GPUs is Resources" \
+    "$(as_user "$A" kqueue -j "$b3" --noheader -o %r)" Resources
 b4=$(submit -p nlp --gpus-per-task=8 --wrap "sleep 300")
 b5=$(submit -p nlp --gpus-per-task=8 --wrap "sleep 300")
 like "the ones behind it count the jobs ahead" "$(wait_reason "$b5" 'ahead')" \
     '\(2 jobs ahead of it in queue "nlp" are waiting for resources\)$'
+is "their code is Priority, as in squeue" \
+    "$(as_user "$A" kqueue -j "$b5" --noheader -o %R)" '(Priority)'
 as_user "$A" kcancel "$b1"
 ok "when a node frees up, the first in line starts" wait_state "$b3" RUNNING
 like "the next one waits for free GPUs" "$(wait_reason "$b4" 'free GPUs')" \
     'not enough free GPUs'
 is "which the database stores" \
-    "$(stack_psql "select reason from jobs where id = $b4")" \
+    "$(stack_psql "select why from jobs where id = $b4")" \
     'not enough free GPUs: a task needs 8 on one node, at most 6 are free on any node'
 like "the last counts one job ahead now" "$(wait_reason "$b5" '1 job ahead')" \
     '\(1 job ahead of it in queue "nlp" is waiting for resources\)$'
 is "a new count alone is not written to the database again" \
-    "$(stack_psql "select reason from jobs where id = $b5")" \
+    "$(stack_psql "select why from jobs where id = $b5")" \
     '2 jobs ahead of it in queue "nlp" are waiting for resources'
 as_user "$A" kcancel "$b2" "$b3" "$b4" "$b5"
 ok "the nlp jobs are cancelled" wait_state "$b5" CANCELLED

@@ -42,7 +42,7 @@ wait_reason()
 {
 	local line
 	for _ in $(seq 1 150); do
-		line=$(as_user "$A" kqueue -j "$1" --noheader \
+		line=$(as_user "$A" kqueue -j "$1" --noheader --why \
 		    -o '%i %t %Q %r')
 		printf '%s' "$line" | grep -Eq -- "$2" && break
 		sleep 0.1

@@ -36,7 +36,7 @@ submit()
 
 reason()
 {
-	as_user "$A" kqueue -j "$1" --noheader -o '%t %r'
+	as_user "$A" kqueue -j "$1" --noheader --why -o '%t %r'
 }
 
 pod_of()

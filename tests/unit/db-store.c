@@ -811,6 +811,7 @@ test_set_reason(struct kai_db *db)
 	struct kai_job *jobs = NULL;
 	struct kai_err err;
 	const char *reasons[2] = {"Priority", "Resources"};
+	const char *whys[2] = {"1 job ahead of it", "not enough free GPUs"};
 	uint64_t ids[2];
 	int64_t ev0 = sql_int("SELECT count(*) FROM events", NULL);
 	size_t n = 0, i;
@@ -819,18 +820,20 @@ test_set_reason(struct kai_db *db)
 	ids[0] = insert_one(db, 1000, "batch", T0);
 	ids[1] = insert_one(db, 2000, "batch", T0);
 	ev0 += 2;
-	is_int(kai_db_jobs_set_reason(db, ids, reasons, 2, &err), 0,
+	is_int(kai_db_jobs_set_reason(db, ids, reasons, whys, 2, &err), 0,
 	    "set reasons");
 	is_int(kai_db_jobs_load_active(db, &jobs, &n, &err), 0, "load");
 	for (i = 0; i < n; i++) {
 		if (jobs[i].id == ids[0])
-			found += strcmp(jobs[i].reason, "Priority") == 0;
+			found += strcmp(jobs[i].reason, "Priority") == 0 &&
+			    strcmp(jobs[i].why, whys[0]) == 0;
 		if (jobs[i].id == ids[1])
-			found += strcmp(jobs[i].reason, "Resources") == 0;
+			found += strcmp(jobs[i].reason, "Resources") == 0 &&
+			    strcmp(jobs[i].why, whys[1]) == 0;
 		kai_job_fini(&jobs[i]);
 	}
 	free(jobs);
-	is_int(found, 2, "reasons stored");
+	is_int(found, 2, "reasons stored, code and sentence");
 	is_int(sql_int("SELECT count(*) FROM events", NULL), ev0,
 	    "reasons write no events");
 }

@@ -219,7 +219,10 @@ test_pattern(void)
 	pattern_is("%%j", 1, "n", "u", "%j");
 	pattern_is("a%qb", 1, "n", "u", "a%qb");
 	pattern_is("a%5qb", 1, "n", "u", "a%5qb");
-	pattern_is("%N-%t.out", 1, "n", "u", "%N-%t.out");
+	/* the batch step's: its host, node and task 0, step "batch" */
+	pattern_is("%N-%n-%t.out", 12, "n", "u", "kai-12-0-0-0.out");
+	pattern_is("%j.%s", 12, "n", "u", "12.4294967291");
+	pattern_is("%3t", 1, "n", "u", "000");
 	pattern_is("end%", 1, "n", "u", "end%");
 	pattern_is("end%3", 1, "n", "u", "end%3");
 	pattern_is("slurm-%A_%a.out", 77, "n", "u", "slurm-77_0.out");

@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# shellcheck shell=sh
+#
+# wrapper.sh: the command of every job pod (`/bin/sh -c TEXT kai-job
+# ARGS...`); $1.. are the batch script's arguments.  build-aux/pod2c.sh
+# compiles it into kaid as podshim_wrapper, without its comment lines:
+# every byte of a pod is stored in etcd and sent to every watcher.
+#
+# Nothing here may need a special image: the wrapper and the shims are
+# POSIX sh (the shims also use awk), which every image with a shell has.
+# The shims travel as data in the KAI_SHIM_* variables (like the script
+# in KAI_SCRIPT) and the wrapper writes them into a private bin directory
+# at the front of PATH.
+#
+# Model: every pod of a job runs the batch script once, as task
+# SLURM_PROCID of SLURM_NTASKS (the SPMD model of Kubeflow and kjob), so
+# `srun CMD` runs CMD once in each pod, as that pod's task.  ksubmit(1)
+# says where this differs from Slurm.
+#
+# Output files are opened the way sbatch opens them (truncate; one file
+# for both streams unless -e was given), or appended to with
+# --open-mode=append (KAI_APPEND); the tasks of a multi-task job always
+# append: each pod runs the script, and a task that truncated the file
+# would erase what the others had written.  The exit status is the
+# script's.  A `tail -f` copies the output file to the container's own
+# output, which is what the pod log (klog) shows; the script still writes
+# to the file itself, so the file stays the record and a process the
+# script leaves behind cannot keep the pod alive.  An appending task's
+# copy starts at the size the file had before its script ran (not at the
+# end whenever tail gets there, which would lose the first lines).
+#
+# --signal (KAI_SIGNAL, sent KAI_SIGNAL_AFTER seconds after the script
+# starts): the script runs in a subshell that learns its own pid (the
+# parent of a `sh -c` it starts), starts the timer and then execs the
+# script, so the script keeps that pid and runs in the foreground with
+# the signal dispositions it would have had (a background job would start
+# with SIGINT ignored, and could not trap it).  The timer (pod/signal.sh)
+# is eval'ed from KAI_SHIM_SIGNAL, which only the pods of --signal jobs
+# carry.  The wrapper stops the timer when the script ends; the timer's
+# TERM trap takes its sleep with it.
+umask 077
+d=$(mktemp -d "${TMPDIR:-/tmp}/kai-job.XXXXXX") || exit 1
+mkdir "$d/bin" || exit 1
+printf '%s' "$KAI_SCRIPT" >"$d/script" && chmod 700 "$d/script" || exit 1
+printf '%s' "$KAI_SHIM_SCONTROL" >"$d/bin/scontrol" || exit 1
+printf '%s' "$KAI_SHIM_SRUN" >"$d/bin/srun" || exit 1
+chmod 700 "$d/bin/scontrol" "$d/bin/srun" || exit 1
+unset KAI_SCRIPT KAI_SHIM_SCONTROL KAI_SHIM_SRUN
+PATH="$d/bin:$PATH"; export PATH
+umask 022
+cd "$KAI_WORKDIR" || { echo "kaibatch: cannot chdir to $KAI_WORKDIR" >&2; exit 1; }
+kai_run() {
+  if [ -n "$KAI_SIGNAL" ]; then
+    eval "$KAI_SHIM_SIGNAL"; unset KAI_SHIM_SIGNAL
+    s=$(exec sh -c 'echo $PPID')
+    kai_timer "$s" </dev/null >/dev/null 2>&1 &
+    echo $! >"$d/timer"
+  fi
+  exec "$d/script" "$@"
+}
+t=
+if [ -z "$KAI_APPEND" ]; then
+  if (: >"$KAI_STDOUT") 2>/dev/null; then
+    tail -n +1 -f "$KAI_STDOUT" 2>/dev/null & t=$!
+  fi
+elif (: >>"$KAI_STDOUT") 2>/dev/null; then
+  o=$(wc -c <"$KAI_STDOUT")
+  tail -c +$((o + 1)) -f "$KAI_STDOUT" 2>/dev/null & t=$!
+fi
+if [ -z "$KAI_APPEND" ] && [ "$KAI_STDOUT" = "$KAI_STDERR" ]; then
+  (kai_run "$@") >"$KAI_STDOUT" 2>&1
+elif [ -z "$KAI_APPEND" ]; then
+  (kai_run "$@") >"$KAI_STDOUT" 2>"$KAI_STDERR"
+elif [ "$KAI_STDOUT" = "$KAI_STDERR" ]; then
+  (kai_run "$@") >>"$KAI_STDOUT" 2>&1
+else
+  (kai_run "$@") >>"$KAI_STDOUT" 2>>"$KAI_STDERR"
+fi
+rc=$?
+if [ -s "$d/timer" ] && read -r w <"$d/timer"; then kill "$w" 2>/dev/null; fi
+if [ -n "$t" ]; then sleep 0.2 2>/dev/null || sleep 1; kill "$t" 2>/dev/null; fi
+rm -rf "$d"
+exit $rc
