@@ -123,6 +123,20 @@ a_exit(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 	(void)snprintf(b, n, "%d:%d", j->exit_code, j->exit_signal);
 }
 
+/*
+ * Why it ended, as the node said (the container's termination reason and
+ * message: "OOMKilled", "Error: <its last log lines>"), else kaid's
+ * reason (a pending job's, "cancelled by user", ...).
+ */
+static void
+a_reason(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)snprintf(b, n, "%s", j->exit_reason != NULL &&
+	    *j->exit_reason != '\0' ? j->exit_reason :
+	    j->reason != NULL ? j->reason : "");
+}
+
 static void
 a_elapsed(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 {
@@ -310,6 +324,7 @@ static const struct afield {
     {"NodeList", 15, false, a_nodes},
     {"ReqMem", 10, true, a_mem},
     {"WorkDir", 30, false, jf_workdir},
+    {"Reason", 30, false, a_reason},
 };
 
 struct columns {

@@ -195,7 +195,7 @@ static void
 show_node(const struct nodequery *q, const struct kai_nodeinfo *n)
 {
 	char a[32], t[32];
-	size_t i;
+	size_t i, k;
 
 	(void)printf("NodeName=%s\n", n->name);
 	(void)printf("   CPUAlloc=%" PRId64 " CPUTot=%" PRId64 "\n",
@@ -215,8 +215,12 @@ show_node(const struct nodequery *q, const struct kai_nodeinfo *n)
 	(void)printf("   State=%s Jobs=%" PRIu32 "\n", node_state(n->state),
 	    n->jobs);
 	(void)printf("   Partitions=");
-	for (i = 0; i < q->nparts; i++)
-		(void)printf("%s%s", i > 0 ? "," : "", q->parts[i].name);
+	for (i = 0, k = 0; i < q->nparts; i++)
+		if (kai_nodeinfo_serves(n, q->parts[i].name))
+			(void)printf("%s%s", k++ > 0 ? "," : "",
+			    q->parts[i].name);
+	if (k == 0)
+		(void)printf("(null)");
 	(void)printf("\n   CfgTRES=cpu=%" PRId64 ",mem=%" PRIu64 "M%s%s\n",
 	    n->cpu_milli / 1000, n->mem_mb, n->gpus > 0 ? ",gres/gpu=" : "",
 	    n->gpus > 0 ? t : "");
@@ -233,14 +237,16 @@ show_part(const struct nodequery *q, const struct kai_partinfo *p)
 	char t1[OUT_TIME_LEN], t2[OUT_TIME_LEN], gp[32], list[4096];
 	char **names = kai_xcalloc(q->nnodes + 1, sizeof(*names));
 	int64_t cpus = 0, gpus = 0;
-	size_t i;
+	size_t i, nn = 0;
 
 	for (i = 0; i < q->nnodes; i++) {
-		names[i] = q->nodes[i].name;
+		if (!kai_nodeinfo_serves(&q->nodes[i], p->name))
+			continue;
+		names[nn++] = q->nodes[i].name;
 		cpus += q->nodes[i].cpu_milli / 1000;
 		gpus += q->nodes[i].gpus;
 	}
-	nodequery_hostlist(names, q->nnodes, list, sizeof(list));
+	nodequery_hostlist(names, nn, list, sizeof(list));
 	free(names);
 	(void)printf("PartitionName=%s\n", p->name);
 	(void)printf("   Default=%s DefaultTime=%s MaxTime=%s\n",
@@ -248,10 +254,10 @@ show_part(const struct nodequery *q, const struct kai_partinfo *p)
 	    p->default_time_s > 0 ? out_limit(p->default_time_s, true, t1)
 				  : "NONE",
 	    out_limit(p->max_time_s, true, t2));
-	(void)printf("   Nodes=%s\n", q->nnodes > 0 ? list : "(null)");
+	(void)printf("   Nodes=%s\n", nn > 0 ? list : "(null)");
 	(void)printf("   State=UP TotalCPUs=%" PRId64 " TotalNodes=%zu "
 		     "TotalGPUs=%s\n",
-	    cpus, q->nnodes, nodequery_gpus(gpus, gp, 32));
+	    cpus, nn, nodequery_gpus(gpus, gp, 32));
 	(void)printf("   PendingJobs=%" PRIu32 " RunningJobs=%" PRIu32 "\n",
 	    p->pending_jobs, p->running_jobs);
 }

@@ -27,6 +27,7 @@
 #include "client.h"
 #include "cliopt.h"
 #include "filters.h"
+#include "model/hostlist.h"
 #include "nodequery.h"
 #include "output.h"
 
@@ -342,7 +343,8 @@ static bool
 row_wanted(const struct opts *o, const struct kai_partinfo *p,
     const struct kai_nodeinfo *n)
 {
-	return filter_match_name(o->parts, o->nparts, p->name) &&
+	return kai_nodeinfo_serves(n, p->name) &&
+	    filter_match_name(o->parts, o->nparts, p->name) &&
 	    filter_match_name(o->nodes, o->nnodes, n->name) &&
 	    (o->states == 0 ||
 		(o->states & nodequery_state_bit(n->state)) != 0);
@@ -617,8 +619,7 @@ set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 		return 0;
 	case 'n':
 		filter_free_names(o->nodes, o->nnodes);
-		return nodequery_hostlist_expand(arg, &o->nodes, &o->nnodes,
-		    err);
+		return kai_hostlist_expand(arg, &o->nodes, &o->nnodes, err);
 	case 'p':
 		return filter_parse_names("partition", arg, &o->parts,
 		    &o->nparts, err);

@@ -144,6 +144,7 @@ clients_ksim_SOURCES = \
 	clients/scenario.h \
 	clients/scenario_expect.c \
 	clients/scenario_jobs.c \
+	clients/scenario_pools.c \
 	clients/ytree.c \
 	clients/ytree.h
 clients_ksim_CPPFLAGS = $(AM_CPPFLAGS) $(YAML_CFLAGS)

@@ -53,22 +53,11 @@ uint32_t nodequery_state_bit(const char *shrt);
 const char *nodequery_gpus(int64_t micro, char *buf, size_t size);
 
 /*
- * Writes names[0..n) as a Slurm host list into buf: names that differ
- * only in a trailing number are merged ("n1,n2,n3,n5" -> "n[1-3,5]"),
- * keeping their order of first appearance; zero-padded numbers keep
- * their width.  A list that does not fit is cut.
+ * Writes names[0..n) as sinfo writes a set of nodes: sorted, then folded
+ * by kai_hostlist_compress() ("n3,n1,n2,n5" -> "n[1-3,5]"); zero-padded
+ * numbers keep their width.  A list that does not fit is cut.  The
+ * other way round (kinfo -n) is kai_hostlist_expand().
  */
 void nodequery_hostlist(char *const *names, size_t n, char *buf, size_t size);
-
-/*
- * The names of a host list, the other way round: "gpu-a[1-3,7],cpu-1"
- * -> gpu-a1 gpu-a2 gpu-a3 gpu-a7 cpu-1 (sinfo -n).  One bracket per name,
- * zero padding kept ("n[07-09]").  KAI_EINVAL naming the list for an
- * empty name, an unclosed bracket, a bad range, or more than
- * NQ_HOSTLIST_MAX names.  Caller owns *names (filter_free_names()).
- */
-#define NQ_HOSTLIST_MAX 100000
-int nodequery_hostlist_expand(const char *list, char ***names, size_t *n,
-    struct kai_err *err);
 
 #endif /* KAI_CLIENTS_NODEQUERY_H */

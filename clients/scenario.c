@@ -343,7 +343,7 @@ load_node(struct sload *ld, const struct ynode *m, size_t i, size_t *used)
 {
 	static const char *const keys[] = {"name", "gpus", "gpu_memory_mib",
 	    "cpu_millis", "memory_mib", "memory_mb", "labels", "unschedulable",
-	    NULL};
+	    "taints", NULL};
 	struct kai_sched_snap_node *n = &ld->sc->nodes[i];
 	const struct ynode *l;
 	int64_t gpus = 0, mb = -1;
@@ -375,6 +375,9 @@ load_node(struct sload *ld, const struct ynode *m, size_t i, size_t *used)
 	if (mb >= 0)
 		n->memory_mib = mb * 1000000 / 1048576;
 	n->gpus = (uint32_t)gpus;
+	if ((l = ytree_get(m, "taints")) != NULL &&
+	    (rc = scenario_load_taints(ld, l, n)) != 0)
+		return rc;
 	if ((l = ytree_get(m, "labels")) != NULL)
 		return load_labels(ld, l, n, used);
 	return 0;
@@ -558,7 +561,7 @@ load_root(struct sload *ld, const struct ynode *root)
 {
 	static const char *const keys[] = {"name", "source", "description",
 	    "config", "nodes", "queues", "topologies", "usage", "jobs",
-	    "expect", NULL};
+	    "expect", "pools", NULL};
 	struct scenario *sc = ld->sc;
 	const char *dummy = NULL;
 	int rc;
@@ -577,6 +580,7 @@ load_root(struct sload *ld, const struct ynode *root)
 	    (rc = load_nodes(ld, ytree_get(root, "nodes"))) != 0 ||
 	    (rc = load_queues(ld, ytree_get(root, "queues"))) != 0 ||
 	    (rc = load_topologies(ld, ytree_get(root, "topologies"))) != 0 ||
+	    (rc = scenario_load_pools(ld, ytree_get(root, "pools"))) != 0 ||
 	    (rc = scenario_load_jobs(ld, ytree_get(root, "jobs"))) != 0 ||
 	    (rc = scenario_load_usage(ld, ytree_get(root, "usage"))) != 0)
 		return rc;
@@ -598,6 +602,7 @@ scenario_load(const char *path, struct scenario *sc, struct kai_err *err)
 	kai_map_init(&sc->job_ix, NULL);
 	kai_map_init(&sc->topo_ix, NULL);
 	kai_map_init(&sc->user_ix, NULL);
+	kai_map_init(&sc->pool_ix, NULL);
 	kai_sched_config_init(&sc->snap.config);
 	ld.sc = sc;
 	ld.err = err;
@@ -613,6 +618,7 @@ void
 scenario_fini(struct scenario *sc)
 {
 	scenario_expect_fini(&sc->expect);
+	scenario_pools_fini(sc);
 	kai_map_fini(&sc->node_ix);
 	kai_map_fini(&sc->queue_ix);
 	kai_map_fini(&sc->job_ix);

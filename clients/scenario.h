@@ -99,6 +99,10 @@ struct scenario {
 	struct kai_sched_snap_task *tasks;
 	struct kai_map node_ix, queue_ix, job_ix, topo_ix, user_ix;
 	struct expect expect;
+	struct kai_sched_pool *pools;	/* scenario_pools.c */
+	struct kai_map pool_ix;
+	void **owned;			/* taint, selector, toleration arrays */
+	size_t nowned;
 };
 
 int scenario_load(const char *path, struct scenario *sc,
@@ -145,5 +149,13 @@ scenario_load_usage(struct sload *ld, const struct ynode *us) KAI_MUST_CHECK;
 int
 scenario_load_expect(struct sload *ld, const struct ynode *e) KAI_MUST_CHECK;
 void scenario_expect_fini(struct expect *e);
+/* scenario_pools.c: pools:, a node's taints:, a job's pool:. */
+int scenario_load_pools(struct sload *ld, const struct ynode *ps)
+    KAI_MUST_CHECK;
+int scenario_load_taints(struct sload *ld, const struct ynode *ts,
+    struct kai_sched_snap_node *node) KAI_MUST_CHECK;
+int scenario_job_pool(struct sload *ld, const struct ynode *m,
+    struct kai_sched_snap_job *j) KAI_MUST_CHECK;
+void scenario_pools_fini(struct scenario *sc);
 
 #endif /* KAI_CLIENTS_SCENARIO_H */

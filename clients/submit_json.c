@@ -10,7 +10,9 @@
 
 #include "submit_json.h"
 
+#include <inttypes.h>
 #include <json-c/json.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "submit_env.h"
@@ -93,26 +95,51 @@ static struct json_object *
 array_json(const struct submit_opts *o)
 {
 	struct json_object *a, *idx;
+	const struct kai_array_range *r;
+	uint32_t x;
 	size_t i;
 
 	if (o->array_spec == NULL)
 		return J_NULL;
 	a = json_object_new_object();
-	idx = json_object_new_array_ext((int)o->array.n);
-	for (i = 0; i < o->array.n; i++)
-		(void)json_object_array_add(idx,
-		    json_object_new_int64(o->array.idx[i]));
+	idx = json_object_new_array_ext((int)kai_array_count(&o->array));
+	for (i = 0; i < o->array.n; i++) {
+		r = &o->array.r[i];
+		for (x = r->lo; x <= r->hi; x += r->step)
+			(void)json_object_array_add(idx,
+			    json_object_new_int64(x));
+	}
 	put(a, "spec", json_object_new_string(o->array_spec));
 	put(a, "indices", idx);
-	put(a, "throttle", int_or_null(o->array.throttle));
+	/* "%0" (no limit) is shown as given; no "%" is null */
+	put(a, "throttle", strchr(o->array_spec, '%') != NULL ?
+	    json_object_new_int64(o->array.throttle) : J_NULL);
 	return a;
 }
 
+/* "123", or "123_4" for an array task. */
+static struct json_object *
+dep_job_json(const struct kai_dep_item *it)
+{
+	char buf[48];
+
+	if (it->task == KAI_DEP_TASK_ALL)
+		(void)snprintf(buf, sizeof(buf), "%" PRIu64, it->job);
+	else
+		(void)snprintf(buf, sizeof(buf), "%" PRIu64 "_%" PRIu32,
+		    it->job, it->task);
+	return json_object_new_string(buf);
+}
+
+/*
+ * One entry of "items" per "type:job:job" group as written, split where
+ * the "+minutes" of after changes (kai_dep_parse() makes an item of each job).
+ */
 static struct json_object *
 dependency_json(const struct submit_opts *o)
 {
 	struct json_object *d, *items, *it, *jobs;
-	const struct submit_dep_item *di;
+	const struct kai_dep_item *di;
 	size_t i, j;
 
 	if (o->dep_spec == NULL)
@@ -123,17 +150,19 @@ dependency_json(const struct submit_opts *o)
 	put(d, "combine", json_object_new_string(o->dep.any ? "any" : "all"));
 	put(d, "kill_on_invalid",
 	    json_object_new_boolean(o->kill_invalid_dep));
-	for (i = 0; i < o->dep.n; i++) {
+	for (i = 0; i < o->dep.n; i = j) {
 		di = &o->dep.items[i];
 		it = json_object_new_object();
 		jobs = json_object_new_array();
-		for (j = 0; j < di->njobs; j++)
-			(void)json_object_array_add(jobs,
-			    json_object_new_string(di->jobs[j]));
+		for (j = i; j < o->dep.n && o->dep.items[j].group == di->group &&
+		    o->dep.items[j].delay_min == di->delay_min; j++)
+			if (di->type != KAI_DEP_SINGLETON)
+				(void)json_object_array_add(jobs,
+				    dep_job_json(&o->dep.items[j]));
 		put(it, "type",
-		    json_object_new_string(submit_dep_type_name(di->type)));
+		    json_object_new_string(kai_dep_type_name(di->type)));
 		put(it, "jobs", jobs);
-		if (di->type == SUBMIT_DEP_AFTER)
+		if (di->type == KAI_DEP_AFTER)
 			put(it, "delay_min",
 			    json_object_new_int64(di->delay_min));
 		(void)json_object_array_add(items, it);

@@ -33,7 +33,6 @@ submit_opts_init(struct submit_opts *o, int64_t now)
 	o->gpus_job.count = o->gpus_node.count = o->gpus_task.count =
 	    SUBMIT_UNSET;
 	o->requeue = -1;
-	o->array.throttle = SUBMIT_UNSET;
 	o->min_tasks = SUBMIT_UNSET;
 	o->preemptible = -1;
 	o->seen = kai_xcalloc(submit_table_len, 1);
@@ -55,8 +54,8 @@ submit_opts_fini(struct submit_opts *o)
 	submit_gpu_fini(&o->gpus_job);
 	submit_gpu_fini(&o->gpus_node);
 	submit_gpu_fini(&o->gpus_task);
-	submit_array_fini(&o->array);
-	submit_dep_fini(&o->dep);
+	kai_array_fini(&o->array);
+	kai_dep_fini(&o->dep);
 	free(o->seen);
 	memset(o, 0, sizeof(*o));
 }
@@ -170,7 +169,7 @@ set_array(struct submit_opts *o, const char *arg, struct kai_err *err)
 {
 	int r;
 
-	if ((r = submit_array_parse(arg, &o->array, err)) == 0)
+	if ((r = kai_array_parse(arg, &o->array, err)) == 0)
 		set_str(&o->array_spec, arg);
 	return r;
 }
@@ -180,7 +179,7 @@ set_dependency(struct submit_opts *o, const char *arg, struct kai_err *err)
 {
 	int r;
 
-	if ((r = submit_dep_parse(arg, &o->dep, err)) == 0)
+	if ((r = kai_dep_parse(arg, &o->dep, err)) == 0)
 		set_str(&o->dep_spec, arg);
 	return r;
 }
@@ -296,10 +295,23 @@ set_flag(struct submit_opts *o, int key)
 }
 
 /* kaibatch's own options with a value. */
+/* --priority-class NAME, and --priority NAME (sbatch takes a number) */
+static int
+set_priority_class(struct submit_opts *o, const char *arg,
+    struct kai_err *err)
+{
+	uint32_t prio;
+	int r;
+
+	if ((r = kai_prio_class(arg, &prio, err)) != 0)
+		return r;
+	set_str(&o->priority_class, arg);
+	return 0;
+}
+
 static int
 set_kai(struct submit_opts *o, int key, const char *arg, struct kai_err *err)
 {
-	uint32_t prio;
 	int r;
 
 	switch (key) {
@@ -327,12 +339,10 @@ set_kai(struct submit_opts *o, int key, const char *arg, struct kai_err *err)
 			    key) - submit_table] = 1;
 			return 0;
 		}
-		/* FALLTHROUGH */
+		/* a class name: --priority-class's meaning */
+		return set_priority_class(o, arg, err);
 	case K_PRIORITY_CLASS:
-		if ((r = kai_prio_class(arg, &prio, err)) != 0)
-			return r;
-		set_str(&o->priority_class, arg);
-		return 0;
+		return set_priority_class(o, arg, err);
 	default:
 		return kai_err_set(err, KAI_EINTERNAL, "option key %d", key);
 	}

@@ -39,6 +39,8 @@
 
 #include "base/err.h"
 #include "cliopt.h"
+#include "model/array.h"
+#include "model/dep.h"
 #include "model/job.h"
 #include "submit_values.h"
 
@@ -134,9 +136,9 @@ struct submit_opts {
 	int requeue;                 /* --requeue 1, --no-requeue 0, -1 */
 	char open_mode;              /* 'a', 't', or 0 = not given */
 	char *array_spec; /* -a as written; NULL = not an array */
-	struct submit_array array;
+	struct kai_array array; /* read by kaid's parser (model/array.h) */
 	char *dep_spec; /* -d as written */
-	struct submit_dep dep;
+	struct kai_dep dep; /* read by kaid's parser (model/dep.h) */
 	bool kill_invalid_dep; /* --kill-on-invalid-dep=yes */
 	bool signal_set;       /* --signal given */
 	struct submit_signal signal;

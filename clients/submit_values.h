@@ -5,15 +5,17 @@
  *
  *	--nodes		N or MIN-MAX
  *	--gpus*		[TYPE:]N			--gres	gpu[:TYPE][:N][,...] | none
- *	--array		A, A-B, A-B:S, comma lists, %MAX	(expanded, sorted)
- *	--dependency	TYPE:ID[:ID...] joined by "," (all) or "?" (any)
  *	--signal	[{R|B}:]SIG[@SECONDS]
  *	--gpu-fraction	a decimal in (0, 1)
  *	--topology	[NAME:]LEVEL
  *
+ * --array and --dependency are read by kaid's own parsers
+ * (kai_array_parse() and kai_dep_parse() in src/model), so ksubmit
+ * accepts exactly what kaid does, with the same messages.
+ *
  * Every parser is pure, fills its output only on success, and names the
- * value and the reason on failure ("invalid array \"1-2000\": index 2000
- * is over the maximum 1000").  The structs own their strings; their
+ * value and the reason on failure ("invalid node count \"4-2\": maximum
+ * below minimum").  The structs own their strings; their
  * _fini() functions release them and leave a zeroed struct, and _fini()
  * of a zeroed struct is a no-op.
  */
@@ -26,16 +28,9 @@
 
 #include "base/compiler.h"
 #include "base/err.h"
-#include "model/array.h"
 
 /* "Not given" for the integer fields of the structs below. */
 #define SUBMIT_UNSET (-1)
-
-/*
- * Indices run from 0 to kaid's KAI_ARRAY_INDEX_MAX (model/array.h),
- * above a stock Slurm's 1000: a 10,000-task array is one row in kaid.
- */
-#define SUBMIT_ARRAY_MAX_SIZE (KAI_ARRAY_INDEX_MAX + 1)
 
 /* A GPU request of one kind (per job, node or task). */
 struct submit_gpu {
@@ -61,48 +56,6 @@ void submit_gpu_fini(struct submit_gpu *g);
 /* "N" or "MIN-MAX", 1 <= MIN <= MAX. */
 int submit_nodes_parse(const char *s, int64_t *min, int64_t *max,
     struct kai_err *err) KAI_MUST_CHECK;
-
-struct submit_array {
-	uint32_t *idx; /* the indices, ascending, no duplicates */
-	size_t n;
-	int64_t throttle; /* %MAX; SUBMIT_UNSET = none, 0 = no limit */
-};
-
-int submit_array_parse(const char *s, struct submit_array *a,
-    struct kai_err *err) KAI_MUST_CHECK;
-void submit_array_fini(struct submit_array *a);
-
-enum submit_dep_type {
-	SUBMIT_DEP_AFTER = 0,
-	SUBMIT_DEP_AFTERANY,
-	SUBMIT_DEP_AFTERBURSTBUFFER,
-	SUBMIT_DEP_AFTERCORR,
-	SUBMIT_DEP_AFTERNOTOK,
-	SUBMIT_DEP_AFTEROK,
-	SUBMIT_DEP_SINGLETON
-};
-
-/*
- * One "type:id:id" group.  A group of "after" whose jobs carry different
- * "+minutes" delays is split into one item per run of equal delays.
- */
-struct submit_dep_item {
-	enum submit_dep_type type;
-	char **jobs; /* "123" or "123_4" (an array task) */
-	size_t njobs;
-	int64_t delay_min; /* after only: minutes after the start */
-};
-
-struct submit_dep {
-	bool any; /* "?" given: any item may be satisfied */
-	struct submit_dep_item *items;
-	size_t n;
-};
-
-int submit_dep_parse(const char *s, struct submit_dep *d,
-    struct kai_err *err) KAI_MUST_CHECK;
-void submit_dep_fini(struct submit_dep *d);
-const char *submit_dep_type_name(enum submit_dep_type t);
 
 struct submit_signal {
 	int number;      /* 1..64 */

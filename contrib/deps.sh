@@ -7,7 +7,8 @@
 
 PKGS="build-essential autoconf automake pkg-config libpq-dev
 libcurl4-openssl-dev libjson-c-dev libyaml-dev libmunge-dev munge
-postgresql python3 python3-yaml openssl curl util-linux passwd procps"
+postgresql python3 python3-yaml openssl curl util-linux passwd procps
+clang shellcheck"
 
 missing=
 for p in $PKGS; do

@@ -13,33 +13,49 @@ usage() {
 	echo "scontrol: inside a kaibatch job only 'show hostnames [LIST]' and 'show job [ID]' are available; use kctl on a login node" >&2
 	exit 1
 }
+# hostnames LIST: the names of a Slurm host list, one a line, all or
+# none.  The grammar is src/model/hostlist.c's (kai_hostlist_expand),
+# and tests/lib/hostlist-cases.txt holds both to the same cases: names
+# split at commas outside brackets; each bracket holds ranges N or N-M
+# of at most 9 digits (a leading zero keeps the width), and a name's
+# brackets multiply in order; an empty name, a stray "]", an unclosed
+# "[", a bad range or more than 100000 names refuse the whole list.
 hostnames() {
 	awk -v list="$1" '
 	function bad() {
-		print "scontrol: invalid host list \"" list "\"" > "/dev/stderr"
+		if (!failed)
+			print "scontrol: invalid host list \"" list "\"" > "/dev/stderr"
 		failed = 1
 	}
 	function out(item,    b, rest, e, body, suf, pre, n, parts, i, r, d, lo, hi, w, k) {
-		if (item == "" || failed) return
+		if (failed) return
+		if (item == "") { bad(); return }
 		b = index(item, "[")
-		if (b == 0) { print item; return }
+		if (index(b ? substr(item, 1, b - 1) : item, "]")) { bad(); return }
+		if (b == 0) {
+			if (++count > 100000) { bad(); return }
+			names[count] = item
+			return
+		}
 		pre = substr(item, 1, b - 1); rest = substr(item, b + 1)
 		e = index(rest, "]")
 		if (e == 0) { bad(); return }
 		body = substr(rest, 1, e - 1); suf = substr(rest, e + 1)
 		n = split(body, parts, ",")
+		if (n == 0) { bad(); return }
 		for (i = 1; i <= n; i++) {
 			r = parts[i]; d = index(r, "-")
 			if (d) { lo = substr(r, 1, d - 1); hi = substr(r, d + 1) }
 			else { lo = r; hi = r }
-			if (lo !~ /^[0-9]+$/ || hi !~ /^[0-9]+$/ || hi + 0 < lo + 0) { bad(); return }
+			if (lo !~ /^[0-9]+$/ || hi !~ /^[0-9]+$/ || length(lo) > 9 ||
+			    length(hi) > 9 || hi + 0 < lo + 0) { bad(); return }
 			w = length(lo)
 			for (k = lo + 0; k <= hi + 0; k++)
 				out(pre sprintf("%0" w "d", k) suf)
 		}
 	}
 	BEGIN {
-		depth = 0; item = ""
+		depth = 0; item = ""; count = 0
 		for (c = 1; c <= length(list); c++) {
 			ch = substr(list, c, 1)
 			if (ch == "[") depth++
@@ -48,6 +64,8 @@ hostnames() {
 			else item = item ch
 		}
 		out(item)
+		if (!failed)
+			for (i = 1; i <= count; i++) print names[i]
 		exit failed
 	}'
 }

@@ -9,7 +9,8 @@ SQL_MIGRATIONS = \
 	sql/005-arrays.sql \
 	sql/006-signal.sql \
 	sql/007-usage-gpu-share.sql \
-	sql/008-why.sql
+	sql/008-why.sql \
+	sql/009-exit-reason.sql
 
 EXTRA_DIST += $(SQL_MIGRATIONS) build-aux/sql2c.sh
 CLEANFILES += sql/migrations.c

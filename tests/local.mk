@@ -15,6 +15,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t1000-submit.t \
 	tests/integration/t1100-auth.t \
 	tests/integration/t1200-bad-input.t \
+	tests/integration/t1220-filesystems.t \
 	tests/integration/t1210-submit-isolation.t \
 	tests/integration/t1500-events.t \
 	tests/integration/t1510-incluster.t \
@@ -23,6 +24,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t3100-watch-expiry.t \
 	tests/integration/t3110-pod-refused.t \
 	tests/integration/t3200-outcomes.t \
+	tests/integration/t3210-exit-reason.t \
 	tests/integration/t3300-db-outage.t \
 	tests/integration/t4000-queues.t \
 	tests/integration/t4100-preempt.t \
@@ -37,20 +39,33 @@ INTEGRATION_TESTS = \
 	tests/integration/t4122-elastic-shrink.t \
 	tests/integration/t5000-http.t \
 	tests/integration/t5100-kinfo.t \
+	tests/integration/t5110-pools.t \
 	tests/integration/t5200-kctl-job.t \
 	tests/integration/t5300-klog.t \
 	tests/integration/t1300-kqueue.t \
 	tests/integration/t6000-arrays.t \
 	tests/integration/t6100-deps.t \
 	tests/integration/t6200-podenv.t \
+	tests/integration/t6210-podspec.t \
 	tests/integration/t6300-signal.t
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
+	tests/lib/hostlist-cases.txt \
 	tests/lib/stack.sh \
 	tests/lib/tap.sh
 
 # The benchmarks that drive the whole stack (not run by make check).
 EXTRA_DIST += tests/bench/bench-kaid.sh tests/bench/bench-tools.sh \
 	tests/bench/bench-dispatch.sh
+
+# `make check-unit`: the tests that need no stack (unit, scheduler and
+# pod tests: tests/unit, tests/sched, tests/pod), as the clang tier of
+# contrib/run-tests.sh runs them.  Some start a private PostgreSQL.
+check-unit:
+	@t=; for x in $(TESTS); do \
+	    case $$x in tests/unit/*|tests/sched/*|tests/pod/*) t="$$t $$x" ;; esac; \
+	done; \
+	$(MAKE) $(AM_MAKEFLAGS) check TESTS="$$t"
+.PHONY: check-unit
 
 # End of tests/local.mk

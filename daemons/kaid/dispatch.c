@@ -208,6 +208,7 @@ create_pod(struct kaid *k, const struct kai_job *j,
 	struct kai_pod_spec ps;
 	struct pod_call *pc;
 	struct podenv env = {NULL, 0};
+	struct podextra extra;
 	char **cmd, *subdomain = NULL, *search = NULL;
 	size_t i, ncmd, ngroups;
 	uint32_t *groups;
@@ -267,9 +268,11 @@ create_pod(struct kaid *k, const struct kai_job *j,
 		ps.subdomain = subdomain;
 		ps.dns_search = search;
 	}
+	podspec_build(k, j, js, groups, ngroups, &ps, &extra);
 
 	pc = call_new(k, j->id, kai_xstrdup(a->pod), kai_xstrdup(a->node));
 	kai_kube_pod_create(k->kube, &ps, on_created, pc);
+	podspec_fini(&extra);
 	free(groups);
 	for (i = 0; i < ncmd; i++)
 		free(cmd[i]);

@@ -55,6 +55,7 @@ struct pod_rec {
 	bool terminated;
 	int32_t exit_code;
 	char *term_reason;
+	char *term_message;	/* the container's termination message */
 	char *reason;
 	char *message;
 	bool waiting_error;
@@ -279,6 +280,13 @@ struct snap {
 	struct kai_map node_ix;	  /* name -> index + 1 */
 	struct kai_map queue_ix;  /* name -> index + 1 */
 	struct kai_map user_ix;	  /* name -> index + 1 */
+	/* pools.c: the nodes' taints and kaid.yaml's partitions as pools */
+	struct kai_sched_taint *taints;
+	char **taint_text;	  /* owned copies the taints point into */
+	size_t ntaints, ctaints;  /* used, allocated */
+	struct kai_sched_pool *pools; /* one per partition, same index */
+	struct kai_sched_label *pool_labels;
+	struct kai_sched_toleration *pool_tols;
 };
 /*
  * Builds the snapshot of this tick from kaid's caches: nodes, queues,
@@ -364,6 +372,64 @@ void dispatch_pod_seen(struct kaid *k, const char *pod, bool bound_or_gone);
 void dispatch_watch_reset(struct kaid *k);
 /* Deletes the headless Service of a multi-task job (absent is fine). */
 void dispatch_delete_service(struct kaid *k, uint64_t job_id);
+
+/*
+ * podspec.c: a pod's volumes (shared filesystems, /dev/shm, the passwd
+ * and group of its user), its annotations and its partition's node pool
+ * (nodeSelector, tolerations, imagePullSecrets, image).  podspec_build()
+ * fills those fields of ps with pointers into x and k->conf, which must
+ * outlive ps; podspec_fini() frees x.
+ */
+#define PODSPEC_VOLS_MORE 4	/* volumes besides the filesystems */
+struct podextra {
+	struct kai_pod_volume *vol;
+	size_t nvol;
+	struct kai_pod_mount *mnt;
+	size_t nmnt;
+	struct kai_pod_toleration *tol;
+	char **fsnames;		/* "kai-fs-N" */
+	size_t nfs;
+	char *passwd, *group;	/* the files' text */
+	const char *annot[4];	/* annotation pairs */
+	const char *items[4];	/* the identity volume's file, key pairs */
+};
+void podspec_build(const struct kaid *k, const struct kai_job *j,
+    const struct kai_jobspec *js, const uint32_t *groups, size_t ngroups,
+    struct kai_pod_spec *ps, struct podextra *x);
+void podspec_fini(struct podextra *x);
+/* The home directory of uid on kaid's host, or "/"; caller owns it. */
+char *podspec_home(uint32_t uid);
+
+/*
+ * pools.c: the kaid.yaml partition of a queue: its own, or its nearest
+ * ancestor's (a queue made with kctl under a partition); NULL = none.
+ */
+const struct kai_conf_partition *pools_partition(const struct kaid *k,
+    const char *queue);
+/* That partition's name, or queue itself when there is none. */
+const char *pools_partition_name(const struct kaid *k, const char *queue);
+/* The snapshot's pools: one per kaid.yaml partition (snap_build). */
+void pools_snap(const struct kaid *k, struct snap *sn);
+/* Room for every node's taints, then each node's into the node s. */
+void pools_snap_taints_alloc(const struct kaid *k, struct snap *sn);
+void pools_snap_taints(struct snap *sn, const struct kai_node *nd,
+    struct kai_sched_snap_node *s);
+/* The pool of a job of queue (its partition's index), or -1. */
+int32_t pools_snap_index(const struct kaid *k, const char *queue);
+void pools_snap_fini(struct snap *sn);
+/*
+ * Whether node nd may take the pods of partition p (NULL: a queue no
+ * partition covers): its labels hold p's nodeSelector and p tolerates
+ * its NoSchedule and NoExecute taints, as the core decides.
+ */
+bool pools_node_serves(const struct kaid *k,
+    const struct kai_conf_partition *p, const struct kai_node *nd);
+/*
+ * Whether nd is one of p's nodes, as kinfo lists them: the same, except
+ * that a taint no partition tolerates (a drain) keeps it in p.
+ */
+bool pools_node_member(const struct kaid *k,
+    const struct kai_conf_partition *p, const struct kai_node *nd);
 
 /* writeq.c: state changes the database did not take, retried in order */
 /* Queues a copy of c (one job's change, no allocation rows). */

@@ -13,6 +13,8 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/metrics.h \
 	daemons/kaid/podenv.c \
 	daemons/kaid/podfail.c \
+	daemons/kaid/podspec.c \
+	daemons/kaid/pools.c \
 	daemons/kaid/queues.c \
 	daemons/kaid/reads.c \
 	daemons/kaid/reconcile.c \

@@ -145,6 +145,40 @@ add_exported(const struct kai_jobspec *js, struct podenv *e)
 	}
 }
 
+/* Whether the job exported name (add_exported() passed it on). */
+static bool
+exported(const struct kai_jobspec *js, const char *name)
+{
+	size_t i, n = strlen(name);
+
+	for (i = 0; i < js->nenv; i++)
+		if (strncmp(js->env[i], name, n) == 0 && js->env[i][n] == '=')
+			return true;
+	return false;
+}
+
+/*
+ * HOME, USER and LOGNAME, as slurmd sets them for the job's user, also
+ * with --export=NONE; what the job exported stays.  HOME is the user's
+ * home on kaid's host (podspec.c writes the same into the pod's passwd).
+ */
+static void
+add_identity(const struct kai_job *j, const struct kai_jobspec *js,
+    struct podenv *e)
+{
+	char *home;
+
+	if (!exported(js, "HOME")) {
+		home = podspec_home(j->uid);
+		kv_set(e, "HOME", home);
+		free(home);
+	}
+	if (!exported(js, "USER"))
+		kv_set(e, "USER", j->user);
+	if (!exported(js, "LOGNAME"))
+		kv_set(e, "LOGNAME", j->user);
+}
+
 /* The pod of task t (allocations are kept in task order, but say so). */
 static const char *
 pod_of(const struct kai_job *j, uint32_t t)
@@ -282,6 +316,7 @@ podenv_build(const struct kai_job *j, const struct kai_jobspec *js,
 
 	KAI_ASSERT(task < j->nallocs);
 	add_exported(js, e);
+	add_identity(j, js, e);
 	out = path_expand(js->stdout_pattern != NULL ? js->stdout_pattern :
 	    j->array_job_id != 0 ? "slurm-%A_%a.out" : "slurm-%j.out",
 	    js->workdir, j);

@@ -66,10 +66,11 @@ reconcile_recorded(struct kaid *k, struct kai_job *job,
 	state_job_remove(k, id);
 }
 
-int
-reconcile_finish(struct kaid *k, struct kai_job *job, enum kai_job_state to,
+/* reconcile_finish(), and why its container ended (NULL = not known). */
+static int
+finish(struct kaid *k, struct kai_job *job, enum kai_job_state to,
     const char *reason, int32_t exit_code, int32_t exit_signal,
-    int64_t actor_uid)
+    int64_t actor_uid, const char *exit_reason)
 {
 	struct kai_db_change c;
 	struct kai_err err;
@@ -80,6 +81,7 @@ reconcile_finish(struct kaid *k, struct kai_job *job, enum kai_job_state to,
 		return KAI_EDB;
 	finish_change(&c, job, to, reason, exit_code, exit_signal, actor_uid,
 	    kaid_now());
+	c.exit_reason = exit_reason;
 	if (writeq_has(k, job->id, false)) {
 		writeq_add(k, &c);	/* behind its earlier changes */
 		return KAI_EDB;
@@ -93,6 +95,60 @@ reconcile_finish(struct kaid *k, struct kai_job *job, enum kai_job_state to,
 	reconcile_recorded(k, job, &c);
 	tick_soon(k);
 	return 0;
+}
+
+int
+reconcile_finish(struct kaid *k, struct kai_job *job, enum kai_job_state to,
+    const char *reason, int32_t exit_code, int32_t exit_signal,
+    int64_t actor_uid)
+{
+	return finish(k, job, to, reason, exit_code, exit_signal, actor_uid,
+	    NULL);
+}
+
+/* Bytes of a termination message kept: its end, where the error is. */
+#define EXIT_MESSAGE_MAX 1024
+
+/*
+ * Why the pod's container ended, as its node said, for the job record:
+ * the reason ("Error", "OOMKilled", or the pod's own, "DeadlineExceeded",
+ * "Evicted") and the message (with FallbackToLogsOnError, the failed
+ * container's last log lines), one line: a line break becomes " | ",
+ * other control characters a space, and only the last
+ * EXIT_MESSAGE_MAX bytes of a long message are kept.  NULL when the pod
+ * says nothing.  Caller owns it.
+ */
+static char *
+exit_reason_text(const struct pod_rec *r)
+{
+	const char *why = *r->reason != '\0' ? r->reason : r->term_reason;
+	const char *msg = *r->message != '\0' && *r->reason != '\0' ?
+	    r->message : r->term_message;
+	size_t len = strlen(msg), i;
+	struct kai_buf b;
+
+	if (*why == '\0' && *msg == '\0')
+		return NULL;
+	while (len > 0 && (msg[len - 1] == '\n' || msg[len - 1] == ' '))
+		len--;
+	if (len > EXIT_MESSAGE_MAX) {
+		msg += len - EXIT_MESSAGE_MAX;
+		len = EXIT_MESSAGE_MAX;
+	}
+	kai_buf_init(&b, 4 * EXIT_MESSAGE_MAX);
+	KAI_ASSERT(kai_buf_adds(&b, *why != '\0' ? why : "Error") == 0);
+	if (len > 0)
+		KAI_ASSERT(kai_buf_adds(&b, ": ") == 0);
+	for (i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)msg[i];
+
+		if (ch == '\n')
+			KAI_ASSERT(kai_buf_adds(&b, " | ") == 0);
+		else
+			KAI_ASSERT(kai_buf_addc(&b, ch < 0x20 || ch == 0x7f ?
+			    ' ' : (char)ch) == 0);
+	}
+	return kai_buf_detach(&b, NULL);
 }
 
 static int
@@ -299,15 +355,20 @@ reconcile_pod(struct kaid *k, const char *name, struct pod_rec *r,
 	if (r->waiting_error) {
 		char *why = kai_xasprintf("%s: %s", r->wait_reason, r->message);
 
-		(void)reconcile_finish(k, job, KAI_JOB_FAILED, why, 1, 0, -1);
+		(void)finish(k, job, KAI_JOB_FAILED, why, 1, 0, -1, why);
 		free(why);
 		return;
 	}
 	if (r->phase == KAI_POD_SUCCEEDED || r->phase == KAI_POD_FAILED) {
+		char *exit_reason;
+
 		to = pod_outcome(r, &code, &sig, &reason);
 		if (to == KAI_JOB_COMPLETED && !all_tasks_succeeded(k, job))
 			return;	/* other tasks still run */
-		(void)reconcile_finish(k, job, to, reason, code, sig, -1);
+		exit_reason = to == KAI_JOB_COMPLETED ? NULL :
+		    exit_reason_text(r);
+		(void)finish(k, job, to, reason, code, sig, -1, exit_reason);
+		free(exit_reason);
 		return;
 	}
 	if (deleted) {

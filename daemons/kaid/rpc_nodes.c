@@ -11,15 +11,18 @@
  *
  * A node's state uses sinfo's words.  down: the Kubernetes node is not
  * Ready.  drain (nothing on it) or drng (draining: jobs still on it):
- * cordoned (spec.unschedulable) or tainted NoSchedule / NoExecute.
+ * cordoned (spec.unschedulable), or tainted NoSchedule / NoExecute with
+ * no partition tolerating it.
  * Otherwise alloc when every GPU (on a GPU node) or every CPU is held,
  * mix when something is held, idle when nothing is.  A GPU node whose
  * GPUs are all taken is full for the users of a GPU cluster, even with
  * CPUs left, so it is alloc where Slurm, counting CPUs, would say mix.
  *
  * The partitions are the leaves of the queue tree, each with kaid.yaml's
- * time limits when it is one of its partitions.  Every node serves every
- * partition: kaibatch's partitions divide jobs, not nodes.
+ * time limits when it is one of its partitions.  Partitions are node
+ * pools: a node serves the partitions whose nodeSelector it matches and
+ * whose tolerations cover its NoSchedule and NoExecute taints (pools.c,
+ * the scheduler's own rule), and each node says which ("*": all).
  */
 #include "config.h"
 
@@ -87,8 +90,9 @@ count_pods(const struct kaid *k, struct kai_nodeinfo *ni)
 	}
 }
 
+/* served: some partition's pool takes it, its taints tolerated. */
 static void
-node_state(const struct kai_node *nd, struct kai_nodeinfo *ni)
+node_state(const struct kai_node *nd, bool served, struct kai_nodeinfo *ni)
 {
 	bool used = ni->gpus_alloc > 0 || ni->cpu_alloc_milli > 0;
 	const char *st, *why = "";
@@ -97,7 +101,8 @@ node_state(const struct kai_node *nd, struct kai_nodeinfo *ni)
 	if (!nd->ready) {
 		st = "down";
 		why = "Kubernetes node is not Ready";
-	} else if (nd->unschedulable || (nd->taint && *nd->taint)) {
+	} else if (nd->unschedulable ||
+	    (nd->taint != NULL && *nd->taint != '\0' && !served)) {
 		st = used ? "drng" : "drain";
 		if (nd->unschedulable)
 			why = "cordoned (spec.unschedulable)";
@@ -113,10 +118,47 @@ node_state(const struct kai_node *nd, struct kai_nodeinfo *ni)
 	ni->reason = reason != NULL ? reason : kai_xstrdup(why);
 }
 
+/*
+ * The leaf queues (kinfo's partitions) nd is a node of, "a,b", or "*"
+ * when it is one of every one's; *any: some partition's pods may go
+ * there (else a NoSchedule or NoExecute taint drains it).
+ */
+static char *
+node_partitions(const struct kaid *k, const struct kai_node *nd, bool *any)
+{
+	struct kai_buf b;
+	size_t i, n = 0, leaves = 0;
+
+	kai_buf_init(&b, (size_t)64 * 1024 - 1);
+	*any = false;
+	for (i = 0; i < k->nqueues; i++) {
+		const struct kai_conf_partition *p;
+		const char *name = k->queues[i].name;
+
+		if (k->queue_parent[i])
+			continue;
+		leaves++;
+		p = pools_partition(k, name);
+		*any = *any || pools_node_serves(k, p, nd);
+		if (!pools_node_member(k, p, nd))
+			continue;
+		if (kai_buf_addf(&b, "%s%s", n > 0 ? "," : "", name) != 0)
+			break;	/* too many to list: kinfo then shows all */
+		n++;
+	}
+	if (n == leaves || i < k->nqueues) {
+		kai_buf_fini(&b);
+		return kai_xstrdup("*");
+	}
+	return kai_buf_detach(&b, NULL);
+}
+
 static void
 node_info(const struct kaid *k, const struct kai_node *nd,
     struct kai_nodeinfo *ni)
 {
+	bool served;
+
 	memset(ni, 0, sizeof(*ni));
 	ni->name = kai_xstrdup(nd->name);
 	ni->cpu_milli = nd->cpu_milli;
@@ -126,7 +168,8 @@ node_info(const struct kaid *k, const struct kai_node *nd,
 	ni->gpu_mem_mb = nd->gpu_mem_mb;
 	count_jobs(k, ni);
 	count_pods(k, ni);
-	node_state(nd, ni);
+	ni->partitions = node_partitions(k, nd, &served);
+	node_state(nd, served, ni);
 }
 
 static int

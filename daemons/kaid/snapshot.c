@@ -101,6 +101,7 @@ snap_nodes(const struct kaid *k, struct snap *sn)
 	sn->nodes = kai_xcalloc(k->nodes.len + 1, sizeof(*sn->nodes));
 	sn->labels = kai_xcalloc(total + 1, sizeof(*sn->labels));
 	sn->label_text = kai_xcalloc(total + 1, sizeof(*sn->label_text));
+	pools_snap_taints_alloc(k, sn);
 	while (kai_map_next(&k->nodes, &it, &key, &v)) {
 		const struct kai_node *nd = v;
 		struct kai_sched_snap_node *s = &sn->nodes[n];
@@ -116,6 +117,7 @@ snap_nodes(const struct kaid *k, struct snap *sn)
 		for (l = 0; l < nd->nlabels; l++)
 			add_label(sn, nd->labels[l]);
 		s->nlabels = nd->nlabels;
+		pools_snap_taints(sn, nd, s);
 		kai_map_put(&sn->node_ix, nd->name, (void *)(uintptr_t)(n + 1));
 		n++;
 	}
@@ -286,7 +288,8 @@ hold_allocs(struct snap *sn, const struct kai_job *j, struct nodeuse *use)
 }
 
 static void
-add_job(struct snap *sn, struct kai_job *j, struct nodeuse *use)
+add_job(const struct kaid *k, struct snap *sn, struct kai_job *j,
+    struct nodeuse *use)
 {
 	struct kai_sched_snap_job *s = &sn->jobs[sn->s.njobs];
 	size_t first = sn->s.ntasks, t;
@@ -311,6 +314,7 @@ add_job(struct snap *sn, struct kai_job *j, struct nodeuse *use)
 	    "%" PRIu64, j->id);
 	s->name = sn->jnames[sn->s.njobs];
 	s->queue = (uint32_t)map_ix(&sn->queue_ix, j->queue);
+	s->pool = pools_snap_index(k, j->queue);
 	s->user = user_index(sn, j->user != NULL ? j->user : "");
 	s->priority = j->priority;
 	s->preemptible = j->preemptible;
@@ -368,7 +372,7 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 			continue;
 		}
 		if ((why = queue_problem(k, j)) == NULL) {
-			add_job(sn, j, use);
+			add_job(k, sn, j, use);
 		} else if (active) {
 			hold_allocs(sn, j, use);
 			free(why);
@@ -525,6 +529,7 @@ snap_build(struct kaid *k, struct snap *sn)
 	sn->s.now = kaid_now();
 	snap_nodes(k, sn);
 	snap_queues(k, sn);
+	pools_snap(k, sn);
 	use = kai_xcalloc(sn->s.nnodes + 1, sizeof(*use));
 	snap_jobs(k, sn, use);
 	snap_pods(k, sn, use);
@@ -558,5 +563,6 @@ snap_fini(struct snap *sn)
 	kai_map_fini(&sn->node_ix);
 	kai_map_fini(&sn->queue_ix);
 	kai_map_fini(&sn->user_ix);
+	pools_snap_fini(sn);
 	memset(sn, 0, sizeof(*sn));
 }

@@ -152,6 +152,9 @@ node_free(void *p)
 	for (i = 0; i < n->nlabels; i++)
 		free(n->labels[i]);
 	free(n->labels);
+	for (i = 0; i < n->ntaints; i++)
+		free(n->taints[i]);
+	free(n->taints);
 	free(n);
 }
 
@@ -169,6 +172,9 @@ node_dup(const struct kai_node *src)
 	n->labels = kai_xcalloc(src->nlabels, sizeof(*n->labels));
 	for (i = 0; i < src->nlabels; i++)
 		n->labels[i] = kai_xstrdup(src->labels[i]);
+	n->taints = kai_xcalloc(src->ntaints + 1, sizeof(*n->taints));
+	for (i = 0; i < src->ntaints; i++)
+		n->taints[i] = kai_xstrdup(src->taints[i]);
 	return n;
 }
 
@@ -212,6 +218,7 @@ pod_rec_free(void *p)
 	free(r->node);
 	free(r->uid);
 	free(r->term_reason);
+	free(r->term_message);
 	free(r->reason);
 	free(r->message);
 	free(r->wait_reason);
@@ -239,6 +246,7 @@ pod_rec_new(const struct kai_pod *p)
 	r->terminated = p->terminated;
 	r->exit_code = p->exit_code;
 	r->term_reason = dup_or_empty(p->term_reason);
+	r->term_message = dup_or_empty(p->term_message);
 	r->reason = dup_or_empty(p->reason);
 	r->message = dup_or_empty(p->message);
 	r->waiting_error = p->waiting_error;

@@ -27,8 +27,9 @@
 #include "sys/log.h"
 
 struct writeq_item {
-	struct kai_db_change c;	/* c.reason points to reason */
+	struct kai_db_change c;	/* c.reason, c.exit_reason point below */
 	char *reason;
+	char *exit_reason;
 };
 
 struct writeq {
@@ -83,6 +84,9 @@ writeq_add(struct kaid *k, const struct kai_db_change *c)
 	it->c = *c;
 	it->reason = kai_xstrdup(c->reason != NULL ? c->reason : "");
 	it->c.reason = it->reason;
+	it->exit_reason = kai_xstrdup(c->exit_reason != NULL ?
+	    c->exit_reason : "");
+	it->c.exit_reason = it->exit_reason;
 	kai_log_warn("job %" PRIu64 ": %s at %" PRId64 " kept to be recorded "
 	    "when the database answers (%zu waiting)", c->id,
 	    kai_jobstate_name(c->to), c->time, q->n);
@@ -117,6 +121,7 @@ writeq_retry(struct kaid *k)
 		if (job != NULL && q->v[i].c.set_end)
 			reconcile_recorded(k, job, &q->v[i].c);
 		free(q->v[i].reason);
+		free(q->v[i].exit_reason);
 	}
 	if (done == 0)
 		return;
@@ -137,8 +142,10 @@ writeq_free(struct kaid *k)
 	if (k->writeq->n > 0)
 		kai_log_warn("%zu state changes were never recorded; the next "
 		    "start reads them from the cluster", k->writeq->n);
-	for (i = 0; i < k->writeq->n; i++)
+	for (i = 0; i < k->writeq->n; i++) {
 		free(k->writeq->v[i].reason);
+		free(k->writeq->v[i].exit_reason);
+	}
 	free(k->writeq->v);
 	KAI_FREE(k->writeq);
 }

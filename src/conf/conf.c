@@ -135,6 +135,20 @@ kai_conf_partition(const struct kai_conf *conf, const char *name)
 	return NULL;
 }
 
+const struct kai_conf_fs *
+kai_conf_filesystems(const struct kai_conf *conf, const char *name,
+    size_t *n)
+{
+	const struct kai_conf_partition *p = kai_conf_partition(conf, name);
+
+	if (p != NULL && p->filesystems != NULL) {
+		*n = p->nfilesystems;
+		return p->filesystems;
+	}
+	*n = conf->nfilesystems;
+	return conf->filesystems;
+}
+
 bool
 kai_conf_is_operator(const struct kai_conf *conf, uint32_t uid)
 {

@@ -22,12 +22,42 @@
 /* Most phases in scheduling.phases (the core's KAI_SCHED_MAX_PHASES). */
 #define KAI_CONF_PHASES_MAX 8
 
-/* A partition (queue) as kaid.yaml declares it. */
+/*
+ * A filesystem that login nodes and jobs share (kaid.yaml filesystems:),
+ * mounted into every pod at path.  Exactly one source is set.
+ */
+struct kai_conf_fs {
+	char *path;		/* absolute, no trailing '/': where users see it */
+	char *host_path;	/* hostPath source, or NULL */
+	char *pvc;		/* persistentVolumeClaim name, or NULL */
+	char *nfs_server;	/* nfs source (with nfs_path), or NULL */
+	char *nfs_path;
+	bool read_only;
+};
+
+/* A toleration a partition's pods carry, as Kubernetes spells it. */
+struct kai_conf_toleration {
+	char *key;		/* "" = every key (operator Exists) */
+	char *op;		/* "Equal" or "Exists" */
+	char *value;		/* "" with Exists */
+	char *effect;		/* "" = every effect, NoSchedule, ... */
+};
+
+/* A partition (queue) as kaid.yaml declares it: its jobs and its nodes. */
 struct kai_conf_partition {
 	char *name;
 	bool is_default;	/* the partition of jobs that name none */
 	int64_t max_time_s;	/* 0 = no limit; a longer job is refused */
 	int64_t default_time_s; /* time limit of a job that gives none; 0 = none */
+	char *image;		/* NULL = kubernetes.image */
+	char **node_selector;	/* "key", "value", ... pairs; NULL = none */
+	size_t nnode_selector;	/* pairs */
+	struct kai_conf_toleration *tolerations;
+	size_t ntolerations;
+	char **pull_secrets;	/* imagePullSecrets names */
+	size_t npull_secrets;
+	struct kai_conf_fs *filesystems; /* NULL = the top-level list */
+	size_t nfilesystems;
 };
 
 struct kai_conf {
@@ -62,6 +92,9 @@ struct kai_conf {
 	/* jobs: */
 	bool allow_root_jobs;		/* false: pods get runAsNonRoot */
 	int64_t max_script_bytes;	/* <= KAI_JOB_SCRIPT_MAX; 102400 */
+	int64_t shm_percent;		/* /dev/shm size, % of --mem; 50 */
+	struct kai_conf_fs *filesystems; /* shared filesystems; NULL = none */
+	size_t nfilesystems;
 	uint32_t *operators;		/* uids that may act on any job (0 always may) */
 	size_t noperators;
 	struct kai_conf_partition *partitions; /* at least one */
@@ -79,6 +112,32 @@ void kai_conf_free(struct kai_conf *conf);
 /* The partition named name, or the default one when name is NULL. */
 const struct kai_conf_partition *kai_conf_partition(
     const struct kai_conf *conf, const char *name);
+
+/*
+ * The shared filesystems of partition name's jobs: the partition's own
+ * list when it sets one (an empty one too), else the top-level list.
+ * *n = 0 when there are none: no path is then refused, and pods mount
+ * nothing.
+ */
+const struct kai_conf_fs *kai_conf_filesystems(const struct kai_conf *conf,
+    const char *name, size_t *n);
+
+/*
+ * The filesystem of fs[0..n) that holds the absolute path (lexically:
+ * "." and ".." resolved by name, links not followed), or NULL.
+ */
+const struct kai_conf_fs *kai_conf_fs_find(const struct kai_conf_fs *fs,
+    size_t n, const char *path);
+/*
+ * The same for the directory of a Slurm file pattern (-o, -e), relative
+ * to workdir unless absolute: the directory its fixed part, before the
+ * first '%', names.
+ */
+const struct kai_conf_fs *kai_conf_fs_find_pattern(
+    const struct kai_conf_fs *fs, size_t n, const char *workdir,
+    const char *pattern);
+/* "/home, /scratch" (or "none"), for messages; caller owns it. */
+char *kai_conf_fs_names(const struct kai_conf_fs *fs, size_t n);
 
 /* Whether uid is 0 or listed under operators. */
 bool kai_conf_is_operator(const struct kai_conf *conf, uint32_t uid);

@@ -47,6 +47,10 @@ enum kai_conf_type_id {
 	KAI_CONF_INTEGER,	/* a whole number (int64_t) in [min, max] */
 	KAI_CONF_GRACE,		/* a duration or "never" (-1) */
 	KAI_CONF_PHASES,	/* sequence of distinct enum choices */
+	KAI_CONF_FILESYSTEMS,	/* sequence of filesystem mappings */
+	KAI_CONF_LABELS,	/* mapping of label keys to values */
+	KAI_CONF_TOLERATIONS,	/* sequence of toleration mappings */
+	KAI_CONF_NAMES,		/* sequence of Kubernetes object names */
 	KAI_CONF_NTYPES
 };
 
@@ -215,6 +219,28 @@ int kai_conf_parse_partitions(struct kai_conf_rd *rd,
 int kai_conf_dump_partitions(struct kai_buf *b,
     const struct kai_conf_entry *e, const void *base, int indent);
 void kai_conf_release_partitions(const struct kai_conf_entry *e, void *base);
+
+/* conf_pools.c: the types of filesystems and node pools. */
+int kai_conf_parse_filesystems(struct kai_conf_rd *rd,
+    const struct kai_conf_entry *e, const char *shown, void *base);
+int kai_conf_dump_filesystems(struct kai_buf *b,
+    const struct kai_conf_entry *e, const void *base, int indent);
+void kai_conf_release_filesystems(const struct kai_conf_entry *e, void *base);
+int kai_conf_parse_labels(struct kai_conf_rd *rd,
+    const struct kai_conf_entry *e, const char *shown, void *base);
+int kai_conf_dump_labels(struct kai_buf *b, const struct kai_conf_entry *e,
+    const void *base, int indent);
+void kai_conf_release_labels(const struct kai_conf_entry *e, void *base);
+int kai_conf_parse_tolerations(struct kai_conf_rd *rd,
+    const struct kai_conf_entry *e, const char *shown, void *base);
+int kai_conf_dump_tolerations(struct kai_buf *b,
+    const struct kai_conf_entry *e, const void *base, int indent);
+void kai_conf_release_tolerations(const struct kai_conf_entry *e, void *base);
+int kai_conf_parse_names(struct kai_conf_rd *rd,
+    const struct kai_conf_entry *e, const char *shown, void *base);
+int kai_conf_dump_names(struct kai_buf *b, const struct kai_conf_entry *e,
+    const void *base, int indent);
+void kai_conf_release_names(const struct kai_conf_entry *e, void *base);
 
 /* conf_types.c: the current scalar as a duration (checked clean first). */
 int kai_conf_duration_here(struct kai_conf_rd *rd,

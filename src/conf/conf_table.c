@@ -30,6 +30,7 @@
 #define D(field) offsetof(struct kai_conf, field)
 #define P(field) offsetof(struct kai_conf_partition, field)
 #define C(field) offsetof(struct kai_client_conf, field)
+#define F(field) offsetof(struct kai_conf_fs, field)
 
 /* Index = enum kai_log_level (sys/log.h); tests/unit/conf-load checks it. */
 static const char *const log_levels[] = {"err", "warn", "info", "debug", NULL};
@@ -139,6 +140,37 @@ static const struct kai_conf_entry daemon_entries[] = {
 	  .offset = D(max_script_bytes), .def = "100K", .min = 1024,
 	  .max = (int64_t)KAI_JOB_SCRIPT_MAX, .scale = 1, .unit = "bytes",
 	  .help = "largest batch script accepted" },
+	{ .key = "jobs.shm_percent", .type = KAI_CONF_INTEGER,
+	  .offset = D(shm_percent), .def = "50", .min = 0, .max = 100,
+	  .unit = "%",
+	  .help = "size of a job's /dev/shm (memory-backed), in percent of "
+		  "its memory; 0 = the runtime's own /dev/shm" },
+
+	{ .key = "filesystems", .type = KAI_CONF_FILESYSTEMS,
+	  .offset = D(filesystems), .count_offset = D(nfilesystems),
+	  .max = 64,
+	  .help = "filesystems that login nodes and jobs share, mounted "
+		  "into every pod at path; unset = none, and no path is "
+		  "checked" },
+	{ .key = "filesystems.path", .type = KAI_CONF_PATH,
+	  .offset = F(path), .max = 4095,
+	  .flags = KAI_CONF_REQUIRED | KAI_CONF_ITEM,
+	  .help = "where users see it, on login nodes and in jobs" },
+	{ .key = "filesystems.hostPath", .type = KAI_CONF_PATH,
+	  .offset = F(host_path), .max = 4095, .flags = KAI_CONF_ITEM,
+	  .help = "source: this directory of every node" },
+	{ .key = "filesystems.pvc", .type = KAI_CONF_DNSNAME,
+	  .offset = F(pvc), .max = 253, .flags = KAI_CONF_ITEM,
+	  .help = "source: this PersistentVolumeClaim of kaid's namespace" },
+	{ .key = "filesystems.nfs.server", .type = KAI_CONF_STRING,
+	  .offset = F(nfs_server), .max = 253, .flags = KAI_CONF_ITEM,
+	  .help = "source: NFS server (with nfs.path)" },
+	{ .key = "filesystems.nfs.path", .type = KAI_CONF_PATH,
+	  .offset = F(nfs_path), .max = 4095, .flags = KAI_CONF_ITEM,
+	  .help = "source: the export on the NFS server" },
+	{ .key = "filesystems.readOnly", .type = KAI_CONF_BOOL,
+	  .offset = F(read_only), .def = "false", .flags = KAI_CONF_ITEM,
+	  .help = "mounted read-only in jobs" },
 
 	{ .key = "operators", .type = KAI_CONF_UIDS, .offset = D(operators),
 	  .count_offset = D(noperators), .def = "[]", .max = 1024,
@@ -161,6 +193,28 @@ static const struct kai_conf_entry daemon_entries[] = {
 	{ .key = "partitions.default_time", .type = KAI_CONF_TIMELIMIT,
 	  .offset = P(default_time_s), .flags = KAI_CONF_ITEM,
 	  .help = "time limit of jobs that give none; unset = max_time" },
+	{ .key = "partitions.image", .type = KAI_CONF_STRING,
+	  .offset = P(image), .min = 1, .max = 1024, .flags = KAI_CONF_ITEM,
+	  .help = "container image of its jobs that name none; unset = "
+		  "kubernetes.image" },
+	{ .key = "partitions.nodeSelector", .type = KAI_CONF_LABELS,
+	  .offset = P(node_selector), .count_offset = P(nnode_selector),
+	  .max = 64, .flags = KAI_CONF_ITEM,
+	  .help = "node labels its nodes have: its jobs run there only" },
+	{ .key = "partitions.tolerations", .type = KAI_CONF_TOLERATIONS,
+	  .offset = P(tolerations), .count_offset = P(ntolerations),
+	  .max = 64, .flags = KAI_CONF_ITEM,
+	  .help = "node taints its jobs tolerate (key, operator, value, "
+		  "effect)" },
+	{ .key = "partitions.imagePullSecrets", .type = KAI_CONF_NAMES,
+	  .offset = P(pull_secrets), .count_offset = P(npull_secrets),
+	  .max = 16, .flags = KAI_CONF_ITEM,
+	  .help = "Secrets of kaid's namespace its pods pull images with" },
+	{ .key = "partitions.filesystems", .type = KAI_CONF_FILESYSTEMS,
+	  .offset = P(filesystems), .count_offset = P(nfilesystems),
+	  .max = 64, .flags = KAI_CONF_ITEM,
+	  .help = "its own shared filesystems, instead of the top-level "
+		  "list" },
 };
 
 const struct kai_conf_table kai_conf_daemon_table = {

@@ -573,4 +573,12 @@ const struct kai_conf_type kai_conf_types[KAI_CONF_NTYPES] = {
 	    kai_conf_dump_grace, NULL},
 	[KAI_CONF_PHASES] = {"list", false, kai_conf_parse_phases,
 	    kai_conf_dump_phases, kai_conf_release_phases},
+	[KAI_CONF_FILESYSTEMS] = {"list", false, kai_conf_parse_filesystems,
+	    kai_conf_dump_filesystems, kai_conf_release_filesystems},
+	[KAI_CONF_LABELS] = {"labels", false, kai_conf_parse_labels,
+	    kai_conf_dump_labels, kai_conf_release_labels},
+	[KAI_CONF_TOLERATIONS] = {"list", false, kai_conf_parse_tolerations,
+	    kai_conf_dump_tolerations, kai_conf_release_tolerations},
+	[KAI_CONF_NAMES] = {"list", false, kai_conf_parse_names,
+	    kai_conf_dump_names, kai_conf_release_names},
 };

@@ -5,7 +5,9 @@ src_conf_libkaiconf_a_SOURCES = \
 	src/conf/conf.c \
 	src/conf/conf.h \
 	src/conf/conf_int.h \
+	src/conf/conf_fs.c \
 	src/conf/conf_lists.c \
+	src/conf/conf_pools.c \
 	src/conf/conf_sched.c \
 	src/conf/conf_table.c \
 	src/conf/conf_types.c \
@@ -19,6 +21,12 @@ tests_unit_conf_load_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_unit_conf_load_LDADD = tests/lib/libtap.a src/conf/libkaiconf.a \
 	src/model/libkaimodel.a src/base/libkaibase.a $(YAML_LIBS)
 TESTS += tests/unit/conf-load
+
+check_PROGRAMS += tests/unit/conf-pools
+tests_unit_conf_pools_SOURCES = tests/unit/conf-pools.c
+tests_unit_conf_pools_LDADD = tests/lib/libtap.a src/conf/libkaiconf.a \
+	src/model/libkaimodel.a src/base/libkaibase.a $(YAML_LIBS)
+TESTS += tests/unit/conf-pools
 
 dist_man_MANS += doc/man/kaid.yaml.5
 EXTRA_DIST += etc/kaid.yaml.example etc/kai.yaml.example

@@ -220,6 +220,7 @@ struct kai_db_change {
 	bool set_exit;		/* exit_code / exit_signal below */
 	int32_t exit_code;
 	int32_t exit_signal;
+	const char *exit_reason; /* with set_exit; NULL = "" */
 	const char *nodelist;	/* NULL = unchanged */
 	const struct kai_alloc *allocs; /* to insert (PENDING -> CONFIGURING) */
 	size_t nallocs;

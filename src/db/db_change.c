@@ -34,7 +34,7 @@
 #include "db/db_internal.h"
 
 #define DB_CHANGE_CHUNK 256
-#define DB_CHANGE_NPARAM 22
+#define DB_CHANGE_NPARAM 23
 
 static const char change_sql[] =
     "WITH u AS (UPDATE jobs SET state = $3::text, reason = $4::text, "
@@ -42,6 +42,8 @@ static const char change_sql[] =
     "end_time = CASE WHEN $7::boolean THEN $5::bigint ELSE end_time END, "
     "exit_code = CASE WHEN $8::boolean THEN $9::int ELSE exit_code END, "
     "exit_signal = CASE WHEN $8::boolean THEN $10::int ELSE exit_signal END, "
+    "exit_reason = CASE WHEN $8::boolean THEN $23::text ELSE exit_reason "
+    "END, "
     "nodelist = coalesce($11::text, nodelist), "
     "requeue_count = requeue_count + "
     "CASE WHEN $3::text = 'PENDING' THEN 1 ELSE 0 END "
@@ -160,6 +162,7 @@ change_params(struct kai_db_params *p, const struct kai_db_change *c,
 		    "job %" PRIu64 ": allocations too large",
 		    c->id);
 	(void)kai_db_param_i64(p, c->keep_allocs);
+	(void)kai_db_param_str(p, c->exit_reason != NULL ? c->exit_reason : "");
 	KAI_ASSERT(p->n == DB_CHANGE_NPARAM);
 	return 0;
 }

@@ -75,6 +75,9 @@ struct kai_node {
 				   "" = none (kinfo's drain reason) */
 	char **labels;		/* "key=value" */
 	size_t nlabels;
+	char **taints;		/* every taint, "key=value:Effect" ("key:Effect"
+				   when it has no value) */
+	size_t ntaints;
 };
 
 enum kai_pod_phase {
@@ -97,6 +100,10 @@ struct kai_pod {
 	bool terminated;	/* first container has a terminated state */
 	int32_t exit_code;	/* of the first container, if terminated */
 	char *term_reason;	/* terminated.reason ("OOMKilled", ...) or "" */
+	char *term_message;	/* terminated.message (the termination
+				   message: with FallbackToLogsOnError the
+				   log's last lines of a failed container)
+				   or "" */
 	bool waiting_error;	/* container stuck waiting with an error reason */
 	char *wait_reason;	/* e.g. CreateContainerConfigError, or "" */
 	bool deleting;		/* deletionTimestamp set */
@@ -151,6 +158,42 @@ void kai_kube_watch_pods(struct kai_kube *kube, kai_kube_pod_fn *fn,
     void *ctx);
 
 /* What kaid wants a pod to be; kube turns it into the Pod JSON. */
+/* A volume of a job pod (kube_podjson.c writes each kind). */
+enum kai_pod_vol_kind {
+	KAI_VOL_HOSTPATH,	/* path: a directory of the node */
+	KAI_VOL_PVC,		/* source: the claim's name */
+	KAI_VOL_NFS,		/* server, path */
+	KAI_VOL_MEMORY,		/* emptyDir medium Memory of size_mb (0 = no
+				   limit of its own) */
+	KAI_VOL_ANNOTATIONS,	/* downwardAPI: items are "file", "annotation
+				   key" pairs of the pod's own annotations */
+	KAI_VOL_CONFIGMAP	/* source: the ConfigMap's name; mode */
+};
+
+struct kai_pod_volume {
+	const char *name;
+	enum kai_pod_vol_kind kind;
+	const char *source;
+	const char *server;
+	const char *path;
+	uint64_t size_mb;
+	const char *const *items;
+	size_t nitems;		/* pairs */
+	int mode;		/* files' mode (configMap); 0 = the default */
+	bool read_only;
+};
+
+struct kai_pod_mount {
+	const char *volume;
+	const char *mount_path;
+	const char *sub_path;	/* NULL = the whole volume */
+	bool read_only;
+};
+
+struct kai_pod_toleration {
+	const char *key, *op, *value, *effect; /* "" = unset */
+};
+
 struct kai_pod_spec {
 	const char *name;
 	const char *const *label_kv;	/* "key", "value", ... pairs */
@@ -176,6 +219,16 @@ struct kai_pod_spec {
 	const char *dns_search;		/* NULL = none: one more DNS search
 					   domain, so that bare hostnames of
 					   the job's other pods resolve */
+	const struct kai_pod_volume *volumes;
+	size_t nvolumes;
+	const struct kai_pod_mount *mounts;	/* of the container */
+	size_t nmounts;
+	const char *const *selector_kv;	/* nodeSelector pairs */
+	size_t nselector;
+	const struct kai_pod_toleration *tolerations;
+	size_t ntolerations;
+	const char *const *pull_secrets; /* imagePullSecrets names */
+	size_t npull_secrets;
 };
 
 /*

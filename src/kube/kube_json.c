@@ -330,14 +330,15 @@ node_status(struct jctx *c, struct json_object *o, struct kai_node *n)
 }
 
 /*
- * The first taint that keeps new pods off the node (NoSchedule or
- * NoExecute), as "key:Effect"; kinfo shows such a node as drained.
+ * Every taint as "key=value:Effect" (the scheduler's node pools), and
+ * the first that keeps new pods off the node (NoSchedule or NoExecute) as
+ * "key:Effect", which kinfo shows as a drained node's reason.
  */
 static int
 node_taint(const struct jctx *c, struct json_object *spec, struct kai_node *n)
 {
 	struct json_object *taints, *t;
-	const char *key, *effect;
+	const char *key, *value, *effect;
 	size_t i;
 	int r;
 
@@ -347,17 +348,22 @@ node_taint(const struct jctx *c, struct json_object *spec, struct kai_node *n)
 		 &taints)) != 0 ||
 	    taints == NULL)
 		return r;
+	n->taints = kai_xcalloc(json_object_array_length(taints) + 1,
+	    sizeof(*n->taints));
 	for (i = 0; i < json_object_array_length(taints); i++) {
 		t = json_object_array_get_idx(taints, i);
 		if ((r = jstr(c, t, "key", "spec.taints.key", "", &key)) != 0 ||
+		    (r = jstr(c, t, "value", "spec.taints.value", "",
+			 &value)) != 0 ||
 		    (r = jstr(c, t, "effect", "spec.taints.effect", "",
 			 &effect)) != 0)
 			return r;
-		if (strcmp(effect, "NoSchedule") == 0 ||
-		    strcmp(effect, "NoExecute") == 0) {
+		n->taints[n->ntaints++] = kai_xasprintf("%s%s%s:%s", key,
+		    *value != '\0' ? "=" : "", value, effect);
+		if ((strcmp(effect, "NoSchedule") == 0 ||
+		    strcmp(effect, "NoExecute") == 0) && *n->taint == '\0') {
 			free(n->taint);
 			n->taint = kai_xasprintf("%s:%s", key, effect);
-			return 0;
 		}
 	}
 	return 0;
@@ -396,6 +402,9 @@ kube_node_fini(struct kai_node *n)
 	for (i = 0; i < n->nlabels; i++)
 		free(n->labels[i]);
 	free(n->labels);
+	for (i = 0; i < n->ntaints; i++)
+		free(n->taints[i]);
+	free(n->taints);
 	free(n->name);
 	free(n->gpu_product);
 	free(n->taint);
@@ -666,7 +675,11 @@ pod_container(const struct jctx *c, struct json_object *o,
 		if ((r = jstrdup(c, term, "reason",
 			 "status.containerStatuses."
 			 "state.terminated.reason",
-			 &p->term_reason)) != 0)
+			 &p->term_reason)) != 0 ||
+		    (r = jstrdup(c, term, "message",
+			 "status.containerStatuses."
+			 "state.terminated.message",
+			 &p->term_message)) != 0)
 			return r;
 	}
 	if (wait != NULL) {
@@ -732,6 +745,7 @@ kube_pod_from_json(struct json_object *o, struct kai_pod *p,
 
 	memset(p, 0, sizeof(*p));
 	p->term_reason = kai_xstrdup("");
+	p->term_message = kai_xstrdup("");
 	p->wait_reason = kai_xstrdup("");
 	if ((r = pod_meta(&c, o, p, &spec)) != 0 ||
 	    (r = pod_resources(&c, spec, p)) != 0 ||
@@ -752,6 +766,7 @@ kube_pod_fini(struct kai_pod *p)
 	free(p->reason);
 	free(p->message);
 	free(p->term_reason);
+	free(p->term_message);
 	free(p->wait_reason);
 	free(p->queue);
 	memset(p, 0, sizeof(*p));

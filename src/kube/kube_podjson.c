@@ -11,11 +11,20 @@
  * nvidia.com/gpu goes only in limits, from which the server defaults the
  * request.  The script and environment travel as data in the object,
  * never through a shell command line.
+ *
+ * Every pod meets the "restricted" Pod Security Standard, which many
+ * clusters enforce on their namespaces: privilege escalation off, every
+ * capability dropped, the runtime's default seccomp profile, and (unless
+ * kaid.yaml lets jobs run as root) runAsNonRoot.  The volumes are the
+ * caller's; hostPath and nfs ones are outside that profile (kaid.yaml(5)).
+ * A failed container's last log lines become its termination message
+ * (FallbackToLogsOnError), so why it failed outlives the pod.
  */
 #include "config.h"
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/xmalloc.h"
@@ -98,6 +107,48 @@ resources(const struct kai_pod_spec *spec)
 	return res;
 }
 
+static void
+add_bool(struct json_object *o, const char *key, bool val)
+{
+	json_object_object_add(o, key, json_object_new_boolean(val));
+}
+
+/* The restricted profile's rules that live in the container. */
+static struct json_object *
+container_security(void)
+{
+	struct json_object *sc = json_object_new_object(), *caps, *drop;
+
+	add_bool(sc, "allowPrivilegeEscalation", false);
+	caps = json_object_new_object();
+	drop = json_object_new_array();
+	json_object_array_add(drop, json_object_new_string("ALL"));
+	json_object_object_add(caps, "drop", drop);
+	json_object_object_add(sc, "capabilities", caps);
+	return sc;
+}
+
+static struct json_object *
+mounts(const struct kai_pod_spec *spec)
+{
+	struct json_object *a = json_object_new_array(), *m;
+	size_t i;
+
+	for (i = 0; i < spec->nmounts; i++) {
+		const struct kai_pod_mount *pm = &spec->mounts[i];
+
+		m = json_object_new_object();
+		add_str(m, "name", pm->volume);
+		add_str(m, "mountPath", pm->mount_path);
+		if (pm->sub_path != NULL)
+			add_str(m, "subPath", pm->sub_path);
+		if (pm->read_only)
+			add_bool(m, "readOnly", true);
+		json_object_array_add(a, m);
+	}
+	return a;
+}
+
 static struct json_object *
 container(const struct kai_pod_spec *spec)
 {
@@ -107,6 +158,7 @@ container(const struct kai_pod_spec *spec)
 	add_str(c, "name", "job");
 	add_str(c, "image", spec->image);
 	add_str(c, "imagePullPolicy", "IfNotPresent");
+	add_str(c, "terminationMessagePolicy", "FallbackToLogsOnError");
 	if (spec->ncommand > 0) {
 		a = json_object_new_array();
 		for (i = 0; i < spec->ncommand; i++)
@@ -125,7 +177,133 @@ container(const struct kai_pod_spec *spec)
 		json_object_object_add(c, "env", a);
 	}
 	json_object_object_add(c, "resources", resources(spec));
+	if (spec->nmounts > 0)
+		json_object_object_add(c, "volumeMounts", mounts(spec));
+	json_object_object_add(c, "securityContext", container_security());
 	return c;
+}
+
+/* The source of one volume, by kind. */
+static void
+volume_source(const struct kai_pod_volume *v, struct json_object *o)
+{
+	struct json_object *src = json_object_new_object(), *items, *it, *f;
+	char q[32];
+	size_t i;
+
+	switch (v->kind) {
+	case KAI_VOL_HOSTPATH:
+		add_str(src, "path", v->path);
+		add_str(src, "type", "Directory");
+		json_object_object_add(o, "hostPath", src);
+		return;
+	case KAI_VOL_PVC:
+		add_str(src, "claimName", v->source);
+		if (v->read_only)
+			add_bool(src, "readOnly", true);
+		json_object_object_add(o, "persistentVolumeClaim", src);
+		return;
+	case KAI_VOL_NFS:
+		add_str(src, "server", v->server);
+		add_str(src, "path", v->path);
+		if (v->read_only)
+			add_bool(src, "readOnly", true);
+		json_object_object_add(o, "nfs", src);
+		return;
+	case KAI_VOL_MEMORY:
+		add_str(src, "medium", "Memory");
+		if (v->size_mb > 0) {
+			(void)snprintf(q, sizeof(q), "%" PRIu64 "Mi",
+			    v->size_mb);
+			add_str(src, "sizeLimit", q);
+		}
+		json_object_object_add(o, "emptyDir", src);
+		return;
+	case KAI_VOL_ANNOTATIONS:
+		items = json_object_new_array();
+		for (i = 0; i < v->nitems; i++) {
+			char *fp = kai_xasprintf("metadata.annotations['%s']",
+			    v->items[2 * i + 1]);
+
+			it = json_object_new_object();
+			add_str(it, "path", v->items[2 * i]);
+			f = json_object_new_object();
+			add_str(f, "fieldPath", fp);
+			json_object_object_add(it, "fieldRef", f);
+			json_object_array_add(items, it);
+			free(fp);
+		}
+		json_object_object_add(src, "items", items);
+		json_object_object_add(o, "downwardAPI", src);
+		return;
+	case KAI_VOL_CONFIGMAP:
+		add_str(src, "name", v->source);
+		if (v->mode > 0)
+			json_object_object_add(src, "defaultMode",
+			    json_object_new_int(v->mode));
+		json_object_object_add(o, "configMap", src);
+		return;
+	}
+	json_object_put(src);
+}
+
+static struct json_object *
+volumes(const struct kai_pod_spec *spec)
+{
+	struct json_object *a = json_object_new_array(), *o;
+	size_t i;
+
+	for (i = 0; i < spec->nvolumes; i++) {
+		o = json_object_new_object();
+		add_str(o, "name", spec->volumes[i].name);
+		volume_source(&spec->volumes[i], o);
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static struct json_object *
+tolerations(const struct kai_pod_spec *spec)
+{
+	struct json_object *a = json_object_new_array(), *o;
+	size_t i;
+
+	for (i = 0; i < spec->ntolerations; i++) {
+		const struct kai_pod_toleration *t = &spec->tolerations[i];
+
+		o = json_object_new_object();
+		if (*t->key != '\0')
+			add_str(o, "key", t->key);
+		add_str(o, "operator", t->op);
+		if (*t->value != '\0')
+			add_str(o, "value", t->value);
+		if (*t->effect != '\0')
+			add_str(o, "effect", t->effect);
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+/* nodeSelector, tolerations, imagePullSecrets: the partition's pool. */
+static void
+node_pool(const struct kai_pod_spec *spec, struct json_object *s)
+{
+	struct json_object *a, *o;
+	size_t i;
+
+	if ((o = kv_map(spec->selector_kv, spec->nselector)) != NULL)
+		json_object_object_add(s, "nodeSelector", o);
+	if (spec->ntolerations > 0)
+		json_object_object_add(s, "tolerations", tolerations(spec));
+	if (spec->npull_secrets > 0) {
+		a = json_object_new_array();
+		for (i = 0; i < spec->npull_secrets; i++) {
+			o = json_object_new_object();
+			add_str(o, "name", spec->pull_secrets[i]);
+			json_object_array_add(a, o);
+		}
+		json_object_object_add(s, "imagePullSecrets", a);
+	}
 }
 
 static struct json_object *
@@ -148,6 +326,9 @@ security(const struct kai_pod_spec *spec)
 	if (spec->run_as_non_root)
 		json_object_object_add(sc, "runAsNonRoot",
 		    json_object_new_boolean(1));
+	g = json_object_new_object();
+	add_str(g, "type", "RuntimeDefault");
+	json_object_object_add(sc, "seccompProfile", g);
 	return sc;
 }
 
@@ -178,6 +359,9 @@ pod_spec(const struct kai_pod_spec *spec)
 	json_object_object_add(s, "automountServiceAccountToken",
 	    json_object_new_boolean(0));
 	json_object_object_add(s, "securityContext", security(spec));
+	node_pool(spec, s);
+	if (spec->nvolumes > 0)
+		json_object_object_add(s, "volumes", volumes(spec));
 	ctrs = json_object_new_array();
 	json_object_array_add(ctrs, container(spec));
 	json_object_object_add(s, "containers", ctrs);

@@ -26,6 +26,12 @@ tests_unit_kube_json_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS)
 tests_unit_kube_json_LDADD = $(KUBE_TEST_LIBS)
 TESTS += tests/unit/kube-json
 
+check_PROGRAMS += tests/unit/kube-podspec
+tests_unit_kube_podspec_SOURCES = tests/unit/kube-podspec.c
+tests_unit_kube_podspec_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS)
+tests_unit_kube_podspec_LDADD = $(KUBE_TEST_LIBS)
+TESTS += tests/unit/kube-podspec
+
 check_PROGRAMS += tests/unit/kube-config
 tests_unit_kube_config_SOURCES = tests/unit/kube-config.c
 tests_unit_kube_config_LDADD = $(KUBE_TEST_LIBS)

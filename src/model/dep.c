@@ -54,9 +54,9 @@ num(const char **p, const char *end, uint64_t max, uint64_t *v)
 /* "123", "123_4", "123+5" (after only) in [p, end) as one more item. */
 static bool
 job_item(struct kai_dep *d, enum kai_dep_type t, const char *p,
-    const char *end)
+    const char *end, uint32_t grp)
 {
-	struct kai_dep_item it = {t, 0, KAI_DEP_TASK_ALL, 0};
+	struct kai_dep_item it = {t, 0, KAI_DEP_TASK_ALL, 0, grp};
 	uint64_t v;
 
 	if (d->n >= KAI_DEP_ITEMS_MAX || !num(&p, end, UINT32_MAX, &v) ||
@@ -85,7 +85,7 @@ job_item(struct kai_dep *d, enum kai_dep_type t, const char *p,
 /* One "type:job[:job...]", "singleton" or bare job id in [p, end). */
 static int
 group(const char *all, struct kai_dep *d, const char *p, const char *end,
-    struct kai_err *err)
+    uint32_t grp, struct kai_err *err)
 {
 	size_t tlen = strcspn(p, ":,?");
 	enum kai_dep_type t = KAI_DEP_NTYPES;
@@ -93,7 +93,7 @@ group(const char *all, struct kai_dep *d, const char *p, const char *end,
 	size_t k;
 
 	if (p < end && *p >= '0' && *p <= '9')
-		return job_item(d, KAI_DEP_AFTERANY, p, end) ? 0 :
+		return job_item(d, KAI_DEP_AFTERANY, p, end, grp) ? 0 :
 		    kai_err_set(err, KAI_EINVAL, "invalid dependency \"%s\"",
 			all);
 	if (p + tlen > end)
@@ -112,7 +112,7 @@ group(const char *all, struct kai_dep *d, const char *p, const char *end,
 		    "invalid dependency \"%s\"", all);
 	p += tlen;
 	if (t == KAI_DEP_SINGLETON) {
-		struct kai_dep_item it = {t, 0, KAI_DEP_TASK_ALL, 0};
+		struct kai_dep_item it = {t, 0, KAI_DEP_TASK_ALL, 0, grp};
 
 		if (p != end || d->n >= KAI_DEP_ITEMS_MAX)
 			return kai_err_set(err, KAI_EINVAL,
@@ -129,7 +129,7 @@ group(const char *all, struct kai_dep *d, const char *p, const char *end,
 	while (p < end) {
 		p++; /* the ':' */
 		colon = memchr(p, ':', (size_t)(end - p));
-		if (!job_item(d, t, p, colon != NULL ? colon : end))
+		if (!job_item(d, t, p, colon != NULL ? colon : end, grp))
 			return kai_err_set(err, KAI_EINVAL,
 			    "invalid dependency \"%s\"", all);
 		p = colon != NULL ? colon : end;
@@ -142,6 +142,7 @@ kai_dep_parse(const char *s, struct kai_dep *out, struct kai_err *err)
 {
 	struct kai_dep d = {false, NULL, 0};
 	const char *p = s, *end;
+	uint32_t grp = 0;
 	char sep;
 
 	if (strchr(s, ',') != NULL && strchr(s, '?') != NULL)
@@ -158,7 +159,7 @@ kai_dep_parse(const char *s, struct kai_dep *out, struct kai_err *err)
 			return kai_err_set(err, KAI_EINVAL,
 			    "invalid dependency \"%s\"", s);
 		}
-		if (group(s, &d, p, end, err) != 0) {
+		if (group(s, &d, p, end, grp++, err) != 0) {
 			kai_dep_fini(&d);
 			return KAI_EINVAL;
 		}

@@ -39,6 +39,9 @@ struct kai_dep_item {
 	uint64_t job;		/* 0 for singleton */
 	uint32_t task;		/* array task index or KAI_DEP_TASK_ALL */
 	uint32_t delay_min;	/* after only: minutes after the start */
+	uint32_t group;		/* which "type:job:job" of the text (from 0)
+				 * the item was written in; ksubmit
+				 * --parse-only shows the groups */
 };
 
 struct kai_dep {

@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * hostlist.c: folding host names into Slurm's compact list.  See
- * hostlist.h.
+ * hostlist.c: Slurm's compact host lists, both ways.  See hostlist.h.
  *
- * One pass: a name joins the open bracket when its prefix (everything
- * before the trailing digits) and its digit width rule match the
- * bracket's; a number one above the previous extends the last range.
- * Numbers longer than 18 digits are not folded (they are names).
+ * Folding is one pass: a name joins the open bracket when its prefix
+ * (everything before the trailing digits) and its digit width rule match
+ * the bracket's; a number one above the previous extends the last range.
+ * Numbers longer than KAI_HOSTLIST_DIGITS are not folded (they are
+ * names), so that every folded list expands again.
+ *
+ * Expansion splits the list at the commas outside brackets, then expands
+ * a name's first bracket and the rest of the name again for each number,
+ * so brackets multiply ("r[1-2]-g[1-2]" is four names, r1 first).  A
+ * list expands completely or not at all.
  */
 #include "config.h"
 
@@ -14,6 +19,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,7 +27,6 @@
 #include "base/compiler.h"
 #include "base/xmalloc.h"
 
-#define NUM_DIGITS_MAX 18 /* fits a uint64_t */
 
 struct name_parts {
 	size_t plen;	/* bytes of the prefix */
@@ -40,7 +45,7 @@ split(const char *s, struct name_parts *p)
 	p->plen = i;
 	p->width = len - i;
 	p->num = 0;
-	if (p->width == 0 || p->width > NUM_DIGITS_MAX) {
+	if (p->width == 0 || p->width > KAI_HOSTLIST_DIGITS) {
 		p->plen = len;
 		p->width = 0;
 		p->padded = false;
@@ -134,4 +139,168 @@ kai_hostlist_compress(const char *const *names, size_t n)
 	}
 	free(parts);
 	return kai_buf_detach(&b, NULL);
+}
+
+/*
+ * Sorting
+ */
+
+static int
+cmp_names(const void *x, const void *y)
+{
+	const char *a = *(const char *const *)x, *b = *(const char *const *)y;
+	struct name_parts pa, pb;
+	int c;
+
+	split(a, &pa);
+	split(b, &pb);
+	c = memcmp(a, b, pa.plen < pb.plen ? pa.plen : pb.plen);
+	if (c != 0)
+		return c;
+	if (pa.plen != pb.plen)
+		return pa.plen < pb.plen ? -1 : 1;
+	if ((pa.width == 0) != (pb.width == 0))
+		return pa.width == 0 ? -1 : 1;
+	if (pa.num != pb.num)
+		return pa.num < pb.num ? -1 : 1;
+	if (pa.width != pb.width)
+		return pa.width < pb.width ? -1 : 1;
+	return strcmp(a, b);
+}
+
+void
+kai_hostlist_sort(const char **names, size_t n)
+{
+	if (n > 1)
+		qsort(names, n, sizeof(*names), cmp_names);
+}
+
+/*
+ * Expanding
+ */
+
+struct expansion {
+	const char *list; /* for the messages */
+	char **names;
+	size_t n;
+	struct kai_err *err;
+};
+
+static int
+bad(struct expansion *x, const char *why)
+{
+	return kai_err_set(x->err, KAI_EINVAL, "invalid host list \"%s\": %s",
+	    x->list, why);
+}
+
+/* "7" or "1-3" in [r, end): the bounds and the padded width (0 = none). */
+static bool
+range(const char *r, const char *end, unsigned long *lo, unsigned long *hi,
+    int *width)
+{
+	const char *dash = memchr(r, '-', (size_t)(end - r));
+	size_t alen = dash != NULL ? (size_t)(dash - r) : (size_t)(end - r);
+	size_t blen = dash != NULL ? (size_t)(end - dash - 1) : alen;
+	const char *b = dash != NULL ? dash + 1 : r;
+	size_t i;
+
+	if (alen == 0 || alen > KAI_HOSTLIST_DIGITS || blen == 0 ||
+	    blen > KAI_HOSTLIST_DIGITS)
+		return false;
+	for (i = 0; i < alen; i++)
+		if (r[i] < '0' || r[i] > '9')
+			return false;
+	for (i = 0; i < blen; i++)
+		if (b[i] < '0' || b[i] > '9')
+			return false;
+	*lo = strtoul(r, NULL, 10);
+	*hi = strtoul(b, NULL, 10);
+	*width = r[0] == '0' && alen > 1 ? (int)alen : 0;
+	return *lo <= *hi;
+}
+
+/* The names of pre + s[0..len), s holding brackets still to expand. */
+static int
+expand_name(struct expansion *x, const char *pre, const char *s, size_t len)
+{
+	const char *open = memchr(s, '[', len), *close, *r, *end;
+	unsigned long lo, hi, v;
+	char *next;
+	int width, rc;
+
+	if (memchr(s, ']', open != NULL ? (size_t)(open - s) : len) != NULL)
+		return bad(x, "unbalanced \"]\"");
+	if (open == NULL) {
+		if (x->n >= KAI_HOSTLIST_MAX)
+			return kai_err_set(x->err, KAI_EINVAL,
+			    "invalid host list \"%s\": more than %d names",
+			    x->list, KAI_HOSTLIST_MAX);
+		x->names = kai_xreallocarray(x->names, x->n + 1,
+		    sizeof(*x->names));
+		x->names[x->n++] = kai_xasprintf("%s%.*s", pre, (int)len, s);
+		return 0;
+	}
+	close = memchr(open, ']', len - (size_t)(open - s));
+	if (close == NULL)
+		return bad(x, "unclosed \"[\"");
+	for (r = open + 1; r <= close; r = end + 1) {
+		end = memchr(r, ',', (size_t)(close - r));
+		if (end == NULL)
+			end = close;
+		if (!range(r, end, &lo, &hi, &width))
+			return kai_err_set(x->err, KAI_EINVAL,
+			    "invalid host list \"%s\": bad range \"%.*s\"",
+			    x->list, (int)(end - r), r);
+		for (v = lo; v <= hi; v++) {
+			next = kai_xasprintf("%s%.*s%0*lu", pre,
+			    (int)(open - s), s, width, v);
+			rc = expand_name(x, next, close + 1,
+			    len - (size_t)(close + 1 - s));
+			free(next);
+			if (rc != 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int
+kai_hostlist_expand(const char *list, char ***names, size_t *n,
+    struct kai_err *err)
+{
+	struct expansion x = {list, NULL, 0, err};
+	const char *p = list;
+	size_t len;
+	int depth, rc;
+
+	*names = NULL;
+	*n = 0;
+	for (;;) {
+		/* a comma inside brackets separates ranges, not names */
+		for (len = 0, depth = 0;
+		     p[len] != '\0' && (p[len] != ',' || depth > 0); len++)
+			depth += p[len] == '[' ? 1 : p[len] == ']' ? -1 : 0;
+		rc = len == 0 ? bad(&x, "empty name") :
+		    expand_name(&x, "", p, len);
+		if (rc != 0) {
+			kai_hostlist_free(x.names, x.n);
+			return rc;
+		}
+		if (p[len] == '\0')
+			break;
+		p += len + 1;
+	}
+	*names = x.names;
+	*n = x.n;
+	return 0;
+}
+
+void
+kai_hostlist_free(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 }

@@ -136,6 +136,10 @@ struct kai_jobinfo {
 	uint32_t signal_secs;
 	bool signal_batch;
 	uint32_t open_mode;	/* enum kai_open_mode */
+	char *exit_reason;	/* why its container ended, as the node said:
+				 * "OOMKilled", "Error: <its termination
+				 * message>"; read from PostgreSQL only;
+				 * NULL or "" = none */
 };
 
 /*

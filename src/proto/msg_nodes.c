@@ -46,6 +46,7 @@ static const struct kai_codec_field node_fields[] = {
 	{"gpu_product", KAI_CODEC_STR, N(gpu_product), 0, NAME_MAX_LEN, 0},
 	{"gpu_mem_mb", KAI_CODEC_U64, N(gpu_mem_mb), 0, 0, 0},
 	{"jobs", KAI_CODEC_U32, N(jobs), 0, 0, 0},
+	{"partitions", KAI_CODEC_STR, N(partitions), 0, 64 * 1024, 0},
 };
 /* clang-format on */
 
@@ -63,7 +64,25 @@ kai_nodeinfo_fini(struct kai_nodeinfo *n)
 	free(n->state);
 	free(n->reason);
 	free(n->gpu_product);
+	free(n->partitions);
 	memset(n, 0, sizeof(*n));
+}
+
+bool
+kai_nodeinfo_serves(const struct kai_nodeinfo *n, const char *part)
+{
+	const char *s = n->partitions != NULL ? n->partitions : "*";
+	size_t len = strlen(part), k;
+
+	if (strcmp(s, "*") == 0)
+		return true;
+	while (*s != '\0') {
+		k = strcspn(s, ",");
+		if (k == len && strncmp(s, part, len) == 0)
+			return true;
+		s += k + (s[k] == ',');
+	}
+	return false;
 }
 
 void

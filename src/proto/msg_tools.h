@@ -48,7 +48,12 @@ struct kai_nodeinfo {
 	char *gpu_product;   /* nvidia.com/gpu.product; "" = none */
 	uint64_t gpu_mem_mb; /* per GPU; 0 = unknown */
 	uint32_t jobs;       /* kaid's jobs with a task on it */
+	char *partitions;    /* the partitions it serves (its node pools),
+				"a,b"; "*" = every one; "" = none */
 };
+
+/* Whether node n serves partition part (its "partitions" list). */
+bool kai_nodeinfo_serves(const struct kai_nodeinfo *n, const char *part);
 
 void kai_partinfo_fini(struct kai_partinfo *p);
 void kai_nodeinfo_fini(struct kai_nodeinfo *n);

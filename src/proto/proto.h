@@ -34,7 +34,7 @@
 #include "model/job.h"
 
 #define KAI_PROTO_MAGIC	    UINT32_C(0x4b414962)
-#define KAI_PROTO_VERSION   1
+#define KAI_PROTO_VERSION   2
 #define KAI_PROTO_HDR_LEN   20
 #define KAI_PROTO_BODY_MAX  (1024 * 1024) /* any one frame's body */
 #define KAI_PROTO_CRED_MAX  4096

@@ -60,6 +60,7 @@ kai_sched_job_init(struct kai_sched_snap_job *j)
 	j->stale_since = j->started = KAI_SCHED_NO_TIME;
 	j->staleness_grace_s = KAI_SCHED_GRACE_DEFAULT;
 	j->time_limit_s = -1;
+	j->pool = -1;
 }
 
 void

@@ -15,6 +15,7 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/nodeidx.c \
 	src/sched/order.c \
 	src/sched/place.c \
+	src/sched/pools.c \
 	src/sched/preempt.c \
 	src/sched/reasons.c \
 	src/sched/reclaim.c \
@@ -105,6 +106,9 @@ SCHED_SCENARIOS = \
 	tests/sched/preempt-same-queue-only.yaml \
 	tests/sched/preempt-skips-non-preemptible.yaml \
 	tests/sched/preempt-strictly-lower-priority.yaml \
+	tests/sched/pool-preempt-only-usable-nodes.yaml \
+	tests/sched/pool-selector-and-no-node.yaml \
+	tests/sched/pool-taints-keep-tasks-off.yaml \
 	tests/sched/quota-blocks-nonpreemptible-only.yaml \
 	tests/sched/quota-parent-nonpreemptible.yaml \
 	tests/sched/reasons-held-nodes-never-fits.yaml \

@@ -139,7 +139,8 @@ kai_sched_fit_node(const struct sess *S, uint32_t t, uint32_t n,
 	bool idle, pipe, p = false;
 	uint64_t mask = 0;
 
-	if (!nd->ok || (u = kai_sched_task_ugpu(S, t, n)) < 0)
+	if (!nd->ok || !kai_sched_pool_allows(S, t, n) ||
+	    (u = kai_sched_task_ugpu(S, t, n)) < 0)
 		return false;
 	idle = nd->cap[R_CPU] - nd->alloc[R_CPU] - nd->rel[R_CPU] >=
 		in->cpu_millis &&

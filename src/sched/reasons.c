@@ -262,6 +262,12 @@ kai_sched_why_text(const struct kai_sched_snapshot *s,
 	case KAI_SCHED_WHY_STALE:
 		evicted(s, w, buf, size);
 		break;
+	case KAI_SCHED_WHY_NO_POOL_NODES:
+		(void)snprintf(buf, size, "no schedulable node matches the "
+		    "nodeSelector and tolerations of partition \"%s\"",
+		    w->a >= 0 && (size_t)w->a < s->npools ?
+		    s->pools[w->a].name : "?");
+		break;
 	case KAI_SCHED_WHY_NCODES:
 		t = "";
 		break;
@@ -289,6 +295,7 @@ kai_sched_why_name(enum kai_sched_why w)
 	    [KAI_SCHED_WHY_PREEMPTED] = "Preempted",
 	    [KAI_SCHED_WHY_RECLAIMED] = "Reclaimed",
 	    [KAI_SCHED_WHY_STALE] = "GangBelowMinimum",
+	    [KAI_SCHED_WHY_NO_POOL_NODES] = "ReqNodeNotAvail",
 	};
 
 	if ((unsigned)w >= KAI_SCHED_WHY_NCODES)

@@ -222,7 +222,18 @@ struct sess {
 	struct kai_sched_order *ordmem; /* order arrays kept between phases */
 	uint32_t *est_cand; /* estimate.c: allocate's first failed jobs */
 	uint32_t nest_cand;
+	/* pools.c: [(pool + 1) * nn + node] node takes the pool's tasks */
+	uint8_t *pool_ok;
+	uint32_t *pool_nodes; /* [pool + 1]: schedulable nodes it may use */
 };
+
+/* pools.c: node selectors and taints (a job's pool -1 is row 0). */
+void kai_sched_pools_init(struct sess *S);
+void kai_sched_pools_fini(struct sess *S);
+/* Whether node n may take task t, by its job's pool. */
+bool kai_sched_pool_allows(const struct sess *S, uint32_t t, uint32_t n);
+/* How many schedulable nodes pool (-1 = none) may use. */
+uint32_t kai_sched_pool_nodes(const struct sess *S, int32_t pool);
 
 /* sess_jobs.c */
 void kai_sched_queues_init(struct sess *S);

@@ -109,6 +109,37 @@ struct kai_sched_label {
 	const char *value;
 };
 
+/*
+ * A node taint, and a toleration of a pool (kaid.yaml's partitions as
+ * node pools): "" in a toleration's key (with exists), value or effect
+ * matches every one.  Only NoSchedule and NoExecute taints keep tasks
+ * off a node; PreferNoSchedule is a preference the core ignores.
+ */
+struct kai_sched_taint {
+	const char *key;
+	const char *value;
+	const char *effect; /* "NoSchedule", "NoExecute", "PreferNoSchedule" */
+};
+
+struct kai_sched_toleration {
+	const char *key;
+	bool exists; /* operator Exists: any value */
+	const char *value;
+	const char *effect;
+};
+
+/*
+ * The nodes a job may use: those whose labels include every selector
+ * label and whose NoSchedule and NoExecute taints are all tolerated.
+ */
+struct kai_sched_pool {
+	const char *name;
+	const struct kai_sched_label *selector;
+	size_t nselector;
+	const struct kai_sched_toleration *tolerations;
+	size_t ntolerations;
+};
+
 struct kai_sched_snap_node {
 	const char *name;       /* unique */
 	uint32_t gpus;          /* whole GPUs, <= KAI_SCHED_MAX_NODE_GPUS */
@@ -121,6 +152,8 @@ struct kai_sched_snap_node {
 	const struct kai_sched_label *labels;
 	size_t nlabels;
 	bool unschedulable; /* not Ready, or cordoned */
+	const struct kai_sched_taint *taints;
+	size_t ntaints;
 };
 
 /* Topology levels are node label keys, widest first. */
@@ -180,6 +213,8 @@ struct kai_sched_snap_job {
 	size_t first_task; /* its tasks: tasks[first_task, +ntasks) */
 	size_t ntasks;
 	int64_t time_limit_s; /* runs at most this long; < 0: no limit */
+	int32_t pool;         /* index into pools; -1: no selector, and
+				 no taint tolerated */
 };
 
 /*
@@ -207,6 +242,8 @@ struct kai_sched_snapshot {
 	size_t njobs;
 	const struct kai_sched_snap_task *tasks;
 	size_t ntasks;
+	const struct kai_sched_pool *pools;
+	size_t npools;
 	int64_t now;
 };
 
@@ -226,6 +263,7 @@ enum kai_sched_why {
 	KAI_SCHED_WHY_PREEMPTED,   /* evicted for job, in the same queue */
 	KAI_SCHED_WHY_RECLAIMED,   /* evicted for job; queue, a=alloc, b=fs */
 	KAI_SCHED_WHY_STALE,       /* a=min tasks, b=stale for, c=grace */
+	KAI_SCHED_WHY_NO_POOL_NODES, /* no schedulable node of its pool */
 	KAI_SCHED_WHY_NCODES
 };
 

@@ -244,16 +244,18 @@ struct maxima {
 	int64_t gpus, gmem, cpu, mem;
 };
 
+/* Over the schedulable nodes that pool (-1 = none) may use. */
 static void
-node_maxima(const struct sess *S, struct maxima *m)
+node_maxima(const struct sess *S, int32_t pool, struct maxima *m)
 {
+	const uint8_t *ok = &S->pool_ok[(size_t)(pool + 1) * S->nn];
 	uint32_t i;
 
 	memset(m, 0, sizeof(*m));
 	for (i = 0; i < S->nn; i++) {
 		const struct snode *n = &S->nodes[i];
 
-		if (!n->ok)
+		if (!n->ok || !ok[i])
 			continue;
 		if (n->ngpu > m->gpus)
 			m->gpus = n->ngpu;
@@ -299,10 +301,12 @@ static void
 static_fails(struct sess *S)
 {
 	const struct kai_sched_snapshot *s = S->s;
-	struct maxima m;
+	struct maxima *m;
 	size_t j, t;
 
-	node_maxima(S, &m);
+	m = kai_xcalloc(s->npools + 1, sizeof(*m));
+	for (j = 0; j <= s->npools; j++)
+		node_maxima(S, (int32_t)j - 1, &m[j]);
 	for (j = 0; j < s->njobs; j++) {
 		const struct kai_sched_snap_job *J = &s->jobs[j];
 		struct sjob *sj = &S->jobs[j];
@@ -315,17 +319,22 @@ static_fails(struct sess *S)
 			w.why = KAI_SCHED_WHY_HELD;
 		else if (!S->any_ok)
 			w.why = KAI_SCHED_WHY_NO_NODES;
+		else if (kai_sched_pool_nodes(S, J->pool) == 0) {
+			w.why = KAI_SCHED_WHY_NO_POOL_NODES;
+			w.a = J->pool;
+		}
 		for (t = J->first_task; w.why == KAI_SCHED_WHY_NONE &&
 		     t < J->first_task + J->ntasks;
 		     t++)
 			if (S->tasks[t].state == KAI_SCHED_TASK_PENDING &&
-			    !never_fits(S, (uint32_t)t, &m, &w))
+			    !never_fits(S, (uint32_t)t, &m[J->pool + 1], &w))
 				kai_sched_why_clear(&w);
 		if (w.why == KAI_SCHED_WHY_NONE)
 			continue;
 		sj->static_fail = true;
 		S->r->jobs[j].why = w;
 	}
+	free(m);
 }
 
 void

@@ -447,6 +447,7 @@ kai_sched_sess_init(struct sess *S, const struct kai_sched_snapshot *s,
 	if ((rc = kai_sched_validate(s, err)) != 0 ||
 	    (rc = nodes_init(S, err)) != 0)
 		return rc;
+	kai_sched_pools_init(S);
 	totals(S);
 	kai_sched_queues_init(S);
 	if ((rc = kai_sched_jobs_init(S, err)) != 0 ||
@@ -463,6 +464,7 @@ void
 kai_sched_sess_fini(struct sess *S)
 {
 	kai_sched_topo_fini(S);
+	kai_sched_pools_fini(S);
 	kai_sched_order_free(S->ordmem);
 	free(S->ordmem);
 	free(S->est_cand);

@@ -61,6 +61,25 @@ is "a descending range is refused" "$(sc show hostnames 'n[3-1]')" \
     "$(printf 'scontrol: invalid host list "n[3-1]"\nrc=1')"
 is "a range that is not numeric is refused" "$(sc show hostnames 'n[a-b]')" \
     "$(printf 'scontrol: invalid host list "n[a-b]"\nrc=1')"
+# The cases kai_hostlist_expand() is held to (tests/unit/model-hostlist).
+while IFS= read -r case; do
+	case $case in '#'* | '') continue ;; esac
+	list=${case%% => *}
+	want=${case#* => }
+	got=$(sc show hostnames "$list")
+	if [ "$want" = "!" ]; then
+		is "hostnames \"$list\" is refused, with nothing on stdout" \
+		    "$got" "scontrol: invalid host list \"$list\"
+rc=1"
+	else
+		is "hostnames \"$list\"" "$got" "$(printf '%s\n' $want rc=0)"
+	fi
+done <"$top_srcdir/tests/lib/hostlist-cases.txt"
+is "an empty list is refused" "$(sc show hostnames '')" \
+    "$(printf 'scontrol: invalid host list ""\nrc=1')"
+is "100000 names are allowed" "$(sc show hostnames 'n[0-99999]' | sed -n '$p;100000p' | tr '\n' ' ')" \
+    "n99999 rc=0 "
+
 is "scontrol show job prints this job from its environment" "$(sc show job)" \
     "$(printf '%s\n' 'JobId=7 JobName=envjob' '   UserId=ann(1000) GroupId=100' \
 	'   JobState=RUNNING Partition=gpu' '   NumNodes=2 NumTasks=2 CPUs/Task=4' \

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * clients-nodequery: what kinfo and kctl print about nodes: Slurm's
- * compact host lists, sinfo's state words and -t lists, GPU amounts.
+ * compact host lists (sorted, then folded by src/model/hostlist.c, where
+ * expansion is tested), sinfo's state words and -t lists, GPU amounts.
  */
 #include "config.h"
 
@@ -33,8 +34,9 @@ test_hostlist(void)
 	    "kubesim's nodes");
 	is_str(hl(b, 5, buf, sizeof(buf)), "n[1-3,5,10]",
 	    "numbers sorted and merged into ranges");
-	is_str(hl(c, 4, buf, sizeof(buf)), "n[007-008,010],login",
-	    "zero padding kept; a name without a number alone");
+	is_str(hl(c, 4, buf, sizeof(buf)), "login,n[007-008,010]",
+	    "sorted as sinfo sorts; zero padding kept; a name without a "
+	    "number alone");
 	is_str(hl(d, 2, buf, sizeof(buf)), "x,y1",
 	    "one of a kind: no brackets");
 	is_str(hl(a, 0, buf, sizeof(buf)), "", "no nodes: empty");
@@ -80,63 +82,10 @@ test_gpus(void)
 	is_str(nodequery_gpus(0, buf, sizeof(buf)), "0", "none");
 }
 
-static const char *
-expand(const char *list, char *buf, size_t size)
-{
-	struct kai_err err;
-	char **v;
-	size_t n, i;
-
-	buf[0] = '\0';
-	if (nodequery_hostlist_expand(list, &v, &n, &err) != 0) {
-		(void)snprintf(buf, size, "error: %s", err.msg);
-		return buf;
-	}
-	for (i = 0; i < n; i++) {
-		size_t used = strlen(buf);
-
-		(void)snprintf(buf + used, size - used, "%s ", v[i]);
-	}
-	filter_free_names(v, n);
-	return buf;
-}
-
-static void
-test_expand(void)
-{
-	char buf[512];
-
-	is_str(expand("gpu-a[1-3,7],cpu-1", buf, sizeof(buf)),
-	    "gpu-a1 gpu-a2 gpu-a3 gpu-a7 cpu-1 ", "ranges and plain names");
-	is_str(expand("n[08-10]", buf, sizeof(buf)), "n08 n09 n10 ",
-	    "zero padding kept");
-	is_str(expand("r[1-2]-gpu", buf, sizeof(buf)), "r1-gpu r2-gpu ",
-	    "a suffix after the bracket");
-	is_str(expand("login", buf, sizeof(buf)), "login ", "one name");
-	is_str(expand("n[1-3", buf, sizeof(buf)),
-	    "error: invalid host list \"n[1-3\": expected one [...] per name",
-	    "unclosed bracket");
-	is_str(expand("n[3-1]", buf, sizeof(buf)),
-	    "error: invalid host list \"n[3-1]\": bad range \"3-1\"",
-	    "a range going down");
-	is_str(expand("n[a]", buf, sizeof(buf)),
-	    "error: invalid host list \"n[a]\": bad range \"a\"",
-	    "not a number");
-	is_str(expand("a,,b", buf, sizeof(buf)),
-	    "error: invalid host list \"a,,b\": empty name", "empty name");
-	is_str(expand("n]", buf, sizeof(buf)),
-	    "error: invalid host list \"n]\": unbalanced \"]\"", "stray ]");
-	is_str(expand("n[0-999999]", buf, sizeof(buf)),
-	    "error: invalid host list \"n[0-999999]\": bad range "
-	    "\"0-999999\"",
-	    "too many names");
-}
-
 int
 main(void)
 {
 	test_hostlist();
-	test_expand();
 	test_states();
 	test_gpus();
 	return done_testing();

@@ -465,6 +465,10 @@ line "an array with -o" '[d["stdout_pattern"], d["stderr_pattern"]]' \
 badline "--array of names" 'job.sh:2: invalid array "SRR8652107,SRR8652108"' \
 	'#SBATCH --array=SRR8652107,SRR8652108'
 badline "--array=001, 002, 003" 'job.sh:2: invalid array "001,"' '#SBATCH --array=001, 002, 003'
+line "--array=%0 is no limit, shown as given" 'd["array"]["throttle"]' 0 \
+	'#SBATCH --array=1-3%0'
+line "--array in any order, with overlaps" 'd["array"]["indices"]' \
+	'[1,3,4,5]' '#SBATCH --array=5,1,3-4,1'
 badline "--array over MaxArraySize" \
 	'job.sh:2: invalid array "12100-104499": index 104499 is over the maximum 99999' \
 	'#SBATCH --array=12100-104499'
@@ -502,8 +506,18 @@ line "\",\": all" '[d["dependency"]["combine"], len(d["dependency"]["items"])]' 
 	'#SBATCH -d afterok:20:21,afterany:23'
 line "\"?\": any" '[d["dependency"]["combine"], len(d["dependency"]["items"])]' '["any",2]' \
 	'#SBATCH -d afterok:20:21?afterany:23'
-line "afternotok and aftercorr" '[i["type"] for i in d["dependency"]["items"]]' \
-	'["afternotok","aftercorr"]' '#SBATCH -d afternotok:3,aftercorr:4'
+line "afternotok and afterburstbuffer (afterany)" \
+	'[i["type"] for i in d["dependency"]["items"]]' \
+	'["afternotok","afterany"]' '#SBATCH -d afternotok:3,afterburstbuffer:4'
+line "one item per group as written, split where after's delay changes" \
+	'd["dependency"]["items"]' \
+	'[{"delay_min":5,"jobs":["1","2_3"],"type":"after"},{"delay_min":0,"jobs":["4"],"type":"after"},{"jobs":["6"],"type":"afterok"},{"jobs":["7"],"type":"afterok"}]' \
+	'#SBATCH -d after:1+5:2_3+5:4,afterok:6,afterok:7'
+badline "aftercorr is refused as kaid refuses it" \
+	'job.sh:2: invalid dependency "afternotok:3,aftercorr:4": aftercorr is not supported' \
+	'#SBATCH -d afternotok:3,aftercorr:4'
+badline "a type with no job" \
+	'job.sh:2: invalid dependency "afterok": afterok needs a job id' '#SBATCH -d afterok'
 badline "\",\" and \"?\" mixed" \
 	'job.sh:2: invalid dependency "afterok:1,afterany:2?after:3": both "," and "?" are used' \
 	'#SBATCH -d afterok:1,afterany:2?after:3'

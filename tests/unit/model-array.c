@@ -3,7 +3,8 @@
  * model-array: job array index sets (src/model/array.c) and dependencies
  * (src/model/dep.c): parsing, the compact text kaid stores and kqueue
  * shows, taking tasks off the set, and Slurm's rules for satisfying a
- * dependency.
+ * dependency.  ksubmit reads --array and --dependency with the same
+ * parsers, so the spellings of real scripts are tested here once.
  */
 #include "config.h"
 
@@ -64,6 +65,179 @@ test_parse(void)
 	arr_bad("1-5%x", "invalid array \"1-5%x\": bad task limit after "
 	    "\"%\"");
 	arr_bad("1,,2", "invalid array \"1,,2\"");
+}
+
+/*
+ * The spellings the survey of real sbatch scripts found
+ * (../shared/reference/sbatch-usage.md section 4), as ksubmit and kaid
+ * both read them (one parser): the indices of s joined with ',', then
+ * "%throttle" when a "%" was given, or "error: MESSAGE".
+ */
+static const char *
+array_str(const char *s, char *buf, size_t size)
+{
+	struct kai_array a = {NULL, 0, 0};
+	struct kai_err err;
+	size_t i, n = 0;
+	uint32_t x;
+
+	buf[0] = '\0';
+	kai_err_clear(&err);
+	if (kai_array_parse(s, &a, &err) != 0) {
+		(void)snprintf(buf, size, "error: %s", kai_err_msg(&err));
+		return buf;
+	}
+	for (i = 0; i < a.n; i++)
+		for (x = a.r[i].lo; x <= a.r[i].hi && n + 12 < size;
+		    x += a.r[i].step)
+			n += (size_t)snprintf(buf + n, size - n, "%s%u",
+			    n ? "," : "", x);
+	if (strchr(s, '%') != NULL)
+		(void)snprintf(buf + n, size - n, "%%%u", a.throttle);
+	kai_array_fini(&a);
+	return buf;
+}
+
+static void
+test_array_spellings(void)
+{
+	static const struct {
+		const char *s, *want;
+	} t[] = {
+	    {"1-10", "1,2,3,4,5,6,7,8,9,10"},
+	    {"0-3", "0,1,2,3"},
+	    {"1-10%10", "1,2,3,4,5,6,7,8,9,10%10"},
+	    {"1-5%1", "1,2,3,4,5%1"},
+	    {"0", "0"},
+	    {"1", "1"},
+	    {"1,3,5,7", "1,3,5,7"},
+	    {"28,30,31,32,34,36", "28,30,31,32,34,36"},
+	    {"0-15:4", "0,4,8,12"},
+	    {"1-10:3", "1,4,7,10"},
+	    {"1,3,5-7", "1,3,5,6,7"},
+	    {"0,6,16-18", "0,6,16,17,18"},
+	    {"5,1,3-4,1", "1,3,4,5"},
+	    {"001,002", "1,2"},
+	    {"1000", "1000"},
+	    {"1-3%0", "1,2,3%0"},
+	    {"1001", "1001"},
+	    {"100000",
+		"error: invalid array \"100000\": index 100000 is over the "
+		"maximum 99999"},
+	    {"12100-104499",
+		"error: invalid array \"12100-104499\": index 104499 "
+		"is over the maximum 99999"},
+	    {"5-1", "error: invalid array \"5-1\": maximum below minimum"},
+	    {"0-15:0",
+		"error: invalid array \"0-15:0\": step must be at "
+		"least 1"},
+	    {"1-10%",
+		"error: invalid array \"1-10%\": bad task limit after "
+		"\"%\""},
+	    {"SRR8652107", "error: invalid array \"SRR8652107\""},
+	    {"001,", "error: invalid array \"001,\""},
+	    {"", "error: invalid array \"\""},
+	    {"-1", "error: invalid array \"-1\""},
+	    {"1-2-3", "error: invalid array \"1-2-3\""},
+	};
+	char buf[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		is_str(array_str(t[i].s, buf, sizeof(buf)), t[i].want,
+		    "array \"%s\"", t[i].s);
+	is_str(strchr(array_str("1-100:2%10", buf, sizeof(buf)), '%'), "%10",
+	    "1-100:2%%10 is throttled to 10");
+	ok(strncmp(buf, "1,3,5,", 6) == 0 && strstr(buf, ",97,99%") != NULL,
+	    "and runs 1,3,...,99");
+}
+
+/*
+ * "combine|type:job,job+delay|type:..." with one "|" per group as
+ * written (ksubmit --parse-only shows them), split where after's delay
+ * changes; or "error: MESSAGE".
+ */
+static const char *
+dep_str(const char *s, char *buf, size_t size)
+{
+	struct kai_dep d = {false, NULL, 0};
+	struct kai_err err;
+	const struct kai_dep_item *it;
+	size_t i, j, n;
+
+	kai_err_clear(&err);
+	if (kai_dep_parse(s, &d, &err) != 0) {
+		(void)snprintf(buf, size, "error: %s", kai_err_msg(&err));
+		return buf;
+	}
+	n = (size_t)snprintf(buf, size, "%s", d.any ? "any" : "all");
+	for (i = 0; i < d.n && n + 40 < size; i = j) {
+		it = &d.items[i];
+		n += (size_t)snprintf(buf + n, size - n, "|%s",
+		    kai_dep_type_name(it->type));
+		for (j = i; j < d.n && d.items[j].group == it->group &&
+		    d.items[j].delay_min == it->delay_min && n + 40 < size;
+		    j++) {
+			if (it->type == KAI_DEP_SINGLETON)
+				continue;
+			n += (size_t)snprintf(buf + n, size - n, "%c%llu",
+			    j > i ? ',' : ':',
+			    (unsigned long long)d.items[j].job);
+			if (d.items[j].task != KAI_DEP_TASK_ALL)
+				n += (size_t)snprintf(buf + n, size - n,
+				    "_%u", d.items[j].task);
+		}
+		if (it->delay_min != 0)
+			n += (size_t)snprintf(buf + n, size - n, "+%u",
+			    it->delay_min);
+	}
+	kai_dep_fini(&d);
+	return buf;
+}
+
+static void
+test_dep_spellings(void)
+{
+	static const struct {
+		const char *s, *want;
+	} t[] = {
+	    {"singleton", "all|singleton"},
+	    {"afterany:12", "all|afterany:12"},
+	    {"afterok:176233:176234:176235",
+		"all|afterok:176233,176234,176235"},
+	    {"afterok:20:21,afterany:23", "all|afterok:20,21|afterany:23"},
+	    {"afterok:20:21?afterany:23", "any|afterok:20,21|afterany:23"},
+	    {"afterok:1,afterok:2", "all|afterok:1|afterok:2"},
+	    {"afternotok:5", "all|afternotok:5"},
+	    {"aftercorr:7", "error: invalid dependency \"aftercorr:7\": "
+		"aftercorr is not supported"},
+	    {"afterburstbuffer:8", "all|afterany:8"},
+	    {"after:12+30", "all|after:12+30"},
+	    {"after:1+5:2+5:3", "all|after:1,2+5|after:3"},
+	    {"42", "all|afterany:42"},
+	    {"afterok:123_4", "all|afterok:123_4"},
+	    {"AfterOK:9", "all|afterok:9"},
+	    {"afterok:1,afterany:2?after:3",
+		"error: invalid dependency \"afterok:1,afterany:2?after:3\": "
+		"both \",\" and \"?\" are used"},
+	    {"afterok:$upstreamJobId",
+		"error: invalid dependency \"afterok:$upstreamJobId\""},
+	    {"afterok", "error: invalid dependency \"afterok\": afterok "
+		"needs a job id"},
+	    {"afterok:", "error: invalid dependency \"afterok:\""},
+	    {"afterok:12+5", "error: invalid dependency \"afterok:12+5\""},
+	    {"singleton:3", "error: invalid dependency \"singleton:3\""},
+	    {"expand:3", "error: invalid dependency \"expand:3\""},
+	    {"afterok:0", "error: invalid dependency \"afterok:0\""},
+	    {"afterok:1,", "error: invalid dependency \"afterok:1,\""},
+	    {"", "error: invalid dependency \"\""},
+	};
+	char buf[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		is_str(dep_str(t[i].s, buf, sizeof(buf)), t[i].want,
+		    "dependency \"%s\"", t[i].s);
 }
 
 static void
@@ -152,7 +326,7 @@ test_dep_eval(void)
 	const struct kai_dep_target run = {true, false, false, 1000};
 	const struct kai_dep_target done = {true, true, false, 1000};
 	const struct kai_dep_target bad = {true, true, true, 1000};
-	struct kai_dep_item it = {KAI_DEP_AFTEROK, 1, KAI_DEP_TASK_ALL, 0};
+	struct kai_dep_item it = {KAI_DEP_AFTEROK, 1, KAI_DEP_TASK_ALL, 0, 0};
 	struct kai_dep_target t[2];
 	struct kai_dep d = {false, NULL, 0};
 	struct kai_err err;
@@ -193,8 +367,10 @@ int
 main(void)
 {
 	test_parse();
+	test_array_spellings();
 	test_take();
 	test_dep_parse();
+	test_dep_spellings();
 	test_dep_eval();
 	return done_testing();
 }

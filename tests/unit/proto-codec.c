@@ -170,8 +170,8 @@ test_header_refusals(void)
 	is_int(kai_frame_hdr_decode(x, sizeof(x), &g, &err), KAI_EPROTO,
 	    "version mismatch refused");
 	is_str(err.msg,
-	    "protocol version mismatch: client speaks 2, kaid "
-	    "speaks 1",
+	    "protocol version mismatch: client speaks 3, kaid "
+	    "speaks 2",
 	    "request from a newer client names both");
 	ok(err.hint != NULL, "version mismatch carries a hint");
 	h.type = KAI_MSG_SUBMIT_REPLY;
@@ -179,8 +179,8 @@ test_header_refusals(void)
 	is_int(kai_frame_hdr_decode(x, sizeof(x), &g, &err), KAI_EPROTO,
 	    "reply version mismatch refused");
 	is_str(err.msg,
-	    "protocol version mismatch: client speaks 1, kaid "
-	    "speaks 2",
+	    "protocol version mismatch: client speaks 2, kaid "
+	    "speaks 3",
 	    "reply from a newer kaid names both");
 
 	h.version = KAI_PROTO_VERSION;
@@ -993,7 +993,7 @@ test_jobs_edges(void)
 	first = 0;
 	is_int(kai_msg_jobs_encode(&b, &nul, 1, &first, KAI_PROTO_BODY_MAX), 0,
 	    "an all-NULL job encodes");
-	is_int((int64_t)b.len, 4 + 158, "smallest record is 158 bytes");
+	is_int((int64_t)b.len, 4 + 162, "smallest record is 162 bytes");
 	is_int(kai_msg_jobs_decode(b.data, b.len, &got, &n, &err), 0,
 	    "and decodes");
 	ok(n == 1 && job_eq(&nul, &got[0]), "NULL strings stay NULL");

@@ -97,8 +97,9 @@ test_nodes(void)
 	    {batch, true, 86400, 3600, 2, 1},
 	    {gpu, false, 0, 0, 0, 0},
 	};
+	char served[] = "batch,gpu-b";
 	struct kai_nodeinfo nodes[1] = {{a1, mix, none, 32000, 4000, 257000,
-	    8192, 8000000, 1500000, prod, 81920, 2}};
+	    8192, 8000000, 1500000, prod, 81920, 2, served}};
 	struct kai_partinfo *p;
 	struct kai_nodeinfo *n;
 	struct kai_err err;
@@ -129,6 +130,15 @@ test_nodes(void)
 	is_str(n[0].gpu_product, "NVIDIA-A100-SXM4-80GB", "gpu product");
 	is_int((int64_t)n[0].gpu_mem_mb, 81920, "gpu memory");
 	is_int(n[0].jobs, 2, "jobs on the node");
+	is_str(n[0].partitions, "batch,gpu-b", "the partitions it serves");
+	ok(kai_nodeinfo_serves(&n[0], "batch") &&
+		kai_nodeinfo_serves(&n[0], "gpu-b") &&
+		!kai_nodeinfo_serves(&n[0], "gpu") &&
+		!kai_nodeinfo_serves(&n[0], "b"),
+	    "serves: whole names of the list only");
+	n[0].partitions[0] = '*';
+	n[0].partitions[1] = '\0';
+	ok(kai_nodeinfo_serves(&n[0], "gpu"), "serves: * is every one");
 	kai_partinfos_free(p, np);
 	kai_nodeinfos_free(n, nn);
 	check_prefixes("nodes", &b, dec_nodes);

@@ -415,9 +415,12 @@ class Kubelet:
                       "reason": reason or ("Completed" if code == 0 else "Error"),
                       "startedAt": run.started_at, "finishedAt": ob.now(),
                       "containerID": "kubesim://" + run.uid}
+        failed = code != 0 or reason == "OOMKilled"
+        if not message and failed and run.container.get(
+                "terminationMessagePolicy") == "FallbackToLogsOnError":
+            message = self._log_tail(run)
         if message:
             terminated["message"] = message
-        failed = code != 0 or reason == "OOMKilled"
         return {
             "phase": "Failed" if failed else "Succeeded",
             "conditions": [
@@ -433,6 +436,22 @@ class Kubelet:
                 "ready": ready, "started": ready, "restartCount": 0,
                 "image": run.container.get("image", ""), "imageID": "",
                 "containerID": "kubesim://" + run.uid}
+
+    def _log_tail(self, run):
+        """FallbackToLogsOnError, as the kubelet does it: the last 80 lines
+        of the container's log, at most 2048 bytes of them."""
+        try:
+            with open(self._log_path({"namespace": run.ns, "name": run.name,
+                                      "uid": run.uid}), "rb") as f:
+                f.seek(0, os.SEEK_END)
+                f.seek(max(0, f.tell() - 2048))
+                tail = f.read()
+        except OSError:
+            return ""
+        lines = tail.split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()
+        return b"\n".join(lines[-80:]).decode("utf-8", "replace")
 
     def _log_path(self, meta):
         return os.path.join(self.log_dir, "%s_%s_%s.log" % (

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * pools.c: partitions as node pools.
+ *
+ * A queue belongs to the kaid.yaml partition of its own name or, for a
+ * queue made with kctl under one, of its nearest ancestor that is one:
+ * so a team's child queue runs on its partition's nodes, with its image
+ * and filesystems.  A queue no partition covers has no pool: no
+ * selector, no tolerations, the top-level filesystems.
+ *
+ * The snapshot gets one pool per partition (same index) and every
+ * node's taints; the core decides which node takes which job
+ * (src/sched/pools.c).  kinfo asks the same question of one node and
+ * one partition (pools_node_serves(), the core's rules on kaid's own
+ * structures), to list each partition's own nodes.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xmalloc.h"
+#include "kaid.h"
+
+const struct kai_conf_partition *
+pools_partition(const struct kaid *k, const char *queue)
+{
+	const struct kai_conf_partition *p;
+	const char *name = queue;
+	size_t hops;
+	long qi;
+
+	/* At most one hop per queue: the tree has no cycles, but be sure. */
+	for (hops = 0; name != NULL && hops <= k->nqueues; hops++) {
+		if ((p = kai_conf_partition(k->conf, name)) != NULL)
+			return p;
+		if ((qi = queues_find(k, name)) < 0)
+			return NULL;
+		name = k->queues[qi].parent;
+	}
+	return NULL;
+}
+
+const char *
+pools_partition_name(const struct kaid *k, const char *queue)
+{
+	const struct kai_conf_partition *p = pools_partition(k, queue);
+
+	return p != NULL ? p->name : queue;
+}
+
+void
+pools_snap(const struct kaid *k, struct snap *sn)
+{
+	const struct kai_conf *c = k->conf;
+	size_t i, j, nl = 0, nt = 0;
+
+	for (i = 0; i < c->npartitions; i++) {
+		nl += c->partitions[i].nnode_selector;
+		nt += c->partitions[i].ntolerations;
+	}
+	sn->pools = kai_xcalloc(c->npartitions + 1, sizeof(*sn->pools));
+	sn->pool_labels = kai_xcalloc(nl + 1, sizeof(*sn->pool_labels));
+	sn->pool_tols = kai_xcalloc(nt + 1, sizeof(*sn->pool_tols));
+	nl = nt = 0;
+	for (i = 0; i < c->npartitions; i++) {
+		const struct kai_conf_partition *p = &c->partitions[i];
+		struct kai_sched_pool *sp = &sn->pools[i];
+
+		sp->name = p->name;
+		sp->selector = &sn->pool_labels[nl];
+		sp->nselector = p->nnode_selector;
+		for (j = 0; j < p->nnode_selector; j++, nl++) {
+			sn->pool_labels[nl].key = p->node_selector[2 * j];
+			sn->pool_labels[nl].value = p->node_selector[2 * j + 1];
+		}
+		sp->tolerations = &sn->pool_tols[nt];
+		sp->ntolerations = p->ntolerations;
+		for (j = 0; j < p->ntolerations; j++, nt++) {
+			const struct kai_conf_toleration *t = &p->tolerations[j];
+
+			sn->pool_tols[nt].key = t->key;
+			sn->pool_tols[nt].exists = strcmp(t->op, "Exists") == 0;
+			sn->pool_tols[nt].value = t->value;
+			sn->pool_tols[nt].effect = t->effect;
+		}
+	}
+	sn->s.pools = sn->pools;
+	sn->s.npools = c->npartitions;
+}
+
+/* "key=value:Effect" into t, in the copy s (which it points into). */
+static void
+taint_split(char *s, struct kai_sched_taint *t)
+{
+	char *colon = strrchr(s, ':'), *eq;
+
+	t->effect = "";
+	if (colon != NULL) {
+		*colon = '\0';
+		t->effect = colon + 1;
+	}
+	t->value = "";
+	if ((eq = strchr(s, '=')) != NULL) {
+		*eq = '\0';
+		t->value = eq + 1;
+	}
+	t->key = s;
+}
+
+void
+pools_snap_taints(struct snap *sn, const struct kai_node *nd,
+    struct kai_sched_snap_node *s)
+{
+	size_t i;
+
+	/* Allocated once for every node (pools_snap_taints_alloc()). */
+	KAI_ASSERT(sn->ntaints + nd->ntaints <= sn->ctaints);
+	s->taints = &sn->taints[sn->ntaints];
+	s->ntaints = nd->ntaints;
+	for (i = 0; i < nd->ntaints; i++) {
+		sn->taint_text[sn->ntaints] = kai_xstrdup(nd->taints[i]);
+		taint_split(sn->taint_text[sn->ntaints],
+		    &sn->taints[sn->ntaints]);
+		sn->ntaints++;
+	}
+}
+
+void
+pools_snap_taints_alloc(const struct kaid *k, struct snap *sn)
+{
+	const char *key;
+	void *v;
+	size_t it = 0, n = 0;
+
+	while (kai_map_next(&k->nodes, &it, &key, &v))
+		n += ((const struct kai_node *)v)->ntaints;
+	sn->taints = kai_xcalloc(n + 1, sizeof(*sn->taints));
+	sn->taint_text = kai_xcalloc(n + 1, sizeof(*sn->taint_text));
+	sn->ctaints = n;
+}
+
+int32_t
+pools_snap_index(const struct kaid *k, const char *queue)
+{
+	const struct kai_conf_partition *p = pools_partition(k, queue);
+
+	return p != NULL ? (int32_t)(p - k->conf->partitions) : -1;
+}
+
+void
+pools_snap_fini(struct snap *sn)
+{
+	size_t i;
+
+	for (i = 0; i < sn->ntaints; i++)
+		free(sn->taint_text[i]);
+	free(sn->taint_text);
+	free(sn->taints);
+	free(sn->pools);
+	free(sn->pool_labels);
+	free(sn->pool_tols);
+}
+
+static bool
+has_label(const struct kai_node *nd, const char *key, const char *value)
+{
+	size_t i, kl = strlen(key);
+
+	for (i = 0; i < nd->nlabels; i++)
+		if (strncmp(nd->labels[i], key, kl) == 0 &&
+		    nd->labels[i][kl] == '=' &&
+		    strcmp(nd->labels[i] + kl + 1, value) == 0)
+			return true;
+	return false;
+}
+
+static bool
+tolerated(const struct kai_conf_partition *p, const struct kai_sched_taint *t)
+{
+	size_t i;
+
+	for (i = 0; p != NULL && i < p->ntolerations; i++) {
+		const struct kai_conf_toleration *o = &p->tolerations[i];
+		bool exists = strcmp(o->op, "Exists") == 0;
+
+		if (*o->key == '\0' ? !exists : strcmp(o->key, t->key) != 0)
+			continue;
+		if (!exists && strcmp(o->value, t->value) != 0)
+			continue;
+		if (*o->effect == '\0' || strcmp(o->effect, t->effect) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool
+hard(const struct kai_sched_taint *t)
+{
+	return strcmp(t->effect, "NoSchedule") == 0 ||
+	    strcmp(t->effect, "NoExecute") == 0;
+}
+
+/* Whether some partition of kaid.yaml tolerates t. */
+static bool
+anyone_tolerates(const struct kaid *k, const struct kai_sched_taint *t)
+{
+	size_t i;
+
+	for (i = 0; i < k->conf->npartitions; i++)
+		if (tolerated(&k->conf->partitions[i], t))
+			return true;
+	return false;
+}
+
+/*
+ * member: a taint no partition tolerates (an administrator's drain) does
+ * not take the node out of the partition, only keeps its pods off.
+ */
+static bool
+serves(const struct kaid *k, const struct kai_conf_partition *p,
+    const struct kai_node *nd, bool member)
+{
+	struct kai_sched_taint t;
+	bool ok = true;
+	size_t i;
+	char *s;
+
+	for (i = 0; p != NULL && i < p->nnode_selector; i++)
+		if (!has_label(nd, p->node_selector[2 * i],
+		    p->node_selector[2 * i + 1]))
+			return false;
+	for (i = 0; ok && i < nd->ntaints; i++) {
+		s = kai_xstrdup(nd->taints[i]);
+		taint_split(s, &t);
+		if (hard(&t) && !tolerated(p, &t) &&
+		    (!member || anyone_tolerates(k, &t)))
+			ok = false;
+		free(s);
+	}
+	return ok;
+}
+
+bool
+pools_node_serves(const struct kaid *k, const struct kai_conf_partition *p,
+    const struct kai_node *nd)
+{
+	return serves(k, p, nd, false);
+}
+
+bool
+pools_node_member(const struct kaid *k, const struct kai_conf_partition *p,
+    const struct kai_node *nd)
+{
+	return serves(k, p, nd, true);
+}
