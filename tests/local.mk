@@ -26,6 +26,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t3200-outcomes.t \
 	tests/integration/t3210-exit-reason.t \
 	tests/integration/t3300-db-outage.t \
+	tests/integration/t3400-ha.t \
 	tests/integration/t4000-queues.t \
 	tests/integration/t4100-preempt.t \
 	tests/integration/t4100-share.t \

@@ -120,10 +120,22 @@ struct kaid {
 	struct kai_db *rdb;	  /* reads.c: the connection for long reads */
 	int rdb_fd;		  /* its socket while the loop watches it */
 	struct read_call *reads;  /* reads waiting for their answer */
+	bool leading;		  /* leader.c: this kaid holds the lead */
+	uint64_t leader_timer;	  /* a standby's next try */
+	int schema_version;
+	int exit_code;		  /* of main(), once the loop stops */
 };
 
 /* kaid.c */
 int64_t kaid_now(void);
+/* The leader's start: state, cluster, client port, ticks. */
+int kaid_lead(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
+
+/* leader.c: one leader among several kaid (doc/architecture.md) */
+/* Leads at once, or waits as a standby and leads when the lead is free. */
+int leader_start(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
+/* Stops kaid when the database says another kaid took the lead. */
+void leader_check(struct kaid *k);
 
 /* server.c */
 /* A non-blocking listening socket on "host:port" addr, into *fd. */

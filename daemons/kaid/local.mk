@@ -9,6 +9,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/httpd.c \
 	daemons/kaid/kaid.c \
 	daemons/kaid/kaid.h \
+	daemons/kaid/leader.c \
 	daemons/kaid/metrics.c \
 	daemons/kaid/metrics.h \
 	daemons/kaid/podenv.c \

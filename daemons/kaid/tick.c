@@ -376,6 +376,9 @@ tick_run(struct kaid *k)
 	struct snap sn;
 	size_t i;
 
+	leader_check(k);
+	if (!k->leading)
+		return;
 	writeq_retry(k);	/* facts first, before any decision */
 	if (!state_synced(k))
 		return;

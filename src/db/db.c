@@ -48,6 +48,30 @@ set_timeout(struct kai_db *db, struct kai_err *err)
 	    err);
 }
 
+/*
+ * A leader's new connection takes the lead's lock again first: the old
+ * session took it along.  If another kaid took it meanwhile, this one is
+ * deposed for good (db_leader.c).
+ */
+static int
+relock(struct kai_db *db, struct kai_err *err)
+{
+	bool got = false;
+	int r;
+
+	if ((r = kai_db_leader_lock(db, &got, err)) == 0 && !got) {
+		db->deposed = true;
+		r = kai_err_set(err, KAI_EPERM, "this kaid (epoch %lld) is no "
+		    "longer the leader: another kaid took the lead",
+		    (long long)db->epoch);
+	}
+	if (r != 0) {
+		PQfinish(db->conn);
+		db->conn = NULL;
+	}
+	return r;
+}
+
 static int
 connect_conn(struct kai_db *db, struct kai_err *err)
 {
@@ -89,6 +113,8 @@ connect_conn(struct kai_db *db, struct kai_err *err)
 		db->conn = NULL;
 		return r;
 	}
+	if (db->epoch > 0 && (r = relock(db, err)) != 0)
+		return r;
 	db->broken = false;
 	db->change_prepared = false;
 	db->insert_prepared = 0;
@@ -149,6 +175,9 @@ kai_db_reconnect(struct kai_db *db, struct kai_err *err)
 int
 kai_db_ready(struct kai_db *db, struct kai_err *err)
 {
+	if (db->deposed)
+		return kai_err_set(err, KAI_EPERM, "this kaid (epoch %lld) is "
+		    "no longer the leader", (long long)db->epoch);
 	if (db->conn != NULL && !db->broken &&
 	    PQstatus(db->conn) == CONNECTION_OK &&
 	    PQtransactionStatus(db->conn) == PQTRANS_IDLE)

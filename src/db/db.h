@@ -182,6 +182,22 @@ void kai_db_async_close(struct kai_db *db);
 int kai_db_set_statement_timeout(struct kai_db *db, int64_t ms,
     struct kai_err *err) KAI_MUST_CHECK;
 
+/*
+ * The lead among several kaid (db_leader.c).  kai_db_leader_try() takes
+ * it if no other kaid holds it (*leads), raising the epoch (the fencing
+ * token every later change checks); holder names this kaid for the
+ * others' logs.  A leader whose connection had to be reopened and found
+ * the lead taken is deposed: every call fails from then on.
+ */
+int kai_db_leader_try(struct kai_db *db, const char *holder, int64_t now,
+    bool *leads, struct kai_err *err) KAI_MUST_CHECK;
+/* Who leads, and since which epoch (for a standby's messages). */
+int kai_db_leader_holder(struct kai_db *db, char **holder, int64_t *epoch,
+    struct kai_err *err) KAI_MUST_CHECK;
+/* This kaid's epoch; 0 when it does not lead. */
+int64_t kai_db_epoch(const struct kai_db *db);
+bool kai_db_deposed(const struct kai_db *db);
+
 /* Whose jobs a query may return, whatever it asks (kaid's query_scope()). */
 enum kai_db_scope {
 	KAI_DB_SCOPE_ALL = 0,	   /* every user's */

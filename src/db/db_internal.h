@@ -44,6 +44,8 @@ struct kai_db {
 	uint64_t insert_prepared; /* bit n-1: "kai_insert_<n>" exists */
 	int64_t statement_timeout_ms; /* set on every connection; 0 = none */
 	struct db_async *async;	/* db_async.c: reads in flight, or NULL */
+	int64_t epoch;		/* db_leader.c: > 0 while this kaid leads */
+	bool deposed;		/* the lead was lost: refuse everything */
 };
 
 /*
@@ -191,6 +193,10 @@ const char *kai_db_report_sql(struct kai_db_params *p,
     const struct kai_report_req *q, int64_t now, struct kai_err *err);
 int kai_db_report_rows(PGresult *res, struct kai_report_row **out, size_t *n,
     struct kai_err *err) KAI_MUST_CHECK;
+
+/* db_leader.c: takes the lead's lock again (*got: whether it did). */
+int kai_db_leader_lock(struct kai_db *db, bool *got, struct kai_err *err)
+    KAI_MUST_CHECK;
 
 /* Largest array literal or statement text we build: 64 MiB. */
 #define KAI_DB_TEXT_MAX ((size_t)64 * 1024 * 1024)
