@@ -8,7 +8,7 @@
 PKGS="build-essential autoconf automake pkg-config libpq-dev
 libcurl4-openssl-dev libjson-c-dev libyaml-dev libmunge-dev munge
 postgresql python3 python3-yaml openssl curl util-linux passwd procps
-clang shellcheck"
+clang libclang-rt-14-dev shellcheck valgrind"
 
 missing=
 for p in $PKGS; do

@@ -17,9 +17,14 @@ INTEGRATION_TESTS = \
 	tests/integration/t1200-bad-input.t \
 	tests/integration/t1220-filesystems.t \
 	tests/integration/t1210-submit-isolation.t \
+	tests/integration/t1250-client-limits.t \
+	tests/integration/t1251-http-limits.t \
+	tests/integration/t1260-log-injection.t \
+	tests/integration/t1270-stack-secrets.t \
 	tests/integration/t1500-events.t \
 	tests/integration/t1510-incluster.t \
 	tests/integration/t2000-cancel.t \
+	tests/integration/t2010-cancel-others.t \
 	tests/integration/t3000-crash.t \
 	tests/integration/t3100-watch-expiry.t \
 	tests/integration/t3110-pod-refused.t \
@@ -53,18 +58,21 @@ TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/lib/hostlist-cases.txt \
 	tests/lib/stack.sh \
+	tests/tools/kai-attack.py \
 	tests/lib/tap.sh
 
 # The benchmarks that drive the whole stack (not run by make check).
 EXTRA_DIST += tests/bench/bench-kaid.sh tests/bench/bench-tools.sh \
+	tests/bench/bench-soak.sh tests/bench/bench-soak.py \
 	tests/bench/bench-dispatch.sh
 
 # `make check-unit`: the tests that need no stack (unit, scheduler and
-# pod tests: tests/unit, tests/sched, tests/pod), as the clang tier of
+# pod tests and the fuzz corpora: tests/unit, tests/sched, tests/pod,
+# tests/fuzz), as the clang tier of
 # contrib/run-tests.sh runs them.  Some start a private PostgreSQL.
 check-unit:
 	@t=; for x in $(TESTS); do \
-	    case $$x in tests/unit/*|tests/sched/*|tests/pod/*) t="$$t $$x" ;; esac; \
+	    case $$x in tests/unit/*|tests/sched/*|tests/pod/*|tests/fuzz/*) t="$$t $$x" ;; esac; \
 	done; \
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS="$$t"
 .PHONY: check-unit

@@ -10,6 +10,8 @@
 #ifndef KAID_KAID_H
 #define KAID_KAID_H
 
+#include <sys/socket.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -94,6 +96,11 @@ struct kaid {
 	struct conn **conns;
 	size_t nconns;
 	size_t capconns;
+	uint64_t sweep_timer;	  /* server.c: header and idle timeouts */
+	uint64_t accept_timer;	  /* server.c: accepting again after EMFILE */
+	int64_t refuse_log_ms;	  /* server.c: last "refused" log line */
+	uint64_t refused;	  /* connections refused since that line */
+	int fd_ceiling;		  /* server.c: accept pauses past it; -1 none */
 
 	uint64_t tick_timer;
 	bool tick_soon;		  /* a submission or an exit wants a tick */
@@ -138,6 +145,9 @@ int leader_start(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
 void leader_check(struct kaid *k);
 
 /* server.c */
+/* The numeric address of sa (len bytes), "unknown" if it has none. */
+void server_peer_name(const struct sockaddr_storage *sa, socklen_t len,
+    char *buf, size_t size);
 /* A non-blocking listening socket on "host:port" addr, into *fd. */
 int server_socket(const char *addr, int *fd, struct kai_err *err);
 int server_listen(struct kaid *k, struct kai_err *err);
@@ -172,10 +182,24 @@ struct rpc_req {
 	const void *body;
 	size_t len;
 };
-/* Authenticates, dispatches and replies (or defers).  Returns true when
- * the reply is deferred (the connection must wait). */
+/* Who sent a request, from its credential (rpc_authenticate()). */
+struct rpc_cred {
+	uint32_t uid;
+	uint32_t gid;
+	uint8_t digest[KAI_PROTO_DIGEST_LEN]; /* the credential's payload */
+};
+/*
+ * Decodes the credential of the frame h into *who, before its body is
+ * read.  Returns false when it is refused (logged, error reply queued:
+ * the caller closes the connection).
+ */
+bool rpc_authenticate(struct kaid *k, struct conn *conn,
+    const struct kai_frame_hdr *h, const char *cred, struct rpc_cred *who);
+/* Checks who against the body, dispatches and replies (or defers).
+ * Returns true when the reply is deferred (the connection must wait). */
 bool rpc_dispatch(struct kaid *k, struct conn *conn,
-    const struct kai_frame_hdr *h, const char *cred, const void *body);
+    const struct kai_frame_hdr *h, const struct rpc_cred *who,
+    const void *body);
 bool rpc_is_operator(const struct kaid *k, uint32_t uid);
 
 /* rpc_submit.c */

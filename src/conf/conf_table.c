@@ -35,12 +35,14 @@
 /* Index = enum kai_log_level (sys/log.h); tests/unit/conf-load checks it. */
 static const char *const log_levels[] = {"err", "warn", "info", "debug", NULL};
 /* Index = enum kai_sched_placement and enum kai_sched_action (sched/). */
-static const char *const placements[] = {"binpack", "spread", NULL};
+static const char *const placements[] = {"binpack", "spread", "frag", NULL};
 static const char *const gpu_placements[] = {"pack", "spread", NULL};
 static const char *const phases[] = {"allocate", "consolidation", "reclaim",
     "preempt", "stalegangeviction", NULL};
 
 #define DAY_MS ((int64_t)24 * 60 * 60 * 1000)
+/* A frame's header and largest credential (proto.h): 20 + 4096 bytes. */
+#define FRAME_HEAD_MAX 4116
 
 static const struct kai_conf_entry daemon_entries[] = {
 	{ .key = "listen", .type = KAI_CONF_ADDRESS, .offset = D(listen),
@@ -101,7 +103,7 @@ static const struct kai_conf_entry daemon_entries[] = {
 	{ .key = "scheduling.placement", .type = KAI_CONF_ENUM,
 	  .offset = D(sched_placement), .def = "binpack",
 	  .choices = placements,
-	  .help = "node order: binpack (fullest first) or spread" },
+	  .help = "node order: binpack (fullest first), spread or frag" },
 	{ .key = "scheduling.gpu_placement", .type = KAI_CONF_ENUM,
 	  .offset = D(sched_gpu_placement), .def = "pack",
 	  .choices = gpu_placements,
@@ -120,6 +122,10 @@ static const struct kai_conf_entry daemon_entries[] = {
 	{ .key = "scheduling.max_consolidation_moves", .type = KAI_CONF_INTEGER,
 	  .offset = D(sched_max_moves), .def = "16", .min = 0, .max = 4096,
 	  .help = "running tasks consolidation may move for one job" },
+	{ .key = "scheduling.backfill_reservations", .type = KAI_CONF_INTEGER,
+	  .offset = D(sched_bf_reservations), .def = "4", .min = 0,
+	  .max = 1024,
+	  .help = "jobs given a backfill reservation; 0 = no backfill" },
 	{ .key = "scheduling.usage_half_life", .type = KAI_CONF_DURATION,
 	  .offset = D(usage_half_life_ms), .def = "1d", .min = 0,
 	  .max = 365 * DAY_MS, .unit = "ms",
@@ -171,6 +177,46 @@ static const struct kai_conf_entry daemon_entries[] = {
 	{ .key = "filesystems.readOnly", .type = KAI_CONF_BOOL,
 	  .offset = F(read_only), .def = "false", .flags = KAI_CONF_ITEM,
 	  .help = "mounted read-only in jobs" },
+
+	{ .key = "limits.connections", .type = KAI_CONF_INTEGER,
+	  .offset = D(max_conns), .def = "1024", .min = 1, .max = 1000000,
+	  .help = "client connections kaid holds at once; more are refused" },
+	{ .key = "limits.connections_per_peer", .type = KAI_CONF_INTEGER,
+	  .offset = D(max_conns_per_peer), .def = "64", .min = 1,
+	  .max = 1000000,
+	  .help = "client connections from one address at once" },
+	{ .key = "limits.unauthenticated_size", .type = KAI_CONF_SIZE,
+	  .offset = D(preauth_bytes), .def = "64K",
+	  .min = FRAME_HEAD_MAX, .max = FRAME_HEAD_MAX + MIB,
+	  .scale = 1, .unit = "bytes",
+	  .help = "bytes read from a connection before the credential of "
+		  "its request is verified" },
+	{ .key = "limits.header_timeout", .type = KAI_CONF_DURATION,
+	  .offset = D(header_timeout_ms), .def = "10s", .min = 100,
+	  .max = 60 * 60 * 1000, .unit = "ms",
+	  .help = "time from a request's first byte to its verified "
+		  "credential" },
+	{ .key = "limits.idle_timeout", .type = KAI_CONF_DURATION,
+	  .offset = D(idle_timeout_ms), .def = "60s", .min = 100,
+	  .max = DAY_MS, .unit = "ms",
+	  .help = "a connection that completes no request and reads no "
+		  "answer this long is closed" },
+	{ .key = "limits.output_size", .type = KAI_CONF_SIZE,
+	  .offset = D(output_bytes), .def = "16M", .min = 1024 * 1024,
+	  .max = 1024 * MIB, .scale = 1, .unit = "bytes",
+	  .help = "answer bytes queued to one client; more closes it" },
+	{ .key = "limits.http_connections", .type = KAI_CONF_INTEGER,
+	  .offset = D(http_max_conns), .def = "64", .min = 2, .max = 100000,
+	  .help = "HTTP connections at once; a new one displaces the "
+		  "oldest still without a request" },
+	{ .key = "limits.http_connections_per_peer", .type = KAI_CONF_INTEGER,
+	  .offset = D(http_max_conns_per_peer), .def = "8", .min = 1,
+	  .max = 100000,
+	  .help = "HTTP connections from one address at once" },
+	{ .key = "limits.http_timeout", .type = KAI_CONF_DURATION,
+	  .offset = D(http_timeout_ms), .def = "2s", .min = 100,
+	  .max = 60 * 1000, .unit = "ms",
+	  .help = "time to send an HTTP request head" },
 
 	{ .key = "operators", .type = KAI_CONF_UIDS, .offset = D(operators),
 	  .count_offset = D(noperators), .def = "[]", .max = 1024,

@@ -17,13 +17,15 @@
  *	ok uid=U gid=G			the reply to --ping
  *	error CODE NAME: message	KAI_MSG_ERROR (e.g. "error -5 EAUTH: ...")
  *
- * `kai-rawreq --make-submit-body SCRIPT OUT` writes the body of a minimal
- * submission of SCRIPT (working directory: the current one) to OUT, for
- * the tests to send, save and replay.  `kai-rawreq --make-query-body
- * STATE-MASK FLAGS OUT` writes a QUERY body asking for exactly those state
- * bits and KAI_QUERY_* flags, which no client sends in every combination.
- * The jobs of a QUERY_REPLY are printed before the "ok" line, one per
- * line: "job ID uid=UID STATE workdir=DIR".
+ * `kai-rawreq --make-submit-body SCRIPT OUT [PARTITION [NAME]]` writes the
+ * body of a minimal submission of SCRIPT (working directory: the current
+ * one) to OUT, for the tests to send, save and replay; PARTITION and NAME
+ * are sent as they are, unchecked, as a hostile client would.
+ * `kai-rawreq --make-query-body STATE-MASK FLAGS OUT` writes a QUERY body
+ * asking for exactly those state bits and KAI_QUERY_* flags, which no
+ * client sends in every combination.  The jobs of a QUERY_REPLY are
+ * printed before the "ok" line, one per line: "job ID uid=UID STATE
+ * workdir=DIR".
  *
  * Exit status: 0 ok, 1 error reply, 2 usage, 3 no usable reply
  * (connection, credential or a broken reply frame; reason on stderr).
@@ -388,7 +390,8 @@ bad:
 
 /* Encodes a minimal submission of script into the file out. */
 static int
-make_submit_body(const char *script, const char *out)
+make_submit_body(const char *script, const char *out, const char *queue,
+    const char *name)
 {
 	struct kai_jobspec js;
 	struct kai_buf b, body;
@@ -405,7 +408,8 @@ make_submit_body(const char *script, const char *out)
 	r = read_file(script, &b);
 	js.script = b.data;
 	js.workdir = cwd;
-	js.name = (char *)"rawreq";
+	js.name = (char *)(name != NULL ? name : "rawreq");
+	js.queue = (char *)queue;
 	js.time_limit_s = KAI_TIME_UNSET;
 	if (r == 0 && kai_msg_submit_encode(&body, &js) != 0) {
 		client_error(PROG, NULL, "could not encode \"%s\"", script);
@@ -456,8 +460,10 @@ main(int argc, char **argv)
 	struct opts o;
 	int fd = -1, r, rc;
 
-	if (argc == 4 && strcmp(argv[1], "--make-submit-body") == 0)
-		return make_submit_body(argv[2], argv[3]);
+	if (argc >= 4 && argc <= 6 &&
+	    strcmp(argv[1], "--make-submit-body") == 0)
+		return make_submit_body(argv[2], argv[3],
+		    argc >= 5 ? argv[4] : NULL, argc >= 6 ? argv[5] : NULL);
 	if (argc == 5 && strcmp(argv[1], "--make-query-body") == 0)
 		return make_query_body(argv[2], argv[3], argv[4]);
 	if (parse_opts(argc, argv, &o) != 0)

@@ -292,7 +292,7 @@ test_validate(void)
 	js.name = kai_xstrdup("");
 	spec_bad(&js, "job name is empty", "empty name");
 	js.name = kai_xstrdup("a\nb");
-	spec_bad(&js, "job name \"a\nb\" contains a control character",
+	spec_bad(&js, "job name \"a\\nb\" contains a control character",
 	    "newline in name");
 	js.queue = kai_xmalloc(KAI_JOB_NAME_MAX + 2);
 	memset(js.queue, 'q', KAI_JOB_NAME_MAX + 1);
