@@ -68,7 +68,7 @@ acked=$(cat "$T"/storm.* | sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p' | so
 nacked=$(echo "$acked" | grep -c .)
 diag "$nacked of 160 submissions acknowledged"
 ok "submissions were acknowledged before and after the kill" test "$nacked" -gt 40
-stored=$(stack_psql "select count(*) from jobs where id in ($(echo $acked | tr ' ' ','))")
+stored=$(stack_psql "select count(*) from jobs where id in ($(echo "$acked" | paste -sd,))")
 is "every acknowledged job is stored" "$stored" "$nacked"
 
 done_all()
