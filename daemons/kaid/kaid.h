@@ -486,6 +486,8 @@ void reads_close(struct kaid *k);
  */
 struct read_call *reads_call_new(struct kaid *k, const struct rpc_req *req);
 void reads_sent(struct kaid *k);
+/* Before a send on k->rdb that has no client (usage.c); then reads_sent(). */
+void reads_begin(struct kaid *k);
 /* The client to answer, or NULL when it went away. */
 struct conn *reads_call_conn(const struct read_call *c);
 struct kaid *reads_call_kaid(const struct read_call *c);

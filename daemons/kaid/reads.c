@@ -2,8 +2,8 @@
 /*
  * reads.c: the long reads, off the loop's critical path.
  *
- * kacct's history and kacct --report may read many rows, or wait on a
- * lock; on kaid's main connection (synchronous) they stalled the
+ * kacct's history, kacct --report and the refresh of the usage of
+ * finished jobs (usage.c) may read many rows, or wait on a lock; on kaid's main connection (synchronous) they stalled the
  * scheduler and every other client meanwhile.  They go to a second
  * connection, k->rdb, driven asynchronously (src/db/db_async.c): the
  * request is sent, the client's reply deferred, the connection's socket
@@ -103,6 +103,12 @@ reads_call_new(struct kaid *k, const struct rpc_req *req)
 	k->reads = c;
 	disarm(k);	/* the send may reopen the connection */
 	return c;
+}
+
+void
+reads_begin(struct kaid *k)
+{
+	disarm(k);
 }
 
 void

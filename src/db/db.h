@@ -323,6 +323,12 @@ int kai_db_usage_load(struct kai_db *db, int64_t now, int64_t window_s,
     int64_t half_life_s, struct kai_db_usage **u, size_t *n,
     struct kai_err *err) KAI_MUST_CHECK;
 void kai_db_usage_free(struct kai_db_usage *u, size_t n);
+/* kai_db_usage_load() with db_async.c: fn gets the rows. */
+typedef void kai_db_usage_fn(int code, const struct kai_err *err,
+    struct kai_db_usage *rows, size_t n, void *ctx);
+int kai_db_usage_send(struct kai_db *db, int64_t now, int64_t window_s,
+    int64_t half_life_s, kai_db_usage_fn *fn, void *ctx,
+    struct kai_err *err) KAI_MUST_CHECK;
 
 /*
  * kacct --report: one row per (queue, user) over [q->start, q->end), with

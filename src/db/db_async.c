@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * db_async.c: the long reads (kacct's history, kacct --report) without
- * blocking the caller's loop.
+ * db_async.c: the long reads (kacct's history, kacct --report, the usage
+ * of finished jobs) without blocking the caller's loop.
  *
  * They run on a connection of their own (a second struct kai_db, opened
  * by kaid for reads only), with libpq's asynchronous calls: the statement
@@ -31,7 +31,8 @@
 
 enum areq_kind {
 	AREQ_JOBS,
-	AREQ_REPORT
+	AREQ_REPORT,
+	AREQ_USAGE
 };
 
 struct areq {
@@ -42,6 +43,7 @@ struct areq {
 	union {
 		kai_db_jobs_fn *jobs;
 		kai_db_report_fn *report;
+		kai_db_usage_fn *usage;
 	} fn;
 	void *ctx;
 	struct areq *next;
@@ -66,7 +68,8 @@ static const char *
 what_of(const struct areq *a)
 {
 	return a->kind == AREQ_JOBS ? "could not query jobs" :
-	    "could not read the report";
+	    a->kind == AREQ_REPORT ? "could not read the report" :
+	    "could not load the usage";
 }
 
 /* Converts res (NULL: err says why) and runs a's callback; frees a. */
@@ -75,6 +78,7 @@ deliver(struct kai_db *db, struct areq *a, PGresult *res, struct kai_err *err)
 {
 	struct kai_jobinfo *jobs = NULL;
 	struct kai_report_row *rows = NULL;
+	struct kai_db_usage *usage = NULL;
 	size_t n = 0;
 	int code = 0;
 
@@ -84,13 +88,17 @@ deliver(struct kai_db *db, struct areq *a, PGresult *res, struct kai_err *err)
 		code = kai_db_errcode(err);
 	else if (a->kind == AREQ_JOBS)
 		code = kai_db_jobs_query_rows(res, &jobs, &n, err);
-	else
+	else if (a->kind == AREQ_REPORT)
 		code = kai_db_report_rows(res, &rows, &n, err);
+	else
+		code = kai_db_usage_rows(res, &usage, &n, err);
 	PQclear(res);
 	if (a->kind == AREQ_JOBS)
 		a->fn.jobs(code, code != 0 ? err : NULL, jobs, n, a->ctx);
-	else
+	else if (a->kind == AREQ_REPORT)
 		a->fn.report(code, code != 0 ? err : NULL, rows, n, a->ctx);
+	else
+		a->fn.usage(code, code != 0 ? err : NULL, usage, n, a->ctx);
 	kai_db_params_fini(&a->p);
 	free(a->sql);
 	free(a);
@@ -233,6 +241,20 @@ kai_db_report_send(struct kai_db *db, const struct kai_report_req *q,
 		free(a);
 		return kai_db_errcode(err);
 	}
+	return enqueue(db, a, err);
+}
+
+int
+kai_db_usage_send(struct kai_db *db, int64_t now, int64_t window_s,
+    int64_t half_life_s, kai_db_usage_fn *fn, void *ctx, struct kai_err *err)
+{
+	struct areq *a = kai_xcalloc(1, sizeof(*a));
+
+	a->kind = AREQ_USAGE;
+	a->fn.usage = fn;
+	a->ctx = ctx;
+	kai_db_params_init(&a->p);
+	a->sql_static = kai_db_usage_sql(&a->p, now, window_s, half_life_s);
 	return enqueue(db, a, err);
 }
 

@@ -194,6 +194,11 @@ const char *kai_db_report_sql(struct kai_db_params *p,
 int kai_db_report_rows(PGresult *res, struct kai_report_row **out, size_t *n,
     struct kai_err *err) KAI_MUST_CHECK;
 
+const char *kai_db_usage_sql(struct kai_db_params *p, int64_t now,
+    int64_t window_s, int64_t half_life_s);
+int kai_db_usage_rows(PGresult *res, struct kai_db_usage **out, size_t *n,
+    struct kai_err *err) KAI_MUST_CHECK;
+
 /* db_leader.c: takes the lead's lock again (*got: whether it did). */
 int kai_db_leader_lock(struct kai_db *db, bool *got, struct kai_err *err)
     KAI_MUST_CHECK;

@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-# t4310-slow-read: a long read (kacct's history, here one that waits on a
-# lock, as a read of a huge history would take its time) no longer holds
-# up kaid: another user's kqueue is answered meanwhile, and
+# t4310-slow-read: a long read (kacct's history, kacct --report, the
+# usage refresh; here each waits on a lock, as a read of a huge history
+# would take its time) no longer holds up kaid: another user's kqueue is answered meanwhile, and
 # database_timeout (kaid.yaml) bounds the read.  kacct used to run on
 # kaid's only connection, synchronously, and everything waited for it.
 
@@ -68,5 +68,22 @@ is "and kacct answers again afterwards" \
 out=$(as_user "$A" kacct --report -S now-1days -E now -n -P 2>&1)
 is "kacct --report goes the same way" "$?" 0
 like "and reports alice's job" "$out" "$A"
+
+# The usage refresh (every scheduling.usage_refresh) reads the jobs table
+# too: while it waits, the ticks and the clients go on.
+kaid_stop
+KAID_CONF_EXTRA="scheduling:
+  usage_refresh: 1s"
+stack_write_conf "$T"
+kaid_start || bail_out "kaid did not restart"
+sleep 1.5
+lock_jobs 10
+sleep 2		# a refresh is now waiting for the lock
+out=$(as_user "$B" timeout 4 kqueue --noheader 2>&1)
+is "kqueue is answered while a usage refresh waits" "$?" 0
+out=$(as_user "$B" timeout 4 kshare 2>&1)
+is "and kshare, from the last tick's figures" "$?" 0
+wait "$LOCKER"
+ok "kaid is still up" kill -0 "$(cat "$T/kaid.pid")"
 
 done_testing
