@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * db_leader.c: one leader among several kaid (sql/010-leader.sql).
+ * db_leader.c: one leader among several kaid (sql/011-leader.sql).
  *
  * The leader is the kaid whose main connection holds the session advisory
  * lock KAI_DB_LEADER_LOCK: PostgreSQL releases it when that connection

@@ -106,9 +106,12 @@ refused: too many connections from 127.0.0.8 (40)"
 # 6. 150 connections in all: the next is refused with a one-line reason,
 # and the idle timeout frees the slots while the attacker still holds.
 for src in 127.0.0.9 127.0.0.10 127.0.0.11 127.0.0.12; do
-	bg attack --src "$src" --seconds 6 hold 40 idle >"$T/all.$src"
+	bg attack --src "$src" --seconds 6 --ready "$T/ready.$src" \
+	    hold 40 idle >"$T/all.$src"
 done
-sleep 1.2
+for src in 127.0.0.9 127.0.0.10 127.0.0.11 127.0.0.12; do
+	stack_wait_file "$T/ready.$src" 100
+done
 out=$(as_user "$A" kqueue --noheader 2>&1)
 rc=$?
 is "a client past the total limit is refused: exit 1" "$rc" 1

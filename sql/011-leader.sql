@@ -1,6 +1,6 @@
 -- SPDX-License-Identifier: GPL-3.0-or-later
 --
--- 010-leader.sql: which kaid leads, and the fencing token of its reign.
+-- 011-leader.sql: which kaid leads, and the fencing token of its reign.
 --
 -- Several kaid may run against one database; the one holding the
 -- session advisory lock KAI_DB_LEADER_LOCK leads (schedules, creates
