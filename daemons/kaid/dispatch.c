@@ -139,12 +139,22 @@ on_created(int code, const struct kai_err *err, void *ctx)
 	struct pod_call *pc = ctx;
 
 	metrics_kube_call(&pc->k->metrics, METRICS_CREATE, code);
-	if (code != 0 && code != KAI_EEXIST) {
-		kai_log_warn("job %" PRIu64 ": could not create pod \"%s\": %s",
-		    pc->job_id, pc->pod, kai_err_msg(err));
+	if (code == KAI_EAGAIN) {	/* kaid is stopping */
 		call_free(pc);
 		return;
 	}
+	if (code != 0 && code != KAI_EEXIST) {
+		/* Free first: failing the job deletes its pods. */
+		struct kaid *k = pc->k;
+		uint64_t job_id = pc->job_id;
+		char *pod = kai_xstrdup(pc->pod);
+
+		call_free(pc);
+		podfail_refused(k, job_id, pod, code, err);
+		free(pod);
+		return;
+	}
+	podfail_forget(pc->k, pc->pod);
 	kai_kube_pod_bind(pc->k->kube, pc->pod, pc->node, on_bound, pc);
 }
 
@@ -335,7 +345,8 @@ dispatch_ensure_pods(struct kaid *k, struct kai_job *j)
 		const struct kai_alloc *a = &j->allocs[t];
 		const struct pod_rec *r = kai_map_get(&k->pods, a->pod);
 
-		if (kai_map_get(&k->inflight, a->pod) != NULL)
+		if (kai_map_get(&k->inflight, a->pod) != NULL ||
+		    podfail_waiting(k, a->pod))
 			continue;
 		if (r != NULL && r->node[0] != '\0')
 			continue;	/* exists and bound */
@@ -392,6 +403,7 @@ dispatch_delete_pod(struct kaid *k, const char *pod, int64_t grace_s)
 
 	if ((r = kai_map_get(&k->pods, pod)) != NULL)
 		r->deleting = true;
+	podfail_forget(k, pod);
 	pc->k = k;
 	pc->pod = kai_xstrdup(pod);
 	kai_kube_pod_delete(k->kube, pod, grace_s, on_deleted, pc);

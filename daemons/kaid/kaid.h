@@ -32,6 +32,7 @@
 struct conn;
 struct log_stream;
 struct writeq;
+struct read_call;
 
 /* A submission waiting for the group commit at the end of the iteration. */
 struct submit {
@@ -123,10 +124,26 @@ struct kaid {
 	struct deps *deps;	  /* deps.c: finished targets */
 	bool tick_again;	  /* arrays.c: tasks left to start: tick soon */
 	struct writeq *writeq;	  /* writeq.c: changes not yet recorded */
+	struct kai_map pod_backoff; /* podfail.c: pod name -> next create */
+	struct kai_db *rdb;	  /* reads.c: the connection for long reads */
+	int rdb_fd;		  /* its socket while the loop watches it */
+	struct read_call *reads;  /* reads waiting for their answer */
+	bool leading;		  /* leader.c: this kaid holds the lead */
+	uint64_t leader_timer;	  /* a standby's next try */
+	int schema_version;
+	int exit_code;		  /* of main(), once the loop stops */
 };
 
 /* kaid.c */
 int64_t kaid_now(void);
+/* The leader's start: state, cluster, client port, ticks. */
+int kaid_lead(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
+
+/* leader.c: one leader among several kaid (doc/architecture.md) */
+/* Leads at once, or waits as a standby and leads when the lead is free. */
+int leader_start(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
+/* Stops kaid when the database says another kaid took the lead. */
+void leader_check(struct kaid *k);
 
 /* server.c */
 /* The numeric address of sa (len bytes), "unknown" if it has none. */
@@ -493,6 +510,37 @@ size_t writeq_len(const struct kaid *k);
 /* Records what it can, in order; a job whose end is recorded finishes. */
 void writeq_retry(struct kaid *k);
 void writeq_free(struct kaid *k);
+
+/* reads.c: long reads on their own connection (k->rdb), replies deferred */
+int reads_open(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
+void reads_close(struct kaid *k);
+/*
+ * A read for req's client: call before kai_db_*_send(k->rdb, ...) with the
+ * result as the callback's ctx, then reads_sent() whatever the send gave.
+ */
+struct read_call *reads_call_new(struct kaid *k, const struct rpc_req *req);
+void reads_sent(struct kaid *k);
+/* Before a send on k->rdb that has no client (usage.c); then reads_sent(). */
+void reads_begin(struct kaid *k);
+/* The client to answer, or NULL when it went away. */
+struct conn *reads_call_conn(const struct read_call *c);
+struct kaid *reads_call_kaid(const struct read_call *c);
+/* Frees c; resume: the reply was deferred, let the client go on. */
+void reads_call_done(struct read_call *c, bool resume);
+void reads_forget_conn(struct kaid *k, struct conn *conn);
+
+/* podfail.c: the API server refused a pod create */
+/*
+ * The pod's own fault (400, 413, 422, an admission 403) fails its
+ * CONFIGURING job with the server's message as the reason; any other
+ * refusal delays the next create of that pod, doubling each time.
+ */
+void podfail_refused(struct kaid *k, uint64_t job_id, const char *pod,
+    int code, const struct kai_err *err);
+/* Whether pod must not be created yet (its delay runs). */
+bool podfail_waiting(const struct kaid *k, const char *pod);
+/* Created or deleted: its delay is forgotten. */
+void podfail_forget(struct kaid *k, const char *pod);
 
 /* evict.c */
 /*

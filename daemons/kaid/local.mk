@@ -10,12 +10,15 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/httpd.c \
 	daemons/kaid/kaid.c \
 	daemons/kaid/kaid.h \
+	daemons/kaid/leader.c \
 	daemons/kaid/metrics.c \
 	daemons/kaid/metrics.h \
 	daemons/kaid/podenv.c \
+	daemons/kaid/podfail.c \
 	daemons/kaid/podspec.c \
 	daemons/kaid/pools.c \
 	daemons/kaid/queues.c \
+	daemons/kaid/reads.c \
 	daemons/kaid/reconcile.c \
 	daemons/kaid/rpc.c \
 	daemons/kaid/rpc_array.c \

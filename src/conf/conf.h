@@ -71,6 +71,7 @@ struct kai_conf {
 	char *listen;			/* "host:port" for clients; 127.0.0.1:6820 */
 	char *http_listen;		/* health and metrics; "off"; 127.0.0.1:6821 */
 	char *database;			/* libpq conninfo; required */
+	int64_t db_timeout_ms;		/* statement_timeout; 0 = none; 30 s */
 	char *munge_socket;		/* NULL = munged's default */
 	int log_level;			/* enum kai_log_level; "info" */
 	/* kubernetes: */

@@ -58,6 +58,11 @@ static const struct kai_conf_entry daemon_entries[] = {
 	{ .key = "database", .type = KAI_CONF_STRING, .offset = D(database),
 	  .min = 1, .max = 4096, .flags = KAI_CONF_REQUIRED | KAI_CONF_SECRET,
 	  .help = "libpq connection string of the kaibatch database" },
+	{ .key = "database_timeout", .type = KAI_CONF_DURATION,
+	  .offset = D(db_timeout_ms), .def = "30s", .min = 0,
+	  .max = 24 * 60 * 60 * 1000, .unit = "ms",
+	  .help = "PostgreSQL statement_timeout of every statement kaid "
+		  "runs (kacct's history, reports); 0 = none" },
 	{ .key = "munge_socket", .type = KAI_CONF_PATH,
 	  .offset = D(munge_socket), .max = 4095,
 	  .help = "munged socket; unset = munged's default" },

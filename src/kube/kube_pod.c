@@ -7,7 +7,8 @@
  * status the apiserver gives (201 for create and bind, 200 or 202 for
  * delete), 409 as KAI_EEXIST (the pod exists, or is already bound: pod
  * names are deterministic, so kaid adopts rather than retries), 404 as
- * KAI_ENOENT, 403 as KAI_EPERM, and the rest as KAI_EKUBE with the
+ * KAI_ENOENT, 403 as KAI_EPERM, 400, 413 and 422 (the request itself is
+ * wrong) as KAI_EINVAL, and the rest as KAI_EKUBE, each with the
  * server's Status message: `could not create pod "kai-42-0": HTTP 422:
  * ...`.  kai_kube_pending() counts these calls (not the watches, which
  * never end), sent or waiting for one of the KUBE_CALLS_MAX slots.

@@ -102,6 +102,7 @@ test_defaults(void)
 	is_str(c->listen, "127.0.0.1:6820", "default listen");
 	is_str(c->http_listen, "127.0.0.1:6821", "default http_listen");
 	is_str(c->database, "dbname=kaibatch", "database as given");
+	is_int(c->db_timeout_ms, 30000, "default database_timeout 30 s");
 	ok(c->munge_socket == NULL && c->kubeconfig == NULL &&
 	    c->kube_context == NULL, "optional paths unset by default");
 	is_int(c->log_level, KAI_LOG_INFO, "default log_level is info");
