@@ -28,6 +28,7 @@
 #include "base/strconv.h"
 #include "base/xmalloc.h"
 #include "client.h"
+#include "client_main.h"
 #include "cliopt.h"
 #include "filters.h"
 #include "jobfields.h"
@@ -660,40 +661,61 @@ run_report(const struct opts *o)
 	return kacct_report_run(prog, &r);
 }
 
+/* kacct's state, from its command line to its exit. */
+struct kacct {
+	struct opts o;
+	struct columns c;
+	int64_t now;
+};
+
+static int
+main_parse(void *ctx, int argc, char **argv, enum client_action *act,
+    struct kai_err *err)
+{
+	struct kacct *k = ctx;
+	int r;
+
+	if ((r = parse_args(&k->o, argc, argv, k->now, err)) != 0 ||
+	    (r = parse_fields(k->o.format != NULL ? k->o.format
+		    : k->o.lng                  ? FIELDS_LONG
+						: FIELDS_DEFAULT,
+		 &k->c, err)) != 0)
+		return r;
+	/* --helpformat, like -h, comes before -V */
+	*act = client_action_of(k->o.help, k->o.version && !k->o.helpformat);
+	return 0;
+}
+
+static int
+main_run(void *ctx)
+{
+	struct kacct *k = ctx;
+
+	if (k->o.helpformat) {
+		print_helpformat();
+		return CLIENT_EXIT_OK;
+	}
+	return k->o.report ? run_report(&k->o) : run(&k->o, &k->c, k->now);
+}
+
+static void
+main_fini(void *ctx)
+{
+	struct kacct *k = ctx;
+
+	kai_query_fini(&k->o.q);
+	filter_free_names(k->o.names, k->o.nnames);
+	filter_free_names(k->o.accounts, k->o.naccounts);
+}
+
 int
 main(int argc, char **argv)
 {
-	struct opts o;
-	struct columns c;
-	struct kai_err err;
-	int64_t now = (int64_t)time(NULL);
-	int rc = CLIENT_EXIT_USAGE;
+	const struct client_prog p = {prog, synopsis, table, KAI_NELEM(table),
+	    main_parse, main_run, main_fini};
+	struct kacct k;
 
-	memset(&o, 0, sizeof(o));
-	memset(&c, 0, sizeof(c));
-	kai_err_clear(&err);
-	if (parse_args(&o, argc, argv, now, &err) != 0 ||
-	    parse_fields(o.format != NULL ? o.format
-		    : o.lng               ? FIELDS_LONG
-					  : FIELDS_DEFAULT,
-		&c, &err) != 0) {
-		client_error(prog, err.hint, "%s", kai_err_msg(&err));
-		goto out;
-	}
-	rc = CLIENT_EXIT_OK;
-	if (o.help)
-		cliopt_usage(stdout, synopsis, table, KAI_NELEM(table));
-	else if (o.helpformat)
-		print_helpformat();
-	else if (o.version)
-		(void)printf("%s (kaibatch) %s\n", prog, PACKAGE_VERSION);
-	else if (o.report)
-		rc = run_report(&o);
-	else
-		rc = run(&o, &c, now);
-out:
-	kai_query_fini(&o.q);
-	filter_free_names(o.names, o.nnames);
-	filter_free_names(o.accounts, o.naccounts);
-	return rc;
+	memset(&k, 0, sizeof(k));
+	k.now = (int64_t)time(NULL);
+	return client_main(&p, &k, argc, argv);
 }

@@ -29,6 +29,7 @@
 #include "base/err.h"
 #include "base/xmalloc.h"
 #include "client.h"
+#include "client_main.h"
 #include "cliopt.h"
 #include "filters.h"
 #include "jobquery.h"
@@ -297,29 +298,41 @@ cancel(struct opts *o)
 	return res.refused > 0 ? CLIENT_EXIT_REFUSED : CLIENT_EXIT_OK;
 }
 
+static int
+main_parse(void *ctx, int argc, char **argv, enum client_action *act,
+    struct kai_err *err)
+{
+	struct opts *o = ctx;
+	int r;
+
+	if ((r = parse_args(o, argc, argv, err)) == 0)
+		*act = client_action_of(o->help, o->version);
+	return r;
+}
+
+static int
+main_run(void *ctx)
+{
+	return cancel((struct opts *)ctx);
+}
+
+static void
+main_fini(void *ctx)
+{
+	struct opts *o = ctx;
+
+	kai_cancel_fini(&o->c);
+	free(o->tasks);
+	filter_free_names(o->names, o->nnames);
+}
+
 int
 main(int argc, char **argv)
 {
+	const struct client_prog p = {prog, synopsis, table, KAI_NELEM(table),
+	    main_parse, main_run, main_fini};
 	struct opts o;
-	struct kai_err err;
-	int rc;
 
 	memset(&o, 0, sizeof(o));
-	kai_err_clear(&err);
-	if (parse_args(&o, argc, argv, &err) != 0) {
-		client_error(prog, NULL, "%s", kai_err_msg(&err));
-		rc = CLIENT_EXIT_USAGE;
-	} else if (o.help) {
-		cliopt_usage(stdout, synopsis, table, KAI_NELEM(table));
-		rc = CLIENT_EXIT_OK;
-	} else if (o.version) {
-		(void)printf("%s (kaibatch) %s\n", prog, PACKAGE_VERSION);
-		rc = CLIENT_EXIT_OK;
-	} else {
-		rc = cancel(&o);
-	}
-	kai_cancel_fini(&o.c);
-	free(o.tasks);
-	filter_free_names(o.names, o.nnames);
-	return rc;
+	return client_main(&p, &o, argc, argv);
 }

@@ -39,6 +39,7 @@
 #include "base/strconv.h"
 #include "base/xmalloc.h"
 #include "client.h"
+#include "client_main.h"
 #include "cliopt.h"
 #include "kctl.h"
 #include "output.h"
@@ -552,31 +553,55 @@ static const struct verb {
 	    KAI_NELEM(apply_table), q_apply},
 };
 
+/* A queue command, from its arguments to its exit. */
+struct verb_run {
+	const struct verb *v;
+	struct cmd c;
+};
+
+static int
+verb_parse(void *ctx, int argc, char **argv, enum client_action *act,
+    struct kai_err *err)
+{
+	struct verb_run *vr = ctx;
+	int r;
+
+	if ((r = parse_cmd(&vr->c, argc, argv, err)) == 0)
+		*act = client_action_of(vr->c.help, false);
+	return r;
+}
+
+static int
+verb_exec(void *ctx)
+{
+	struct verb_run *vr = ctx;
+
+	return vr->v->run(&vr->c);
+}
+
+static void
+verb_fini(void *ctx)
+{
+	struct verb_run *vr = ctx;
+
+	kai_queue_fini(&vr->c.ch.q);
+}
+
 static int
 run_verb(const struct verb *v, int argc, char **argv)
 {
 	const char *syn[2] = {v->synopsis, NULL};
-	struct kai_err err;
-	struct cmd c;
-	int rc;
+	const struct client_prog p = {prog, syn, v->table, v->ntable,
+	    verb_parse, verb_exec, verb_fini};
+	struct verb_run vr;
 
-	memset(&c, 0, sizeof(c));
-	c.verb = v->name;
-	c.table = v->table;
-	c.ntable = v->ntable;
-	kai_queue_init(&c.ch.q);
-	kai_err_clear(&err);
-	if (parse_cmd(&c, argc, argv, &err) != 0) {
-		client_error(prog, NULL, "%s", kai_err_msg(&err));
-		rc = CLIENT_EXIT_USAGE;
-	} else if (c.help) {
-		cliopt_usage(stdout, syn, v->table, v->ntable);
-		rc = CLIENT_EXIT_OK;
-	} else {
-		rc = v->run(&c);
-	}
-	kai_queue_fini(&c.ch.q);
-	return rc;
+	memset(&vr, 0, sizeof(vr));
+	vr.v = v;
+	vr.c.verb = v->name;
+	vr.c.table = v->table;
+	vr.c.ntable = v->ntable;
+	kai_queue_init(&vr.c.ch.q);
+	return client_main(&p, &vr, argc, argv);
 }
 
 /* "kctl [-hV] queue VERB ..." */

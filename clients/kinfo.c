@@ -25,6 +25,7 @@
 #include "base/err.h"
 #include "base/xmalloc.h"
 #include "client.h"
+#include "client_main.h"
 #include "cliopt.h"
 #include "filters.h"
 #include "model/hostlist.h"
@@ -692,33 +693,50 @@ run(const struct opts *o, struct layout *l)
 						      : CLIENT_EXIT_REFUSED;
 }
 
+/* kinfo's state, from its command line to its exit. */
+struct kinfo {
+	struct opts o;
+	struct layout l;
+};
+
+static int
+main_parse(void *ctx, int argc, char **argv, enum client_action *act,
+    struct kai_err *err)
+{
+	struct kinfo *k = ctx;
+	int r;
+
+	if ((r = parse_args(&k->o, argc, argv, err)) != 0)
+		return r;
+	*act = client_action_of(k->o.help, k->o.version);
+	return *act == CLIENT_RUN ? build_layout(&k->o, &k->l, err) : 0;
+}
+
+static int
+main_run(void *ctx)
+{
+	struct kinfo *k = ctx;
+
+	return run(&k->o, &k->l);
+}
+
+static void
+main_fini(void *ctx)
+{
+	struct kinfo *k = ctx;
+
+	layout_free(&k->l);
+	filter_free_names(k->o.parts, k->o.nparts);
+	filter_free_names(k->o.nodes, k->o.nnodes);
+}
+
 int
 main(int argc, char **argv)
 {
-	struct opts o;
-	struct layout l = {NULL, 0};
-	struct kai_err err;
-	int rc = CLIENT_EXIT_USAGE;
+	const struct client_prog p = {prog, synopsis, table, KAI_NELEM(table),
+	    main_parse, main_run, main_fini};
+	struct kinfo k;
 
-	memset(&o, 0, sizeof(o));
-	kai_err_clear(&err);
-	if (parse_args(&o, argc, argv, &err) != 0 ||
-	    (!o.help && !o.version && build_layout(&o, &l, &err) != 0)) {
-		client_error(prog, NULL, "%s", kai_err_msg(&err));
-		goto out;
-	}
-	if (o.help) {
-		cliopt_usage(stdout, synopsis, table, KAI_NELEM(table));
-		rc = CLIENT_EXIT_OK;
-	} else if (o.version) {
-		(void)printf("%s (kaibatch) %s\n", prog, PACKAGE_VERSION);
-		rc = CLIENT_EXIT_OK;
-	} else {
-		rc = run(&o, &l);
-	}
-out:
-	layout_free(&l);
-	filter_free_names(o.parts, o.nparts);
-	filter_free_names(o.nodes, o.nnodes);
-	return rc;
+	memset(&k, 0, sizeof(k));
+	return client_main(&p, &k, argc, argv);
 }

@@ -28,6 +28,7 @@
 #include "base/strconv.h"
 #include "base/xmalloc.h"
 #include "client.h"
+#include "client_main.h"
 #include "cliopt.h"
 #include "filters.h"
 #include "proto/msg_tools.h"
@@ -202,25 +203,31 @@ run(const struct opts *o)
 	return rc;
 }
 
+static int
+main_parse(void *ctx, int argc, char **argv, enum client_action *act,
+    struct kai_err *err)
+{
+	struct opts *o = ctx;
+	int r;
+
+	if ((r = parse_args(o, argc, argv, err)) == 0)
+		*act = client_action_of(o->help, o->version);
+	return r;
+}
+
+static int
+main_run(void *ctx)
+{
+	return run((struct opts *)ctx);
+}
+
 int
 main(int argc, char **argv)
 {
+	const struct client_prog p = {prog, synopsis, table, KAI_NELEM(table),
+	    main_parse, main_run, NULL};
 	struct opts o;
-	struct kai_err err;
 
 	memset(&o, 0, sizeof(o));
-	kai_err_clear(&err);
-	if (parse_args(&o, argc, argv, &err) != 0) {
-		client_error(prog, NULL, "%s", kai_err_msg(&err));
-		return CLIENT_EXIT_USAGE;
-	}
-	if (o.help) {
-		cliopt_usage(stdout, synopsis, table, KAI_NELEM(table));
-		return CLIENT_EXIT_OK;
-	}
-	if (o.version) {
-		(void)printf("%s (kaibatch) %s\n", prog, PACKAGE_VERSION);
-		return CLIENT_EXIT_OK;
-	}
-	return run(&o);
+	return client_main(&p, &o, argc, argv);
 }

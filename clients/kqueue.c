@@ -30,6 +30,7 @@
 #include "base/err.h"
 #include "base/xmalloc.h"
 #include "client.h"
+#include "client_main.h"
 #include "cliopt.h"
 #include "filters.h"
 #include "jobfields.h"
@@ -748,32 +749,49 @@ run(struct opts *o, const struct layout *l)
 	return show(o, l, jobs, n);
 }
 
+/* kqueue's state, from its command line to its exit. */
+struct kqueue {
+	struct opts o;
+	struct layout l;
+};
+
+static int
+main_parse(void *ctx, int argc, char **argv, enum client_action *act,
+    struct kai_err *err)
+{
+	struct kqueue *k = ctx;
+	int r;
+
+	if ((r = parse_args(&k->o, argc, argv, err)) != 0)
+		return r;
+	*act = client_action_of(k->o.help, k->o.version);
+	return *act == CLIENT_RUN ? build_layout(&k->o, &k->l, err) : 0;
+}
+
+static int
+main_run(void *ctx)
+{
+	struct kqueue *k = ctx;
+
+	return run(&k->o, &k->l);
+}
+
+static void
+main_fini(void *ctx)
+{
+	struct kqueue *k = ctx;
+
+	layout_free(&k->l);
+	opts_fini(&k->o);
+}
+
 int
 main(int argc, char **argv)
 {
-	struct opts o;
-	struct layout l = {NULL, 0};
-	struct kai_err err;
-	int rc = CLIENT_EXIT_USAGE;
+	const struct client_prog p = {prog, synopsis, table, KAI_NELEM(table),
+	    main_parse, main_run, main_fini};
+	struct kqueue k;
 
-	memset(&o, 0, sizeof(o));
-	kai_err_clear(&err);
-	if (parse_args(&o, argc, argv, &err) != 0 ||
-	    (!o.help && !o.version && build_layout(&o, &l, &err) != 0)) {
-		client_error(prog, NULL, "%s", kai_err_msg(&err));
-		goto out;
-	}
-	if (o.help) {
-		cliopt_usage(stdout, synopsis, table, KAI_NELEM(table));
-		rc = CLIENT_EXIT_OK;
-	} else if (o.version) {
-		(void)printf("%s (kaibatch) %s\n", prog, PACKAGE_VERSION);
-		rc = CLIENT_EXIT_OK;
-	} else {
-		rc = run(&o, &l);
-	}
-out:
-	layout_free(&l);
-	opts_fini(&o);
-	return rc;
+	memset(&k, 0, sizeof(k));
+	return client_main(&p, &k, argc, argv);
 }

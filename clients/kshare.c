@@ -28,6 +28,7 @@
 #include "base/err.h"
 #include "base/xmalloc.h"
 #include "client.h"
+#include "client_main.h"
 #include "cliopt.h"
 #include "filters.h"
 #include "output.h"
@@ -414,26 +415,39 @@ run(const struct opts *o)
 	return rc;
 }
 
+static int
+main_parse(void *ctx, int argc, char **argv, enum client_action *act,
+    struct kai_err *err)
+{
+	struct opts *o = ctx;
+	int r;
+
+	if ((r = parse_args(o, argc, argv, err)) == 0)
+		*act = client_action_of(o->help, o->version);
+	return r;
+}
+
+static int
+main_run(void *ctx)
+{
+	return run((struct opts *)ctx);
+}
+
+static void
+main_fini(void *ctx)
+{
+	struct opts *o = ctx;
+
+	kai_share_req_fini(&o->q);
+}
+
 int
 main(int argc, char **argv)
 {
+	const struct client_prog p = {prog, synopsis, table, KAI_NELEM(table),
+	    main_parse, main_run, main_fini};
 	struct opts o;
-	struct kai_err err;
-	int rc = CLIENT_EXIT_USAGE;
 
 	memset(&o, 0, sizeof(o));
-	kai_err_clear(&err);
-	if (parse_args(&o, argc, argv, &err) != 0) {
-		client_error(prog, NULL, "%s", kai_err_msg(&err));
-	} else if (o.help) {
-		cliopt_usage(stdout, synopsis, table, KAI_NELEM(table));
-		rc = CLIENT_EXIT_OK;
-	} else if (o.version) {
-		(void)printf("%s (kaibatch) %s\n", prog, PACKAGE_VERSION);
-		rc = CLIENT_EXIT_OK;
-	} else {
-		rc = run(&o);
-	}
-	kai_share_req_fini(&o.q);
-	return rc;
+	return client_main(&p, &o, argc, argv);
 }

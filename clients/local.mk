@@ -6,6 +6,8 @@
 noinst_LIBRARIES += clients/libkaicmd.a
 clients_libkaicmd_a_CPPFLAGS = $(AM_CPPFLAGS) $(JSONC_CFLAGS)
 clients_libkaicmd_a_SOURCES = \
+	clients/client_main.c \
+	clients/client_main.h \
 	clients/cliopt.c \
 	clients/cliopt.h \
 	clients/directives.c \
@@ -93,6 +95,13 @@ tests_unit_clients_nodequery_CPPFLAGS = $(CLIENT_CPPFLAGS) \
 tests_unit_clients_nodequery_LDADD = tests/lib/libtap.a $(CLIENT_LIBS)
 TESTS += tests/unit/clients-nodequery
 
+# client_main(), the main() of the client programs.
+check_PROGRAMS += tests/unit/clients-main
+tests_unit_clients_main_SOURCES = tests/unit/clients-main.c
+tests_unit_clients_main_CPPFLAGS = $(CLIENT_CPPFLAGS) -I$(top_srcdir)/clients
+tests_unit_clients_main_LDADD = tests/lib/libtap.a $(CLIENT_LIBS)
+TESTS += tests/unit/clients-main
+
 # Output, times and selection parsing shared by kqueue and kacct.
 check_PROGRAMS += tests/unit/clients-output
 tests_unit_clients_output_SOURCES = tests/unit/clients-output.c
@@ -135,8 +144,8 @@ dist_check_SCRIPTS += tests/unit/clients-parse-only.t
 # links only the core, the model, base and libyaml (STYLE b11), so the
 # scenario tests exercise exactly the scheduler kaid runs.
 bin_PROGRAMS += clients/ksim
-clients_ksim_SOURCES = \
-	clients/ksim.c \
+# Everything of ksim but its main(): the scenario fuzzer links it too.
+KSIM_CORE_SOURCES = \
 	clients/ksim.h \
 	clients/ksim_check.c \
 	clients/ksim_json.c \
@@ -147,6 +156,7 @@ clients_ksim_SOURCES = \
 	clients/scenario_pools.c \
 	clients/ytree.c \
 	clients/ytree.h
+clients_ksim_SOURCES = clients/ksim.c $(KSIM_CORE_SOURCES)
 clients_ksim_CPPFLAGS = $(AM_CPPFLAGS) $(YAML_CFLAGS)
 clients_ksim_LDADD = src/sched/libkaisched.a src/model/libkaimodel.a \
 	src/base/libkaibase.a $(YAML_LIBS)

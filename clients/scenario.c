@@ -258,8 +258,8 @@ load_config(struct sload *ld, const struct ynode *m)
 {
 	static const char *const keys[] = {"placement", "gpu_device_placement",
 	    "actions", "k_value", "default_staleness_grace_s",
-	    "max_consolidation_moves", NULL};
-	static const char *const node_pl[] = {"binpack", "spread", NULL};
+	    "max_consolidation_moves", "backfill_reservations", NULL};
+	static const char *const node_pl[] = {"binpack", "spread", "frag", NULL};
 	static const char *const dev_pl[] = {"pack", "spread", NULL};
 	struct kai_sched_config *c = &ld->sc->snap.config;
 	const struct ynode *n;
@@ -298,6 +298,11 @@ load_config(struct sload *ld, const struct ynode *m)
 		 &v)) != 0)
 		return rc;
 	c->max_consolidation_moves = (uint32_t)v;
+	v = c->bf_reservations;
+	if ((rc = sload_get_i64(ld, m, "backfill_reservations", 0, 1 << 20,
+		 &v)) != 0)
+		return rc;
+	c->bf_reservations = (uint32_t)v;
 	return 0;
 }
 

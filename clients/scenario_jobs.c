@@ -222,6 +222,7 @@ job_times(struct sload *ld, const struct ynode *m, size_t i,
 
 	j->created = (int64_t)i;
 	j->staleness_grace_s = KAI_SCHED_GRACE_DEFAULT;
+	j->time_limit_s = -1; /* none, as kai_sched_job_init() says */
 	if ((rc = sload_get_i64(ld, m, "created", INT64_MIN / 4, INT64_MAX / 4,
 		 &j->created)) != 0 ||
 	    (rc = sload_get_i64(ld, m, "stale_for_s", 0, INT32_MAX, &stale)) !=
@@ -232,7 +233,9 @@ job_times(struct sload *ld, const struct ynode *m, size_t i,
 		0 ||
 	    (rc = sload_get_i64(ld, m, "min_tasks", 0, (int64_t)j->ntasks,
 		 &min)) != 0 ||
-	    (rc = sload_get_bool(ld, m, "held", &held)) != 0)
+	    (rc = sload_get_bool(ld, m, "held", &held)) != 0 ||
+	    (rc = sload_get_i64(ld, m, "time_limit_s", -1, INT32_MAX,
+		 &j->time_limit_s)) != 0)
 		return rc;
 	j->stale_since = stale >= 0 ? SCENARIO_NOW - stale : KAI_SCHED_NO_TIME;
 	j->started = ran >= 0 ? SCENARIO_NOW - ran : KAI_SCHED_NO_TIME;
@@ -250,7 +253,7 @@ load_job(struct sload *ld, const struct ynode *m, size_t i, size_t *t)
 	static const char *const keys[] = {"name", "queue", "priority",
 	    "preemptible", "min_tasks", "state", "created", "topology",
 	    "stale_for_s", "staleness_grace_s", "tasks", "user",
-	    "running_for_s", "held", "pool", NULL};
+	    "running_for_s", "held", "time_limit_s", "pool", NULL};
 	static const char *const states[] = {"pending", "running", NULL};
 	struct scenario *sc = ld->sc;
 	struct kai_sched_snap_job *j = &sc->jobs[i];

@@ -16,6 +16,8 @@ INTEGRATION_TESTS = \
 	tests/integration/t1100-auth.t \
 	tests/integration/t1200-bad-input.t \
 	tests/integration/t1220-filesystems.t \
+	tests/integration/t1230-long-paths.t \
+	tests/integration/t1240-protocol.t \
 	tests/integration/t1210-submit-isolation.t \
 	tests/integration/t1250-client-limits.t \
 	tests/integration/t1251-http-limits.t \
@@ -50,7 +52,10 @@ INTEGRATION_TESTS = \
 	tests/integration/t6100-deps.t \
 	tests/integration/t6200-podenv.t \
 	tests/integration/t6210-podspec.t \
-	tests/integration/t6300-signal.t
+	tests/integration/t6300-signal.t \
+	tests/integration/t7000-node-job.t \
+	tests/integration/t7010-node-two.t \
+	tests/integration/t6400-umask.t
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/lib/hostlist-cases.txt \
@@ -61,14 +66,16 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 # The benchmarks that drive the whole stack (not run by make check).
 EXTRA_DIST += tests/bench/bench-kaid.sh tests/bench/bench-tools.sh \
 	tests/bench/bench-soak.sh tests/bench/bench-soak.py \
-	tests/bench/bench-dispatch.sh
+	tests/bench/bench-dispatch.sh tests/bench/bench-node.sh \
+	tests/bench/bench-node.py
 
 # `make check-unit`: the tests that need no stack (unit, scheduler and
-# pod tests: tests/unit, tests/sched, tests/pod), as the clang tier of
+# pod tests and the fuzz corpora: tests/unit, tests/sched, tests/pod,
+# tests/fuzz), as the clang tier of
 # contrib/run-tests.sh runs them.  Some start a private PostgreSQL.
 check-unit:
 	@t=; for x in $(TESTS); do \
-	    case $$x in tests/unit/*|tests/sched/*|tests/pod/*) t="$$t $$x" ;; esac; \
+	    case $$x in tests/unit/*|tests/sched/*|tests/pod/*|tests/fuzz/*) t="$$t $$x" ;; esac; \
 	done; \
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS="$$t"
 .PHONY: check-unit

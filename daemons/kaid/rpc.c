@@ -121,7 +121,7 @@ rpc_dispatch(struct kaid *k, struct conn *conn, const struct kai_frame_hdr *h,
 		server_reply_error(k, conn, err.code, err.msg, NULL);
 		return false;
 	}
-	kai_frame_digest(h->type, body, h->body_len, digest);
+	kai_frame_digest(h->version, h->type, body, h->body_len, digest);
 	if (memcmp(digest, who->digest, sizeof(digest)) != 0) {
 		kai_log_warn("%s request refused: credential does not match "
 		    "the request", e->name);

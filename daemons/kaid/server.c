@@ -184,11 +184,19 @@ conn_process(struct kaid *k, struct conn *c)
 
 	while (!c->waiting && !c->closing && c->in.len >= KAI_PROTO_HDR_LEN) {
 		if (kai_frame_hdr_decode(c->in.data, c->in.len, &h, &err) != 0) {
+			/*
+			 * A peer of another version is answered in its own
+			 * version: the header and ERROR body are the same
+			 * in all of them, so it can read why.
+			 */
+			if (h.magic == KAI_PROTO_MAGIC && h.version >= 1)
+				c->version = h.version;
 			kai_log_warn("client %s: %s", c->peer, err.msg);
 			server_reply_error(k, c, err.code, err.msg, NULL);
 			c->closing = true;
 			break;
 		}
+		c->version = h.version;
 		if (!c->authed) {
 			if (h.cred_len > 0 &&
 			    c->in.len < KAI_PROTO_HDR_LEN + (size_t)h.cred_len)
@@ -437,8 +445,8 @@ server_reply(struct kaid *k, struct conn *c, uint16_t type, uint32_t flags,
 {
 	if (c == NULL || c->closing)
 		return;
-	if (kai_frame_build(&c->out, type, flags, NULL, body->data,
-		body->len) != 0) {
+	if (kai_frame_build_version(&c->out, c->version != 0 ? c->version :
+	    KAI_PROTO_VERSION, type, flags, NULL, body->data, body->len) != 0) {
 		/*
 		 * The client reads slower than kaid answers, or not at all:
 		 * holding more for it is how it would exhaust kaid's memory.

@@ -18,6 +18,7 @@ struct conn {
 	struct kai_buf out;
 	bool waiting;		/* a deferred reply is due */
 	bool closing;		/* close once out is flushed */
+	uint16_t version;	/* of the last request: replies speak it */
 	bool authed;		/* the frame at in's head has a good credential */
 	struct rpc_cred who;	/* its identity and payload */
 	int64_t frame_ms;	/* loop time that frame began; valid if in.len */

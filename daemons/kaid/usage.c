@@ -378,6 +378,7 @@ usage_config(const struct kaid *k, struct kai_sched_config *c)
 	c->default_staleness_grace_s = f->sched_stale_grace_ms < 0 ? -1 :
 	    f->sched_stale_grace_ms / 1000;
 	c->max_consolidation_moves = (uint32_t)f->sched_max_moves;
+	c->bf_reservations = (uint32_t)f->sched_bf_reservations;
 	if (f->sched_nphases == 0)
 		return; /* unset: the phases the tick chose (snapshot.c) */
 	for (i = 0; i < f->sched_nphases; i++)

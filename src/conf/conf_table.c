@@ -35,7 +35,7 @@
 /* Index = enum kai_log_level (sys/log.h); tests/unit/conf-load checks it. */
 static const char *const log_levels[] = {"err", "warn", "info", "debug", NULL};
 /* Index = enum kai_sched_placement and enum kai_sched_action (sched/). */
-static const char *const placements[] = {"binpack", "spread", NULL};
+static const char *const placements[] = {"binpack", "spread", "frag", NULL};
 static const char *const gpu_placements[] = {"pack", "spread", NULL};
 static const char *const phases[] = {"allocate", "consolidation", "reclaim",
     "preempt", "stalegangeviction", NULL};
@@ -98,7 +98,7 @@ static const struct kai_conf_entry daemon_entries[] = {
 	{ .key = "scheduling.placement", .type = KAI_CONF_ENUM,
 	  .offset = D(sched_placement), .def = "binpack",
 	  .choices = placements,
-	  .help = "node order: binpack (fullest first) or spread" },
+	  .help = "node order: binpack (fullest first), spread or frag" },
 	{ .key = "scheduling.gpu_placement", .type = KAI_CONF_ENUM,
 	  .offset = D(sched_gpu_placement), .def = "pack",
 	  .choices = gpu_placements,
@@ -117,6 +117,10 @@ static const struct kai_conf_entry daemon_entries[] = {
 	{ .key = "scheduling.max_consolidation_moves", .type = KAI_CONF_INTEGER,
 	  .offset = D(sched_max_moves), .def = "16", .min = 0, .max = 4096,
 	  .help = "running tasks consolidation may move for one job" },
+	{ .key = "scheduling.backfill_reservations", .type = KAI_CONF_INTEGER,
+	  .offset = D(sched_bf_reservations), .def = "4", .min = 0,
+	  .max = 1024,
+	  .help = "jobs given a backfill reservation; 0 = no backfill" },
 	{ .key = "scheduling.usage_half_life", .type = KAI_CONF_DURATION,
 	  .offset = D(usage_half_life_ms), .def = "1d", .min = 0,
 	  .max = 365 * DAY_MS, .unit = "ms",

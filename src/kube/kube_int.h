@@ -187,6 +187,8 @@ void kube_watch_free(struct kube_watch *w);
  * the stream was ended (0 none, 1 relist, 2 error).
  */
 struct kube_watch *kube_watch_test_new(kai_kube_pod_fn *fn, void *ctx);
+/* The same for a node watch. */
+struct kube_watch *kube_watch_test_new_nodes(kai_kube_node_fn *fn, void *ctx);
 int kube_watch_test_feed(struct kube_watch *w, const char *p, size_t n);
 int kube_watch_test_end(const struct kube_watch *w);
 /* One list page (JSON text) as if a list request returned it. */

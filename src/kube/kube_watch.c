@@ -567,6 +567,15 @@ kube_watch_test_new(kai_kube_pod_fn *fn, void *ctx)
 	return w;
 }
 
+struct kube_watch *
+kube_watch_test_new_nodes(kai_kube_node_fn *fn, void *ctx)
+{
+	struct kube_watch *w = watch_new(NULL, false, ctx);
+
+	w->node_fn = fn;
+	return w;
+}
+
 int
 kube_watch_test_feed(struct kube_watch *w, const char *p, size_t n)
 {

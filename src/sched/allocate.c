@@ -16,7 +16,8 @@
  *
  * The first job of a leaf queue left waiting for resources says so; the
  * ones after it say that jobs ahead of them are waiting (Slurm's
- * "Priority").
+ * "Priority").  With backfill (backfill.c), the first jobs left waiting
+ * get reservations, and a job that would fit but for one says so.
  */
 #include "config.h"
 
@@ -26,25 +27,32 @@
 #include "base/xmalloc.h"
 #include "sched/sched_int.h"
 
+enum outcome {
+	PLACED = 0,
+	REFUSED, /* by admission: per queue, never remembered */
+	FAILED,  /* tried, did not fit */
+	KNOWN    /* its shape failed before: w is the stored reason */
+};
+
 /* Admission, the memo, then placement: the allocate step of job j. */
-static bool
+static enum outcome
 step(struct sess *S, struct kai_sched_memo *m, uint32_t j,
     struct kai_sched_why_info *w)
 {
 	const struct kai_sched_why_info *seen;
 
 	if (!kai_sched_admit(S, j, w))
-		return false;
+		return REFUSED;
+	kai_sched_bf_job(S, j, S->s->now);
 	if ((seen = kai_sched_memo_find(m, S, j)) != NULL) {
 		*w = *seen;
-		return false;
+		return KNOWN;
 	}
 	if (kai_sched_try_step(S, j, true, w))
-		return true;
-	/* Remember placement failures only: admission is per queue. */
-	if (w->why != KAI_SCHED_WHY_LIMIT && w->why != KAI_SCHED_WHY_NP_QUOTA)
-		kai_sched_memo_store(m, S, j, w);
-	return false;
+		return PLACED;
+	return w->why == KAI_SCHED_WHY_LIMIT || w->why == KAI_SCHED_WHY_NP_QUOTA
+	    ? REFUSED
+	    : FAILED;
 }
 
 static bool
@@ -53,20 +61,48 @@ want(const struct sess *S, uint32_t j)
 	return S->jobs[j].npending > 0 && !S->jobs[j].static_fail;
 }
 
+/*
+ * Backfill: a job that did not fit may fit but for a reservation
+ * (checked once per shape: the memo then holds that reason), or gets one
+ * of its own.  Returns the reason to show; *store is the one to remember
+ * for the shape (a reservation is this job's alone).
+ */
+static bool
+backfill(struct sess *S, uint32_t j, enum outcome how,
+    struct kai_sched_why_info *w, struct kai_sched_why_info *store)
+{
+	*store = *w;
+	if (how == KNOWN && w->why == KAI_SCHED_WHY_BACKFILL)
+		return true;
+	if (how == FAILED && kai_sched_bf_blocks(S, j, w)) {
+		*store = *w;
+		return true;
+	}
+	return kai_sched_bf_reserve(S, j, w);
+}
+
 /* A job left pending: a reason, and Priority for those behind it. */
 static void
-failed(struct sess *S, uint32_t j, struct kai_sched_why_info *w)
+failed(struct sess *S, struct kai_sched_memo *m, uint32_t j, enum outcome how,
+    struct kai_sched_why_info *w)
 {
 	uint32_t leaf = S->jobs[j].queue;
+	struct kai_sched_why_info store = *w;
 	bool waits = w->why == KAI_SCHED_WHY_RESOURCES ||
-	    w->why == KAI_SCHED_WHY_GANG || w->why == KAI_SCHED_WHY_TOPOLOGY;
+	    w->why == KAI_SCHED_WHY_GANG || w->why == KAI_SCHED_WHY_TOPOLOGY ||
+	    w->why == KAI_SCHED_WHY_BACKFILL;
+	bool bf = waits && S->bf_on && S->jobs[j].nactive == 0 &&
+	    backfill(S, j, how, w, &store);
 
+	/* Remember placement failures only: admission is per queue. */
+	if (how == FAILED)
+		kai_sched_memo_store(m, S, j, &store);
 	if (S->jobs[j].nactive > 0) {
 		kai_sched_set_why(S, j, w, true);
 		return;
 	}
 	kai_sched_est_note(S, j, w); /* candidates for start estimates */
-	if (waits && S->blocked[leaf] > 0) {
+	if (!bf && waits && S->blocked[leaf] > 0) {
 		struct kai_sched_why_info p;
 
 		kai_sched_why_clear(&p);
@@ -90,17 +126,21 @@ kai_sched_allocate(struct sess *S)
 
 	kai_sched_memo_init(&m);
 	memset(S->blocked, 0, S->nq * sizeof(*S->blocked));
+	S->bf_on = S->cf->bf_reservations > 0; /* until the cycle ends */
+	S->bf_clock = S->s->now;
 	kai_sched_order_init(&o, S, want);
 	while ((top = kai_sched_order_top(&o)) >= 0) {
 		uint32_t j = (uint32_t)top;
 		struct kai_sched_why_info w;
 
+		enum outcome how;
+
 		kai_sched_why_clear(&w);
-		if (step(S, &m, j, &w)) {
+		if ((how = step(S, &m, j, &w)) == PLACED) {
 			kai_sched_commit(S);
 			kai_sched_order_next(&o, j, S->jobs[j].npending > 0);
 		} else {
-			failed(S, j, &w);
+			failed(S, &m, j, how, &w);
 			kai_sched_order_next(&o, j, false);
 		}
 	}

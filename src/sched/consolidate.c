@@ -7,12 +7,19 @@
  * For a pending job, each task of its step that does not fit on idle
  * resources is given a node by moving others: on every node, the devices
  * the task could have once movable tasks left them (a device held by
- * anything that cannot move is out) are costed by how many tasks would
- * move; nodes are tried cheapest first, ties by name.  A try evicts the
+ * anything that cannot move is out) are costed by the jobs that would
+ * move.  Nodes are tried in KAI's victim order: the node whose most
+ * valuable victim has the lowest priority, then is the newest, first;
+ * then the fewest tasks moved; then the name.  A try evicts the
  * victim jobs (whole jobs: a gang moves together), pipelines the pending
  * task onto the freed devices, then re-places every victim task through
  * the normal placement; if one of them finds no place the try is rolled
  * back.  At most max_consolidation_moves tasks move per pending job.
+ *
+ * A job that requires one topology domain is consolidated inside each
+ * domain of that level in turn (place_in_domain()); the moved jobs may
+ * go anywhere, and the domain whose moves are cheapest in victim order
+ * wins.
  *
  * Movable: preemptible, running since before this cycle, no topology
  * constraint (a move could break it), not the pending job itself.  Like
@@ -37,9 +44,22 @@ struct cctx {
 	uint32_t *moving; /* tasks evicted by the current try */
 	uint32_t moved;   /* tasks moved for the current job */
 	uint32_t pend;    /* the pending job */
+	bool tany;        /* the current try moved a job: */
+	int64_t tprio;    /* ... the highest priority it moved */
+	int64_t tcreated; /* ... the oldest creation it moved */
 };
 
+/*
+ * A candidate node for one task: its victims' most valuable job (the
+ * highest priority, then the oldest creation among them) comes first in
+ * the order, then how many tasks move, then the name.  KAI's solver takes
+ * victims from the front of its victim queue -- lowest priority, then
+ * newest -- until the pending job fits, so the node whose victims are all
+ * cheaper jobs wins even when it moves more tasks.
+ */
 struct nodecost {
+	int64_t vprio;    /* highest priority among the victims */
+	int64_t vcreated; /* oldest creation among them */
 	uint32_t cost, rank, node;
 };
 
@@ -176,9 +196,13 @@ devices(const struct sess *S, const struct cctx *c, uint32_t t, uint32_t n)
 	return best >= 0 ? UINT64_C(1) << best : 0;
 }
 
-/* The victim jobs holding devs on node n; returns their task count. */
+/*
+ * The victim jobs holding devs on node n; returns their task count, and
+ * the victims' ordering keys into nc when it is not NULL.
+ */
 static uint32_t
-plan(const struct sess *S, struct cctx *c, uint32_t n, uint64_t devs)
+plan(const struct sess *S, struct cctx *c, uint32_t n, uint64_t devs,
+    struct nodecost *nc)
 {
 	uint32_t i, tasks = 0;
 
@@ -195,6 +219,12 @@ plan(const struct sess *S, struct cctx *c, uint32_t n, uint64_t devs)
 		c->seen[j] = 1;
 		c->vj[c->nvj++] = j;
 		tasks += S->jobs[j].nactive;
+		if (nc == NULL)
+			continue;
+		if (c->nvj == 1 || S->s->jobs[j].priority > nc->vprio)
+			nc->vprio = S->s->jobs[j].priority;
+		if (c->nvj == 1 || S->s->jobs[j].created < nc->vcreated)
+			nc->vcreated = S->s->jobs[j].created;
 	}
 	return tasks;
 }
@@ -221,15 +251,27 @@ move(struct sess *S, struct cctx *c, uint32_t t, uint32_t n)
 		goto fail;
 	kai_sched_place(S, t, n, ch.mask, ch.ugpu, true);
 	for (k = 0; k < nm; k++) {
+		kai_sched_bf_running(S, kai_sched_task_job(S, c->moving[k]));
 		if (!kai_sched_choose(S, c->moving[k], NULL, 0, NULL, true,
 			&ch))
 			goto fail;
 		kai_sched_place(S, c->moving[k], (uint32_t)ch.node, ch.mask,
 		    ch.ugpu, true);
 	}
+	kai_sched_bf_job(S, c->pend, S->s->now);
 	c->moved += (uint32_t)nm;
+	for (i = 0; i < c->nvj; i++) {
+		const struct kai_sched_snap_job *J = &s->jobs[c->vj[i]];
+
+		if (!c->tany || J->priority > c->tprio)
+			c->tprio = J->priority;
+		if (!c->tany || J->created < c->tcreated)
+			c->tcreated = J->created;
+		c->tany = true;
+	}
 	return true;
 fail:
+	kai_sched_bf_job(S, c->pend, S->s->now);
 	kai_sched_rollback(S, mark);
 	return false;
 }
@@ -239,21 +281,30 @@ cost_cmp(const void *a, const void *b)
 {
 	const struct nodecost *x = a, *y = b;
 
+	if (x->vprio != y->vprio)
+		return x->vprio < y->vprio ? -1 : 1;
+	if (x->vcreated != y->vcreated)
+		return x->vcreated > y->vcreated ? -1 : 1;
 	if (x->cost != y->cost)
 		return x->cost < y->cost ? -1 : 1;
 	return x->rank < y->rank ? -1 : x->rank > y->rank;
 }
 
+/* Room for task t on one of nodes[0..nn) (every node when NULL). */
 static bool
-make_room(struct sess *S, struct cctx *c, uint32_t t, struct nodecost *nc)
+make_room(struct sess *S, struct cctx *c, uint32_t t, struct nodecost *nc,
+    const uint32_t *nodes, uint32_t nn)
 {
-	uint32_t n, m = 0, i, cap = S->cf->max_consolidation_moves;
+	uint32_t n, m = 0, i, k, cap = S->cf->max_consolidation_moves;
 
-	for (n = 0; n < S->nn; n++) {
-		uint64_t devs = devices(S, c, t, n);
+	for (k = 0; k < (nodes != NULL ? nn : S->nn); k++) {
+		uint64_t devs;
+
+		n = nodes != NULL ? nodes[k] : k;
+		devs = devices(S, c, t, n);
 		uint32_t cost;
 
-		if (devs == 0 || (cost = plan(S, c, n, devs)) == 0 ||
+		if (devs == 0 || (cost = plan(S, c, n, devs, &nc[m])) == 0 ||
 		    c->moved + cost > cap)
 			continue;
 		nc[m].cost = cost;
@@ -263,7 +314,7 @@ make_room(struct sess *S, struct cctx *c, uint32_t t, struct nodecost *nc)
 	qsort(nc, m, sizeof(*nc), cost_cmp);
 	for (i = 0; i < m; i++) {
 		n = nc[i].node;
-		(void)plan(S, c, n, devices(S, c, t, n));
+		(void)plan(S, c, n, devices(S, c, t, n), NULL);
 		if (move(S, c, t, n))
 			return true;
 	}
@@ -290,17 +341,99 @@ want(const struct sess *S, uint32_t j)
 	return req[R_GPU] > 0 && req[R_GPU] <= S->idle_ugpu;
 }
 
+/*
+ * Places j's step on nodes[0..nn) (every node when NULL), moving others
+ * for the tasks that do not fit; on failure everything since mark is
+ * rolled back.
+ */
+static bool
+place_step(struct sess *S, struct cctx *c, uint32_t j, const uint32_t *nodes,
+    uint32_t nn, struct nodecost *nc)
+{
+	struct kai_sched_choice ch;
+	uint32_t *tasks = S->scratch_tasks, n, i;
+	size_t mark = kai_sched_mark(S);
+	bool shortg;
+
+	c->pend = j;
+	c->moved = 0;
+	c->tany = false;
+	n = kai_sched_step_tasks(S, j, tasks, &shortg);
+	for (i = 0; i < n; i++) {
+		if (kai_sched_choose(S, tasks[i], nodes, nn, NULL, false, &ch))
+			kai_sched_place(S, tasks[i], (uint32_t)ch.node, ch.mask,
+			    ch.ugpu, ch.pipelined);
+		else if (!make_room(S, c, tasks[i], nc, nodes, nn))
+			break;
+	}
+	if (i == n)
+		return true;
+	kai_sched_rollback(S, mark);
+	return false;
+}
+
+/* Try a is better than b: cheaper jobs moved, then fewer tasks. */
+static bool
+try_better(const struct cctx *a, const struct cctx *b)
+{
+	if (a->tany != b->tany)
+		return !a->tany;
+	if (a->tany && a->tprio != b->tprio)
+		return a->tprio < b->tprio;
+	if (a->tany && a->tcreated != b->tcreated)
+		return a->tcreated > b->tcreated;
+	return a->moved < b->moved;
+}
+
+/*
+ * A job that requires one domain of a level: each domain is tried on its
+ * own (its nodes only; the moved jobs go anywhere), and the one whose
+ * moves cost least in victim order wins -- the try whose most valuable
+ * moved job has the lowest priority, then is the newest, then the one
+ * that moves fewest tasks, then the first domain in label order.  The
+ * winner is tried again for good: the same inputs give the same moves.
+ * Only a job with nothing running yet: one that runs is bound to its
+ * running domain, which allocate already tried.
+ */
+static bool
+place_in_domain(struct sess *S, struct cctx *c, uint32_t j,
+    struct nodecost *nc)
+{
+	const struct kai_sched_snap_job *J = &S->s->jobs[j];
+	const uint32_t *dstart, *dnodes;
+	uint32_t ndom, d, best = NONE32;
+	struct cctx bc;
+
+	if (J->required_level < 0 || S->jobs[j].nactive > 0)
+		return false;
+	ndom = kai_sched_topo_domains(S, (uint32_t)J->topology,
+	    (uint32_t)J->required_level, &dstart, &dnodes);
+	memset(&bc, 0, sizeof(bc));
+	for (d = 0; d < ndom; d++) {
+		size_t mark = kai_sched_mark(S);
+
+		if (!place_step(S, c, j, &dnodes[dstart[d]],
+			dstart[d + 1] - dstart[d], nc))
+			continue;
+		if (best == NONE32 || try_better(c, &bc)) {
+			best = d;
+			bc = *c;
+		}
+		kai_sched_rollback(S, mark);
+	}
+	return best != NONE32 &&
+	    place_step(S, c, j, &dnodes[dstart[best]],
+		dstart[best + 1] - dstart[best], nc);
+}
+
 static void
 attempt(struct sess *S, struct cctx *c, struct kai_sched_memo *memo, uint32_t j,
     struct nodecost *nc)
 {
 	struct kai_sched_why_info w;
-	struct kai_sched_choice ch;
 	const struct kai_sched_why_info *seen;
 	int64_t req[NRES];
-	uint32_t *tasks, n, i;
-	bool shortg;
-	size_t mark = kai_sched_mark(S);
+	bool ok;
 
 	kai_sched_why_clear(&w);
 	kai_sched_step_req(S, j, req);
@@ -321,30 +454,18 @@ attempt(struct sess *S, struct cctx *c, struct kai_sched_memo *memo, uint32_t j,
 		return;
 	}
 	/*
-	 * The tasks below are placed one at a time, without the job's
-	 * topology: a job with one keeps the reason its own try gave.
+	 * The tasks are placed one at a time, so a topology is honoured by
+	 * placing them inside one required domain at a time; a job with a
+	 * preferred level only keeps the reason its own try gave.
 	 */
-	if (S->s->jobs[j].topology >= 0) {
-		kai_sched_memo_store(memo, S, j, &w);
-		kai_sched_set_why(S, j, &w, false);
-		return;
-	}
-	c->pend = j;
-	c->moved = 0;
-	tasks = S->scratch_tasks;
-	n = kai_sched_step_tasks(S, j, tasks, &shortg);
-	for (i = 0; i < n; i++) {
-		if (kai_sched_choose(S, tasks[i], NULL, 0, NULL, false, &ch))
-			kai_sched_place(S, tasks[i], (uint32_t)ch.node, ch.mask,
-			    ch.ugpu, ch.pipelined);
-		else if (!make_room(S, c, tasks[i], nc))
-			break;
-	}
-	if (i == n) {
+	if (S->s->jobs[j].topology >= 0)
+		ok = place_in_domain(S, c, j, nc);
+	else
+		ok = place_step(S, c, j, NULL, 0, nc);
+	if (ok) {
 		kai_sched_commit(S);
 		return;
 	}
-	kai_sched_rollback(S, mark);
 	kai_sched_memo_store(memo, S, j, &w);
 	kai_sched_set_why(S, j, &w, false);
 }

@@ -34,6 +34,7 @@ kai_sched_config_init(struct kai_sched_config *c)
 	c->default_staleness_grace_s = 60;
 	c->max_consolidation_moves = 16;
 	c->est_jobs = KAI_SCHED_EST_JOBS;
+	c->bf_reservations = 0;
 }
 
 void
@@ -163,6 +164,9 @@ job_out(struct sess *S, size_t j)
 		kai_sched_why_clear(&o->why);
 	if (o->state == KAI_SCHED_JOB_RUNNING && o->placed_tasks > 0)
 		o->est_start = S->s->now;
+	if (o->state == KAI_SCHED_JOB_PENDING &&
+	    o->why.why == KAI_SCHED_WHY_RESERVED)
+		o->est_start = o->why.a; /* the reservation's start */
 }
 
 int

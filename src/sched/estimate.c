@@ -14,9 +14,11 @@
  * idle resources only.  A candidate that fits gets that time as its
  * estimate and keeps its place: it holds it until estimate + its own
  * limit (forever without one), so no later candidate is given the same
- * slot.  That is the policy kaid runs (allocate, no reservation): a
- * smaller job behind a blocked one may be given an earlier slot if it
- * fits there, exactly as the allocate phase would start it then.
+ * slot.  That is the policy the allocate phase runs: a smaller job
+ * behind a blocked one may be given an earlier slot if it fits there,
+ * exactly as the allocate phase would start it then.  With backfill,
+ * jobs that hold a reservation keep its start as their estimate, and
+ * the replay honours the reservations as allocate does (backfill.c).
  *
  * Candidates are the first config.est_jobs jobs in allocation order (as
  * the allocate phase met them) that are pending with nothing running,
@@ -60,7 +62,8 @@ want(const struct sess *S, uint32_t j)
 	const struct kai_sched_job_out *o = &S->r->jobs[j];
 	enum kai_sched_why w = o->why.why;
 
-	return o->state == KAI_SCHED_JOB_PENDING && S->jobs[j].nactive == 0 &&
+	return o->state == KAI_SCHED_JOB_PENDING &&
+	    o->est_start == KAI_SCHED_NO_TIME && S->jobs[j].nactive == 0 &&
 	    S->jobs[j].npending > 0 && !S->jobs[j].static_fail &&
 	    !S->s->jobs[j].held && w != KAI_SCHED_WHY_LIMIT &&
 	    w != KAI_SCHED_WHY_NP_QUOTA;
@@ -121,34 +124,29 @@ ev_cmp(const void *a, const void *b)
 	return x->job < y->job ? -1 : x->job > y->job;
 }
 
-/* When active job j ends: its start (now if it starts now) + limit. */
-static int64_t
-end_of(const struct sess *S, uint32_t j)
-{
-	const struct kai_sched_snap_job *J = &S->s->jobs[j];
-	const struct sjob *sj = &S->jobs[j];
-	int64_t start = J->started, now = S->s->now, end;
-
-	if (start == KAI_SCHED_NO_TIME || start > now ||
-	    sj->nplaced == sj->nactive)
-		start = now;
-	if (J->time_limit_s > INT64_MAX - start)
-		return KAI_SCHED_NO_TIME;
-	end = start + J->time_limit_s;
-	return end < now ? now : end;
-}
-
 static void
 running_ends(struct est *E)
 {
 	struct sess *S = E->S;
 	size_t j, cap = 0;
+	uint32_t i;
 	int64_t t;
 
+	/* A reservation's end is a time when its resources free up. */
+	for (i = 0; i < kai_sched_bf_count(S); i++) {
+		if ((t = kai_sched_bf_end(S, i)) == KAI_SCHED_NO_TIME)
+			continue;
+		if (E->nrun == cap) {
+			cap = cap ? 2 * cap : 256;
+			E->run = kai_xreallocarray(E->run, cap, sizeof(*E->run));
+		}
+		E->run[E->nrun].t = t;
+		E->run[E->nrun++].job = NONE32;
+	}
 	/* Grown as needed: most jobs of a big snapshot are pending. */
 	for (j = 0; j < S->s->njobs; j++) {
 		if (S->jobs[j].nactive == 0 || S->s->jobs[j].time_limit_s < 0 ||
-		    (t = end_of(S, (uint32_t)j)) == KAI_SCHED_NO_TIME)
+		    (t = kai_sched_job_end(S, (uint32_t)j)) == KAI_SCHED_NO_TIME)
 			continue;
 		if (E->nrun == cap) {
 			cap = cap ? 2 * cap : 256;
@@ -165,9 +163,12 @@ running_ends(struct est *E)
 static void
 end_job(struct sess *S, uint32_t j)
 {
-	const struct kai_sched_snap_job *J = &S->s->jobs[j];
+	const struct kai_sched_snap_job *J;
 	size_t t;
 
+	if (j == NONE32)
+		return; /* a reservation's end: only a time to try at */
+	J = &S->s->jobs[j];
 	for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
 		if (!kai_sched_task_active(&S->tasks[t]))
 			continue;
@@ -215,6 +216,7 @@ try_all(struct est *E, int64_t t)
 	uint32_t i, j;
 
 	kai_sched_memo_init(&m);
+	S->bf_clock = t; /* placements, and the memo's classes, at t */
 	for (i = 0; i < E->ncand && E->tries < budget; i++) {
 		j = E->cand[i];
 		if (S->r->jobs[j].est_start != KAI_SCHED_NO_TIME)
@@ -259,6 +261,7 @@ kai_sched_estimate(struct sess *S)
 
 	memset(&E, 0, sizeof(E));
 	E.S = S;
+	S->bf_on = S->bf != NULL; /* reserved jobs hold their slots */
 	candidates(&E);
 	if (E.ncand > 0) {
 		for (i = 0; i < S->s->ntasks; i++)

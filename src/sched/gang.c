@@ -190,6 +190,7 @@ kai_sched_try_step(struct sess *S, uint32_t j, bool allow_pipe,
 	bool short_gang;
 	int64_t fit;
 
+	kai_sched_bf_job(S, j, S->bf_clock); /* how long it would hold */
 	n = kai_sched_step_tasks(S, j, tasks, &short_gang);
 	if (short_gang) {
 		why_gang(why, sj->min, sj->nactive + sj->npending, 1);

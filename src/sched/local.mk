@@ -3,12 +3,14 @@ noinst_LIBRARIES += src/sched/libkaisched.a
 src_sched_libkaisched_a_SOURCES = \
 	src/sched/admission.c \
 	src/sched/allocate.c \
+	src/sched/backfill.c \
 	src/sched/consolidate.c \
 	src/sched/decay.c \
 	src/sched/decay.h \
 	src/sched/estimate.c \
 	src/sched/cycle.c \
 	src/sched/fairshare.c \
+	src/sched/frag.c \
 	src/sched/gang.c \
 	src/sched/heap.c \
 	src/sched/memo.c \
@@ -56,10 +58,17 @@ TESTS += tests/unit/sched-decay
 SCHED_SCENARIOS = \
 	tests/sched/alloc-node-binpack.yaml \
 	tests/sched/alloc-queue-fair-share-order.yaml \
+	tests/sched/backfill-ends-before-reservation.yaml \
+	tests/sched/backfill-gang-reserved.yaml \
+	tests/sched/backfill-no-limit-waits.yaml \
+	tests/sched/backfill-off-starves.yaml \
 	tests/sched/consolidate-across-nodes.yaml \
 	tests/sched/consolidate-fractions-onto-one-gpu.yaml \
+	tests/sched/consolidate-moves-lowest-newest.yaml \
+	tests/sched/consolidate-moves-newest-of-equals.yaml \
 	tests/sched/consolidate-off-with-spread.yaml \
 	tests/sched/consolidate-only-if-all-replaced.yaml \
+	tests/sched/consolidate-required-domain.yaml \
 	tests/sched/cycle-all-phases.yaml \
 	tests/sched/fairshare-hierarchy-depth3.yaml \
 	tests/sched/fairshare-limit-and-request-cap.yaml \
@@ -70,6 +79,8 @@ SCHED_SCENARIOS = \
 	tests/sched/fairshare-time-based-usage.yaml \
 	tests/sched/fairshare-weights-proportional.yaml \
 	tests/sched/frac-and-whole-never-share.yaml \
+	tests/sched/frag-binpack-strands-gpus.yaml \
+	tests/sched/frag-cpu-job-spares-gpus.yaml \
 	tests/sched/frac-by-gpu-memory.yaml \
 	tests/sched/frac-memory-too-big-for-node.yaml \
 	tests/sched/frac-never-spans-gpus.yaml \
@@ -124,6 +135,7 @@ SCHED_SCENARIOS = \
 	tests/sched/stale-gang-within-grace.yaml \
 	tests/sched/topo-preferred-falls-back.yaml \
 	tests/sched/topo-preferred-packs-domain.yaml \
+	tests/sched/topo-preferred-packs-top-down.yaml \
 	tests/sched/topo-required-keeps-running-domain.yaml \
 	tests/sched/topo-required-rack.yaml \
 	tests/sched/topo-required-unsatisfiable.yaml
@@ -134,6 +146,8 @@ EXTRA_DIST += $(SCHED_SCENARIOS) doc/scheduler.md
 # The benchmark: not run by make check (tests/bench/sched-bench -h).
 noinst_PROGRAMS += tests/bench/sched-bench
 tests_bench_sched_bench_SOURCES = tests/bench/sched-bench.c \
-	tests/bench/sched-bench-trace.c tests/bench/sched-bench.h
+	tests/bench/sched-bench-trace.c tests/bench/sched-bench-starve.c \
+	tests/bench/sched-bench-time.c \
+	tests/bench/sched-bench.h
 tests_bench_sched_bench_LDADD = src/sched/libkaisched.a src/base/libkaibase.a
 # End of src/sched/local.mk

@@ -106,6 +106,29 @@ usable(const struct sess *S, uint32_t j, const struct sjob **sj)
 	return (*sj)->sn > 0;
 }
 
+/*
+ * The shape's hashes, with the job's backfill class in them while
+ * reservations bind: then whether a step fits depends on how long it
+ * runs, but only through how many reservations start before it would
+ * end (kai_sched_bf_class()), so jobs of one shape fall in a few classes
+ * whatever their limits.  Entries made before the first reservation are
+ * simply not found afterwards.
+ */
+static void
+keys(const struct sess *S, uint32_t j, const struct sjob *sj, uint64_t *h1,
+    uint64_t *h2)
+{
+	uint64_t c;
+
+	*h1 = sj->sh1;
+	*h2 = sj->sh2;
+	if (!S->bf_on || kai_sched_bf_count(S) == 0)
+		return;
+	c = (uint64_t)kai_sched_bf_class(S, j) + 1;
+	*h1 ^= kai_sched_mix64(c ^ UINT64_C(0x6a09e667f3bcc909));
+	*h2 = kai_sched_mix64(*h2 ^ c);
+}
+
 static struct kai_sched_memo_ent *
 slot(const struct kai_sched_memo *m, uint64_t h1, uint64_t h2, uint32_t n)
 {
@@ -126,10 +149,12 @@ kai_sched_memo_find(const struct kai_sched_memo *m, const struct sess *S,
 {
 	const struct kai_sched_memo_ent *e;
 	const struct sjob *sj;
+	uint64_t h1, h2;
 
 	if (!usable(S, j, &sj))
 		return NULL;
-	e = slot(m, sj->sh1, sj->sh2, sj->sn);
+	keys(S, j, sj, &h1, &h2);
+	e = slot(m, h1, h2, sj->sn);
 	return e->why == NONE32 ? NULL : &m->whys[e->why];
 }
 
@@ -152,12 +177,14 @@ kai_sched_memo_store(struct kai_sched_memo *m, const struct sess *S, uint32_t j,
 {
 	struct kai_sched_memo_ent *e;
 	const struct sjob *sj;
+	uint64_t h1, h2;
 
 	if (!usable(S, j, &sj))
 		return;
+	keys(S, j, sj, &h1, &h2);
 	if (2 * (m->used + 1) > m->cap)
 		grow(m);
-	if ((e = slot(m, sj->sh1, sj->sh2, sj->sn))->why != NONE32)
+	if ((e = slot(m, h1, h2, sj->sn))->why != NONE32)
 		return;
 	if (m->nwhys == m->capwhys) {
 		m->capwhys = m->capwhys ? 2 * m->capwhys : 64;
@@ -165,8 +192,8 @@ kai_sched_memo_store(struct kai_sched_memo *m, const struct sess *S, uint32_t j,
 		    kai_xreallocarray(m->whys, m->capwhys, sizeof(*m->whys));
 	}
 	m->whys[m->nwhys] = *why;
-	e->h1 = sj->sh1;
-	e->h2 = sj->sh2;
+	e->h1 = h1;
+	e->h2 = h2;
 	e->n = sj->sn;
 	e->why = (uint32_t)m->nwhys++;
 	m->used++;

@@ -24,7 +24,9 @@
  * (spread), ties to the lower index.  A fraction never spans devices, and
  * a device holding a whole-GPU task is full, so the two never share one.
  * When nothing fits on idle devices, devices that releasing tasks are
- * leaving count as free, and the placement is pipelined.
+ * leaving count as free, and the placement is pipelined.  While backfill
+ * reservations bind (backfill.c), a device or node resources reserved
+ * over the job's run are not free.
  */
 #include "config.h"
 
@@ -49,7 +51,7 @@ pick_whole(const struct sess *S, const struct snode *n, uint32_t k,
 	for (d = 0; d < n->ngpu; d++) {
 		uint32_t g = n->gpu0 + d;
 
-		if (S->dalloc[g] != 0)
+		if (S->dalloc[g] != 0 || !kai_sched_bf_dev_ok(S, g))
 			continue;
 		if (S->drel[g] == 0 && ni < k) {
 			idle |= UINT64_C(1) << d;
@@ -90,7 +92,7 @@ static bool
 pick_frac(const struct sess *S, const struct snode *n, int32_t u,
     bool allow_pipe, uint64_t *mask, bool *pipelined)
 {
-	bool pack = S->cf->gpu_placement == KAI_SCHED_BINPACK;
+	bool pack = S->cf->gpu_placement != KAI_SCHED_SPREAD;
 	int best = -1, bestp = -1;
 	int32_t bu = 0, bpu = 0;
 	uint32_t d;
@@ -99,6 +101,8 @@ pick_frac(const struct sess *S, const struct snode *n, int32_t u,
 		int32_t a = S->dalloc[n->gpu0 + d], r = S->drel[n->gpu0 + d];
 		int32_t used = a + r;
 
+		if (!kai_sched_bf_dev_ok(S, n->gpu0 + d))
+			continue;
 		if (used + u <= GPU_UNIT) {
 			if (best < 0 || dev_better(pack, used, bu)) {
 				best = (int)d;
@@ -140,7 +144,8 @@ kai_sched_fit_node(const struct sess *S, uint32_t t, uint32_t n,
 	uint64_t mask = 0;
 
 	if (!nd->ok || !kai_sched_pool_allows(S, t, n) ||
-	    (u = kai_sched_task_ugpu(S, t, n)) < 0)
+	    (u = kai_sched_task_ugpu(S, t, n)) < 0 ||
+	    !kai_sched_bf_node_ok(S, n, in->cpu_millis, in->memory_mib))
 		return false;
 	idle = nd->cap[R_CPU] - nd->alloc[R_CPU] - nd->rel[R_CPU] >=
 		in->cpu_millis &&
@@ -183,7 +188,7 @@ score(const struct sess *S, uint32_t t, const struct kai_sched_choice *c,
 	bool frac = is_frac(S, t);
 
 	sc->pref = pref != NULL ? pref[c->node] : 0;
-	sc->sharing = S->cf->placement == KAI_SCHED_BINPACK && frac &&
+	sc->sharing = S->cf->placement != KAI_SCHED_SPREAD && frac &&
 	    !c->pipelined && nd->room >= c->ugpu;
 	sc->avail = !c->pipelined;
 	sc->restype = c->ugpu == 0 && nd->ngpu == 0;
@@ -308,6 +313,13 @@ kai_sched_choose(const struct sess *S, uint32_t t, const uint32_t *nodes,
 {
 	const struct kai_sched_snap_task *in = &S->s->tasks[t];
 
+	if (S->frag != NULL) {
+		if (kai_sched_frag_choose(S, t, nodes, nnodes, pref, c))
+			return true;
+		if (!allow_pipe)
+			return false;
+		/* Nothing idle: releasing resources, in the usual order. */
+	}
 	if (nodes != NULL)
 		return scan(S, t, nodes, nnodes, pref, allow_pipe, c);
 	if (in->gpus == 0 && !is_frac(S, t))

@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "sched/sched_int.h"
 
@@ -202,6 +203,41 @@ evicted(const struct kai_sched_snapshot *s, const struct kai_sched_why_info *w,
 	}
 }
 
+/* Unix seconds as UTC, "2026-11-24T20:00:00Z": the same every tick. */
+static void
+fmt_time(int64_t t, char *buf, size_t size)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (gmtime_r(&tt, &tm) == NULL ||
+	    strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		(void)snprintf(buf, size, "%" PRId64, t);
+}
+
+static void
+backfill(const struct kai_sched_snapshot *s, const struct kai_sched_why_info *w,
+    char *buf, size_t size)
+{
+	char at[48];
+
+	fmt_time(w->a, at, sizeof(at));
+	if (w->why == KAI_SCHED_WHY_RESERVED)
+		(void)snprintf(buf, size,
+		    "waiting for resources: reserved to start at %s on %" PRId64
+		    " node%s (running jobs' time limits)",
+		    at, w->b, plural(w->b));
+	else if (w->job >= 0)
+		(void)snprintf(buf, size,
+		    "would delay the reservation of job \"%s\" at %s: its "
+		    "time limit ends after that",
+		    jname(s, w->job), at);
+	else
+		(void)snprintf(buf, size,
+		    "would take CPU or memory a reservation needs: its time "
+		    "limit ends after the reservation starts");
+}
+
 const char *
 kai_sched_why_text(const struct kai_sched_snapshot *s,
     const struct kai_sched_why_info *w, char *buf, size_t size)
@@ -262,6 +298,10 @@ kai_sched_why_text(const struct kai_sched_snapshot *s,
 	case KAI_SCHED_WHY_STALE:
 		evicted(s, w, buf, size);
 		break;
+	case KAI_SCHED_WHY_RESERVED:
+	case KAI_SCHED_WHY_BACKFILL:
+		backfill(s, w, buf, size);
+		break;
 	case KAI_SCHED_WHY_NO_POOL_NODES:
 		(void)snprintf(buf, size, "no schedulable node matches the "
 		    "nodeSelector and tolerations of partition \"%s\"",
@@ -295,6 +335,8 @@ kai_sched_why_name(enum kai_sched_why w)
 	    [KAI_SCHED_WHY_PREEMPTED] = "Preempted",
 	    [KAI_SCHED_WHY_RECLAIMED] = "Reclaimed",
 	    [KAI_SCHED_WHY_STALE] = "GangBelowMinimum",
+	    [KAI_SCHED_WHY_RESERVED] = "Resources",
+	    [KAI_SCHED_WHY_BACKFILL] = "Priority",
 	    [KAI_SCHED_WHY_NO_POOL_NODES] = "ReqNodeNotAvail",
 	};
 

@@ -94,6 +94,7 @@ struct snode {
 	bool ok;             /* schedulable */
 	bool has_rel;        /* something is releasing here */
 	bool in_rellist;     /* listed in sess.relnodes */
+	uint32_t ver;        /* bumped at every change (frag.c caches) */
 };
 
 struct stask {
@@ -158,7 +159,8 @@ struct sgroup {
 
 enum undo_kind {
 	UNDO_PLACE = 0,
-	UNDO_EVICT = 1
+	UNDO_EVICT = 1,
+	UNDO_RELEASE = 2
 };
 
 struct undo {
@@ -169,6 +171,8 @@ struct undo {
 
 struct kai_sched_topo;
 struct kai_sched_order;
+struct kai_sched_bf;
+struct kai_sched_frag;
 
 struct sess {
 	const struct kai_sched_snapshot *s;
@@ -222,6 +226,14 @@ struct sess {
 	struct kai_sched_order *ordmem; /* order arrays kept between phases */
 	uint32_t *est_cand; /* estimate.c: allocate's first failed jobs */
 	uint32_t nest_cand;
+	struct kai_sched_frag *frag; /* frag.c, with the frag placement */
+	/* backfill.c: this cycle's reservations */
+	struct kai_sched_bf *bf; /* NULL until the first one */
+	bool bf_on;              /* placements respect them now */
+	int64_t bf_clock;        /* placements start at (now, or replayed) */
+	uint32_t bf_job;         /* the job being placed ... */
+	int64_t bf_t;            /* ... runs from */
+	int64_t bf_end;          /* ... until (INT64_MAX: for ever) */
 	/* pools.c: [(pool + 1) * nn + node] node takes the pool's tasks */
 	uint8_t *pool_ok;
 	uint32_t *pool_nodes; /* [pool + 1]: schedulable nodes it may use */
@@ -298,8 +310,26 @@ bool kai_sched_choose(const struct sess *S, uint32_t t, const uint32_t *nodes,
 /* Largest idle whole GPUs on one node, and idle room anywhere. */
 uint32_t kai_sched_most_idle_gpus(const struct sess *S);
 
+/* frag.c: the frag placement (fragmentation gradient descent) */
+void kai_sched_frag_init(struct sess *S);
+void kai_sched_frag_fini(struct sess *S);
+/*
+ * The node among nodes[0..nnodes) (all when NULL), pref[] first, where
+ * GPU task t on idle resources grows the fragmentation least.
+ */
+bool kai_sched_frag_choose(const struct sess *S, uint32_t t,
+    const uint32_t *nodes, uint32_t nnodes, const int64_t *pref,
+    struct kai_sched_choice *c);
+
 /* topology.c */
 void kai_sched_topo_fini(struct sess *S);
+/*
+ * The domains of level L of topology topo, in label order: domain d has
+ * the nodes dnodes[dstart[d], dstart[d + 1]), in name order.  Returns
+ * how many; the arrays live as long as the session.
+ */
+uint32_t kai_sched_topo_domains(struct sess *S, uint32_t topo, uint32_t L,
+    const uint32_t **dstart, const uint32_t **dnodes);
 /*
  * Places tasks[0..n) of job j under its topology constraint; returns how
  * many were placed (all or the placements are rolled back: then 0 and
@@ -441,6 +471,41 @@ void kai_sched_estimate(struct sess *S);
 /* The allocate phase left job j waiting (in its order) with reason w. */
 void kai_sched_est_note(struct sess *S, uint32_t j,
     const struct kai_sched_why_info *w);
+
+/* backfill.c */
+/* When active job j ends by its limit; NO_TIME when it has none. */
+int64_t kai_sched_job_end(const struct sess *S, uint32_t j);
+/* The job placed next is j, running from t (sets bf_t, bf_end). */
+void kai_sched_bf_job(struct sess *S, uint32_t j, int64_t t);
+/* The task placed next belongs to running job j (consolidation moves). */
+void kai_sched_bf_running(struct sess *S, uint32_t j);
+/* Device g (flat index) is free of reservations over [bf_t, bf_end). */
+bool kai_sched_bf_dev_ok(const struct sess *S, uint32_t g);
+/* Taking cpu, mem on node n leaves what reservations need there. */
+bool kai_sched_bf_node_ok(const struct sess *S, uint32_t n, int64_t cpu,
+    int64_t mem);
+uint32_t kai_sched_bf_count(const struct sess *S);
+/*
+ * How many reservations start before job j, placed now (bf_clock), would
+ * end: where it may go depends on its time limit only through this.
+ */
+uint32_t kai_sched_bf_class(const struct sess *S, uint32_t j);
+/* When reservation i (< count) ends; NO_TIME: never. */
+int64_t kai_sched_bf_end(const struct sess *S, uint32_t i);
+/*
+ * Pending job j, which runs nothing, gets a reservation at the earliest
+ * time its step fits: true and w = RESERVED, else false; the session is
+ * as before either way.
+ */
+bool kai_sched_bf_reserve(struct sess *S, uint32_t j,
+    struct kai_sched_why_info *w);
+/*
+ * j failed to fit: true and w = BACKFILL when it would fit but for the
+ * reservations; the session is as before.
+ */
+bool kai_sched_bf_blocks(struct sess *S, uint32_t j,
+    struct kai_sched_why_info *w);
+void kai_sched_bf_fini(struct sess *S);
 
 /* reasons.c */
 void kai_sched_set_why(struct sess *S, uint32_t j,

@@ -62,7 +62,8 @@ enum kai_sched_action {
 
 enum kai_sched_placement {
 	KAI_SCHED_BINPACK = 0, /* nodes: fewest free first; GPUs: pack */
-	KAI_SCHED_SPREAD       /* nodes: most free first; GPUs: spread */
+	KAI_SCHED_SPREAD,      /* nodes: most free first; GPUs: spread */
+	KAI_SCHED_FRAG         /* least growth of fragmentation (frag.c) */
 };
 
 struct kai_sched_config {
@@ -74,11 +75,12 @@ struct kai_sched_config {
 	int64_t default_staleness_grace_s; /* < 0: stale gangs stay */
 	uint32_t max_consolidation_moves;  /* tasks moved per pending job */
 	uint32_t est_jobs; /* pending jobs given a start estimate; 0: none */
+	uint32_t bf_reservations; /* backfill: jobs given a reservation */
 };
 
 /*
  * The defaults: binpack, pack, all five phases, k 1.0, grace 60 s, 16,
- * estimates for KAI_SCHED_EST_JOBS jobs.
+ * estimates for KAI_SCHED_EST_JOBS jobs, no backfill reservations.
  */
 void kai_sched_config_init(struct kai_sched_config *c);
 
@@ -263,6 +265,8 @@ enum kai_sched_why {
 	KAI_SCHED_WHY_PREEMPTED,   /* evicted for job, in the same queue */
 	KAI_SCHED_WHY_RECLAIMED,   /* evicted for job; queue, a=alloc, b=fs */
 	KAI_SCHED_WHY_STALE,       /* a=min tasks, b=stale for, c=grace */
+	KAI_SCHED_WHY_RESERVED,    /* a=reserved start, b=nodes */
+	KAI_SCHED_WHY_BACKFILL,    /* would delay job's reservation at a */
 	KAI_SCHED_WHY_NO_POOL_NODES, /* no schedulable node of its pool */
 	KAI_SCHED_WHY_NCODES
 };
@@ -333,6 +337,23 @@ void kai_sched_result_fini(struct kai_sched_result *r);
  * cycle has est_start = now; a held job, one at a queue limit or quota,
  * one that never fits, and one whose turn never comes within the
  * replay's bounds has none.
+ */
+
+/*
+ * Backfill (config.bf_reservations > 0; doc/scheduler.md, "Backfill"):
+ * in the allocate phase, the first bf_reservations jobs in allocation
+ * order that cannot start for lack of resources (and run nothing) each
+ * get a reservation: the devices, CPU and memory they would be given at
+ * the earliest time they fit, as running jobs end by their time limits
+ * (started + time_limit_s; a job placed this cycle at now + its limit)
+ * and earlier reservations hold theirs.  Such a job is pending with
+ * KAI_SCHED_WHY_RESERVED and est_start = that time.  A later job may take
+ * a reserved device, or CPU or memory a reservation needs on its node,
+ * only if its own time limit ends it by the reservation's start (a job
+ * without a limit never does); one that could start but for that is
+ * pending with KAI_SCHED_WHY_BACKFILL.  Reservations bind the allocate
+ * phase and the start estimates only: consolidation, reclaim and
+ * preempt follow their own rules.  Nothing is kept between cycles.
  */
 
 /*

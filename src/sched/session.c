@@ -337,6 +337,7 @@ kai_sched_node_refresh(struct sess *S, uint32_t n)
 	int32_t room = 0;
 	bool rel = nd->rel[R_CPU] > 0 || nd->rel[R_MEM] > 0;
 
+	nd->ver++;
 	for (d = nd->gpu0; d < nd->gpu0 + nd->ngpu; d++) {
 		int32_t used = S->dalloc[d] + S->drel[d];
 
@@ -457,6 +458,8 @@ kai_sched_sess_init(struct sess *S, const struct kai_sched_snapshot *s,
 	for (i = 0; i < S->nn; i++)
 		kai_sched_node_refresh(S, i);
 	kai_sched_accounts_init(S);
+	if (S->cf->placement == KAI_SCHED_FRAG)
+		kai_sched_frag_init(S);
 	return 0;
 }
 
@@ -464,6 +467,8 @@ void
 kai_sched_sess_fini(struct sess *S)
 {
 	kai_sched_topo_fini(S);
+	kai_sched_bf_fini(S);
+	kai_sched_frag_fini(S);
 	kai_sched_pools_fini(S);
 	kai_sched_order_free(S->ordmem);
 	free(S->ordmem);

@@ -10,8 +10,9 @@
  * change keeps devices, node figures, the node index, queue sums (leaf
  * and ancestors), the owner's group and the job's counters in step, and
  * marks the leaf queue and the group dirty so that the orderings re-key
- * them before the next pop.  kai_sched_release(), for the start
- * estimate's replay only, is the one change that is not logged.
+ * them before the next pop.  kai_sched_release(), for the replays of
+ * the start estimates and of backfill reservations, is logged too, so a
+ * reservation's replay can be undone.
  */
 #include "config.h"
 
@@ -165,6 +166,7 @@ kai_sched_release(struct sess *S, uint32_t t)
 	if (st->state != KAI_SCHED_TASK_RELEASING &&
 	    st->state != KAI_SCHED_TASK_EVICTED)
 		return;
+	(void)log_push(S, t, UNDO_RELEASE);
 	hold(S, t, -1, true);
 	st->state = KAI_SCHED_TASK_FAILED; /* holds nothing, not retried */
 	kai_sched_node_refresh(S, (uint32_t)st->node);
@@ -178,6 +180,12 @@ undo_one(struct sess *S, const struct undo *u)
 	struct sjob *sj = &S->jobs[kai_sched_task_job(S, t)];
 	uint32_t node = (uint32_t)st->node;
 
+	if (u->kind == UNDO_RELEASE) {
+		*st = u->prev;
+		hold(S, t, 1, true);
+		kai_sched_node_refresh(S, node);
+		return;
+	}
 	sj->sreq_ok = false;
 	if (u->kind == UNDO_PLACE) {
 		account(S, t, -1);

@@ -13,9 +13,10 @@
  * of that level, or none are placed.  A preferred level is tried first
  * and falls back one level wider at a time, up to the required level, or
  * the whole cluster when there is none.  At each level the domains that
- * could hold the step are tried fullest first (the highest need/free
- * ratio: KAI bin-packs domains), ties by domain in label order; below a
- * preferred level, nodes of the fuller-free preferred domains come first
+ * could hold the step are tried fullest first, from the top down: the
+ * fullest spine that can hold the step, then the fullest rack in it
+ * (need/free ratios: KAI bin-packs its topology tree from the root),
+ * ties in label order; below a preferred level, nodes of the fuller-free preferred domains come first
  * so that the tasks gather in as few of them as possible.
  */
 #include "config.h"
@@ -145,6 +146,17 @@ level(struct sess *S, uint32_t topo, uint32_t L)
 	return lv;
 }
 
+uint32_t
+kai_sched_topo_domains(struct sess *S, uint32_t topo, uint32_t L,
+    const uint32_t **dstart, const uint32_t **dnodes)
+{
+	const struct tlevel *lv = level(S, topo, L);
+
+	*dstart = lv->dstart;
+	*dnodes = lv->dnodes;
+	return lv->ndom;
+}
+
 void
 kai_sched_topo_fini(struct sess *S)
 {
@@ -181,19 +193,44 @@ node_free(const struct sess *S, uint32_t n, bool pipe)
 	return f;
 }
 
+/*
+ * Domain order, top-down: a domain of level L is keyed by its ancestors
+ * from the widest level down to L itself, each compared by whether it
+ * could hold the step, then how full the step would leave it (need /
+ * free, fuller first), then its label order.  So the fullest spine that
+ * can hold the step comes first, then the fullest rack in it (KAI sorts
+ * its topology tree from the root this way, then takes the domains of a
+ * level in tree order).
+ */
+struct dkey {
+	bool fits;
+	double fill;
+	uint32_t dom;
+};
+
 struct cand {
 	uint32_t dom;
-	double fill; /* need / free: fuller first */
+	const struct dkey *key; /* L + 1 keys, widest level first */
+	uint32_t nkey;
 };
 
 static int
 cand_cmp(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
+	uint32_t k;
 
-	if (x->fill != y->fill)
-		return x->fill > y->fill ? -1 : 1;
-	return x->dom < y->dom ? -1 : x->dom > y->dom;
+	for (k = 0; k < x->nkey; k++) {
+		const struct dkey *p = &x->key[k], *q = &y->key[k];
+
+		if (p->fits != q->fits)
+			return p->fits ? -1 : 1;
+		if (p->fill != q->fill)
+			return p->fill > q->fill ? -1 : 1;
+		if (p->dom != q->dom)
+			return p->dom < q->dom ? -1 : 1;
+	}
+	return 0;
 }
 
 /* Places the tasks on nodes[0..nn), all or none. */
@@ -238,31 +275,58 @@ active_domain(const struct sess *S, uint32_t j, const struct tlevel *lv)
 	return d;
 }
 
+/* Idle GPU of every domain of level lv, into a new array. */
+static int64_t *
+dom_free(const struct sess *S, const struct tlevel *lv, bool pipe)
+{
+	int64_t *f = kai_xcalloc(lv->ndom + 1, sizeof(*f));
+	uint32_t d, i;
+
+	for (d = 0; d < lv->ndom; d++)
+		for (i = lv->dstart[d]; i < lv->dstart[d + 1]; i++)
+			f[d] += node_free(S, lv->dnodes[i], pipe);
+	return f;
+}
+
 static bool
-try_level(struct sess *S, uint32_t j, const struct tlevel *lv, bool hard,
+try_level(struct sess *S, uint32_t j, uint32_t L, bool hard,
     const uint32_t *tasks, uint32_t n, const int64_t *pref, bool pipe)
 {
+	uint32_t topo = (uint32_t)S->s->jobs[j].topology;
+	const struct tlevel *lv = level(S, topo, L);
 	struct cand *cv = kai_xcalloc(lv->ndom + 1, sizeof(*cv));
-	int64_t need = 0, req[NRES];
+	struct dkey *keys =
+	    kai_xcalloc((size_t)(lv->ndom + 1) * (L + 1), sizeof(*keys));
+	int64_t need = 0, req[NRES], *f = NULL;
 	int32_t only = hard ? active_domain(S, j, lv) : -1;
-	uint32_t d, nc = 0, i;
+	uint32_t d, nc = 0, i, k;
 	bool ok = false;
 
 	for (i = 0; i < n; i++) {
 		kai_sched_task_req(S, tasks[i], req);
 		need += req[R_GPU];
 	}
-	for (d = 0; d < lv->ndom && only != -2; d++) {
-		int64_t f = 0;
+	for (k = 0; k <= L && only != -2; k++) {
+		const struct tlevel *ak = level(S, topo, k);
 
-		if (only >= 0 && (int32_t)d != only)
-			continue;
-		for (i = lv->dstart[d]; i < lv->dstart[d + 1]; i++)
-			f += node_free(S, lv->dnodes[i], pipe);
-		if (f < need)
+		f = dom_free(S, ak, pipe);
+		for (d = 0; d < lv->ndom; d++) {
+			uint32_t a = (uint32_t)ak->dom[lv->dnodes[lv->dstart[d]]];
+			struct dkey *x = &keys[(size_t)d * (L + 1) + k];
+
+			x->fits = f[a] >= need;
+			x->fill = f[a] > 0 ? (double)need / (double)f[a] : 0;
+			x->dom = a;
+		}
+		free(f);
+	}
+	for (d = 0; d < lv->ndom && only != -2; d++) {
+		if ((only >= 0 && (int32_t)d != only) ||
+		    !keys[(size_t)d * (L + 1) + L].fits)
 			continue;
 		cv[nc].dom = d;
-		cv[nc].fill = f > 0 ? (double)need / (double)f : 0;
+		cv[nc].key = &keys[(size_t)d * (L + 1)];
+		cv[nc].nkey = L + 1;
 		nc++;
 	}
 	qsort(cv, nc, sizeof(*cv), cand_cmp);
@@ -271,6 +335,7 @@ try_level(struct sess *S, uint32_t j, const struct tlevel *lv, bool hard,
 		ok = place_all(S, tasks, n, &lv->dnodes[lv->dstart[d]],
 		    lv->dstart[d + 1] - lv->dstart[d], pref, pipe);
 	}
+	free(keys);
 	free(cv);
 	return ok;
 }
@@ -279,13 +344,9 @@ try_level(struct sess *S, uint32_t j, const struct tlevel *lv, bool hard,
 static int64_t *
 preference(struct sess *S, const struct tlevel *pl, bool pipe)
 {
-	int64_t *pref = S->scratch_pref, *dfree;
-	uint32_t d, i;
+	int64_t *pref = S->scratch_pref, *dfree = dom_free(S, pl, pipe);
+	uint32_t i;
 
-	dfree = kai_xcalloc(pl->ndom + 1, sizeof(*dfree));
-	for (d = 0; d < pl->ndom; d++)
-		for (i = pl->dstart[d]; i < pl->dstart[d + 1]; i++)
-			dfree[d] += node_free(S, pl->dnodes[i], pipe);
 	for (i = 0; i < S->nn; i++)
 		pref[i] = pl->dom[i] >= 0 ? dfree[pl->dom[i]] : -1;
 	free(dfree);
@@ -305,14 +366,12 @@ kai_sched_topo_place(struct sess *S, uint32_t j, const uint32_t *tasks,
 	if (P < 0)
 		P = R;
 	for (L = P; L >= stop; L--) {
-		const struct tlevel *lv =
-		    level(S, (uint32_t)J->topology, (uint32_t)L);
-
 		if (L < P && pref == NULL)
 			pref = preference(S,
 			    level(S, (uint32_t)J->topology, (uint32_t)P),
 			    allow_pipe);
-		if (try_level(S, j, lv, L == R, tasks, n, pref, allow_pipe))
+		if (try_level(S, j, (uint32_t)L, L == R, tasks, n, pref,
+			allow_pipe))
 			return true;
 	}
 	if (R >= 0) {

@@ -12,7 +12,9 @@
  * scheduling each as it arrives, since nothing departs and the core
  * serves jobs of one queue and one priority oldest first.  The draw is
  * the bench's (its own seeds, 1..SEEDS), never the core's; results are
- * the mean over the seeds, for binpack and for spread.
+ * the mean over the seeds, for binpack, spread and frag.  With a curve
+ * file, the share of GPUs allocated as the arrivals reach 5 %, 10 %, ...
+ * 130 % of the GPUs, per policy, as CSV (doc/sched-frag-plot.py plots it).
  */
 #include "config.h"
 
@@ -33,8 +35,8 @@ struct pod {
 };
 
 /* Splits line at commas into at most FIELDS fields (no quoting here). */
-static int
-split(char *line, char **f)
+int
+bench_split(char *line, char **f)
 {
 	int n = 0;
 
@@ -48,8 +50,8 @@ split(char *line, char **f)
 	return n;
 }
 
-static FILE *
-open_in(const char *dir, const char *file)
+FILE *
+bench_open_in(const char *dir, const char *file)
 {
 	char path[4096];
 	FILE *f;
@@ -61,12 +63,12 @@ open_in(const char *dir, const char *file)
 	return f;
 }
 
-static int
-read_nodes(const char *dir, struct kai_sched_snap_node **out, size_t *n,
+int
+bench_read_nodes(const char *dir, struct kai_sched_snap_node **out, size_t *n,
     char ***names)
 {
 	char line[LINE_MAX_LEN], *f[FIELDS];
-	FILE *in = open_in(dir, "nodes.csv");
+	FILE *in = bench_open_in(dir, "nodes.csv");
 	size_t cap = 2048;
 
 	if (in == NULL)
@@ -79,7 +81,7 @@ read_nodes(const char *dir, struct kai_sched_snap_node **out, size_t *n,
 		struct kai_sched_snap_node *nd;
 		long gpus;
 
-		if (split(line, f) < 5 || strcmp(f[0], "name") == 0 ||
+		if (bench_split(line, f) < 5 || strcmp(f[0], "name") == 0 ||
 		    (gpus = strtol(f[1], NULL, 10)) <= 0 || *n == cap)
 			continue;
 		nd = &(*out)[*n];
@@ -99,7 +101,7 @@ static int
 read_pods(const char *dir, struct pod **out, size_t *n)
 {
 	char line[LINE_MAX_LEN], *f[FIELDS];
-	FILE *in = open_in(dir, "alibaba_openb_2023_pods.csv");
+	FILE *in = bench_open_in(dir, "alibaba_openb_2023_pods.csv");
 	size_t cap = 16384;
 
 	if (in == NULL)
@@ -111,7 +113,7 @@ read_pods(const char *dir, struct pod **out, size_t *n)
 	while (fgets(line, sizeof(line), in) != NULL && *n < cap) {
 		struct pod *p = &(*out)[*n];
 
-		if (split(line, f) < 11 || strcmp(f[0], "job_id") == 0)
+		if (bench_split(line, f) < 11 || strcmp(f[0], "job_id") == 0)
 			continue;
 		p->gpus = (uint32_t)strtoul(f[6], NULL, 10);
 		p->frac = f[7][0] != '\0'
@@ -194,27 +196,84 @@ replay_init(struct replay *rp, struct kai_sched_snap_node *nodes, size_t nn,
 	rp->s.tasks = rp->tasks;
 }
 
+#define NPOL    3
+#define NPOINTS 26 /* the curve: every 5 % of the GPUs, 5 % to 130 % */
+
+/*
+ * Adds to curve[0..NPOINTS) the share of GPUs allocated once the
+ * arrivals have asked for 5 %, 10 %, ... of the cluster's GPUs: one
+ * queue, one priority, nothing departs, so job i's fate is decided when
+ * it arrives and never changes.
+ */
+static void
+add_curve(const struct replay *rp, const struct kai_sched_result *r,
+    int64_t cluster, double *curve)
+{
+	int64_t asked = 0, got = 0;
+	size_t j, pt = 0;
+
+	for (j = 0; j < rp->s.njobs && pt < NPOINTS; j++) {
+		const struct kai_sched_snap_task *t = &rp->tasks[j];
+		int64_t u = t->gpu_fraction > 0
+		    ? t->gpu_fraction
+		    : (int64_t)t->gpus * KAI_SCHED_GPU_UNIT;
+
+		asked += u;
+		if (r->jobs[j].state == KAI_SCHED_JOB_RUNNING)
+			got += u;
+		while (pt < NPOINTS &&
+		    asked >= cluster / 20 * (int64_t)(pt + 1)) {
+			curve[pt] += (double)got / (double)cluster;
+			pt++;
+		}
+	}
+	for (; pt < NPOINTS; pt++)
+		curve[pt] += (double)got / (double)cluster;
+}
+
+static void
+write_curve(const char *path, double curve[NPOL][NPOINTS], unsigned seeds)
+{
+	FILE *f = fopen(path, "w");
+	size_t i;
+
+	if (f == NULL) {
+		(void)fprintf(stderr, "sched-bench: could not write \"%s\"\n",
+		    path);
+		exit(1);
+	}
+	(void)fprintf(f, "arrived_pct,binpack,spread,frag\n");
+	for (i = 0; i < NPOINTS; i++)
+		(void)fprintf(f, "%zu,%.4f,%.4f,%.4f\n", 5 * (i + 1),
+		    100.0 * curve[0][i] / seeds, 100.0 * curve[1][i] / seeds,
+		    100.0 * curve[2][i] / seeds);
+	(void)fclose(f);
+}
+
 static void
 replay_run(struct replay *rp, const struct pod *pods, size_t npods,
-    int64_t cluster, unsigned seeds)
+    int64_t cluster, unsigned seeds, const char *curve_path)
 {
-	static const char *const names[] = {"binpack", "spread"};
-	double share[2] = {0, 0}, ms[2] = {0, 0}, placed[2] = {0, 0};
+	static const char *const names[NPOL] = {"binpack", "spread", "frag"};
+	static const enum kai_sched_placement pol[NPOL] = {KAI_SCHED_BINPACK,
+	    KAI_SCHED_SPREAD, KAI_SCHED_FRAG};
+	double share[NPOL] = {0}, ms[NPOL] = {0}, placed[NPOL] = {0};
+	double curve[NPOL][NPOINTS];
 	size_t cap = 4 * npods, n = 0;
 	unsigned s;
 	int p;
 
+	memset(curve, 0, sizeof(curve));
 	for (s = 1; s <= seeds; s++) {
 		n = draw(rp, pods, npods, cluster, s, cap);
 		rp->s.njobs = rp->s.ntasks = n;
-		for (p = 0; p < 2; p++) {
+		for (p = 0; p < NPOL; p++) {
 			struct kai_sched_result r;
 			struct kai_err err;
 			double t0 = bench_now_ms();
 
-			rp->s.config.placement = (enum kai_sched_placement)p;
-			rp->s.config.gpu_placement =
-			    (enum kai_sched_placement)p;
+			rp->s.config.placement = pol[p];
+			rp->s.config.gpu_placement = pol[p];
 			if (kai_sched_cycle(&rp->s, &r, &err) != 0) {
 				(void)fprintf(stderr, "sched-bench: %s\n",
 				    err.msg);
@@ -223,22 +282,25 @@ replay_run(struct replay *rp, const struct pod *pods, size_t npods,
 			ms[p] += bench_now_ms() - t0;
 			share[p] += allocated_share(&r, cluster);
 			placed[p] += (double)r.placed;
+			add_curve(rp, &r, cluster, curve[p]);
 			kai_sched_result_fini(&r);
 		}
 	}
 	(void)printf("trace replay: %zu GPU nodes, %.0f GPUs, %zu pods per "
 		     "draw (130%% of the GPUs), mean of %u seeds\n",
 	    rp->s.nnodes, (double)cluster / KAI_SCHED_GPU_UNIT, n, seeds);
-	for (p = 0; p < 2; p++)
+	for (p = 0; p < NPOL; p++)
 		(void)
 		    printf("  %-8s GPUs allocated %5.1f%%, %6.0f pods placed, "
 			   "%6.1f ms per cycle\n",
 			names[p], 100.0 * share[p] / seeds, placed[p] / seeds,
 			ms[p] / seeds);
+	if (curve_path != NULL)
+		write_curve(curve_path, curve, seeds);
 }
 
 int
-bench_trace(const char *dir, unsigned seeds)
+bench_trace(const char *dir, unsigned seeds, const char *curve_path)
 {
 	struct kai_sched_snap_node *nodes = NULL;
 	struct pod *pods = NULL;
@@ -247,7 +309,7 @@ bench_trace(const char *dir, unsigned seeds)
 	size_t nn = 0, npods = 0, i;
 	int64_t cluster = 0;
 
-	if (read_nodes(dir, &nodes, &nn, &names) != 0 ||
+	if (bench_read_nodes(dir, &nodes, &nn, &names) != 0 ||
 	    read_pods(dir, &pods, &npods) != 0 || nn == 0 || npods == 0) {
 		(void)fprintf(stderr,
 		    "sched-bench: no nodes or pods in \"%s\"\n", dir);
@@ -258,7 +320,7 @@ bench_trace(const char *dir, unsigned seeds)
 	for (i = 0; i < nn; i++)
 		cluster += (int64_t)nodes[i].gpus * KAI_SCHED_GPU_UNIT;
 	replay_init(&rp, nodes, nn, 4 * npods);
-	replay_run(&rp, pods, npods, cluster, seeds);
+	replay_run(&rp, pods, npods, cluster, seeds, curve_path);
 	free(rp.jobs);
 	free(rp.tasks);
 	for (i = 0; i < nn; i++)

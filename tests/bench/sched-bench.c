@@ -17,8 +17,13 @@
  * and reports placements per second of cycle 1 and the peak RSS.  Jobs
  * have time limits of 10 minutes to 8 hours, so the start estimates of
  * the first EST pending jobs (the core's default; -e 0: none) have
- * running jobs' ends to replay.
- * With -t, also the Alibaba trace replay (sched-bench-trace.c).
+ * running jobs' ends to replay; -B RESV gives RESV jobs a backfill
+ * reservation (0, the core's default: none).
+ * With -t, also the Alibaba trace replay (sched-bench-trace.c).  With
+ * -b, only the starvation simulation (sched-bench-starve.c): when a big
+ * gang starts among arriving 1-GPU jobs, with and without backfill.
+ * With -t and -T COMPRESS, also the trace replayed with time running,
+ * arrivals COMPRESS times faster (sched-bench-time.c).
  */
 #include "config.h"
 
@@ -306,7 +311,8 @@ estimated(const struct kai_sched_result *r)
 }
 
 static void
-synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est)
+synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
+    uint32_t bf)
 {
 	struct synth y;
 	struct kai_sched_result r1;
@@ -316,6 +322,7 @@ synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est)
 
 	synth_init(&y, nodes, njobs, nq);
 	y.s.config.est_jobs = est;
+	y.s.config.bf_reservations = bf;
 	(void)printf("synthetic: %zu nodes x 8 GPUs, %zu pending jobs (%zu "
 		     "tasks) in %zu queues, median of %u runs (wall / CPU)\n",
 	    nodes, njobs, y.s.ntasks, nq, runs);
@@ -339,6 +346,7 @@ synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est)
 	    none.wall, none.cpu);
 	kai_sched_config_init(&y.s.config);
 	y.s.config.est_jobs = est;
+	y.s.config.bf_reservations = bf;
 	none_all = timed(&y.s, runs, &r1);
 	(void)printf("  nothing fits, all phases:    %7.1f / %7.1f ms  (%zu "
 		     "placed, %zu evicted, %zu moved, %zu estimated)\n",
@@ -353,7 +361,8 @@ usage(FILE *f)
 {
 	(void)fprintf(f,
 	    "usage: sched-bench [-n NODES] [-j JOBS] [-q QUEUES] "
-	    "[-r RUNS] [-s SEEDS] [-e EST] [-t TRACEDIR]\n");
+	    "[-r RUNS] [-s SEEDS] [-e EST] [-B RESV]\n"
+	    "    [-t TRACEDIR [-c CURVE] [-T COMPRESS]] [-b]\n");
 }
 
 int
@@ -362,11 +371,21 @@ main(int argc, char **argv)
 	unsigned long nodes = 5000, jobs = 100000, nq = 50, runs = 5,
 		      seeds = 10;
 	unsigned long est = KAI_SCHED_EST_JOBS;
-	const char *trace = NULL;
+	const char *trace = NULL, *curve = NULL;
+	unsigned long compress = 0, bf = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "he:n:j:q:r:s:t:")) != -1) {
+	while ((c = getopt(argc, argv, "bB:c:he:n:j:q:r:s:t:T:")) != -1) {
 		switch (c) {
+		case 'b':
+			bench_starve();
+			return 0;
+		case 'B':
+			bf = strtoul(optarg, NULL, 10);
+			break;
+		case 'c':
+			curve = optarg;
+			break;
 		case 'e':
 			est = strtoul(optarg, NULL, 10);
 			break;
@@ -388,6 +407,9 @@ main(int argc, char **argv)
 		case 't':
 			trace = optarg;
 			break;
+		case 'T':
+			compress = strtoul(optarg, NULL, 10);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -400,8 +422,11 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	synthetic(nodes, jobs, nq, (unsigned)runs, (uint32_t)est);
-	if (trace != NULL && bench_trace(trace, (unsigned)seeds) != 0)
+	synthetic(nodes, jobs, nq, (unsigned)runs, (uint32_t)est, (uint32_t)bf);
+	if (trace != NULL && bench_trace(trace, (unsigned)seeds, curve) != 0)
+		return 1;
+	if (trace != NULL && compress > 0 &&
+	    bench_time(trace, (unsigned)compress) != 0)
 		return 1;
 	(void)printf("peak RSS: %ld MiB\n", bench_peak_rss_kib() / 1024);
 	return 0;

@@ -8,6 +8,7 @@
 #define KAI_TESTS_SCHED_BENCH_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sched/sched_model.h"
 
@@ -26,6 +27,20 @@ long bench_peak_rss_kib(void);
  * The trace replay: returns 0 and prints the figures, or -1 after
  * printing why the files could not be read.
  */
-int bench_trace(const char *dir, unsigned seeds);
+int bench_trace(const char *dir, unsigned seeds, const char *curve_path);
+
+/* Trace files (sched-bench-trace.c): at most BENCH_FIELDS comma fields. */
+#define BENCH_FIELDS 12
+int bench_split(char *line, char **f);
+FILE *bench_open_in(const char *dir, const char *file);
+/* The GPU nodes of DIR/nodes.csv; names are owned by *names. */
+int bench_read_nodes(const char *dir, struct kai_sched_snap_node **out,
+    size_t *n, char ***names);
+
+/* The time-running replay (sched-bench-time.c): prints; -1 on bad files. */
+int bench_time(const char *dir, unsigned compress);
+
+/* The starvation simulation, with and without backfill: prints. */
+void bench_starve(void);
 
 #endif /* KAI_TESTS_SCHED_BENCH_H */

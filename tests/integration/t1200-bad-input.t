@@ -57,10 +57,17 @@ out=$(KAI_CONTROLLER=127.0.0.1:1 as_user "$A" ksubmit ok.sh 2>&1)
 is "unreachable controller: exit 3" "$?" 3
 like "unreachable controller: says where" "$out" '^ksubmit: error: .*127.0.0.1:1'
 
+# Raw frames speak the protocol version of this tree, so that only the
+# fault each one carries is refused.
+V=$(sed -n 's/^#define KAI_PROTO_VERSION  *\([0-9][0-9]*\).*/\1/p' \
+    "$top_srcdir/src/proto/proto.h")
+export V
+
 # A frame far over the body limit is refused after its header.
 python3 - "$T/huge.bin" <<'EOP'
-import struct, sys
-hdr = struct.pack(">IHHIII", 0x4b414962, 1, 2, 0, 0, 64 * 1024 * 1024)
+import os, struct, sys
+V = int(os.environ["V"])
+hdr = struct.pack(">IHHIII", 0x4b414962, V, 2, 0, 0, 64 * 1024 * 1024)
 open(sys.argv[1], "wb").write(hdr)
 EOP
 out=$(kai-rawreq --raw "$T/huge.bin")
@@ -70,15 +77,16 @@ import struct, sys
 open(sys.argv[1], "wb").write(struct.pack(">IHHIII", 0x4b414962, 9, 8, 0, 0, 0))
 EOP
 out=$(kai-rawreq --raw "$T/ver.bin")
-like "a version mismatch names both versions" "$out" '^error .*9.*1|^error .*1.*9'
+like "a version mismatch names both versions" "$out" "^error .*client speaks 9, kaid speaks $V"
 
 # A credential of NUL bytes is refused before it is copied; kaid lives on
 # (it used to wipe cred_len bytes of a one-byte copy and die).
 python3 - "$T/nulcred.bin" <<'EOP'
-import struct, sys
+import os, struct, sys
+V = int(os.environ["V"])
 cred = b"\0" * 4096
 open(sys.argv[1], "wb").write(
-    struct.pack(">IHHIII", 0x4b414962, 1, 2, 0, len(cred), 0) + cred)
+    struct.pack(">IHHIII", 0x4b414962, V, 2, 0, len(cred), 0) + cred)
 EOP
 for i in 1 2 3; do
 	out=$(kai-rawreq --raw "$T/nulcred.bin")

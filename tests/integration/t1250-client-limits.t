@@ -107,16 +107,14 @@ refused: too many connections from 127.0.0.8 (40)"
 # and the idle timeout frees the slots while the attacker still holds
 # them (kai-attack's "closed=40" says kaid closed every one).
 for src in 127.0.0.9 127.0.0.10 127.0.0.11 127.0.0.12; do
-	bg attack --src "$src" --seconds 12 hold 40 idle >"$T/all.$src"
+	bg attack --src "$src" --seconds 12 --ready "$T/ready.$src" \
+	    hold 40 idle >"$T/all.$src"
 done
-# Until the attackers are in, kqueue may still get through: poll.
-rc=0
-for _ in $(seq 1 50); do
-	out=$(as_user "$A" kqueue --noheader 2>&1)
-	rc=$?
-	[ "$rc" -ne 0 ] && break
-	sleep 0.1
+for src in 127.0.0.9 127.0.0.10 127.0.0.11 127.0.0.12; do
+	stack_wait_file "$T/ready.$src" 100
 done
+out=$(as_user "$A" kqueue --noheader 2>&1)
+rc=$?
 is "a client past the total limit is refused: exit 1" "$rc" 1
 is "  with one line that says why" "$out" \
     "kqueue: error: kaid holds 150 connections, its limit

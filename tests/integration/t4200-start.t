@@ -97,6 +97,15 @@ like "then the gang" "$(echo "$out" | sed -n 3p)" \
     "^ +$p2 +batch +gang +[a-z0-9-]+ PD $ts2 +2 \(null\) +\(.*\)$"
 like "the held job last, N/A" "$(echo "$out" | sed -n 4p)" \
     "^ +$p3 +batch +held +[a-z0-9-]+ PD +N/A +1 \(null\) +\(JobHeldUser\)$"
+# Backfill (scheduling.backfill_reservations, 4 by default): the next job
+# holds a reservation at its estimate and says so; a job of 30 minutes
+# would take that node past it and waits, naming the job it would delay.
+ts1z=$(date -u -d "@$e1" +%Y-%m-%dT%H:%M:%SZ)
+is "the next job's reason is its reservation" \
+    "$(as_user "$A" kqueue -j "$p1" --noheader --why | sed 's/^.*(waiting/(waiting/')" \
+    "(waiting for resources: reserved to start at $ts1z on 1 node (running jobs' time limits))"
+is "... and its code is Resources" \
+    "$(as_user "$A" kqueue -j "$p1" --noheader -o '%r')" Resources
 out=$(as_user "$A" kqueue --start -t R)
 is "--start with -t R: no job, only the header" \
     "$(echo "$out" | wc -l)" 1

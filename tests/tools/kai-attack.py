@@ -117,6 +117,11 @@ def hold(a):
                           b"A" * 4096 + b"B" * ((1 << 20) - 1)))
         else:
             conns.append((s, b""))
+    if a.ready:
+        # the test waits for this, not for a guess of how long the
+        # connections take on a loaded machine
+        with open(a.ready, "w") as f:
+            f.write("%d\n" % len(conns))
     end = time.time() + a.seconds
     while time.time() < end:
         conns = [(s, push(s, rest) if rest else rest) for s, rest in conns]
@@ -191,6 +196,7 @@ def main():
     p.add_argument("--src", help="source address, e.g. 127.0.0.2")
     p.add_argument("--seconds", type=float, default=3)
     p.add_argument("--interval", type=float, default=0.3)
+    p.add_argument("--ready", help="hold: a file created once connected")
     sub = p.add_subparsers(dest="cmd", required=True)
     h = sub.add_parser("hold")
     h.add_argument("n", type=int)

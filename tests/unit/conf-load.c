@@ -527,7 +527,7 @@ test_help(void)
 
 	for (s = h; *s != '\0'; s++)
 		lines += *s == '\n';
-	is_int(lines, 52, "help has a line per key");
+	is_int(lines, 53, "help has a line per key");
 	ok(strstr(h, "scheduler.interval         duration(ms)    1s"
 	    "                   time between") != NULL &&
 	    strstr(h, "partitions[].max_time") != NULL &&
@@ -583,7 +583,7 @@ test_scheduling(void)
 	kai_conf_free(c);
 	load_bad(DB "scheduling:\n  placement: tight\n",
 	    ":3:14: invalid value \"tight\" for \"scheduling.placement\": "
-	    "expected one of binpack, spread", "an unknown placement");
+	    "expected one of binpack, spread, frag", "an unknown placement");
 	load_bad(DB "scheduling:\n  phases: [allocate, allocate]\n",
 	    ":3:22: invalid value \"allocate\" for \"scheduling.phases\": "
 	    "phase listed twice", "a phase listed twice");

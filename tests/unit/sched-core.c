@@ -74,6 +74,9 @@ world_init(struct world *w, enum kai_sched_placement pl)
 		w->jobs[i].created = (int64_t)i;
 		w->jobs[i].first_task = i;
 		w->jobs[i].ntasks = 1;
+		/* Limits for backfill and estimates: none, or 10 to 100 min. */
+		w->jobs[i].time_limit_s =
+		    rnd(4) == 0 ? -1 : INT64_C(600) * (1 + rnd(10));
 		kai_sched_task_init(t);
 		t->cpu_millis = INT64_C(500) * rnd(8);
 		if (kind == 0)
@@ -182,6 +185,8 @@ test_rollback_is_exact(void)
 			    c.mask, c.ugpu, c.pipelined);
 		if (t % 3 == 0 && kai_sched_task_active(&S.tasks[t]))
 			kai_sched_evict(&S, (uint32_t)t);
+		if (t % 6 == 0) /* backfill's replay: logged, undone */
+			kai_sched_release(&S, (uint32_t)t);
 	}
 	ok(S.q[0].alloc[R_GPU] > 0, "rollback: something was placed");
 	kai_sched_rollback(&S, mark);
@@ -473,8 +478,11 @@ test_invariants(void)
 		world_queues_gangs(w, qs);
 		settle_world(w, was_below);
 		kai_sched_config_init(&w->s.config);
-		w->s.config.placement =
-		    seed % 3 == 0 ? KAI_SCHED_SPREAD : KAI_SCHED_BINPACK;
+		w->s.config.placement = seed % 3 == 0 ? KAI_SCHED_SPREAD
+		    : seed % 6 == 1		      ? KAI_SCHED_FRAG
+						      : KAI_SCHED_BINPACK;
+		/* Backfill in half the worlds: its replays are undone. */
+		w->s.config.bf_reservations = seed % 2 ? 4 : 0;
 		if (kai_sched_cycle(&w->s, &r, &err) != 0) {
 			diag("seed %d: %s", seed, err.msg);
 			continue;

@@ -260,10 +260,58 @@ test_none(void)
 	kai_sched_result_fini(&w.r);
 }
 
+/*
+ * Backfill: two nodes of 4 GPUs.  n0 runs 3 GPUs until +1000, n1 runs
+ * 1 GPU until +500.  The 8-GPU gang is reserved at +1000.  A 1-GPU job
+ * of 2000 s would take a reserved GPU past +1000: it waits, and its
+ * estimate is after the gang's (+1000 + 3600).  A 1-GPU job of 400 s
+ * ends before +1000 and starts now.
+ */
+static void
+test_backfill(void)
+{
+	struct world w;
+	uint32_t g, lng, sht;
+
+	world_init(&w, 2, 4);
+	w.s.config.bf_reservations = 1;
+	(void)running(&w, 0, 3, 0, NOW, 1000);
+	(void)running(&w, 1, 1, 0, NOW, 500);
+	g = job(&w, 2, 4, 0, 3600);
+	lng = job(&w, 1, 1, 0, 2000);
+	sht = job(&w, 1, 1, 0, 400);
+	ok(cycle(&w), "backfill: cycle runs");
+	is_int(w.r.jobs[g].why.why, KAI_SCHED_WHY_RESERVED,
+	    "backfill: the gang holds a reservation");
+	is_int(est(&w, g), NOW + 1000, "backfill: ... from when n0 frees");
+	is_int(w.r.jobs[lng].why.why, KAI_SCHED_WHY_BACKFILL,
+	    "backfill: the long job would delay it");
+	is_int(w.r.jobs[lng].why.job, (int64_t)g, "backfill: ... and names it");
+	is_int(est(&w, lng), NOW + 1000 + 3600,
+	    "backfill: the long job's estimate comes after the gang");
+	is_int(w.r.jobs[sht].state, KAI_SCHED_JOB_RUNNING,
+	    "backfill: the short job starts now");
+	kai_sched_result_fini(&w.r);
+
+	/* Without backfill the long job takes the idle GPU. */
+	world_init(&w, 2, 4);
+	(void)running(&w, 0, 3, 0, NOW, 1000);
+	(void)running(&w, 1, 1, 0, NOW, 500);
+	g = job(&w, 2, 4, 0, 3600);
+	lng = job(&w, 1, 1, 0, 2000);
+	ok(cycle(&w), "no backfill: cycle runs");
+	is_int(w.r.jobs[lng].state, KAI_SCHED_JOB_RUNNING,
+	    "no backfill: the long job starts");
+	is_int(est(&w, g), NOW + 2000,
+	    "no backfill: the gang's estimate waits for it");
+	kai_sched_result_fini(&w.r);
+}
+
 int
 main(void)
 {
 	test_gang();
+	test_backfill();
 	test_reservation();
 	test_shapes();
 	test_none();

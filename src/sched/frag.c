@@ -1,0 +1,401 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * frag.c: the `frag` placement -- fragmentation gradient descent (Weng
+ * et al., "Beware of Fragmentation", USENIX ATC '23).
+ *
+ * The workload M is a distribution over task classes: each class a GPU
+ * request (whole GPUs, or a part of one GPU in micro-GPUs) and a CPU
+ * request, with a popularity p.  It is learned at the start of the cycle
+ * from the requests in the snapshot -- the pending tasks and the ones
+ * running (the recent requests) -- never from outside: the MAX_CLASSES
+ * most frequent classes (the classes of the paper's "typical pods").
+ * Tasks that ask for no GPU are not in it: they cannot use a GPU, so
+ * every idle GPU is lost to them wherever a task goes.
+ *
+ * A node's fragmentation for class m, F_n(m), is the idle GPU of the
+ * node that m could not use:
+ *	- all of it, when m cannot run on the node at all (too little idle
+ *	  CPU or memory, or fewer wholly idle GPUs than m asks for);
+ *	- for a whole-GPU class, the idle part of partly used GPUs;
+ *	- for a fraction d, the idle part of every GPU with less than d
+ *	  idle.
+ * F_n(M) = sum over m of p_m F_n(m).  A task goes where it makes the
+ * fragmentation grow least: the node and GPU minimising F_n(M) after
+ * minus F_n(M) before; ties to the node with the fewest idle whole GPUs
+ * (binpack), then the name.  A whole-GPU task takes the lowest idle
+ * devices (all idle GPUs are alike to F); a fraction tries each GPU with
+ * room, one per distinct idle amount, ties to the lower index.  A task
+ * that asks for no GPU is placed the same way: the CPU it takes can
+ * leave a node's idle GPUs with too little CPU for the mix, and it goes
+ * where that costs least (on the Alibaba replay this alone is worth five
+ * points of allocation: CPU-only pods stop stranding GPUs).
+ *
+ * Cost: F_n(M) before is kept per node until the node changes (its
+ * version, bumped by kai_sched_node_refresh()), and a node's best score
+ * for a task shape is kept in one of NSLOTS caches keyed by the shape
+ * (least recently used goes), so a placement rescans every node but
+ * recomputes only those that changed.  Backfill reservations make a
+ * node's answer depend on the job's time: no caching while they bind.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xmalloc.h"
+#include "sched/sched_int.h"
+
+#define MAX_CLASSES 64
+#define NSLOTS      64
+
+struct fclass {
+	uint32_t gpus; /* whole GPUs, or 0 */
+	int32_t ugpu;  /* a fraction's micro-GPUs, or 0 */
+	int64_t cpu;   /* millicores */
+	uint32_t count;
+	double p;
+};
+
+struct fslot {
+	uint64_t key;  /* the task shape, 0 = empty */
+	uint64_t used; /* LRU clock */
+	uint32_t *ver; /* per node: version the entry was made at */
+	double *delta; /* ... best growth of F */
+	uint64_t *mask; /* ... and its devices */
+	uint8_t *fits;  /* ... whether the task fits there at all */
+};
+
+struct kai_sched_frag {
+	struct fclass m[MAX_CLASSES];
+	uint32_t nm;
+	uint32_t *fver; /* per node: version of fbefore */
+	double *fbefore;
+	struct fslot slot[NSLOTS];
+	uint64_t clock;
+};
+
+/* Adds one task's class to the tally (a linear table: few classes). */
+static void
+tally(struct fclass *c, uint32_t *nc, uint32_t cap, uint32_t gpus,
+    int32_t ugpu, int64_t cpu)
+{
+	uint32_t i;
+
+	for (i = 0; i < *nc; i++)
+		if (c[i].gpus == gpus && c[i].ugpu == ugpu && c[i].cpu == cpu) {
+			c[i].count++;
+			return;
+		}
+	if (*nc == cap)
+		return; /* beyond the table: a rare class, left out */
+	c[*nc].gpus = gpus;
+	c[*nc].ugpu = ugpu;
+	c[*nc].cpu = cpu;
+	c[(*nc)++].count = 1;
+}
+
+static int
+class_cmp(const void *a, const void *b)
+{
+	const struct fclass *x = a, *y = b;
+
+	return x->count != y->count ? (x->count > y->count ? -1 : 1) : 0;
+}
+
+void
+kai_sched_frag_init(struct sess *S)
+{
+	const uint32_t cap = 4096;
+	struct fclass *all = kai_xcalloc(cap, sizeof(*all));
+	struct kai_sched_frag *f = kai_xcalloc(1, sizeof(*f));
+	uint32_t nall = 0, i;
+	uint64_t total = 0;
+	size_t t;
+
+	for (t = 0; t < S->s->ntasks; t++) {
+		const struct kai_sched_snap_task *in = &S->s->tasks[t];
+		int64_t req[NRES];
+
+		if (S->tasks[t].state == KAI_SCHED_TASK_FAILED)
+			continue;
+		kai_sched_task_req(S, (uint32_t)t, req);
+		if (req[R_GPU] <= 0)
+			continue;
+		tally(all, &nall, cap, in->gpus,
+		    in->gpus > 0 ? 0 : (int32_t)req[R_GPU], in->cpu_millis);
+	}
+	qsort(all, nall, sizeof(*all), class_cmp);
+	f->nm = nall < MAX_CLASSES ? nall : MAX_CLASSES;
+	for (i = 0; i < f->nm; i++)
+		total += all[i].count;
+	for (i = 0; i < f->nm; i++) {
+		f->m[i] = all[i];
+		f->m[i].p = (double)all[i].count / (double)total;
+	}
+	free(all);
+	f->fver = kai_xcalloc(S->nn + 1, sizeof(*f->fver));
+	f->fbefore = kai_xcalloc(S->nn + 1, sizeof(*f->fbefore));
+	for (i = 0; i < NSLOTS; i++) {
+		f->slot[i].ver = kai_xcalloc(S->nn + 1, sizeof(*f->slot[i].ver));
+		f->slot[i].delta =
+		    kai_xcalloc(S->nn + 1, sizeof(*f->slot[i].delta));
+		f->slot[i].mask =
+		    kai_xcalloc(S->nn + 1, sizeof(*f->slot[i].mask));
+		f->slot[i].fits =
+		    kai_xcalloc(S->nn + 1, sizeof(*f->slot[i].fits));
+	}
+	S->frag = f;
+}
+
+void
+kai_sched_frag_fini(struct sess *S)
+{
+	struct kai_sched_frag *f = S->frag;
+	uint32_t i;
+
+	if (f == NULL)
+		return;
+	for (i = 0; i < NSLOTS; i++) {
+		free(f->slot[i].ver);
+		free(f->slot[i].delta);
+		free(f->slot[i].mask);
+		free(f->slot[i].fits);
+	}
+	free(f->fver);
+	free(f->fbefore);
+	KAI_FREE(S->frag);
+}
+
+/* F_n(M) of a node whose devices have idle[0..ng) and cpu, mem idle. */
+static double
+fragmentation(const struct kai_sched_frag *f, const int32_t *idle,
+    uint32_t ng, int64_t cpu, int64_t mem)
+{
+	int64_t total = 0, partial = 0;
+	uint32_t full = 0, g, i;
+	double F = 0;
+
+	(void)mem;
+	for (g = 0; g < ng; g++) {
+		total += idle[g];
+		if (idle[g] == GPU_UNIT)
+			full++;
+		else
+			partial += idle[g];
+	}
+	if (total == 0)
+		return 0;
+	for (i = 0; i < f->nm; i++) {
+		const struct fclass *m = &f->m[i];
+		int64_t x = 0;
+
+		if (m->cpu > cpu || (m->gpus > 0 && full < m->gpus))
+			x = total;
+		else if (m->gpus > 0)
+			x = partial;
+		else
+			for (g = 0; g < ng; g++)
+				x += idle[g] < m->ugpu ? idle[g] : 0;
+		F += m->p * (double)x;
+	}
+	return F;
+}
+
+/* The node's idle GPU per device, CPU and memory, into idle[]. */
+static void
+node_idle(const struct sess *S, uint32_t n, int32_t *idle, int64_t *cpu,
+    int64_t *mem)
+{
+	const struct snode *nd = &S->nodes[n];
+	uint32_t d;
+
+	for (d = 0; d < nd->ngpu; d++)
+		idle[d] = GPU_UNIT - S->dalloc[nd->gpu0 + d] -
+		    S->drel[nd->gpu0 + d];
+	*cpu = nd->cap[R_CPU] - nd->alloc[R_CPU] - nd->rel[R_CPU];
+	*mem = nd->cap[R_MEM] - nd->alloc[R_MEM] - nd->rel[R_MEM];
+}
+
+static double
+before(const struct sess *S, uint32_t n)
+{
+	struct kai_sched_frag *f = S->frag;
+	int32_t idle[KAI_SCHED_MAX_NODE_GPUS];
+	int64_t cpu, mem;
+
+	if (f->fver[n] == S->nodes[n].ver + 1)
+		return f->fbefore[n];
+	node_idle(S, n, idle, &cpu, &mem);
+	f->fbefore[n] = fragmentation(f, idle, S->nodes[n].ngpu, cpu, mem);
+	f->fver[n] = S->nodes[n].ver + 1;
+	return f->fbefore[n];
+}
+
+/*
+ * The least growth of F from placing t on n on idle resources, and its
+ * devices; false when t does not fit there now.
+ */
+static bool
+evaluate(const struct sess *S, uint32_t t, uint32_t n, double *delta,
+    uint64_t *mask)
+{
+	const struct kai_sched_frag *f = S->frag;
+	const struct kai_sched_snap_task *in = &S->s->tasks[t];
+	const struct snode *nd = &S->nodes[n];
+	int32_t idle[KAI_SCHED_MAX_NODE_GPUS], seen[KAI_SCHED_MAX_NODE_GPUS], u;
+	struct kai_sched_choice c;
+	int64_t cpu, mem;
+	double F0, best = 0;
+	uint32_t d, k, nseen = 0;
+	bool found = false;
+
+	if (!kai_sched_fit_node(S, t, n, false, &c) || c.pipelined)
+		return false;
+	F0 = before(S, n);
+	node_idle(S, n, idle, &cpu, &mem);
+	cpu -= in->cpu_millis;
+	mem -= in->memory_mib;
+	u = c.ugpu;
+	if (u == 0) { /* CPU only: it may still strand GPUs */
+		*delta = fragmentation(f, idle, nd->ngpu, cpu, mem) - F0;
+		*mask = 0;
+		return true;
+	}
+	if (in->gpus > 0) {
+		for (d = 0; d < nd->ngpu; d++)
+			if (c.mask & (UINT64_C(1) << d))
+				idle[d] = 0;
+		*delta = fragmentation(f, idle, nd->ngpu, cpu, mem) - F0;
+		*mask = c.mask;
+		return true;
+	}
+	/* A fraction: each GPU with room, once per distinct idle amount. */
+	for (d = 0; d < nd->ngpu; d++) {
+		int32_t was = idle[d];
+		double x;
+
+		if (was < u || !kai_sched_bf_dev_ok(S, nd->gpu0 + d))
+			continue;
+		for (k = 0; k < nseen && seen[k] != was; k++)
+			;
+		if (k < nseen)
+			continue; /* a GPU with as much idle came before */
+		seen[nseen++] = was;
+		idle[d] = was - u;
+		x = fragmentation(f, idle, nd->ngpu, cpu, mem) - F0;
+		idle[d] = was;
+		if (!found || x < best) {
+			best = x;
+			*mask = UINT64_C(1) << d;
+			found = true;
+		}
+	}
+	*delta = best;
+	return found;
+}
+
+static uint64_t
+shape_key(const struct sess *S, uint32_t t)
+{
+	const struct kai_sched_snap_task *in = &S->s->tasks[t];
+	uint64_t h = kai_sched_mix64((uint64_t)in->gpus + 1);
+
+	h = kai_sched_mix64(h ^ (uint64_t)in->gpu_fraction);
+	h = kai_sched_mix64(h ^ (uint64_t)in->gpu_memory_mib);
+	h = kai_sched_mix64(h ^ (uint64_t)in->cpu_millis);
+	h = kai_sched_mix64(h ^ (uint64_t)in->memory_mib);
+	return h | 1;
+}
+
+static struct fslot *
+slot_for(struct kai_sched_frag *f, uint64_t key, uint32_t nn)
+{
+	struct fslot *s = &f->slot[0];
+	uint32_t i;
+
+	for (i = 0; i < NSLOTS; i++)
+		if (f->slot[i].key == key) {
+			f->slot[i].used = ++f->clock;
+			return &f->slot[i];
+		}
+	for (i = 1; i < NSLOTS; i++)
+		if (f->slot[i].used < s->used)
+			s = &f->slot[i];
+	s->key = key;
+	s->used = ++f->clock;
+	memset(s->ver, 0, (nn + 1) * sizeof(*s->ver));
+	return s;
+}
+
+/* Candidate a (pref pa, growth da) beats the best so far, b? */
+static bool
+better(const struct sess *S, uint32_t a, int64_t pa, double da, int32_t b,
+    int64_t pb, double db)
+{
+	const struct snode *x = &S->nodes[a], *y;
+
+	if (b < 0)
+		return true;
+	y = &S->nodes[b];
+	if (pa != pb)
+		return pa > pb;
+	if (da != db)
+		return da < db;
+	if (x->whole_idle != y->whole_idle)
+		return x->whole_idle < y->whole_idle;
+	return x->rank < y->rank;
+}
+
+bool
+kai_sched_frag_choose(const struct sess *S, uint32_t t, const uint32_t *nodes,
+    uint32_t nnodes, const int64_t *pref, struct kai_sched_choice *c)
+{
+	struct kai_sched_frag *f = S->frag;
+	struct fslot *sl;
+	uint32_t i, nn = nodes != NULL ? nnodes : S->nn;
+	int64_t bpref = 0;
+	double bd = 0;
+	int32_t best = -1;
+
+	/*
+	 * Backfill makes a node's answer depend on the job's time, not
+	 * only on the node: no caching then.
+	 */
+	sl = S->bf_on && S->bf != NULL ? NULL
+				       : slot_for(f, shape_key(S, t), S->nn);
+	for (i = 0; i < nn; i++) {
+		uint32_t n = nodes != NULL ? nodes[i] : i;
+		double dlt = 0;
+		uint64_t m = 0;
+		int64_t p = pref != NULL ? pref[n] : 0;
+		bool fits;
+
+		if (sl != NULL && sl->ver[n] == S->nodes[n].ver + 1) {
+			fits = sl->fits[n];
+			dlt = sl->delta[n];
+			m = sl->mask[n];
+		} else {
+			fits = evaluate(S, t, n, &dlt, &m);
+			if (sl != NULL) {
+				sl->ver[n] = S->nodes[n].ver + 1;
+				sl->delta[n] = dlt;
+				sl->mask[n] = m;
+				sl->fits[n] = fits;
+			}
+		}
+		if (!fits)
+			continue;
+		if (!better(S, n, p, dlt, best, bpref, bd))
+			continue;
+		best = (int32_t)n;
+		bd = dlt;
+		bpref = p;
+		c->mask = m;
+	}
+	if (best < 0)
+		return false;
+	c->node = best;
+	c->ugpu = kai_sched_task_ugpu(S, t, (uint32_t)best);
+	c->pipelined = false;
+	return true;
+}
