@@ -35,6 +35,7 @@
 #include "jobquery.h"
 #include "kacct_report.h"
 #include "output.h"
+#include "slurmjson.h"
 #include "slurmtime.h"
 
 static const char *const prog = "kacct";
@@ -617,7 +618,7 @@ show(const struct opts *o, const struct columns *c, struct kai_jobinfo *jobs,
 	}
 	v = jobquery_sorted(jobs, k, cmp_id);
 	if (o->json) {
-		root = jobquery_json(v, k);
+		root = slurmjson_jobs(SLURMJSON_SACCT, v, k, now);
 		add_json_accounting(root, v, k, now);
 		out_json_print(stdout, root);
 		(void)json_object_put(root);

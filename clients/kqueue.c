@@ -37,6 +37,7 @@
 #include "jobarray.h"
 #include "jobquery.h"
 #include "output.h"
+#include "slurmjson.h"
 
 static const char *const prog = "kqueue";
 
@@ -598,7 +599,7 @@ show(const struct opts *o, const struct layout *l, struct kai_jobinfo *jobs,
 		reasons_as_sentences(jobs, k);
 	v = jobquery_sorted(jobs, k, o->start ? cmp_start : cmp_jobs);
 	if (o->json) {
-		root = jobquery_json(v, k);
+		root = slurmjson_jobs(SLURMJSON_SQUEUE, v, k, now);
 		out_json_print(stdout, root);
 		(void)json_object_put(root);
 	} else {

@@ -22,6 +22,8 @@ clients_libkaicmd_a_SOURCES = \
 	clients/nodequery.h \
 	clients/output.c \
 	clients/output.h \
+	clients/slurmjson.c \
+	clients/slurmjson.h \
 	clients/slurmtime.c \
 	clients/slurmtime.h \
 	clients/submit_env.c \

@@ -1,0 +1,88 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# t1310-slurm-json: kqueue --json and kacct --json in the layout of Slurm
+# 22.05's squeue --json (openapi/v0.0.38: meta, errors, jobs[] with
+# job_id, job_state, state_reason, user_name, times in unix seconds,
+# time_limit in minutes) and sacct --json (openapi/dbv0.0.38: state
+# {current, reason}, exit_code {status, return_code}, time {elapsed, start,
+# end, submission, limit}, tres {allocated, requested}, steps []), on a
+# held job, a completed one and one that exits 3.
+
+. "$top_srcdir/tests/lib/tap.sh"
+. "$top_srcdir/tests/lib/stack.sh"
+stack_require
+command -v jq >/dev/null || skip_all "no jq"
+
+T=$(mktemp -d /tmp/kai-t1310.XXXXXX)
+trap 'stack_stop "$T"; rm -rf "$T"' EXIT
+stack_start "$T" || bail_out "could not start the stack"
+A=$STACK_ALICE
+W=$T/work
+mkdir -p "$W" && chown "$A:" "$W" && chmod 755 "$W"
+printf '#!/bin/sh\ntrue\n' >"$W/true.sh"
+printf '#!/bin/sh\nexit 3\n' >"$W/three.sh"
+chown "$A:" "$W/true.sh" "$W/three.sh"
+
+submit()
+{
+	(cd "$W" && as_user "$A" ksubmit --parsable "$@")
+}
+
+au=$(id -u "$A")
+held=$(submit -H -J heldjob -n 3 -c 4 --mem=3G --gpus-per-task=2 -t 90 true.sh)
+done_id=$(submit -J quick -t 5 true.sh)
+bad_id=$(submit -J three -t 5 three.sh)
+ok "the quick job completes" wait_state "$done_id" COMPLETED
+ok "the exit-3 job fails" wait_state "$bad_id" FAILED
+
+# --- kqueue --json: squeue's layout.
+j=$(as_user "$A" kqueue --json -j "$held")
+is "kqueue: meta.plugin.type is squeue's" \
+    "$(printf '%s' "$j" | jq -r '.meta.plugin.type, (.meta.Slurm.version | "\(.major).\(.minor)")')" \
+    "$(printf 'openapi/v0.0.38\n22.5')"
+is "kqueue: errors is an empty list" "$(printf '%s' "$j" | jq -c .errors)" "[]"
+is "kqueue: job_id, job_state, state_reason, user_name, user_id, partition, name" \
+    "$(printf '%s' "$j" | jq -r '.jobs[0] | .job_id, .job_state, .state_reason, .user_name, .user_id, .partition, .name')" \
+    "$(printf '%s\nPENDING\nJobHeldUser\n%s\n%s\nbatch\nheldjob' "$held" "$A" "$au")"
+is "kqueue: time_limit in minutes, tasks, cpus, cpus_per_task, memory_per_node" \
+    "$(printf '%s' "$j" | jq -r '.jobs[0] | .time_limit, .tasks, .cpus, .cpus_per_task, .memory_per_node')" \
+    "$(printf '90\n3\n12\n4\n3072')"
+is "kqueue: tres_req_str as slurmctld writes it; nothing allocated yet" \
+    "$(printf '%s' "$j" | jq -r '.jobs[0] | .tres_req_str, "[\(.tres_alloc_str)]"')" \
+    "$(printf 'cpu=12,mem=3G,node=1,billing=12,gres/gpu=6\n[]')"
+is "kqueue: submit_time is unix seconds; start_time and end_time 0" \
+    "$(printf '%s' "$j" | jq -r '.jobs[0] | (.submit_time > 1600000000), .start_time, .end_time')" \
+    "$(printf 'true\n0\n0')"
+is "kqueue: the kaibatch keys Slurm lacks follow (gpus_per_task)" \
+    "$(printf '%s' "$j" | jq -r '.jobs[0].gpus_per_task')" 2
+j=$(as_user "$A" kqueue --json -t all -j "$bad_id")
+is "kqueue: exit_code is the wait status (3 << 8)" \
+    "$(printf '%s' "$j" | jq -r '.jobs[0] | .job_state, .exit_code')" \
+    "$(printf 'FAILED\n768')"
+
+# --- kacct --json: sacct's layout.
+j=$(as_user "$A" kacct --json -j "$bad_id")
+is "kacct: meta.plugin.type is sacct's; errors empty" \
+    "$(printf '%s' "$j" | jq -r '.meta.plugin.type, (.errors | length)')" \
+    "$(printf 'openapi/dbv0.0.38\n0')"
+is "kacct: state {current, reason}, exit_code {status, return_code}" \
+    "$(printf '%s' "$j" | jq -c '.jobs[0] | [.job_id, .state.current, .exit_code.status, .exit_code.return_code, .derived_exit_code.return_code]')" \
+    "[$bad_id,\"FAILED\",\"ERROR\",3,0]"
+is "kacct: time {elapsed, start, end, submission, limit}; steps []" \
+    "$(printf '%s' "$j" | jq -r '.jobs[0] | (.time.end >= .time.start), (.time.start >= .time.submission), (.time.elapsed == .time.end - .time.start), .time.limit, (.steps | length), .user')" \
+    "$(printf 'true\ntrue\ntrue\n5\n0\n%s' "$A")"
+is "kacct: tres.allocated as [{type, name, id, count}]" \
+    "$(printf '%s' "$j" | jq -c '[.jobs[0].tres.allocated[] | [.type, .id, .count]]')" \
+    '[["cpu",1,1],["mem",2,1024],["node",4,1],["billing",5,1]]'
+j=$(as_user "$A" kacct --json -j "$done_id")
+is "kacct: a completed job's exit_code is SUCCESS 0" \
+    "$(printf '%s' "$j" | jq -c '.jobs[0] | [.state.current, .exit_code.status, .exit_code.return_code]')" \
+    '["COMPLETED","SUCCESS",0]'
+j=$(as_user "$A" kacct --json -s PD -j "$held")
+is "kacct: a pending job: status PENDING, nothing allocated, requested GPUs" \
+    "$(printf '%s' "$j" | jq -c '.jobs[0] | [.state.current, .state.reason, .exit_code.status, (.tres.allocated | length), ([.tres.requested[] | select(.type == "gres") | .name, .count]), .nodes]')" \
+    '["PENDING","JobHeldUser","PENDING",0,["gpu",6],"None assigned"]'
+
+as_user "$A" kcancel "$held" >/dev/null 2>&1
+done_testing
