@@ -36,6 +36,7 @@
 #include "jobfields.h"
 #include "jobarray.h"
 #include "jobquery.h"
+#include "jobsort.h"
 #include "output.h"
 #include "slurmjson.h"
 
@@ -79,6 +80,8 @@ static const struct cliopt table[] = {
     CLIOPT("noheader", 'h', CLIOPT_NOARG, NULL, "print no header line"),
     CLIOPT("partition", 'p', CLIOPT_ARG, "LIST",
 	"only jobs in these partitions"),
+    CLIOPT("sort", 'S', CLIOPT_ARG, "SPEC",
+	"order by -o letters, [+|-]L,...: e.g. -t,p,i"),
     CLIOPT("start", K_START, CLIOPT_NOARG, NULL,
 	"pending jobs with their estimated start, earliest first"),
     CLIOPT("states", 't', CLIOPT_ARG, "LIST",
@@ -105,6 +108,8 @@ struct opts {
 	bool array; /* -r */
 	bool start; /* --start */
 	bool why; /* --why */
+	bool sorted; /* -S */
+	struct jobsort sort; /* -S */
 	struct kai_task_ref *tasks; /* -j 123_4, 123_[1-3] */
 	size_t ntasks;
 	uint64_t *plain; /* -j's plain ids, when tasks are named too */
@@ -576,7 +581,7 @@ build_layout(const struct opts *o, struct layout *l, struct kai_err *err)
 }
 
 static int
-show(const struct opts *o, const struct layout *l, struct kai_jobinfo *jobs,
+show(struct opts *o, const struct layout *l, struct kai_jobinfo *jobs,
     size_t n)
 {
 	uint32_t mask =
@@ -597,7 +602,12 @@ show(const struct opts *o, const struct layout *l, struct kai_jobinfo *jobs,
 		k = keep_jobs(o, jobs, k, mask, true);
 	if (o->why)
 		reasons_as_sentences(jobs, k);
-	v = jobquery_sorted(jobs, k, o->start ? cmp_start : cmp_jobs);
+	if (o->sorted) {
+		o->sort.now = now;
+		jobsort_use(&o->sort);
+	}
+	v = jobquery_sorted(jobs, k, o->sorted ? jobsort_cmp
+	    : o->start ? cmp_start : cmp_jobs);
 	if (o->json) {
 		root = slurmjson_jobs(SLURMJSON_SQUEUE, v, k, now);
 		out_json_print(stdout, root);
@@ -640,6 +650,9 @@ set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 	case 'h':
 		o->noheader = true;
 		return 0;
+	case 'S':
+		o->sorted = true;
+		return jobsort_parse(arg, &o->sort, err);
 	case 'r':
 		o->array = true;
 		return 0;

@@ -18,6 +18,8 @@ clients_libkaicmd_a_SOURCES = \
 	clients/jobfields.h \
 	clients/jobquery.c \
 	clients/jobquery.h \
+	clients/jobsort.c \
+	clients/jobsort.h \
 	clients/nodequery.c \
 	clients/nodequery.h \
 	clients/output.c \

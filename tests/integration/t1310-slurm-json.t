@@ -7,7 +7,8 @@
 # time_limit in minutes) and sacct --json (openapi/dbv0.0.38: state
 # {current, reason}, exit_code {status, return_code}, time {elapsed, start,
 # end, submission, limit}, tres {allocated, requested}, steps []), on a
-# held job, a completed one and one that exits 3.
+# held job, a completed one and one that exits 3; and kqueue -S, squeue's
+# sort spec ([+|-]letter,...), on the same jobs.
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
@@ -84,5 +85,28 @@ is "kacct: a pending job: status PENDING, nothing allocated, requested GPUs" \
     "$(printf '%s' "$j" | jq -c '.jobs[0] | [.state.current, .state.reason, .exit_code.status, (.tres.allocated | length), ([.tres.requested[] | select(.type == "gres") | .name, .count]), .nodes]')" \
     '["PENDING","JobHeldUser","PENDING",0,["gpu",6],"None assigned"]'
 
-as_user "$A" kcancel "$held" >/dev/null 2>&1
+# --- kqueue -S/--sort.
+aaa=$(submit -H -J aaa -t 5 true.sh)
+ids()
+{
+	as_user "$A" kqueue -h -t all -j "$held,$done_id,$bad_id,$aaa" -o %i "$@" |
+	    tr '\n' ' '
+}
+is "-S i: job id ascending" "$(ids -S i)" "$held $done_id $bad_id $aaa "
+is "-S -i: descending" "$(ids -S -i)" "$aaa $bad_id $done_id $held "
+is "-S j: by name" "$(ids --sort=j)" "$aaa $held $done_id $bad_id "
+is "-S -t,-i: state descending (FAILED, COMPLETED, PENDING), then id down" \
+    "$(ids -S -t,-i)" "$bad_id $done_id $aaa $held "
+is "-S %D,+j: tasks, then name (a % before the letter is accepted)" \
+    "$(ids -S %D,+j)" "$aaa $done_id $bad_id $held "
+for spec in z i,,j 'i,' '' ij; do
+	out=$(as_user "$A" kqueue -S "$spec" 2>"$T/err")
+	rc=$?
+	is "-S '$spec': exit 2, one error line, nothing on stdout" \
+	    "$rc|$(wc -l <"$T/err")|$out" "2|1|"
+	like "-S '$spec': the error names the spec" "$(cat "$T/err")" \
+	    "^kqueue: error: invalid --sort "
+done
+
+as_user "$A" kcancel "$held" "$aaa" >/dev/null 2>&1
 done_testing
