@@ -66,7 +66,10 @@ else
 fi
 unset KAI_SCRIPT KAI_SHIM_SCONTROL KAI_SHIM_SRUN
 export PATH
-umask 022
+# The submitter's umask, as slurmstepd applies it (022 when it is not known,
+# an older client's job): output files are not world-readable because the
+# pod's default says so.
+umask "${KAI_UMASK:-022}"
 cd "$KAI_WORKDIR" || { echo "kaibatch: cannot chdir to $KAI_WORKDIR" >&2; exit 1; }
 kai_run() {
   if [ -n "$KAI_SIGNAL" ]; then
