@@ -13,8 +13,8 @@
 
 static const struct jobsort *use;
 
-/* The letters -S takes: kqueue's -o letters, and %p (priority). */
-static const char letters[] = "AabCcDeFGiKjLlMmNPpQRrSTtUuVYZ";
+/* The letters -S takes: kqueue's -o letters (the constant ones tie). */
+static const char letters[] = "AabCcDEeFGiKjkLlMmNnOPpQqRrSTtUuVvxYyZz";
 
 int
 jobsort_parse(const char *spec, struct jobsort *s, struct kai_err *err)

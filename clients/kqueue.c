@@ -238,6 +238,35 @@ f_gpus(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 	out_u64(b, n, jobquery_gpus(j));
 }
 
+/* squeue's %p: the priority as a fraction of the largest, "%16.14f". */
+static void
+f_prio_float(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)snprintf(b, n, "%16.14f", (double)j->priority / 4294967295.0);
+}
+
+/*
+ * The squeue letters for what ksubmit ignores (--qos, --comment,
+ * --nodelist, --exclude, --contiguous, --reservation, --nice, -B) and
+ * kaid therefore never has: each prints what squeue prints for a job
+ * submitted without the option.
+ */
+#define CONST_FIELD(fn, text)                                                  \
+	static void fn(const struct kai_jobinfo *j, int64_t now, char *b,      \
+	    size_t n)                                                          \
+	{                                                                      \
+		(void)j;                                                       \
+		(void)now;                                                     \
+		out_copy(b, n, text);                                          \
+	}
+
+CONST_FIELD(f_qos, "normal")
+CONST_FIELD(f_null, "(null)")
+CONST_FIELD(f_empty, "")
+CONST_FIELD(f_zero, "0")
+CONST_FIELD(f_sct, "*:*:*")
+
 static const struct field {
 	char c;            /* -o letter */
 	const char *oname; /* -O name */
@@ -256,7 +285,17 @@ static const struct field {
     {'R', "ReasonList", "NODELIST(REASON)", f_reasonlist},
     {'P', "Partition", "PARTITION", jf_queue},
     {'a', "Account", "ACCOUNT", jf_account},
-    {'Q', "Priority", "PRIORITY", f_prio},
+    {'Q', "PriorityLong", "PRIORITY", f_prio},
+    {'p', "Priority", "PRIORITY", f_prio_float},
+    {'q', "QOS", "QOS", f_qos},
+    {'E', "Dependency", "DEPENDENCY", f_null},
+    {'k', "Comment", "COMMENT", f_null},
+    {'n', "ReqNodes", "REQ_NODES", f_empty},
+    {'x', "ExcNodes", "EXC_NODES", f_empty},
+    {'O', "Contiguous", "CONTIGUOUS", f_zero},
+    {'v', "Reservation", "RESERVATION", f_null},
+    {'y', "Nice", "NICE", f_zero},
+    {'z', "SCT", "S:C:T", f_sct},
     {'S', "StartTime", "START_TIME", f_start},
     {'V', "SubmitTime", "SUBMIT_TIME", f_submit},
     {'C', "NumCPUs", "CPUS", f_cpus},

@@ -85,6 +85,21 @@ is "kacct: a pending job: status PENDING, nothing allocated, requested GPUs" \
     "$(printf '%s' "$j" | jq -c '.jobs[0] | [.state.current, .state.reason, .exit_code.status, (.tres.allocated | length), ([.tres.requested[] | select(.type == "gres") | .name, .count]), .nodes]')" \
     '["PENDING","JobHeldUser","PENDING",0,["gpu",6],"None assigned"]'
 
+# --- The -o letters squeue has for what kaibatch does not take.
+prio=$(stack_psql "select priority from jobs where id = $held")
+is "%p is squeue's float priority, %Q the integer" \
+    "$(as_user "$A" kqueue -h -j "$held" -o '%p|%Q')" \
+    "$(awk -v p="$prio" 'BEGIN { printf "%16.14f|%d", p / 4294967295, p }')"
+is "%q %E %k %n %x %O %v %y %z as squeue prints them for a job without them" \
+    "$(as_user "$A" kqueue -h -j "$held" -o '%q|%E|%k|%n|%x|%O|%v|%y|%z')" \
+    "normal|(null)|(null)|||0|(null)|0|*:*:*"
+is "their headers are squeue's" \
+    "$(as_user "$A" kqueue -j "$held" -o '%p|%q|%E|%k|%n|%x|%O|%v|%y|%z' | head -1)" \
+    "PRIORITY|QOS|DEPENDENCY|COMMENT|REQ_NODES|EXC_NODES|CONTIGUOUS|RESERVATION|NICE|S:C:T"
+is "-O names: Priority is %p, PriorityLong %Q, QOS, SCT" \
+    "$(as_user "$A" kqueue -h -j "$held" -O 'PriorityLong:.4,QOS:7,SCT:6,Nice:.2')" \
+    "$(printf '%4s%-7s%-6s%2s' "$prio" normal '*:*:*' 0)"
+
 # --- kqueue -S/--sort.
 aaa=$(submit -H -J aaa -t 5 true.sh)
 ids()
@@ -99,7 +114,7 @@ is "-S -t,-i: state descending (FAILED, COMPLETED, PENDING), then id down" \
     "$(ids -S -t,-i)" "$bad_id $done_id $aaa $held "
 is "-S %D,+j: tasks, then name (a % before the letter is accepted)" \
     "$(ids -S %D,+j)" "$aaa $done_id $bad_id $held "
-for spec in z i,,j 'i,' '' ij; do
+for spec in @ W i,,j 'i,' '' ij; do
 	out=$(as_user "$A" kqueue -S "$spec" 2>"$T/err")
 	rc=$?
 	is "-S '$spec': exit 2, one error line, nothing on stdout" \
