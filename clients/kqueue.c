@@ -29,6 +29,7 @@
 
 #include "base/err.h"
 #include "base/xmalloc.h"
+#include "model/hostlist.h"
 #include "client.h"
 #include "client_main.h"
 #include "cliopt.h"
@@ -78,6 +79,8 @@ static const struct cliopt table[] = {
     CLIOPT("me", K_ME, CLIOPT_NOARG, NULL, "only my jobs"),
     CLIOPT("name", 'n', CLIOPT_ARG, "LIST", "only jobs with these names"),
     CLIOPT("noheader", 'h', CLIOPT_NOARG, NULL, "print no header line"),
+    CLIOPT("nodelist", 'w', CLIOPT_ARG, "HOSTLIST",
+	"only jobs allocated to one of these nodes"),
     CLIOPT("partition", 'p', CLIOPT_ARG, "LIST",
 	"only jobs in these partitions"),
     CLIOPT("sort", 'S', CLIOPT_ARG, "SPEC",
@@ -108,6 +111,8 @@ struct opts {
 	bool array; /* -r */
 	bool start; /* --start */
 	bool why; /* --why */
+	char **nodes; /* -w, expanded */
+	size_t nnodes;
 	bool sorted; /* -S */
 	struct jobsort sort; /* -S */
 	struct kai_task_ref *tasks; /* -j 123_4, 123_[1-3] */
@@ -523,10 +528,32 @@ cmp_start(const void *a, const void *b)
 	return cmp_jobs(a, b);
 }
 
+/* -w: whether the job holds one of the nodes named (squeue -w). */
+static bool
+on_nodes(const struct opts *o, const struct kai_jobinfo *j)
+{
+	struct kai_err err;
+	char **names;
+	size_t i, k, n;
+	bool hit = false;
+
+	if (o->nnodes == 0)
+		return true;
+	kai_err_clear(&err);
+	if (j->nodelist == NULL || *j->nodelist == '\0' ||
+	    kai_hostlist_expand(j->nodelist, &names, &n, &err) != 0)
+		return false;
+	for (i = 0; i < n && !hit; i++)
+		for (k = 0; k < o->nnodes && !hit; k++)
+			hit = strcmp(names[i], o->nodes[k]) == 0;
+	kai_hostlist_free(names, n);
+	return hit;
+}
+
 static bool
 wanted(const struct opts *o, const struct kai_jobinfo *j, uint32_t mask)
 {
-	return (mask & KAI_JOB_STATE_BIT(j->state)) != 0 &&
+	return (mask & KAI_JOB_STATE_BIT(j->state)) != 0 && on_nodes(o, j) &&
 	    (!o->start || j->state == KAI_JOB_PENDING) &&
 	    filter_match_name(o->names, o->nnames, j->name) &&
 	    filter_match_name(o->accounts, o->naccounts, j->account);
@@ -689,6 +716,9 @@ set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 	case 'h':
 		o->noheader = true;
 		return 0;
+	case 'w':
+		kai_hostlist_free(o->nodes, o->nnodes);
+		return kai_hostlist_expand(arg, &o->nodes, &o->nnodes, err);
 	case 'S':
 		o->sorted = true;
 		return jobsort_parse(arg, &o->sort, err);
@@ -755,6 +785,7 @@ opts_fini(struct opts *o)
 	filter_free_names(o->accounts, o->naccounts);
 	free(o->tasks);
 	free(o->plain);
+	kai_hostlist_free(o->nodes, o->nnodes);
 }
 
 static bool

@@ -123,5 +123,26 @@ for spec in @ W i,,j 'i,' '' ij; do
 	    "^kqueue: error: invalid --sort "
 done
 
-as_user "$A" kcancel "$held" "$aaa" >/dev/null 2>&1
+# --- kqueue -w/--nodelist: jobs allocated to one of the nodes.
+printf '#!/bin/sh\nsleep 60\n' >"$W/sleep.sh"
+chown "$A:" "$W/sleep.sh"
+run=$(submit -J runner -t 5 sleep.sh)
+ok "a job runs" wait_state "$run" RUNNING
+node=$(as_user "$A" kqueue -h -j "$run" -o %N)
+like "it has a node" "$node" '^[^ ]+$'
+is "-w NODE: the running job" \
+    "$(as_user "$A" kqueue -h -w "$node" -o %i)" "$run"
+is "-w NODE -t PD: pending jobs hold no node" \
+    "$(as_user "$A" kqueue -h -t PD -w "$node" -o %i)" ""
+is "-w as a host list with other names" \
+    "$(as_user "$A" kqueue -h --nodelist="nohost-[1-3],$node" -o %i)" "$run"
+is "-w with no such node: nothing" \
+    "$(as_user "$A" kqueue -h -w nohost-9 -o %i)" ""
+out=$(as_user "$A" kqueue -w 'n[1-' 2>"$T/err")
+is "-w bad host list: exit 2, one error line, nothing on stdout" \
+    "$?|$(wc -l <"$T/err")|$out" "2|1|"
+like "-w bad host list: the error names it" "$(cat "$T/err")" \
+    '^kqueue: error: invalid host list "n\[1-"'
+
+as_user "$A" kcancel "$held" "$aaa" "$run" >/dev/null 2>&1
 done_testing
