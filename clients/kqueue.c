@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -72,6 +73,8 @@ static const struct cliopt table[] = {
     CLIOPT("gpus", K_GPUS, CLIOPT_NOARG, NULL,
 	"add a GPUS column to the default or long view"),
     CLIOPT("help", K_HELP, CLIOPT_NOARG, NULL, "print this help and exit"),
+    CLIOPT("iterate", 'i', CLIOPT_ARG, "SECONDS",
+	"print again every SECONDS, each time after the date"),
     CLIOPT("jobs", 'j', CLIOPT_ARG, "LIST", "only these job ids"),
     CLIOPT("json", K_JSON, CLIOPT_NOARG, NULL, "print JSON"),
     CLIOPT("long", 'l', CLIOPT_NOARG, NULL,
@@ -111,6 +114,7 @@ struct opts {
 	bool array; /* -r */
 	bool start; /* --start */
 	bool why; /* --why */
+	unsigned iterate; /* -i seconds; 0 = once */
 	char **nodes; /* -w, expanded */
 	size_t nnodes;
 	bool sorted; /* -S */
@@ -679,7 +683,9 @@ show(struct opts *o, const struct layout *l, struct kai_jobinfo *jobs,
 		out_json_print(stdout, root);
 		(void)json_object_put(root);
 	} else {
-		if (o->lng && localtime_r(&t, &tm) != NULL &&
+		/* squeue: the date over -l and -i, unless -h */
+		if (!o->noheader && (o->lng || o->iterate > 0) &&
+		    localtime_r(&t, &tm) != NULL &&
 		    strftime(stamp, sizeof(stamp), "%a %b %d %H:%M:%S %Y", &tm))
 			(void)printf("%s\n", stamp);
 		if (!o->noheader)
@@ -696,6 +702,23 @@ show(struct opts *o, const struct layout *l, struct kai_jobinfo *jobs,
 /*
  * Options
  */
+
+/* -i: whole seconds, 1 to a day (squeue takes an integer). */
+static int
+parse_iterate(const char *arg, unsigned *secs, struct kai_err *err)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = isdigit((unsigned char)*arg) ? strtoul(arg, &end, 10) : 0;
+	if (v == 0 || errno != 0 || *end != '\0' || v > 86400)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid --iterate \"%s\": not a number of seconds "
+		    "from 1 to 86400", arg);
+	*secs = (unsigned)v;
+	return 0;
+}
 
 static int
 set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
@@ -716,6 +739,8 @@ set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 	case 'h':
 		o->noheader = true;
 		return 0;
+	case 'i':
+		return parse_iterate(arg, &o->iterate, err);
 	case 'w':
 		kai_hostlist_free(o->nodes, o->nnodes);
 		return kai_hostlist_expand(arg, &o->nodes, &o->nnodes, err);
@@ -826,11 +851,20 @@ run(struct opts *o, const struct layout *l)
 	 * with the caller's jobs only; without it kaid answers with every
 	 * user's active jobs and the caller's finished ones.
 	 */
-	if ((o->q.state_mask & ~KAI_JOB_STATES_ACTIVE) != 0)
-		o->q.start = (int64_t)time(NULL) - FINISHED_VISIBLE_S;
-	if ((rc = jobquery_run(prog, &o->q, &jobs, &n)) != CLIENT_EXIT_OK)
-		return rc;
-	return show(o, l, jobs, n);
+	for (;;) {
+		if ((o->q.state_mask & ~KAI_JOB_STATES_ACTIVE) != 0)
+			o->q.start = (int64_t)time(NULL) - FINISHED_VISIBLE_S;
+		rc = jobquery_run(prog, &o->q, &jobs, &n);
+		if (rc == CLIENT_EXIT_OK)
+			rc = show(o, l, jobs, n);
+		/* -i: until interrupted; a failed round is reported, as in
+		 * squeue, and the next one tried */
+		if (o->iterate == 0)
+			return rc;
+		(void)putchar('\n');
+		(void)fflush(stdout);
+		(void)sleep(o->iterate);
+	}
 }
 
 /* kqueue's state, from its command line to its exit. */

@@ -144,5 +144,20 @@ is "-w bad host list: exit 2, one error line, nothing on stdout" \
 like "-w bad host list: the error names it" "$(cat "$T/err")" \
     '^kqueue: error: invalid host list "n\[1-"'
 
+# --- kqueue -i/--iterate: the list again every N seconds, each time
+# after the date and followed by an empty line, until interrupted.
+as_user "$A" timeout -s INT 4 kqueue -i 1 -j "$run" -o '%i|%t' >"$T/it"
+d='^[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9][0-9] [0-9:]{8} [0-9]{4}$'
+like "-i 1 for 4 s: at least two rounds" "$(grep -c "^$run|R\$" "$T/it")" '^[2-5]$'
+is "-i: each round is date, header, the job, an empty line" \
+    "$(head -4 "$T/it" | sed -E "s/$d/DATE/")" "$(printf 'DATE\nJOBID|ST\n%s|R\n' "$run")"
+as_user "$A" timeout -s INT 3 kqueue -h -i 1 -j "$run" -o '%i' >"$T/it"
+is "-i -h: no date, no header" "$(grep -vc "^$run\$\|^\$" "$T/it")" 0
+for a in 0 x 1x 86401; do
+	out=$(as_user "$A" kqueue -i "$a" 2>"$T/err")
+	is "-i '$a': exit 2, one error line, nothing on stdout" \
+	    "$?|$(wc -l <"$T/err")|$out" "2|1|"
+done
+
 as_user "$A" kcancel "$held" "$aaa" "$run" >/dev/null 2>&1
 done_testing
