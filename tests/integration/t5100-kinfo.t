@@ -48,6 +48,10 @@ gpu-a1        1 batch*    idle
 gpu-a2        1 batch*    idle  
 gpu-h1        1 batch*    idle  "
 
+is "-N -o %N: each node's own name, never a one-name range (gpu-a[1-1])" \
+    "$(as_user "$A" kinfo -h -N -p batch -o %N | tr '\n' ' ')" \
+    "cpu-1 gpu-a1 gpu-a2 gpu-h1 "
+
 is "-n takes Slurm's host lists" \
     "$(as_user "$A" kinfo -h -p batch -n 'gpu-a[1-2],cpu-1' -o '%D %N')" \
     "3 cpu-1,gpu-a[1-2]"
