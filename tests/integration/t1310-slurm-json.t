@@ -85,6 +85,19 @@ is "kacct: a pending job: status PENDING, nothing allocated, requested GPUs" \
     "$(printf '%s' "$j" | jq -c '.jobs[0] | [.state.current, .state.reason, .exit_code.status, (.tres.allocated | length), ([.tres.requested[] | select(.type == "gres") | .name, .count]), .nodes]')" \
     '["PENDING","JobHeldUser","PENDING",0,["gpu",6],"None assigned"]'
 
+# --- kacct's added fields.
+r=$(as_user "$A" kacct -j "$bad_id" -P -n \
+    --format=ReqCPUS,NTasks,QOS,DerivedExitCode,TotalCPU,MaxRSS,ReqTRES,AllocTRES)
+is "kacct ReqCPUS NTasks QOS DerivedExitCode TotalCPU MaxRSS ReqTRES of a job without steps" \
+    "$r" "1|1|normal|0:0|00:00:00||billing=1,cpu=1,mem=1G,node=1|billing=1,cpu=1,mem=1G,node=1"
+r=$(as_user "$A" kacct -j "$bad_id" -P -n --format=CPUTimeRAW,ElapsedRaw,AllocCPUS,Priority)
+is "kacct CPUTimeRAW is ElapsedRaw x AllocCPUS; Priority as kaid has it" \
+    "$(printf '%s' "$r" | awk -F'|' '{ print ($1 == $2 * $3) ? "yes" : $0 }')|$(printf '%s' "$r" | cut -d'|' -f4)" \
+    "yes|$(stack_psql "select priority from jobs where id = $bad_id")"
+is "kacct ReqTRES of a pending job: what it asked (AllocTRES is empty)" \
+    "$(as_user "$A" kacct -j "$held" -s PD -P -n --format=ReqTRES,AllocTRES,ReqCPUS,CPUTime)" \
+    "billing=12,cpu=12,gres/gpu=6,mem=3G,node=1||12|00:00:00"
+
 # --- The -o letters squeue has for what kaibatch does not take.
 prio=$(stack_psql "select priority from jobs where id = $held")
 is "%p is squeue's float priority, %Q the integer" \
