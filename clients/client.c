@@ -256,6 +256,15 @@ int
 client_frame_new(struct kai_buf *out, uint16_t type, const void *body,
     size_t len, const char *munge_socket, int ttl_s, struct kai_err *err)
 {
+	return client_frame_new_version(out, KAI_PROTO_VERSION, type, body,
+	    len, munge_socket, ttl_s, err);
+}
+
+int
+client_frame_new_version(struct kai_buf *out, uint16_t version,
+    uint16_t type, const void *body, size_t len, const char *munge_socket,
+    int ttl_s, struct kai_err *err)
+{
 	uint8_t digest[KAI_PROTO_DIGEST_LEN];
 	char *cred;
 	int r;
@@ -264,11 +273,11 @@ client_frame_new(struct kai_buf *out, uint16_t type, const void *body,
 		return kai_err_set(err, KAI_EINVAL,
 		    "request too large: %zu > %d bytes", len,
 		    KAI_PROTO_BODY_MAX);
-	kai_frame_digest(type, body, len, digest);
+	kai_frame_digest(version, type, body, len, digest);
 	if ((r = kai_auth_cred_new(munge_socket, digest, sizeof(digest), ttl_s,
 		 &cred, err)) != 0)
 		return r;
-	r = kai_frame_build(out, type, 0, cred, body, len);
+	r = kai_frame_build_version(out, version, type, 0, cred, body, len);
 	kai_free_secret(cred, strlen(cred));
 	if (r != 0)
 		return kai_err_set(err, KAI_EINVAL,

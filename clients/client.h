@@ -96,6 +96,10 @@ int client_connect(const char *hostport, int *fd,
 int client_frame_new(struct kai_buf *out, uint16_t type, const void *body,
     size_t len, const char *munge_socket, int ttl_s,
     struct kai_err *err) KAI_MUST_CHECK;
+/* The same in protocol version `version` (kai-rawreq's --proto-version). */
+int client_frame_new_version(struct kai_buf *out, uint16_t version,
+    uint16_t type, const void *body, size_t len, const char *munge_socket,
+    int ttl_s, struct kai_err *err) KAI_MUST_CHECK;
 
 /* Writes all n bytes (partial writes, EINTR; no SIGPIPE). */
 int client_send(int fd, const void *p, size_t n,

@@ -13,6 +13,8 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,6 +269,20 @@ tristate(int v)
  * The scheduling options.  kaid.yaml names no topologies, so a level is
  * a node label key and a "NAME:" before it has nothing to name.
  */
+/*
+ * The caller's umask, which sbatch records as SLURM_UMASK.  umask(2) can
+ * only be read by setting it: set it back at once (ksubmit is single-
+ * threaded and creates no file meanwhile).
+ */
+static uint32_t
+submit_umask(void)
+{
+	mode_t m = umask(022);
+
+	(void)umask(m);
+	return (uint32_t)m & 0777u;
+}
+
 static int
 sched_to_spec(const struct submit_opts *o, struct kai_jobspec *js,
     struct kai_err *err)
@@ -330,5 +346,6 @@ submit_opts_to_spec(const struct submit_opts *o, const char *cwd,
 	}
 	js->open_mode = o->open_mode == 'a' ? KAI_OPEN_APPEND
 	    : o->open_mode == 't' ? KAI_OPEN_TRUNCATE : KAI_OPEN_DEFAULT;
+	js->umask = KAI_JOB_UMASK_SET | submit_umask();
 	return sched_to_spec(o, js, err);
 }

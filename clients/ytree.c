@@ -172,6 +172,30 @@ open_container(struct rd *rd, enum ykind kind, const yaml_event_t *ev)
 	return 0;
 }
 
+/*
+ * A queue file holds names, numbers and durations: a control character
+ * in one is a mistake or an attack.  A NUL ("\0" in a quoted scalar)
+ * would cut the copy short, so "a\0b" would silently become the queue
+ * "a".
+ */
+static int
+check_scalar(struct rd *rd, const yaml_event_t *ev)
+{
+	const unsigned char *v = ev->data.scalar.value;
+	size_t i;
+
+	for (i = 0; i < ev->data.scalar.length; i++) {
+		if (v[i] == '\0')
+			return fail_at(rd, ev->start_mark,
+			    "a value holds a NUL character");
+		if (v[i] < 0x20 || v[i] == 0x7f)
+			return fail_at(rd, ev->start_mark,
+			    "a value holds the control character 0x%02x",
+			    v[i]);
+	}
+	return 0;
+}
+
 static int
 refuse(struct rd *rd, const yaml_event_t *ev)
 {
@@ -200,6 +224,8 @@ refuse(struct rd *rd, const yaml_event_t *ev)
 	if (rd->nodes >= YTREE_NODES_MAX)
 		return fail_at(rd, ev->start_mark, "more than %u values",
 		    YTREE_NODES_MAX);
+	if (ev->type == YAML_SCALAR_EVENT)
+		return check_scalar(rd, ev);
 	return 0;
 }
 

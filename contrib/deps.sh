@@ -3,12 +3,17 @@
 #
 # deps.sh: installs the Debian packages kaibatch needs to build, test and
 # run its quickstart, when any is missing.  Root runs apt-get itself; other
-# users go through sudo.
+# users go through sudo.  containerd, runc, the CNI plugins, debootstrap,
+# iproute2, etcd and python3-grpcio (the fake GPU device plugin) are for
+# the real-API and node test tiers (contrib/k8s/: a real API server,
+# kubelets and containers).
 
 PKGS="build-essential autoconf automake pkg-config libpq-dev
 libcurl4-openssl-dev libjson-c-dev libyaml-dev libmunge-dev munge
 postgresql python3 python3-yaml openssl curl util-linux passwd procps
-clang libclang-rt-14-dev shellcheck valgrind"
+clang libclang-rt-14-dev shellcheck valgrind
+containerd runc containernetworking-plugins debootstrap iproute2 etcd-server
+python3-grpcio"
 
 missing=
 for p in $PKGS; do

@@ -6,12 +6,16 @@
 # `make check` (unit, scheduler and integration tests against a real
 # PostgreSQL, munged and kubesim); build a real kube-apiserver once
 # (cached outside the tree: only a fresh machine pays its ~7 minutes) and
-# run the integration tests again against it; then everything once more
-# under ASan/UBSan, then `make distcheck`.  A second -Werror build with
-# clang runs the unit tier (`make check-unit`: tests/unit, tests/sched,
-# tests/pod).  Also: the client-port tests with kaid under valgrind, and
-# every libFuzzer harness for 15 s (FUZZ_SECONDS) in a clang
-# --enable-fuzzing build.  Ends with the line "N passed, N failed", which
+# run the integration tests again against it; then the "node" tier: the
+# same API server with real nodes (containerd, kubelet, controller-manager;
+# the kubelet and controller-manager are built with the API server, the
+# job and pause images by contrib/k8s/build-images.sh, all cached) and the
+# integration tests that declare they hold there; then everything once
+# more under ASan/UBSan, then `make distcheck`.  A second -Werror build
+# with clang runs the unit tier (`make check-unit`: tests/unit,
+# tests/sched, tests/pod).  Also: the client-port tests with kaid under
+# valgrind, and every libFuzzer harness for 15 s (FUZZ_SECONDS) in a
+# clang --enable-fuzzing build.  Ends with the line "N passed, N failed", which
 # counts the tests of every tier.
 #
 #   contrib/run-tests.sh            everything
@@ -100,6 +104,32 @@ real_api_tier()
 	cd "$top" || exit 1
 }
 
+# node_tier: the integration tests on real nodes (tests/lib/stack.sh with
+# KAI_STACK_API=node), in the werror build.  Every test runs; those that
+# do not declare the node tier (stack_tiers) skip at once.
+node_tier()
+{
+	local dir=$top/build/werror tests
+	echo "=== node tier: images (cached) and integration tests on real nodes"
+	if ! "$top/contrib/k8s/build-images.sh" >"$top/build/images-build.out" 2>&1; then
+		tail -n 30 "$top/build/images-build.out"
+		failed=$((failed + 1))
+		return
+	fi
+	cd "$dir" || exit 1
+	tests=$(cd "$top" && ls tests/integration/t*.t | tr '\n' ' ')
+	KAI_STACK_API=node make -j"$jobs" check TESTS="$tests" >check-node.out 2>&1
+	grep -E '^(FAIL|ERROR):|^# (TOTAL|PASS|SKIP|FAIL|ERROR):' check-node.out
+	if grep -qE '^(FAIL|ERROR):' check-node.out; then
+		for t in $(sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\).*/\2/p' check-node.out | sort -u); do
+			echo "--- $t.log (tail)"
+			tail -n 40 "$t.log" 2>/dev/null
+		done
+	fi
+	count_results "$dir"
+	cd "$top" || exit 1
+}
+
 # fuzz_tier: the libFuzzer harnesses of tests/fuzz, built by clang with
 # --enable-fuzzing in build/fuzz, each run for FUZZ_SECONDS (15) by
 # tests/fuzz/run.sh.  Each harness counts once: a crash, a leak, a
@@ -171,6 +201,7 @@ run_build werror --enable-werror
 check_target=check-unit run_build clang CC=clang --enable-werror
 if [ "$quick" = no ]; then
 	real_api_tier
+	node_tier
 	# The real-API tier exercises no more C code: once is enough.
 	export KAI_SKIP_REALAPI=1
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \

@@ -10,7 +10,8 @@ SQL_MIGRATIONS = \
 	sql/006-signal.sql \
 	sql/007-usage-gpu-share.sql \
 	sql/008-why.sql \
-	sql/009-exit-reason.sql
+	sql/009-exit-reason.sql \
+	sql/010-umask.sql
 
 EXTRA_DIST += $(SQL_MIGRATIONS) build-aux/sql2c.sh
 CLEANFILES += sql/migrations.c

@@ -16,10 +16,17 @@ INTEGRATION_TESTS = \
 	tests/integration/t1100-auth.t \
 	tests/integration/t1200-bad-input.t \
 	tests/integration/t1220-filesystems.t \
+	tests/integration/t1230-long-paths.t \
+	tests/integration/t1240-protocol.t \
 	tests/integration/t1210-submit-isolation.t \
+	tests/integration/t1250-client-limits.t \
+	tests/integration/t1251-http-limits.t \
+	tests/integration/t1260-log-injection.t \
+	tests/integration/t1270-stack-secrets.t \
 	tests/integration/t1500-events.t \
 	tests/integration/t1510-incluster.t \
 	tests/integration/t2000-cancel.t \
+	tests/integration/t2010-cancel-others.t \
 	tests/integration/t3000-crash.t \
 	tests/integration/t3100-watch-expiry.t \
 	tests/integration/t3200-outcomes.t \
@@ -45,16 +52,22 @@ INTEGRATION_TESTS = \
 	tests/integration/t6100-deps.t \
 	tests/integration/t6200-podenv.t \
 	tests/integration/t6210-podspec.t \
-	tests/integration/t6300-signal.t
+	tests/integration/t6300-signal.t \
+	tests/integration/t7000-node-job.t \
+	tests/integration/t7010-node-two.t \
+	tests/integration/t6400-umask.t
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/lib/hostlist-cases.txt \
 	tests/lib/stack.sh \
+	tests/tools/kai-attack.py \
 	tests/lib/tap.sh
 
 # The benchmarks that drive the whole stack (not run by make check).
 EXTRA_DIST += tests/bench/bench-kaid.sh tests/bench/bench-tools.sh \
-	tests/bench/bench-dispatch.sh
+	tests/bench/bench-soak.sh tests/bench/bench-soak.py \
+	tests/bench/bench-dispatch.sh tests/bench/bench-node.sh \
+	tests/bench/bench-node.py
 
 # `make check-unit`: the tests that need no stack (unit, scheduler and
 # pod tests and the fuzz corpora: tests/unit, tests/sched, tests/pod,

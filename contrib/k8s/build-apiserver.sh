@@ -1,11 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-# build-apiserver.sh: builds a real kube-apiserver (v1.20.2) from Debian
-# bookworm's "kubernetes" source package, once, into a cache directory
-# outside the checkout, for kaibatch's "real API" test tier.  Debian only
-# packages kubectl from that source, but the tree (vendor/ included)
-# builds cmd/kube-apiserver offline.  See
+# build-apiserver.sh: builds a real kube-apiserver, kubelet and
+# kube-controller-manager (v1.20.2) from Debian bookworm's "kubernetes"
+# source package, once, into a cache directory outside the checkout, for
+# kaibatch's "real API" and "node" test tiers.  Debian only packages
+# kubectl from that source, but the tree (vendor/ included) builds the
+# three commands offline.  The tree's pause.c (the pod sandbox's process)
+# is kept beside them: the node tier compiles it into its pause image.  See
 # ../../../shared/reference/k8s-apiserver-notes.md for why each step is
 # here; in short:
 #   - the source comes from apt through a private, temporary apt
@@ -19,8 +21,10 @@
 #     Go >= 1.18 on the first JSON write, so it is replaced by Debian's
 #     1.0.2 (golang-github-modern-go-reflect2-dev) before the build.
 # The build tree (~3.5 GB with the Go cache) is deleted afterwards; only
-# the binary (and a VERSION file) stays in the cache.  When the binary is
-# already there the script exits 0 at once.
+# the binaries, pause.c and a VERSION file stay in the cache.  When they
+# are already there the script exits 0 at once.  Two runs at once (two
+# engineers, two CI jobs) take turns on a lock in the cache directory:
+# the second finds the first one's binaries.
 #
 # Environment:
 #   KAI_K8S_CACHE       cache directory (default
@@ -38,13 +42,20 @@ K8S_UPSTREAM=1.20.2
 K8S_DEBVER_GLOB='1.20.5+really1.20.2-*'
 CACHE=${KAI_K8S_CACHE:-/var/cache/kaibatch/kube-apiserver-$K8S_UPSTREAM}
 BIN=$CACHE/kube-apiserver
+CMDS="kube-apiserver kubelet kube-controller-manager"
 PROG=build-apiserver.sh
 
 say() { echo "$PROG: $*"; }
 die() { echo "$PROG: error: $*" >&2; exit 1; }
 
-if [ -x "$BIN" ] && "$BIN" --version >/dev/null 2>&1; then
-	say "cached: $BIN ($("$BIN" --version 2>/dev/null))"
+cached() {
+	for c in $CMDS; do
+		[ -x "$CACHE/$c" ] && "$CACHE/$c" --version >/dev/null 2>&1 || return 1
+	done
+	[ -f "$CACHE/pause.c" ]
+}
+if cached; then
+	say "cached: $CACHE ($("$BIN" --version 2>/dev/null))"
 	exit 0
 fi
 
@@ -54,6 +65,14 @@ command -v apt-get >/dev/null 2>&1 || die "apt-get not found: this script needs 
 # Fail now, not after the build, if the cache cannot be made.
 mkdir -p "$CACHE" 2>/dev/null && [ -w "$CACHE" ] ||
     die "cannot write to cache directory \"$CACHE\" (set KAI_K8S_CACHE)"
+# One build at a time; whoever waited finds the binaries cached.
+if command -v flock >/dev/null 2>&1 && [ "${KAI_K8S_LOCKED:-}" != 1 ]; then
+	KAI_K8S_LOCKED=1 exec flock "$CACHE/.build.lock" "$0" "$@"
+fi
+if cached; then
+	say "cached (built by a concurrent run): $CACHE"
+	exit 0
+fi
 START=$(date +%s)
 if [ -n "${KAI_K8S_BUILD_DIR:-}" ]; then
 	WORK=$KAI_K8S_BUILD_DIR
@@ -161,25 +180,34 @@ export PATH=/usr/lib/go-1.19/bin:$PATH
 export KUBE_GIT_VERSION=v$K8S_UPSTREAM KUBE_GIT_TREE_STATE=clean
 export KUBE_GIT_COMMIT=faecb196815e248d3ecfb03c680a4507229c2a56
 export KUBE_GIT_MAJOR=1 KUBE_GIT_MINOR=20
-say "building cmd/kube-apiserver with $($GO version | cut -d' ' -f3) (about 5-10 min on 2 cores)"
-(cd "$K" && make WHAT=cmd/kube-apiserver \
+WHAT=
+for c in $CMDS; do WHAT="$WHAT cmd/$c"; done
+WHAT=${WHAT# }
+say "building $WHAT with $($GO version | cut -d' ' -f3) (about 6-12 min on 2 cores)"
+(cd "$K" && make WHAT="$WHAT" \
     >"$WORK/make.log" 2>&1) || {
 	tail -n 20 "$WORK/make.log" >&2
-	die "make WHAT=cmd/kube-apiserver failed (last lines above)"
+	die "make WHAT=\"$WHAT\" failed (last lines above)"
 }
-OUT=$(find "$K/_output" -type f -name kube-apiserver -perm -u+x | head -n 1)
-[ -n "$OUT" ] || die "make succeeded but no kube-apiserver binary under _output"
-"$OUT" --version >/dev/null 2>&1 || die "the built kube-apiserver does not run"
 
 # --- 5. install into the cache ----------------------------------------------
 mkdir -p "$CACHE" || die "cannot create cache directory \"$CACHE\""
-cp "$OUT" "$BIN.tmp" && mv "$BIN.tmp" "$BIN" ||
-    die "cannot install the binary into \"$CACHE\""
+for c in $CMDS; do
+	OUT=$(find "$K/_output" -type f -name "$c" -perm -u+x | head -n 1)
+	[ -n "$OUT" ] || die "make succeeded but no $c binary under _output"
+	"$OUT" --version >/dev/null 2>&1 || die "the built $c does not run"
+	cp "$OUT" "$CACHE/$c.tmp" && mv "$CACHE/$c.tmp" "$CACHE/$c" ||
+	    die "cannot install $c into \"$CACHE\""
+done
+cp "$K/build/pause/linux/pause.c" "$CACHE/pause.c.tmp" &&
+    mv "$CACHE/pause.c.tmp" "$CACHE/pause.c" ||
+    die "cannot copy build/pause/linux/pause.c into \"$CACHE\""
 {
 	echo "kube-apiserver $("$BIN" --version | cut -d' ' -f2)"
+	echo "commands: $CMDS"
 	echo "source: Debian kubernetes $DEBVER"
 	echo "go: $($GO version | cut -d' ' -f3)"
 	echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) in $(( $(date +%s) - START )) s"
 } >"$CACHE/VERSION"
-say "built $BIN ($(du -h "$BIN" | cut -f1)) in $(( $(date +%s) - START )) s"
+say "built $CMDS in $CACHE ($(du -sh "$CACHE" | cut -f1)) in $(( $(date +%s) - START )) s"
 exit 0

@@ -12,7 +12,8 @@
 #	realapi_start DIR NODES      everything in DIR/k8s; writes DIR/kubeconfig
 #	                             (kaid's) and DIR/kubesim/ca.crt, exports
 #	                             KUBESIM_URL (the apiserver) and
-#	                             KUBESIM_TOKEN (admin), as kubesim_start does
+#	                             KUBESIM_TOKEN (admin) and KUBESIM_AUTH (a 0600
+#	                             file with its curl header), as kubesim_start does
 #	realapi_stop DIR             stops the kubelets, the apiserver and etcd
 #	                             by their pid files; nothing when not started
 #
@@ -64,12 +65,15 @@ realapi_start()
 	    cp "$k/ca.crt" "$d/kubesim/ca.crt" || return 1
 	KUBESIM_URL=$(cat "$k/apiserver.url")
 	KUBESIM_TOKEN=$(cat "$k/token-admin")
-	export KUBESIM_TOKEN KUBESIM_URL
+	KUBESIM_AUTH=$k/auth-admin
+	(umask 077 && printf 'Authorization: Bearer %s\n' "$KUBESIM_TOKEN" \
+	    >"$KUBESIM_AUTH") || return 1
+	export KUBESIM_TOKEN KUBESIM_URL KUBESIM_AUTH
 	# kaid's first node list must see every node of the file.
 	local want
 	want=$(python3 -c 'import sys, yaml; print(len(yaml.safe_load(open(sys.argv[1]))["nodes"]))' "$nodes")
 	for i in $(seq 1 100); do
-		[ "$(curl -sS --cacert "$k/ca.crt" -H "Authorization: Bearer $KUBESIM_TOKEN" \
+		[ "$(curl -sS --cacert "$k/ca.crt" -H "@$KUBESIM_AUTH" \
 		    "$KUBESIM_URL/api/v1/nodes" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["items"]))' 2>/dev/null)" = "$want" ] &&
 		    return 0
 		sleep 0.1

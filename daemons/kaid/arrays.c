@@ -230,7 +230,7 @@ split_apply(struct kaid *k, struct kai_job *a, const struct kai_db_split *s)
 /* Splits the first task of each array a[0..n); false if not committed. */
 static bool
 split_tasks(struct kaid *k, struct kai_job **a, size_t n,
-    struct kai_job **out)
+    struct kai_job **out, int64_t now)
 {
 	struct kai_db_split *s = kai_xcalloc(n + 1, sizeof(*s));
 	char (*rest)[KAI_ARRAY_TEXT_MAX] = kai_xcalloc(n + 1, sizeof(*rest));
@@ -240,7 +240,7 @@ split_tasks(struct kaid *k, struct kai_job **a, size_t n,
 
 	for (i = 0; i < n; i++)
 		split_plan(a[i], &s[i], rest[i], sizeof(rest[i]));
-	ok = kai_db_array_split(k->db, s, n, kaid_now(), &err) == 0;
+	ok = kai_db_array_split(k->db, s, n, now, &err) == 0;
 	if (!ok)
 		kai_log_err("could not split %zu array tasks: %s", n, err.msg);
 	for (i = 0; i < n && ok; i++)
@@ -268,7 +268,7 @@ arrays_split_placed(struct kaid *k, struct snap *sn, size_t *which,
 			a[m++] = j;
 		}
 	}
-	ok = m == 0 || split_tasks(k, a, m, t);
+	ok = m == 0 || split_tasks(k, a, m, t, sn->s.now);
 	for (i = 0; i < m && ok; i++)
 		sn->kjobs[which[at[i]]] = t[i];
 	for (i = 0; i < n; i++) {

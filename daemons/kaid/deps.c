@@ -10,7 +10,8 @@
  * over the active jobs describes every job and array that is still
  * active.  A dependency on a job that has ended needs its final state,
  * which only PostgreSQL has; those are read in ONE query per tick for
- * all the targets not yet known, and kept in k->dep_done, because a
+ * all the targets not yet known, and kept in struct deps (this file's
+ * alone), because a
  * finished job's final state never changes.  A satisfied dependency is
  * dropped from the job (it stays in the row and in dep_text): once met,
  * always met.
@@ -25,6 +26,11 @@
 #include "base/xmalloc.h"
 #include "kaid.h"
 #include "sys/log.h"
+
+/* What deps.c keeps between ticks: nobody else reads it. */
+struct deps {
+	struct kai_map done;	/* finished targets: key -> struct tgt */
+};
 
 /* The active part of a job or array, or a finished one's summary. */
 struct tgt {
@@ -127,12 +133,12 @@ fetch_done(struct kaid *k, struct kai_map *act)
 				continue;
 			key_of(key, sizeof(key), it->job, KAI_DEP_TASK_ALL);
 			if (kai_map_get(act, key) != NULL ||
-			    kai_map_get(&k->dep_done, key) != NULL)
+			    kai_map_get(&k->deps->done, key) != NULL)
 				continue;
 			ids = kai_xreallocarray(ids, n + 1, sizeof(*ids));
 			ids[n++] = it->job;
 			/* Known from now on, even with no rows at all. */
-			tgt_at(&k->dep_done, key)->t.ended = true;
+			tgt_at(&k->deps->done, key)->t.ended = true;
 		}
 	}
 	if (n == 0)
@@ -141,7 +147,7 @@ fetch_done(struct kaid *k, struct kai_map *act)
 		kai_log_warn("could not read dependencies: %s", err.msg);
 		for (i = 0; i < n; i++) {
 			key_of(key, sizeof(key), ids[i], KAI_DEP_TASK_ALL);
-			kai_map_del(&k->dep_done, key);
+			kai_map_del(&k->deps->done, key);
 		}
 		free(ids);
 		return;
@@ -150,10 +156,10 @@ fetch_done(struct kaid *k, struct kai_map *act)
 		struct tgt *g[2];
 
 		key_of(key, sizeof(key), rows[i].key, KAI_DEP_TASK_ALL);
-		g[0] = tgt_at(&k->dep_done, key);
+		g[0] = tgt_at(&k->deps->done, key);
 		key_of(key, sizeof(key), rows[i].key, rows[i].task < 0 ?
 		    KAI_DEP_TASK_ALL : (uint32_t)rows[i].task);
-		g[1] = tgt_at(&k->dep_done, key);
+		g[1] = tgt_at(&k->deps->done, key);
 		for (x = 0; x < 2; x++)
 			note_done(&g[x]->t, &rows[i]);
 	}
@@ -188,14 +194,15 @@ target(const struct kaid *k, struct kai_map *act, const struct kai_job *j,
 		none.start_time = g->t.start_time;
 		return none;
 	}
-	if ((g = kai_map_get(&k->dep_done, key)) != NULL)
+	if ((g = kai_map_get(&k->deps->done, key)) != NULL)
 		return g->t;
 	none.ended = none.failed = true; /* a task the array never had */
 	return none;
 }
 
 static enum kai_dep_status
-evaluate(const struct kaid *k, struct kai_map *act, const struct kai_job *j)
+evaluate(const struct kaid *k, struct kai_map *act, const struct kai_job *j,
+    int64_t now)
 {
 	struct kai_dep_target *t = kai_xcalloc(j->dep->n + 1, sizeof(*t));
 	enum kai_dep_status st;
@@ -203,20 +210,21 @@ evaluate(const struct kaid *k, struct kai_map *act, const struct kai_job *j)
 
 	for (x = 0; x < j->dep->n; x++)
 		t[x] = target(k, act, j, &j->dep->items[x]);
-	st = kai_dep_eval(j->dep, t, kaid_now());
+	st = kai_dep_eval(j->dep, t, now);
 	free(t);
 	return st;
 }
 
 /* The gate of one pending job; may drop a met dependency. */
 static const char *
-gate_of(const struct kaid *k, struct kai_map *act, struct kai_job *j)
+gate_of(const struct kaid *k, struct kai_map *act, struct kai_job *j,
+    int64_t now)
 {
 	char key[32];
 	struct tgt *g;
 
 	if (j->dep != NULL) {
-		switch (evaluate(k, act, j)) {
+		switch (evaluate(k, act, j, now)) {
 		case KAI_DEP_WAIT:
 			return "Dependency";
 		case KAI_DEP_NEVER:
@@ -262,7 +270,7 @@ gated(const struct kai_job *j)
 }
 
 void
-deps_update(struct kaid *k)
+deps_update(struct kaid *k, int64_t now)
 {
 	struct kai_map act;
 	uint64_t *kill = NULL;
@@ -283,7 +291,7 @@ deps_update(struct kaid *k)
 
 		if (!gated(j))
 			continue;
-		j->gate = gate_of(k, &act, j);
+		j->gate = gate_of(k, &act, j, now);
 		if (j->gate != NULL && j->kill_on_invalid_dep &&
 		    strcmp(j->gate, "DependencyNeverSatisfied") == 0) {
 			kill = kai_xreallocarray(kill, nkill + 1,
@@ -303,7 +311,17 @@ deps_update(struct kaid *k)
 }
 
 void
+deps_init(struct kaid *k)
+{
+	k->deps = kai_xcalloc(1, sizeof(*k->deps));
+	kai_map_init(&k->deps->done, free);
+}
+
+void
 deps_free(struct kaid *k)
 {
-	kai_map_fini(&k->dep_done);
+	if (k->deps == NULL)
+		return;
+	kai_map_fini(&k->deps->done);
+	KAI_FREE(k->deps);
 }

@@ -8,8 +8,8 @@
  * --min-tasks; the core takes the highest first) and those are its last
  * allocations, tasks keep .. nallocs-1, kaid shrinks the job instead.
  * Its allocation rows from keep on are deleted and the job stays
- * RUNNING, with an event row RUNNING -> RUNNING naming the tasks and the
- * core's reason; then only those pods are deleted (with the Preempted
+ * RUNNING: a resize, not a state change, whose event row (RUNNING ->
+ * RUNNING) names the tasks and the core's reason; then only those pods are deleted (with the Preempted
  * event on them).  The shed tasks become unstarted tasks again, which the
  * snapshot gives the core as pending ones, so the job grows back later
  * (tick.c), but not while a pod of one of their names still exists.
@@ -22,10 +22,11 @@
  * decision is committed before any Kubernetes call: in one transaction
  * every victim's rows change (a shrink's too), then the pods are deleted.
  * A job that may be requeued (the default; --no-requeue says otherwise)
- * gets two event rows, RUNNING -> PREEMPTED with the core's reason and
- * PREEMPTED -> PENDING, its allocations dropped and its requeue count
- * raised (the same statement does that for every move to PENDING); one
- * that may not ends PREEMPTED.  A kaid that dies between the commit and
+ * goes back to PENDING, one event row with the core's reason ("preempted
+ * by ...", "reclaimed by ..."), its allocations dropped and its requeue
+ * count raised (the same statement does that for every move to PENDING);
+ * one that may not ends PREEMPTED.  (PREEMPTED is terminal: a requeue
+ * does not pass through it.)  A kaid that dies between the commit and
  * the deletes finds, after restart, pods whose job is PENDING or ended,
  * or whose task has no allocation row, and reconcile deletes them: the
  * delete is redone, the requeue or the shrink is never lost.
@@ -123,31 +124,32 @@ evict_pods_linger(const struct kaid *k, const struct kai_job *j)
 	return found;
 }
 
-/* The one or two changes of a victim, with the core's reason. */
+/*
+ * The change of a victim, with the core's reason: back to PENDING (a
+ * requeue, the same move as kctl requeue's) or, for a job that may not be
+ * requeued, PREEMPTED, which is terminal.
+ */
 static size_t
 victim_changes(const struct kai_job *j, const char *why, int64_t now,
     struct kai_db_change *c)
 {
-	memset(c, 0, 2 * sizeof(*c));
-	c[0].id = j->id;
-	c[0].from = j->state;
-	c[0].to = KAI_JOB_PREEMPTED;
-	c[0].reason = why;
-	c[0].time = now;
-	c[0].actor_uid = -1;
+	memset(c, 0, sizeof(*c));
+	c->id = j->id;
+	c->from = j->state;
+	c->reason = why;
+	c->time = now;
+	c->actor_uid = -1;
 	if (!j->requeue) {
-		c[0].set_end = true;
-		c[0].set_start = j->start_time == 0 &&
+		c->to = KAI_JOB_PREEMPTED;
+		c->set_end = true;
+		c->set_start = j->start_time == 0 &&
 		    j->state == KAI_JOB_RUNNING;
 		return 1;
 	}
-	c[1] = c[0];
-	c[1].from = KAI_JOB_PREEMPTED;
-	c[1].to = KAI_JOB_PENDING;
-	c[1].reason = why;
-	c[1].nodelist = "";
-	c[1].drop_allocs = true;
-	return 2;
+	c->to = KAI_JOB_PENDING;
+	c->nodelist = "";
+	c->drop_allocs = true;
+	return 1;
 }
 
 /*
@@ -209,7 +211,7 @@ evict_requeued(struct kai_job *j, const char *why)
 		kai_alloc_fini(&j->allocs[t]);
 	KAI_FREE(j->allocs);
 	j->nallocs = 0;
-	j->state = KAI_JOB_PENDING;
+	(void)state_job_move(j, KAI_JOB_PENDING);
 	j->requeue_count++;
 	free(j->reason);
 	j->reason = kai_xstrdup(why);
@@ -280,6 +282,7 @@ shrink_change(struct victim *v, int64_t now, struct kai_db_change *c)
 	c->id = j->id;
 	c->from = j->state;
 	c->to = j->state;
+	c->resize = true;
 	c->reason = v->text;
 	c->time = now;
 	c->actor_uid = -1;
@@ -346,13 +349,13 @@ size_t
 evict_commit(struct kaid *k, const struct snap *sn,
     const struct kai_sched_result *r)
 {
-	struct kai_db_change *c = kai_xcalloc(2 * sn->s.njobs + 2, sizeof(*c));
+	struct kai_db_change *c = kai_xcalloc(sn->s.njobs + 1, sizeof(*c));
 	struct victim *v = kai_xcalloc(sn->s.njobs + 1, sizeof(*v));
-	bool *applied = kai_xcalloc(2 * sn->s.njobs + 2, sizeof(*applied));
+	bool *applied = kai_xcalloc(sn->s.njobs + 1, sizeof(*applied));
 	struct kai_err err;
 	size_t i, n, nc = 0, done = 0;
 
-	n = victims(sn, r, kaid_now(), v, c, &nc);
+	n = victims(sn, r, sn->s.now, v, c, &nc);
 	if (nc > 0 && kai_db_jobs_change(k->db, c, nc, applied, &err) != 0) {
 		kai_log_err("could not commit %zu evictions: %s", n, err.msg);
 		memset(applied, 0, nc * sizeof(*applied));

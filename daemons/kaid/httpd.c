@@ -34,13 +34,14 @@
 #include "proto/prom.h"
 #include "sys/log.h"
 
-#define HTTPD_CONN_MAX	  16
-#define HTTPD_TIMEOUT_MS  5000		/* to send the request head */
+#define HTTPD_TIMEOUT_MS  5000		/* to read the answer */
 #define HTTPD_LINGER_MS	  1000		/* to read what follows the answer */
 #define HTTPD_LINGER_MAX  ((size_t)64 << 10) /* bytes dropped after the answer */
 #define HTTPD_PAGE_MAX	  ((size_t)32 << 20) /* the metrics page */
 #define HTTPD_OUT_MAX	  (HTTPD_PAGE_MAX + 1024)
 #define HTTPD_DB_RETRY_MS 5000		/* /readyz reconnects at most this often */
+#define HTTPD_PAUSE_MS	  1000		/* out of descriptors: wait this long */
+#define HTTPD_PAUSE_LOG_MS (60 * 1000)	/* and say so once a minute */
 
 enum hstate {
 	H_READ,		/* reading the head */
@@ -51,6 +52,7 @@ enum hstate {
 struct hconn {
 	struct kaid *k;
 	int fd;
+	char peer[64];		/* numeric address, for the limits */
 	enum hstate state;
 	char in[KAI_HTTP_HEAD_MAX];
 	size_t inlen;
@@ -65,6 +67,8 @@ struct httpd {
 	struct hconn *conns;
 	size_t nconns;
 	int64_t db_retry_ms;	/* loop time of /readyz's last reconnect */
+	uint64_t pause_timer;	/* accepting again after EMFILE */
+	int64_t pause_log_ms;	/* loop time of the last such log line */
 };
 
 static void hconn_event(struct kai_loop *loop, int fd, int events, void *ctx);
@@ -306,7 +310,53 @@ hconn_timeout(struct kai_loop *loop, uint64_t id, void *ctx)
 		hconn_close(c);
 }
 
-/* Over the cap: a best-effort 503, then close (never blocks). */
+/*
+ * The oldest connection still reading its head, of peer (or of anyone
+ * when peer is NULL), or NULL.  The list is newest first.
+ */
+static struct hconn *
+oldest_unserved(struct httpd *h, const char *peer)
+{
+	struct hconn *c, *found = NULL;
+
+	for (c = h->conns; c != NULL; c = c->next)
+		if (c->state == H_READ &&
+		    (peer == NULL || strcmp(c->peer, peer) == 0))
+			found = c;
+	return found;
+}
+
+/*
+ * Makes room for a connection from peer: past a limit, the oldest
+ * connection without a request (of that peer, past the per-peer limit)
+ * is closed.  Returns false when there is none to displace.
+ */
+static bool
+make_room(struct kaid *k, const char *peer)
+{
+	struct httpd *h = k->httpd;
+	struct hconn *c, *victim = NULL;
+	int64_t same = 0;
+
+	for (c = h->conns; c != NULL; c = c->next)
+		same += strcmp(c->peer, peer) == 0;
+	if (same >= k->conf->http_max_conns_per_peer) {
+		if ((victim = oldest_unserved(h, peer)) == NULL)
+			return false;
+	} else if ((int64_t)h->nconns >= k->conf->http_max_conns) {
+		if ((victim = oldest_unserved(h, NULL)) == NULL)
+			return false;
+	}
+	if (victim != NULL) {
+		k->metrics.http_refused++;
+		kai_log_debug("http: %s displaced by a new connection",
+		    victim->peer);
+		hconn_close(victim);
+	}
+	return true;
+}
+
+/* No room: a best-effort 503, then close (never blocks). */
 static void
 refuse(struct kaid *k, int fd)
 {
@@ -322,38 +372,85 @@ refuse(struct kaid *k, int fd)
 	(void)close(fd);
 }
 
+static void httpd_accept(struct kai_loop *loop, int fd, int events,
+    void *ctx);
+
+static void
+httpd_resume(struct kai_loop *loop, uint64_t id, void *ctx)
+{
+	struct kaid *k = ctx;
+
+	(void)id;
+	k->httpd->pause_timer = 0;
+	if (kai_loop_fd_set(loop, k->httpd->fd, KAI_LOOP_READ, httpd_accept,
+		k) != 0)
+		kai_log_err("could not watch the http listener again");
+}
+
+/*
+ * Out of descriptors: the connection stays in the backlog and the
+ * level-triggered loop would report it again at once, for ever; stop
+ * watching the listener for a while instead (as server.c does).
+ */
+static void
+httpd_pause(struct kaid *k, int err)
+{
+	struct httpd *h = k->httpd;
+	int64_t now = kai_loop_now_ms(k->loop);
+
+	kai_loop_fd_del(k->loop, h->fd);
+	h->pause_timer = kai_loop_timer_add(k->loop, HTTPD_PAUSE_MS,
+	    httpd_resume, k);
+	if (h->pause_log_ms == 0 || now - h->pause_log_ms >= HTTPD_PAUSE_LOG_MS) {
+		kai_log_warn("could not accept an http connection: %s; "
+		    "pausing %d ms", strerror(err), HTTPD_PAUSE_MS);
+		h->pause_log_ms = now;
+	}
+}
+
 static void
 httpd_accept(struct kai_loop *loop, int fd, int events, void *ctx)
 {
+	struct sockaddr_storage sa;
 	struct kaid *k = ctx;
 	struct httpd *h = k->httpd;
 	struct hconn *c;
+	char peer[64];
+	socklen_t salen;
 	int cfd;
 
 	(void)loop;
 	(void)events;
 	for (;;) {
-		cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		salen = sizeof(sa);
+		cfd = accept4(fd, (struct sockaddr *)&sa, &salen,
+		    SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (cfd < 0) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK &&
-			    errno != EINTR)
+			if (errno == EINTR || errno == ECONNABORTED)
+				continue;
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM)
+				httpd_pause(k, errno);
+			else if (errno != EAGAIN && errno != EWOULDBLOCK)
 				kai_log_warn("could not accept an http "
 				    "connection: %s", strerror(errno));
 			return;
 		}
-		if (h->nconns >= HTTPD_CONN_MAX) {
+		server_peer_name(&sa, salen, peer, sizeof(peer));
+		if (!make_room(k, peer)) {
 			refuse(k, cfd);
 			continue;
 		}
 		c = kai_xcalloc(1, sizeof(*c));
 		c->k = k;
 		c->fd = cfd;
+		memcpy(c->peer, peer, sizeof(c->peer));
 		c->state = H_READ;
 		kai_buf_init(&c->out, HTTPD_OUT_MAX);
 		c->next = h->conns;
 		h->conns = c;
 		h->nconns++;
-		hconn_timer(c, HTTPD_TIMEOUT_MS);
+		hconn_timer(c, k->conf->http_timeout_ms);
 		(void)hconn_watch(c, KAI_LOOP_READ);
 	}
 }
@@ -391,6 +488,7 @@ httpd_close(struct kaid *k)
 		h->conns = c->next;
 		hconn_close(c);
 	}
+	kai_loop_timer_del(k->loop, h->pause_timer);
 	kai_loop_fd_del(k->loop, h->fd);
 	(void)close(h->fd);
 	KAI_FREE(k->httpd);

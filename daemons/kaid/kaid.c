@@ -180,7 +180,7 @@ kaid_init(struct kaid *k)
 	kai_map_init(&k->nodes, node_free);
 	kai_map_init(&k->pods, pod_rec_free);
 	kai_map_init(&k->inflight, NULL);
-	kai_map_init(&k->dep_done, free);
+	deps_init(k);
 }
 
 static void
@@ -198,8 +198,7 @@ kaid_fini(struct kaid *k)
 	}
 	free(k->jobs);
 	free(k->submits);
-	free(k->tick_error);
-	free(k->prio_ids);
+	tick_free(k);
 	usage_free(k);
 	writeq_free(k);
 	kai_share_fini(&k->share);

@@ -10,6 +10,8 @@
 #ifndef KAID_KAID_H
 #define KAID_KAID_H
 
+#include <sys/socket.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -93,13 +95,16 @@ struct kaid {
 	struct conn **conns;
 	size_t nconns;
 	size_t capconns;
+	uint64_t sweep_timer;	  /* server.c: header and idle timeouts */
+	uint64_t accept_timer;	  /* server.c: accepting again after EMFILE */
+	int64_t refuse_log_ms;	  /* server.c: last "refused" log line */
+	uint64_t refused;	  /* connections refused since that line */
+	int fd_ceiling;		  /* server.c: accept pauses past it; -1 none */
 
 	uint64_t tick_timer;
 	bool tick_soon;		  /* a submission or an exit wants a tick */
 	int64_t last_tick_ms;	  /* loop time of the last tick */
-	char *tick_error;	  /* the last cycle's refusal, logged once */
-	uint64_t *prio_ids;	  /* pending jobs whose stored reason is a */
-	size_t nprio;		  /* "N jobs ahead" one, sorted (tick.c) */
+	struct tick *tick;	  /* tick.c's memory between ticks */
 
 	struct kai_queue *queues; /* the queue tree, in creation order */
 	size_t nqueues;
@@ -112,7 +117,7 @@ struct kaid {
 	struct log_stream *logs;  /* klog requests being answered */
 	struct usage *usage;	  /* decayed usage (usage.c) */
 	struct kai_share share;	  /* the last pass's figures, for kshare */
-	struct kai_map dep_done;  /* deps.c: finished targets, key -> */
+	struct deps *deps;	  /* deps.c: finished targets */
 	bool tick_again;	  /* arrays.c: tasks left to start: tick soon */
 	struct writeq *writeq;	  /* writeq.c: changes not yet recorded */
 };
@@ -121,6 +126,9 @@ struct kaid {
 int64_t kaid_now(void);
 
 /* server.c */
+/* The numeric address of sa (len bytes), "unknown" if it has none. */
+void server_peer_name(const struct sockaddr_storage *sa, socklen_t len,
+    char *buf, size_t size);
 /* A non-blocking listening socket on "host:port" addr, into *fd. */
 int server_socket(const char *addr, int *fd, struct kai_err *err);
 int server_listen(struct kaid *k, struct kai_err *err);
@@ -155,10 +163,24 @@ struct rpc_req {
 	const void *body;
 	size_t len;
 };
-/* Authenticates, dispatches and replies (or defers).  Returns true when
- * the reply is deferred (the connection must wait). */
+/* Who sent a request, from its credential (rpc_authenticate()). */
+struct rpc_cred {
+	uint32_t uid;
+	uint32_t gid;
+	uint8_t digest[KAI_PROTO_DIGEST_LEN]; /* the credential's payload */
+};
+/*
+ * Decodes the credential of the frame h into *who, before its body is
+ * read.  Returns false when it is refused (logged, error reply queued:
+ * the caller closes the connection).
+ */
+bool rpc_authenticate(struct kaid *k, struct conn *conn,
+    const struct kai_frame_hdr *h, const char *cred, struct rpc_cred *who);
+/* Checks who against the body, dispatches and replies (or defers).
+ * Returns true when the reply is deferred (the connection must wait). */
 bool rpc_dispatch(struct kaid *k, struct conn *conn,
-    const struct kai_frame_hdr *h, const char *cred, const void *body);
+    const struct kai_frame_hdr *h, const struct rpc_cred *who,
+    const void *body);
 bool rpc_is_operator(const struct kaid *k, uint32_t uid);
 
 /* rpc_submit.c */
@@ -212,6 +234,14 @@ void queues_children(const struct kaid *k, size_t i, char *buf, size_t size);
 struct kai_job *state_job(const struct kaid *k, uint64_t id);
 void state_job_add(struct kaid *k, struct kai_job *job);
 void state_job_remove(struct kaid *k, uint64_t id);
+/*
+ * Moves j to state `to` in the cache once the database has the change
+ * (kai_db_jobs_change(), which checks the same table).  A move that is
+ * not in the transition table (model/jobstate.c) is a bug: it is logged
+ * and refused, the state kept, and false returned.  A job's first state,
+ * PENDING, is set where it is made, with the INSERT's event row.
+ */
+bool state_job_move(struct kai_job *j, enum kai_job_state to);
 void state_on_node(enum kai_kube_event ev, const struct kai_node *node,
     void *ctx);
 void state_on_pod(enum kai_kube_event ev, const struct kai_pod *pod,
@@ -287,11 +317,12 @@ struct snap {
  * Builds the snapshot of this tick from kaid's caches: nodes, queues,
  * active jobs (running tasks where their allocations put them), kaid's
  * pods no allocation accounts for as releasing tasks, pods of others as
- * held capacity; `now`; all five phases.  The strings
- * it points to are borrowed from the caches, which must not change
- * before snap_fini().
+ * held capacity; `now`, the tick's one clock reading, which the tick's
+ * decisions (placements, evictions, array splits) are stamped with too;
+ * all five phases.  The strings it points to are borrowed from the
+ * caches, which must not change before snap_fini().
  */
-void snap_build(struct kaid *k, struct snap *sn);
+void snap_build(struct kaid *k, struct snap *sn, int64_t now);
 void snap_fini(struct snap *sn);
 /*
  * A started job's allocations plus, when it is elastic (min_tasks below
@@ -329,6 +360,8 @@ bool rpc_share(struct kaid *k, const struct rpc_req *req);
 
 /* tick.c */
 void tick_start(struct kaid *k);
+/* Frees what tick.c keeps between ticks. */
+void tick_free(struct kaid *k);
 void tick_soon(struct kaid *k);
 
 /* pod/, compiled by build-aux/pod2c.sh: the wrapper (the container's
@@ -503,11 +536,13 @@ bool rpc_submit_ext(struct kaid *k, const struct rpc_req *req);
  * Sets j->gate of every pending job: NULL when the scheduler may see it,
  * else "Dependency", "DependencyNeverSatisfied" or "JobArrayTaskLimit".
  * Finished targets are read from PostgreSQL in one query per tick, and
- * only once each (k->dep_done).
+ * only once each (kept by deps.c).  now: the tick's clock (--begin, after:
+ * +minutes).
  */
-void deps_update(struct kaid *k);
+void deps_update(struct kaid *k, int64_t now);
 /* The sentence for j->gate, Slurm's code of why deps.c holds j back. */
 char *deps_gate_text(const struct kai_job *j);
+void deps_init(struct kaid *k);
 void deps_free(struct kaid *k);
 
 /* reconcile.c */

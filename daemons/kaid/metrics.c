@@ -346,7 +346,7 @@ render_http(const struct metrics *m, struct kai_prom *w)
 		    (double)m->http_answers[i]);
 	}
 	single(w, "kaibatch_http_connections_refused_total", "counter",
-	    "HTTP connections closed at once: too many were open.",
+	    "HTTP connections refused or displaced: too many were open.",
 	    (double)m->http_refused);
 }
 

@@ -308,6 +308,23 @@ add_signal(const struct kai_job *j, const struct kai_jobspec *js,
 	kv_set(e, "KAI_SHIM_SIGNAL", podshim_signal);
 }
 
+/*
+ * The submitter's umask, as sbatch passes it in SLURM_UMASK (four octal
+ * digits).  The pod wrapper does not apply it yet; a job that wants it
+ * can "umask $SLURM_UMASK".  Not known (an older client): neither.
+ */
+static void
+add_umask(const struct kai_jobspec *js, struct podenv *e)
+{
+	char mode[8];
+
+	if (js->umask == 0)
+		return;
+	(void)snprintf(mode, sizeof(mode), "%04" PRIo32, js->umask & 0777u);
+	kv_set(e, "SLURM_UMASK", mode);
+	kv_set(e, "KAI_UMASK", mode);
+}
+
 void
 podenv_build(const struct kai_job *j, const struct kai_jobspec *js,
     uint32_t task, struct podenv *e)
@@ -332,6 +349,7 @@ podenv_build(const struct kai_job *j, const struct kai_jobspec *js,
 		kv_set(e, "KAI_APPEND", "1");
 	add_signal(j, js, e);
 	add_slurm(j, js, task, e);
+	add_umask(js, e);
 	add_array(j, e);
 	add_torch(j, task, e);
 	free(out);

@@ -89,7 +89,9 @@ finish(struct kaid *k, struct kai_job *job, enum kai_job_state to,
 	if (kai_db_jobs_change(k->db, &c, 1, &applied, &err) != 0) {
 		kai_log_err("job %" PRIu64 ": could not record %s: %s", job->id,
 		    kai_jobstate_name(to), err.msg);
-		writeq_add(k, &c);
+		/* A move the table refuses never will be recorded. */
+		if (err.code != KAI_EINTERNAL)
+			writeq_add(k, &c);
 		return err.code;
 	}
 	reconcile_recorded(k, job, &c);
@@ -263,9 +265,11 @@ mark_running(struct kaid *k, struct kai_job *job)
 		kai_log_err("job %" PRIu64 ": could not record RUNNING: %s",
 		    job->id, err.msg);
 		/* Kept with its time; the cache moves on as if recorded. */
-		writeq_add(k, &c);
+		if (err.code != KAI_EINTERNAL)
+			writeq_add(k, &c);
 	}
-	job->state = KAI_JOB_RUNNING;
+	if (!state_job_move(job, KAI_JOB_RUNNING))
+		return;
 	job->start_time = c.time;
 	kai_log_info("job %" PRIu64 ": RUNNING", job->id);
 }

@@ -2,10 +2,11 @@
 /*
  * rpc.c: the RPC table and its single choke point, rpc_dispatch().
  *
- * Every request passes here: the MUNGE credential is verified against the
- * digest of the frame (so it cannot be moved onto another body), the uid
- * and gid come from the credential alone, and the handler named by the
- * table runs, unless the table reserves the request for operators and the
+ * Every request passes here: its MUNGE credential is decoded as soon as
+ * it arrived (rpc_authenticate(), before the body is read) and its
+ * payload must equal the digest of the frame (so it cannot be moved onto
+ * another body).  The uid and gid come from the credential alone, and
+ * the handler named by the table runs, unless the table reserves the request for operators and the
  * caller is not one ("permission denied", with an audit line).  Handlers
  * reply themselves (or defer, for the group commit) and write the audit
  * line of what they changed.
@@ -69,19 +70,50 @@ rpc_ping(struct kaid *k, const struct rpc_req *req)
 	return false;
 }
 
-bool
-rpc_dispatch(struct kaid *k, struct conn *conn, const struct kai_frame_hdr *h,
-    const char *cred, const void *body)
+/* The table's name of a request type, for messages. */
+static const struct rpc_entry *
+rpc_find(uint16_t type)
 {
-	uint8_t digest[KAI_PROTO_DIGEST_LEN];
-	const struct rpc_entry *e = NULL;
-	struct rpc_req req;
-	struct kai_err err;
 	size_t i;
 
 	for (i = 0; i < KAI_NELEM(rpc_table); i++)
-		if (rpc_table[i].type == h->type)
-			e = &rpc_table[i];
+		if (rpc_table[i].type == type)
+			return &rpc_table[i];
+	return NULL;
+}
+
+bool
+rpc_authenticate(struct kaid *k, struct conn *conn,
+    const struct kai_frame_hdr *h, const char *cred, struct rpc_cred *who)
+{
+	const struct rpc_entry *e = rpc_find(h->type);
+	const char *name = e != NULL ? e->name : "unrecognized";
+	struct kai_err err;
+
+	if (h->cred_len == 0) {
+		kai_log_warn("%s request refused: missing credential", name);
+		server_reply_error(k, conn, KAI_EAUTH, "missing credential",
+		    NULL);
+		return false;
+	}
+	if (kai_auth_decode(k->conf->munge_socket, cred, who->digest,
+		sizeof(who->digest), &who->uid, &who->gid, &err) != 0) {
+		kai_log_warn("%s request refused: %s", name, err.msg);
+		server_reply_error(k, conn, KAI_EAUTH, err.msg, NULL);
+		return false;
+	}
+	return true;
+}
+
+bool
+rpc_dispatch(struct kaid *k, struct conn *conn, const struct kai_frame_hdr *h,
+    const struct rpc_cred *who, const void *body)
+{
+	uint8_t digest[KAI_PROTO_DIGEST_LEN];
+	const struct rpc_entry *e = rpc_find(h->type);
+	struct rpc_req req;
+	struct kai_err err;
+
 	if (e == NULL) {
 		kai_err_set(&err, KAI_EPROTO, "unrecognized request type %u",
 		    (unsigned)h->type);
@@ -89,20 +121,17 @@ rpc_dispatch(struct kaid *k, struct conn *conn, const struct kai_frame_hdr *h,
 		server_reply_error(k, conn, err.code, err.msg, NULL);
 		return false;
 	}
-	if (h->cred_len == 0) {
-		kai_log_warn("%s request refused: missing credential", e->name);
-		server_reply_error(k, conn, KAI_EAUTH, "missing credential",
-		    NULL);
+	kai_frame_digest(h->version, h->type, body, h->body_len, digest);
+	if (memcmp(digest, who->digest, sizeof(digest)) != 0) {
+		kai_log_warn("%s request refused: credential does not match "
+		    "the request", e->name);
+		server_reply_error(k, conn, KAI_EAUTH,
+		    "credential does not match the request", NULL);
 		return false;
 	}
-	kai_frame_digest(h->type, body, h->body_len, digest);
 	memset(&req, 0, sizeof(req));
-	if (kai_auth_verify(k->conf->munge_socket, cred, digest,
-		sizeof(digest), &req.uid, &req.gid, &err) != 0) {
-		kai_log_warn("%s request refused: %s", e->name, err.msg);
-		server_reply_error(k, conn, KAI_EAUTH, err.msg, NULL);
-		return false;
-	}
+	req.uid = who->uid;
+	req.gid = who->gid;
 	req.conn = conn;
 	req.type = h->type;
 	req.body = body;

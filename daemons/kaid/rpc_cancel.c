@@ -5,7 +5,9 @@
  * The selection is the named ids (each answered, found or not) or, with
  * no ids, every active job that matches the filters.  Only the owner or
  * an operator may cancel a job; anyone else gets "permission denied" and
- * the job is untouched.  The database changes first, in one transaction;
+ * the job is untouched.  A selection of another user's jobs (kcancel -u
+ * bob, by alice) is refused whole, as scancel refuses it, instead of
+ * matching none of alice's jobs and succeeding silently.  The database changes first, in one transaction;
  * the pods are deleted after, so a crash in between leaves pods whose job
  * is finished, which reconcile deletes.
  */
@@ -166,6 +168,31 @@ select_and_cancel(struct kaid *k, const struct rpc_req *req,
 	free(at);
 }
 
+/*
+ * Whether the user filter names only the caller (or the caller is an
+ * operator); if not, the refusal is answered and audited.
+ */
+static bool
+user_filter_allowed(struct kaid *k, const struct rpc_req *req,
+    const struct kai_cancel *c)
+{
+	size_t i;
+
+	if (rpc_is_operator(k, req->uid))
+		return true;
+	for (i = 0; i < c->nuids; i++) {
+		if (c->uids[i] == req->uid)
+			continue;
+		kai_log_info("audit: uid=%u action=cancel user=%u "
+		    "result=permission denied", req->uid, c->uids[i]);
+		server_reply_error(k, req->conn, KAI_EPERM, "permission "
+		    "denied: only operators may cancel other users' jobs",
+		    NULL);
+		return false;
+	}
+	return true;
+}
+
 bool
 rpc_cancel(struct kaid *k, const struct rpc_req *req)
 {
@@ -178,6 +205,10 @@ rpc_cancel(struct kaid *k, const struct rpc_req *req)
 	memset(&c, 0, sizeof(c));
 	if (kai_msg_cancel_decode(req->body, req->len, &c, &err) != 0) {
 		server_reply_error(k, req->conn, err.code, err.msg, NULL);
+		return false;
+	}
+	if (!user_filter_allowed(k, req, &c)) {
+		kai_cancel_fini(&c);
 		return false;
 	}
 	arrays_expand_ids(k, &c);

@@ -144,6 +144,8 @@ submit_resolve(struct kaid *k, const struct rpc_req *req, struct submit *s,
 		    "\"%s\"", p->name);
 	s->queue = kai_xstrdup(queue);
 	s->user = user_name(req->uid);
+	if (kai_jobspec_check_output(js, s->user, err) != 0)
+		return err->code;
 	s->nj.spec = js;
 	s->nj.uid = req->uid;
 	s->nj.gid = req->gid;

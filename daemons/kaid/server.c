@@ -8,16 +8,33 @@
  * error reply, and that connection alone is closed.  While a reply is
  * deferred (a submission waiting for the group commit) the connection
  * reads nothing more.
+ *
+ * What one client can hold is bounded (limits in kaid.yaml(5)): the
+ * credential of a frame is verified as soon as it arrived, before the
+ * body is read, and until then kaid reads at most
+ * limits.unauthenticated_size bytes; the header and credential must come
+ * within limits.header_timeout; a connection that completes no request
+ * and reads no answer for limits.idle_timeout is closed, and so is one
+ * that leaves more than limits.output_size bytes of answers unread.
+ * Connections beyond limits.connections, or limits.connections_per_peer
+ * from one address, get a one-frame refusal and are closed.  When
+ * accept() runs out of descriptors the listener is unwatched for a
+ * second (as OpenBSD's daemons pause accepting) instead of waking the
+ * level-triggered loop again at once, and the complaint is logged once
+ * a minute.
  */
 #include "config.h"
 
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
 #include <errno.h>
+#include <inttypes.h>
 #include <netdb.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,14 +44,22 @@
 #include "sys/log.h"
 
 #define CONN_IN_MAX  (KAI_PROTO_HDR_LEN + KAI_PROTO_CRED_MAX + KAI_PROTO_BODY_MAX)
-#define CONN_OUT_MAX (256 * 1024 * 1024)
+#define ACCEPT_PAUSE_MS 1000		/* out of descriptors: wait this long */
+#define REFUSE_LOG_MS	(60 * 1000)	/* one line per minute of refusals */
+#define FD_RESERVE	32		/* kept for munged, PostgreSQL, the API */
 
 struct conn {
 	int fd;
+	char peer[64];		/* numeric address, for limits and logs */
 	struct kai_buf in;
 	struct kai_buf out;
 	bool waiting;		/* a deferred reply is due */
 	bool closing;		/* close once out is flushed */
+	uint16_t version;	/* of the last request: replies speak it */
+	bool authed;		/* the frame at in's head has a good credential */
+	struct rpc_cred who;	/* its identity and payload */
+	int64_t frame_ms;	/* loop time that frame began; valid if in.len */
+	int64_t active_ms;	/* last request done or answer bytes taken */
 };
 
 static void conn_event(struct kai_loop *loop, int fd, int events, void *ctx);
@@ -104,6 +129,7 @@ conn_flush(struct kaid *k, struct conn *c)
 			return false;
 		}
 		kai_buf_consume(&c->out, (size_t)n);
+		c->active_ms = kai_loop_now_ms(k->loop);
 	}
 	return true;
 }
@@ -116,7 +142,7 @@ conn_flush(struct kaid *k, struct conn *c)
  * for conn_flush(), which closes.
  */
 static void
-conn_push(struct conn *c)
+conn_push(struct kaid *k, struct conn *c)
 {
 	ssize_t n;
 
@@ -127,12 +153,51 @@ conn_push(struct conn *c)
 		if (n <= 0)
 			return;
 		kai_buf_consume(&c->out, (size_t)n);
+		c->active_ms = kai_loop_now_ms(k->loop);
 	}
 }
 
 /*
- * Handles complete frames in c->in.  A broken header gets an error reply
- * and the connection is closed after it is sent.
+ * Verifies the credential of the frame at the head of c->in once it is
+ * all there (the body need not be).  Returns false when the connection
+ * must stop (refused: the error reply is queued and c is closing).
+ */
+static bool
+conn_authenticate(struct kaid *k, struct conn *c,
+    const struct kai_frame_hdr *h)
+{
+	char *cred;
+	bool ok;
+
+	/*
+	 * A MUNGE credential is printable text: a NUL inside it is an
+	 * attack or a broken client, refused before it is copied (the
+	 * copy would stop at the NUL and be shorter than cred_len).
+	 */
+	if (memchr(c->in.data + KAI_PROTO_HDR_LEN, '\0', h->cred_len) !=
+	    NULL) {
+		kai_log_warn("client %s: credential holds a NUL byte",
+		    c->peer);
+		server_reply_error(k, c, KAI_EPROTO,
+		    "frame field \"cred\" holds a NUL byte", NULL);
+		c->closing = true;
+		return false;
+	}
+	cred = kai_xstrndup(c->in.data + KAI_PROTO_HDR_LEN, h->cred_len);
+	ok = rpc_authenticate(k, c, h, cred, &c->who);
+	kai_free_secret(cred, strlen(cred));
+	if (!ok) {
+		c->closing = true;
+		return false;
+	}
+	c->authed = true;
+	return true;
+}
+
+/*
+ * Handles what arrived in c->in: a broken header gets an error reply and
+ * the connection is closed after it is sent; a credential is verified as
+ * soon as it is in; a complete frame is dispatched.
  */
 static void
 conn_process(struct kaid *k, struct conn *c)
@@ -140,48 +205,66 @@ conn_process(struct kaid *k, struct conn *c)
 	struct kai_frame_hdr h;
 	struct kai_err err;
 	size_t total;
-	char *cred;
 
 	while (!c->waiting && !c->closing && c->in.len >= KAI_PROTO_HDR_LEN) {
 		if (kai_frame_hdr_decode(c->in.data, c->in.len, &h, &err) != 0) {
-			kai_log_warn("client fd %d: %s", c->fd, err.msg);
+			/*
+			 * A peer of another version is answered in its own
+			 * version: the header and ERROR body are the same
+			 * in all of them, so it can read why.
+			 */
+			if (h.magic == KAI_PROTO_MAGIC && h.version >= 1)
+				c->version = h.version;
+			kai_log_warn("client %s: %s", c->peer, err.msg);
 			server_reply_error(k, c, err.code, err.msg, NULL);
 			c->closing = true;
 			break;
 		}
+		c->version = h.version;
+		if (!c->authed) {
+			if (h.cred_len > 0 &&
+			    c->in.len < KAI_PROTO_HDR_LEN + (size_t)h.cred_len)
+				break;
+			if (!conn_authenticate(k, c, &h))
+				break;
+		}
 		total = KAI_PROTO_HDR_LEN + (size_t)h.cred_len + h.body_len;
 		if (c->in.len < total)
 			break;
-		/*
-		 * A MUNGE credential is printable text: a NUL inside it is an
-		 * attack or a broken client, refused before it is copied (the
-		 * copy would stop at the NUL and be shorter than cred_len).
-		 */
-		if (memchr(c->in.data + KAI_PROTO_HDR_LEN, '\0',
-		    h.cred_len) != NULL) {
-			kai_log_warn("client fd %d: credential holds a NUL byte",
-			    c->fd);
-			server_reply_error(k, c, KAI_EPROTO,
-			    "frame field \"cred\" holds a NUL byte", NULL);
-			c->closing = true;
-			break;
-		}
-		cred = kai_xstrndup(c->in.data + KAI_PROTO_HDR_LEN, h.cred_len);
-		c->waiting = rpc_dispatch(k, c, &h, cred,
+		c->waiting = rpc_dispatch(k, c, &h, &c->who,
 		    c->in.data + KAI_PROTO_HDR_LEN + h.cred_len);
-		kai_free_secret(cred, strlen(cred));
 		kai_buf_consume(&c->in, total);
+		c->authed = false;
+		c->active_ms = c->frame_ms = kai_loop_now_ms(k->loop);
 	}
+}
+
+/*
+ * How many bytes c may read now: until its frame's credential is
+ * verified, no more than limits.unauthenticated_size in all.
+ */
+static size_t
+conn_room(const struct kaid *k, const struct conn *c, size_t want)
+{
+	size_t cap = c->authed ? CONN_IN_MAX :
+	    (size_t)k->conf->preauth_bytes;
+
+	if (c->in.len >= cap)
+		return 0;
+	return cap - c->in.len < want ? cap - c->in.len : want;
 }
 
 static void
 conn_read(struct kaid *k, struct conn *c)
 {
 	char tmp[65536];
+	size_t room;
 	ssize_t n;
 
 	for (;;) {
-		n = read(c->fd, tmp, sizeof(tmp));
+		if ((room = conn_room(k, c, sizeof(tmp))) == 0)
+			break;
+		n = read(c->fd, tmp, room);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -192,6 +275,8 @@ conn_read(struct kaid *k, struct conn *c)
 			c->out.len = 0;
 			break;
 		}
+		if (c->in.len == 0)
+			c->frame_ms = kai_loop_now_ms(k->loop);
 		if (kai_buf_add(&c->in, tmp, (size_t)n) != 0) {
 			/* Cannot happen with a checked header; be safe. */
 			server_reply_error(k, c, KAI_EPROTO,
@@ -199,7 +284,10 @@ conn_read(struct kaid *k, struct conn *c)
 			c->closing = true;
 			break;
 		}
-		if ((size_t)n < sizeof(tmp))
+		if ((size_t)n < room)
+			break;
+		/* The credential may be in: verify it before reading on. */
+		if (!c->authed)
 			break;
 	}
 	conn_process(k, c);
@@ -221,30 +309,185 @@ conn_event(struct kai_loop *loop, int fd, int events, void *ctx)
 	conn_update(k, c);
 }
 
+void
+server_peer_name(const struct sockaddr_storage *sa, socklen_t len,
+    char *buf, size_t size)
+{
+	if (getnameinfo((const struct sockaddr *)sa, len, buf, (socklen_t)size,
+		NULL, 0, NI_NUMERICHOST) != 0)
+		(void)snprintf(buf, size, "unknown");
+}
+
+/*
+ * Refusals come in floods: one line when they start, then one a minute
+ * with the count, as munged logs a repeating accept() error.
+ */
+static void
+refuse_log(struct kaid *k, const char *why)
+{
+	int64_t now = kai_loop_now_ms(k->loop);
+
+	k->refused++;
+	if (k->refuse_log_ms != 0 && now - k->refuse_log_ms < REFUSE_LOG_MS)
+		return;
+	kai_log_warn("refused %" PRIu64 " client connection%s: %s",
+	    k->refused, k->refused == 1 ? "" : "s", why);
+	k->refuse_log_ms = now;
+	k->refused = 0;
+}
+
+/* One error frame, written if the socket takes it now, then close. */
+static void
+refuse(struct kaid *k, int fd, const char *msg, const char *hint)
+{
+	struct kai_buf b, f;
+
+	kai_buf_init(&b, KAI_PROTO_BODY_MAX);
+	kai_buf_init(&f, KAI_PROTO_BODY_MAX + KAI_PROTO_HDR_LEN);
+	if (kai_msg_error_encode(&b, KAI_EAGAIN, msg, hint) == 0 &&
+	    kai_frame_build(&f, KAI_MSG_ERROR, 0, NULL, b.data, b.len) == 0 &&
+	    write(fd, f.data, f.len) < 0)
+		kai_log_debug("could not refuse a client: %s", strerror(errno));
+	kai_buf_fini(&b);
+	kai_buf_fini(&f);
+	(void)close(fd);
+	refuse_log(k, msg);
+}
+
+/* Whether one more connection from peer is within the limits (else refused). */
+static bool
+admit(struct kaid *k, int fd, const char *peer)
+{
+	char msg[160];
+	int64_t same = 0;
+	size_t i;
+
+	if ((int64_t)k->nconns >= k->conf->max_conns) {
+		(void)snprintf(msg, sizeof(msg), "kaid holds %zu connections, "
+		    "its limit", k->nconns);
+		refuse(k, fd, msg, "try again later; the limit is "
+		    "limits.connections in kaid.yaml");
+		return false;
+	}
+	for (i = 0; i < k->nconns; i++)
+		same += strcmp(k->conns[i]->peer, peer) == 0;
+	if (same >= k->conf->max_conns_per_peer) {
+		(void)snprintf(msg, sizeof(msg), "too many connections from "
+		    "%s (%" PRId64 ")", peer, same);
+		refuse(k, fd, msg, "the limit is limits.connections_per_peer "
+		    "in kaid.yaml");
+		return false;
+	}
+	return true;
+}
+
+static void accept_event(struct kai_loop *loop, int fd, int events,
+    void *ctx);
+
+static void
+accept_resume(struct kai_loop *loop, uint64_t id, void *ctx)
+{
+	struct kaid *k = ctx;
+
+	(void)id;
+	k->accept_timer = 0;
+	if (k->listen_fd >= 0 && kai_loop_fd_set(loop, k->listen_fd,
+		KAI_LOOP_READ, accept_event, k) != 0)
+		kai_log_err("could not watch the listener again");
+}
+
+/*
+ * Out of descriptors (or kernel memory): the pending connection stays in
+ * the backlog and the level-triggered loop would report it again at once,
+ * for ever.  Stop watching the listener for a while instead; the clients
+ * in the backlog wait, and connections that end or time out meanwhile
+ * free descriptors for them.
+ */
+static void
+accept_pause(struct kaid *k, const char *reason)
+{
+	char why[160];
+
+	kai_loop_fd_del(k->loop, k->listen_fd);
+	k->accept_timer = kai_loop_timer_add(k->loop, ACCEPT_PAUSE_MS,
+	    accept_resume, k);
+	(void)snprintf(why, sizeof(why), "could not accept: %s; "
+	    "pausing %d ms", reason, ACCEPT_PAUSE_MS);
+	refuse_log(k, why);
+}
+
+/*
+ * The descriptor limit, raised to its hard maximum, less a reserve: a
+ * client accepted on a descriptor past it is served, but accepting
+ * pauses, so that verifying its credential (a socket to munged) and the
+ * database and API connections still find descriptors.
+ */
+static void
+fd_ceiling_init(struct kaid *k)
+{
+	struct rlimit rl;
+	rlim_t reserve;
+
+	k->fd_ceiling = -1;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
+		return;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (rl.rlim_max == RLIM_INFINITY || setrlimit(RLIMIT_NOFILE,
+			&rl) != 0)
+			(void)getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > INT32_MAX)
+		return;
+	reserve = rl.rlim_cur / 4 < FD_RESERVE ? rl.rlim_cur / 4 : FD_RESERVE;
+	k->fd_ceiling = (int)(rl.rlim_cur - reserve);
+	if (k->conf->max_conns + k->conf->http_max_conns >= k->fd_ceiling)
+		kai_log_warn("limits.connections (%" PRId64 ") and "
+		    "limits.http_connections (%" PRId64 ") pass the %d "
+		    "descriptors kaid may use for clients: raise its "
+		    "descriptor limit (LimitNOFILE=)", k->conf->max_conns,
+		    k->conf->http_max_conns, k->fd_ceiling);
+}
+
 static void
 accept_event(struct kai_loop *loop, int fd, int events, void *ctx)
 {
+	struct sockaddr_storage sa;
 	struct kaid *k = ctx;
 	struct conn *c;
+	char peer[64];
+	socklen_t salen;
 	int cfd, one = 1;
 
 	(void)loop;
 	(void)events;
 	for (;;) {
-		cfd = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		salen = sizeof(sa);
+		cfd = accept4(fd, (struct sockaddr *)&sa, &salen,
+		    SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (cfd < 0) {
-			if (errno != EAGAIN && errno != EWOULDBLOCK &&
-			    errno != EINTR)
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM)
+				accept_pause(k, strerror(errno));
+			else if (errno != EAGAIN && errno != EWOULDBLOCK &&
+			    errno != EINTR && errno != ECONNABORTED)
 				kai_log_warn("could not accept a client: %s",
 				    strerror(errno));
+			if (errno == ECONNABORTED || errno == EINTR)
+				continue;
 			return;
 		}
+		server_peer_name(&sa, salen, peer, sizeof(peer));
+		if (!admit(k, cfd, peer))
+			continue;
 		(void)setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one,
 		    sizeof(one));
 		c = kai_xcalloc(1, sizeof(*c));
 		c->fd = cfd;
+		memcpy(c->peer, peer, sizeof(c->peer));
+		c->active_ms = kai_loop_now_ms(k->loop);
 		kai_buf_init(&c->in, CONN_IN_MAX);
-		kai_buf_init(&c->out, CONN_OUT_MAX);
+		kai_buf_init(&c->out, (size_t)k->conf->output_bytes);
 		if (k->nconns == k->capconns) {
 			k->capconns = k->capconns ? k->capconns * 2 : 16;
 			k->conns = kai_xreallocarray(k->conns, k->capconns,
@@ -252,7 +495,71 @@ accept_event(struct kai_loop *loop, int fd, int events, void *ctx)
 		}
 		k->conns[k->nconns++] = c;
 		conn_update(k, c);
+		if (k->fd_ceiling >= 0 && cfd >= k->fd_ceiling) {
+			accept_pause(k, "descriptors nearly exhausted");
+			return;
+		}
 	}
+}
+
+/* A frame that will not come in time: a best-effort error, then close. */
+static void
+conn_abort(struct kaid *k, struct conn *c, const char *msg)
+{
+	kai_log_info("client %s: %s: closed", c->peer, msg);
+	c->out.len = 0;
+	server_reply_error(k, c, KAI_ETIMEDOUT, msg, NULL);
+	if (c->out.len > 0 && write(c->fd, c->out.data, c->out.len) < 0)
+		kai_log_debug("client %s: %s", c->peer, strerror(errno));
+	conn_close(k, c);
+}
+
+/*
+ * The timeouts, checked a few times per shortest timeout: a frame whose
+ * header and credential are not in after limits.header_timeout (a
+ * slowloris), a connection that completed no request and took no answer
+ * bytes for limits.idle_timeout.  A deferred reply (a submission in the
+ * group commit, klog -f) is kaid's to give: that connection is idle only
+ * while an answer waits unread.
+ */
+static void
+sweep(struct kai_loop *loop, uint64_t id, void *ctx)
+{
+	const struct kai_conf *conf;
+	struct kaid *k = ctx;
+	int64_t now = kai_loop_now_ms(loop), tick;
+	struct conn *c;
+	char msg[128];
+	size_t i;
+
+	(void)id;
+	conf = k->conf;
+	for (i = k->nconns; i-- > 0;) {
+		c = k->conns[i];
+		if (c->closing)
+			continue;
+		if (c->in.len > 0 && !c->authed && !c->waiting &&
+		    now - c->frame_ms >= conf->header_timeout_ms) {
+			(void)snprintf(msg, sizeof(msg), "request header and "
+			    "credential not received within %" PRId64 " ms",
+			    conf->header_timeout_ms);
+			conn_abort(k, c, msg);
+		} else if ((!c->waiting || c->out.len > 0) &&
+		    now - c->active_ms >= conf->idle_timeout_ms) {
+			if (c->out.len > 0)
+				kai_log_warn("client %s: %zu answer bytes not "
+				    "read within %" PRId64 " ms: closed",
+				    c->peer, c->out.len, conf->idle_timeout_ms);
+			else
+				kai_log_debug("client %s: idle: closed",
+				    c->peer);
+			conn_close(k, c);
+		}
+	}
+	tick = conf->header_timeout_ms < conf->idle_timeout_ms ?
+	    conf->header_timeout_ms : conf->idle_timeout_ms;
+	tick = tick / 4 < 50 ? 50 : tick / 4 > 1000 ? 1000 : tick / 4;
+	k->sweep_timer = kai_loop_timer_add(loop, tick, sweep, k);
 }
 
 /* Splits "host:port" (host may be "[v6]" or empty for any address). */
@@ -329,12 +636,20 @@ server_listen(struct kaid *k, struct kai_err *err)
 		return kai_err_set(err, KAI_ESYS, "could not watch the listener");
 	}
 	k->listen_fd = fd;
+	k->sweep_timer = kai_loop_timer_add(k->loop, 50, sweep, k);
+	fd_ceiling_init(k);
 	return 0;
 }
 
 void
 server_close_all(struct kaid *k)
 {
+	/* kaid -n and a failed start end here with no loop. */
+	if (k->loop != NULL) {
+		kai_loop_timer_del(k->loop, k->sweep_timer);
+		kai_loop_timer_del(k->loop, k->accept_timer);
+	}
+	k->sweep_timer = k->accept_timer = 0;
 	while (k->nconns > 0)
 		conn_close(k, k->conns[0]);
 	free(k->conns);
@@ -351,19 +666,24 @@ void
 server_reply(struct kaid *k, struct conn *c, uint16_t type, uint32_t flags,
     const struct kai_buf *body)
 {
-	if (c == NULL)
+	if (c == NULL || c->closing)
 		return;
-	if (kai_frame_build(&c->out, type, flags, NULL, body->data,
-		body->len) != 0) {
-		kai_log_err("reply of %zu bytes exceeds the output limit",
-		    body->len);
+	if (kai_frame_build_version(&c->out, c->version != 0 ? c->version :
+	    KAI_PROTO_VERSION, type, flags, NULL, body->data, body->len) != 0) {
+		/*
+		 * The client reads slower than kaid answers, or not at all:
+		 * holding more for it is how it would exhaust kaid's memory.
+		 */
+		kai_log_warn("client %s: more than %" PRId64 " answer bytes "
+		    "unread (limits.output_size): closed", c->peer,
+		    k->conf->output_bytes);
+		c->out.len = 0;
 		c->closing = true;
 	}
 	if (!(flags & KAI_FRAME_MORE))
 		c->waiting = false;
 	else
-		conn_push(c);
-	(void)k;
+		conn_push(k, c);
 }
 
 void
@@ -398,6 +718,7 @@ server_resume(struct kaid *k, struct conn *c)
 	if (c == NULL)
 		return;
 	c->waiting = false;
+	c->active_ms = kai_loop_now_ms(k->loop);
 	if (c->out.len > 0 && !conn_flush(k, c))
 		return;
 	conn_process(k, c);

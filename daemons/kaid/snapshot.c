@@ -516,7 +516,7 @@ snap_clamp(struct snap *sn, const struct nodeuse *use)
 }
 
 void
-snap_build(struct kaid *k, struct snap *sn)
+snap_build(struct kaid *k, struct snap *sn, int64_t now)
 {
 	struct nodeuse *use;
 
@@ -526,7 +526,7 @@ snap_build(struct kaid *k, struct snap *sn)
 	kai_map_init(&sn->user_ix, NULL);
 	kai_sched_config_init(&sn->s.config);
 	/* All five phases, in KAI's order (kai_sched_config_init()). */
-	sn->s.now = kaid_now();
+	sn->s.now = now;
 	snap_nodes(k, sn);
 	snap_queues(k, sn);
 	pools_snap(k, sn);

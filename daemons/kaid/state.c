@@ -63,6 +63,19 @@ state_job_add(struct kaid *k, struct kai_job *job)
 	k->njobs++;
 }
 
+bool
+state_job_move(struct kai_job *j, enum kai_job_state to)
+{
+	if (!kai_jobstate_can_move(j->state, to)) {
+		kai_log_err("job %" PRIu64 ": %s -> %s is not in the transition "
+		    "table, refused (a bug)", j->id,
+		    kai_jobstate_name(j->state), kai_jobstate_name(to));
+		return false;
+	}
+	j->state = to;
+	return true;
+}
+
 void
 state_job_remove(struct kaid *k, uint64_t id)
 {

@@ -24,7 +24,7 @@
  * of it" counts down for every waiting job whenever the head of a queue
  * starts, and rewriting thousands of rows for that on every tick would
  * cost more than the tick.  So a job whose stored reason is already of
- * that kind is not written again for a new count (k->prio_ids remembers
+ * that kind is not written again for a new count (the tick's prio_ids remember
  * which jobs those are); kaid's own answers always carry the current one.
  */
 #include "config.h"
@@ -50,16 +50,31 @@
 #define TICK_ARRAY_ROUNDS    64
 #define TICK_ARRAY_BUDGET_MS 50
 
+/* What tick.c keeps from one tick to the next: nobody else reads it. */
+struct tick {
+	char *error;		/* the last cycle's refusal, logged once */
+	uint64_t *prio_ids;	/* pending jobs whose stored reason is a */
+	size_t nprio;		/* "N jobs ahead" one, sorted */
+};
+
+static struct tick *
+tk(struct kaid *k)
+{
+	if (k->tick == NULL)
+		k->tick = kai_xcalloc(1, sizeof(*k->tick));
+	return k->tick;
+}
+
 /* Reasons that changed this tick, to store in one statement. */
 struct reasons {
 	uint64_t *ids;
 	const char **code;	/* borrowed from the jobs */
 	const char **text;	/* the same */
 	size_t n;
-	const uint64_t *prio;	/* last tick's k->prio_ids */
+	const uint64_t *prio;	/* last tick's prio_ids */
 	size_t nprio;
 	size_t at;		/* jobs come in id order: a merge cursor */
-	uint64_t *next;		/* this tick's, for k->prio_ids */
+	uint64_t *next;		/* this tick's, for prio_ids */
 	size_t nnext;
 };
 
@@ -191,9 +206,11 @@ placement_change(const struct snap *sn, const struct kai_sched_result *r,
 	memset(c, 0, sizeof(*c));
 	c->id = j->id;
 	c->from = j->state;
-	c->to = j->state == KAI_JOB_PENDING ? KAI_JOB_CONFIGURING : j->state;
+	/* More tasks of a placed (elastic) job: a resize, not a move. */
+	c->resize = j->state != KAI_JOB_PENDING;
+	c->to = c->resize ? j->state : KAI_JOB_CONFIGURING;
 	c->reason = "";
-	c->time = kaid_now();
+	c->time = sn->s.now;
 	c->actor_uid = -1;
 	c->nodelist = *nodelist;
 	c->allocs = *allocs + j->nallocs;
@@ -237,7 +254,8 @@ commit_placements(struct kaid *k, const struct snap *sn,
 			continue;
 		}
 		free_allocs(j->allocs, had);
-		j->state = c[i].to;
+		if (!c[i].resize)
+			(void)state_job_move(j, c[i].to);
 		j->allocs = allocs[i];
 		j->nallocs = had + c[i].nallocs;
 		free(j->reason);
@@ -265,12 +283,14 @@ commit_placements(struct kaid *k, const struct snap *sn,
 static void
 cycle_failed(struct kaid *k, const struct kai_err *err)
 {
-	if (k->tick_error != NULL && strcmp(k->tick_error, err->msg) == 0)
+	struct tick *t = tk(k);
+
+	if (t->error != NULL && strcmp(t->error, err->msg) == 0)
 		return;
 	kai_log_err("scheduler refused the snapshot, nothing placed: %s",
 	    err->msg);
-	free(k->tick_error);
-	k->tick_error = kai_xstrdup(err->msg);
+	free(t->error);
+	t->error = kai_xstrdup(err->msg);
 }
 
 /*
@@ -374,6 +394,7 @@ tick_run(struct kaid *k)
 	struct reasons rs;
 	struct kai_err err;
 	struct snap sn;
+	int64_t now;
 	size_t i;
 
 	writeq_retry(k);	/* facts first, before any decision */
@@ -388,14 +409,15 @@ tick_run(struct kaid *k)
 			state_job_elastic(k->jobs[i])))
 			dispatch_ensure_pods(k, k->jobs[i]);
 	evict_retry_deletes(k);
-	deps_update(k);
-	snap_build(k, &sn);
+	now = kaid_now();	/* the one clock reading of this tick */
+	deps_update(k, now);
+	snap_build(k, &sn, now);
 	usage_config(k, &sn.s.config);	/* kaid.yaml's scheduling: */
 	usage_update(k, sn.s.now);
 	usage_apply(k, &sn);
 	memset(&rs, 0, sizeof(rs));
-	rs.prio = k->prio_ids;
-	rs.nprio = k->nprio;
+	rs.prio = tk(k)->prio_ids;
+	rs.nprio = tk(k)->nprio;
 	rs.next = kai_xcalloc(sn.s.njobs + 1, sizeof(*rs.next));
 	for (i = 0; i < sn.nlost; i++) {
 		rs.at = 0; /* lost jobs are not in id order with the rest */
@@ -407,7 +429,7 @@ tick_run(struct kaid *k)
 	if (kai_sched_cycle(&sn.s, &r, &err) != 0) {
 		cycle_failed(k, &err);
 	} else {
-		KAI_FREE(k->tick_error);
+		KAI_FREE(tk(k)->error);
 		/*
 		 * Before tick_act(): acting on evictions may free jobs the
 		 * snapshot points to (a --no-requeue victim leaves the
@@ -424,9 +446,9 @@ tick_run(struct kaid *k)
 		kai_log_warn("could not store pending reasons: %s", err.msg);
 		rs.nnext = 0; /* nothing known stored: write all next time */
 	}
-	free(k->prio_ids);
-	k->prio_ids = rs.next;
-	k->nprio = rs.nnext;
+	free(tk(k)->prio_ids);
+	tk(k)->prio_ids = rs.next;
+	tk(k)->nprio = rs.nnext;
 	free(rs.ids);
 	free(rs.code);
 	free(rs.text);
@@ -479,6 +501,16 @@ tick_timer(struct kai_loop *loop, uint64_t id, void *ctx)
 		k->tick_again = false;
 		tick_soon(k);
 	}
+}
+
+void
+tick_free(struct kaid *k)
+{
+	if (k->tick == NULL)
+		return;
+	free(k->tick->error);
+	free(k->tick->prio_ids);
+	KAI_FREE(k->tick);
 }
 
 void

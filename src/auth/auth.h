@@ -39,4 +39,16 @@ int kai_auth_verify(const char *socket, const char *cred, const void *want,
     size_t want_len, uint32_t *uid, uint32_t *gid, struct kai_err *err)
     KAI_MUST_CHECK;
 
+/*
+ * Decodes cred, whose payload must be exactly len bytes, into payload
+ * (len bytes, the caller's), and sets *uid and *gid.  kaid checks a
+ * request's credential as soon as it arrives, before its body, so that
+ * an unauthenticated peer can make it hold no more than a header and a
+ * credential; the payload is compared with the body's digest later.
+ * The same errors as kai_auth_verify().
+ */
+int kai_auth_decode(const char *socket, const char *cred, void *payload,
+    size_t len, uint32_t *uid, uint32_t *gid, struct kai_err *err)
+    KAI_MUST_CHECK;
+
 #endif /* KAI_AUTH_AUTH_H */

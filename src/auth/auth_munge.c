@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "auth/auth.h"
+#include "base/xmalloc.h"
 
 #define ENCODE_TRIES    5
 #define ENCODE_RETRY_NS (100 * 1000 * 1000) /* between tries */
@@ -165,13 +166,13 @@ decode_error(munge_err_t e, munge_ctx_t ctx, struct kai_err *err)
 }
 
 int
-kai_auth_verify(const char *socket, const char *cred, const void *want,
-    size_t want_len, uint32_t *uid, uint32_t *gid, struct kai_err *err)
+kai_auth_decode(const char *socket, const char *cred, void *payload,
+    size_t len, uint32_t *uid, uint32_t *gid, struct kai_err *err)
 {
 	munge_ctx_t ctx = NULL;
 	munge_err_t e;
-	void *payload = NULL;
-	int len = 0, r;
+	void *p = NULL;
+	int plen = 0, r = 0;
 	uid_t u;
 	gid_t g;
 
@@ -179,22 +180,38 @@ kai_auth_verify(const char *socket, const char *cred, const void *want,
 		return kai_err_set(err, KAI_EAUTH, "missing credential");
 	if ((r = ctx_new(socket, &ctx, err)) != 0)
 		return r;
-	e = munge_decode(cred, ctx, &payload, &len, &u, &g);
+	e = munge_decode(cred, ctx, &p, &plen, &u, &g);
 	if (e != EMUNGE_SUCCESS)
 		r = decode_error(e, ctx, err);
-	else if ((size_t)len != want_len ||
-	    (want_len > 0 && memcmp(payload, want, want_len) != 0))
+	else if ((size_t)plen != len)
 		r = kai_err_set(err, KAI_EAUTH,
 		    "credential does not match the request");
+	else if (len > 0)
+		memcpy(payload, p, len);
 	munge_ctx_destroy(ctx);
 	/* munge_decode() may return a payload even with an error. */
-	if (payload != NULL) {
-		explicit_bzero(payload, len > 0 ? (size_t)len : 0);
-		free(payload);
+	if (p != NULL) {
+		explicit_bzero(p, plen > 0 ? (size_t)plen : 0);
+		free(p);
 	}
 	if (r != 0)
 		return r;
 	*uid = (uint32_t)u;
 	*gid = (uint32_t)g;
 	return 0;
+}
+
+int
+kai_auth_verify(const char *socket, const char *cred, const void *want,
+    size_t want_len, uint32_t *uid, uint32_t *gid, struct kai_err *err)
+{
+	uint8_t *got = kai_xmalloc(want_len > 0 ? want_len : 1);
+	int r;
+
+	r = kai_auth_decode(socket, cred, got, want_len, uid, gid, err);
+	if (r == 0 && want_len > 0 && memcmp(got, want, want_len) != 0)
+		r = kai_err_set(err, KAI_EAUTH,
+		    "credential does not match the request");
+	free(got);
+	return r;
 }

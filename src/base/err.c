@@ -48,6 +48,62 @@ kai_errname(int code)
 	return err_table[-code].name;
 }
 
+size_t
+kai_str_oneline(char *dst, size_t size, const char *src)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *p = (const unsigned char *)src;
+	char esc[5];
+	size_t n = 0, k;
+
+	if (size == 0)
+		return 0;
+	for (; *p != '\0'; p++) {
+		if (*p >= 0x20 && *p != 0x7f) {
+			esc[0] = (char)*p;
+			k = 1;
+		} else {
+			esc[0] = '\\';
+			k = 2;
+			if (*p == '\n')
+				esc[1] = 'n';
+			else if (*p == '\r')
+				esc[1] = 'r';
+			else if (*p == '\t')
+				esc[1] = 't';
+			else {
+				esc[1] = 'x';
+				esc[2] = hex[*p >> 4];
+				esc[3] = hex[*p & 0xf];
+				k = 4;
+			}
+		}
+		/* Cut before an escape that does not fit, never inside. */
+		if (n + k >= size)
+			break;
+		memcpy(dst + n, esc, k);
+		n += k;
+	}
+	dst[n] = '\0';
+	return n;
+}
+
+/* Rewrites err->msg as one line (kai_str_oneline()). */
+static void
+err_oneline(struct kai_err *err)
+{
+	char raw[KAI_ERR_MSG_MAX];
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)err->msg; *p != '\0'; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			break;
+	if (*p == '\0')
+		return;
+	memcpy(raw, err->msg, sizeof(raw));
+	(void)kai_str_oneline(err->msg, sizeof(err->msg), raw);
+}
+
 void
 kai_err_clear(struct kai_err *err)
 {
@@ -70,6 +126,7 @@ kai_err_set(struct kai_err *err, int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	(void)vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
+	err_oneline(err);
 	return code;
 }
 
@@ -106,6 +163,7 @@ kai_err_prefix(struct kai_err *err, const char *fmt, ...)
 	while (*src != '\0' && n < sizeof(err->msg) - 1)
 		err->msg[n++] = *src++;
 	err->msg[n] = '\0';
+	err_oneline(err);
 	return err->code;
 }
 

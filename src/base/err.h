@@ -15,6 +15,8 @@
 #ifndef KAI_BASE_ERR_H
 #define KAI_BASE_ERR_H
 
+#include <stddef.h>
+
 #include "base/compiler.h"
 
 enum {
@@ -72,6 +74,19 @@ void kai_err_hint(struct kai_err *err, const char *hint);
  * "job 42: invalid time limit".  Returns err->code (KAI_EINTERNAL if err is
  * NULL, which callers only reach through a bug).
  */
+/*
+ * Copies src into dst (size bytes, always terminated when size > 0) with
+ * each control character written as \n, \r, \t or \xNN, so that the copy
+ * is one line: a value quoted in a message or a log line (a job name, a
+ * queue) cannot start a line of its own.  Printable text and bytes of
+ * 0x80 and above are copied as they are, so escaping twice changes
+ * nothing.  A copy that does not fit is cut before an escape, never
+ * inside one.  Returns the length of dst.  kai_err_set() and
+ * kai_err_prefix() apply it to every message, and the logger to every
+ * line.
+ */
+size_t kai_str_oneline(char *dst, size_t size, const char *src);
+
 int kai_err_prefix(struct kai_err *err, const char *fmt, ...) KAI_PRINTF(2, 3);
 
 /* The message of err, or kai_strerror(code) when the message is empty. */

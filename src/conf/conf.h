@@ -95,6 +95,16 @@ struct kai_conf {
 	int64_t shm_percent;		/* /dev/shm size, % of --mem; 50 */
 	struct kai_conf_fs *filesystems; /* shared filesystems; NULL = none */
 	size_t nfilesystems;
+	/* limits: what one client may hold (server.c, httpd.c) */
+	int64_t max_conns;		/* client connections in all; 1024 */
+	int64_t max_conns_per_peer;	/* from one address; 64 */
+	int64_t preauth_bytes;		/* read before a credential is verified; 64 KiB */
+	int64_t header_timeout_ms;	/* first byte to verified credential; 10 s */
+	int64_t idle_timeout_ms;	/* no request completed, nothing owed; 60 s */
+	int64_t output_bytes;		/* queued to one client; 16 MiB */
+	int64_t http_max_conns;		/* HTTP connections in all; 64 */
+	int64_t http_max_conns_per_peer; /* HTTP, from one address; 8 */
+	int64_t http_timeout_ms;	/* to send an HTTP request head; 2 s */
 	uint32_t *operators;		/* uids that may act on any job (0 always may) */
 	size_t noperators;
 	struct kai_conf_partition *partitions; /* at least one */

@@ -41,6 +41,8 @@ static const char *const phases[] = {"allocate", "consolidation", "reclaim",
     "preempt", "stalegangeviction", NULL};
 
 #define DAY_MS ((int64_t)24 * 60 * 60 * 1000)
+/* A frame's header and largest credential (proto.h): 20 + 4096 bytes. */
+#define FRAME_HEAD_MAX 4116
 
 static const struct kai_conf_entry daemon_entries[] = {
 	{ .key = "listen", .type = KAI_CONF_ADDRESS, .offset = D(listen),
@@ -170,6 +172,46 @@ static const struct kai_conf_entry daemon_entries[] = {
 	{ .key = "filesystems.readOnly", .type = KAI_CONF_BOOL,
 	  .offset = F(read_only), .def = "false", .flags = KAI_CONF_ITEM,
 	  .help = "mounted read-only in jobs" },
+
+	{ .key = "limits.connections", .type = KAI_CONF_INTEGER,
+	  .offset = D(max_conns), .def = "1024", .min = 1, .max = 1000000,
+	  .help = "client connections kaid holds at once; more are refused" },
+	{ .key = "limits.connections_per_peer", .type = KAI_CONF_INTEGER,
+	  .offset = D(max_conns_per_peer), .def = "64", .min = 1,
+	  .max = 1000000,
+	  .help = "client connections from one address at once" },
+	{ .key = "limits.unauthenticated_size", .type = KAI_CONF_SIZE,
+	  .offset = D(preauth_bytes), .def = "64K",
+	  .min = FRAME_HEAD_MAX, .max = FRAME_HEAD_MAX + MIB,
+	  .scale = 1, .unit = "bytes",
+	  .help = "bytes read from a connection before the credential of "
+		  "its request is verified" },
+	{ .key = "limits.header_timeout", .type = KAI_CONF_DURATION,
+	  .offset = D(header_timeout_ms), .def = "10s", .min = 100,
+	  .max = 60 * 60 * 1000, .unit = "ms",
+	  .help = "time from a request's first byte to its verified "
+		  "credential" },
+	{ .key = "limits.idle_timeout", .type = KAI_CONF_DURATION,
+	  .offset = D(idle_timeout_ms), .def = "60s", .min = 100,
+	  .max = DAY_MS, .unit = "ms",
+	  .help = "a connection that completes no request and reads no "
+		  "answer this long is closed" },
+	{ .key = "limits.output_size", .type = KAI_CONF_SIZE,
+	  .offset = D(output_bytes), .def = "16M", .min = 1024 * 1024,
+	  .max = 1024 * MIB, .scale = 1, .unit = "bytes",
+	  .help = "answer bytes queued to one client; more closes it" },
+	{ .key = "limits.http_connections", .type = KAI_CONF_INTEGER,
+	  .offset = D(http_max_conns), .def = "64", .min = 2, .max = 100000,
+	  .help = "HTTP connections at once; a new one displaces the "
+		  "oldest still without a request" },
+	{ .key = "limits.http_connections_per_peer", .type = KAI_CONF_INTEGER,
+	  .offset = D(http_max_conns_per_peer), .def = "8", .min = 1,
+	  .max = 100000,
+	  .help = "HTTP connections from one address at once" },
+	{ .key = "limits.http_timeout", .type = KAI_CONF_DURATION,
+	  .offset = D(http_timeout_ms), .def = "2s", .min = 100,
+	  .max = 60 * 1000, .unit = "ms",
+	  .help = "time to send an HTTP request head" },
 
 	{ .key = "operators", .type = KAI_CONF_UIDS, .offset = D(operators),
 	  .count_offset = D(noperators), .def = "[]", .max = 1024,

@@ -159,14 +159,17 @@ int kai_db_jobs_query(struct kai_db *db, const struct kai_query *q,
     struct kai_jobinfo **jobs, size_t *n, struct kai_err *err) KAI_MUST_CHECK;
 
 /*
- * One state change.  Applied only if the job is still in state `from`
- * (optimistic check); every applied change writes an event row with the
- * time, both states, the reason and the actor uid (-1 = kaid itself).
+ * One state change, or a resize.  Applied only if the job is still in
+ * state `from` (optimistic check); every applied change writes an event
+ * row with the time, both states, the reason and the actor uid (-1 =
+ * kaid itself).  A resize (an elastic job grows or shrinks) keeps the
+ * state: from == to, and its event row says so.
  */
 struct kai_db_change {
 	uint64_t id;
 	enum kai_job_state from;
 	enum kai_job_state to;
+	bool resize;		/* to == from: only the placement changes */
 	const char *reason;	/* borrowed; "" = none */
 	int64_t time;		/* unix s of the change */
 	int64_t actor_uid;	/* uid of the requester, -1 for kaid */
@@ -186,7 +189,11 @@ struct kai_db_change {
 /*
  * Applies n changes in ONE transaction.  applied[i] tells whether change i
  * found its job in `from` (false: someone else moved it first; not an
- * error).  applied may be NULL.
+ * error).  applied may be NULL.  This is where every job state change of
+ * kaid is written, and each is checked first against the transition
+ * table (kai_jobstate_can_move(); a resize: kai_jobstate_can_resize() and
+ * to == from): one that is not there is a bug in kaid, refused with
+ * KAI_EINTERNAL naming the job and both states, and nothing is applied.
  */
 int kai_db_jobs_change(struct kai_db *db, const struct kai_db_change *c,
     size_t n, bool *applied, struct kai_err *err) KAI_MUST_CHECK;
@@ -198,7 +205,8 @@ int kai_db_jobs_change(struct kai_db *db, const struct kai_db_change *c,
  * start_time = time when it had left PENDING without one), exit 0 and
  * signal signals[i], and gets an event row (from, to, reason, actor).
  * applied[i] (may be NULL) tells which jobs were found in their state.
- * Nothing changes when it fails.
+ * Nothing changes when it fails; a move the transition table does not
+ * have is KAI_EINTERNAL, as for kai_db_jobs_change().
  */
 struct kai_db_cancel {
 	const uint64_t *ids;

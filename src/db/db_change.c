@@ -288,13 +288,33 @@ change_chunks(struct kai_db *db, const struct kai_db_change *c, size_t n,
 }
 
 int
+kai_db_move_check(uint64_t id, enum kai_job_state from,
+    enum kai_job_state to, bool resize, struct kai_err *err)
+{
+	if (resize ? from == to && kai_jobstate_can_resize(from) :
+	    kai_jobstate_can_move(from, to))
+		return 0;
+	return kai_err_set(err, KAI_EINTERNAL,
+	    "job %" PRIu64 ": %s %s -> %s is not in the transition table",
+	    id, resize ? "a resize" : "a state change",
+	    kai_jobstate_name(from), kai_jobstate_name(to));
+}
+
+int
 kai_db_jobs_change(struct kai_db *db, const struct kai_db_change *c,
     size_t n, bool *applied, struct kai_err *err)
 {
+	size_t i;
 	int r;
 
 	if (n == 0)
 		return 0;
+	if (applied != NULL)
+		memset(applied, 0, n * sizeof(*applied));
+	for (i = 0; i < n; i++)
+		if ((r = kai_db_move_check(c[i].id, c[i].from, c[i].to,
+		    c[i].resize, err)) != 0)
+			return r;
 	if ((r = kai_db_ready(db, err)) != 0 ||
 	    (r = prepare_change(db, err)) != 0)
 		return r;

@@ -119,6 +119,14 @@ char *kai_db_get_optstr(struct kai_db_row *r, int col);
 int kai_db_get_state(struct kai_db_row *r, int col);
 
 /*
+ * Whether a change of job id is in the transition table (a resize: the
+ * same state, one that may be resized); KAI_EINTERNAL naming the job and
+ * both states otherwise.  Every state change is written through it.
+ */
+int kai_db_move_check(uint64_t id, enum kai_job_state from,
+    enum kai_job_state to, bool resize, struct kai_err *err) KAI_MUST_CHECK;
+
+/*
  * The columns of model/jobfields.def (db_fields.c): the rows of record rec
  * that name a column, in the table's order.
  */

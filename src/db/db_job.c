@@ -525,6 +525,10 @@ kai_db_jobs_cancel(struct kai_db *db, const struct kai_db_cancel *c,
 	if ((unsigned)c->to >= KAI_JOB_NSTATES)
 		return kai_err_set(err, KAI_EINVAL, "invalid state %d",
 		    (int)c->to);
+	for (i = 0; i < c->n; i++)
+		if ((r = kai_db_move_check(c->ids[i], c->from[i], c->to, false,
+		    err)) != 0)
+			return r;
 	if ((r = kai_db_ready(db, err)) != 0)
 		return r;
 	kai_db_params_init(&p);

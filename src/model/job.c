@@ -276,6 +276,41 @@ check_script(const struct kai_jobspec *js, struct kai_err *err)
 	return check_utf8("script", js->script, err);
 }
 
+/* The longest path pattern may name for js (see the header). */
+static size_t
+output_len(const struct kai_jobspec *js, const char *pattern,
+    const char *user)
+{
+	char *s = kai_pattern_expand_array(pattern, UINT64_MAX,
+	    js->name != NULL ? js->name : "", user, UINT64_MAX, UINT32_MAX);
+	size_t n = strlen(s);
+
+	if (s[0] != '/')
+		n += (js->workdir != NULL ? strlen(js->workdir) : 0) + 1;
+	free(s);
+	return n;
+}
+
+int
+kai_jobspec_check_output(const struct kai_jobspec *js, const char *user,
+    struct kai_err *err)
+{
+	const char *out = js->stdout_pattern != NULL ? js->stdout_pattern :
+	    "slurm-%A_%a.out";
+	size_t n;
+
+	if ((n = output_len(js, out, user)) > KAI_JOB_PATH_MAX)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid --output: the path it names may be %zu bytes "
+		    "long, over the limit of %d", n, KAI_JOB_PATH_MAX);
+	if (js->stderr_pattern != NULL &&
+	    (n = output_len(js, js->stderr_pattern, user)) > KAI_JOB_PATH_MAX)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid --error: the path it names may be %zu bytes "
+		    "long, over the limit of %d", n, KAI_JOB_PATH_MAX);
+	return 0;
+}
+
 int
 kai_jobspec_validate(const struct kai_jobspec *js, struct kai_err *err)
 {
@@ -319,6 +354,11 @@ kai_jobspec_validate(const struct kai_jobspec *js, struct kai_err *err)
 	if (js->open_mode > KAI_OPEN_APPEND)
 		return kai_err_set(err, KAI_EINVAL,
 		    "invalid open mode %" PRIu32, js->open_mode);
+	if (js->umask != 0 && (js->umask < KAI_JOB_UMASK_SET ||
+	    js->umask > KAI_JOB_UMASK_MAX))
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid umask %#" PRIo32 ": expected 01000 plus a mode of "
+		    "0 to 0777", js->umask);
 	return kai_jobspec_check_sched(js, err);
 }
 

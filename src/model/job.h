@@ -51,6 +51,14 @@ enum kai_open_mode {
 #define KAI_JOB_SIGNAL_MAX	64	/* Linux's signal numbers */
 #define KAI_JOB_SIGNAL_SECS_MAX 65535	/* sbatch's limit on @sig_time */
 
+/*
+ * The submitter's umask travels as KAI_JOB_UMASK_SET | umask, so that 0
+ * (a zeroed spec, a client that does not send it) says "not known"
+ * rather than "umask 0000".
+ */
+#define KAI_JOB_UMASK_SET 01000u
+#define KAI_JOB_UMASK_MAX (KAI_JOB_UMASK_SET | 0777u)
+
 #define KAI_PRIO_CLASS_DEFAULT "train"
 #define KAI_PRIO_PREEMPT_BELOW 100 /* preemptible by default below this */
 #define KAI_GPU_MICRO 1000000	   /* micro-GPUs in one GPU */
@@ -92,6 +100,8 @@ struct kai_jobspec {
 	uint32_t signal_secs;	/* seconds before the time limit */
 	bool signal_batch;	/* "B:": the batch shell only */
 	uint32_t open_mode;	/* enum kai_open_mode */
+	uint32_t umask;		/* KAI_JOB_UMASK_SET | the submitter's
+				 * umask; 0 = not known */
 };
 
 struct kai_jobinfo {
@@ -136,6 +146,7 @@ struct kai_jobinfo {
 	uint32_t signal_secs;
 	bool signal_batch;
 	uint32_t open_mode;	/* enum kai_open_mode */
+	uint32_t umask;		/* as in struct kai_jobspec */
 	char *exit_reason;	/* why its container ended, as the node said:
 				 * "OOMKilled", "Error: <its termination
 				 * message>"; read from PostgreSQL only;
@@ -255,6 +266,17 @@ void kai_jobinfo_fini(struct kai_jobinfo *ji);
  */
 int kai_jobspec_validate(const struct kai_jobspec *js, struct kai_err *err)
     KAI_MUST_CHECK;
+
+/*
+ * Checks that the output files of js (-o, -e, or Slurm's default) name
+ * paths of at most KAI_JOB_PATH_MAX bytes once expanded for user, with
+ * the job and array ids at their widest and made absolute against the
+ * working directory: "%x" repeated in a 4 KiB pattern would otherwise
+ * store a path of half a megabyte.  KAI_EINVAL: "invalid --output: the
+ * path it names may be 70000 bytes long, over the limit of 4096".
+ */
+int kai_jobspec_check_output(const struct kai_jobspec *js, const char *user,
+    struct kai_err *err) KAI_MUST_CHECK;
 
 /*
  * Parses a Slurm time limit in any of its six formats ("minutes",

@@ -35,10 +35,9 @@ enum kai_jf_rec {
 
 #define KAI_JF_ABSENT	  SIZE_MAX /* no such member in that struct */
 #define KAI_JF_OMIT_EMPTY 0x1u	   /* --json leaves out NULL and "" */
-#define KAI_JF_MODE	  0x2u	   /* KAI_JF_MODE_SET | a mode 0-0777,
+#define KAI_JF_MODE	  0x2u	   /* KAI_JOB_UMASK_SET | a mode 0-0777,
 					    * printed as 4 octal digits;
 					    * 0 = not known */
-#define KAI_JF_MODE_SET	  01000u
 
 struct kai_jobfield {
 	const char *member;	/* the C member, also its name in errors */

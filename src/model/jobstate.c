@@ -77,6 +77,12 @@ kai_jobstate_can_move(enum kai_job_state from, enum kai_job_state to)
 	return (next_states[from] & KAI_JOB_STATE_BIT(to)) != 0;
 }
 
+bool
+kai_jobstate_can_resize(enum kai_job_state s)
+{
+	return s == KAI_JOB_CONFIGURING || s == KAI_JOB_RUNNING;
+}
+
 int
 kai_jobstate_parse(const char *s, enum kai_job_state *out)
 {

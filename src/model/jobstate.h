@@ -4,7 +4,9 @@
  *
  * One table (jobstate.c) gives every state its long name, its squeue code
  * and whether it is terminal, and lists the transitions that are allowed;
- * kaid refuses any other transition as a bug.  The numeric values travel on
+ * kaid refuses any other transition as a bug: kai_db_jobs_change(), which
+ * writes every state change and its event row, checks each against this
+ * table, and kaid's cache moves only through state_job_move().  The numeric values travel on
  * the wire and are stored in PostgreSQL as the long name: append only.
  */
 #ifndef KAI_MODEL_JOBSTATE_H
@@ -43,6 +45,12 @@ const char *kai_jobstate_code(enum kai_job_state s);
 bool kai_jobstate_is_terminal(enum kai_job_state s);
 /* Whether from -> to is in the transition table. */
 bool kai_jobstate_can_move(enum kai_job_state from, enum kai_job_state to);
+/*
+ * Whether a job in state s may be resized, its state kept while its
+ * placement changes (an elastic job grows or shrinks): CONFIGURING and
+ * RUNNING.  A resize is not a state change; s -> s is in no table.
+ */
+bool kai_jobstate_can_resize(enum kai_job_state s);
 /*
  * Parses a long name or a code, case-insensitive ("pending", "PD", "r").
  * Returns 0 and sets *out, or -1 when the name is not a state.

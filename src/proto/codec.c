@@ -496,16 +496,38 @@ put_field(struct kai_buf *b, const struct kai_codec_field *f, const char *rec)
 	return KAI_EINVAL;
 }
 
+/* Writes v big-endian over the 4 bytes at b->data + at. */
+static void
+patch_u32(struct kai_buf *b, size_t at, uint32_t v)
+{
+	uint8_t *x = (uint8_t *)b->data + at;
+
+	x[0] = (uint8_t)(v >> 24);
+	x[1] = (uint8_t)(v >> 16);
+	x[2] = (uint8_t)(v >> 8);
+	x[3] = (uint8_t)v;
+}
+
+/*
+ * A record is a u32 length, then its fields: the length is what lets a
+ * reader skip the fields a newer peer appended and stop early on the
+ * record of an older one (PROTOCOL.md "Evolution").
+ */
 int
 kai_codec_put_record(struct kai_buf *b, const struct kai_codec_field *f,
     size_t nf, const void *rec)
 {
-	size_t i;
+	size_t at = b->len, i;
 	int r;
 
+	if ((r = kai_codec_put_u32(b, 0)) != 0)
+		return r;
 	for (i = 0; i < nf; i++)
 		if ((r = put_field(b, &f[i], rec)) != 0)
 			return r;
+	if (b->len - at - 4 > UINT32_MAX)
+		return KAI_EINVAL;
+	patch_u32(b, at, (uint32_t)(b->len - at - 4));
 	return 0;
 }
 
@@ -516,7 +538,6 @@ kai_codec_put_records(struct kai_buf *b, const struct kai_codec_field *f,
 {
 	size_t at = b->len, before, i = *first;
 	uint32_t count = 0;
-	uint8_t *x;
 
 	if (kai_codec_put_u32(b, 0) != 0 || b->len - origin > max_body)
 		return KAI_EINVAL;
@@ -530,11 +551,7 @@ kai_codec_put_records(struct kai_buf *b, const struct kai_codec_field *f,
 		}
 	}
 	/* The count, over its placeholder, big-endian as put_u32 writes. */
-	x = (uint8_t *)b->data + at;
-	x[0] = (uint8_t)(count >> 24);
-	x[1] = (uint8_t)(count >> 16);
-	x[2] = (uint8_t)(count >> 8);
-	x[3] = (uint8_t)count;
+	patch_u32(b, at, count);
 	*first = i;
 	return 0;
 }
@@ -585,37 +602,33 @@ get_field(struct kai_codec_rd *r, const struct kai_codec_field *f, char *rec)
 	    f->name);
 }
 
+/*
+ * The fields are read from a reader bounded by the record's length: a
+ * field cut by that bound is truncated (named), a record that ends
+ * between two fields leaves the rest as they were (zero: an older peer
+ * never sent them), and bytes after the last known field are a newer
+ * peer's fields, skipped.
+ */
 int
 kai_codec_get_record(struct kai_codec_rd *r, const struct kai_codec_field *f,
     size_t nf, void *rec)
 {
+	struct kai_codec_rd in;
+	uint32_t len;
 	size_t i;
 	int rc;
 
-	for (i = 0; i < nf; i++)
-		if ((rc = get_field(r, &f[i], rec)) != 0)
+	if ((rc = kai_codec_get_u32(r, "record length", &len)) != 0)
+		return rc;
+	if (len > r->len - r->off)
+		return kai_err_set(r->err, KAI_EPROTO,
+		    "truncated record: %u bytes announced, %zu left", len,
+		    r->len - r->off);
+	kai_codec_rd_init(&in, r->p + r->off, len, r->err);
+	for (i = 0; i < nf && in.off < in.len; i++)
+		if ((rc = get_field(&in, &f[i], rec)) != 0)
 			return rc;
+	r->off += len;
 	return 0;
 }
 
-size_t
-kai_codec_record_min_len(const struct kai_codec_field *f, size_t nf)
-{
-	size_t i, n = 0;
-
-	for (i = 0; i < nf; i++) {
-		switch (f[i].type) {
-		case KAI_CODEC_BOOL:
-			n += 1;
-			break;
-		case KAI_CODEC_U64:
-		case KAI_CODEC_I64:
-			n += 8;
-			break;
-		default: /* u32, i32, enum; a string or list length */
-			n += 4;
-			break;
-		}
-	}
-	return n;
-}

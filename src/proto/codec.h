@@ -118,8 +118,10 @@ void kai_codec_strv_free(char **v, size_t n);
 /*
  * Records: a struct described by a table of its wire fields, in wire
  * order, so that the field order is written down once (and mirrored in
- * PROTOCOL.md) and encoder, decoder and the minimum record size cannot
- * drift apart.
+ * PROTOCOL.md) and encoder and decoder cannot drift apart.  On the wire a
+ * record is a u32 length then its fields, so that fields can be appended
+ * to a record without a version bump: a reader skips the fields it does
+ * not know and leaves the ones an older peer did not send at zero.
  */
 enum kai_codec_type {
 	KAI_CODEC_BOOL, /* bool, as a u8 0 or 1 */
@@ -158,12 +160,14 @@ int kai_codec_put_records(struct kai_buf *b, const struct kai_codec_field *f,
     size_t nf, const void *recs, size_t size, size_t n, size_t *first,
     size_t origin, size_t max_count, size_t max_body) KAI_MUST_CHECK;
 /*
- * Decodes fields into rec, which must start zeroed.  On failure the
- * fields decoded so far stay in rec for the struct's _fini().
+ * Decodes a record into rec, which must start zeroed: the fields the
+ * record holds, in order; the ones after its end stay zero; bytes after
+ * the last field of f are skipped.  On failure the fields decoded so far
+ * stay in rec for the struct's _fini().
  */
 int kai_codec_get_record(struct kai_codec_rd *r,
     const struct kai_codec_field *f, size_t nf, void *rec) KAI_MUST_CHECK;
-/* Bytes of the smallest encoding (every string NULL, every list empty). */
-size_t kai_codec_record_min_len(const struct kai_codec_field *f, size_t nf);
+/* Bytes of the smallest record a peer may send (a length, no fields). */
+#define KAI_CODEC_RECORD_MIN 4
 
 #endif /* KAI_PROTO_CODEC_H */

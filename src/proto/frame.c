@@ -12,6 +12,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "base/sha256.h"
@@ -50,18 +51,17 @@ wr32(uint8_t *x, uint32_t v)
 static int
 version_mismatch(const struct kai_frame_hdr *h, struct kai_err *err)
 {
-	unsigned int client, kaid;
+	char ours[32], theirs[16];
 
-	if (h->type % 2 == 0) {
-		client = h->version;
-		kaid = KAI_PROTO_VERSION;
-	} else {
-		client = KAI_PROTO_VERSION;
-		kaid = h->version;
-	}
+	if (KAI_PROTO_VERSION_MIN == KAI_PROTO_VERSION)
+		(void)snprintf(ours, sizeof(ours), "%u", KAI_PROTO_VERSION);
+	else
+		(void)snprintf(ours, sizeof(ours), "%u to %u",
+		    KAI_PROTO_VERSION_MIN, KAI_PROTO_VERSION);
+	(void)snprintf(theirs, sizeof(theirs), "%u", h->version);
 	kai_err_set(err, KAI_EPROTO,
-	    "protocol version mismatch: client speaks %u, kaid speaks %u",
-	    client, kaid);
+	    "protocol version mismatch: client speaks %s, kaid speaks %s",
+	    h->type % 2 == 0 ? theirs : ours, h->type % 2 == 0 ? ours : theirs);
 	kai_err_hint(err,
 	    "install the same kaibatch release on the clients "
 	    "and the controller");
@@ -87,7 +87,9 @@ kai_frame_hdr_decode(const void *p, size_t n, struct kai_frame_hdr *h,
 	if (h->magic != KAI_PROTO_MAGIC)
 		return kai_err_set(err, KAI_EPROTO,
 		    "bad magic 0x%08x: not a kaibatch peer", h->magic);
-	if (h->version != KAI_PROTO_VERSION)
+	if ((h->version < KAI_PROTO_VERSION_MIN ||
+	    h->version > KAI_PROTO_VERSION) &&
+	    !(h->type == KAI_MSG_ERROR && h->version >= 1))
 		return version_mismatch(h, err);
 	if ((h->flags & ~(uint32_t)KAI_FRAME_FLAGS_KNOWN) != 0)
 		return kai_err_set(err, KAI_EPROTO,
@@ -121,6 +123,14 @@ int
 kai_frame_build(struct kai_buf *out, uint16_t type, uint32_t flags,
     const char *cred, const void *body, size_t body_len)
 {
+	return kai_frame_build_version(out, KAI_PROTO_VERSION, type, flags,
+	    cred, body, body_len);
+}
+
+int
+kai_frame_build_version(struct kai_buf *out, uint16_t version, uint16_t type,
+    uint32_t flags, const char *cred, const void *body, size_t body_len)
+{
 	struct kai_frame_hdr h;
 	uint8_t x[KAI_PROTO_HDR_LEN];
 	size_t cred_len = cred == NULL ? 0 : strlen(cred);
@@ -131,7 +141,7 @@ kai_frame_build(struct kai_buf *out, uint16_t type, uint32_t flags,
 	    (flags & ~(uint32_t)KAI_FRAME_FLAGS_KNOWN) != 0)
 		return KAI_EINVAL;
 	h.magic = KAI_PROTO_MAGIC;
-	h.version = KAI_PROTO_VERSION;
+	h.version = version;
 	h.type = type;
 	h.flags = flags;
 	h.cred_len = (uint32_t)cred_len;
@@ -147,12 +157,12 @@ kai_frame_build(struct kai_buf *out, uint16_t type, uint32_t flags,
 }
 
 void
-kai_frame_digest(uint16_t type, const void *body, size_t body_len,
-    uint8_t out[KAI_PROTO_DIGEST_LEN])
+kai_frame_digest(uint16_t version, uint16_t type, const void *body,
+    size_t body_len, uint8_t out[KAI_PROTO_DIGEST_LEN])
 {
 	struct kai_sha256 c;
-	uint8_t x[4] = {(uint8_t)(KAI_PROTO_VERSION >> 8),
-	    (uint8_t)KAI_PROTO_VERSION, (uint8_t)(type >> 8), (uint8_t)type};
+	uint8_t x[4] = {(uint8_t)(version >> 8), (uint8_t)version,
+	    (uint8_t)(type >> 8), (uint8_t)type};
 
 	kai_sha256_init(&c);
 	kai_sha256_update(&c, x, sizeof(x));

@@ -20,6 +20,7 @@ src_proto_libkaiproto_a_SOURCES = \
 	src/proto/msg_share.c \
 	src/proto/msg_submit.c \
 	src/proto/msg_tools.h \
+	src/proto/msgtype.h \
 	src/proto/prom.c \
 	src/proto/prom.h \
 	src/proto/proto.h \

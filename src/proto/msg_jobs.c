@@ -62,12 +62,25 @@ kai_msg_jobs_encode(struct kai_buf *b, const struct kai_jobinfo *jobs, size_t n,
 	/*
 	 * The list stops at a record the codec refuses; a state out of range
 	 * is a bug in the caller, not a full frame, and fails the whole
-	 * frame, as does a record bigger than a whole body.
+	 * frame.  A record bigger than max_body (a job whose paths or node
+	 * list are long) goes alone in a frame of up to KAI_PROTO_BODY_MAX:
+	 * one such job must not make the list unanswerable for everyone.
 	 */
 	if (i > n || (n > i && jobs == NULL) || max_body < 4 ||
 	    kai_codec_put_records(b, jobinfo_fields, NFIELDS, jobs,
-	    sizeof(*jobs), n, &i, start, KAI_PROTO_LIST_MAX, max_body) != 0 ||
-	    (i < n && (uint32_t)jobs[i].state >= KAI_JOB_NSTATES) ||
+	    sizeof(*jobs), n, &i, start, KAI_PROTO_LIST_MAX, max_body) != 0) {
+		kai_codec_rollback(b, start);
+		return KAI_EINVAL;
+	}
+	if (i == *first && i < n && (uint32_t)jobs[i].state < KAI_JOB_NSTATES) {
+		kai_codec_rollback(b, start);
+		if (kai_codec_put_records(b, jobinfo_fields, NFIELDS, jobs,
+		    sizeof(*jobs), n, &i, start, 1, KAI_PROTO_BODY_MAX) != 0) {
+			kai_codec_rollback(b, start);
+			return KAI_EINVAL;
+		}
+	}
+	if ((i < n && (uint32_t)jobs[i].state >= KAI_JOB_NSTATES) ||
 	    (i == *first && i < n)) {
 		kai_codec_rollback(b, start);
 		return KAI_EINVAL;
@@ -87,7 +100,7 @@ kai_msg_jobs_decode(const void *p, size_t len, struct kai_jobinfo **jobs,
 
 	kai_codec_rd_init(&r, p, len, err);
 	if ((rc = kai_codec_get_count(&r, "job", KAI_PROTO_LIST_MAX,
-		 kai_codec_record_min_len(jobinfo_fields, NFIELDS), &c)) != 0)
+		 KAI_CODEC_RECORD_MIN, &c)) != 0)
 		return rc;
 	if (c == 0)
 		return kai_codec_rd_end(&r);

@@ -147,7 +147,7 @@ get_list(struct kai_codec_rd *r, const char *what, size_t max,
 	*out = NULL;
 	*n = 0;
 	if ((rc = kai_codec_get_count(r, what, max,
-		 kai_codec_record_min_len(f, nf), &c)) != 0)
+		 KAI_CODEC_RECORD_MIN, &c)) != 0)
 		return rc;
 	if (c == 0)
 		return 0;

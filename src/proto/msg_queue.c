@@ -120,7 +120,7 @@ kai_msg_queues_decode(const void *p, size_t len, struct kai_queue **out,
 	*n = 0;
 	kai_codec_rd_init(&r, p, len, err);
 	if ((rc = kai_codec_get_count(&r, "queue", KAI_QUEUE_MAX,
-		 kai_codec_record_min_len(queue_fields, NQ), &c)) != 0)
+		 KAI_CODEC_RECORD_MIN, &c)) != 0)
 		return rc;
 	if (c > 0)
 		a = kai_xcalloc(c, sizeof(*a));
@@ -171,8 +171,8 @@ kai_msg_queue_apply_decode(const void *p, size_t len,
 	*n = 0;
 	kai_codec_rd_init(&r, p, len, err);
 	if ((rc = kai_codec_get_count(&r, "change", KAI_QUEUE_MAX,
-		 kai_codec_record_min_len(change_fields, NC) +
-		     kai_codec_record_min_len(queue_fields, NQ), &c)) != 0)
+		 2 * KAI_CODEC_RECORD_MIN /* a change, then its queue */,
+		 &c)) != 0)
 		return rc;
 	if (c == 0)
 		return kai_err_set(err, KAI_EPROTO, "no queue to change");
@@ -243,7 +243,7 @@ kai_msg_queue_outcomes_decode(const void *p, size_t len,
 	*n = 0;
 	kai_codec_rd_init(&r, p, len, err);
 	if ((rc = kai_codec_get_count(&r, "result", KAI_QUEUE_MAX,
-		 kai_codec_record_min_len(outcome_fields, NO), &c)) != 0)
+		 KAI_CODEC_RECORD_MIN, &c)) != 0)
 		return rc;
 	if (c > 0)
 		a = kai_xcalloc(c, sizeof(*a));

@@ -118,7 +118,7 @@ kai_msg_report_decode(const void *p, size_t len, struct kai_report_row **v,
 
 	kai_codec_rd_init(&r, p, len, err);
 	if ((rc = kai_codec_get_count(&r, "row", KAI_REPORT_ROWS_MAX - *n,
-	    kai_codec_record_min_len(row_fields, NFIELDS), &c)) != 0)
+	    KAI_CODEC_RECORD_MIN, &c)) != 0)
 		return rc;
 	if (c == 0)
 		return kai_codec_rd_end(&r);

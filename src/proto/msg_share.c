@@ -158,7 +158,7 @@ get_chunk(struct kai_codec_rd *r, const char *what,
 	int rc;
 
 	if ((rc = kai_codec_get_count(r, what, max - *n,
-	    kai_codec_record_min_len(f, nf), &c)) != 0)
+	    KAI_CODEC_RECORD_MIN, &c)) != 0)
 		return rc;
 	if (c == 0)
 		return 0;

@@ -6,7 +6,7 @@
  * body (all integers big-endian):
  *
  *	magic    u32  0x4b414962 ("KAIb": "KAI" plus b for batch)
- *	version  u16  KAI_PROTO_VERSION; bump on any change of format
+ *	version  u16  KAI_PROTO_VERSION_MIN..KAI_PROTO_VERSION
  *	type     u16  enum kai_msg_type
  *	flags    u32  KAI_FRAME_MORE: more reply frames follow this one
  *	cred_len u32  bytes of credential (requests; 0 in replies)
@@ -21,6 +21,15 @@
  * Decoded structs own their strings and arrays; release them with the
  * matching _fini().  Type numbers and field order are documented in
  * doc/design/PROTOCOL.md and are append-only.
+ *
+ * Evolution (PROTOCOL.md): every record is length-prefixed, so a field
+ * appended to a record needs no new version (a reader skips what it does
+ * not know, and an older peer's record leaves the new field zero).  Any
+ * other change of format bumps KAI_PROTO_VERSION; a peer speaks the
+ * versions KAI_PROTO_VERSION_MIN..KAI_PROTO_VERSION.  The header and the
+ * KAI_MSG_ERROR body are the same in every version, so a peer outside
+ * that range still gets a readable "protocol version mismatch" line
+ * naming both versions.
  */
 #ifndef KAI_PROTO_PROTO_H
 #define KAI_PROTO_PROTO_H
@@ -32,9 +41,11 @@
 #include "base/compiler.h"
 #include "base/err.h"
 #include "model/job.h"
+#include "proto/msgtype.h"
 
 #define KAI_PROTO_MAGIC	    UINT32_C(0x4b414962)
-#define KAI_PROTO_VERSION   2
+#define KAI_PROTO_VERSION   3	/* 3: length-prefixed records */
+#define KAI_PROTO_VERSION_MIN 3	/* the oldest version still spoken */
 #define KAI_PROTO_HDR_LEN   20
 #define KAI_PROTO_BODY_MAX  (1024 * 1024) /* any one frame's body */
 #define KAI_PROTO_CRED_MAX  4096
@@ -44,36 +55,6 @@
 
 #define KAI_FRAME_MORE 0x1
 
-enum kai_msg_type {
-	KAI_MSG_ERROR = 1,	  /* reply: struct kai_msg_error */
-	KAI_MSG_SUBMIT = 2,	  /* request: struct kai_jobspec */
-	KAI_MSG_SUBMIT_REPLY = 3, /* reply: u64 job id */
-	KAI_MSG_QUERY = 4,	  /* request: struct kai_query */
-	KAI_MSG_QUERY_REPLY = 5,  /* reply: jobinfo list, may span frames */
-	KAI_MSG_CANCEL = 6,	  /* request: struct kai_cancel */
-	KAI_MSG_CANCEL_REPLY = 7, /* reply: cancel results */
-	KAI_MSG_PING = 8,	  /* request: empty body */
-	KAI_MSG_PING_REPLY = 9,	  /* reply: u32 uid, u32 gid as kaid saw them */
-	KAI_MSG_QUEUE_LIST = 10,	 /* request: empty body */
-	KAI_MSG_QUEUE_LIST_REPLY = 11,	 /* reply: queue list */
-	KAI_MSG_QUEUE_APPLY = 12,	 /* request: queue changes */
-	KAI_MSG_QUEUE_APPLY_REPLY = 13,	 /* reply: one result per change */
-	KAI_MSG_QUEUE_DELETE = 14,	 /* request: queue names */
-	KAI_MSG_QUEUE_DELETE_REPLY = 15, /* reply: u32 queues deleted */
-	KAI_MSG_SHARE = 16,		 /* request: struct kai_share_req */
-	KAI_MSG_SHARE_REPLY = 17,	 /* reply: struct kai_share, may span
-					    frames; 18-19 are reserved */
-	/* 28-29: kacct --report (proto/proto_report.h) */
-	/* 20-39: the Slurm tools (proto/msg_tools.h) */
-	KAI_MSG_NODE_LIST = 20,		 /* request: empty body */
-	KAI_MSG_NODE_LIST_REPLY = 21,	 /* reply: partitions and nodes */
-	KAI_MSG_JOB_CONTROL = 22,	 /* request: hold/release job ids */
-	KAI_MSG_JOB_CONTROL_REPLY = 23,	 /* reply: cancel results' shape */
-	KAI_MSG_JOB_UPDATE = 24,	 /* request: struct kai_job_update */
-	KAI_MSG_JOB_UPDATE_REPLY = 25,	 /* reply: u32 fields changed */
-	KAI_MSG_LOG = 26,		 /* request: struct kai_log_req */
-	KAI_MSG_LOG_REPLY = 27		 /* reply: log bytes, may span frames */
-};
 
 struct kai_frame_hdr {
 	uint32_t magic;
@@ -86,10 +67,14 @@ struct kai_frame_hdr {
 
 /*
  * Decodes and checks a header from n >= KAI_PROTO_HDR_LEN bytes: magic,
- * version ("protocol version mismatch: client speaks 2, kaid speaks 1"),
- * cred_len <= KAI_PROTO_CRED_MAX, body_len <= KAI_PROTO_BODY_MAX.  Returns
- * KAI_EPROTO on any fault.  The version is checked after the magic, so a
- * peer that is not kaibatch at all gets "bad magic".
+ * version within KAI_PROTO_VERSION_MIN..KAI_PROTO_VERSION ("protocol
+ * version mismatch: client speaks 3, kaid speaks 2"), cred_len <=
+ * KAI_PROTO_CRED_MAX, body_len <= KAI_PROTO_BODY_MAX.  Returns KAI_EPROTO
+ * on any fault, with every field of *h filled in.  The version is checked
+ * after the magic, so a peer that is not kaibatch at all gets "bad
+ * magic".  A KAI_MSG_ERROR frame of any version from 1 on is accepted:
+ * its body has one layout in every version, so that a client hears the
+ * mismatch an older or newer kaid reports.
  */
 int kai_frame_hdr_decode(const void *p, size_t n, struct kai_frame_hdr *h,
     struct kai_err *err) KAI_MUST_CHECK;
@@ -102,13 +87,22 @@ void kai_frame_hdr_encode(const struct kai_frame_hdr *h,
  */
 int kai_frame_build(struct kai_buf *out, uint16_t type, uint32_t flags,
     const char *cred, const void *body, size_t body_len) KAI_MUST_CHECK;
+/*
+ * The same with the header's version given: kaid answers a request in
+ * the version it was sent in (an ERROR only, when that is not one kaid
+ * speaks).
+ */
+int kai_frame_build_version(struct kai_buf *out, uint16_t version,
+    uint16_t type, uint32_t flags, const char *cred, const void *body,
+    size_t body_len) KAI_MUST_CHECK;
 
 /*
  * The digest a request's credential must carry: SHA-256 over the version
- * and type (big-endian u16 each) followed by the body.
+ * the frame is sent in and its type (big-endian u16 each) followed by
+ * the body.
  */
-void kai_frame_digest(uint16_t type, const void *body, size_t body_len,
-    uint8_t out[KAI_PROTO_DIGEST_LEN]);
+void kai_frame_digest(uint16_t version, uint16_t type, const void *body,
+    size_t body_len, uint8_t out[KAI_PROTO_DIGEST_LEN]);
 
 /* KAI_MSG_ERROR */
 struct kai_msg_error {
@@ -156,7 +150,9 @@ void kai_query_fini(struct kai_query *q);
  * KAI_MSG_QUERY_REPLY: a count then that many jobinfo records.  A long list
  * is sent as several frames with KAI_FRAME_MORE; the encoder appends jobs
  * [*first, n) until the body would pass max_body and advances *first, so
- * the caller loops until *first == n.
+ * the caller loops until *first == n.  A job whose record alone passes
+ * max_body gets a frame of its own of up to KAI_PROTO_BODY_MAX; KAI_EINVAL
+ * only for a record larger than that, or a state out of range.
  */
 int kai_msg_jobs_encode(struct kai_buf *b, const struct kai_jobinfo *jobs,
     size_t n, size_t *first, size_t max_body) KAI_MUST_CHECK;

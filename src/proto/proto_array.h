@@ -31,13 +31,7 @@
 #include "base/compiler.h"
 #include "base/err.h"
 #include "model/job.h"
-
-enum kai_msg_array_type {
-	KAI_MSG_SUBMIT_EXT = 40,
-	KAI_MSG_SUBMIT_EXT_REPLY = 41,	/* u64 job id, as SUBMIT_REPLY */
-	KAI_MSG_CANCEL_TASKS = 42,
-	KAI_MSG_CANCEL_TASKS_REPLY = 43 /* cancel results, as CANCEL_REPLY */
-};
+#include "proto/msgtype.h"
 
 #define KAI_PROTO_TASKS_MAX 100000 /* tasks in one KAI_MSG_CANCEL_TASKS */
 

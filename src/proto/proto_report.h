@@ -22,11 +22,7 @@
 #include "base/buf.h"
 #include "base/compiler.h"
 #include "base/err.h"
-
-enum kai_msg_report_type {
-	KAI_MSG_REPORT = 28,
-	KAI_MSG_REPORT_REPLY = 29
-};
+#include "proto/msgtype.h"
 
 #define KAI_REPORT_ROWS_MAX 1000000 /* (queue, user) rows in an answer */
 

@@ -12,6 +12,8 @@
 #include <syslog.h>
 #include <time.h>
 
+#include "base/err.h"
+
 int kai_log_level_cur = KAI_LOG_INFO;
 static const char *log_ident = "kaibatch";
 static int log_where = KAI_LOG_STDERR;
@@ -41,12 +43,18 @@ static void log_v(enum kai_log_level level, const char *fmt, va_list ap)
 static void
 log_v(enum kai_log_level level, const char *fmt, va_list ap)
 {
-	char line[1024];
+	char raw[1024], line[1024];
 	struct timespec ts;
 	struct tm tm;
 	char stamp[32];
 
-	(void)vsnprintf(line, sizeof(line), fmt, ap);
+	/*
+	 * One message, one line: a newline inside a logged value (a job
+	 * name, a refused queue) would otherwise forge a line of the audit
+	 * log.
+	 */
+	(void)vsnprintf(raw, sizeof(raw), fmt, ap);
+	(void)kai_str_oneline(line, sizeof(line), raw);
 	if (log_where & KAI_LOG_SYSLOG)
 		syslog(level_prio[level], "%s", line);
 	if (log_where & KAI_LOG_STDERR) {

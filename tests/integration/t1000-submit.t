@@ -8,6 +8,7 @@
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
 
+stack_tiers kubesim real node
 stack_require
 
 T=$(mktemp -d /tmp/kai-t1000.XXXXXX)
@@ -41,7 +42,7 @@ like "kqueue lists the job as pending or running" "$q" \
 
 ok "job starts running" wait_state "$id" RUNNING
 q=$(as_user "$A" kqueue -j "$id" --noheader)
-like "kqueue shows it running on a node" "$q" "^ +$id +batch +hello .* R .*gpu-|cpu-"
+like "kqueue shows it running on a node" "$q" "^ +$id +batch +hello .* R .*(gpu-|cpu-|node-)"
 
 ok "job completes" wait_state "$id" COMPLETED
 f=$W/hello-$id.out

@@ -59,7 +59,7 @@ like "unreachable controller: says where" "$out" '^ksubmit: error: .*127.0.0.1:1
 
 # Raw frames speak the protocol version of this tree, so that only the
 # fault each one carries is refused.
-V=$(sed -n 's/^#define KAI_PROTO_VERSION *\([0-9]*\).*/\1/p' \
+V=$(sed -n 's/^#define KAI_PROTO_VERSION  *\([0-9][0-9]*\).*/\1/p' \
     "$top_srcdir/src/proto/proto.h")
 export V
 
@@ -77,7 +77,7 @@ import struct, sys
 open(sys.argv[1], "wb").write(struct.pack(">IHHIII", 0x4b414962, 9, 8, 0, 0, 0))
 EOP
 out=$(kai-rawreq --raw "$T/ver.bin")
-like "a version mismatch names both versions" "$out" "^error .*9.*$V|^error .*$V.*9"
+like "a version mismatch names both versions" "$out" "^error .*client speaks 9, kaid speaks $V"
 
 # A credential of NUL bytes is refused before it is copied; kaid lives on
 # (it used to wipe cred_len bytes of a one-byte copy and die).

@@ -29,7 +29,7 @@ acct()
 pod_patch()
 {
 	curl -sS --cacert "$STACK_DIR/kubesim/ca.crt" \
-	    -H "Authorization: Bearer $KUBESIM_TOKEN" -X PATCH \
+	    -H "@$KUBESIM_AUTH" -X PATCH \
 	    -H 'Content-Type: application/merge-patch+json' -d "$2" \
 	    "$KUBESIM_URL/api/v1/namespaces/default/pods/$1" >/dev/null
 }

@@ -3,7 +3,8 @@
 #
 # t4100-preempt: the scheduler's evictions and GPU sharing in kaid.  A
 # high-priority job preempts a running low-priority one, which is
-# requeued (PREEMPTED in the event log, its requeue count raised, a
+# requeued (RUNNING -> PENDING in the event log with the preemption as
+# its reason, its requeue count raised, a
 # reason in kqueue) and runs again later; a --no-requeue victim ends
 # PREEMPTED; a kaid restart after an eviction neither loses the requeue
 # nor evicts twice; a queue under its quota reclaims from one over it; two
@@ -68,8 +69,11 @@ like "the victim shows PD again with the reason" \
     "^$low PD 50 .*(preempt|priority)"
 is "its requeue count is 1" \
     "$(stack_psql "select requeue_count from jobs where id = $low")" 1
-like "PREEMPTED is in its event log" "$(events "$low")" \
-    'RUNNING>PREEMPTED PREEMPTED>PENDING'
+like "its event log has the requeue, with the core's reason" \
+    "$(events "$low")" 'RUNNING>PENDING '
+is "which says it was preempted" "$(stack_psql "select reason from events
+    where job_id = $low and to_state = 'PENDING' and from_state = 'RUNNING'" |
+    cut -c1-33)" "preempted by higher-priority job "
 # kubectl describe pod tells the same story: a Warning event "Preempted"
 # with the scheduler's reason, on the victim's pod.
 for _ in $(seq 1 50); do
@@ -114,7 +118,7 @@ ok "after a restart the preemptor runs" wait_state "$h3" RUNNING 300
 is "the victim was requeued once" \
     "$(stack_psql "select requeue_count from jobs where id = $st")" 1
 is "and preempted once" "$(events "$st")" \
-    '->PENDING PENDING>CONFIGURING CONFIGURING>RUNNING RUNNING>PREEMPTED PREEMPTED>PENDING '
+    '->PENDING PENDING>CONFIGURING CONFIGURING>RUNNING RUNNING>PENDING '
 like "it waits behind the preemptor, with a reason" \
     "$(wait_reason "$st" 'GPU')" "^$st PD 50 .*GPU"
 as_user "$A" kcancel "$h3"

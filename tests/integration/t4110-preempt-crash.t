@@ -75,7 +75,7 @@ sleep 2
 like "the preemptor waits for what that pod holds" "$(reason "$high")" \
     '^PD waiting for resources that preempted jobs are releasing$'
 is "nothing else was evicted, nothing runs" \
-    "$(stack_psql "select count(*) from events where to_state = 'PREEMPTED' and job_id <> $v")/$(stack_psql "select count(*) from jobs where state in ('CONFIGURING', 'RUNNING')")" \
+    "$(stack_psql "select count(*) from events where reason like 'preempted by %' and job_id <> $v")/$(stack_psql "select count(*) from jobs where state in ('CONFIGURING', 'RUNNING')")" \
     '1/0'
 kaid_kill9
 kubesim_ctl "/kubesim/fail" DELETE >/dev/null
@@ -84,7 +84,7 @@ ok "after the restart the preemptor runs" wait_state "$high" RUNNING
 ok "and completes" wait_state "$high" COMPLETED
 ok "then the victim runs again" wait_state "$low" RUNNING
 is "requeued once, preempted once" \
-    "$(stack_psql "select requeue_count || ' ' || (select count(*) from events where job_id = $low and to_state = 'PREEMPTED') from jobs where id = $low")" \
+    "$(stack_psql "select requeue_count || ' ' || (select count(*) from events where job_id = $low and reason like 'preempted by %') from jobs where id = $low")" \
     '1 1'
 as_user "$A" kcancel "$low"
 ok "cancelled" wait_state "$low" CANCELLED

@@ -12,6 +12,7 @@
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
+stack_tiers kubesim real node
 stack_require
 
 T=$(mktemp -d /tmp/kai-t4120.XXXXXX)

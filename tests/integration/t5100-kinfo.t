@@ -99,7 +99,7 @@ node_patch()
 {
 	curl -sS -o /dev/null -w '%{http_code}' \
 	    --cacert "$STACK_DIR/kubesim/ca.crt" \
-	    -H "Authorization: Bearer $KUBESIM_TOKEN" \
+	    -H "@$KUBESIM_AUTH" \
 	    -H 'Content-Type: application/merge-patch+json' -X PATCH \
 	    -d "$2" "$KUBESIM_URL/api/v1/nodes/$1"
 }

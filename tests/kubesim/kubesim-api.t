@@ -685,6 +685,22 @@ def test_kubelet(sim):
             "securityContext: runs as runAsUser/runAsGroup/supplementalGroups")
     else:
         skip("securityContext identity", "kubesim is not running as root")
+    if os.geteuid() == 0:
+        # A pod that names no user must not get kubesim's root.
+        run_pod(sim, "k-nouser", command=["/bin/sh", "-c", "id -u; id -g"])
+        phase_of(sim, "k-nouser")
+        is_(log(sim, "k-nouser").split(), ["65534", "65534"],
+            "as root, a pod without runAsUser runs as nobody, not root")
+    else:
+        skip("a pod without runAsUser", "kubesim is not running as root")
+    logs = [f for f in os.listdir(sim.tls) if f.endswith(".log")]
+    is_(sorted({oct(os.stat(os.path.join(sim.tls, f)).st_mode & 0o777)
+                for f in logs}), ["0o600"],
+        "pod logs are 0600 (%d files)" % len(logs))
+    is_(oct(os.stat(sim.tls).st_mode & 0o777), "0o700",
+        "the log directory is 0700")
+    is_(oct(os.stat(sim.record).st_mode & 0o777), "0o600",
+        "the --record file is 0600")
 
     run_pod(sim, "k-follow", command=[
         "/bin/sh", "-c", "for i in 1 2 3; do echo line$i; sleep 0.3; done"])

@@ -24,11 +24,18 @@ STACK_BIN=${STACK_BIN:-${top_builddir:-.}}
 . "$STACK_SRC/tests/lib/munge.sh"
 # shellcheck source=contrib/k8s/realapi.sh
 . "$STACK_SRC/contrib/k8s/realapi.sh"
+# shellcheck source=contrib/k8s/nodetier.sh
+. "$STACK_SRC/contrib/k8s/nodetier.sh"
 
 # KAI_STACK_API=real: a real kube-apiserver with kubesim's kubelets
 # (contrib/k8s/realapi.sh) instead of kubesim's API server, kaid with
 # the RBAC-limited user "kaid".  The /kubesim/ control endpoints and
 # kubesim.record exist only with kubesim (see stack_require_kubesim).
+# KAI_STACK_API=node: the real API server with real nodes: containerd,
+# kubelets and kube-controller-manager (contrib/k8s/nodetier.sh); jobs
+# run in real containers of the job image, one node by default
+# (contrib/k8s/nodes-node.yaml).  Tests say which tiers they can run on
+# (stack_tiers).
 STACK_API=${KAI_STACK_API:-kubesim}
 
 # KAI_KAID_WRAPPER: a command line kaid is started under, as words, such
@@ -52,7 +59,12 @@ stack_missing()
 	python3 -c 'import yaml' 2>/dev/null || { echo "python3-yaml not found"; return; }
 	command -v openssl >/dev/null 2>&1 || { echo "openssl not found"; return; }
 	[ -x "$STACK_BIN/daemons/kaid/kaid" ] || { echo "kaid not built"; return; }
-	[ "$STACK_API" = real ] && realapi_missing
+	case $STACK_API in
+	kubesim) ;;
+	real) realapi_missing ;;
+	node) realapi_missing; nodetier_missing ;;
+	*) echo "KAI_STACK_API=$STACK_API: expected kubesim, real or node" ;;
+	esac
 }
 
 # stack_users: when root, make sure the test users exist.  Prints nothing
@@ -101,9 +113,17 @@ kubesim_start()
 	[ -f "$schema" ] && args+=(--schema "$schema")
 	mkdir -p "$d/kubesim"
 	KUBESIM_TOKEN=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
+	# The token never goes on a command line, where every local user
+	# sees it (ps): kubesim reads it from a 0600 file, and curl its
+	# header from another.
+	(umask 077 &&
+	    printf '%s\n' "$KUBESIM_TOKEN" >"$d/kubesim.token" &&
+	    printf 'Authorization: Bearer %s\n' "$KUBESIM_TOKEN" \
+	    >"$d/kubesim.auth") || return 1
+	KUBESIM_AUTH=$d/kubesim.auth
 	"$STACK_SRC/contrib/kubesim/kubesim" --listen 127.0.0.1:0 \
 	    --port-file "$d/kubesim.port" --tls-dir "$d/kubesim" \
-	    --token "$KUBESIM_TOKEN" --nodes "$nodes" \
+	    --token-file "$d/kubesim.token" --nodes "$nodes" \
 	    --kubeconfig-out "$d/kubeconfig" --record "$d/kubesim.record" \
 	    --pid-file "$d/kubesim.pid" --log-dir "$d/kubesim" "${args[@]}" \
 	    >"$d/kubesim.log" 2>&1 &
@@ -113,20 +133,34 @@ kubesim_start()
 		return 1
 	}
 	KUBESIM_URL="https://127.0.0.1:$(cat "$d/kubesim.port")"
-	export KUBESIM_TOKEN KUBESIM_URL
+	export KUBESIM_TOKEN KUBESIM_URL KUBESIM_AUTH
 }
 
 # kubesim_ctl PATH [METHOD]: calls a kubesim control or API endpoint.
 kubesim_ctl()
 {
 	curl -sS --cacert "$STACK_DIR/kubesim/ca.crt" \
-	    -H "Authorization: Bearer $KUBESIM_TOKEN" -X "${2:-GET}" \
+	    -H "@$KUBESIM_AUTH" -X "${2:-GET}" \
 	    "$KUBESIM_URL$1"
 }
 
 stack_write_conf()
 {
-	local d=$1
+	local d=$1 image= fs=
+	# The node tier: jobs run in the job image, and /tmp, where the
+	# tests keep their users' directories, is the filesystem the host
+	# and the pods share (unless the test names its own).
+	if [ "$STACK_API" = node ]; then
+		image="
+  image: $NODETIER_IMAGE"
+		case ${KAID_CONF_EXTRA:-} in
+		*filesystems:*) ;;
+		*) fs="
+filesystems:
+  - path: /tmp
+    hostPath: /tmp" ;;
+		esac
+	fi
 	cat >"$d/kaid.yaml" <<EOC
 # Written by tests/lib/stack.sh for a private stack in $d.
 listen: 127.0.0.1:$KAID_PORT
@@ -136,7 +170,7 @@ munge_socket: $KAI_MUNGE_SOCKET
 log_level: ${KAID_LOG_LEVEL:-info}
 kubernetes:
   kubeconfig: $d/kubeconfig
-  namespace: default
+  namespace: default$image
 scheduler:
   interval: ${KAID_INTERVAL:-200ms}
 partitions:
@@ -145,7 +179,7 @@ partitions:
   - name: gpu
     max_time: 1-00:00:00
   - name: short
-    max_time: "10"
+    max_time: "10"$fs
 ${KAID_CONF_EXTRA:-}
 EOC
 }
@@ -201,6 +235,12 @@ stack_start()
 {
 	STACK_DIR=$1
 	local nodes=${2:-$STACK_SRC/contrib/kubesim/nodes.example.yaml}
+	if [ "$STACK_API" = node ]; then
+		# KAI_NODE_TIER_ALL=1 runs them anyway (to see which would hold).
+		[ -n "$STACK_TIERS_DECLARED" ] || [ -n "${KAI_NODE_TIER_ALL:-}" ] ||
+		    skip_all "not declared for the node tier (stack_tiers): it runs on kubesim and real"
+		[ -z "${2:-}" ] && nodes=$STACK_SRC/contrib/k8s/nodes-node.yaml
+	fi
 	export STACK_DIR
 	mkdir -p "$STACK_DIR" && chmod 755 "$STACK_DIR" || return 1
 	pg_start "$STACK_DIR/pg" || return 1
@@ -208,6 +248,8 @@ stack_start()
 	KAI_MUNGE_SOCKET=$MUNGE_SOCKET
 	if [ "$STACK_API" = real ]; then
 		realapi_start "$STACK_DIR" "$nodes" || return 1
+	elif [ "$STACK_API" = node ]; then
+		nodetier_start "$STACK_DIR" "$nodes" || return 1
 	else
 		kubesim_start "$STACK_DIR" "$nodes" || return 1
 	fi
@@ -229,7 +271,11 @@ stack_stop()
 	STACK_DIR=$d
 	kaid_stop
 	pid=$(cat "$d/kubesim.pid" 2>/dev/null) && kill "$pid" 2>/dev/null
-	realapi_stop "$d"
+	if [ "$STACK_API" = node ]; then
+		nodetier_stop "$d"
+	else
+		realapi_stop "$d"
+	fi
 	munge_stop "$d/munge"
 	pg_stop "$d/pg"
 }
@@ -270,12 +316,34 @@ stack_require()
 
 # stack_require_kubesim: skips the whole test when it needs kubesim's
 # own endpoints (/kubesim/fail, /kubesim/expire-watches, /kubesim/stats,
-# kubesim.record), which the real API tier does not have.
+# kubesim.record), which the real API and node tiers do not have.
 stack_require_kubesim()
 {
-	[ "$STACK_API" = real ] &&
-	    skip_all "needs kubesim's control endpoints (KAI_STACK_API=real)"
+	[ "$STACK_API" != kubesim ] &&
+	    skip_all "needs kubesim's control endpoints (KAI_STACK_API=$STACK_API)"
 	return 0
+}
+
+# stack_tiers TIER... [-- REASON]: the tiers (kubesim, real, node) this
+# test can run on; on any other, the whole test is skipped with REASON.
+# A test that does not call it runs on kubesim and real only (stack_start
+# skips it on the node tier): the node tier runs jobs in containers, with
+# the node's own cpu and memory and without the host's filesystem, so a
+# test says when it holds there.
+STACK_TIERS_DECLARED=
+stack_tiers()
+{
+	local t why=
+	for t in "$@"; do
+		[ "$t" = -- ] && { why=1; continue; }
+		[ -n "$why" ] && { why=$t; break; }
+		if [ "$t" = "$STACK_API" ]; then
+			STACK_TIERS_DECLARED=1
+			return 0
+		fi
+	done
+	[ "$why" = 1 ] && why=
+	skip_all "not a ${STACK_API} tier test${why:+: $why}"
 }
 
 # kaid_stop_clean: stops kaid with SIGTERM and succeeds only if it exits

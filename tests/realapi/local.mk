@@ -14,6 +14,12 @@ EXTRA_DIST += $(REALAPI_TESTS) \
 	contrib/k8s/start-apiserver.sh \
 	contrib/k8s/stop-apiserver.sh \
 	contrib/k8s/realapi.sh \
+	contrib/k8s/nodetier.sh \
+	contrib/k8s/nodes-node.yaml \
+	contrib/k8s/nodes-node2.yaml \
+	contrib/k8s/build-images.sh \
+	contrib/k8s/oci-image.py \
+	contrib/k8s/fake-gpu-plugin.py \
 	contrib/k8s/kapply \
 	contrib/kubernetes/namespace.yaml \
 	contrib/kubernetes/rbac.yaml \

@@ -15,15 +15,23 @@
  *
  *	ok TYPE				any reply but KAI_MSG_ERROR (its type number)
  *	ok uid=U gid=G			the reply to --ping
- *	error CODE NAME: message	KAI_MSG_ERROR (e.g. "error -5 EAUTH: ...")
+ *	error CODE NAME: message	KAI_MSG_ERROR (e.g. "error -5 EAUTH: ...");
+ *					" [protocol N]" after it when the frame
+ *					came in another version than ours
  *
- * `kai-rawreq --make-submit-body SCRIPT OUT` writes the body of a minimal
- * submission of SCRIPT (working directory: the current one) to OUT, for
- * the tests to send, save and replay.  `kai-rawreq --make-query-body
- * STATE-MASK FLAGS OUT` writes a QUERY body asking for exactly those state
- * bits and KAI_QUERY_* flags, which no client sends in every combination.
- * The jobs of a QUERY_REPLY are printed before the "ok" line, one per
- * line: "job ID uid=UID STATE workdir=DIR".
+ * `kai-rawreq --make-submit-body SCRIPT OUT [PARTITION [NAME]]` writes the
+ * body of a minimal submission of SCRIPT (working directory: the current
+ * one) to OUT, for the tests to send, save and replay; PARTITION and NAME
+ * are sent as they are, unchecked, as a hostile client would.
+ * `--make-submit-body-v1 SCRIPT OUT` writes it as a protocol 1 client
+ * did (positional fields, no record length, the 28 fields of then).
+ * --proto-version N sends the frame in version N, as an older or newer
+ * client would.
+ * `kai-rawreq --make-query-body STATE-MASK FLAGS OUT` writes a QUERY body
+ * asking for exactly those state bits and KAI_QUERY_* flags, which no
+ * client sends in every combination.  The jobs of a QUERY_REPLY are
+ * printed before the "ok" line, one per line: "job ID uid=UID STATE
+ * workdir=DIR".
  *
  * Exit status: 0 ok, 1 error reply, 2 usage, 3 no usable reply
  * (connection, credential or a broken reply frame; reason on stderr).
@@ -34,6 +42,7 @@
 #include <sys/types.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -61,6 +70,7 @@ struct opts {
 	const char *raw;
 	int64_t type; /* -1 = not given */
 	int64_t ttl;  /* 0 = munged's default */
+	int64_t version; /* --proto-version */
 	int ping;
 	int no_send; /* --save without sending */
 	int no_cred; /* a frame with cred_len 0 */
@@ -72,7 +82,8 @@ usage(FILE *f)
 	(void)fprintf(f,
 	    "usage: %s [--controller host:port] [--munge-socket path] "
 	    "[--ttl s] [--save file]\n"
-	    "           [--no-send] (--ping | --type n [--body-file file] "
+	    "           [--no-send] [--proto-version n] (--ping | --type n "
+	    "[--body-file file] "
 	    "[--no-cred] |\n"
 	    "            --replay frame [--swap-body file] | --raw file)\n",
 	    PROG);
@@ -168,14 +179,15 @@ fresh_frame(const struct opts *o, const char *munge_socket,
 	if (o->body_file != NULL && read_file(o->body_file, body) != 0)
 		return -1;
 	if (o->no_cred) {
-		if (kai_frame_build(out, (uint16_t)o->type, 0, NULL, body->data,
-			body->len) == 0)
+		if (kai_frame_build_version(out, (uint16_t)o->version,
+		    (uint16_t)o->type, 0, NULL, body->data, body->len) == 0)
 			return 0;
 		client_error(PROG, NULL, "body too large for a frame");
 		return -1;
 	}
-	if (client_frame_new(out, (uint16_t)o->type, body->data, body->len,
-		munge_socket, (int)o->ttl, &err) != 0) {
+	if (client_frame_new_version(out, (uint16_t)o->version,
+	    (uint16_t)o->type, body->data, body->len, munge_socket,
+	    (int)o->ttl, &err) != 0) {
 		client_error(PROG, err.hint, "%s", err.msg);
 		return err.code == KAI_EINVAL ? -1 : -3;
 	}
@@ -265,8 +277,14 @@ print_reply(int fd, const struct opts *o, const char *where)
 				rc = CLIENT_EXIT_CONNECT;
 				break;
 			}
-			printf("error %d %s: %s\n", m.code, kai_errname(m.code),
-			    m.msg);
+			/* A frame of another version says so. */
+			if (h.version != KAI_PROTO_VERSION)
+				printf("error %d %s: %s [protocol %u]\n",
+				    m.code, kai_errname(m.code), m.msg,
+				    h.version);
+			else
+				printf("error %d %s: %s\n", m.code,
+				    kai_errname(m.code), m.msg);
 			kai_msg_error_fini(&m);
 			rc = CLIENT_EXIT_REFUSED;
 		}
@@ -322,6 +340,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 	    {"no-send", no_argument, NULL, 'n'},
 	    {"dry-run", no_argument, NULL, 'n'},
 	    {"no-cred", no_argument, NULL, 'C'},
+	    {"proto-version", required_argument, NULL, 'V'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -330,6 +349,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->type = -1;
+	o->version = KAI_PROTO_VERSION;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
@@ -372,6 +392,11 @@ parse_opts(int argc, char **argv, struct opts *o)
 				&err) != 0)
 				goto bad;
 			break;
+		case 'V':
+			if (kai_strtoi64(optarg, 0, UINT16_MAX, &o->version,
+				"protocol version", &err) != 0)
+				goto bad;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(CLIENT_EXIT_OK);
@@ -386,9 +411,14 @@ bad:
 	return -1;
 }
 
-/* Encodes a minimal submission of script into the file out. */
+/*
+ * Encodes a minimal submission of script into the file out; v1: as a
+ * protocol 1 client wrote it, the record's fields without its length
+ * and without the fields appended since (umask, a u32).
+ */
 static int
-make_submit_body(const char *script, const char *out)
+make_submit_body(const char *script, const char *out, const char *queue,
+    const char *name, bool v1)
 {
 	struct kai_jobspec js;
 	struct kai_buf b, body;
@@ -405,11 +435,17 @@ make_submit_body(const char *script, const char *out)
 	r = read_file(script, &b);
 	js.script = b.data;
 	js.workdir = cwd;
-	js.name = (char *)"rawreq";
+	js.name = (char *)(name != NULL ? name : "rawreq");
+	js.queue = (char *)queue;
 	js.time_limit_s = KAI_TIME_UNSET;
 	if (r == 0 && kai_msg_submit_encode(&body, &js) != 0) {
 		client_error(PROG, NULL, "could not encode \"%s\"", script);
 		r = -1;
+	}
+	if (r == 0 && v1) {
+		kai_buf_consume(&body, 4);
+		body.len -= 4;
+		body.data[body.len] = '\0';
 	}
 	if (r == 0)
 		r = write_file(out, &body);
@@ -456,8 +492,13 @@ main(int argc, char **argv)
 	struct opts o;
 	int fd = -1, r, rc;
 
-	if (argc == 4 && strcmp(argv[1], "--make-submit-body") == 0)
-		return make_submit_body(argv[2], argv[3]);
+	if (argc >= 4 && argc <= 6 &&
+	    strcmp(argv[1], "--make-submit-body") == 0)
+		return make_submit_body(argv[2], argv[3],
+		    argc >= 5 ? argv[4] : NULL, argc >= 6 ? argv[5] : NULL,
+		    false);
+	if (argc == 4 && strcmp(argv[1], "--make-submit-body-v1") == 0)
+		return make_submit_body(argv[2], argv[3], NULL, NULL, true);
 	if (argc == 5 && strcmp(argv[1], "--make-query-body") == 0)
 		return make_query_body(argv[2], argv[3], argv[4]);
 	if (parse_opts(argc, argv, &o) != 0)

@@ -69,6 +69,26 @@ test_err(void)
 }
 
 static void
+test_oneline(void)
+{
+	struct kai_err e;
+	char out[16];
+
+	kai_err_set(&e, KAI_ENOENT, "no queue \"%s\"", "a\nb\r\tc\033d\x7f");
+	is_str(e.msg, "no queue \"a\\nb\\r\\tc\\x1bd\\x7f\"",
+	    "a message is one line: control characters escaped");
+	kai_err_prefix(&e, "job %s", "1\n2");
+	is_str(e.msg, "job 1\\n2: no queue \"a\\nb\\r\\tc\\x1bd\\x7f\"",
+	    "a prefix is escaped, the escaped rest is left as it is");
+	is_int((int64_t)kai_str_oneline(out, sizeof(out), "caf\xc3\xa9 \\n"),
+	    8, "UTF-8 and a backslash are copied");
+	is_str(out, "caf\xc3\xa9 \\n", "  unchanged");
+	is_int((int64_t)kai_str_oneline(out, sizeof(out), "0123456789abcd\n"),
+	    14, "an escape that does not fit is left out whole");
+	is_str(out, "0123456789abcd", "  never cut in half");
+}
+
+static void
 test_strconv(void)
 {
 	struct kai_err e;
@@ -138,6 +158,7 @@ main(void)
 	test_map();
 	test_buf();
 	test_err();
+	test_oneline();
 	test_strconv();
 	return done_testing();
 }

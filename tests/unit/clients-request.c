@@ -38,7 +38,9 @@ enum scenario {
 	S_WRONG_TYPE, /* a reply of an unrelated type */
 	S_BAD_MAGIC,  /* 20 bytes that are not a kaibatch header */
 	S_HANGUP,     /* close without a word */
-	S_SHORT_BODY  /* header promises 100 bytes, 10 come */
+	S_SHORT_BODY, /* header promises 100 bytes, 10 come */
+	S_OLD_REFUSE, /* a protocol 1 kaid refusing our version */
+	S_OLD_REPLY   /* a protocol 1 kaid answering anyway */
 };
 
 static const char *sock;
@@ -63,15 +65,23 @@ read_n(int fd, void *p, size_t n)
 }
 
 static void
-send_frame(int fd, uint16_t type, uint32_t flags, const struct kai_buf *b)
+send_frame_version(int fd, uint16_t version, uint16_t type, uint32_t flags,
+    const struct kai_buf *b)
 {
 	struct kai_buf f;
 
 	kai_buf_init(&f, 2 * KAI_PROTO_BODY_MAX);
-	if (kai_frame_build(&f, type, flags, NULL, b->data, b->len) != 0 ||
+	if (kai_frame_build_version(&f, version, type, flags, NULL, b->data,
+	    b->len) != 0 ||
 	    write(fd, f.data, f.len) != (ssize_t)f.len)
 		_exit(10);
 	kai_buf_fini(&f);
+}
+
+static void
+send_frame(int fd, uint16_t type, uint32_t flags, const struct kai_buf *b)
+{
+	send_frame_version(fd, KAI_PROTO_VERSION, type, flags, b);
 }
 
 static void
@@ -108,7 +118,7 @@ serve_verify(int fd)
 	if (read_n(fd, cred, h.cred_len) != 0 ||
 	    read_n(fd, body, h.body_len) != 0)
 		_exit(13);
-	kai_frame_digest(h.type, body, h.body_len, d);
+	kai_frame_digest(h.version, h.type, body, h.body_len, d);
 	kai_buf_init(&b, KAI_PROTO_BODY_MAX);
 	if (kai_auth_verify(sock, cred, d, sizeof(d), &uid, &gid, &err) != 0)
 		send_error(fd, err.code, err.msg, err.hint);
@@ -153,7 +163,7 @@ serve(int fd, enum scenario s)
 	uint8_t x[KAI_PROTO_HDR_LEN + 10];
 	struct kai_buf b;
 
-	kai_buf_init(&b, 64);
+	kai_buf_init(&b, 1024);
 	switch (s) {
 	case S_VERIFY:
 		serve_verify(fd);
@@ -173,6 +183,18 @@ serve(int fd, enum scenario s)
 			_exit(15);
 		break;
 	case S_HANGUP:
+		break;
+	case S_OLD_REFUSE:
+		/* what kaid 1 said to any other version, in version 1 */
+		if (kai_msg_error_encode(&b, KAI_EPROTO,
+		    "protocol version mismatch: client speaks 3, kaid speaks 1",
+		    "install the same kaibatch release on the clients and the "
+		    "controller") != 0)
+			_exit(11);
+		send_frame_version(fd, 1, KAI_MSG_ERROR, 0, &b);
+		break;
+	case S_OLD_REPLY:
+		send_frame_version(fd, 1, KAI_MSG_QUERY_REPLY, 0, &b);
 		break;
 	case S_SHORT_BODY:
 		memset(x, 0, sizeof(x));
@@ -395,6 +417,24 @@ test_request(void)
 	ok(strstr(e, "no reply from kaid at") != NULL &&
 		strstr(e, "kaid closed the connection without a reply") != NULL,
 	    "hang-up: says so (%s)", oneline(e));
+	free(e);
+
+	e = run(S_OLD_REFUSE, KAI_MSG_QUERY, &c, &rc);
+	is_int(rc, CLIENT_EXIT_REFUSED, "an older kaid's refusal: exit 1");
+	is_str(e,
+	    "ktest: error: protocol version mismatch: client speaks 3, kaid "
+	    "speaks 1\n"
+	    "hint: install the same kaibatch release on the clients and the "
+	    "controller\n",
+	    "an older kaid's refusal: its line, naming both versions");
+	free(e);
+
+	e = run(S_OLD_REPLY, KAI_MSG_QUERY, &c, &rc);
+	is_int(rc, CLIENT_EXIT_CONNECT, "an older kaid's reply: exit 3");
+	ok(strstr(e, "protocol version mismatch: client speaks 3, kaid "
+	    "speaks 1\n") != NULL && c.frames == 0,
+	    "an older kaid's reply: not decoded, both versions named (%s)",
+	    oneline(e));
 	free(e);
 
 	e = run(S_SHORT_BODY, KAI_MSG_SUBMIT, &c, &rc);

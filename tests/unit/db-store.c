@@ -326,6 +326,7 @@ test_spec(struct kai_db *db)
 	js.signal_secs = 300;
 	js.signal_batch = true;
 	js.open_mode = KAI_OPEN_APPEND;
+	js.umask = KAI_JOB_UMASK_SET | 027;
 	is_int(kai_db_jobs_insert(db, &nj, 1, &id, &err), 0,
 	    "insert a job with a 100 KiB script");
 	is_int(kai_db_job_spec(db, id, &got, &err), 0, "read its spec back");
@@ -352,6 +353,7 @@ test_spec(struct kai_db *db)
 		got.signal_batch,
 	    "--signal=B:10@300 round-trips");
 	is_int(got.open_mode, KAI_OPEN_APPEND, "--open-mode=append");
+	is_int(got.umask, KAI_JOB_UMASK_SET | 027, "the umask round-trips");
 	kai_jobspec_fini(&got);
 	is_int(kai_db_job_spec(db, 999999999, &got, &err), KAI_ENOENT,
 	    "spec of a missing job");
@@ -787,6 +789,99 @@ test_change_cancel_requeue(struct kai_db *db, uint64_t id, uint64_t id2)
 	    arg), 1, "requeue counted");
 }
 
+/*
+ * Every state change is written through kai_db_jobs_change(), which
+ * refuses a move the transition table does not have (and a resize that
+ * changes the state), writing nothing: the grow of an elastic job was
+ * RUNNING -> RUNNING, a preemption's requeue went through the terminal
+ * PREEMPTED.
+ */
+static void
+test_change_table(struct kai_db *db, uint64_t id, uint64_t id2)
+{
+	struct kai_db_change c[2];
+	struct kai_db_cancel dc;
+	struct kai_alloc a[2];
+	struct kai_err err;
+	enum kai_job_state from = KAI_JOB_COMPLETED;
+	uint32_t sig = 0;
+	bool applied[2] = {true, true};
+	int64_t ev0;
+	char arg[32], arg2[32], want[160];
+
+	snprintf(arg, sizeof(arg), "%" PRIu64, id);
+	snprintf(arg2, sizeof(arg2), "%" PRIu64, id2);
+	place(&c[0], a, id);
+	is_int(kai_db_jobs_change(db, c, 1, applied, &err), 0, "placed");
+	is_int(change(db, id, KAI_JOB_CONFIGURING, KAI_JOB_RUNNING, T0 + 70,
+	    &applied[0]), 0, "running");
+	ev0 = events_of(id);
+
+	memset(c, 0, sizeof(c));
+	c[0].id = id2;
+	c[0].from = KAI_JOB_PENDING;
+	c[0].to = KAI_JOB_CANCELLED;
+	c[0].reason = "";
+	c[0].time = T0 + 71;
+	c[1] = c[0];
+	c[1].id = id;
+	c[1].from = KAI_JOB_RUNNING;
+	c[1].to = KAI_JOB_RUNNING;
+	is_int(kai_db_jobs_change(db, c, 2, applied, &err), KAI_EINTERNAL,
+	    "RUNNING -> RUNNING as a state change is refused");
+	snprintf(want, sizeof(want), "job %" PRIu64 ": a state change "
+	    "RUNNING -> RUNNING is not in the transition table", id);
+	is_str(err.msg, want, "the message names the job and both states");
+	ok(!applied[0] && !applied[1], "nothing applied");
+	is_int(events_of(id) + events_of(id2), ev0 + 1,
+	    "no event row written, not even the legal change's");
+	is_int(sql_int("SELECT count(*) FROM jobs WHERE state = 'CANCELLED' "
+	    "AND id = $1::bigint", arg2), 0, "which was not applied");
+
+	c[1].resize = true;
+	c[1].reason = "tasks 1-1 evicted";
+	c[1].nodelist = "n1";
+	c[1].drop_allocs = true;
+	c[1].keep_allocs = 1;
+	is_int(kai_db_jobs_change(db, &c[1], 1, applied, &err), 0,
+	    "the same as a resize (a shrink) is written");
+	ok(applied[0], "applied");
+	is_int(sql_int("SELECT count(*) FROM events WHERE job_id = $1::bigint "
+	    "AND from_state = 'RUNNING' AND to_state = 'RUNNING' "
+	    "AND reason = 'tasks 1-1 evicted'", arg), 1,
+	    "its event row keeps the state and says what changed");
+	c[1].to = KAI_JOB_PENDING;
+	is_int(kai_db_jobs_change(db, &c[1], 1, applied, &err), KAI_EINTERNAL,
+	    "a resize that changes the state is refused");
+	snprintf(want, sizeof(want), "job %" PRIu64 ": a resize RUNNING -> "
+	    "PENDING is not in the transition table", id);
+	is_str(err.msg, want, "its message");
+
+	c[0].from = KAI_JOB_PENDING;
+	c[0].to = KAI_JOB_RUNNING;
+	is_int(kai_db_jobs_change(db, c, 1, applied, &err), KAI_EINTERNAL,
+	    "PENDING -> RUNNING (never placed) is refused");
+	is_int(change(db, id, KAI_JOB_RUNNING, KAI_JOB_PREEMPTED, T0 + 72,
+	    &applied[0]), 0, "RUNNING -> PREEMPTED");
+	c[0].id = id;
+	c[0].from = KAI_JOB_PREEMPTED;
+	c[0].to = KAI_JOB_PENDING;
+	is_int(kai_db_jobs_change(db, c, 1, applied, &err), KAI_EINTERNAL,
+	    "PREEMPTED -> PENDING (out of a terminal state) is refused");
+	is_int(sql_int("SELECT count(*) FROM jobs WHERE id = $1::bigint AND "
+	    "state = 'PREEMPTED'", arg), 1, "the job stays PREEMPTED");
+
+	memset(&dc, 0, sizeof(dc));
+	dc.ids = &id;
+	dc.from = &from;
+	dc.signals = &sig;
+	dc.n = 1;
+	dc.to = KAI_JOB_CANCELLED;
+	dc.reason = "";
+	is_int(kai_db_jobs_cancel(db, &dc, applied, &err), KAI_EINTERNAL,
+	    "cancelling a COMPLETED job is refused the same way");
+}
+
 static void
 test_changes(struct kai_db *db)
 {
@@ -802,6 +897,8 @@ test_changes(struct kai_db *db)
 	test_change_atomic(db, j1, j2);
 	test_change_finish(db, j1);
 	test_change_cancel_requeue(db, j3, j4);
+	test_change_table(db, insert_one(db, 1000, "batch", T0),
+	    insert_one(db, 1000, "batch", T0));
 	(void)j2;
 }
 

@@ -271,6 +271,7 @@ test_validate(void)
 	js.env[1] = kai_xstrdup("EMPTY=");
 	js.nenv = 2;
 	js.stdout_pattern = kai_xstrdup("logs/%j.out");
+	js.umask = KAI_JOB_UMASK_SET | 0777;
 	is_int(kai_jobspec_validate(&js, &err), 0, "full spec is valid");
 	kai_jobspec_fini(&js);
 	ok(js.name == NULL && js.env == NULL && js.nenv == 0,
@@ -292,7 +293,7 @@ test_validate(void)
 	js.name = kai_xstrdup("");
 	spec_bad(&js, "job name is empty", "empty name");
 	js.name = kai_xstrdup("a\nb");
-	spec_bad(&js, "job name \"a\nb\" contains a control character",
+	spec_bad(&js, "job name \"a\\nb\" contains a control character",
 	    "newline in name");
 	js.name = kai_xstrdup("caf\xe9");
 	spec_bad(&js, "job name is not valid UTF-8 (byte 0xe9 at offset 3)",
@@ -354,6 +355,12 @@ test_validate(void)
 	    "and the time 0 to 65535 seconds", "signal time 70000");
 	js.open_mode = 3;
 	spec_bad(&js, "invalid open mode 3", "open mode 3");
+	js.umask = 022;
+	spec_bad(&js, "invalid umask 022: expected 01000 plus a mode of 0 "
+	    "to 0777", "a umask without KAI_JOB_UMASK_SET");
+	js.umask = 02022;
+	spec_bad(&js, "invalid umask 02022: expected 01000 plus a mode of 0 "
+	    "to 0777", "a umask past 0777");
 	kai_jobspec_fini(&js);
 }
 
@@ -452,6 +459,16 @@ test_states(void)
 	    "R -/-> CF");
 	ok(!kai_jobstate_can_move(KAI_JOB_RUNNING, KAI_JOB_NSTATES),
 	    "no move out of range");
+	ok(!kai_jobstate_can_move(KAI_JOB_RUNNING, KAI_JOB_RUNNING),
+	    "R -/-> R: growing or shrinking is a resize");
+	ok(!kai_jobstate_can_move(KAI_JOB_PREEMPTED, KAI_JOB_PENDING),
+	    "PR -/-> PD: a requeue does not pass through PREEMPTED");
+	ok(kai_jobstate_can_resize(KAI_JOB_RUNNING) &&
+	    kai_jobstate_can_resize(KAI_JOB_CONFIGURING),
+	    "placed jobs may be resized");
+	ok(!kai_jobstate_can_resize(KAI_JOB_PENDING) &&
+	    !kai_jobstate_can_resize(KAI_JOB_COMPLETED),
+	    "pending and ended ones may not");
 	ok(KAI_JOB_STATES_ACTIVE ==
 		(KAI_JOB_STATE_BIT(KAI_JOB_PENDING) |
 		    KAI_JOB_STATE_BIT(KAI_JOB_CONFIGURING) |
@@ -539,10 +556,56 @@ test_sched(void)
 	sched_bad(&js, "invalid preemptible or requeue value", "a tristate");
 }
 
+/* Output paths are bounded once expanded (issue 15, finding 4). */
+static void
+test_check_output(void)
+{
+	struct kai_jobspec js;
+	struct kai_err err;
+	char *p = kai_xcalloc(1, 2 * 20 + 1);
+	int i;
+
+	spec_base(&js);
+	is_int(kai_jobspec_check_output(&js, "ann", &err), 0,
+	    "the default output file is short enough");
+	js.name = kai_xcalloc(1, KAI_JOB_NAME_MAX + 1);
+	memset(js.name, 'n', KAI_JOB_NAME_MAX);
+	for (i = 0; i < 16; i++)
+		memcpy(p + 2 * i, "%x", 2);
+	js.stdout_pattern = kai_xstrdup(p);
+	is_int(kai_jobspec_check_output(&js, "ann", &err), 0,
+	    "16 names of 255 bytes: 4090 bytes with the workdir");
+	memcpy(p + 32, "%x", 2);
+	free(js.stdout_pattern);
+	js.stdout_pattern = kai_xstrdup(p);
+	is_int(kai_jobspec_check_output(&js, "ann", &err), KAI_EINVAL,
+	    "17 of them are refused");
+	is_str(err.msg, "invalid --output: the path it names may be 4345 "
+	    "bytes long, over the limit of 4096", "the message says why");
+	free(js.stdout_pattern);
+	js.stdout_pattern = kai_xstrdup("/out/%j.%A.%a.log");
+	js.stderr_pattern = kai_xstrdup(p);
+	is_int(kai_jobspec_check_output(&js, "ann", &err), KAI_EINVAL,
+	    "an --error pattern is checked too");
+	is_str(err.msg, "invalid --error: the path it names may be 4345 "
+	    "bytes long, over the limit of 4096", "and named");
+	kai_jobspec_fini(&js);
+	spec_base(&js);
+	free(js.workdir);
+	js.workdir = kai_xcalloc(1, KAI_JOB_PATH_MAX + 1);
+	memset(js.workdir, 'w', KAI_JOB_PATH_MAX);
+	js.workdir[0] = '/';
+	is_int(kai_jobspec_check_output(&js, "ann", &err), KAI_EINVAL,
+	    "the default file in a 4096-byte workdir is refused");
+	kai_jobspec_fini(&js);
+	free(p);
+}
+
 int
 main(void)
 {
 	test_sched();
+	test_check_output();
 	test_time_parse();
 	test_time_format();
 	test_mem();

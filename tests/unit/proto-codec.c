@@ -20,6 +20,7 @@
 #include "base/err.h"
 #include "base/sha256.h"
 #include "base/xmalloc.h"
+#include "model/jobfields.h"
 #include "proto/codec.h"
 #include "proto/proto.h"
 #include "proto/proto_array.h"
@@ -84,6 +85,23 @@ hand(int r)
 {
 	if (r != 0)
 		diag("hand encode failed");
+}
+
+/*
+ * Makes the hand-encoded fields in b one record: prefixes their length,
+ * as kai_codec_put_record() does.
+ */
+static void
+as_record(struct kai_buf *b)
+{
+	struct kai_buf r;
+
+	kai_buf_init(&r, b->max);
+	hand(kai_codec_put_u32(&r, (uint32_t)b->len));
+	hand(kai_buf_add(&r, b->data, b->len));
+	kai_buf_reset(b);
+	hand(kai_buf_add(b, r.data, r.len));
+	kai_buf_fini(&r);
 }
 
 static int
@@ -170,8 +188,8 @@ test_header_refusals(void)
 	is_int(kai_frame_hdr_decode(x, sizeof(x), &g, &err), KAI_EPROTO,
 	    "version mismatch refused");
 	is_str(err.msg,
-	    "protocol version mismatch: client speaks 3, kaid "
-	    "speaks 2",
+	    "protocol version mismatch: client speaks 4, kaid "
+	    "speaks 3",
 	    "request from a newer client names both");
 	ok(err.hint != NULL, "version mismatch carries a hint");
 	h.type = KAI_MSG_SUBMIT_REPLY;
@@ -179,8 +197,8 @@ test_header_refusals(void)
 	is_int(kai_frame_hdr_decode(x, sizeof(x), &g, &err), KAI_EPROTO,
 	    "reply version mismatch refused");
 	is_str(err.msg,
-	    "protocol version mismatch: client speaks 2, kaid "
-	    "speaks 3",
+	    "protocol version mismatch: client speaks 3, kaid "
+	    "speaks 4",
 	    "reply from a newer kaid names both");
 
 	h.version = KAI_PROTO_VERSION;
@@ -283,13 +301,13 @@ test_frame(void)
 	is_int((int64_t)f.len, 0, "failed builds leave the buffer empty");
 	free(cred);
 
-	kai_frame_digest(KAI_MSG_PING, "abc", 3, d1);
+	kai_frame_digest(KAI_PROTO_VERSION, KAI_MSG_PING, "abc", 3, d1);
 	kai_sha256(pre, sizeof(pre), d2);
 	ok(memcmp(d1, d2, sizeof(d1)) == 0,
 	    "digest is sha256(version, type, body)");
-	kai_frame_digest(KAI_MSG_SUBMIT, "abc", 3, d2);
+	kai_frame_digest(KAI_PROTO_VERSION, KAI_MSG_SUBMIT, "abc", 3, d2);
 	ok(memcmp(d1, d2, sizeof(d1)) != 0, "digest depends on the type");
-	kai_frame_digest(KAI_MSG_PING, "abd", 3, d2);
+	kai_frame_digest(KAI_PROTO_VERSION, KAI_MSG_PING, "abd", 3, d2);
 	ok(memcmp(d1, d2, sizeof(d1)) != 0, "digest depends on the body");
 	kai_buf_fini(&f);
 	kai_buf_fini(&body);
@@ -408,10 +426,29 @@ fini_submit(void *out)
 	kai_jobspec_fini(out);
 }
 
+/* Every field of model/jobfields.def in record rec, a and b alike. */
+static int
+fields_eq(enum kai_jf_rec rec, const void *a, const void *b)
+{
+	size_t i;
+
+	for (i = 0; i < kai_njobfields; i++) {
+		const struct kai_jobfield *f = &kai_jobfields[i];
+
+		if (!kai_jf_in(f, rec))
+			continue;
+		if (f->type == KAI_JF_T_STR ?
+		    !str_eq(kai_jf_cstr(f, rec, a), kai_jf_cstr(f, rec, b)) :
+		    kai_jf_get_int(f, rec, a) != kai_jf_get_int(f, rec, b))
+			return 0;
+	}
+	return 1;
+}
+
 static int
 spec_eq(const struct kai_jobspec *a, const struct kai_jobspec *b)
 {
-	return str_eq(a->name, b->name) && str_eq(a->queue, b->queue) &&
+	return fields_eq(KAI_JF_REC_SPEC, a, b) && str_eq(a->name, b->name) && str_eq(a->queue, b->queue) &&
 	    str_eq(a->account, b->account) && str_eq(a->script, b->script) &&
 	    strv_eq(a->argv, a->argc, b->argv, b->argc) &&
 	    strv_eq(a->env, a->nenv, b->env, b->nenv) &&
@@ -471,6 +508,15 @@ test_submit_roundtrip(void)
 	js.gpus_per_task = 8;
 	js.time_limit_s = KAI_TIME_UNSET;
 	js.hold = true;
+	js.priority_class = kai_xstrdup("build");
+	js.preempt = KAI_TRI_NO;
+	js.min_tasks = 2;
+	js.topology_preferred = kai_xstrdup("zone");
+	js.signal_number = 10;
+	js.signal_secs = 120;
+	js.signal_batch = true;
+	js.open_mode = KAI_OPEN_APPEND;
+	js.umask = KAI_JOB_UMASK_SET | 0077;
 	submit_roundtrip("full spec", &js, true);
 	submit_roundtrip("empty spec (NULL strings, no lists)", &empty, true);
 
@@ -504,6 +550,7 @@ test_submit_limits(void)
 	for (i = 0; i < 3; i++)
 		hand(kai_codec_put_str(&b, NULL, 0));
 	hand(kai_codec_put_str(&b, big, BIG));
+	as_record(&b);
 	is_int(kai_msg_submit_decode(b.data, b.len, &got, &err), KAI_EPROTO,
 	    "oversized script refused by the decoder");
 	is_str(err.msg, "field \"script\" too long: 102401 > 102400 bytes",
@@ -515,6 +562,7 @@ test_submit_limits(void)
 	if (kai_codec_put_str(&b, "", 0) != 0 ||
 	    kai_codec_put_u32(&b, 3) != 0 || kai_buf_add(&b, "a\0b", 3) != 0)
 		diag("hand encode failed");
+	as_record(&b);
 	is_int(kai_msg_submit_decode(b.data, b.len, &got, &err), KAI_EPROTO,
 	    "embedded NUL refused");
 	is_str(err.msg, "field \"queue\" contains a NUL byte",
@@ -524,6 +572,7 @@ test_submit_limits(void)
 	/* name "job\xff": what failed other users' group commit */
 	if (kai_codec_put_str(&b, "job\xff", 8) != 0)
 		diag("hand encode failed");
+	as_record(&b);
 	is_int(kai_msg_submit_decode(b.data, b.len, &got, &err), KAI_EPROTO,
 	    "a name that is not UTF-8 is refused");
 	is_str(err.msg,
@@ -536,6 +585,7 @@ test_submit_limits(void)
 			diag("hand encode failed");
 	if (kai_codec_put_u32(&b, 0) != 0 || kai_codec_put_u32(&b, 5000) != 0)
 		diag("hand encode failed");
+	as_record(&b);
 	is_int(kai_msg_submit_decode(b.data, b.len, &got, &err), KAI_EPROTO,
 	    "env count over the limit refused");
 	is_str(err.msg, "too many env entries: 5000 > 4096",
@@ -548,6 +598,7 @@ test_submit_limits(void)
 	if (kai_codec_put_u32(&b, 0) != 0 || kai_codec_put_u32(&b, 1) != 0 ||
 	    kai_codec_put_u32(&b, KAI_CODEC_NULL_STR) != 0)
 		diag("hand encode failed");
+	as_record(&b);
 	is_int(kai_msg_submit_decode(b.data, b.len, &got, &err), KAI_EPROTO,
 	    "NULL inside a list refused");
 	is_str(err.msg, "field \"env\" is null", "null entry message");
@@ -557,9 +608,9 @@ test_submit_limits(void)
 	if (kai_msg_submit_encode(&b, &js) != 0)
 		diag("encode failed");
 	/* hold, then the scheduling options: a NULL string (4 bytes), four
-	 * u32, a u64 and two NULL strings, 36 bytes in all; then --signal and
-	 * --open-mode: two u32, a bool and a u32, 13 bytes */
-	b.data[b.len - 1 - 36 - 13] = 2;
+	 * u32, a u64 and two NULL strings, 36 bytes in all; then --signal,
+	 * --open-mode and the umask: two u32, a bool and two u32, 17 bytes */
+	b.data[b.len - 1 - 36 - 17] = 2;
 	is_int(kai_msg_submit_decode(b.data, b.len, &got, &err), KAI_EPROTO,
 	    "bool other than 0/1 refused");
 	is_str(err.msg, "invalid value 2 for field \"hold\": must be 0 or 1",
@@ -625,6 +676,8 @@ test_submit_env_bytes(void)
 	hand(kai_codec_put_u32(&b, 0));
 	hand(kai_codec_put_bool(&b, 0));
 	hand(kai_codec_put_u32(&b, 0));
+	hand(kai_codec_put_u32(&b, 0));
+	as_record(&b);
 	is_int(kai_msg_submit_decode(b.data, b.len, &got, &err), KAI_EPROTO,
 	    "decoder refuses an oversized environment");
 	is_str(err.msg, "field \"env\" too large: 786432 > 524288 bytes",
@@ -839,6 +892,7 @@ make_job(struct kai_jobinfo *j, uint64_t id)
 	j->signal_secs = 65535;
 	j->signal_batch = id % 3 == 0;
 	j->open_mode = KAI_OPEN_APPEND;
+	j->umask = id % 2 ? KAI_JOB_UMASK_SET | 027 : 0;
 }
 
 static int
@@ -863,7 +917,8 @@ job_eq(const struct kai_jobinfo *a, const struct kai_jobinfo *b)
 	    a->gpu_micro == b->gpu_micro &&
 	    a->signal_number == b->signal_number &&
 	    a->signal_secs == b->signal_secs &&
-	    a->signal_batch == b->signal_batch && a->open_mode == b->open_mode;
+	    a->signal_batch == b->signal_batch && a->open_mode == b->open_mode &&
+	    fields_eq(KAI_JF_REC_INFO, a, b);
 }
 
 static void
@@ -937,12 +992,44 @@ test_jobs_chunked(void)
 	    "empty job list decodes");
 	ok(got == NULL && ngot == 0, "and adds nothing");
 
-	/* A record larger than max_body can never be sent. */
+	/*
+	 * A record larger than max_body goes alone, in a frame of up to
+	 * KAI_PROTO_BODY_MAX (issue 15: one job with a long path made every
+	 * query fail); one larger than that can never be sent.
+	 */
 	first = 0;
 	kai_buf_reset(&body);
-	is_int(kai_msg_jobs_encode(&body, jobs, N, &first, 64), KAI_EINVAL,
-	    "a job bigger than max_body is an error, not an endless loop");
-	ok(first == 0 && body.len == 0, "and changes nothing");
+	is_int(kai_msg_jobs_encode(&body, jobs, N, &first, 64), 0,
+	    "a job bigger than max_body is encoded");
+	ok(first == 1 && body.len > 64, "alone in its frame (%zu bytes)",
+	    body.len);
+	free(jobs[1].workdir);
+	jobs[1].workdir = kai_xmalloc(KAI_PROTO_STR_MAX + 1);
+	memset(jobs[1].workdir, 'w', KAI_PROTO_STR_MAX);
+	jobs[1].workdir[KAI_PROTO_STR_MAX] = '\0';
+	free(jobs[1].stdout_path);
+	jobs[1].stdout_path = kai_xstrdup(jobs[1].workdir);
+	free(jobs[1].stderr_path);
+	jobs[1].stderr_path = kai_xstrdup(jobs[1].workdir);
+	kai_buf_reset(&body);
+	is_int(kai_msg_jobs_encode(&body, jobs, N, &first, 8192), 0,
+	    "a job of three 256 KiB strings still encodes");
+	ok(first == 2 && body.len > 8192 &&
+	    body.len <= KAI_PROTO_BODY_MAX, "alone in a frame of %zu bytes",
+	    body.len);
+	got = NULL;
+	ngot = 0;
+	is_int(kai_msg_jobs_decode(body.data, body.len, &got, &ngot, &err), 0,
+	    "and decodes");
+	ok(ngot == 1 && job_eq(&jobs[1], &got[0]), "as it was");
+	free_jobs(got, ngot);
+	free(jobs[1].reason);
+	jobs[1].reason = kai_xstrdup(jobs[1].workdir); /* a fourth: > 1 MiB */
+	kai_buf_reset(&body);
+	first = 1;
+	is_int(kai_msg_jobs_encode(&body, jobs, N, &first, 8192), KAI_EINVAL,
+	    "a record over KAI_PROTO_BODY_MAX is an error, not an endless loop");
+	ok(first == 1 && body.len == 0, "and changes nothing");
 
 	free_jobs(jobs, N);
 	kai_buf_fini(&body);
@@ -993,7 +1080,8 @@ test_jobs_edges(void)
 	first = 0;
 	is_int(kai_msg_jobs_encode(&b, &nul, 1, &first, KAI_PROTO_BODY_MAX), 0,
 	    "an all-NULL job encodes");
-	is_int((int64_t)b.len, 4 + 166, "smallest record is 166 bytes");
+	is_int((int64_t)b.len, 4 + 4 + 170,
+	    "smallest record is its length and 170 bytes");
 	is_int(kai_msg_jobs_decode(b.data, b.len, &got, &n, &err), 0,
 	    "and decodes");
 	ok(n == 1 && job_eq(&nul, &got[0]), "NULL strings stay NULL");
@@ -1121,6 +1209,112 @@ test_report_msgs(void)
 	kai_buf_fini(&b);
 }
 
+/*
+ * Evolution: records of an older peer (fields missing at the end) and of
+ * a newer one (fields this build does not know) both decode; a field cut
+ * by its record's length is still an error; a peer's version outside the
+ * range is refused naming both, but an ERROR frame of any version is
+ * read, so a client hears an old kaid's mismatch message.
+ */
+static void
+test_evolution(void)
+{
+	struct kai_jobinfo *got = NULL;
+	struct kai_jobspec js;
+	struct kai_frame_hdr h = {KAI_PROTO_MAGIC, 1, KAI_MSG_ERROR, 0, 0, 0};
+	struct kai_buf b;
+	struct kai_err err;
+	uint8_t x[KAI_PROTO_HDR_LEN];
+	size_t n = 0;
+
+	kai_buf_init(&b, BIG);
+	/* A SUBMIT record of an older client: name and queue only. */
+	hand(kai_codec_put_str(&b, "old", 255));
+	hand(kai_codec_put_str(&b, "gpu", 255));
+	as_record(&b);
+	is_int(kai_msg_submit_decode(b.data, b.len, &js, &err), 0,
+	    "an older peer's shorter record decodes");
+	ok(strcmp(js.name, "old") == 0 && strcmp(js.queue, "gpu") == 0 &&
+	    js.script == NULL && js.umask == 0 && js.ntasks == 0,
+	    "its fields are read, the ones it lacks stay zero");
+	kai_jobspec_fini(&js);
+
+	/* A QUERY_REPLY of a newer kaid: two fields past ours, then a job. */
+	{
+		struct kai_jobinfo j[2];
+		struct kai_buf r;
+		size_t first = 0, len;
+
+		memset(j, 0, sizeof(j));
+		j[0].id = 41;
+		j[0].name = (char *)"new";
+		j[1].id = 42;
+		j[1].umask = KAI_JOB_UMASK_SET | 022;
+		kai_buf_init(&r, BIG);
+		kai_buf_reset(&b);
+		hand(kai_msg_jobs_encode(&b, &j[0], 1, &first,
+		    KAI_PROTO_BODY_MAX));
+		len = b.len - 8; /* the count, the record's length */
+		hand(kai_codec_put_u32(&r, 2));
+		hand(kai_codec_put_u32(&r, (uint32_t)(len + 12)));
+		hand(kai_buf_add(&r, b.data + 8, len));
+		hand(kai_codec_put_u64(&r, UINT64_MAX));
+		hand(kai_codec_put_u32(&r, 7));
+		kai_buf_reset(&b);
+		first = 0;
+		hand(kai_msg_jobs_encode(&b, &j[1], 1, &first,
+		    KAI_PROTO_BODY_MAX));
+		hand(kai_buf_add(&r, b.data + 4, b.len - 4));
+		is_int(kai_msg_jobs_decode(r.data, r.len, &got, &n, &err), 0,
+		    "a record with fields this build does not know decodes");
+		ok(n == 2 && got[0].id == 41 && strcmp(got[0].name, "new") == 0,
+		    "the known fields are read");
+		ok(n == 2 && got[1].id == 42 &&
+		    got[1].umask == (KAI_JOB_UMASK_SET | 022),
+		    "the unknown ones are skipped: the next record is intact");
+		free_jobs(got, n);
+		kai_buf_fini(&r);
+	}
+
+	/* A field cut by its record's length. */
+	kai_buf_reset(&b);
+	hand(kai_codec_put_u32(&b, 6));
+	hand(kai_codec_put_str(&b, "abcdef", 255));
+	is_int(kai_msg_submit_decode(b.data, b.len, &js, &err), KAI_EPROTO,
+	    "a field cut by its record's end is refused");
+	is_str(err.msg, "truncated field \"name\"", "the field is named");
+	kai_buf_reset(&b);
+	hand(kai_codec_put_u32(&b, 100));
+	hand(kai_codec_put_str(&b, NULL, 0));
+	is_int(kai_msg_submit_decode(b.data, b.len, &js, &err), KAI_EPROTO,
+	    "a record longer than the body is refused");
+	is_str(err.msg, "truncated record: 100 bytes announced, 4 left",
+	    "the message says both lengths");
+	kai_buf_fini(&b);
+
+	/* Versions. */
+	kai_frame_hdr_encode(&h, x);
+	is_int(kai_frame_hdr_decode(x, sizeof(x), &h, &err), 0,
+	    "an ERROR of protocol 1 (an old kaid's refusal) is read");
+	h.type = KAI_MSG_QUERY_REPLY;
+	kai_frame_hdr_encode(&h, x);
+	is_int(kai_frame_hdr_decode(x, sizeof(x), &h, &err), KAI_EPROTO,
+	    "any other reply of protocol 1 is refused");
+	is_str(err.msg, "protocol version mismatch: client speaks 3, kaid "
+	    "speaks 1", "naming both versions");
+	h.type = KAI_MSG_QUERY;
+	kai_frame_hdr_encode(&h, x);
+	is_int(kai_frame_hdr_decode(x, sizeof(x), &h, &err), KAI_EPROTO,
+	    "a request of protocol 1 is refused");
+	is_str(err.msg, "protocol version mismatch: client speaks 1, kaid "
+	    "speaks 3", "naming both versions, the client's first");
+	h.type = KAI_MSG_ERROR;
+	h.version = 0;
+	kai_frame_hdr_encode(&h, x);
+	is_int(kai_frame_hdr_decode(x, sizeof(x), &h, &err), KAI_EPROTO,
+	    "an ERROR of version 0 is not a kaibatch frame");
+}
+
 int
 main(void)
 {
@@ -1138,5 +1332,6 @@ main(void)
 	test_jobs_edges();
 	test_array_msgs();
 	test_report_msgs();
+	test_evolution();
 	return done_testing();
 }

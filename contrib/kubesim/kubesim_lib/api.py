@@ -12,6 +12,7 @@ names.  The resource semantics live in registry.py.
 """
 
 import json
+import os
 import socket
 import ssl
 import sys
@@ -144,8 +145,11 @@ class Api:
         self.token = token
         self.faults = Faults()
         self.server_address = None      # "host:port", for GET /api
-        self._record = open(record_path, "a", encoding="utf-8") \
-            if record_path else None
+        # 0600: the record holds every request, job scripts and
+        # environments included.
+        self._record = os.fdopen(os.open(
+            record_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC,
+            0o600), "a", encoding="utf-8") if record_path else None
         self._record_lock = threading.Lock()
 
     # -- the request cycle -------------------------------------------------

@@ -48,6 +48,7 @@ ANN_DURATION = "kubesim.kaibatch.io/duration"
 ANN_EXIT_CODE = "kubesim.kaibatch.io/exit-code"
 ANN_OOM = "kubesim.kaibatch.io/oom"
 DEADLINE_MESSAGE = "Pod was active on the node longer than the specified deadline"
+NOBODY = NOGROUP = 65534        # a pod without runAsUser, when kubesim is root
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 _VAR_REF = re.compile(r"\$\$|\$\(([A-Za-z_][A-Za-z0-9_.-]*)\)")
 _FIELD_KEY = re.compile(r"^metadata\.(labels|annotations)\['([^']*)'\]$")
@@ -232,7 +233,7 @@ class Kubelet:
         # No hostIPs: a 1.20 kubelet does not write it (1.28 added it).
         status = {"startTime": run.started_at, "hostIP": host_ip,
                   "podIP": pod_ip, "podIPs": [{"ip": pod_ip}]}
-        open(self._log_path(pod["metadata"]), "ab").close()
+        os.close(_open_log(self._log_path(pod["metadata"])))
         try:
             identity = self._identity(pod)
         except ValueError as e:
@@ -272,7 +273,9 @@ class Kubelet:
 
     @staticmethod
     def _identity(pod):
-        """(uid, gid, groups) to run as, or None to stay kubesim's own user.
+        """(uid, gid, groups) to run as, or None to stay kubesim's own user
+        (when kubesim is not root).  As root, a pod without runAsUser runs
+        as nobody, never as root.
         Raises ValueError for runAsNonRoot without a non-root runAsUser,
         with kubelet's message."""
         psc = pod["spec"].get("securityContext") or {}
@@ -291,11 +294,16 @@ class Kubelet:
         groups = list(psc.get("supplementalGroups") or [])
         if psc.get("fsGroup") is not None and psc["fsGroup"] not in groups:
             groups.append(psc["fsGroup"])
-        if os.geteuid() != 0 or (user is None and group is None and not groups):
+        if os.geteuid() != 0:
             return None
+        if user is None:
+            # A runtime would run the image's user; kubesim has no image,
+            # and running it as kubesim's own user would hand root to
+            # anyone who may create a pod: nobody, as for an image that
+            # declares none.
+            return (NOBODY, group if group is not None else NOGROUP, groups)
         # as a container runtime: gid 0 when only the uid is given
-        return (user if user is not None else 0,
-                group if group is not None else 0, groups)
+        return (user, group if group is not None else 0, groups)
 
     def _spawn(self, run, pod, pod_ip, host_ip, identity):
         c = run.container
@@ -327,7 +335,8 @@ class Kubelet:
         if identity is not None:
             kwargs = {"user": identity[0], "group": identity[1],
                       "extra_groups": identity[2]}
-        with open(self._log_path(pod["metadata"]), "ab") as log:
+        with os.fdopen(_open_log(self._log_path(pod["metadata"])),
+                       "ab") as log:
             run.proc = subprocess.Popen(
                 argv, env=env, cwd=c.get("workingDir") or "/",
                 stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
@@ -456,6 +465,14 @@ class Kubelet:
     def _log_path(self, meta):
         return os.path.join(self.log_dir, "%s_%s_%s.log" % (
             meta["namespace"], meta["name"], meta["uid"]))
+
+
+def _open_log(path):
+    """A container log, created 0600: jobs' output is for their owner
+    (and kubesim, which serves it through pods/log), not for every local
+    user."""
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC,
+                   0o600)
 
 
 def _expand(text, env):
