@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # shellcheck shell=sh
 #
-# signal.sh: the --signal timer's functions, compiled into kaid as
-# podshim_signal and eval'ed by the wrapper's kai_run (pod/wrapper.sh)
-# in the pods of --signal jobs only.
+# signal.sh: the --signal timer and the end of a job, compiled into kaid as
+# podshim_signal and eval'ed by the wrapper (pod/wrapper.sh)
+# in every pod.
 #
 # kai_timer SHELLPID sleeps KAI_SIGNAL_AFTER seconds and then signals
 # the batch shell alone (KAI_SIGNAL_BATCH, sbatch's "B:") or every
@@ -33,4 +33,41 @@ kai_timer() {
     # shellcheck disable=SC2086
     [ -z "$p" ] || kill -"$KAI_SIGNAL" $p
   fi
+}
+#
+# kai_alarm WRAPPERPID: sends the wrapper SIGALRM at the job's time limit
+# (KAI_TIME_LIMIT seconds after the script starts); the wrapper stops it
+# when the script ends.
+kai_alarm() {
+  trap 'kill $! 2>/dev/null; exit 0' TERM
+  sleep "$KAI_TIME_LIMIT" &
+  wait $! || exit 0
+  kill -ALRM "$1"
+}
+# kai_tree SIG ROOT: SIG to ROOT (the script) and every process under it.
+kai_tree() {
+  p=$(kai_kids "$2" "")
+  # One pid a line: the list is split on purpose.
+  # shellcheck disable=SC2086
+  kill -"$1" "$2" $p 2>/dev/null
+}
+# kai_end WHY SIG ROOT: the end of the job (the wrapper's TERM and ALRM traps,
+# once): Slurm's line in the error file, SIGCONT and SIGTERM to the
+# script and its processes, SIGKILL after KAI_KILL_WAIT seconds.  x says
+# which signal ended the job; k is the killer's pid.
+kai_end() {
+  [ -z "$x" ] || return 0
+  x=$2
+  printf 'slurmstepd: error: *** JOB %s ON %s CANCELLED AT %s%s ***\n' \
+    "$SLURM_JOB_ID" "${SLURMD_NODENAME:-$(uname -n)}" \
+    "$(date +%Y-%m-%dT%H:%M:%S)" "$1" >>"$KAI_STDERR"
+  kai_tree CONT "$3"
+  kai_tree TERM "$3"
+  (trap 'kill $! 2>/dev/null; exit 0' TERM
+   sleep "${KAI_KILL_WAIT:-30}" &
+   wait $! || exit 0
+   kai_tree KILL "$3") </dev/null >/dev/null 2>&1 &
+  # The wrapper stops the killer when the script has ended.
+  # shellcheck disable=SC2034
+  k=$!
 }

@@ -305,7 +305,6 @@ add_signal(const struct kai_job *j, const struct kai_jobspec *js,
 	kv_setu(e, "KAI_SIGNAL_AFTER", after > 0 ? (uint64_t)after : 0);
 	if (js->signal_batch)
 		kv_set(e, "KAI_SIGNAL_BATCH", "1");
-	kv_set(e, "KAI_SHIM_SIGNAL", podshim_signal);
 }
 
 /*
@@ -342,6 +341,7 @@ podenv_build(const struct kai_job *j, const struct kai_jobspec *js,
 	kv_set(e, "KAI_SCRIPT", js->script);
 	kv_set(e, "KAI_SHIM_SCONTROL", podshim_scontrol);
 	kv_set(e, "KAI_SHIM_SRUN", podshim_srun);
+	kv_set(e, "KAI_SHIM_SIGNAL", podshim_signal);
 	kv_set(e, "KAI_WORKDIR", js->workdir);
 	kv_set(e, "KAI_STDOUT", out);
 	kv_set(e, "KAI_STDERR", err);
@@ -354,6 +354,50 @@ podenv_build(const struct kai_job *j, const struct kai_jobspec *js,
 	add_torch(j, task, e);
 	free(out);
 	free(err);
+}
+
+/*
+ * The time limit, counted from the start of the job's run (a RUNNING
+ * job's start_time), so that an elastic job's late task ends with the
+ * others when the limit is reached (at least a second: 0 means none).
+ */
+int64_t
+podenv_time_left(const struct kai_job *j)
+{
+	int64_t left;
+
+	if (j->time_limit_s <= 0 || j->state != KAI_JOB_RUNNING ||
+	    j->start_time == 0)
+		return j->time_limit_s > 0 ? j->time_limit_s : 0;
+	left = j->time_limit_s - (kaid_now() - j->start_time);
+	return left > 0 ? left : 1;
+}
+
+int64_t
+podenv_kill_wait(const struct kaid *k)
+{
+	int64_t s = (k->conf->kill_wait_ms + 999) / 1000;
+
+	return s > 0 ? s : 1;
+}
+
+/*
+ * What the wrapper needs to end the job as Slurm does (pod/wrapper.sh):
+ * its own alarm at the time limit, counted from the script's start (the
+ * pod's activeDeadlineSeconds, which kills at once, is set later than
+ * that), and the KillWait between SIGTERM and SIGKILL, which is also the
+ * pod's terminationGracePeriodSeconds, the kubelet's own wait after the
+ * SIGTERM of a deleted pod.
+ */
+void
+podenv_limits(const struct kaid *k, const struct kai_job *j,
+    struct podenv *e)
+{
+	int64_t left = podenv_time_left(j);
+
+	if (left > 0)
+		kv_setu(e, "KAI_TIME_LIMIT", (uint64_t)left);
+	kv_setu(e, "KAI_KILL_WAIT", (uint64_t)podenv_kill_wait(k));
 }
 
 /*
