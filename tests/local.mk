@@ -30,6 +30,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t3000-crash.t \
 	tests/integration/t3100-watch-expiry.t \
 	tests/integration/t3200-outcomes.t \
+	tests/integration/t3220-jobend.t \
 	tests/integration/t3210-exit-reason.t \
 	tests/integration/t3300-db-outage.t \
 	tests/integration/t4000-queues.t \
