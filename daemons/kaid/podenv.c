@@ -251,6 +251,11 @@ add_slurm(const struct kai_job *j, const struct kai_jobspec *js,
 	kv_setu(e, "SLURM_JOB_CPUS_PER_NODE", j->cpus_per_task);
 	kv_setu(e, "SLURM_MEM_PER_NODE", j->mem_mb);
 	kv_setu(e, "SLURM_GPUS_ON_NODE", j->gpus_per_task);
+	/* No QoS yet: Slurm's default QoS. */
+	kv_set(e, "SLURM_JOB_QOS", "normal");
+	kv_setu(e, "SLURM_RESTART_COUNT", j->requeue_count);
+	if (j->dep_text != NULL)
+		kv_set(e, "SLURM_JOB_DEPENDENCY", j->dep_text);
 	free(list);
 }
 
@@ -398,6 +403,34 @@ podenv_limits(const struct kaid *k, const struct kai_job *j,
 	if (left > 0)
 		kv_setu(e, "KAI_TIME_LIMIT", (uint64_t)left);
 	kv_setu(e, "KAI_KILL_WAIT", (uint64_t)podenv_kill_wait(k));
+	kv_set(e, "SLURM_CLUSTER_NAME", k->conf->cluster_name);
+}
+
+#define KAI_GPUS_LIST_MAX 256
+
+/*
+ * SLURM_JOB_GPUS: the indices of the pod's GPUs.  Whole GPUs are the
+ * device plugin's choice and the container numbers them from 0; a share
+ * of one is the device the scheduler chose, by its index on the node.
+ */
+static void
+add_job_gpus(const struct kai_job *j, const struct kai_alloc *a,
+    uint32_t share_dev, struct podenv *e)
+{
+	char list[KAI_GPUS_LIST_MAX];
+	size_t n = 0;
+	uint32_t i;
+
+	if (a->gpus == 0 && j->gpu_fraction == 0 && j->gpu_memory_mb == 0)
+		return;
+	list[0] = '\0';
+	if (a->gpus == 0)
+		(void)snprintf(list, sizeof(list), "%" PRIu32, share_dev);
+	/* A node has at most 64 GPUs (gpu_mask): 64 * 3 bytes fit. */
+	for (i = 0; i < a->gpus && i < 64 && n < sizeof(list); i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%" PRIu32,
+		    i > 0 ? "," : "", i);
+	kv_set(e, "SLURM_JOB_GPUS", list);
 }
 
 /*
@@ -420,8 +453,10 @@ podenv_gpu(const struct kaid *k, const struct kai_job *j,
 	uint32_t d = 0;
 	uint64_t mib;
 
-	if (a->gpus > 0)
+	if (a->gpus > 0) {
+		add_job_gpus(j, a, 0, env);
 		return;	/* whole GPUs: the device plugin chooses */
+	}
 	if (j->gpu_fraction == 0 && j->gpu_memory_mb == 0) {
 		kv_set(env, "NVIDIA_VISIBLE_DEVICES", "void");
 		return;
@@ -431,6 +466,7 @@ podenv_gpu(const struct kaid *k, const struct kai_job *j,
 		d++;
 	(void)snprintf(num, sizeof(num), "%" PRIu32, d);
 	kv_set(env, "NVIDIA_VISIBLE_DEVICES", num);
+	add_job_gpus(j, a, d, env);
 	(void)snprintf(num, sizeof(num), "%.2f",
 	    (double)a->gpu_fraction / KAI_GPU_MICRO);
 	kv_set(env, "GPU_PORTION", num);

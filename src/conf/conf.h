@@ -73,6 +73,7 @@ struct kai_conf {
 	char *namespace;		/* "default" */
 	char *default_image;		/* "debian:bookworm-slim" */
 	char *cluster_domain;		/* "cluster.local" */
+	char *cluster_name;		/* SLURM_CLUSTER_NAME; "kaibatch" */
 	int64_t kube_timeout_ms;	/* per API call; 10000 */
 	/* scheduler: */
 	int64_t sched_interval_ms;	/* tick; 1000 */

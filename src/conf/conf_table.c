@@ -59,6 +59,10 @@ static const struct kai_conf_entry daemon_entries[] = {
 	{ .key = "munge_socket", .type = KAI_CONF_PATH,
 	  .offset = D(munge_socket), .max = 4095,
 	  .help = "munged socket; unset = munged's default" },
+	{ .key = "cluster_name", .type = KAI_CONF_DNSLABEL,
+	  .offset = D(cluster_name), .def = "kaibatch", .max = 63,
+	  .help = "the cluster's name (Slurm's ClusterName): jobs see it "
+		  "in SLURM_CLUSTER_NAME" },
 	{ .key = "log_level", .type = KAI_CONF_ENUM, .offset = D(log_level),
 	  .def = "info", .choices = log_levels,
 	  .help = "least severe message logged: err, warn, info, debug" },

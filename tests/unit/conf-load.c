@@ -527,7 +527,7 @@ test_help(void)
 
 	for (s = h; *s != '\0'; s++)
 		lines += *s == '\n';
-	is_int(lines, 53, "help has a line per key");
+	is_int(lines, 55, "help has a line per key");
 	ok(strstr(h, "scheduler.interval         duration(ms)    1s"
 	    "                   time between") != NULL &&
 	    strstr(h, "partitions[].max_time") != NULL &&
