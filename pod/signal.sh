@@ -44,29 +44,29 @@ kai_alarm() {
   wait $! || exit 0
   kill -ALRM "$1"
 }
-# kai_tree SIG ROOT: SIG to ROOT (the script) and every process under it.
-kai_tree() {
-  p=$(kai_kids "$2" "")
-  # One pid a line: the list is split on purpose.
-  # shellcheck disable=SC2086
-  kill -"$1" "$2" $p 2>/dev/null
-}
-# kai_end WHY SIG ROOT: the end of the job (the wrapper's TERM and ALRM traps,
-# once): Slurm's line in the error file, SIGCONT and SIGTERM to the
-# script and its processes, SIGKILL after KAI_KILL_WAIT seconds.  x says
-# which signal ended the job; k is the killer's pid.
+# kai_end WHY SIG: the end of the job (the wrapper's TERM and ALRM traps,
+# once): Slurm's line in the error file, SIGCONT and SIGTERM to the pod's
+# processes (the wrapper's process group: the wrapper's own trap comes
+# back here and returns), and SIGKILL KAI_KILL_WAIT seconds later to
+# every process under the wrapper but the killer.  x says which signal
+# ended the job; k is the killer's pid.
 kai_end() {
   [ -z "$x" ] || return 0
   x=$2
   printf 'slurmstepd: error: *** JOB %s ON %s CANCELLED AT %s%s ***\n' \
     "$SLURM_JOB_ID" "${SLURMD_NODENAME:-$(uname -n)}" \
     "$(date +%Y-%m-%dT%H:%M:%S)" "$1" >>"$KAI_STDERR"
-  kai_tree CONT "$3"
-  kai_tree TERM "$3"
+  kill -CONT 0 2>/dev/null
+  kill -TERM 0 2>/dev/null
+  w=$$
   (trap 'kill $! 2>/dev/null; exit 0' TERM
    sleep "${KAI_KILL_WAIT:-30}" &
    wait $! || exit 0
-   kai_tree KILL "$3") </dev/null >/dev/null 2>&1 &
+   me=$(exec sh -c 'echo $PPID')
+   p=$(kai_kids "$w" "$me")
+   # One pid a line: the list is split on purpose.
+   # shellcheck disable=SC2086
+   [ -z "$p" ] || kill -KILL $p) </dev/null >/dev/null 2>&1 &
   # The wrapper stops the killer when the script has ended.
   # shellcheck disable=SC2034
   k=$!

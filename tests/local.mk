@@ -29,10 +29,12 @@ INTEGRATION_TESTS = \
 	tests/integration/t2010-cancel-others.t \
 	tests/integration/t3000-crash.t \
 	tests/integration/t3100-watch-expiry.t \
+	tests/integration/t3110-pod-refused.t \
 	tests/integration/t3200-outcomes.t \
 	tests/integration/t3220-jobend.t \
 	tests/integration/t3210-exit-reason.t \
 	tests/integration/t3300-db-outage.t \
+	tests/integration/t3400-ha.t \
 	tests/integration/t4000-queues.t \
 	tests/integration/t4100-preempt.t \
 	tests/integration/t4100-share.t \
@@ -40,6 +42,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t4110-preempt-crash.t \
 	tests/integration/t4200-start.t \
 	tests/integration/t4300-query-scope.t \
+	tests/integration/t4310-slow-read.t \
 	tests/integration/t4120-elastic.t \
 	tests/integration/t4121-elastic-crash.t \
 	tests/integration/t4122-elastic-shrink.t \
@@ -53,9 +56,11 @@ INTEGRATION_TESTS = \
 	tests/integration/t6100-deps.t \
 	tests/integration/t6200-podenv.t \
 	tests/integration/t6210-podspec.t \
+	tests/integration/t6220-pod-helpers.t \
 	tests/integration/t6300-signal.t \
 	tests/integration/t7000-node-job.t \
 	tests/integration/t7010-node-two.t \
+	tests/integration/t7100-node-pods.t \
 	tests/integration/t6400-umask.t
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \

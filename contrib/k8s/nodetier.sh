@@ -37,8 +37,9 @@
 #
 #	nodetier_missing             prints what this machine lacks, if anything
 #	nodetier_start DIR NODES     everything; writes DIR/kubeconfig (kaid's)
-#	                             and DIR/kubesim/ca.crt, exports KUBESIM_URL
-#	                             and KUBESIM_TOKEN (admin), NODETIER_IMAGE
+#	                             and DIR/kubesim/ca.crt, exports KUBESIM_URL,
+#	                             KUBESIM_TOKEN and KUBESIM_AUTH (the admin's,
+#	                             as realapi.sh does), NODETIER_IMAGE
 #	nodetier_stop DIR            deletes the pods, stops everything started,
 #	                             unmounts, removes cgroups and bridges
 #
@@ -88,12 +89,15 @@ nodetier_missing()
 	    { echo "no cgroup v1 memory and cpu hierarchies (the kubelet here uses cgroupfs v1)"; return; }
 }
 
-# nodetier_api DIR METHOD PATH [BODY [CONTENT-TYPE]]: the admin's call.
+# nodetier_api DIR METHOD PATH [BODY [CONTENT-TYPE]]: the admin's call
+# (the token in a header file, never on a command line).
 nodetier_api()
 {
 	local k=$1/k8s
-	curl -sS --cacert "$k/ca.crt" \
-	    -H "Authorization: Bearer $(cat "$k/token-admin")" -X "$2" \
+	[ -s "$k/auth-admin" ] ||
+	    (umask 077 && printf 'Authorization: Bearer %s\n' \
+	    "$(cat "$k/token-admin")" >"$k/auth-admin") || return 1
+	curl -sS --cacert "$k/ca.crt" -H "@$k/auth-admin" -X "$2" \
 	    ${4:+-H "Content-Type: ${5:-application/json}"} ${4:+--data-binary "$4"} \
 	    "$(cat "$k/apiserver.url")$3"
 }
@@ -233,6 +237,7 @@ EOF
 	unshare --mount --propagation private sleep 1000000 \
 	    </dev/null >/dev/null 2>&1 &
 	echo $! >"$n/holder.pid"
+	disown $!
 	local k hp
 	hp=$(cat "$n/holder.pid")
 	for k in $(seq 1 50); do
@@ -248,6 +253,7 @@ EOF
 	nsenter -t "$hp" -m containerd --config "$n/containerd/config.toml" \
 	    </dev/null >"$n/containerd.log" 2>&1 &
 	echo $! >"$n/containerd.pid"
+	disown $!
 	for k in $(seq 1 100); do
 		ctr -a "$run/containerd.sock" version >/dev/null 2>&1 && break
 		kill -0 "$(cat "$n/containerd.pid")" 2>/dev/null || break
@@ -318,9 +324,11 @@ EOF
 	    --node-labels "$labels" --v=1 \
 	    </dev/null >"$n/kubelet.log" 2>&1 &
 	echo $! >"$n/kubelet.pid"
+	disown $!
 	[ "$gpus" -gt 0 ] || return 0
 	"$STACK_SRC/contrib/k8s/fake-gpu-plugin.py" "$n/device-plugins" "$gpus" \
 	    "$n/dev" "$n/gpu-plugin.pid" </dev/null >"$n/gpu-plugin.log" 2>&1 &
+	disown $!
 }
 
 # nodetier_ready DIR NAME GPUS: waits until the node is Ready, untainted
@@ -384,6 +392,7 @@ nodetier_start()
 	    --use-service-account-credentials=false \
 	    </dev/null >"$k/controller-manager.log" 2>&1 &
 	echo $! >"$k/controller-manager.pid"
+	disown $!
 	i=0
 	while read -r name gpus labels; do
 		nodetier_kubelet "$d" "$i" "$name" "$gpus" "$labels" || return 1
@@ -399,9 +408,12 @@ nodetier_start()
 	    cp "$k/ca.crt" "$d/kubesim/ca.crt" || return 1
 	KUBESIM_URL=$(cat "$k/apiserver.url")
 	KUBESIM_TOKEN=$(cat "$k/token-admin")
-	export KUBESIM_TOKEN KUBESIM_URL NODETIER_IMAGE
+	KUBESIM_AUTH=$k/auth-admin
+	export KUBESIM_TOKEN KUBESIM_URL KUBESIM_AUTH NODETIER_IMAGE
 }
 
+# The daemons are disowned when started: the shell neither waits for
+# them nor reports their SIGKILL in the test's output.
 # nodetier_kill PIDFILE: SIGKILL (nothing of a test node needs a clean
 # shutdown: everything it leaves is removed below) and a wait for the
 # exit, so that what it held (ports, sockets, mounts) is free.

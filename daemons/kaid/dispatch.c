@@ -139,12 +139,22 @@ on_created(int code, const struct kai_err *err, void *ctx)
 	struct pod_call *pc = ctx;
 
 	metrics_kube_call(&pc->k->metrics, METRICS_CREATE, code);
-	if (code != 0 && code != KAI_EEXIST) {
-		kai_log_warn("job %" PRIu64 ": could not create pod \"%s\": %s",
-		    pc->job_id, pc->pod, kai_err_msg(err));
+	if (code == KAI_EAGAIN) {	/* kaid is stopping */
 		call_free(pc);
 		return;
 	}
+	if (code != 0 && code != KAI_EEXIST) {
+		/* Free first: failing the job deletes its pods. */
+		struct kaid *k = pc->k;
+		uint64_t job_id = pc->job_id;
+		char *pod = kai_xstrdup(pc->pod);
+
+		call_free(pc);
+		podfail_refused(k, job_id, pod, code, err);
+		free(pod);
+		return;
+	}
+	podfail_forget(pc->k, pc->pod);
 	kai_kube_pod_bind(pc->k->kube, pc->pod, pc->node, on_bound, pc);
 }
 
@@ -176,14 +186,22 @@ create_pod(struct kaid *k, const struct kai_job *j,
 {
 	char jobid[32], task[32], mask[32], share[32];
 	const char *labels[14];
-	const char *command[] = {"/bin/sh", "-c", podshim_wrapper, "kai-job"};
+	const char *inline_cmd[] = {"/bin/sh", "-c", podshim_wrapper, "kai-job"};
+	const char *mounted_cmd[] = {"/bin/sh", HELPERS_DIR "/wrapper.sh"};
 	struct kai_pod_spec ps;
 	struct pod_call *pc;
-	struct podenv env = {NULL, 0};
+	struct podenv env = {NULL, 0, NULL};
 	struct podextra extra;
 	char **cmd, *subdomain = NULL, *search = NULL;
-	size_t i, ncmd, ngroups;
+	const char *const *command = inline_cmd;
+	size_t i, ncmd, ncommand = KAI_NELEM(inline_cmd), ngroups;
 	uint32_t *groups;
+
+	if (k->conf->pod_helpers == KAI_CONF_HELPERS_CONFIGMAP) {
+		command = mounted_cmd;
+		ncommand = KAI_NELEM(mounted_cmd);
+		env.helpers = HELPERS_DIR;
+	}
 
 	(void)snprintf(jobid, sizeof(jobid), "%" PRIu64, j->id);
 	(void)snprintf(task, sizeof(task), "%" PRIu32, a->task);
@@ -207,13 +225,12 @@ create_pod(struct kaid *k, const struct kai_job *j,
 	podenv_build(j, js, a->task, &env);
 	podenv_gpu(k, j, a, &env);
 	podenv_limits(k, j, &env);
-	ncmd = KAI_NELEM(command) + js->argc;
+	ncmd = ncommand + js->argc;
 	cmd = kai_xcalloc(ncmd, sizeof(*cmd));
-	for (i = 0; i < KAI_NELEM(command); i++)
+	for (i = 0; i < ncommand; i++)
 		cmd[i] = podenv_kubelet_escape(command[i]);
 	for (i = 0; i < js->argc; i++)
-		cmd[KAI_NELEM(command) + i] =
-		    podenv_kubelet_escape(js->argv[i]);
+		cmd[ncommand + i] = podenv_kubelet_escape(js->argv[i]);
 	groups = user_groups(j, &ngroups);
 
 	memset(&ps, 0, sizeof(ps));
@@ -315,7 +332,8 @@ dispatch_ensure_pods(struct kaid *k, struct kai_job *j)
 		const struct kai_alloc *a = &j->allocs[t];
 		const struct pod_rec *r = kai_map_get(&k->pods, a->pod);
 
-		if (kai_map_get(&k->inflight, a->pod) != NULL)
+		if (kai_map_get(&k->inflight, a->pod) != NULL ||
+		    podfail_waiting(k, a->pod))
 			continue;
 		if (r != NULL && r->node[0] != '\0')
 			continue;	/* exists and bound */
@@ -372,6 +390,7 @@ dispatch_delete_pod(struct kaid *k, const char *pod, int64_t grace_s)
 
 	if ((r = kai_map_get(&k->pods, pod)) != NULL)
 		r->deleting = true;
+	podfail_forget(k, pod);
 	pc->k = k;
 	pc->pod = kai_xstrdup(pod);
 	kai_kube_pod_delete(k->kube, pod, grace_s, on_deleted, pc);

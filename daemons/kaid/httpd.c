@@ -497,6 +497,8 @@ httpd_close(struct kaid *k)
 const char *
 httpd_unready(const struct kaid *k)
 {
+	if (!k->leading)
+		return "standby: another kaid leads";
 	if (!kai_db_connected(k->db))
 		return "no database connection";
 	if (!k->nodes_synced && !k->pods_synced)

@@ -75,7 +75,7 @@ on_signal(struct kai_loop *loop, int signo, void *ctx)
 	kai_conf_free(k->conf);
 	k->conf = nc;
 	kai_log_set_level((enum kai_log_level)nc->log_level);
-	if (seed_queues(k, &err) != 0)
+	if (k->leading && seed_queues(k, &err) != 0)
 		kai_log_err("could not create the queues of new partitions: "
 		    "%s", err.msg);
 }
@@ -109,16 +109,25 @@ seed_queues(struct kaid *k, struct kai_err *err)
 	return r;
 }
 
+/* The database, its schema brought up to date; leader or not. */
+static int
+open_store(struct kaid *k, struct kai_err *err)
+{
+	if (kai_db_open(k->conf->database, &k->db, err) != 0 ||
+	    kai_db_migrate(k->db, &k->schema_version, err) != 0)
+		return err->code;
+	return 0;
+}
+
+/* The leader's state from the database: queues, active jobs. */
 static int
 open_db(struct kaid *k, struct kai_err *err)
 {
 	struct kai_job *jobs = NULL;
 	size_t i, n = 0;
-	int version;
+	int version = k->schema_version;
 
-	if (kai_db_open(k->conf->database, &k->db, err) != 0 ||
-	    kai_db_migrate(k->db, &version, err) != 0 ||
-	    seed_queues(k, err) != 0 ||
+	if (seed_queues(k, err) != 0 ||
 	    kai_db_jobs_load_active(k->db, &jobs, &n, err) != 0 ||
 	    kai_db_jobs_load_ext(k->db, jobs, n, err) != 0) {
 		for (i = 0; i < n; i++)
@@ -139,6 +148,10 @@ open_db(struct kaid *k, struct kai_err *err)
 	free(jobs);
 	kai_log_info("database schema version %d, %zu queues, %zu active jobs",
 	    version, k->nqueues, n);
+	/* After the migrations, which may take longer. */
+	if (kai_db_set_statement_timeout(k->db, k->conf->db_timeout_ms,
+	    err) != 0 || reads_open(k, err) != 0)
+		return err->code;
 	return 0;
 }
 
@@ -175,11 +188,13 @@ static void
 kaid_init(struct kaid *k)
 {
 	memset(k, 0, sizeof(*k));
+	k->rdb_fd = -1;
 	k->listen_fd = -1;
 	metrics_init(&k->metrics, kaid_now());
 	kai_map_init(&k->nodes, node_free);
 	kai_map_init(&k->pods, pod_rec_free);
 	kai_map_init(&k->inflight, NULL);
+	kai_map_init(&k->pod_backoff, free);
 	deps_init(k);
 }
 
@@ -191,6 +206,7 @@ kaid_fini(struct kaid *k)
 	httpd_close(k);
 	server_close_all(k);
 	kai_kube_free(k->kube);
+	reads_close(k);
 	kai_db_close(k->db);
 	for (i = 0; i < k->njobs; i++) {
 		kai_job_fini(k->jobs[i]);
@@ -206,10 +222,28 @@ kaid_fini(struct kaid *k)
 	kai_map_fini(&k->nodes);
 	kai_map_fini(&k->pods);
 	kai_map_fini(&k->inflight);
+	kai_map_fini(&k->pod_backoff);
 	metrics_fini(&k->metrics);
 	deps_free(k);
 	kai_loop_free(k->loop);
 	kai_conf_free(k->conf);
+}
+
+/*
+ * What the leader adds to a kaid that has its database: the state, the
+ * cluster, the client port, the ticks (leader.c calls it, at once or
+ * when the lead comes to this kaid).
+ */
+int
+kaid_lead(struct kaid *k, struct kai_err *err)
+{
+	if (open_db(k, err) != 0 || open_kube(k, err) != 0 ||
+	    server_listen(k, err) != 0)
+		return err->code;
+	tick_start(k);
+	kai_log_info("kaid %s listening on %s", PACKAGE_VERSION,
+	    k->conf->listen);
+	return 0;
 }
 
 static int
@@ -218,8 +252,7 @@ run(struct kaid *k)
 	struct kai_err err;
 
 	if ((k->loop = kai_loop_new(&err)) == NULL ||
-	    open_db(k, &err) != 0 || open_kube(k, &err) != 0 ||
-	    server_listen(k, &err) != 0 || httpd_listen(k, &err) != 0 ||
+	    open_store(k, &err) != 0 || httpd_listen(k, &err) != 0 ||
 	    kai_loop_signal_add(k->loop, SIGTERM, on_signal, k) != 0 ||
 	    kai_loop_signal_add(k->loop, SIGINT, on_signal, k) != 0 ||
 	    kai_loop_signal_add(k->loop, SIGHUP, on_signal, k) != 0) {
@@ -228,14 +261,15 @@ run(struct kaid *k)
 	}
 	(void)signal(SIGPIPE, SIG_IGN);
 	kai_loop_before_sleep(k->loop, before_sleep, k);
-	tick_start(k);
-	kai_log_info("kaid %s listening on %s", PACKAGE_VERSION,
-	    k->conf->listen);
+	if (leader_start(k, &err) != 0) {
+		kai_log_err("%s", kai_err_msg(&err));
+		return 1;
+	}
 	if (kai_loop_run(k->loop) != 0) {
 		kai_log_err("event loop failed");
 		return 1;
 	}
-	return 0;
+	return k->exit_code;
 }
 
 int
@@ -280,6 +314,7 @@ main(int argc, char **argv)
 		(void)fprintf(stderr, "kaid: error: %s\n", err.msg);
 		return 1;
 	}
+	helpers_init(&k);
 	if (check) {
 		if (verbose) {
 			dump = kai_conf_dump(k.conf);

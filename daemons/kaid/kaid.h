@@ -32,6 +32,7 @@
 struct conn;
 struct log_stream;
 struct writeq;
+struct read_call;
 
 /* A submission waiting for the group commit at the end of the iteration. */
 struct submit {
@@ -71,6 +72,9 @@ struct pod_rec {
 };
 
 struct kaid {
+	char helpers_name[64];	  /* helpers.c: the pods' ConfigMap */
+	bool helpers_inflight;
+	int64_t helpers_next;	  /* unix s of the next create */
 	const char *conf_path;
 	struct kai_conf *conf;
 	struct kai_loop *loop;
@@ -120,10 +124,26 @@ struct kaid {
 	struct deps *deps;	  /* deps.c: finished targets */
 	bool tick_again;	  /* arrays.c: tasks left to start: tick soon */
 	struct writeq *writeq;	  /* writeq.c: changes not yet recorded */
+	struct kai_map pod_backoff; /* podfail.c: pod name -> next create */
+	struct kai_db *rdb;	  /* reads.c: the connection for long reads */
+	int rdb_fd;		  /* its socket while the loop watches it */
+	struct read_call *reads;  /* reads waiting for their answer */
+	bool leading;		  /* leader.c: this kaid holds the lead */
+	uint64_t leader_timer;	  /* a standby's next try */
+	int schema_version;
+	int exit_code;		  /* of main(), once the loop stops */
 };
 
 /* kaid.c */
 int64_t kaid_now(void);
+/* The leader's start: state, cluster, client port, ticks. */
+int kaid_lead(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
+
+/* leader.c: one leader among several kaid (doc/architecture.md) */
+/* Leads at once, or waits as a standby and leads when the lead is free. */
+int leader_start(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
+/* Stops kaid when the database says another kaid took the lead. */
+void leader_check(struct kaid *k);
 
 /* server.c */
 /* The numeric address of sa (len bytes), "unknown" if it has none. */
@@ -375,6 +395,9 @@ extern const char podshim_signal[];
 struct podenv {
 	char **v;	/* name, value, name, value ... ($ doubled) */
 	size_t n;	/* strings */
+	const char *helpers; /* set by the caller: the helpers' directory
+				(kubernetes.pod_helpers configmap), or NULL:
+				the shims travel in KAI_SHIM_* */
 };
 void podenv_build(const struct kai_job *job, const struct kai_jobspec *js,
     uint32_t task, struct podenv *env);
@@ -439,6 +462,18 @@ void podspec_fini(struct podextra *x);
 char *podspec_home(uint32_t uid);
 
 /*
+ * helpers.c: the ConfigMap that ships the wrapper and shims once
+ * (kubernetes.pod_helpers configmap), mounted at HELPERS_DIR in pods.
+ */
+#define HELPERS_DIR "/kaibatch"
+/* Names the ConfigMap after its content (at start). */
+void helpers_init(struct kaid *k);
+/* Creates it when due (every tick; a call at a time). */
+void helpers_ensure(struct kaid *k);
+/* The pods' volume items: key, file pairs (*n pairs); static. */
+const char *const *helpers_items(size_t *n);
+
+/*
  * pools.c: the kaid.yaml partition of a queue: its own, or its nearest
  * ancestor's (a queue made with kctl under a partition); NULL = none.
  */
@@ -446,6 +481,13 @@ const struct kai_conf_partition *pools_partition(const struct kaid *k,
     const char *queue);
 /* That partition's name, or queue itself when there is none. */
 const char *pools_partition_name(const struct kaid *k, const char *queue);
+/*
+ * Refuses (KAI_EINVAL, err naming the path and the filesystems) a job of
+ * queue whose working directory or -o/-e file is not on a filesystem its
+ * pods mount; 0 when they all are, or when none is configured.
+ */
+int pools_check_paths(const struct kaid *k, const struct kai_jobspec *js,
+    const char *queue, struct kai_err *err) KAI_MUST_CHECK;
 /* The snapshot's pools: one per kaid.yaml partition (snap_build). */
 void pools_snap(const struct kaid *k, struct snap *sn);
 /* Room for every node's taints, then each node's into the node s. */
@@ -478,6 +520,37 @@ size_t writeq_len(const struct kaid *k);
 /* Records what it can, in order; a job whose end is recorded finishes. */
 void writeq_retry(struct kaid *k);
 void writeq_free(struct kaid *k);
+
+/* reads.c: long reads on their own connection (k->rdb), replies deferred */
+int reads_open(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
+void reads_close(struct kaid *k);
+/*
+ * A read for req's client: call before kai_db_*_send(k->rdb, ...) with the
+ * result as the callback's ctx, then reads_sent() whatever the send gave.
+ */
+struct read_call *reads_call_new(struct kaid *k, const struct rpc_req *req);
+void reads_sent(struct kaid *k);
+/* Before a send on k->rdb that has no client (usage.c); then reads_sent(). */
+void reads_begin(struct kaid *k);
+/* The client to answer, or NULL when it went away. */
+struct conn *reads_call_conn(const struct read_call *c);
+struct kaid *reads_call_kaid(const struct read_call *c);
+/* Frees c; resume: the reply was deferred, let the client go on. */
+void reads_call_done(struct read_call *c, bool resume);
+void reads_forget_conn(struct kaid *k, struct conn *conn);
+
+/* podfail.c: the API server refused a pod create */
+/*
+ * The pod's own fault (400, 413, 422, an admission 403) fails its
+ * CONFIGURING job with the server's message as the reason; any other
+ * refusal delays the next create of that pod, doubling each time.
+ */
+void podfail_refused(struct kaid *k, uint64_t job_id, const char *pod,
+    int code, const struct kai_err *err);
+/* Whether pod must not be created yet (its delay runs). */
+bool podfail_waiting(const struct kaid *k, const char *pod);
+/* Created or deleted: its delay is forgotten. */
+void podfail_forget(struct kaid *k, const char *pod);
 
 /* evict.c */
 /*

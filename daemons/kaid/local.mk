@@ -6,15 +6,19 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/dispatch.c \
 	daemons/kaid/events.c \
 	daemons/kaid/evict.c \
+	daemons/kaid/helpers.c \
 	daemons/kaid/httpd.c \
 	daemons/kaid/kaid.c \
 	daemons/kaid/kaid.h \
+	daemons/kaid/leader.c \
 	daemons/kaid/metrics.c \
 	daemons/kaid/metrics.h \
 	daemons/kaid/podenv.c \
+	daemons/kaid/podfail.c \
 	daemons/kaid/podspec.c \
 	daemons/kaid/pools.c \
 	daemons/kaid/queues.c \
+	daemons/kaid/reads.c \
 	daemons/kaid/reconcile.c \
 	daemons/kaid/rpc.c \
 	daemons/kaid/rpc_array.c \
@@ -28,6 +32,8 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/rpc_share.c \
 	daemons/kaid/rpc_submit.c \
 	daemons/kaid/server.c \
+	daemons/kaid/server_int.h \
+	daemons/kaid/server_limits.c \
 	daemons/kaid/share.c \
 	daemons/kaid/snapshot.c \
 	daemons/kaid/state.c \

@@ -344,9 +344,13 @@ podenv_build(const struct kai_job *j, const struct kai_jobspec *js,
 	err = js->stderr_pattern != NULL ?
 	    path_expand(js->stderr_pattern, js->workdir, j) : kai_xstrdup(out);
 	kv_set(e, "KAI_SCRIPT", js->script);
-	kv_set(e, "KAI_SHIM_SCONTROL", podshim_scontrol);
-	kv_set(e, "KAI_SHIM_SRUN", podshim_srun);
-	kv_set(e, "KAI_SHIM_SIGNAL", podshim_signal);
+	if (e->helpers != NULL) {
+		kv_set(e, "KAI_HELPERS", e->helpers);
+	} else {
+		kv_set(e, "KAI_SHIM_SCONTROL", podshim_scontrol);
+		kv_set(e, "KAI_SHIM_SRUN", podshim_srun);
+		kv_set(e, "KAI_SHIM_SIGNAL", podshim_signal);
+	}
 	kv_set(e, "KAI_WORKDIR", js->workdir);
 	kv_set(e, "KAI_STDOUT", out);
 	kv_set(e, "KAI_STDERR", err);

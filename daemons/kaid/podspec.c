@@ -23,6 +23,9 @@
  * per job (a ConfigMap would cost two more API calls per job) and no
  * special image; the price is about 300 bytes a pod.  Names come from
  * kaid's host, as the uid and groups already do.
+ *
+ * Helpers: with kubernetes.pod_helpers configmap the wrapper and shims
+ * come from helpers.c's ConfigMap, mounted read-only at HELPERS_DIR.
  */
 #include "config.h"
 
@@ -42,6 +45,7 @@
 #define ANNOT_GROUP  "kaibatch.io/group"
 #define VOL_IDENTITY "kai-identity"
 #define VOL_SHM	     "kai-shm"
+#define VOL_HELPERS  "kai-helpers"
 
 /* A name fit for a passwd or group line: no ':', no control character. */
 static bool
@@ -227,6 +231,14 @@ podspec_build(const struct kaid *k, const struct kai_job *j,
 	v->nitems = 2;
 	add_mount(x, VOL_IDENTITY, "/etc/passwd", "passwd", true);
 	add_mount(x, VOL_IDENTITY, "/etc/group", "group", true);
+
+	if (k->conf->pod_helpers == KAI_CONF_HELPERS_CONFIGMAP) {
+		v = add_vol(x, VOL_HELPERS, KAI_VOL_CONFIGMAP);
+		v->source = k->helpers_name;
+		v->mode = 0555;
+		v->items = helpers_items(&v->nitems);
+		add_mount(x, VOL_HELPERS, HELPERS_DIR, NULL, true);
+	}
 
 	ps->annot_kv = x->annot;
 	ps->nannots = 2;

@@ -49,6 +49,53 @@ pools_partition_name(const struct kaid *k, const char *queue)
 	return p != NULL ? p->name : queue;
 }
 
+/*
+ * The working directory and the output files must lie on a filesystem
+ * the job's pods mount (kaid.yaml filesystems:, or its partition's), or
+ * the job would only fail in its pod once it started.  No filesystems
+ * configured (or an empty list): nothing to check, for a cluster whose
+ * images or nodes provide the paths some other way.
+ */
+int
+pools_check_paths(const struct kaid *k, const struct kai_jobspec *js,
+    const char *queue, struct kai_err *err)
+{
+	const char *what[3], *pat[3];
+	const struct kai_conf_fs *fs;
+	size_t i, n, np = 0;
+	char *names;
+	bool on;
+
+	fs = kai_conf_filesystems(k->conf, pools_partition_name(k, queue),
+	    &n);
+	if (n == 0)
+		return 0;
+	what[np] = "output file";
+	pat[np++] = js->stdout_pattern != NULL ? js->stdout_pattern :
+	    "slurm-%j.out";
+	if (js->stderr_pattern != NULL) {
+		what[np] = "error file";
+		pat[np++] = js->stderr_pattern;
+	}
+	on = kai_conf_fs_find(fs, n, js->workdir) != NULL;
+	for (i = 0; on && i < np; i++) {
+		if (kai_conf_fs_find_pattern(fs, n, js->workdir, pat[i]) ==
+		    NULL)
+			break;
+	}
+	if (on && i == np)
+		return 0;
+	names = kai_conf_fs_names(fs, n);
+	if (!on)
+		(void)kai_err_set(err, KAI_EINVAL, "working directory \"%s\" is not "
+		    "on a shared filesystem (%s)", js->workdir, names);
+	else
+		(void)kai_err_set(err, KAI_EINVAL, "%s \"%s\" is not on a shared "
+		    "filesystem (%s)", what[i], pat[i], names);
+	free(names);
+	return err->code;
+}
+
 void
 pools_snap(const struct kaid *k, struct snap *sn)
 {

@@ -204,6 +204,26 @@ rpc_job_control(struct kaid *k, const struct rpc_req *req)
 	return false;
 }
 
+/*
+ * A job moved to another partition must still find its files there: its
+ * working directory and output files on that partition's filesystems
+ * (the spec is read from PostgreSQL: kaid keeps no patterns in memory).
+ */
+static int
+update_paths(struct kaid *k, const struct kai_job *j, const char *queue,
+    struct kai_err *err)
+{
+	struct kai_jobspec js;
+	int r;
+
+	memset(&js, 0, sizeof(js));
+	if (kai_db_job_spec(k->db, j->id, &js, err) != 0)
+		return err->code;
+	r = pools_check_paths(k, &js, queue, err);
+	kai_jobspec_fini(&js);
+	return r;
+}
+
 /* The checks ksubmit's submission gets (rpc_submit.c), for the new values. */
 static int
 update_check(struct kaid *k, const struct kai_job *j,
@@ -235,6 +255,8 @@ update_check(struct kaid *k, const struct kai_job *j,
 		    "requested time limit exceeds the limit of partition "
 		    "\"%s\"",
 		    p->name);
+	if (u->partition != NULL)
+		return update_paths(k, j, queue, err);
 	return 0;
 }
 

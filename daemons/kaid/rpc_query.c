@@ -185,13 +185,37 @@ query_scope(struct kaid *k, uint32_t uid, const struct kai_query *q)
 	return KAI_DB_SCOPE_OWN_ENDED;
 }
 
+/* The answer of the database (reads.c, on its own connection). */
+static void
+query_done(int code, const struct kai_err *err, struct kai_jobinfo *jobs,
+    size_t n, void *ctx)
+{
+	struct read_call *c = ctx;
+	struct conn *conn = reads_call_conn(c);
+	struct kaid *k = reads_call_kaid(c);
+	size_t i;
+
+	if (code != 0) {
+		if (code != KAI_EAGAIN)
+			kai_log_err("could not query jobs: %s", err->msg);
+		server_reply_error(k, conn, code, err->msg, NULL);
+	} else if (conn != NULL) {
+		overlay_reasons(k, jobs, n);
+		reply_jobs(k, conn, jobs, n);
+	}
+	for (i = 0; i < n; i++)
+		kai_jobinfo_fini(&jobs[i]);
+	free(jobs);
+	reads_call_done(c, true);
+}
+
 bool
 rpc_query(struct kaid *k, const struct rpc_req *req)
 {
-	struct kai_jobinfo *jobs = NULL;
+	struct read_call *c;
 	struct kai_query q;
 	struct kai_err err;
-	size_t i, n = 0;
+	int r;
 
 	memset(&q, 0, sizeof(q));
 	if (kai_msg_query_decode(req->body, req->len, &q, &err) != 0) {
@@ -204,17 +228,17 @@ rpc_query(struct kaid *k, const struct rpc_req *req)
 		kai_query_fini(&q);
 		return false;
 	}
-	if (kai_db_jobs_query(k->db, &q, query_scope(k, req->uid, &q),
-		req->uid, &jobs, &n, &err) != 0) {
+	/* Finished jobs: the database, without holding up the loop. */
+	c = reads_call_new(k, req);
+	r = kai_db_jobs_query_send(k->rdb, &q, query_scope(k, req->uid, &q),
+	    req->uid, query_done, c, &err);
+	reads_sent(k);
+	kai_query_fini(&q);
+	if (r != 0) {
 		kai_log_err("could not query jobs: %s", err.msg);
 		server_reply_error(k, req->conn, err.code, err.msg, NULL);
-	} else {
-		overlay_reasons(k, jobs, n);
-		reply_jobs(k, req->conn, jobs, n);
+		reads_call_done(c, false);
+		return false;
 	}
-	for (i = 0; i < n; i++)
-		kai_jobinfo_fini(&jobs[i]);
-	free(jobs);
-	kai_query_fini(&q);
-	return false;
+	return true;	/* query_done() answers */
 }

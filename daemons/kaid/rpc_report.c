@@ -58,13 +58,33 @@ own_only(struct kai_report_req *q, uint32_t uid)
 	return true;
 }
 
+/* The rows from the database (reads.c, on its own connection). */
+static void
+report_done(int code, const struct kai_err *err, struct kai_report_row *v,
+    size_t n, void *ctx)
+{
+	struct read_call *c = ctx;
+	struct conn *conn = reads_call_conn(c);
+	struct kaid *k = reads_call_kaid(c);
+
+	if (code != 0) {
+		if (code != KAI_EAGAIN)
+			kai_log_err("could not make a report: %s", err->msg);
+		server_reply_error(k, conn, code, err->msg, NULL);
+	} else if (conn != NULL) {
+		reply_rows(k, conn, v, n);
+	}
+	kai_db_report_free(v, n);
+	reads_call_done(c, true);
+}
+
 bool
 rpc_report(struct kaid *k, const struct rpc_req *req)
 {
-	struct kai_report_row *v = NULL;
 	struct kai_report_req q;
+	struct read_call *c;
 	struct kai_err err;
-	size_t n = 0;
+	int r;
 
 	if (kai_msg_report_req_decode(req->body, req->len, &q, &err) != 0) {
 		server_reply_error(k, req->conn, err.code, err.msg, NULL);
@@ -72,13 +92,18 @@ rpc_report(struct kaid *k, const struct rpc_req *req)
 	}
 	if (!rpc_is_operator(k, req->uid) && !own_only(&q, req->uid)) {
 		reply_rows(k, req->conn, NULL, 0);
-	} else if (kai_db_report(k->db, &q, kaid_now(), &v, &n, &err) != 0) {
+		kai_report_req_fini(&q);
+		return false;
+	}
+	c = reads_call_new(k, req);
+	r = kai_db_report_send(k->rdb, &q, kaid_now(), report_done, c, &err);
+	reads_sent(k);
+	kai_report_req_fini(&q);
+	if (r != 0) {
 		kai_log_err("could not make a report: %s", err.msg);
 		server_reply_error(k, req->conn, err.code, err.msg, NULL);
-	} else {
-		reply_rows(k, req->conn, v, n);
+		reads_call_done(c, false);
+		return false;
 	}
-	kai_db_report_free(v, n);
-	kai_report_req_fini(&q);
-	return false;
+	return true;	/* report_done() answers */
 }

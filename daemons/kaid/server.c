@@ -12,20 +12,12 @@
  * What one client can hold is bounded (limits in kaid.yaml(5)): the
  * credential of a frame is verified as soon as it arrived, before the
  * body is read, and until then kaid reads at most
- * limits.unauthenticated_size bytes; the header and credential must come
- * within limits.header_timeout; a connection that completes no request
- * and reads no answer for limits.idle_timeout is closed, and so is one
- * that leaves more than limits.output_size bytes of answers unread.
- * Connections beyond limits.connections, or limits.connections_per_peer
- * from one address, get a one-frame refusal and are closed.  When
- * accept() runs out of descriptors the listener is unwatched for a
- * second (as OpenBSD's daemons pause accepting) instead of waking the
- * level-triggered loop again at once, and the complaint is logged once
- * a minute.
+ * limits.unauthenticated_size bytes; a connection that leaves more than
+ * limits.output_size bytes of answers unread is closed.  Who may connect,
+ * and for how long, is server_limits.c's.
  */
 #include "config.h"
 
-#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <netinet/in.h>
@@ -41,36 +33,21 @@
 
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "server_int.h"
 #include "sys/log.h"
 
 #define CONN_IN_MAX  (KAI_PROTO_HDR_LEN + KAI_PROTO_CRED_MAX + KAI_PROTO_BODY_MAX)
-#define ACCEPT_PAUSE_MS 1000		/* out of descriptors: wait this long */
-#define REFUSE_LOG_MS	(60 * 1000)	/* one line per minute of refusals */
-#define FD_RESERVE	32		/* kept for munged, PostgreSQL, the API */
-
-struct conn {
-	int fd;
-	char peer[64];		/* numeric address, for limits and logs */
-	struct kai_buf in;
-	struct kai_buf out;
-	bool waiting;		/* a deferred reply is due */
-	bool closing;		/* close once out is flushed */
-	uint16_t version;	/* of the last request: replies speak it */
-	bool authed;		/* the frame at in's head has a good credential */
-	struct rpc_cred who;	/* its identity and payload */
-	int64_t frame_ms;	/* loop time that frame began; valid if in.len */
-	int64_t active_ms;	/* last request done or answer bytes taken */
-};
 
 static void conn_event(struct kai_loop *loop, int fd, int events, void *ctx);
 
-static void
-conn_close(struct kaid *k, struct conn *c)
+void
+server_conn_close(struct kaid *k, struct conn *c)
 {
 	size_t i;
 
 	submit_forget_conn(k, c);
 	log_forget_conn(k, c);
+	reads_forget_conn(k, c);
 	kai_loop_fd_del(k->loop, c->fd);
 	(void)close(c->fd);
 	kai_buf_fini(&c->in);
@@ -95,11 +72,11 @@ conn_update(struct kaid *k, struct conn *c)
 	if (c->out.len > 0)
 		ev |= KAI_LOOP_WRITE;
 	if (ev == 0 && c->closing) {
-		conn_close(k, c);
+		server_conn_close(k, c);
 		return;
 	}
 	if (kai_loop_fd_set(k->loop, c->fd, ev, conn_event, k) != 0)
-		conn_close(k, c);
+		server_conn_close(k, c);
 }
 
 static struct conn *
@@ -125,7 +102,7 @@ conn_flush(struct kaid *k, struct conn *c)
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			break;
 		if (n <= 0) {
-			conn_close(k, c);
+			server_conn_close(k, c);
 			return false;
 		}
 		kai_buf_consume(&c->out, (size_t)n);
@@ -310,147 +287,7 @@ conn_event(struct kai_loop *loop, int fd, int events, void *ctx)
 }
 
 void
-server_peer_name(const struct sockaddr_storage *sa, socklen_t len,
-    char *buf, size_t size)
-{
-	if (getnameinfo((const struct sockaddr *)sa, len, buf, (socklen_t)size,
-		NULL, 0, NI_NUMERICHOST) != 0)
-		(void)snprintf(buf, size, "unknown");
-}
-
-/*
- * Refusals come in floods: one line when they start, then one a minute
- * with the count, as munged logs a repeating accept() error.
- */
-static void
-refuse_log(struct kaid *k, const char *why)
-{
-	int64_t now = kai_loop_now_ms(k->loop);
-
-	k->refused++;
-	if (k->refuse_log_ms != 0 && now - k->refuse_log_ms < REFUSE_LOG_MS)
-		return;
-	kai_log_warn("refused %" PRIu64 " client connection%s: %s",
-	    k->refused, k->refused == 1 ? "" : "s", why);
-	k->refuse_log_ms = now;
-	k->refused = 0;
-}
-
-/* One error frame, written if the socket takes it now, then close. */
-static void
-refuse(struct kaid *k, int fd, const char *msg, const char *hint)
-{
-	struct kai_buf b, f;
-
-	kai_buf_init(&b, KAI_PROTO_BODY_MAX);
-	kai_buf_init(&f, KAI_PROTO_BODY_MAX + KAI_PROTO_HDR_LEN);
-	if (kai_msg_error_encode(&b, KAI_EAGAIN, msg, hint) == 0 &&
-	    kai_frame_build(&f, KAI_MSG_ERROR, 0, NULL, b.data, b.len) == 0 &&
-	    write(fd, f.data, f.len) < 0)
-		kai_log_debug("could not refuse a client: %s", strerror(errno));
-	kai_buf_fini(&b);
-	kai_buf_fini(&f);
-	(void)close(fd);
-	refuse_log(k, msg);
-}
-
-/* Whether one more connection from peer is within the limits (else refused). */
-static bool
-admit(struct kaid *k, int fd, const char *peer)
-{
-	char msg[160];
-	int64_t same = 0;
-	size_t i;
-
-	if ((int64_t)k->nconns >= k->conf->max_conns) {
-		(void)snprintf(msg, sizeof(msg), "kaid holds %zu connections, "
-		    "its limit", k->nconns);
-		refuse(k, fd, msg, "try again later; the limit is "
-		    "limits.connections in kaid.yaml");
-		return false;
-	}
-	for (i = 0; i < k->nconns; i++)
-		same += strcmp(k->conns[i]->peer, peer) == 0;
-	if (same >= k->conf->max_conns_per_peer) {
-		(void)snprintf(msg, sizeof(msg), "too many connections from "
-		    "%s (%" PRId64 ")", peer, same);
-		refuse(k, fd, msg, "the limit is limits.connections_per_peer "
-		    "in kaid.yaml");
-		return false;
-	}
-	return true;
-}
-
-static void accept_event(struct kai_loop *loop, int fd, int events,
-    void *ctx);
-
-static void
-accept_resume(struct kai_loop *loop, uint64_t id, void *ctx)
-{
-	struct kaid *k = ctx;
-
-	(void)id;
-	k->accept_timer = 0;
-	if (k->listen_fd >= 0 && kai_loop_fd_set(loop, k->listen_fd,
-		KAI_LOOP_READ, accept_event, k) != 0)
-		kai_log_err("could not watch the listener again");
-}
-
-/*
- * Out of descriptors (or kernel memory): the pending connection stays in
- * the backlog and the level-triggered loop would report it again at once,
- * for ever.  Stop watching the listener for a while instead; the clients
- * in the backlog wait, and connections that end or time out meanwhile
- * free descriptors for them.
- */
-static void
-accept_pause(struct kaid *k, const char *reason)
-{
-	char why[160];
-
-	kai_loop_fd_del(k->loop, k->listen_fd);
-	k->accept_timer = kai_loop_timer_add(k->loop, ACCEPT_PAUSE_MS,
-	    accept_resume, k);
-	(void)snprintf(why, sizeof(why), "could not accept: %s; "
-	    "pausing %d ms", reason, ACCEPT_PAUSE_MS);
-	refuse_log(k, why);
-}
-
-/*
- * The descriptor limit, raised to its hard maximum, less a reserve: a
- * client accepted on a descriptor past it is served, but accepting
- * pauses, so that verifying its credential (a socket to munged) and the
- * database and API connections still find descriptors.
- */
-static void
-fd_ceiling_init(struct kaid *k)
-{
-	struct rlimit rl;
-	rlim_t reserve;
-
-	k->fd_ceiling = -1;
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
-		return;
-	if (rl.rlim_cur < rl.rlim_max) {
-		rl.rlim_cur = rl.rlim_max;
-		if (rl.rlim_max == RLIM_INFINITY || setrlimit(RLIMIT_NOFILE,
-			&rl) != 0)
-			(void)getrlimit(RLIMIT_NOFILE, &rl);
-	}
-	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > INT32_MAX)
-		return;
-	reserve = rl.rlim_cur / 4 < FD_RESERVE ? rl.rlim_cur / 4 : FD_RESERVE;
-	k->fd_ceiling = (int)(rl.rlim_cur - reserve);
-	if (k->conf->max_conns + k->conf->http_max_conns >= k->fd_ceiling)
-		kai_log_warn("limits.connections (%" PRId64 ") and "
-		    "limits.http_connections (%" PRId64 ") pass the %d "
-		    "descriptors kaid may use for clients: raise its "
-		    "descriptor limit (LimitNOFILE=)", k->conf->max_conns,
-		    k->conf->http_max_conns, k->fd_ceiling);
-}
-
-static void
-accept_event(struct kai_loop *loop, int fd, int events, void *ctx)
+server_accept_event(struct kai_loop *loop, int fd, int events, void *ctx)
 {
 	struct sockaddr_storage sa;
 	struct kaid *k = ctx;
@@ -468,7 +305,7 @@ accept_event(struct kai_loop *loop, int fd, int events, void *ctx)
 		if (cfd < 0) {
 			if (errno == EMFILE || errno == ENFILE ||
 			    errno == ENOBUFS || errno == ENOMEM)
-				accept_pause(k, strerror(errno));
+				limits_pause(k, strerror(errno));
 			else if (errno != EAGAIN && errno != EWOULDBLOCK &&
 			    errno != EINTR && errno != ECONNABORTED)
 				kai_log_warn("could not accept a client: %s",
@@ -478,7 +315,7 @@ accept_event(struct kai_loop *loop, int fd, int events, void *ctx)
 			return;
 		}
 		server_peer_name(&sa, salen, peer, sizeof(peer));
-		if (!admit(k, cfd, peer))
+		if (!limits_admit(k, cfd, peer))
 			continue;
 		(void)setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one,
 		    sizeof(one));
@@ -496,71 +333,12 @@ accept_event(struct kai_loop *loop, int fd, int events, void *ctx)
 		k->conns[k->nconns++] = c;
 		conn_update(k, c);
 		if (k->fd_ceiling >= 0 && cfd >= k->fd_ceiling) {
-			accept_pause(k, "descriptors nearly exhausted");
+			limits_pause(k, "descriptors nearly exhausted");
 			return;
 		}
 	}
 }
 
-/* A frame that will not come in time: a best-effort error, then close. */
-static void
-conn_abort(struct kaid *k, struct conn *c, const char *msg)
-{
-	kai_log_info("client %s: %s: closed", c->peer, msg);
-	c->out.len = 0;
-	server_reply_error(k, c, KAI_ETIMEDOUT, msg, NULL);
-	if (c->out.len > 0 && write(c->fd, c->out.data, c->out.len) < 0)
-		kai_log_debug("client %s: %s", c->peer, strerror(errno));
-	conn_close(k, c);
-}
-
-/*
- * The timeouts, checked a few times per shortest timeout: a frame whose
- * header and credential are not in after limits.header_timeout (a
- * slowloris), a connection that completed no request and took no answer
- * bytes for limits.idle_timeout.  A deferred reply (a submission in the
- * group commit, klog -f) is kaid's to give: that connection is idle only
- * while an answer waits unread.
- */
-static void
-sweep(struct kai_loop *loop, uint64_t id, void *ctx)
-{
-	const struct kai_conf *conf;
-	struct kaid *k = ctx;
-	int64_t now = kai_loop_now_ms(loop), tick;
-	struct conn *c;
-	char msg[128];
-	size_t i;
-
-	(void)id;
-	conf = k->conf;
-	for (i = k->nconns; i-- > 0;) {
-		c = k->conns[i];
-		if (c->closing)
-			continue;
-		if (c->in.len > 0 && !c->authed && !c->waiting &&
-		    now - c->frame_ms >= conf->header_timeout_ms) {
-			(void)snprintf(msg, sizeof(msg), "request header and "
-			    "credential not received within %" PRId64 " ms",
-			    conf->header_timeout_ms);
-			conn_abort(k, c, msg);
-		} else if ((!c->waiting || c->out.len > 0) &&
-		    now - c->active_ms >= conf->idle_timeout_ms) {
-			if (c->out.len > 0)
-				kai_log_warn("client %s: %zu answer bytes not "
-				    "read within %" PRId64 " ms: closed",
-				    c->peer, c->out.len, conf->idle_timeout_ms);
-			else
-				kai_log_debug("client %s: idle: closed",
-				    c->peer);
-			conn_close(k, c);
-		}
-	}
-	tick = conf->header_timeout_ms < conf->idle_timeout_ms ?
-	    conf->header_timeout_ms : conf->idle_timeout_ms;
-	tick = tick / 4 < 50 ? 50 : tick / 4 > 1000 ? 1000 : tick / 4;
-	k->sweep_timer = kai_loop_timer_add(loop, tick, sweep, k);
-}
 
 /* Splits "host:port" (host may be "[v6]" or empty for any address). */
 static int
@@ -631,13 +409,13 @@ server_listen(struct kaid *k, struct kai_err *err)
 
 	if ((r = server_socket(k->conf->listen, &fd, err)) != 0)
 		return r;
-	if (kai_loop_fd_set(k->loop, fd, KAI_LOOP_READ, accept_event, k) != 0) {
+	if (kai_loop_fd_set(k->loop, fd, KAI_LOOP_READ, server_accept_event,
+		k) != 0) {
 		(void)close(fd);
 		return kai_err_set(err, KAI_ESYS, "could not watch the listener");
 	}
 	k->listen_fd = fd;
-	k->sweep_timer = kai_loop_timer_add(k->loop, 50, sweep, k);
-	fd_ceiling_init(k);
+	limits_start(k);
 	return 0;
 }
 
@@ -651,7 +429,7 @@ server_close_all(struct kaid *k)
 	}
 	k->sweep_timer = k->accept_timer = 0;
 	while (k->nconns > 0)
-		conn_close(k, k->conns[0]);
+		server_conn_close(k, k->conns[0]);
 	free(k->conns);
 	k->conns = NULL;
 	k->capconns = 0;
@@ -718,7 +496,8 @@ server_resume(struct kaid *k, struct conn *c)
 	if (c == NULL)
 		return;
 	c->waiting = false;
-	c->active_ms = kai_loop_now_ms(k->loop);
+	/* A frame read ahead while waiting gets its whole header timeout. */
+	c->active_ms = c->frame_ms = kai_loop_now_ms(k->loop);
 	if (c->out.len > 0 && !conn_flush(k, c))
 		return;
 	conn_process(k, c);

@@ -397,7 +397,11 @@ tick_run(struct kaid *k)
 	int64_t now;
 	size_t i;
 
+	leader_check(k);
+	if (!k->leading)
+		return;
 	writeq_retry(k);	/* facts first, before any decision */
+	helpers_ensure(k);	/* the pods' ConfigMap, when due */
 	if (!state_synced(k))
 		return;
 	metrics_tick_begin(&k->metrics);

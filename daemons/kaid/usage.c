@@ -52,6 +52,9 @@ struct usage {
 	int64_t at;		/* done[] is decayed up to this time */
 	int64_t tried_at;	/* last read from PostgreSQL; 0 = never */
 	bool failed;		/* the last read failed (logged once) */
+	bool loaded;		/* the first read was done */
+	bool pending;		/* a read is under way (reads.c) */
+	int64_t sent_at;	/* the time that read was asked for */
 	struct urun *runs;
 	size_t nruns;
 };
@@ -133,27 +136,24 @@ add_ended(struct kaid *k, const struct kai_sched_decay *d, int64_t now)
 	}
 }
 
-/* Replaces done[] with what PostgreSQL holds; false when it failed. */
-static bool
-reload(struct kaid *k, const struct kai_sched_decay *d, int64_t now)
+static void
+read_failed(struct usage *u, const struct kai_err *err)
 {
-	struct usage *u = k->usage;
-	struct kai_db_usage *rows;
-	struct kai_err err;
+	if (!u->failed)
+		kai_log_warn("could not read the usage of finished jobs (fair "
+		    "share goes on with the last figures): %s", err->msg);
+	u->failed = true;
+}
+
+/* done[] from the rows PostgreSQL gave, decayed up to at. */
+static void
+replace_done(struct usage *u, const struct kai_db_usage *rows, size_t n,
+    int64_t at)
+{
 	const char *key;
 	void *v;
-	size_t n, i, it = 0;
+	size_t i, it = 0;
 
-	u->tried_at = now; /* a failing database is retried at the next refresh */
-	if (kai_db_usage_load(k->db, now, d->window_s, d->half_life_s, &rows,
-	    &n, &err) != 0) {
-		if (!u->failed)
-			kai_log_warn("could not read the usage of finished "
-			    "jobs (fair share goes on with the last "
-			    "figures): %s", err.msg);
-		u->failed = true;
-		return false;
-	}
 	u->failed = false;
 	while (kai_map_next(&u->recs, &it, &key, &v))
 		memset(((struct urec *)v)->done, 0, sizeof(double) * NRES);
@@ -164,9 +164,69 @@ reload(struct kaid *k, const struct kai_sched_decay *d, int64_t now)
 		r->done[KAI_SCHED_CPU] = (double)rows[i].cpu / 1e3;
 		r->done[KAI_SCHED_MEM] = (double)rows[i].mem;
 	}
+	u->at = at;
+}
+
+/* The answer of a refresh sent to the connection for reads. */
+static void
+reloaded(int code, const struct kai_err *err, struct kai_db_usage *rows,
+    size_t n, void *ctx)
+{
+	struct kaid *k = ctx;
+	struct usage *u = k->usage;
+
+	u->pending = false;
+	if (code == KAI_EAGAIN) {	/* kaid is stopping */
+		kai_db_usage_free(rows, n);
+		return;
+	}
+	if (code != 0)
+		read_failed(u, err);
+	else
+		/* carry() takes it from the time it was asked for */
+		replace_done(u, rows, n, u->sent_at);
 	kai_db_usage_free(rows, n);
-	u->at = now;
-	return true;
+}
+
+/*
+ * Replaces done[] with what PostgreSQL holds.  The first read, at start,
+ * waits for the answer; the later ones go to the connection for reads
+ * (reads.c) and land when they come, so that an aggregate over a large
+ * history never holds up a tick.  A job that ends while such a read is
+ * under way counts from the next refresh.
+ */
+static void
+reload(struct kaid *k, const struct kai_sched_decay *d, int64_t now)
+{
+	struct usage *u = k->usage;
+	struct kai_db_usage *rows;
+	struct kai_err err;
+	size_t n;
+	int r;
+
+	if (u->pending)
+		return;
+	u->tried_at = now; /* a failing database is retried at the next refresh */
+	if (u->loaded && k->rdb != NULL) {
+		u->sent_at = now;
+		reads_begin(k);
+		r = kai_db_usage_send(k->rdb, now, d->window_s, d->half_life_s,
+		    reloaded, k, &err);
+		reads_sent(k);
+		if (r != 0)
+			read_failed(u, &err);
+		else
+			u->pending = true;
+		return;
+	}
+	if (kai_db_usage_load(k->db, now, d->window_s, d->half_life_s, &rows,
+	    &n, &err) != 0) {
+		read_failed(u, &err);
+		return;
+	}
+	replace_done(u, rows, n, now);
+	u->loaded = true;
+	kai_db_usage_free(rows, n);
 }
 
 /*
@@ -243,7 +303,7 @@ usage_update(struct kaid *k, int64_t now)
 	add_ended(k, &d, now);
 	if (k->usage->tried_at == 0 || now - k->usage->tried_at >=
 	    k->conf->usage_refresh_ms / 1000)
-		(void)reload(k, &d, now);
+		reload(k, &d, now);
 	add_running(k, &d, now);
 }
 

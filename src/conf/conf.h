@@ -43,6 +43,12 @@ struct kai_conf_toleration {
 	char *effect;		/* "" = every effect, NoSchedule, ... */
 };
 
+/* How the wrapper and shims reach a job's pod (kubernetes.pod_helpers). */
+enum kai_conf_helpers {
+	KAI_CONF_HELPERS_CONFIGMAP = 0,	/* one ConfigMap, mounted in every pod */
+	KAI_CONF_HELPERS_INLINE		/* in every pod's command and env */
+};
+
 /* A partition (queue) as kaid.yaml declares it: its jobs and its nodes. */
 struct kai_conf_partition {
 	char *name;
@@ -65,6 +71,7 @@ struct kai_conf {
 	char *listen;			/* "host:port" for clients; 127.0.0.1:6820 */
 	char *http_listen;		/* health and metrics; "off"; 127.0.0.1:6821 */
 	char *database;			/* libpq conninfo; required */
+	int64_t db_timeout_ms;		/* statement_timeout; 0 = none; 30 s */
 	char *munge_socket;		/* NULL = munged's default */
 	int log_level;			/* enum kai_log_level; "info" */
 	/* kubernetes: */
@@ -72,6 +79,7 @@ struct kai_conf {
 	char *kube_context;		/* NULL = current-context */
 	char *namespace;		/* "default" */
 	char *default_image;		/* "debian:bookworm-slim" */
+	int pod_helpers;		/* enum kai_conf_helpers; configmap */
 	char *cluster_domain;		/* "cluster.local" */
 	char *cluster_name;		/* SLURM_CLUSTER_NAME; "kaibatch" */
 	int64_t kube_timeout_ms;	/* per API call; 10000 */

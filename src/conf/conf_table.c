@@ -37,6 +37,8 @@ static const char *const log_levels[] = {"err", "warn", "info", "debug", NULL};
 /* Index = enum kai_sched_placement and enum kai_sched_action (sched/). */
 static const char *const placements[] = {"binpack", "spread", "frag", NULL};
 static const char *const gpu_placements[] = {"pack", "spread", NULL};
+/* Index = enum kai_conf_helpers (conf.h). */
+static const char *const helpers[] = {"configmap", "inline", NULL};
 static const char *const phases[] = {"allocate", "consolidation", "reclaim",
     "preempt", "stalegangeviction", NULL};
 
@@ -56,6 +58,11 @@ static const struct kai_conf_entry daemon_entries[] = {
 	{ .key = "database", .type = KAI_CONF_STRING, .offset = D(database),
 	  .min = 1, .max = 4096, .flags = KAI_CONF_REQUIRED | KAI_CONF_SECRET,
 	  .help = "libpq connection string of the kaibatch database" },
+	{ .key = "database_timeout", .type = KAI_CONF_DURATION,
+	  .offset = D(db_timeout_ms), .def = "30s", .min = 0,
+	  .max = 24 * 60 * 60 * 1000, .unit = "ms",
+	  .help = "PostgreSQL statement_timeout of every statement kaid "
+		  "runs (kacct's history, reports); 0 = none" },
 	{ .key = "munge_socket", .type = KAI_CONF_PATH,
 	  .offset = D(munge_socket), .max = 4095,
 	  .help = "munged socket; unset = munged's default" },
@@ -82,6 +89,10 @@ static const struct kai_conf_entry daemon_entries[] = {
 	  .offset = D(default_image), .def = "debian:bookworm-slim",
 	  .min = 1, .max = 1024,
 	  .help = "container image of jobs that name none" },
+	{ .key = "kubernetes.pod_helpers", .type = KAI_CONF_ENUM,
+	  .offset = D(pod_helpers), .def = "configmap", .choices = helpers,
+	  .help = "how the job wrapper and shims reach pods: configmap (one "
+		  "ConfigMap mounted in every pod) or inline (in each pod)" },
 	{ .key = "kubernetes.cluster_domain", .type = KAI_CONF_DNSNAME,
 	  .offset = D(cluster_domain), .def = "cluster.local", .max = 253,
 	  .help = "the cluster's DNS domain, for job pods' host names" },

@@ -36,11 +36,48 @@ notice_to_log(void *arg, const char *msg)
 	kai_log_debug("postgres: %.*s", (int)strcspn(msg, "\n"), msg);
 }
 
+/* statement_timeout on this connection, from db->statement_timeout_ms. */
+static int
+set_timeout(struct kai_db *db, struct kai_err *err)
+{
+	char sql[64];
+
+	(void)snprintf(sql, sizeof(sql), "SET statement_timeout = %lld",
+	    (long long)db->statement_timeout_ms);
+	return kai_db_cmd(db, sql, NULL, "could not set statement_timeout",
+	    err);
+}
+
+/*
+ * A leader's new connection takes the lead's lock again first: the old
+ * session took it along.  If another kaid took it meanwhile, this one is
+ * deposed for good (db_leader.c).
+ */
+static int
+relock(struct kai_db *db, struct kai_err *err)
+{
+	bool got = false;
+	int r;
+
+	if ((r = kai_db_leader_lock(db, &got, err)) == 0 && !got) {
+		db->deposed = true;
+		r = kai_err_set(err, KAI_EPERM, "this kaid (epoch %lld) is no "
+		    "longer the leader: another kaid took the lead",
+		    (long long)db->epoch);
+	}
+	if (r != 0) {
+		PQfinish(db->conn);
+		db->conn = NULL;
+	}
+	return r;
+}
+
 static int
 connect_conn(struct kai_db *db, struct kai_err *err)
 {
 	char line[KAI_ERR_MSG_MAX];
 	const char *msg;
+	int r;
 
 	db->conn = PQconnectdb(db->conninfo);
 	if (db->conn == NULL)
@@ -70,6 +107,14 @@ connect_conn(struct kai_db *db, struct kai_err *err)
 	 * without the setting refuses it, which changes nothing.
 	 */
 	PQclear(PQexec(db->conn, "SET jit = off"));
+	if (db->statement_timeout_ms > 0 &&
+	    (r = set_timeout(db, err)) != 0) {
+		PQfinish(db->conn);
+		db->conn = NULL;
+		return r;
+	}
+	if (db->epoch > 0 && (r = relock(db, err)) != 0)
+		return r;
 	db->broken = false;
 	db->change_prepared = false;
 	db->insert_prepared = 0;
@@ -97,10 +142,21 @@ kai_db_close(struct kai_db *db)
 {
 	if (db == NULL)
 		return;
+	kai_db_async_close(db);
 	if (db->conn != NULL)
 		PQfinish(db->conn);
 	kai_free_secret(db->conninfo, strlen(db->conninfo));
 	free(db);
+}
+
+int
+kai_db_set_statement_timeout(struct kai_db *db, int64_t ms,
+    struct kai_err *err)
+{
+	db->statement_timeout_ms = ms;
+	if (db->conn == NULL || db->broken)
+		return 0;	/* the next connection gets it */
+	return set_timeout(db, err);
 }
 
 bool
@@ -119,6 +175,9 @@ kai_db_reconnect(struct kai_db *db, struct kai_err *err)
 int
 kai_db_ready(struct kai_db *db, struct kai_err *err)
 {
+	if (db->deposed)
+		return kai_err_set(err, KAI_EPERM, "this kaid (epoch %lld) is "
+		    "no longer the leader", (long long)db->epoch);
 	if (db->conn != NULL && !db->broken &&
 	    PQstatus(db->conn) == CONNECTION_OK &&
 	    PQtransactionStatus(db->conn) == PQTRANS_IDLE)

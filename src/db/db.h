@@ -141,6 +141,63 @@ int kai_db_jobs_load_active(struct kai_db *db, struct kai_job **jobs,
 int kai_db_job_spec(struct kai_db *db, uint64_t id, struct kai_jobspec *js,
     struct kai_err *err) KAI_MUST_CHECK;
 
+/*
+ * Long reads (db_async.c), on a connection opened for them alone: the
+ * statement is sent at once (or after the ones before it), and the
+ * callback runs from kai_db_async_io() once its result is whole, with
+ * code 0 and the rows (the callback owns them: kai_jobinfo_fini() each
+ * and free(); kai_db_report_free()), or a KAI_E code and err.  A send
+ * that returns an error never runs its callback; one that returned 0
+ * runs it exactly once, with KAI_EAGAIN when the connection is closed
+ * first.
+ */
+struct kai_report_row;
+typedef void kai_db_jobs_fn(int code, const struct kai_err *err,
+    struct kai_jobinfo *jobs, size_t n, void *ctx);
+typedef void kai_db_report_fn(int code, const struct kai_err *err,
+    struct kai_report_row *rows, size_t n, void *ctx);
+
+#define KAI_DB_WANT_READ  0x1
+#define KAI_DB_WANT_WRITE 0x2
+/* The socket to watch, or -1 when no statement is in flight. */
+int kai_db_async_fd(const struct kai_db *db);
+/* KAI_DB_WANT_* to watch kai_db_async_fd() for; 0 when none. */
+int kai_db_async_wants(const struct kai_db *db);
+/*
+ * Reads what the server sent, runs the callbacks of finished statements
+ * and sends the next.  The socket may change (a reconnection): watch
+ * kai_db_async_fd() afresh after every call into this API.
+ */
+void kai_db_async_io(struct kai_db *db);
+/* Requests queued or in flight. */
+size_t kai_db_async_pending(const struct kai_db *db);
+/* Runs every waiting callback with KAI_EAGAIN (kai_db_close() does). */
+void kai_db_async_close(struct kai_db *db);
+
+/*
+ * statement_timeout, in ms, of every statement on db's connections from
+ * now on, this one and those it reconnects (0 = none): a statement that
+ * takes longer fails ("canceling statement due to statement timeout").
+ */
+int kai_db_set_statement_timeout(struct kai_db *db, int64_t ms,
+    struct kai_err *err) KAI_MUST_CHECK;
+
+/*
+ * The lead among several kaid (db_leader.c).  kai_db_leader_try() takes
+ * it if no other kaid holds it (*leads), raising the epoch (the fencing
+ * token every later change checks); holder names this kaid for the
+ * others' logs.  A leader whose connection had to be reopened and found
+ * the lead taken is deposed: every call fails from then on.
+ */
+int kai_db_leader_try(struct kai_db *db, const char *holder, int64_t now,
+    bool *leads, struct kai_err *err) KAI_MUST_CHECK;
+/* Who leads, and since which epoch (for a standby's messages). */
+int kai_db_leader_holder(struct kai_db *db, char **holder, int64_t *epoch,
+    struct kai_err *err) KAI_MUST_CHECK;
+/* This kaid's epoch; 0 when it does not lead. */
+int64_t kai_db_epoch(const struct kai_db *db);
+bool kai_db_deposed(const struct kai_db *db);
+
 /* Whose jobs a query may return, whatever it asks (kaid's query_scope()). */
 enum kai_db_scope {
 	KAI_DB_SCOPE_ALL = 0,	   /* every user's */
@@ -157,6 +214,10 @@ enum kai_db_scope {
 int kai_db_jobs_query(struct kai_db *db, const struct kai_query *q,
     enum kai_db_scope scope, uint32_t requester_uid,
     struct kai_jobinfo **jobs, size_t *n, struct kai_err *err) KAI_MUST_CHECK;
+/* kai_db_jobs_query() with db_async.c: fn gets the jobs. */
+int kai_db_jobs_query_send(struct kai_db *db, const struct kai_query *q,
+    enum kai_db_scope scope, uint32_t requester_uid, kai_db_jobs_fn *fn,
+    void *ctx, struct kai_err *err) KAI_MUST_CHECK;
 
 /*
  * One state change, or a resize.  Applied only if the job is still in
@@ -270,6 +331,12 @@ int kai_db_usage_load(struct kai_db *db, int64_t now, int64_t window_s,
     int64_t half_life_s, struct kai_db_usage **u, size_t *n,
     struct kai_err *err) KAI_MUST_CHECK;
 void kai_db_usage_free(struct kai_db_usage *u, size_t n);
+/* kai_db_usage_load() with db_async.c: fn gets the rows. */
+typedef void kai_db_usage_fn(int code, const struct kai_err *err,
+    struct kai_db_usage *rows, size_t n, void *ctx);
+int kai_db_usage_send(struct kai_db *db, int64_t now, int64_t window_s,
+    int64_t half_life_s, kai_db_usage_fn *fn, void *ctx,
+    struct kai_err *err) KAI_MUST_CHECK;
 
 /*
  * kacct --report: one row per (queue, user) over [q->start, q->end), with
@@ -280,5 +347,9 @@ int kai_db_report(struct kai_db *db, const struct kai_report_req *q,
     int64_t now, struct kai_report_row **v, size_t *n, struct kai_err *err)
     KAI_MUST_CHECK;
 void kai_db_report_free(struct kai_report_row *v, size_t n);
+/* kai_db_report() with db_async.c: fn gets the rows. */
+int kai_db_report_send(struct kai_db *db, const struct kai_report_req *q,
+    int64_t now, kai_db_report_fn *fn, void *ctx, struct kai_err *err)
+    KAI_MUST_CHECK;
 
 #endif /* KAI_DB_DB_H */

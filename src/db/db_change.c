@@ -210,6 +210,49 @@ read_changes(struct kai_db *db, size_t n, bool *applied, struct kai_err *err)
 }
 
 /*
+ * The fencing token first: in the same implicit transaction, a change of
+ * a kaid that no longer leads fails and takes the rest down with it.
+ */
+static bool
+send_fence(struct kai_db *db)
+{
+	char e[32];
+	const char *v[1] = {e};
+
+	(void)snprintf(e, sizeof(e), "%lld", (long long)db->epoch);
+	return PQsendQueryParams(db->conn, "SELECT kai_fence($1::bigint)", 1,
+	    NULL, v, NULL, NULL, 0) != 0;
+}
+
+/* Reads the fence's answer; a refusal deposes this kaid. */
+static int
+read_fence(struct kai_db *db, struct kai_err *err)
+{
+	PGresult *res = PQgetResult(db->conn);
+	const char *state;
+	int r = 0;
+
+	if (res == NULL) {
+		db->broken = true;
+		return kai_db_error(db, NULL, "could not change jobs", err);
+	}
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+		if (state != NULL && strcmp(state, "KAI01") == 0)
+			db->deposed = true;
+		r = kai_db_error(db, res, "could not change jobs", err);
+		if (db->deposed)
+			err->code = r = KAI_EPERM;
+	}
+	PQclear(res);
+	if ((res = PQgetResult(db->conn)) != NULL) {
+		PQclear(res);
+		db->broken = true;
+	}
+	return r;
+}
+
+/*
  * One pipeline: sends, syncs, reads.  A failed send skips the sync, so the
  * implicit transaction never commits and dies with the connection.
  */
@@ -217,11 +260,16 @@ static int
 run_pipeline(struct kai_db *db, const struct kai_db_params *p, size_t n,
     bool *applied, struct kai_err *err)
 {
+	struct kai_err drained;	/* the aborted rest after a refused fence */
 	size_t i;
 	int r;
 
 	if (!PQenterPipelineMode(db->conn))
 		return kai_db_error(db, NULL, "could not change jobs", err);
+	if (db->epoch > 0 && !send_fence(db)) {
+		db->broken = true;
+		return kai_db_error(db, NULL, "could not change jobs", err);
+	}
 	for (i = 0; i < n; i++) {
 		if (!PQsendQueryPrepared(db->conn, "kai_change", p[i].n,
 		    p[i].v, NULL, NULL, 0)) {
@@ -234,7 +282,11 @@ run_pipeline(struct kai_db *db, const struct kai_db_params *p, size_t n,
 		db->broken = true;
 		return kai_db_error(db, NULL, "could not change jobs", err);
 	}
-	r = read_changes(db, n, applied, err);
+	r = db->epoch > 0 ? read_fence(db, err) : 0;
+	if (r == 0)
+		r = read_changes(db, n, applied, err);
+	else
+		(void)read_changes(db, n, NULL, &drained);
 	if (!PQexitPipelineMode(db->conn))
 		db->broken = true;
 	return r;

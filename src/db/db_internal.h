@@ -22,6 +22,7 @@
 #include "base/buf.h"
 #include "base/compiler.h"
 #include "base/err.h"
+#include "db/db.h"
 #include "model/jobfields.h"
 
 /* One migration: sql/NNN-name.sql. */
@@ -41,6 +42,10 @@ struct kai_db {
 	bool broken;		/* protocol state unknown: reconnect first */
 	bool change_prepared;	/* "kai_change" exists on this connection */
 	uint64_t insert_prepared; /* bit n-1: "kai_insert_<n>" exists */
+	int64_t statement_timeout_ms; /* set on every connection; 0 = none */
+	struct db_async *async;	/* db_async.c: reads in flight, or NULL */
+	int64_t epoch;		/* db_leader.c: > 0 while this kaid leads */
+	bool deposed;		/* the lead was lost: refuse everything */
 };
 
 /*
@@ -180,6 +185,31 @@ int kai_db_parse_text_array(const char *s, char ***v, size_t *n)
 	"WHEN gpu_memory_mb > 0 THEN coalesce((SELECT sum(a.gpu_fraction) "    \
 	"FROM allocations a WHERE a.job_id = jobs.id), 0)::bigint "            \
 	"ELSE greatest(ntasks, 1)::bigint * gpus_per_task * 1000000 END)"
+
+/*
+ * The halves of the long reads, shared by the blocking calls and
+ * db_async.c: the statement with its parameters, and the conversion of
+ * its result (caller owns the rows).
+ */
+int kai_db_jobs_query_sql(struct kai_buf *sql, struct kai_db_params *p,
+    const struct kai_query *q, enum kai_db_scope scope,
+    uint32_t requester_uid, struct kai_err *err) KAI_MUST_CHECK;
+int kai_db_jobs_query_rows(PGresult *res, struct kai_jobinfo **jobs,
+    size_t *n, struct kai_err *err) KAI_MUST_CHECK;
+/* The report's statement (static) with p filled, or NULL and err. */
+const char *kai_db_report_sql(struct kai_db_params *p,
+    const struct kai_report_req *q, int64_t now, struct kai_err *err);
+int kai_db_report_rows(PGresult *res, struct kai_report_row **out, size_t *n,
+    struct kai_err *err) KAI_MUST_CHECK;
+
+const char *kai_db_usage_sql(struct kai_db_params *p, int64_t now,
+    int64_t window_s, int64_t half_life_s);
+int kai_db_usage_rows(PGresult *res, struct kai_db_usage **out, size_t *n,
+    struct kai_err *err) KAI_MUST_CHECK;
+
+/* db_leader.c: takes the lead's lock again (*got: whether it did). */
+int kai_db_leader_lock(struct kai_db *db, bool *got, struct kai_err *err)
+    KAI_MUST_CHECK;
 
 /* Largest array literal or statement text we build: 64 MiB. */
 #define KAI_DB_TEXT_MAX ((size_t)64 * 1024 * 1024)

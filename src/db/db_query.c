@@ -301,3 +301,22 @@ kai_db_jobs_query(struct kai_db *db, const struct kai_query *q,
 	kai_db_params_fini(&p);
 	return r;
 }
+
+/* The two halves of kai_db_jobs_query(), for db_async.c. */
+int
+kai_db_jobs_query_sql(struct kai_buf *sql, struct kai_db_params *p,
+    const struct kai_query *q, enum kai_db_scope scope,
+    uint32_t requester_uid, struct kai_err *err)
+{
+	if (build_query(sql, p, q, scope, requester_uid) != 0)
+		return kai_err_set(err, KAI_EINVAL,
+		    "could not query jobs: query too large");
+	return 0;
+}
+
+int
+kai_db_jobs_query_rows(PGresult *res, struct kai_jobinfo **jobs, size_t *n,
+    struct kai_err *err)
+{
+	return convert_infos(res, jobs, n, err);
+}

@@ -153,3 +153,37 @@ kai_db_report_free(struct kai_report_row *v, size_t n)
 	}
 	free(v);
 }
+
+/* The two halves of kai_db_report(), for db_async.c. */
+const char *
+kai_db_report_sql(struct kai_db_params *p, const struct kai_report_req *q,
+    int64_t now, struct kai_err *err)
+{
+	(void)kai_db_param_i64(p, q->start);
+	(void)kai_db_param_i64(p, q->end);
+	(void)kai_db_param_i64(p, now);
+	if (report_params(p, q) != 0) {
+		(void)kai_err_set(err, KAI_EINVAL, "report filters too large");
+		return NULL;
+	}
+	return report_sql;
+}
+
+int
+kai_db_report_rows(PGresult *res, struct kai_report_row **out, size_t *n,
+    struct kai_err *err)
+{
+	size_t m = (size_t)PQntuples(res);
+	struct kai_report_row *v = kai_xcalloc(m + 1, sizeof(*v));
+	int r;
+
+	*out = NULL;
+	*n = 0;
+	if ((r = read_rows(res, v, m, err)) != 0) {
+		kai_db_report_free(v, m);
+		return r;
+	}
+	*out = v;
+	*n = m;
+	return 0;
+}

@@ -113,3 +113,33 @@ kai_db_usage_free(struct kai_db_usage *u, size_t n)
 	}
 	free(u);
 }
+
+/* The two halves of kai_db_usage_load(), for db_async.c. */
+const char *
+kai_db_usage_sql(struct kai_db_params *p, int64_t now, int64_t window_s,
+    int64_t half_life_s)
+{
+	(void)kai_db_param_i64(p, now);
+	(void)kai_db_param_i64(p, window_s);
+	(void)kai_db_param_i64(p, half_life_s > 0 ? half_life_s : 0);
+	return usage_sql;
+}
+
+int
+kai_db_usage_rows(PGresult *res, struct kai_db_usage **out, size_t *n,
+    struct kai_err *err)
+{
+	size_t m = (size_t)PQntuples(res);
+	struct kai_db_usage *u = kai_xcalloc(m + 1, sizeof(*u));
+	int r;
+
+	*out = NULL;
+	*n = 0;
+	if ((r = read_rows(res, u, m, err)) != 0) {
+		kai_db_usage_free(u, m);
+		return r;
+	}
+	*out = u;
+	*n = m;
+	return 0;
+}

@@ -5,12 +5,14 @@ src_db_libkaidb_a_SOURCES = \
 	src/db/db.c \
 	src/db/db.h \
 	src/db/db_array.c \
+	src/db/db_async.c \
 	src/db/db_array.h \
 	src/db/db_change.c \
 	src/db/db_fields.c \
 	src/db/db_internal.h \
 	src/db/db_job.c \
 	src/db/db_jobedit.c \
+	src/db/db_leader.c \
 	src/db/db_query.c \
 	src/db/db_queue.c \
 	src/db/db_report.c \

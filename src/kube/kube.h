@@ -167,7 +167,8 @@ enum kai_pod_vol_kind {
 				   limit of its own) */
 	KAI_VOL_ANNOTATIONS,	/* downwardAPI: items are "file", "annotation
 				   key" pairs of the pod's own annotations */
-	KAI_VOL_CONFIGMAP	/* source: the ConfigMap's name; mode */
+	KAI_VOL_CONFIGMAP	/* source: the ConfigMap's name; mode; items
+				   are "key", "file" pairs (none: every key) */
 };
 
 struct kai_pod_volume {
@@ -264,6 +265,17 @@ void kai_kube_service_delete(struct kai_kube *kube, const char *name,
     kai_kube_done_fn *fn, void *ctx);
 
 /*
+ * The ConfigMap NAME whose data are the key, value pairs kv[0..2n),
+ * labelled app.kubernetes.io/managed-by=kaid.  Create answers 409 as
+ * KAI_EEXIST: kaid names the ConfigMap after its content, so one that
+ * exists holds what kaid would write.
+ */
+char *kai_kube_configmap_json(const char *name, const char *const *kv,
+    size_t n, const char *ns);
+void kai_kube_configmap_create(struct kai_kube *kube, const char *name,
+    const char *const *kv, size_t n, kai_kube_done_fn *fn, void *ctx);
+
+/*
  * GET pods/NAME/log of kaid's namespace: data gets each piece of the log
  * as it arrives (return 0 to go on, -1 to stop: done then sees
  * KAI_EAGAIN); done runs once at the end: 0 when the server ended the log
@@ -333,6 +345,7 @@ enum kai_kube_verb {
 	KAI_KUBE_DELETE,	/* DELETE a pod */
 	KAI_KUBE_WATCH,		/* list or watch nodes or pods */
 	KAI_KUBE_SERVICE,	/* create or delete a job's Service */
+	KAI_KUBE_CONFIGMAP,	/* create the pods' helpers ConfigMap */
 	KAI_KUBE_NVERBS
 };
 /*

@@ -411,6 +411,10 @@ static int
 http_code(long status)
 {
 	switch (status) {
+	case 400:	/* the request itself is wrong: asking again cannot help */
+	case 413:
+	case 422:
+		return KAI_EINVAL;
 	case 403:
 		return KAI_EPERM;
 	case 404:

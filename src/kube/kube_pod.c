@@ -7,7 +7,8 @@
  * status the apiserver gives (201 for create and bind, 200 or 202 for
  * delete), 409 as KAI_EEXIST (the pod exists, or is already bound: pod
  * names are deterministic, so kaid adopts rather than retries), 404 as
- * KAI_ENOENT, 403 as KAI_EPERM, and the rest as KAI_EKUBE with the
+ * KAI_ENOENT, 403 as KAI_EPERM, 400, 413 and 422 (the request itself is
+ * wrong) as KAI_EINVAL, and the rest as KAI_EKUBE, each with the
  * server's Status message: `could not create pod "kai-42-0": HTTP 422:
  * ...`.  kai_kube_pending() counts these calls (not the watches, which
  * never end), sent or waiting for one of the KUBE_CALLS_MAX slots.
@@ -264,6 +265,16 @@ kai_kube_service_create(struct kai_kube *kube, const char *name,
 	    kai_xasprintf("could not create service \"%s\"", name), "POST",
 	    ns_path(kube, "services", NULL),
 	    kai_kube_service_json(name, job_id, kube->ns), fn, ctx);
+}
+
+void
+kai_kube_configmap_create(struct kai_kube *kube, const char *name,
+    const char *const *kv, size_t n, kai_kube_done_fn *fn, void *ctx)
+{
+	call_start(kube, KAI_KUBE_CONFIGMAP,
+	    kai_xasprintf("could not create configmap \"%s\"", name), "POST",
+	    ns_path(kube, "configmaps", NULL),
+	    kai_kube_configmap_json(name, kv, n, kube->ns), fn, ctx);
 }
 
 void

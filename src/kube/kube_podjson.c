@@ -241,6 +241,16 @@ volume_source(const struct kai_pod_volume *v, struct json_object *o)
 		if (v->mode > 0)
 			json_object_object_add(src, "defaultMode",
 			    json_object_new_int(v->mode));
+		if (v->nitems > 0) {
+			items = json_object_new_array();
+			for (i = 0; i < v->nitems; i++) {
+				it = json_object_new_object();
+				add_str(it, "key", v->items[2 * i]);
+				add_str(it, "path", v->items[2 * i + 1]);
+				json_object_array_add(items, it);
+			}
+			json_object_object_add(src, "items", items);
+		}
 		json_object_object_add(o, "configMap", src);
 		return;
 	}
@@ -386,6 +396,32 @@ kai_kube_pod_json(const struct kai_pod_spec *spec, const char *ns)
 	KAI_ASSERT(text != NULL); /* only out of memory */
 	s = kai_xstrdup(text);
 	json_object_put(pod);
+	return s;
+}
+
+char *
+kai_kube_configmap_json(const char *name, const char *const *kv, size_t n,
+    const char *ns)
+{
+	struct json_object *cm = json_object_new_object(), *meta, *labels;
+	const char *text;
+	char *s;
+
+	add_str(cm, "apiVersion", "v1");
+	add_str(cm, "kind", "ConfigMap");
+	meta = json_object_new_object();
+	add_str(meta, "name", name);
+	add_str(meta, "namespace", ns);
+	labels = json_object_new_object();
+	add_str(labels, "app.kubernetes.io/managed-by", "kaid");
+	json_object_object_add(meta, "labels", labels);
+	json_object_object_add(cm, "metadata", meta);
+	json_object_object_add(cm, "data", kv_map(kv, n));
+	text = json_object_to_json_string_ext(cm,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	KAI_ASSERT(text != NULL); /* only out of memory */
+	s = kai_xstrdup(text);
+	json_object_put(cm);
 	return s;
 }
 

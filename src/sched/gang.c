@@ -112,7 +112,7 @@ why_resources(const struct sess *S, uint32_t t, struct kai_sched_why_info *w)
 	if (in->gpus > 0) {
 		w->res = R_GPU;
 		w->a = in->gpus;
-		w->b = kai_sched_most_idle_gpus(S);
+		w->b = kai_sched_pool_most_idle(S, t);
 	} else if (in->gpu_fraction > 0 || in->gpu_memory_mib > 0) {
 		w->res = R_GPU;
 		w->c = 1;

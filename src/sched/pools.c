@@ -82,6 +82,8 @@ kai_sched_pools_init(struct sess *S)
 	S->pool_ok = kai_xcalloc((s->npools + 1) * S->nn + 1,
 	    sizeof(*S->pool_ok));
 	S->pool_nodes = kai_xcalloc(s->npools + 1, sizeof(*S->pool_nodes));
+	for (n = 0; n < S->nn; n++)
+		S->nok += S->nodes[n].ok;
 	for (p = 0; p <= s->npools; p++)
 		for (n = 0; n < S->nn; n++) {
 			S->pool_ok[p * S->nn + n] = allows(p == 0 ? NULL :
@@ -110,4 +112,24 @@ uint32_t
 kai_sched_pool_nodes(const struct sess *S, int32_t pool)
 {
 	return S->pool_nodes[pool + 1];
+}
+
+/*
+ * The most idle whole GPUs of a node task t may use, for its reason: the
+ * index's answer when every schedulable node may take it, else a scan of
+ * the nodes its pool allows (only for a job left waiting).
+ */
+uint32_t
+kai_sched_pool_most_idle(const struct sess *S, uint32_t t)
+{
+	int32_t p = S->s->jobs[kai_sched_task_job(S, t)].pool;
+	const uint8_t *ok = &S->pool_ok[(size_t)(p + 1) * S->nn];
+	uint32_t n, most = 0;
+
+	if (S->pool_nodes[p + 1] == S->nok)
+		return kai_sched_most_idle_gpus(S);
+	for (n = 0; n < S->nn; n++)
+		if (S->nodes[n].ok && ok[n] && S->nodes[n].whole_idle > most)
+			most = S->nodes[n].whole_idle;
+	return most;
 }

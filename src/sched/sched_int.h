@@ -237,6 +237,7 @@ struct sess {
 	/* pools.c: [(pool + 1) * nn + node] node takes the pool's tasks */
 	uint8_t *pool_ok;
 	uint32_t *pool_nodes; /* [pool + 1]: schedulable nodes it may use */
+	uint32_t nok;	      /* schedulable nodes */
 };
 
 /* pools.c: node selectors and taints (a job's pool -1 is row 0). */
@@ -246,6 +247,8 @@ void kai_sched_pools_fini(struct sess *S);
 bool kai_sched_pool_allows(const struct sess *S, uint32_t t, uint32_t n);
 /* How many schedulable nodes pool (-1 = none) may use. */
 uint32_t kai_sched_pool_nodes(const struct sess *S, int32_t pool);
+/* The most idle whole GPUs on a node task t's pool may use. */
+uint32_t kai_sched_pool_most_idle(const struct sess *S, uint32_t t);
 
 /* sess_jobs.c */
 void kai_sched_queues_init(struct sess *S);

@@ -14,7 +14,8 @@ NODE (the node's name), WORKDIR (alice's directory of job.sh).
 latency: RUNS times, a one-task job whose script prints the time and
 exits (`date +%s.%N`), submitted with ksubmit: the seconds from ksubmit
 to the script's first output line (the time the line carries: this
-machine's clock, as the host's) and to COMPLETED in kaid's database;
+machine's clock, as the host's; read from the job's output file on the
+shared /tmp) and to COMPLETED in kaid's database;
 then RUNS times the same pod (the one kaid made, captured from the API,
 renamed and without kaid's labels) created and bound by this program
 directly on the same node: the seconds from the create to the line and
@@ -199,6 +200,21 @@ def create_bind(pod, c=None):
          "target": {"apiVersion": "v1", "kind": "Node", "name": NODE}}, c)
 
 
+def first_line(path):
+    """The time the script printed (its first output line, in the
+    output file on the shared /tmp)."""
+    with open(path) as f:
+        return float(f.readline())
+
+
+def stdout_of(pod):
+    """The output file the pod's wrapper writes (the job's -o)."""
+    for e in pod["spec"]["containers"][0].get("env", []):
+        if e["name"] == "KAI_STDOUT":
+            return e["value"]
+    raise RuntimeError("no KAI_STDOUT in the pod")
+
+
 def fmt(xs):
     return "median %.3f s (min %.3f, max %.3f, n=%d)" % (
         statistics.median(xs), min(xs), max(xs), len(xs))
@@ -218,23 +234,19 @@ def latency(runs):
         if state != "COMPLETED":
             raise RuntimeError("job %s ended %s" % (jid, state))
         name = pod_of_job(w, jid)
-        w.wait(lambda: name is not None and
-               w.pods[name]["line"] is not None, 30)
-        line = w.pods[name]["line"]
         if tmpl is None:
             tmpl = w.pods[name]["obj"]
-        k_first.append(float(line) - t0)
+        k_first.append(first_line("/tmp/lat-%s.out" % jid) - t0)
         k_done.append(t1 - t0)
         bname = "bare-%d-%d" % (os.getpid(), i)
         pod = bare_pod(tmpl, bname)
         t0 = time.time()
         create_bind(pod)
-        w.wait(lambda: "done" in w.pods.get(bname, {}) and
-               w.pods[bname]["line"] is not None)
+        w.wait(lambda: "done" in w.pods.get(bname, {}))
         p = w.pods[bname]
         if p["phase"] != "Succeeded":
             raise RuntimeError("bare pod %s: %s" % (bname, p["phase"]))
-        b_first.append(float(p["line"]) - t0)
+        b_first.append(first_line(stdout_of(tmpl)) - t0)
         b_done.append(p["done"] - t0)
         api("DELETE", "/api/v1/namespaces/%s/pods/%s" % (NS, bname))
         w.wait(lambda: "deleted" in w.pods[bname])

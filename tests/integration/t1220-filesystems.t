@@ -5,7 +5,8 @@
 # its pods can see its files.  A job whose working directory or output
 # files are not on a shared filesystem is refused at submit with one line
 # naming the path and the filesystems, and nothing is written; a
-# partition's own list replaces the top-level one.
+# partition's own list replaces the top-level one, and kctl update job
+# may not move a job to a partition whose filesystems miss its files.
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
@@ -93,5 +94,14 @@ like "the partition's own filesystem is accepted" "$out" \
 out=$(cd "$S/alice" && as_user "$A" ksubmit -p batch "$T/job.sh" 2>&1)
 like "other partitions keep the top-level list" "$out" \
     '^Submitted batch job [0-9]+$'
+
+# Moving a pending job to a partition whose filesystems miss its files.
+id=$(cd "$S/alice" && as_user "$A" ksubmit --parsable -H -t 60 "$T/job.sh")
+err=$(as_user "$A" kctl update job "$id" Partition=gpu 2>&1)
+is "kctl update job to a partition without its directory is refused" \
+    "$?:$err" \
+    "1:kctl: error: working directory \"$S/alice\" is not on a shared filesystem ($G)"
+is "and changes nothing" \
+    "$(stack_psql "select queue from jobs where id = $id")" batch
 
 done_testing

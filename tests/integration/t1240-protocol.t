@@ -50,7 +50,7 @@ is "kaid logs each refusal once" "$(cat "$T/n")" 2
 out=$(as_user "$A" kai-rawreq --type 2 --body-file "$T/v2.bin")
 like "and still takes a submission of its own version" "$out" '^ok 3$'
 is "one job" "$(jobs)" 1
-out=$(as_user "$A" kqueue -h -o '%i %j')
+out=$(as_user "$A" kqueue -h -t all -o '%i %j')
 like "which kqueue shows" "$out" '^[0-9]+ rawreq$'
 
 done_testing

@@ -47,9 +47,7 @@ ok "the job runs" wait_state "$id" RUNNING 600
 
 node=$(stack_psql "select node from allocations where job_id = $id")
 is "kaid placed it on the real node" "$node" node-1
-pod=$(curl -sS --cacert "$STACK_DIR/kubesim/ca.crt" \
-    -H "Authorization: Bearer $KUBESIM_TOKEN" \
-    "$KUBESIM_URL/api/v1/namespaces/default/pods?labelSelector=kaibatch.io/job-id=$id" |
+pod=$(kubesim_ctl "/api/v1/namespaces/default/pods?labelSelector=kaibatch.io/job-id=$id" |
     python3 -c 'import json, sys
 p = json.load(sys.stdin)["items"][0]
 print(p["spec"]["nodeName"], p["spec"]["containers"][0]["image"],

@@ -45,9 +45,7 @@ ok "it runs" wait_state "$id" RUNNING 600
 is "one task on each node" \
     "$(stack_psql "select string_agg(node, ' ' order by node) from allocations where job_id = $id")" \
     "node-1 node-2"
-nodes=$(curl -sS --cacert "$STACK_DIR/kubesim/ca.crt" \
-    -H "Authorization: Bearer $KUBESIM_TOKEN" \
-    "$KUBESIM_URL/api/v1/namespaces/default/pods?labelSelector=kaibatch.io/job-id=$id" |
+nodes=$(kubesim_ctl "/api/v1/namespaces/default/pods?labelSelector=kaibatch.io/job-id=$id" |
     python3 -c 'import json, sys
 print(" ".join(sorted(p["spec"]["nodeName"] for p in json.load(sys.stdin)["items"])))')
 is "its pods are bound to the two kubelets" "$nodes" "node-1 node-2"

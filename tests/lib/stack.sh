@@ -127,7 +127,9 @@ kubesim_start()
 	    --kubeconfig-out "$d/kubeconfig" --record "$d/kubesim.record" \
 	    --pid-file "$d/kubesim.pid" --log-dir "$d/kubesim" "${args[@]}" \
 	    >"$d/kubesim.log" 2>&1 &
-	stack_wait_file "$d/kubesim.port" 100 || {
+	# 60 s: it makes its TLS keys first, which a loaded CI machine can
+	# take many seconds over (10 s was not always enough)
+	stack_wait_file "$d/kubesim.port" 600 || {
 		echo "kubesim did not start:" >&2
 		tail -n 20 "$d/kubesim.log" >&2
 		return 1
@@ -146,7 +148,11 @@ kubesim_ctl()
 
 stack_write_conf()
 {
-	local d=$1 image= fs=
+	local d=$1 image='' fs='' helpers=inline
+	# kubesim's kubelets run a pod's command on this host and mount no
+	# volume: they get the wrapper and shims inline; real kubelets (the
+	# node tier) mount kaid's ConfigMap, kaid's default.
+	[ "$STACK_API" = node ] && helpers=configmap
 	# The node tier: jobs run in the job image, and /tmp, where the
 	# tests keep their users' directories, is the filesystem the host
 	# and the pods share (unless the test names its own).
@@ -171,6 +177,7 @@ log_level: ${KAID_LOG_LEVEL:-info}
 kubernetes:
   kubeconfig: $d/kubeconfig
   namespace: default$image
+  pod_helpers: ${KAID_POD_HELPERS:-$helpers}
 scheduler:
   interval: ${KAID_INTERVAL:-200ms}
 partitions:
@@ -288,10 +295,13 @@ stack_psql()
 }
 
 # wait_state JOBID STATE [TENTHS]: polls kacct until the job is in STATE.
+# On the node tier a pod takes a real container's start and stop (a
+# second or more each on a loaded machine): three times as long.
 wait_state()
 {
-	local i s
-	for i in $(seq 1 "${3:-200}"); do
+	local i s n=${3:-200}
+	[ "$STACK_API" = node ] && n=$((n * 3))
+	for i in $(seq 1 "$n"); do
 		s=$(stack_psql "select state from jobs where id = $1")
 		[ "$s" = "$2" ] && return 0
 		sleep 0.1

@@ -199,6 +199,67 @@ rc=0$"
 unlike "and not the batch shell" "$log" "shell got"
 is "the wrapper of a --signal job removes its directory" "$(ls -A "$W/tmp")" ""
 
+# Stopping, as the kubelet does it: SIGTERM to the wrapper alone (the
+# container's first process; here in a session of its own, as a pod's
+# processes are), which passes it on to the script and what it started.
+rm -f "$W/out"
+(cd / && exec env -i PATH=/usr/bin:/bin TMPDIR="$W/tmp" \
+    KAI_SCRIPT="#!/bin/sh
+trap 'echo script got TERM; exit 7' TERM
+echo started
+$wait_loop
+echo no TERM" KAI_SHIM_SCONTROL="$(text scontrol)" KAI_SHIM_SRUN="$(text srun)" \
+    KAI_SHIM_SIGNAL="$(text signal)" SLURM_JOB_ID=41 SLURMD_NODENAME=kai-41-0 \
+    KAI_WORKDIR="$W/work" KAI_STDOUT="$W/out" KAI_STDERR="$W/out" \
+    setsid sh -c "$(text wrapper)" kai-job >/dev/null 2>&1) &
+p=$!
+for _ in $(seq 1 50); do
+	grep -q started "$W/out" 2>/dev/null && break
+	sleep 0.1
+done
+kill -TERM "$p"
+wait "$p"
+rc=$?
+# (The script's sleep gets it too, and sh may say so: "Terminated".)
+is "SIGTERM to the wrapper reaches the script, which may trap it" \
+    "$(grep -v '^Terminated$' "$W/out" | grep -v '^slurmstepd:')" "started
+script got TERM"
+is "and the wrapper exits as the script did" "$rc" 7
+
+# --- kubernetes.pod_helpers configmap: the files come from a directory
+# laid out as kaid's ConfigMap volume (helpers.c: wrapper.sh, signal.sh,
+# bin/scontrol, bin/srun, mode 0555), the pod runs /bin/sh DIR/wrapper.sh
+# and carries no KAI_SHIM_* variable.
+H=$W/helpers
+mkdir -p "$H/bin"
+text wrapper >"$H/wrapper.sh"
+text signal >"$H/signal.sh"
+text scontrol >"$H/bin/scontrol"
+text srun >"$H/bin/srun"
+chmod 0555 "$H/wrapper.sh" "$H/signal.sh" "$H/bin/scontrol" "$H/bin/srun"
+mounted()
+{
+	local script=$1
+	shift
+	(cd / && env -i PATH=/usr/bin:/bin TMPDIR="$W/tmp" KAI_HELPERS="$H" \
+	    KAI_SCRIPT="$script" KAI_WORKDIR="$W/work" KAI_STDOUT="$W/out" \
+	    KAI_STDERR="$W/out" SLURM_PROCID=0 "$@" \
+	    sh "$H/wrapper.sh" a b 2>&1)
+	echo "rc=$?"
+}
+echo old >"$W/out"
+is "from the helpers directory: the same run, shims on PATH" \
+    "$(mounted "$script")" "$want
+rc=3"
+is "and the same file" "$(cat "$W/out")" "$want"
+log=$(mounted "#!/bin/sh
+trap 'echo shell got USR1; exit 0' USR1
+$wait_loop
+echo no signal" KAI_SIGNAL=USR1 KAI_SIGNAL_AFTER=1 KAI_SIGNAL_BATCH=1)
+is "--signal's timer is read from the helpers directory" "$log" \
+    "shell got USR1
+rc=0"
+is "nothing is left behind" "$(ls -A "$W/tmp")" ""
 # The end of a job: SIGTERM to the wrapper (a deleted pod: kcancel) or
 # its alarm at KAI_TIME_LIMIT write Slurm's line, send SIGTERM to the
 # script and its processes, and SIGKILL KAI_KILL_WAIT seconds later.
@@ -210,7 +271,7 @@ wrap_bg()
 	    KAI_SHIM_SRUN="$(text srun)" KAI_SHIM_SIGNAL="$(text signal)" \
 	    KAI_WORKDIR="$W/work" KAI_STDOUT="$W/out" KAI_STDERR="$W/out" \
 	    SLURM_PROCID=0 SLURM_JOB_ID=42 SLURMD_NODENAME=kai-42-0 \
-	    KAI_KILL_WAIT=2 "${@:2}" sh -c "$(text wrapper)" kai-job \
+	    KAI_KILL_WAIT=2 "${@:2}" setsid sh -c "$(text wrapper)" kai-job \
 	    >"$W/log" 2>&1) &
 	wp=$!
 }

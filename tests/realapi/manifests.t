@@ -73,7 +73,7 @@ for doc in yaml.safe_load_all(open(sys.argv[1])):
           spec["serviceAccountName"], doc["spec"]["replicas"],
           doc["spec"]["strategy"]["type"])
 EOF
-)" "[('/healthz', 6821), ('/readyz', 6821)] 6820 {'PGPASSWORD': 'kaid-postgres'} kaid-munge-key ['munge-socket'] True kaid 1 Recreate"
+)" "[('/healthz', 6821), ('/readyz', 6821)] 6820 {'PGPASSWORD': 'kaid-postgres'} kaid-munge-key ['munge-socket'] True kaid 2 RollingUpdate"
 
 # -- on a real apiserver ----------------------------------------------------------
 . "$SRC/contrib/k8s/realapi.sh"

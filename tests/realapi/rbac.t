@@ -122,6 +122,10 @@ try() {
 	services:delete)
 		as_admin POST $NS/services "$(svc_json tsd)"
 		api "$KAID" DELETE $NS/services/tsd ;;
+	configmaps:create)
+		as_admin DELETE $NS/configmaps/tcm
+		api "$KAID" POST $NS/configmaps \
+		    '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"tcm"},"data":{"wrapper.sh":"exit 0"}}' ;;
 	*) echo "try: no call for $1" >&2; echo 000 ;;
 	esac
 }
@@ -132,7 +136,8 @@ declare -A WANT=(
 	[pods:delete]=200 [pods/binding:create]=201 [pods/log:get]=204
 	[nodes:get]=200 [nodes:list]=200 [nodes:watch]=200
 	[events:create]=201 [events:patch]=200
-	[services:create]=201 [services:get]=200 [services:delete]=200)
+	[services:create]=201 [services:get]=200 [services:delete]=200
+	[configmaps:create]=201)
 
 # The role's rules as resource:verb lines, straight from rbac.yaml.
 GRANTED=$(python3 - "$RBAC" <<'EOF'
@@ -221,6 +226,9 @@ refused() {
 refused "get secrets" GET $NS/secrets
 refused "list secrets cluster-wide" GET /api/v1/secrets
 refused "get configmaps" GET $NS/configmaps
+refused "update configmaps" PUT $NS/configmaps/tcm \
+    '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"tcm"},"data":{}}'
+refused "delete configmaps" DELETE $NS/configmaps/tcm
 refused "patch pods/status" PATCH $NS/pods/fx/status \
     '{"status":{"phase":"Running"}}' application/merge-patch+json
 refused "update pods/status" PUT $NS/pods/fx/status "$(pod_json fx)"

@@ -57,6 +57,9 @@ ROUTES = {
     ("services", None, False): {"GET": "list", "POST": "create"},
     ("services", None, True): {"GET": "get", "PATCH": "patch",
                                "DELETE": "delete"},
+    ("configmaps", None, False): {"GET": "list", "POST": "create"},
+    ("configmaps", None, True): {"GET": "get", "PATCH": "patch",
+                                 "DELETE": "delete"},
     ("namespaces", None, False): {"GET": "list"},
     ("namespaces", None, True): {"GET": "get"},
 }
@@ -89,7 +92,8 @@ DISCOVERY = {
 
 
 _CREATE = {"pods": "create_pod", "nodes": "create_node",
-           "events": "create_event", "services": "create_service"}
+           "events": "create_event", "services": "create_service",
+           "configmaps": "create_configmap"}
 
 
 def _no_such_path():

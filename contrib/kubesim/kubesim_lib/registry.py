@@ -66,6 +66,8 @@ RESOURCES = {r.name: r for r in (
               "reason", "reportingComponent", "source.component", "type")),
     Resource("services", "Service", True,
              ("metadata.name", "metadata.namespace")),
+    Resource("configmaps", "ConfigMap", True,
+             ("metadata.name", "metadata.namespace")),
     Resource("namespaces", "Namespace", False,
              ("metadata.name", "status.phase")),
 )}
@@ -503,6 +505,23 @@ class Registry:
         self._prepare_new(res, event, ns)
         with self.store.lock:
             return self._insert(res, event)
+
+    def create_configmap(self, ns, body):
+        res = RESOURCES["configmaps"]
+        cm = self.decode(body, "ConfigMap")
+        errs = self.name_errors(cm["metadata"])
+        data = cm.get("data") or {}
+        if not isinstance(data, dict) or not all(
+                isinstance(v, str) for v in data.values()):
+            errs.append(("data", "FieldValueInvalid",
+                         "Invalid value: a map of strings"))
+        elif sum(len(k) + len(v.encode()) for k, v in data.items()) > 1048576:
+            errs.append(("data", "FieldValueTooLong",
+                         "Too long: must have at most 1048576 bytes"))
+        self.validate("ConfigMap", cm, errs)
+        self._prepare_new(res, cm, ns)
+        with self.store.lock:
+            return self._insert(res, cm)
 
     def create_service(self, ns, body):
         res = RESOURCES["services"]

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * leader.c: several kaid, one leader.
+ *
+ * Every kaid opens the database and its HTTP endpoint; only the one that
+ * holds the lead (src/db/db_leader.c: a PostgreSQL session advisory lock
+ * and an epoch raised with each new leader) loads the jobs, watches the
+ * cluster, listens on the client port and schedules.  The others are
+ * standbys: /healthz answers (the loop runs), /readyz says "standby", so
+ * a Service sends clients to the leader only, and every LEADER_POLL_MS
+ * they try to take the lead.  PostgreSQL frees it when the leader's
+ * session ends, so a standby leads about a second after a leader dies,
+ * and a new leader starts as a restarted kaid does: everything from the
+ * database and the cluster, pods adopted by their deterministic names.
+ * A leader that learns it was replaced (its connection was reopened and
+ * the lead was taken, or a change of its was fenced off) stops at once,
+ * with status 1.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "base/xmalloc.h"
+#include "kaid.h"
+#include "sys/log.h"
+
+#define LEADER_POLL_MS 1000
+
+/* "host:pid", for the other kaids' logs. */
+static void
+holder_name(char *buf, size_t size)
+{
+	char host[256];
+
+	if (gethostname(host, sizeof(host)) != 0)
+		(void)snprintf(host, sizeof(host), "unknown");
+	host[sizeof(host) - 1] = '\0';
+	(void)snprintf(buf, size, "%s:%ld", host, (long)getpid());
+}
+
+static void leader_poll(struct kai_loop *loop, uint64_t id, void *ctx);
+
+/* Tries to take the lead; *leads tells.  Errors are the database's. */
+static int
+try_lead(struct kaid *k, bool *leads, struct kai_err *err)
+{
+	char holder[300];
+
+	holder_name(holder, sizeof(holder));
+	if (kai_db_leader_try(k->db, holder, kaid_now(), leads, err) != 0)
+		return err->code;
+	if (!*leads)
+		return 0;
+	k->leading = true;
+	kai_log_info("leading (epoch %" PRId64 ")", kai_db_epoch(k->db));
+	return kaid_lead(k, err);
+}
+
+static void
+standby(struct kaid *k, bool first)
+{
+	struct kai_err err;
+	char *holder = NULL;
+	int64_t epoch = 0;
+
+	if (first) {
+		if (kai_db_leader_holder(k->db, &holder, &epoch, &err) == 0)
+			kai_log_info("standby: kaid %s leads (epoch %" PRId64
+			    "); taking over when it stops", holder, epoch);
+		free(holder);
+	}
+	k->leader_timer = kai_loop_timer_add(k->loop, LEADER_POLL_MS,
+	    leader_poll, k);
+}
+
+static void
+leader_poll(struct kai_loop *loop, uint64_t id, void *ctx)
+{
+	struct kaid *k = ctx;
+	struct kai_err err;
+	bool leads = false;
+
+	(void)id;
+	k->leader_timer = 0;
+	if (try_lead(k, &leads, &err) != 0) {
+		if (!leads) {	/* the database is away: try again */
+			kai_log_debug("standby: %s", err.msg);
+			standby(k, false);
+			return;
+		}
+		/* Half a leader is no leader: let a restart start afresh. */
+		kai_log_err("could not take over: %s", err.msg);
+		k->exit_code = 1;
+		kai_loop_stop(loop);
+		return;
+	}
+	if (!leads)
+		standby(k, false);
+}
+
+int
+leader_start(struct kaid *k, struct kai_err *err)
+{
+	bool leads = false;
+
+	if (try_lead(k, &leads, err) != 0)
+		return err->code;
+	if (!leads)
+		standby(k, true);
+	return 0;
+}
+
+void
+leader_check(struct kaid *k)
+{
+	if (!k->leading || !kai_db_deposed(k->db))
+		return;
+	kai_log_err("another kaid took the lead (this one had epoch %" PRId64
+	    "): stopping", kai_db_epoch(k->db));
+	k->exit_code = 1;
+	kai_loop_stop(k->loop);
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * server_int.h: the client connection, shared by server.c (its reads and
+ * writes) and server_limits.c (who may connect, and for how long).
+ */
+#ifndef KAID_SERVER_INT_H
+#define KAID_SERVER_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kaid.h"
+
+struct conn {
+	int fd;
+	char peer[64];		/* numeric address, for limits and logs */
+	struct kai_buf in;
+	struct kai_buf out;
+	bool waiting;		/* a deferred reply is due */
+	bool closing;		/* close once out is flushed */
+	uint16_t version;	/* of the last request: replies speak it */
+	bool authed;		/* the frame at in's head has a good credential */
+	struct rpc_cred who;	/* its identity and payload */
+	int64_t frame_ms;	/* loop time that frame began; valid if in.len */
+	int64_t active_ms;	/* last request done or answer bytes taken */
+};
+
+/* server.c */
+/* Closes c now and forgets it (its deferred replies are dropped). */
+void server_conn_close(struct kaid *k, struct conn *c);
+/* The listener's callback: accepts what waits, within the limits. */
+void server_accept_event(struct kai_loop *loop, int fd, int events,
+    void *ctx);
+
+/* server_limits.c */
+/* Starts the timeout sweep and sets the descriptor ceiling (listen). */
+void limits_start(struct kaid *k);
+/* Whether one more connection from peer is within the limits; if not,
+ * fd got a refusal and is closed. */
+bool limits_admit(struct kaid *k, int fd, const char *peer);
+/* Stops accepting for a while (reason: why, for the log). */
+void limits_pause(struct kaid *k, const char *reason);
+
+#endif /* KAID_SERVER_INT_H */

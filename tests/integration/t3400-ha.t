@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# t3400-ha: two kaid against one database; one leads, the other waits.
+# The leader is killed (-9) during a submit storm: the standby leads
+# within 10 s, every submission that was acknowledged is stored and runs,
+# and no pod is created twice.  A kaid started while another leads is a
+# standby, which /readyz says.
+
+. "$top_srcdir/tests/lib/tap.sh"
+. "$top_srcdir/tests/lib/stack.sh"
+stack_require
+stack_require_kubesim
+
+T=$(mktemp -d /tmp/kai-t3400.XXXXXX)
+trap 'kill "$(cat "$T/kaid-b.pid" 2>/dev/null)" 2>/dev/null; stack_stop "$T"; rm -rf "$T"' EXIT
+stack_start "$T" || bail_out "could not start the stack"
+A=$STACK_ALICE
+chmod 755 "$T"
+mkdir -p "$T/$A" && chown "$A:" "$T/$A"
+printf '#!/bin/sh\ntrue\n' >"$T/$A/job.sh"
+chown "$A:" "$T/$A/job.sh"
+like "the first kaid leads" "$(cat "$T/kaid.log")" 'leading \(epoch 1\)'
+
+# The second kaid: the same configuration but its own HTTP port.
+B_HTTP=$(stack_free_port)
+sed "s|^http_listen: .*|http_listen: 127.0.0.1:$B_HTTP|" "$T/kaid.yaml" >"$T/kaid-b.yaml"
+"$STACK_BIN/daemons/kaid/kaid" -F -f "$T/kaid-b.yaml" >"$T/kaid-b.log" 2>&1 &
+echo $! >"$T/kaid-b.pid"
+for _ in $(seq 1 100); do
+	grep -q 'standby' "$T/kaid-b.log" && break
+	sleep 0.1
+done
+like "the second kaid is a standby and says who leads" "$(cat "$T/kaid-b.log")" \
+    'standby: kaid [^ ]+:[0-9]+ leads \(epoch 1\)'
+out=$(curl -s -w ' %{http_code}' "http://127.0.0.1:$B_HTTP/readyz" | tr '\n' ' ')
+like "its /readyz says standby (503)" "$out" 'standby.* 503$'
+is "its /healthz answers" "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$B_HTTP/healthz")" 200
+
+# The storm: four clients submitting one job after another.
+storm()
+{
+	local i
+	for i in $(seq 1 40); do
+		(cd "$T/$A" && as_user "$A" ksubmit job.sh) 2>&1
+	done >"$T/storm.$1"
+}
+storms=
+for c in 1 2 3 4; do
+	storm "$c" &
+	storms="$storms $!"
+done
+sleep 2
+killed=$(date +%s.%N)
+kaid_kill9
+for _ in $(seq 1 150); do
+	grep -q 'leading (epoch 2)' "$T/kaid-b.log" && break
+	sleep 0.1
+done
+took=$(python3 -c "import sys; print(round($(date +%s.%N) - $killed, 1))")
+diag "the standby led $took s after the leader was killed"
+like "the standby takes the lead" "$(cat "$T/kaid-b.log")" 'leading \(epoch 2\)'
+ok "within 10 s" python3 -c "import sys; sys.exit(0 if $took <= 10 else 1)"
+# shellcheck disable=SC2086
+wait $storms
+
+acked=$(cat "$T"/storm.* | sed -n 's/^Submitted batch job \([0-9]*\)$/\1/p' | sort -n)
+nacked=$(echo "$acked" | grep -c .)
+diag "$nacked of 160 submissions acknowledged"
+ok "submissions were acknowledged before and after the kill" test "$nacked" -gt 40
+stored=$(stack_psql "select count(*) from jobs where id in ($(echo "$acked" | paste -sd,))")
+is "every acknowledged job is stored" "$stored" "$nacked"
+
+done_all()
+{
+	[ "$(stack_psql "select count(*) from jobs where state <> 'COMPLETED'")" = 0 ]
+}
+for _ in $(seq 1 600); do done_all && break; sleep 0.2; done
+ok "every stored job ran to COMPLETED under the new leader" done_all
+twice=$(python3 - "$T/kubesim.record" <<'EOP'
+import collections, json, sys
+made = collections.Counter()
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if (r.get("method") == "POST" and
+            r.get("path") == "/api/v1/namespaces/default/pods" and
+            r.get("status") == 201):
+        made[r["body"]["metadata"]["name"]] += 1
+print(sum(1 for n in made.values() if n > 1), len(made))
+EOP
+)
+diag "pods created more than once, pods created: $twice"
+like "no pod was created twice" "$twice" '^0 [1-9]'
+
+# The old leader, started again, waits as the standby.
+kaid_start
+for _ in $(seq 1 100); do
+	grep -q 'standby' "$T/kaid.log" && break
+	sleep 0.1
+done
+like "the first kaid, restarted, is now the standby" "$(cat "$T/kaid.log")" \
+    'standby: kaid [^ ]+ leads \(epoch 2\)'
+id=$(cd "$T/$A" && as_user "$A" ksubmit --parsable job.sh)
+ok "the new leader runs new jobs" wait_state "$id" COMPLETED
+
+# Fencing: the epoch moves on behind the leader's back (as when another
+# kaid took over while this one's connection hung).  Its next placement
+# is refused by the database and it stops; no pod of its is created, and
+# the standby runs the job.
+stack_psql "update leader set epoch = epoch + 1" >/dev/null
+id=$(cd "$T/$A" && as_user "$A" ksubmit --parsable job.sh)
+for _ in $(seq 1 100); do
+	kill -0 "$(cat "$T/kaid-b.pid")" 2>/dev/null || break
+	sleep 0.1
+done
+ok "the fenced leader stops" test ! -d "/proc/$(cat "$T/kaid-b.pid")"
+like "saying why" "$(cat "$T/kaid-b.log")" \
+    'another kaid took the lead \(this one had epoch 2\): stopping'
+ok "the standby leads and runs the job" wait_state "$id" COMPLETED 300
+like "with a new epoch" "$(cat "$T/kaid.log")" 'leading \(epoch 4\)'
+is "its pod was created once" "$(grep '"method": *"POST", *"path": *"/api/v1/namespaces/default/pods"' \
+    "$T/kubesim.record" | grep "\"kai-$id-0\"" | grep -c '"status": *201')" 1
+
+done_testing
