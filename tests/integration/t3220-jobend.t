@@ -75,6 +75,9 @@ like "its pod's deadline is after the wrapper's alarm (limit + KillWait + 10 s)"
     "$(kubesim_ctl "/api/v1/namespaces/default/pods/kai-$id-0")" \
     '"activeDeadlineSeconds": *73[,}]'
 id2=$(submit -t 1 -o "s-%j.out" stubborn.sh)
+(cd "$W" && as_user "$A" ksubmit -W -t 1 -o /dev/null ckpt.sh >/dev/null 2>&1
+ echo $? >"$T/wait.rc") &
+wpid=$!
 ok "the time limit makes it TIMEOUT" wait_state "$id" TIMEOUT 1200
 is "with ExitCode 0:0, as Slurm shows it" "$(acct "$id")" "TIMEOUT|0:0"
 out=$(cat "$W/t-$id.out")
@@ -83,6 +86,8 @@ like "Slurm's time-limit line is in its output" "$out" \
 like "the script's TERM trap ran (a checkpoint)" "$out" "checkpoint written"
 
 ok "a script that ignores SIGTERM is TIMEOUT too" wait_state "$id2" TIMEOUT 600
+wait "$wpid"
+is "ksubmit -W exits 1 for a TIMEOUT, as sbatch does" "$(cat "$T/wait.rc")" 1
 out=$(cat "$W/s-$id2.out")
 like "it was told" "$out" "ignoring TERM"
 unlike "and killed" "$out" "outlived the kill"
