@@ -38,6 +38,7 @@ static const char *const prog = "kinfo";
 #define FMT_NODE    "%#N %.6D %#P %6t"
 #define FMT_SUMMARY "%#P %.5a %.10l %.16F"
 #define FMT_GPUS    " %.13k"
+#define FMT_REASONS "%20E %9u %19H %N"
 #define CELL_MAX    4096
 
 enum {
@@ -58,6 +59,8 @@ static const struct cliopt table[] = {
 	"only these nodes (names or host lists: gpu-a[1-2])"),
     CLIOPT("noheader", 'h', CLIOPT_NOARG, NULL, "print no header line"),
     CLIOPT("partition", 'p', CLIOPT_ARG, "LIST", "only these partitions"),
+    CLIOPT("list-reasons", 'R', CLIOPT_NOARG, NULL,
+	"why nodes are down or drained, grouped by reason"),
     CLIOPT("summarize", 's', CLIOPT_NOARG, NULL,
 	"one line per partition, with NODES(A/I/O/T)"),
     CLIOPT("states", 't', CLIOPT_ARG, "LIST",
@@ -76,6 +79,7 @@ struct opts {
 	uint32_t states; /* -t; 0 = all */
 	const char *format;
 	bool node_view, summary, noheader, json, gpus, help, version;
+	bool reasons; /* -R */
 };
 
 /* One (partition, node) pair that passed the filters. */
@@ -224,6 +228,18 @@ f_node(const struct group *g, char *b, size_t n)
 	(void)snprintf(b, n, "%s", g->first->n->name);
 }
 
+/*
+ * sinfo -R's USER and TIMESTAMP of a reason: kaid takes a node's reason
+ * from Kubernetes (the cordon, the taint), which records neither who set
+ * it nor when, so they print as sinfo prints an unknown one.
+ */
+static void
+f_unknown(const struct group *g, char *b, size_t n)
+{
+	(void)g;
+	(void)snprintf(b, n, "%s", "Unknown");
+}
+
 static const struct field {
 	char c;
 	const char *header;
@@ -246,6 +262,8 @@ static const struct field {
     {'G', "GRES", f_gres, false},
     {'E', "REASON", f_reason, false},
     {'k', "GPUS(A/I/T)", f_gpustate, true},
+    {'u', "USER", f_unknown, false},
+    {'H', "TIMESTAMP", f_unknown, false},
 };
 
 /* One piece of the line: a field, or literal text when f == NULL. */
@@ -347,8 +365,10 @@ row_wanted(const struct opts *o, const struct kai_partinfo *p,
 	return kai_nodeinfo_serves(n, p->name) &&
 	    filter_match_name(o->parts, o->nparts, p->name) &&
 	    filter_match_name(o->nodes, o->nnodes, n->name) &&
-	    (o->states == 0 ||
-		(o->states & nodequery_state_bit(n->state)) != 0);
+	    (o->states != 0 ? (o->states & nodequery_state_bit(n->state)) != 0
+		: !o->reasons || (nodequery_state_bit(n->state) &
+		    (nodequery_state_bit("down") | nodequery_state_bit("drain") |
+		    nodequery_state_bit("drng"))) != 0);
 }
 
 /* Partitions in kaid's order, nodes by name within each (sinfo -N: by node). */
@@ -359,7 +379,16 @@ build_rows(const struct opts *o, const struct nodequery *q, size_t *nrows)
 	    kai_xcalloc(q->nparts * q->nnodes + 1, sizeof(*rows));
 	size_t i, j, n = 0;
 
-	if (o->node_view) {
+	if (o->reasons) {
+		/* a node once, under the first partition it serves */
+		for (j = 0; j < q->nnodes; j++)
+			for (i = 0; i < q->nparts; i++)
+				if (row_wanted(o, &q->parts[i], &q->nodes[j])) {
+					rows[n++] = (struct row){&q->parts[i],
+					    &q->nodes[j]};
+					break;
+				}
+	} else if (o->node_view) {
 		for (j = 0; j < q->nnodes; j++)
 			for (i = 0; i < q->nparts; i++)
 				if (row_wanted(o, &q->parts[i], &q->nodes[j]))
@@ -629,6 +658,9 @@ set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 	case 's':
 		o->summary = true;
 		return 0;
+	case 'R':
+		o->reasons = true;
+		return 0;
 	case 'V':
 		o->version = true;
 		return 0;
@@ -660,6 +692,8 @@ build_layout(const struct opts *o, struct layout *l, struct kai_err *err)
 
 	if (o->format != NULL)
 		return parse_format(o->format, l, err);
+	if (o->reasons)
+		return parse_format(FMT_REASONS, l, err);
 	(void)snprintf(fmt, sizeof(fmt), "%s%s%s",
 	    o->node_view     ? FMT_NODE
 		: o->summary ? FMT_SUMMARY

@@ -129,6 +129,11 @@ is "a tainted node without jobs is drained, the taint is the reason" \
 is "-t drain selects drained and draining nodes" \
     "$(as_user "$A" kinfo -h -p gpu -t drain -o '%t %D')" "drain 1
 drng 1"
+is "-R: sinfo's reasons list (%20E cuts), a line per reason, each node once" \
+    "$(as_user "$A" kinfo -R)" \
+    "$(printf '%-20s %-9s %-19s %s\n' REASON USER TIMESTAMP NODELIST \
+    'taint kaibatch.io/ma' Unknown Unknown cpu-1 \
+    'cordoned (spec.unsch' Unknown Unknown "$node")"
 is "kctl show node gives the reason" \
     "$(as_user "$A" kctl show node cpu-1 | grep -E 'State=|Reason=')" \
     "   State=IDLE+DRAIN Jobs=0
