@@ -49,6 +49,8 @@ enum {
 
 static const struct cliopt table[] = {
     CLIOPT("Node", 'N', CLIOPT_NOARG, NULL, "one line per node"),
+    CLIOPT("exact", 'e', CLIOPT_NOARG, NULL,
+	"group nodes only when their resources are the same too"),
     CLIOPT("format", 'o', CLIOPT_ARG, "FORMAT",
 	"sinfo-style %-specifiers (see kinfo(1))"),
     CLIOPT("gpus", K_GPUS, CLIOPT_NOARG, NULL,
@@ -80,6 +82,7 @@ struct opts {
 	const char *format;
 	bool node_view, summary, noheader, json, gpus, help, version;
 	bool reasons; /* -R */
+	bool exact; /* -e */
 };
 
 /* One (partition, node) pair that passed the filters. */
@@ -405,9 +408,13 @@ build_rows(const struct opts *o, const struct nodequery *q, size_t *nrows)
 	return rows;
 }
 
-/* What the non-summing fields print, which is what groups rows. */
+/*
+ * What the non-summing fields print, which is what groups rows; with
+ * exact (-e) also the node's resources, printed or not (sinfo -e).
+ */
 static char *
-row_key(const struct layout *l, const struct row *r, bool node_view)
+row_key(const struct layout *l, const struct row *r, bool node_view,
+    bool exact)
 {
 	struct group g;
 	struct kai_buf b;
@@ -419,6 +426,10 @@ row_key(const struct layout *l, const struct row *r, bool node_view)
 	kai_buf_init(&b, (size_t)64 * 1024);
 	/* Cells are bounded by CELL_MAX, so the key always fits. */
 	if (node_view && kai_buf_addf(&b, "%s\x1f", r->n->name) != 0)
+		return kai_buf_detach(&b, NULL);
+	if (exact && kai_buf_addf(&b, "%" PRId64 "/%" PRIu64 "/%" PRId64
+	    "/%s/%" PRIu64 "\x1f", r->n->cpu_milli, r->n->mem_mb, r->n->gpus,
+	    r->n->gpu_product, r->n->gpu_mem_mb) != 0)
 		return kai_buf_detach(&b, NULL);
 	for (i = 0; i < l->n; i++) {
 		if (l->segs[i].f == NULL || l->segs[i].f->sums)
@@ -458,13 +469,13 @@ group_add(struct group *g, const struct row *r)
 
 static struct group *
 build_groups(const struct layout *l, const struct row *rows, size_t nrows,
-    bool node_view, size_t *ngroups)
+    bool node_view, bool exact, size_t *ngroups)
 {
 	struct group *g = kai_xcalloc(nrows + 1, sizeof(*g));
 	size_t i, k, n = 0;
 
 	for (i = 0; i < nrows; i++) {
-		char *key = row_key(l, &rows[i], node_view);
+		char *key = row_key(l, &rows[i], node_view, exact);
 
 		for (k = 0; k < n; k++)
 			if (strcmp(g[k].key, key) == 0)
@@ -661,6 +672,9 @@ set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 	case 'R':
 		o->reasons = true;
 		return 0;
+	case 'e':
+		o->exact = true;
+		return 0;
 	case 'V':
 		o->version = true;
 		return 0;
@@ -717,7 +731,7 @@ run(const struct opts *o, struct layout *l)
 	if (o->json) {
 		print_json(o, &q, rows, nrows);
 	} else {
-		g = build_groups(l, rows, nrows, o->node_view, &ng);
+		g = build_groups(l, rows, nrows, o->node_view, o->exact, &ng);
 		print_table(o, l, g, ng);
 		groups_free(g, ng);
 	}

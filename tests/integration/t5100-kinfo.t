@@ -55,6 +55,12 @@ is "-N -o %N: each node's own name, never a one-name range (gpu-a[1-1])" \
 is "-n takes Slurm's host lists" \
     "$(as_user "$A" kinfo -h -p batch -n 'gpu-a[1-2],cpu-1' -o '%D %N')" \
     "3 cpu-1,gpu-a[1-2]"
+is "without -e, nodes that print the same are one line" \
+    "$(as_user "$A" kinfo -h -p batch -o '%D %N')" "4 cpu-1,gpu-a[1-2],gpu-h1"
+is "-e: only nodes with the same resources share a line" \
+    "$(as_user "$A" kinfo -h -e -p batch -o '%D %N')" "1 cpu-1
+2 gpu-a[1-2]
+1 gpu-h1"
 out=$(as_user "$A" kinfo -h -N -p batch -o '%n|%c|%m|%G|%t|%T|%E|%k')
 like "-o: cpus, memory, GRES with the GPU type" "$out" \
     '^gpu-a1\|32\|262144\|gpu:NVIDIA-A100-SXM4-80GB:8\|idle\|idle\|none\|0/8/8$'
