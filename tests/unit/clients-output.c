@@ -215,6 +215,27 @@ test_jobviews(void)
 		json_object_get_type(v) == json_type_object,
 	    "sacct json: state is sacct's object, not the kaibatch string");
 	(void)json_object_put(root);
+	j.state = KAI_JOB_FAILED;
+	j.exit_signal = 9;
+	root = slurmjson_jobs(SLURMJSON_SACCT, &jp, 1, 1061);
+	(void)json_object_object_get_ex(root, "jobs", &arr);
+	o = json_object_array_get_idx(arr, 0);
+	(void)json_object_object_get_ex(o, "exit_code", &o);
+	ok(json_object_object_get_ex(o, "status", &v) &&
+		strcmp(json_object_get_string(v), "SIGNALED") == 0,
+	    "sacct json: killed by a signal is SIGNALED");
+	ok(json_object_object_get_ex(o, "signal", &v) &&
+		json_object_object_get_ex(v, "signal_id", &v) &&
+		json_object_get_int64(v) == 9,
+	    "sacct json: signal.signal_id");
+	(void)json_object_put(root);
+	root = slurmjson_jobs(SLURMJSON_SQUEUE, &jp, 1, 1061);
+	(void)json_object_object_get_ex(root, "jobs", &arr);
+	o = json_object_array_get_idx(arr, 0);
+	ok(json_object_object_get_ex(o, "exit_code", &v) &&
+		json_object_get_int64(v) == 9,
+	    "squeue json: exit_code is the wait status of a SIGKILL");
+	(void)json_object_put(root);
 	kai_jobinfo_fini(&j);
 }
 
