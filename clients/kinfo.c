@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/err.h"
 #include "base/xmalloc.h"
@@ -39,6 +40,8 @@ static const char *const prog = "kinfo";
 #define FMT_SUMMARY "%#P %.5a %.10l %.16F"
 #define FMT_GPUS    " %.13k"
 #define FMT_REASONS "%20E %9u %19H %N"
+#define FMT_LONG    "%#P %.5a %.10l %.10s %.4r %.8h %.10g %.6D %.11T"
+#define FMT_LONG_N  "%#N %.6D %#P %.11T %.4c %.8z %.6m %.8d %.6w %.8f %20E"
 #define CELL_MAX    4096
 
 enum {
@@ -61,6 +64,8 @@ static const struct cliopt table[] = {
 	"only these nodes (names or host lists: gpu-a[1-2])"),
     CLIOPT("noheader", 'h', CLIOPT_NOARG, NULL, "print no header line"),
     CLIOPT("partition", 'p', CLIOPT_ARG, "LIST", "only these partitions"),
+    CLIOPT("long", 'l', CLIOPT_NOARG, NULL,
+	"more fields: sinfo -l's columns"),
     CLIOPT("list-reasons", 'R', CLIOPT_NOARG, NULL,
 	"why nodes are down or drained, grouped by reason"),
     CLIOPT("summarize", 's', CLIOPT_NOARG, NULL,
@@ -83,6 +88,7 @@ struct opts {
 	bool node_view, summary, noheader, json, gpus, help, version;
 	bool reasons; /* -R */
 	bool exact; /* -e */
+	bool lng; /* -l */
 };
 
 /* One (partition, node) pair that passed the filters. */
@@ -243,6 +249,34 @@ f_unknown(const struct group *g, char *b, size_t n)
 	(void)snprintf(b, n, "%s", "Unknown");
 }
 
+/*
+ * sinfo -l's columns for what a kaibatch partition or node does not
+ * configure, as sinfo prints a slurm.conf that leaves them out: jobs of
+ * any size (JOB_SIZE 1-infinite), RootOnly=NO, OverSubscribe=NO,
+ * AllowGroups=ALL; a node given only CPUs= (S:C:T cpus:1:1), TmpDisk=0,
+ * Weight=1, no Features.
+ */
+#define CONST_FIELD(fn, text)                                                  \
+	static void fn(const struct group *g, char *b, size_t n)               \
+	{                                                                      \
+		(void)g;                                                       \
+		(void)snprintf(b, n, "%s", text);                              \
+	}
+
+CONST_FIELD(f_jobsize, "1-infinite")
+CONST_FIELD(f_no, "no")
+CONST_FIELD(f_NO, "NO")
+CONST_FIELD(f_all, "all")
+CONST_FIELD(f_zero, "0")
+CONST_FIELD(f_one, "1")
+CONST_FIELD(f_nofeatures, "(null)")
+
+static void
+f_sct(const struct group *g, char *b, size_t n)
+{
+	(void)snprintf(b, n, "%" PRId64 ":1:1", g->first->n->cpu_milli / 1000);
+}
+
 static const struct field {
 	char c;
 	const char *header;
@@ -265,6 +299,14 @@ static const struct field {
     {'G', "GRES", f_gres, false},
     {'E', "REASON", f_reason, false},
     {'k', "GPUS(A/I/T)", f_gpustate, true},
+    {'s', "JOB_SIZE", f_jobsize, false},
+    {'r', "ROOT", f_no, false},
+    {'h', "OVERSUBS", f_NO, false},
+    {'g', "GROUPS", f_all, false},
+    {'z', "S:C:T", f_sct, false},
+    {'d', "TMP_DISK", f_zero, false},
+    {'w', "WEIGHT", f_one, false},
+    {'f', "AVAIL_FEATURES", f_nofeatures, false},
     {'u', "USER", f_unknown, false},
     {'H', "TIMESTAMP", f_unknown, false},
 };
@@ -675,6 +717,9 @@ set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 	case 'e':
 		o->exact = true;
 		return 0;
+	case 'l':
+		o->lng = true;
+		return 0;
 	case 'V':
 		o->version = true;
 		return 0;
@@ -709,11 +754,24 @@ build_layout(const struct opts *o, struct layout *l, struct kai_err *err)
 	if (o->reasons)
 		return parse_format(FMT_REASONS, l, err);
 	(void)snprintf(fmt, sizeof(fmt), "%s%s%s",
-	    o->node_view     ? FMT_NODE
+	    o->node_view     ? (o->lng ? FMT_LONG_N : FMT_NODE)
 		: o->summary ? FMT_SUMMARY
+		: o->lng     ? FMT_LONG
 			     : FMT_DEFAULT,
 	    o->gpus ? FMT_GPUS : "", o->node_view ? "" : " %N");
 	return parse_format(fmt, l, err);
+}
+
+static void
+print_date(void)
+{
+	char stamp[64];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (localtime_r(&t, &tm) != NULL &&
+	    strftime(stamp, sizeof(stamp), "%a %b %d %H:%M:%S %Y", &tm) > 0)
+		(void)printf("%s\n", stamp);
 }
 
 static int
@@ -731,6 +789,9 @@ run(const struct opts *o, struct layout *l)
 	if (o->json) {
 		print_json(o, &q, rows, nrows);
 	} else {
+		/* sinfo: the date over -l, unless -h */
+		if (o->lng && !o->noheader)
+			print_date();
 		g = build_groups(l, rows, nrows, o->node_view, o->exact, &ng);
 		print_table(o, l, g, ng);
 		groups_free(g, ng);
