@@ -146,6 +146,7 @@ admit(struct kaid *k, const char *key, const struct kai_pod *pod)
 	js.script = kai_xstrdup("");
 	js.workdir = kai_xstrdup("/");
 	js.priority_class = kai_xstrdup(cls);
+	js.requeue = KAI_TRI_NO;	/* its controller makes a new pod */
 	if (kai_prio_class(cls, &prio, &err) != 0)
 		prio = 0;	/* KAI's own class names: never */
 	nj.spec = &js;
