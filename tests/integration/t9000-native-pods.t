@@ -123,6 +123,14 @@ ok "a pod whose queue does not exist waits with an event saying why" \
 ok "unbound" test -z "$(pod_node lost)"
 ok "and no job" test -z "$(job_of lost)"
 
+# kshare: the running workload counts in its queue under its namespace
+# (Queue|User|GPU x7|CPUQuota|CPULimit|CPUWeight|CPUFairShare|CPUAlloc...).
+share_row() { kshare --parsable2 --noheader | awk -F'|' '$1 == "batch" && $2 == "team-a"'; }
+has_share() { [ -n "$(share_row)" ]; }
+ok "kshare has a row for the workload's namespace" wait_for 20 has_share
+is "its CPU allocated is the pod's 500m rounded up to a CPU (millicores)" \
+    "$(share_row | cut -d'|' -f14)" 1000
+
 ok "kcancel of the Deployment's pod's job" kcancel "$web"
 ok "deletes its pod" wait_for 30 pod_gone web-5d4f8c7b9-q2xzl
 ok "the job is CANCELLED" wait_state "$web" CANCELLED
