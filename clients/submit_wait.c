@@ -45,7 +45,8 @@ pause_ms(long ms)
 
 /*
  * sbatch's rule: the highest exit status among the records, a record
- * ended by a signal counting as 1.
+ * ended by a signal counting as 1, and so a TIMEOUT (whose ExitCode is
+ * 0:0, as sacct shows it, though its script was ended by SIGTERM).
  */
 static int
 exit_status(const struct kai_jobinfo *jobs, size_t n)
@@ -54,7 +55,9 @@ exit_status(const struct kai_jobinfo *jobs, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		e = jobs[i].exit_signal != 0 ? 1 : jobs[i].exit_code & 0xff;
+		e = jobs[i].exit_signal != 0 ||
+		    jobs[i].state == KAI_JOB_TIMEOUT ? 1 :
+		    jobs[i].exit_code & 0xff;
 		if (e > ec)
 			ec = e;
 	}

@@ -37,11 +37,20 @@
 # alone, the wrapper, and SIGKILL to all after the grace period (kcancel,
 # preemption).  A shell runs no trap while a foreground command runs, so
 # the script runs in the background and the wrapper waits for it; its
-# TERM trap passes SIGTERM on to every process of the pod (its process
-# group), so that a script can trap it and save its work, as with
-# scancel.  A background command starts with SIGINT and SIGQUIT ignored,
+# TERM trap (pod/signal.sh's kai_end) writes Slurm's "*** JOB N ON host
+# CANCELLED AT time ***" line to the error file and passes SIGCONT and
+# SIGTERM on to every process of the pod (its process group), so that a
+# script can trap it and save its work, as with scancel; SIGKILL follows
+# KAI_KILL_WAIT seconds later (KillWait, also the pod's grace period).
+# The time limit is the wrapper's own alarm (KAI_TIME_LIMIT seconds after
+# the script starts, before the pod's activeDeadlineSeconds, which kills
+# without a grace): the same, the line ending "DUE TO TIME LIMIT", and
+# the wrapper then exits 124, which kaid reads as TIMEOUT (reconcile.c).
+# The files are truncated first and then opened to append, so that the
+# wrapper's line lands after what the script wrote, not over it.  A background command starts with SIGINT and SIGQUIT ignored,
 # which a script cannot undo; so a job whose --signal is INT or QUIT runs
-# in the foreground instead, and gets SIGKILL alone when stopped.
+# in the foreground instead, and gets SIGKILL alone when stopped (and its
+# time limit is the pod's deadline).
 #
 # --signal (KAI_SIGNAL, sent KAI_SIGNAL_AFTER seconds after the script
 # starts): the script runs in a subshell that learns its own pid (the
@@ -49,9 +58,9 @@
 # script, so the script keeps that pid and runs in the foreground with
 # the signal dispositions it would have had (a background job would start
 # with SIGINT ignored, and could not trap it).  The timer (pod/signal.sh)
-# is read from KAI_HELPERS, or eval'ed from KAI_SHIM_SIGNAL, which only
-# the pods of --signal jobs carry.  The wrapper stops the timer when the script ends; the timer's
-# TERM trap takes its sleep with it.
+# is read from KAI_HELPERS, or eval'ed from KAI_SHIM_SIGNAL (with the end
+# of a job, kai_end).  The wrapper stops the timer when the script ends;
+# the timer's TERM trap takes its sleep with it.
 umask 077
 d=$(mktemp -d "${TMPDIR:-/tmp}/kai-job.XXXXXX") || exit 1
 mkdir "$d/bin" || exit 1
@@ -66,13 +75,16 @@ else
 fi
 unset KAI_SCRIPT KAI_SHIM_SCONTROL KAI_SHIM_SRUN
 export PATH
-umask 022
+# The submitter's umask, as slurmstepd applies it (022 when it is not known,
+# an older client's job): output files are not world-readable because the
+# pod's default says so.
+umask "${KAI_UMASK:-022}"
 cd "$KAI_WORKDIR" || { echo "kaibatch: cannot chdir to $KAI_WORKDIR" >&2; exit 1; }
+# shellcheck source=/dev/null
+if [ -n "$KAI_HELPERS" ]; then . "$KAI_HELPERS/signal.sh"; else eval "$KAI_SHIM_SIGNAL"; fi
+unset KAI_SHIM_SIGNAL
 kai_run() {
   if [ -n "$KAI_SIGNAL" ]; then
-    # shellcheck source=/dev/null
-    if [ -n "$KAI_HELPERS" ]; then . "$KAI_HELPERS/signal.sh"; else eval "$KAI_SHIM_SIGNAL"; fi
-    unset KAI_SHIM_SIGNAL
     s=$(exec sh -c 'echo $PPID')
     kai_timer "$s" </dev/null >/dev/null 2>&1 &
     echo $! >"$d/timer"
@@ -88,9 +100,10 @@ elif (: >>"$KAI_STDOUT") 2>/dev/null; then
   o=$(wc -c <"$KAI_STDOUT")
   tail -c +$((o + 1)) -f "$KAI_STDOUT" 2>/dev/null & t=$!
 fi
-if [ -z "$KAI_APPEND" ]; then exec 3>"$KAI_STDOUT"; else exec 3>>"$KAI_STDOUT"; fi || exit 1
+if [ -z "$KAI_APPEND" ]; then : >"$KAI_STDOUT" || exit 1; fi
+exec 3>>"$KAI_STDOUT" || exit 1
 if [ "$KAI_STDOUT" = "$KAI_STDERR" ]; then exec 4>&3
-elif [ -z "$KAI_APPEND" ]; then exec 4>"$KAI_STDERR"
+elif [ -z "$KAI_APPEND" ]; then : >"$KAI_STDERR" && exec 4>>"$KAI_STDERR"
 else exec 4>>"$KAI_STDERR"
 fi || exit 1
 case $KAI_SIGNAL in
@@ -101,14 +114,21 @@ case $KAI_SIGNAL in
   (kai_run "$@") >&3 2>&4 3>&- 4>&- &
   c=$!
   exec 3>&- 4>&-
-  g=
-  trap 'g=1; trap "" TERM; kill -TERM 0 2>/dev/null' TERM
+  g='' x='' k='' l=''
+  trap 'g=1; kai_end "" TERM' TERM
+  trap 'g=1; kai_end " DUE TO TIME LIMIT" ALRM' ALRM
+  if [ "${KAI_TIME_LIMIT:-0}" -gt 0 ]; then
+    kai_alarm "$$" </dev/null >/dev/null 2>&1 & l=$!
+  fi
   wait "$c"; rc=$?
-  # A wait the trap cut short says 128 + 15: wait again for the status.
-  while [ -n "$g" ]; do g=; wait "$c"; rc=$?; done
-  trap - TERM ;;
+  # A wait a trap cut short says 128 + N: wait again for the status.
+  while [ -n "$g" ]; do g=''; wait "$c"; rc=$?; done
+  trap - TERM ALRM
+  [ -z "$k" ] || kill "$k" 2>/dev/null
+  [ -z "$l" ] || kill "$l" 2>/dev/null ;;
 esac
 if [ -s "$d/timer" ] && read -r w <"$d/timer"; then kill "$w" 2>/dev/null; fi
 if [ -n "$t" ]; then sleep 0.2 2>/dev/null || sleep 1; kill "$t" 2>/dev/null; fi
 rm -rf "$d"
+[ "$x" != ALRM ] || exit 124
 exit $rc

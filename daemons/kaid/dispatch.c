@@ -180,24 +180,6 @@ on_bound(int code, const struct kai_err *err, void *ctx)
 		call_free(pc);
 }
 
-/*
- * The pod's activeDeadlineSeconds: the job's time limit, counted from
- * the start of its run (a RUNNING job's start_time), so that an elastic
- * job's late task ends with the others when the limit is reached (at
- * least a second: 0 means none).
- */
-static int64_t
-deadline_of(const struct kai_job *j)
-{
-	int64_t left;
-
-	if (j->time_limit_s <= 0 || j->state != KAI_JOB_RUNNING ||
-	    j->start_time == 0)
-		return j->time_limit_s;
-	left = j->time_limit_s - (kaid_now() - j->start_time);
-	return left > 0 ? left : 1;
-}
-
 static void
 create_pod(struct kaid *k, const struct kai_job *j,
     const struct kai_jobspec *js, const struct kai_alloc *a)
@@ -242,6 +224,7 @@ create_pod(struct kaid *k, const struct kai_job *j,
 	labels[13] = share;
 	podenv_build(j, js, a->task, &env);
 	podenv_gpu(k, j, a, &env);
+	podenv_limits(k, j, &env);
 	ncmd = ncommand + js->argc;
 	cmd = kai_xcalloc(ncmd, sizeof(*cmd));
 	for (i = 0; i < ncommand; i++)
@@ -267,7 +250,11 @@ create_pod(struct kaid *k, const struct kai_job *j,
 	ps.cpu_milli = (int64_t)a->cpus * 1000;
 	ps.mem_mb = a->mem_mb;
 	ps.gpus = a->gpus;
-	ps.active_deadline_s = deadline_of(j);
+	ps.grace_s = podenv_kill_wait(k);
+	/* A backstop: the wrapper ends the job at its limit (podenv.c). */
+	ps.active_deadline_s = podenv_time_left(j);
+	if (ps.active_deadline_s > 0)
+		ps.active_deadline_s += ps.grace_s + PODENV_DEADLINE_SLACK_S;
 	ps.hostname = a->pod;
 	if (j->ntasks > 1) {
 		subdomain = podenv_service_name(j->id);

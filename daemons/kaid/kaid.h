@@ -421,6 +421,16 @@ void podenv_build(const struct kai_job *job, const struct kai_jobspec *js,
 void podenv_gpu(const struct kaid *k, const struct kai_job *job,
     const struct kai_alloc *a, struct podenv *env);
 void podenv_fini(struct podenv *env);
+/* The wrapper's time limit and KillWait: KAI_TIME_LIMIT, KAI_KILL_WAIT. */
+void podenv_limits(const struct kaid *k, const struct kai_job *job,
+    struct podenv *env);
+/* Seconds of the time limit left to a pod started now (0 = no limit). */
+int64_t podenv_time_left(const struct kai_job *job);
+/* jobs.kill_wait in whole seconds (at least 1). */
+int64_t podenv_kill_wait(const struct kaid *k);
+/* activeDeadlineSeconds is the limit, KillWait and this: the wrapper acts
+ * first, and the deadline kills only a pod whose wrapper did not. */
+#define PODENV_DEADLINE_SLACK_S 10
 /* s with every $ doubled: the kubelet expands $(VAR) and reads $$ as $. */
 char *podenv_kubelet_escape(const char *s);
 /* "kai-<id>": the headless Service and subdomain of a multi-task job. */

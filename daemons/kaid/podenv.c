@@ -251,6 +251,11 @@ add_slurm(const struct kai_job *j, const struct kai_jobspec *js,
 	kv_setu(e, "SLURM_JOB_CPUS_PER_NODE", j->cpus_per_task);
 	kv_setu(e, "SLURM_MEM_PER_NODE", j->mem_mb);
 	kv_setu(e, "SLURM_GPUS_ON_NODE", j->gpus_per_task);
+	/* No QoS yet: Slurm's default QoS. */
+	kv_set(e, "SLURM_JOB_QOS", "normal");
+	kv_setu(e, "SLURM_RESTART_COUNT", j->requeue_count);
+	if (j->dep_text != NULL)
+		kv_set(e, "SLURM_JOB_DEPENDENCY", j->dep_text);
 	free(list);
 }
 
@@ -305,8 +310,6 @@ add_signal(const struct kai_job *j, const struct kai_jobspec *js,
 	kv_setu(e, "KAI_SIGNAL_AFTER", after > 0 ? (uint64_t)after : 0);
 	if (js->signal_batch)
 		kv_set(e, "KAI_SIGNAL_BATCH", "1");
-	if (e->helpers == NULL)
-		kv_set(e, "KAI_SHIM_SIGNAL", podshim_signal);
 }
 
 /*
@@ -346,6 +349,7 @@ podenv_build(const struct kai_job *j, const struct kai_jobspec *js,
 	} else {
 		kv_set(e, "KAI_SHIM_SCONTROL", podshim_scontrol);
 		kv_set(e, "KAI_SHIM_SRUN", podshim_srun);
+		kv_set(e, "KAI_SHIM_SIGNAL", podshim_signal);
 	}
 	kv_set(e, "KAI_WORKDIR", js->workdir);
 	kv_set(e, "KAI_STDOUT", out);
@@ -359,6 +363,78 @@ podenv_build(const struct kai_job *j, const struct kai_jobspec *js,
 	add_torch(j, task, e);
 	free(out);
 	free(err);
+}
+
+/*
+ * The time limit, counted from the start of the job's run (a RUNNING
+ * job's start_time), so that an elastic job's late task ends with the
+ * others when the limit is reached (at least a second: 0 means none).
+ */
+int64_t
+podenv_time_left(const struct kai_job *j)
+{
+	int64_t left;
+
+	if (j->time_limit_s <= 0 || j->state != KAI_JOB_RUNNING ||
+	    j->start_time == 0)
+		return j->time_limit_s > 0 ? j->time_limit_s : 0;
+	left = j->time_limit_s - (kaid_now() - j->start_time);
+	return left > 0 ? left : 1;
+}
+
+int64_t
+podenv_kill_wait(const struct kaid *k)
+{
+	int64_t s = (k->conf->kill_wait_ms + 999) / 1000;
+
+	return s > 0 ? s : 1;
+}
+
+/*
+ * What the wrapper needs to end the job as Slurm does (pod/wrapper.sh):
+ * its own alarm at the time limit, counted from the script's start (the
+ * pod's activeDeadlineSeconds, which kills at once, is set later than
+ * that), and the KillWait between SIGTERM and SIGKILL, which is also the
+ * pod's terminationGracePeriodSeconds, the kubelet's own wait after the
+ * SIGTERM of a deleted pod.
+ */
+void
+podenv_limits(const struct kaid *k, const struct kai_job *j,
+    struct podenv *e)
+{
+	int64_t left = podenv_time_left(j);
+
+	if (left > 0)
+		kv_setu(e, "KAI_TIME_LIMIT", (uint64_t)left);
+	kv_setu(e, "KAI_KILL_WAIT", (uint64_t)podenv_kill_wait(k));
+	kv_set(e, "SLURM_CLUSTER_NAME", k->conf->cluster_name);
+}
+
+#define KAI_GPUS_LIST_MAX 256
+
+/*
+ * SLURM_JOB_GPUS: the indices of the pod's GPUs.  Whole GPUs are the
+ * device plugin's choice and the container numbers them from 0; a share
+ * of one is the device the scheduler chose, by its index on the node.
+ */
+static void
+add_job_gpus(const struct kai_job *j, const struct kai_alloc *a,
+    uint32_t share_dev, struct podenv *e)
+{
+	char list[KAI_GPUS_LIST_MAX];
+	size_t n = 0;
+	uint32_t i;
+
+	if (a->gpus == 0 && j->gpu_fraction == 0 && j->gpu_memory_mb == 0)
+		return;
+	list[0] = '\0';
+	if (a->gpus == 0)
+		(void)snprintf(list, sizeof(list), "%" PRIu32, share_dev);
+	/* A node has at most 64 GPUs (gpu_mask): 64 * 3 bytes fit. */
+	for (i = 0; i < a->gpus && i < 64 && n < sizeof(list); i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%" PRIu32,
+		    i > 0 ? "," : "", i);
+	kv_set(e, "SLURM_JOB_GPUS", list);
 }
 
 /*
@@ -381,8 +457,10 @@ podenv_gpu(const struct kaid *k, const struct kai_job *j,
 	uint32_t d = 0;
 	uint64_t mib;
 
-	if (a->gpus > 0)
+	if (a->gpus > 0) {
+		add_job_gpus(j, a, 0, env);
 		return;	/* whole GPUs: the device plugin chooses */
+	}
 	if (j->gpu_fraction == 0 && j->gpu_memory_mb == 0) {
 		kv_set(env, "NVIDIA_VISIBLE_DEVICES", "void");
 		return;
@@ -392,6 +470,7 @@ podenv_gpu(const struct kaid *k, const struct kai_job *j,
 		d++;
 	(void)snprintf(num, sizeof(num), "%" PRIu32, d);
 	kv_set(env, "NVIDIA_VISIBLE_DEVICES", num);
+	add_job_gpus(j, a, d, env);
 	(void)snprintf(num, sizeof(num), "%.2f",
 	    (double)a->gpu_fraction / KAI_GPU_MICRO);
 	kv_set(env, "GPU_PORTION", num);

@@ -284,17 +284,40 @@ mark_running(struct kaid *k, struct kai_job *job)
 	kai_log_info("job %" PRIu64 ": RUNNING", job->id);
 }
 
-/* The terminal state a finished pod stands for, with its exit status. */
+/* The wrapper's status when its alarm ended the job (pod/wrapper.sh). */
+#define WRAPPER_TIMEOUT_EXIT 124
+/* How much earlier than kaid's clock the wrapper may see the limit come:
+ * it counts from the script's start, kaid from when it saw the pod run. */
+#define TIMEOUT_SLACK_S 30
+
+/*
+ * Did the wrapper end the job at its time limit?  Its status says so, and
+ * the time the job ran confirms it: a script that exits 124 on its own
+ * long before its limit failed.
+ */
+static bool
+wrapper_timed_out(const struct pod_rec *r, const struct kai_job *job)
+{
+	return r->exit_code == WRAPPER_TIMEOUT_EXIT && job->time_limit_s > 0 &&
+	    job->start_time > 0 &&
+	    kaid_now() - job->start_time + TIMEOUT_SLACK_S >=
+	    job->time_limit_s;
+}
+
+/*
+ * The terminal state a finished pod stands for, with its exit status.
+ * TIMEOUT's is 0:0, as sacct shows it.
+ */
 static enum kai_job_state
-pod_outcome(const struct pod_rec *r, int32_t *code, int32_t *sig,
-    const char **reason)
+pod_outcome(const struct pod_rec *r, const struct kai_job *job,
+    int32_t *code, int32_t *sig, const char **reason)
 {
 	*code = 0;
 	*sig = 0;
 	*reason = "";
-	if (strcmp(r->reason, "DeadlineExceeded") == 0) {
+	if (strcmp(r->reason, "DeadlineExceeded") == 0 ||
+	    wrapper_timed_out(r, job)) {
 		*reason = "time limit reached";
-		*sig = 9;
 		return KAI_JOB_TIMEOUT;
 	}
 	if (strcmp(r->reason, "NodeLost") == 0 ||
@@ -378,7 +401,7 @@ reconcile_pod(struct kaid *k, const char *name, struct pod_rec *r,
 	if (r->phase == KAI_POD_SUCCEEDED || r->phase == KAI_POD_FAILED) {
 		char *exit_reason;
 
-		to = pod_outcome(r, &code, &sig, &reason);
+		to = pod_outcome(r, job, &code, &sig, &reason);
 		if (to == KAI_JOB_COMPLETED && !all_tasks_succeeded(k, job))
 			return;	/* other tasks still run */
 		exit_reason = to == KAI_JOB_COMPLETED ? NULL :

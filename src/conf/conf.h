@@ -81,6 +81,7 @@ struct kai_conf {
 	char *default_image;		/* "debian:bookworm-slim" */
 	int pod_helpers;		/* enum kai_conf_helpers; configmap */
 	char *cluster_domain;		/* "cluster.local" */
+	char *cluster_name;		/* SLURM_CLUSTER_NAME; "kaibatch" */
 	int64_t kube_timeout_ms;	/* per API call; 10000 */
 	/* scheduler: */
 	int64_t sched_interval_ms;	/* tick; 1000 */
@@ -107,6 +108,7 @@ struct kai_conf {
 	bool allow_root_jobs;		/* false: pods get runAsNonRoot */
 	int64_t max_script_bytes;	/* <= KAI_JOB_SCRIPT_MAX; 102400 */
 	int64_t shm_percent;		/* /dev/shm size, % of --mem; 50 */
+	int64_t kill_wait_ms;		/* SIGTERM to SIGKILL (KillWait); 30 s */
 	struct kai_conf_fs *filesystems; /* shared filesystems; NULL = none */
 	size_t nfilesystems;
 	/* limits: what one client may hold (server.c, httpd.c) */

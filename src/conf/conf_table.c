@@ -66,6 +66,10 @@ static const struct kai_conf_entry daemon_entries[] = {
 	{ .key = "munge_socket", .type = KAI_CONF_PATH,
 	  .offset = D(munge_socket), .max = 4095,
 	  .help = "munged socket; unset = munged's default" },
+	{ .key = "cluster_name", .type = KAI_CONF_DNSLABEL,
+	  .offset = D(cluster_name), .def = "kaibatch", .max = 63,
+	  .help = "the cluster's name (Slurm's ClusterName): jobs see it "
+		  "in SLURM_CLUSTER_NAME" },
 	{ .key = "log_level", .type = KAI_CONF_ENUM, .offset = D(log_level),
 	  .def = "info", .choices = log_levels,
 	  .help = "least severe message logged: err, warn, info, debug" },
@@ -161,6 +165,11 @@ static const struct kai_conf_entry daemon_entries[] = {
 	  .offset = D(max_script_bytes), .def = "100K", .min = 1024,
 	  .max = (int64_t)KAI_JOB_SCRIPT_MAX, .scale = 1, .unit = "bytes",
 	  .help = "largest batch script accepted" },
+	{ .key = "jobs.kill_wait", .type = KAI_CONF_DURATION,
+	  .offset = D(kill_wait_ms), .def = "30s", .min = 1000,
+	  .max = 60 * 60 * 1000, .unit = "ms",
+	  .help = "from SIGTERM to SIGKILL when a job is cancelled or "
+		  "reaches its time limit (Slurm's KillWait)" },
 	{ .key = "jobs.shm_percent", .type = KAI_CONF_INTEGER,
 	  .offset = D(shm_percent), .def = "50", .min = 0, .max = 100,
 	  .unit = "%",

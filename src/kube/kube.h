@@ -221,6 +221,8 @@ struct kai_pod_spec {
 	uint64_t mem_mb;
 	uint32_t gpus;			/* limits nvidia.com/gpu; 0 = none */
 	int64_t active_deadline_s;	/* 0 = none */
+	int64_t grace_s;		/* terminationGracePeriodSeconds;
+					   0 = 30, Kubernetes' default */
 	const char *hostname;		/* NULL = none (gangs: stable names) */
 	const char *subdomain;		/* NULL = none */
 	const char *dns_search;		/* NULL = none: one more DNS search

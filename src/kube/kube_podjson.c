@@ -350,7 +350,7 @@ pod_spec(const struct kai_pod_spec *spec)
 	add_str(s, "schedulerName", "kaid");
 	add_str(s, "restartPolicy", "Never");
 	json_object_object_add(s, "terminationGracePeriodSeconds",
-	    json_object_new_int64(30));
+	    json_object_new_int64(spec->grace_s > 0 ? spec->grace_s : 30));
 	if (spec->active_deadline_s > 0)
 		json_object_object_add(s, "activeDeadlineSeconds",
 		    json_object_new_int64(spec->active_deadline_s));

@@ -184,6 +184,7 @@ struct expansion {
 	char **names;
 	size_t n;
 	struct kai_err *err;
+	size_t cap;       /* entries allocated in names */
 };
 
 static int
@@ -235,8 +236,16 @@ expand_name(struct expansion *x, const char *pre, const char *s, size_t len)
 			return kai_err_set(x->err, KAI_EINVAL,
 			    "invalid host list \"%s\": more than %d names",
 			    x->list, KAI_HOSTLIST_MAX);
-		x->names = kai_xreallocarray(x->names, x->n + 1,
-		    sizeof(*x->names));
+		/*
+		 * Doubling, not one more each time: up to KAI_HOSTLIST_MAX
+		 * names that is 17 moves of the array instead of 100,000
+		 * (quadratic wherever realloc copies: ASan, valgrind, musl).
+		 */
+		if (x->n == x->cap) {
+			x->cap = x->cap == 0 ? 16 : 2 * x->cap;
+			x->names = kai_xreallocarray(x->names, x->cap,
+			    sizeof(*x->names));
+		}
 		x->names[x->n++] = kai_xasprintf("%s%.*s", pre, (int)len, s);
 		return 0;
 	}
@@ -268,7 +277,7 @@ int
 kai_hostlist_expand(const char *list, char ***names, size_t *n,
     struct kai_err *err)
 {
-	struct expansion x = {list, NULL, 0, err};
+	struct expansion x = {list, NULL, 0, err, 0};
 	const char *p = list;
 	size_t len;
 	int depth, rc;

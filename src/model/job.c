@@ -23,6 +23,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/utf8.h"
 #include "base/xmalloc.h"
 
 /*
@@ -139,6 +140,23 @@ has_control(const char *s)
 }
 
 /* An optional one-line name (job name, queue, account): NULL is fine. */
+/*
+ * kaid refuses a request holding a string that is not UTF-8 (the
+ * database would refuse it); the client says which option it was before
+ * anything is sent.
+ */
+static int
+check_utf8(const char *field, const char *s, struct kai_err *err)
+{
+	size_t n = strlen(s), bad = kai_utf8_invalid_at(s, n);
+
+	if (bad < n)
+		return kai_err_set(err, KAI_EINVAL,
+		    "%s is not valid UTF-8 (byte 0x%02x at offset %zu)", field,
+		    (unsigned char)s[bad], bad);
+	return 0;
+}
+
 static int
 check_name(const char *field, const char *s, struct kai_err *err)
 {
@@ -153,6 +171,8 @@ check_name(const char *field, const char *s, struct kai_err *err)
 		return kai_err_set(err, KAI_EINVAL,
 		    "%s is too long: %zu bytes (limit %d)", field, n,
 		    KAI_JOB_NAME_MAX);
+	if (check_utf8(field, s, err) != 0)
+		return KAI_EINVAL;
 	if (has_control(s))
 		return kai_err_set(err, KAI_EINVAL,
 		    "%s \"%s\" contains a control character", field, s);
@@ -174,6 +194,8 @@ check_path(const char *field, const char *s, bool absolute, struct kai_err *err)
 		return kai_err_set(err, KAI_EINVAL,
 		    "%s is too long: %zu bytes (limit %d)", field, n,
 		    KAI_JOB_PATH_MAX);
+	if (check_utf8(field, s, err) != 0)
+		return KAI_EINVAL;
 	if (has_control(s))
 		return kai_err_set(err, KAI_EINVAL,
 		    "%s \"%s\" contains a control character", field, s);
@@ -215,6 +237,8 @@ check_env(const struct kai_jobspec *js, struct kai_err *err)
 			    "invalid environment entry \"%.64s\": expected "
 			    "NAME=VALUE",
 			    js->env[i]);
+		if (check_utf8("environment", js->env[i], err) != 0)
+			return KAI_EINVAL;
 		total += strlen(js->env[i]) + 1;
 	}
 	if (total > (size_t)KAI_JOB_ENV_BYTES)
@@ -248,8 +272,10 @@ check_script(const struct kai_jobspec *js, struct kai_err *err)
 			return kai_err_set(err, KAI_EINVAL,
 			    "script argument %zu is too long (limit %d bytes)",
 			    i + 1, KAI_JOB_PATH_MAX);
+		if (check_utf8("script argument", js->argv[i], err) != 0)
+			return KAI_EINVAL;
 	}
-	return 0;
+	return check_utf8("script", js->script, err);
 }
 
 /* The longest path pattern may name for js (see the header). */

@@ -26,6 +26,7 @@ FUZZ_HARNESSES = \
 	tests/fuzz/fuzz-kube-pod \
 	tests/fuzz/fuzz-kube-watch \
 	tests/fuzz/fuzz-mem \
+	tests/fuzz/fuzz-model \
 	tests/fuzz/fuzz-msg \
 	tests/fuzz/fuzz-options \
 	tests/fuzz/fuzz-pattern \
@@ -81,6 +82,11 @@ tests_fuzz_fuzz_pattern_SOURCES = tests/fuzz/fuzz-pattern.c $(FUZZ_COMMON)
 tests_fuzz_fuzz_pattern_CPPFLAGS = $(FUZZ_CPPFLAGS)
 tests_fuzz_fuzz_pattern_LDFLAGS = $(FUZZ_LINK_FLAGS)
 tests_fuzz_fuzz_pattern_LDADD = src/model/libkaimodel.a src/base/libkaibase.a
+
+tests_fuzz_fuzz_model_SOURCES = tests/fuzz/fuzz-model.c $(FUZZ_COMMON)
+tests_fuzz_fuzz_model_CPPFLAGS = $(FUZZ_CPPFLAGS)
+tests_fuzz_fuzz_model_LDFLAGS = $(FUZZ_LINK_FLAGS)
+tests_fuzz_fuzz_model_LDADD = src/model/libkaimodel.a src/base/libkaibase.a
 
 tests_fuzz_fuzz_conf_SOURCES = tests/fuzz/fuzz-conf.c $(FUZZ_COMMON)
 tests_fuzz_fuzz_conf_CPPFLAGS = $(FUZZ_CPPFLAGS)

@@ -44,11 +44,12 @@ is "with ExitCode 0:9" "$(acct "$id")" "FAILED|0:9"
 
 id=$(submit -t 5 --wrap 'sleep 300')
 ok "long job runs" wait_state "$id" RUNNING
-like "its pod carries the time limit as activeDeadlineSeconds" \
-    "$(kubesim_ctl "/api/v1/namespaces/default/pods/kai-$id-0")" '"activeDeadlineSeconds": *300'
+like "its pod's activeDeadlineSeconds is the limit, KillWait and 10 s" \
+    "$(kubesim_ctl "/api/v1/namespaces/default/pods/kai-$id-0")" '"activeDeadlineSeconds": *340'
 # Bring the deadline forward rather than wait five minutes.
 pod_patch "kai-$id-0" '{"spec":{"activeDeadlineSeconds":1}}'
 ok "the deadline makes it TIMEOUT" wait_state "$id" TIMEOUT
+is "with ExitCode 0:0, as Slurm shows it" "$(acct "$id")" "TIMEOUT|0:0"
 
 id=$(submit --wrap 'sleep 300')
 ok "job to be OOM-killed runs" wait_state "$id" RUNNING

@@ -127,10 +127,11 @@ deadline()
 	kubesim_ctl "/api/v1/namespaces/default/pods/kai-$e-$1" |
 	    grep -o '"activeDeadlineSeconds": *[0-9]*' | grep -o '[0-9]*$'
 }
-is "task 0's pod has the job's whole time limit" "$(deadline 0)" 600
+# (The deadline is the limit plus KillWait, 30 s, plus 10 s: t3220.)
+is "task 0's pod has the job's whole time limit" "$(deadline 0)" 640
 d7=$(deadline 7)
 ok "a late task's pod has what is left of it ($d7 s)" \
-    test "${d7:-0}" -gt 0 -a "${d7:-600}" -lt 600
+    test "${d7:-0}" -gt 40 -a "${d7:-640}" -lt 640
 is "an early task saw the same node list" \
     "$(cat "$W/el-$e-0.txt" 2>/dev/null)" \
     "0 8 8 0 kai-$e-0 kai-$e-[0-7]"

@@ -113,5 +113,29 @@ if [ "$STACK_API" = kubesim ]; then
 	    "$(grep -c "/services/kai-$id1\"" "$T/kubesim.record")" 0
 fi
 
+# Slurm's other variables: QoS, cluster, restarts, dependency, GPUs.
+cat >"$W/more.sh" <<'EOS'
+#!/bin/sh
+for v in SLURM_JOB_QOS SLURM_CLUSTER_NAME SLURM_RESTART_COUNT \
+    SLURM_JOB_DEPENDENCY SLURM_JOB_GPUS; do
+	eval "echo $v=\${$v-unset}"
+done
+EOS
+chown "$A:" "$W/more.sh"
+out=$(cd "$W" && as_user "$A" ksubmit --parsable -o more-%j.out \
+    --dependency=afterok:$id1 --gres=gpu:2 more.sh 2>&1)
+ok "a GPU job that depends on another completes" wait_state "$out" COMPLETED
+is "it sees Slurm's QoS, cluster name, restarts, dependency and GPUs" \
+    "$(cat "$W/more-$out.out" 2>/dev/null)" "SLURM_JOB_QOS=normal
+SLURM_CLUSTER_NAME=kaibatch
+SLURM_RESTART_COUNT=0
+SLURM_JOB_DEPENDENCY=afterok:$id1
+SLURM_JOB_GPUS=0,1"
+out=$(cd "$W" && as_user "$A" ksubmit --parsable -o more-%j.out more.sh 2>&1)
+ok "a job without them completes" wait_state "$out" COMPLETED
+like "it has no dependency and no GPUs" "$(cat "$W/more-$out.out" 2>/dev/null)" \
+    "SLURM_JOB_DEPENDENCY=unset
+SLURM_JOB_GPUS=unset$"
+
 ok "kaid stops cleanly on SIGTERM" kaid_stop_clean
 done_testing

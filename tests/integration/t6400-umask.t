@@ -3,7 +3,8 @@
 #
 # t6400-umask: the submitter's umask, kept as sbatch keeps it: ksubmit
 # sends the umask it runs with, the job finds it in SLURM_UMASK and
-# KAI_UMASK (four octal digits), kctl show job prints it, and the tasks
+# KAI_UMASK (four octal digits) and runs with it (its files' modes),
+# kctl show job prints it, and the tasks
 # of an array inherit it.  A job whose umask is not known (a row from
 # before the column) gets neither variable and no Umask line.
 
@@ -50,6 +51,12 @@ is "the job finds its submitter's umask" "$(cat "$W/umask-$id.txt")" \
 ok "the second job completes" wait_state "$id2" COMPLETED
 is "each job its own" "$(cat "$W/umask-$id2.txt")" \
     "SLURM_UMASK=0002 KAI_UMASK=0002"
+is "the job runs with it: umask 027 makes its output and files 640" \
+    "$(stat -c %a "$W/slurm-$id.out" "$W/umask-$id.txt" | tr '\n' ' ')" \
+    "640 640 "
+is "and umask 002 makes them 664" \
+    "$(stat -c %a "$W/slurm-$id2.out" "$W/umask-$id2.txt" | tr '\n' ' ')" \
+    "664 664 "
 is "the column holds 01000 plus the umask" \
     "$(stack_psql "select umask from jobs where id = $id")" "535"
 
@@ -77,5 +84,6 @@ as_user "$A" kctl release "$id3"
 ok "the job of unknown umask completes" wait_state "$id3" COMPLETED
 is "and finds neither variable" "$(cat "$W/umask-$id3.txt")" \
     "SLURM_UMASK=unset KAI_UMASK=unset"
+is "it runs with umask 022" "$(stat -c %a "$W/umask-$id3.txt")" 644
 
 done_testing

@@ -209,6 +209,7 @@ trap 'echo script got TERM; exit 7' TERM
 echo started
 $wait_loop
 echo no TERM" KAI_SHIM_SCONTROL="$(text scontrol)" KAI_SHIM_SRUN="$(text srun)" \
+    KAI_SHIM_SIGNAL="$(text signal)" SLURM_JOB_ID=41 SLURMD_NODENAME=kai-41-0 \
     KAI_WORKDIR="$W/work" KAI_STDOUT="$W/out" KAI_STDERR="$W/out" \
     setsid sh -c "$(text wrapper)" kai-job >/dev/null 2>&1) &
 p=$!
@@ -221,7 +222,7 @@ wait "$p"
 rc=$?
 # (The script's sleep gets it too, and sh may say so: "Terminated".)
 is "SIGTERM to the wrapper reaches the script, which may trap it" \
-    "$(grep -v '^Terminated$' "$W/out")" "started
+    "$(grep -v '^Terminated$' "$W/out" | grep -v '^slurmstepd:')" "started
 script got TERM"
 is "and the wrapper exits as the script did" "$rc" 7
 
@@ -259,4 +260,74 @@ is "--signal's timer is read from the helpers directory" "$log" \
     "shell got USR1
 rc=0"
 is "nothing is left behind" "$(ls -A "$W/tmp")" ""
+# The end of a job: SIGTERM to the wrapper (a deleted pod: kcancel) or
+# its alarm at KAI_TIME_LIMIT write Slurm's line, send SIGTERM to the
+# script and its processes, and SIGKILL KAI_KILL_WAIT seconds later.
+# wrap_bg: the wrapper in the background, its pid in $wp.
+wrap_bg()
+{
+	(cd / && exec env -i PATH=/usr/bin:/bin TMPDIR="$W/tmp" \
+	    KAI_SCRIPT="$1" KAI_SHIM_SCONTROL="$(text scontrol)" \
+	    KAI_SHIM_SRUN="$(text srun)" KAI_SHIM_SIGNAL="$(text signal)" \
+	    KAI_WORKDIR="$W/work" KAI_STDOUT="$W/out" KAI_STDERR="$W/out" \
+	    SLURM_PROCID=0 SLURM_JOB_ID=42 SLURMD_NODENAME=kai-42-0 \
+	    KAI_KILL_WAIT=2 "${@:2}" setsid sh -c "$(text wrapper)" kai-job \
+	    >"$W/log" 2>&1) &
+	wp=$!
+}
+# until_file FILE: waits (up to 10 s) for FILE to exist.
+until_file()
+{
+	local i=0
+	while [ ! -e "$1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+}
+cat >"$W/child.sh" <<EOF
+trap 'echo child got TERM; exit 0' TERM
+touch "$W/ready"
+$wait_loop
+EOF
+ckpt="#!/bin/sh
+trap 'echo checkpoint on TERM; exit 7' TERM
+sh $W/child.sh &
+wait \$!
+wait \$!
+echo no TERM"
+rm -f "$W/ready"
+wrap_bg "$ckpt"
+until_file "$W/ready"
+kill -TERM "$wp"
+wait "$wp"
+rc=$?
+like "SIGTERM to the wrapper: Slurm's CANCELLED line in the error file" \
+    "$(cat "$W/out")" '^slurmstepd: error: \*\*\* JOB 42 ON kai-42-0 CANCELLED AT [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8} \*\*\*$'
+like "the script's TERM trap runs (checkpoint on TERM)" "$(cat "$W/out")" \
+    "checkpoint on TERM"
+like "its child gets SIGTERM too" "$(cat "$W/out")" "child got TERM"
+is "the wrapper exits as the script did" "$rc" 7
+unlike "not as a time limit" "$(cat "$W/out")" "TIME LIMIT"
+
+rm -f "$W/ready"
+wrap_bg "$ckpt" KAI_TIME_LIMIT=1
+wait "$wp"
+rc=$?
+like "at KAI_TIME_LIMIT: the line says DUE TO TIME LIMIT" "$(cat "$W/out")" \
+    '^slurmstepd: error: \*\*\* JOB 42 ON kai-42-0 CANCELLED AT [0-9T:-]{19} DUE TO TIME LIMIT \*\*\*$'
+like "and the TERM trap runs" "$(cat "$W/out")" "checkpoint on TERM"
+is "a wrapper whose alarm ended the job exits 124 (kaid: TIMEOUT)" "$rc" 124
+
+# A script that ignores SIGTERM is killed KAI_KILL_WAIT seconds later.
+wrap_bg '#!/bin/sh
+trap "echo ignoring TERM" TERM
+i=0; while [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+echo outlived the kill' KAI_TIME_LIMIT=1
+start=$(date +%s)
+wait "$wp"
+rc=$?
+took=$(($(date +%s) - start))
+like "a script that ignores SIGTERM is told" "$(cat "$W/out")" "ignoring TERM"
+unlike "and killed before it ends" "$(cat "$W/out")" "outlived the kill"
+ok "after KAI_KILL_WAIT, not at once nor at its own end ($took s)" \
+    test "$took" -ge 2 -a "$took" -lt 25
+is "a killed script at its time limit is still a timeout" "$rc" 124
+is "the ended wrappers remove their directories" "$(ls -A "$W/tmp")" ""
 done_testing

@@ -78,13 +78,17 @@ test_filesystems(void)
 		fs = kai_conf_filesystems(c, NULL, &n);
 		ok(fs == NULL && n == 0, "unset: no shared filesystems");
 		is_int(c->shm_percent, 50, "shm_percent defaults to 50");
+		is_int(c->kill_wait_ms, 30000, "kill_wait defaults to 30 s");
+		is_str(c->cluster_name, "kaibatch",
+		    "cluster_name defaults to kaibatch");
 		kai_conf_free(c);
 	}
 	c = load_ok(DB "filesystems:\n"
 	    "  - path: /home\n    hostPath: /home\n"
 	    "  - path: /scratch/\n    pvc: scratch-claim\n    readOnly: true\n"
 	    "  - path: /data\n    nfs: {server: nfs1.example, path: /export}\n"
-	    "jobs:\n  shm_percent: 25\n", "three filesystems");
+	    "cluster_name: gpu-west\n"
+	    "jobs:\n  shm_percent: 25\n  kill_wait: 2m\n", "three filesystems");
 	if (c != NULL) {
 		fs = kai_conf_filesystems(c, "batch", &n);
 		is_int((long long)n, 3, "three of them");
@@ -100,6 +104,8 @@ test_filesystems(void)
 			is_str(fs[2].nfs_path, "/export", "nfs.path");
 		}
 		is_int(c->shm_percent, 25, "shm_percent");
+		is_int(c->kill_wait_ms, 120000, "kill_wait");
+		is_str(c->cluster_name, "gpu-west", "cluster_name");
 		kai_conf_free(c);
 	}
 	load_bad(DB "filesystems:\n  - hostPath: /home\n",
@@ -141,6 +147,9 @@ test_filesystems(void)
 	load_bad(DB "jobs:\n  shm_percent: 150\n",
 	    ":3:16: invalid value \"150\" for \"jobs.shm_percent\": expected a "
 	    "whole number between 0 and 100", "shm_percent over 100");
+	load_bad(DB "jobs:\n  kill_wait: 0s\n",
+	    ":3:14: invalid value \"0s\" for \"jobs.kill_wait\": must be "
+	    "between 1s and 1h", "kill_wait of 0");
 }
 
 static void

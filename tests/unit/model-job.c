@@ -295,6 +295,26 @@ test_validate(void)
 	js.name = kai_xstrdup("a\nb");
 	spec_bad(&js, "job name \"a\\nb\" contains a control character",
 	    "newline in name");
+	js.name = kai_xstrdup("caf\xe9");
+	spec_bad(&js, "job name is not valid UTF-8 (byte 0xe9 at offset 3)",
+	    "Latin-1 name");
+	js.stdout_pattern = kai_xstrdup("\xefout-%j");
+	spec_bad(&js,
+	    "output pattern is not valid UTF-8 (byte 0xef at offset 0)",
+	    "bad UTF-8 in -o");
+	free(js.script);
+	js.script = kai_xstrdup("#!/bin/sh\necho \xff\n");
+	spec_bad(&js, "script is not valid UTF-8 (byte 0xff at offset 15)",
+	    "bad UTF-8 in the script");
+	js.env = kai_xcalloc(1, sizeof(char *));
+	js.env[0] = kai_xstrdup("A=\xc0\xaf");
+	js.nenv = 1;
+	spec_bad(&js, "environment is not valid UTF-8 (byte 0xc0 at offset 2)",
+	    "overlong UTF-8 in the environment");
+	js.name = kai_xstrdup("caf\xc3\xa9 \xe2\x9c\x93");
+	is_int(kai_jobspec_validate(&js, &err), 0, "UTF-8 in a name is fine");
+	kai_jobspec_fini(&js);
+	spec_base(&js);
 	js.queue = kai_xmalloc(KAI_JOB_NAME_MAX + 2);
 	memset(js.queue, 'q', KAI_JOB_NAME_MAX + 1);
 	js.queue[KAI_JOB_NAME_MAX + 1] = '\0';
