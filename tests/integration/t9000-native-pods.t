@@ -131,6 +131,17 @@ ok "kshare has a row for the workload's namespace" wait_for 20 has_share
 is "its CPU allocated is the pod's 500m rounded up to a CPU (millicores)" \
     "$(share_row | cut -d'|' -f14)" 1000
 
+# A client cannot name a pod for kaid to bind and account as its job.
+A=$STACK_ALICE
+printf '#!/bin/sh\ntrue\n' >"$T/s.sh"
+chmod 644 "$T/s.sh"
+(cd /tmp && KAI_RAWREQ_WORKLOAD=team-a/other kai-rawreq --make-submit-body \
+    "$T/s.sh" "$T/body.bin") || bail_out "kai-rawreq --make-submit-body failed"
+like "a submission naming a workload pod is refused" \
+    "$(as_user "$A" kai-rawreq --type 2 --body-file "$T/body.bin" 2>&1)" \
+    'field "workload" is set by kaid only'
+ok "the pod stays unbound" test -z "$(pod_node other)"
+
 ok "kcancel of the Deployment's pod's job" kcancel "$web"
 ok "deletes its pod" wait_for 30 pod_gone web-5d4f8c7b9-q2xzl
 ok "the job is CANCELLED" wait_state "$web" CANCELLED
