@@ -131,6 +131,15 @@ ok "kshare has a row for the workload's namespace" wait_for 20 has_share
 is "its CPU allocated is the pod's 500m rounded up to a CPU (millicores)" \
     "$(share_row | cut -d'|' -f14)" 1000
 
+# A restarted kaid finds the workload's job again: still one job for the
+# pod, still RUNNING (the job's workload column and the unique index).
+kaid_stop
+kaid_start || bail_out "kaid did not restart"
+sleep 2
+is "after a restart, one job for the Deployment's pod" \
+    "$(kacct -a -n -P -X --name web -o jobid | grep -c .)" 1
+ok "and it is still RUNNING" wait_state "$web" RUNNING
+
 # A client cannot name a pod for kaid to bind and account as its job.
 A=$STACK_ALICE
 printf '#!/bin/sh\ntrue\n' >"$T/s.sh"
