@@ -16,6 +16,9 @@
 #  - a pod of another scheduler stays unbound and is no job;
 #  - a queue that does not exist, or is not a leaf, leaves the pod
 #    unbound with a FailedScheduling event saying so, and no job;
+#  - a workload that cannot be placed gets the scheduler's reason as a
+#    FailedScheduling event; a restarted kaid keeps one job per pod; a
+#    client cannot set the workload field;
 #  - kcancel of a workload deletes its pod.
 
 . "$top_srcdir/tests/lib/tap.sh"
@@ -130,6 +133,18 @@ has_share() { [ -n "$(share_row)" ]; }
 ok "kshare has a row for the workload's namespace" wait_for 20 has_share
 is "its CPU allocated is the pod's 500m rounded up to a CPU (millicores)" \
     "$(share_row | cut -d'|' -f14)" 1000
+
+# A workload that cannot be placed waits with the scheduler's reason
+# as a FailedScheduling event on its pod.
+kc -n "$NS" create -f - >/dev/null <<EOJ || bail_out "could not create pod huge"
+{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "huge"},
+ "spec": {"schedulerName": "kaid", "restartPolicy": "Never",
+  "containers": [{"name": "c", "image": "busybox", "command": ["true"],
+   "resources": {"requests": {"cpu": "4000"}}}]}}
+EOJ
+ok "an unplaceable workload's pod gets a FailedScheduling event" \
+    wait_for 20 eval '[[ "$(events huge)" == *"FailedScheduling|a task needs 4000000 millicores of CPU but no node has more than"* ]]'
+ok "and stays unbound" test -z "$(pod_node huge)"
 
 # A restarted kaid finds the workload's job again: still one job for the
 # pod, still RUNNING (the job's workload column and the unique index).
