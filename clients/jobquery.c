@@ -121,15 +121,15 @@ jobquery_mem(uint64_t mb, char *buf, size_t size)
 }
 
 /*
- * One job as --json shows it: the rows of model/jobfields.def that have a
- * key, in their order.  The state (the one ENUM) shows as its name, and
- * its squeue code under "<key>_code".
+ * The rows of model/jobfields.def that have a --json key, in their order,
+ * added to o where o has no such key yet (the Slurm layout's keys come
+ * first and win).  The state (the one ENUM) shows as its name, and its
+ * squeue code under "<key>_code".
  */
-static struct json_object *
-job_json(const struct kai_jobinfo *j)
+void
+jobquery_json_fill(struct json_object *o, const struct kai_jobinfo *j)
 {
 	const enum kai_jf_rec rec = KAI_JF_REC_INFO;
-	struct json_object *o = json_object_new_object();
 	char code[64];
 	size_t i;
 
@@ -137,7 +137,8 @@ job_json(const struct kai_jobinfo *j)
 		const struct kai_jobfield *f = &kai_jobfields[i];
 		const char *s;
 
-		if (f->json == NULL || !kai_jf_in(f, rec))
+		if (f->json == NULL || !kai_jf_in(f, rec) ||
+		    json_object_object_get_ex(o, f->json, NULL))
 			continue;
 		switch (f->type) {
 		case KAI_JF_T_STR:
@@ -164,20 +165,6 @@ job_json(const struct kai_jobinfo *j)
 			break;
 		}
 	}
-	return o;
-}
-
-struct json_object *
-jobquery_json(const struct kai_jobinfo *const *v, size_t n)
-{
-	struct json_object *root = json_object_new_object();
-	struct json_object *arr = json_object_new_array();
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		(void)json_object_array_add(arr, job_json(v[i]));
-	(void)json_object_object_add(root, "jobs", arr);
-	return root;
 }
 
 const struct kai_jobinfo **

@@ -36,15 +36,11 @@ uint64_t jobquery_cpus(const struct kai_jobinfo *j);
 const char *jobquery_mem(uint64_t mb, char *buf, size_t size);
 
 /*
- * The JSON document of kqueue --json and kacct --json:
- * {"jobs": [{job_id, name, user, uid, partition, account, state,
- * state_code, reason, submit_time, start_time, end_time, time_limit_s,
- * ntasks, cpus_per_task, mem_mb, gpus_per_task, nodelist, exit_code,
- * exit_signal}, ...]}.  Times are unix seconds, 0 when unknown.  Caller
- * owns the result (json_object_put).
+ * Adds to o the --json keys of model/jobfields.def that o lacks, with j's
+ * values: the kaibatch fields after the Slurm layout's (clients/slurmjson.c).
+ * Times are unix seconds, 0 when unknown.
  */
-struct json_object *jobquery_json(const struct kai_jobinfo *const *v,
-    size_t n);
+void jobquery_json_fill(struct json_object *o, const struct kai_jobinfo *j);
 
 /*
  * The records of jobs[0..n) as pointers, ordered by cmp (a qsort

@@ -35,6 +35,7 @@
 #include "jobquery.h"
 #include "kacct_report.h"
 #include "output.h"
+#include "slurmjson.h"
 #include "slurmtime.h"
 
 static const char *const prog = "kacct";
@@ -296,6 +297,82 @@ a_mem(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 	(void)jobquery_mem(j->mem_mb, b, n);
 }
 
+static void
+a_req_cpus(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)snprintf(b, n, "%" PRIu64, jobquery_cpus(j));
+}
+
+static void
+a_prio(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)snprintf(b, n, "%u", j->priority);
+}
+
+/* CPU time reserved: elapsed x AllocCPUS (sacct's CPUTime/CPUTimeRAW). */
+static int64_t
+cpu_seconds(const struct kai_jobinfo *j, int64_t now)
+{
+	return jobquery_elapsed(j, now) *
+	    (int64_t)alloc_share(j, jobquery_cpus(j));
+}
+
+static void
+a_cputime(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	char t[OUT_TIME_LEN];
+
+	(void)snprintf(b, n, "%s", out_elapsed_sacct(cpu_seconds(j, now), t));
+}
+
+static void
+a_cputime_raw(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)snprintf(b, n, "%" PRId64, cpu_seconds(j, now));
+}
+
+/*
+ * What sacct prints for a job with no steps: kaibatch runs no srun steps,
+ * so DerivedExitCode (the highest step exit) is 0:0, TotalCPU (the steps'
+ * measured CPU) 00:00:00 and MaxRSS (a step's peak) empty; the QOS is
+ * Slurm's default, kaibatch having no other.
+ */
+#define A_CONST(fn, text)                                                      \
+	static void fn(const struct kai_jobinfo *j, int64_t now, char *b,      \
+	    size_t n)                                                          \
+	{                                                                      \
+		(void)j;                                                       \
+		(void)now;                                                     \
+		(void)snprintf(b, n, "%s", text);                              \
+	}
+
+A_CONST(a_derived_exit, "0:0")
+A_CONST(a_total_cpu, "00:00:00")
+A_CONST(a_max_rss, "")
+A_CONST(a_qos, "normal")
+
+/*
+ * sacct's ReqTRES: what was asked, known from submission on (AllocTRES
+ * is empty until the start): billing, cpu, gres/gpu, mem, node=1.
+ */
+static void
+a_req_tres(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	char gres[48] = "", mem[32];
+	uint64_t cpus = jobquery_cpus(j), gpus = jobquery_gpus(j);
+
+	(void)now;
+	if (gpus > 0)
+		(void)snprintf(gres, sizeof(gres), "gres/gpu=%" PRIu64 ",",
+		    gpus);
+	(void)jobquery_mem((uint64_t)(j->ntasks > 0 ? j->ntasks : 1) *
+	    j->mem_mb, mem, sizeof(mem));
+	(void)snprintf(b, n, "billing=%" PRIu64 ",cpu=%" PRIu64
+	    ",%smem=%s,node=1", cpus, cpus, gres, mem);
+}
+
 static const struct afield {
 	const char *name;
 	int width;
@@ -326,6 +403,16 @@ static const struct afield {
     {"ReqMem", 10, true, a_mem},
     {"WorkDir", 30, false, jf_workdir},
     {"Reason", 30, false, a_reason},
+    {"ReqCPUS", 8, true, a_req_cpus},
+    {"ReqTRES", 40, false, a_req_tres},
+    {"NTasks", 8, true, a_ntasks},
+    {"QOS", 10, true, a_qos},
+    {"Priority", 10, true, a_prio},
+    {"CPUTime", 10, true, a_cputime},
+    {"CPUTimeRAW", 10, true, a_cputime_raw},
+    {"TotalCPU", 10, true, a_total_cpu},
+    {"MaxRSS", 10, true, a_max_rss},
+    {"DerivedExitCode", 15, true, a_derived_exit},
 };
 
 struct columns {
@@ -617,7 +704,7 @@ show(const struct opts *o, const struct columns *c, struct kai_jobinfo *jobs,
 	}
 	v = jobquery_sorted(jobs, k, cmp_id);
 	if (o->json) {
-		root = jobquery_json(v, k);
+		root = slurmjson_jobs(SLURMJSON_SACCT, v, k, now);
 		add_json_accounting(root, v, k, now);
 		out_json_print(stdout, root);
 		(void)json_object_put(root);

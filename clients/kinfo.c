@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/err.h"
 #include "base/xmalloc.h"
@@ -38,6 +39,9 @@ static const char *const prog = "kinfo";
 #define FMT_NODE    "%#N %.6D %#P %6t"
 #define FMT_SUMMARY "%#P %.5a %.10l %.16F"
 #define FMT_GPUS    " %.13k"
+#define FMT_REASONS "%20E %9u %19H %N"
+#define FMT_LONG    "%#P %.5a %.10l %.10s %.4r %.8h %.10g %.6D %.11T"
+#define FMT_LONG_N  "%#N %.6D %#P %.11T %.4c %.8z %.6m %.8d %.6w %.8f %20E"
 #define CELL_MAX    4096
 
 enum {
@@ -48,6 +52,8 @@ enum {
 
 static const struct cliopt table[] = {
     CLIOPT("Node", 'N', CLIOPT_NOARG, NULL, "one line per node"),
+    CLIOPT("exact", 'e', CLIOPT_NOARG, NULL,
+	"group nodes only when their resources are the same too"),
     CLIOPT("format", 'o', CLIOPT_ARG, "FORMAT",
 	"sinfo-style %-specifiers (see kinfo(1))"),
     CLIOPT("gpus", K_GPUS, CLIOPT_NOARG, NULL,
@@ -58,6 +64,10 @@ static const struct cliopt table[] = {
 	"only these nodes (names or host lists: gpu-a[1-2])"),
     CLIOPT("noheader", 'h', CLIOPT_NOARG, NULL, "print no header line"),
     CLIOPT("partition", 'p', CLIOPT_ARG, "LIST", "only these partitions"),
+    CLIOPT("long", 'l', CLIOPT_NOARG, NULL,
+	"more fields: sinfo -l's columns"),
+    CLIOPT("list-reasons", 'R', CLIOPT_NOARG, NULL,
+	"why nodes are down or drained, grouped by reason"),
     CLIOPT("summarize", 's', CLIOPT_NOARG, NULL,
 	"one line per partition, with NODES(A/I/O/T)"),
     CLIOPT("states", 't', CLIOPT_ARG, "LIST",
@@ -76,6 +86,9 @@ struct opts {
 	uint32_t states; /* -t; 0 = all */
 	const char *format;
 	bool node_view, summary, noheader, json, gpus, help, version;
+	bool reasons; /* -R */
+	bool exact; /* -e */
+	bool lng; /* -l */
 };
 
 /* One (partition, node) pair that passed the filters. */
@@ -224,6 +237,46 @@ f_node(const struct group *g, char *b, size_t n)
 	(void)snprintf(b, n, "%s", g->first->n->name);
 }
 
+/*
+ * sinfo -R's USER and TIMESTAMP of a reason: kaid takes a node's reason
+ * from Kubernetes (the cordon, the taint), which records neither who set
+ * it nor when, so they print as sinfo prints an unknown one.
+ */
+static void
+f_unknown(const struct group *g, char *b, size_t n)
+{
+	(void)g;
+	(void)snprintf(b, n, "%s", "Unknown");
+}
+
+/*
+ * sinfo -l's columns for what a kaibatch partition or node does not
+ * configure, as sinfo prints a slurm.conf that leaves them out: jobs of
+ * any size (JOB_SIZE 1-infinite), RootOnly=NO, OverSubscribe=NO,
+ * AllowGroups=ALL; a node given only CPUs= (S:C:T cpus:1:1), TmpDisk=0,
+ * Weight=1, no Features.
+ */
+#define CONST_FIELD(fn, text)                                                  \
+	static void fn(const struct group *g, char *b, size_t n)               \
+	{                                                                      \
+		(void)g;                                                       \
+		(void)snprintf(b, n, "%s", text);                              \
+	}
+
+CONST_FIELD(f_jobsize, "1-infinite")
+CONST_FIELD(f_no, "no")
+CONST_FIELD(f_NO, "NO")
+CONST_FIELD(f_all, "all")
+CONST_FIELD(f_zero, "0")
+CONST_FIELD(f_one, "1")
+CONST_FIELD(f_nofeatures, "(null)")
+
+static void
+f_sct(const struct group *g, char *b, size_t n)
+{
+	(void)snprintf(b, n, "%" PRId64 ":1:1", g->first->n->cpu_milli / 1000);
+}
+
 static const struct field {
 	char c;
 	const char *header;
@@ -246,6 +299,16 @@ static const struct field {
     {'G', "GRES", f_gres, false},
     {'E', "REASON", f_reason, false},
     {'k', "GPUS(A/I/T)", f_gpustate, true},
+    {'s', "JOB_SIZE", f_jobsize, false},
+    {'r', "ROOT", f_no, false},
+    {'h', "OVERSUBS", f_NO, false},
+    {'g', "GROUPS", f_all, false},
+    {'z', "S:C:T", f_sct, false},
+    {'d', "TMP_DISK", f_zero, false},
+    {'w', "WEIGHT", f_one, false},
+    {'f', "AVAIL_FEATURES", f_nofeatures, false},
+    {'u', "USER", f_unknown, false},
+    {'H', "TIMESTAMP", f_unknown, false},
 };
 
 /* One piece of the line: a field, or literal text when f == NULL. */
@@ -347,8 +410,10 @@ row_wanted(const struct opts *o, const struct kai_partinfo *p,
 	return kai_nodeinfo_serves(n, p->name) &&
 	    filter_match_name(o->parts, o->nparts, p->name) &&
 	    filter_match_name(o->nodes, o->nnodes, n->name) &&
-	    (o->states == 0 ||
-		(o->states & nodequery_state_bit(n->state)) != 0);
+	    (o->states != 0 ? (o->states & nodequery_state_bit(n->state)) != 0
+		: !o->reasons || (nodequery_state_bit(n->state) &
+		    (nodequery_state_bit("down") | nodequery_state_bit("drain") |
+		    nodequery_state_bit("drng"))) != 0);
 }
 
 /* Partitions in kaid's order, nodes by name within each (sinfo -N: by node). */
@@ -359,7 +424,16 @@ build_rows(const struct opts *o, const struct nodequery *q, size_t *nrows)
 	    kai_xcalloc(q->nparts * q->nnodes + 1, sizeof(*rows));
 	size_t i, j, n = 0;
 
-	if (o->node_view) {
+	if (o->reasons) {
+		/* a node once, under the first partition it serves */
+		for (j = 0; j < q->nnodes; j++)
+			for (i = 0; i < q->nparts; i++)
+				if (row_wanted(o, &q->parts[i], &q->nodes[j])) {
+					rows[n++] = (struct row){&q->parts[i],
+					    &q->nodes[j]};
+					break;
+				}
+	} else if (o->node_view) {
 		for (j = 0; j < q->nnodes; j++)
 			for (i = 0; i < q->nparts; i++)
 				if (row_wanted(o, &q->parts[i], &q->nodes[j]))
@@ -376,9 +450,13 @@ build_rows(const struct opts *o, const struct nodequery *q, size_t *nrows)
 	return rows;
 }
 
-/* What the non-summing fields print, which is what groups rows. */
+/*
+ * What the non-summing fields print, which is what groups rows; with
+ * exact (-e) also the node's resources, printed or not (sinfo -e).
+ */
 static char *
-row_key(const struct layout *l, const struct row *r, bool node_view)
+row_key(const struct layout *l, const struct row *r, bool node_view,
+    bool exact)
 {
 	struct group g;
 	struct kai_buf b;
@@ -390,6 +468,10 @@ row_key(const struct layout *l, const struct row *r, bool node_view)
 	kai_buf_init(&b, (size_t)64 * 1024);
 	/* Cells are bounded by CELL_MAX, so the key always fits. */
 	if (node_view && kai_buf_addf(&b, "%s\x1f", r->n->name) != 0)
+		return kai_buf_detach(&b, NULL);
+	if (exact && kai_buf_addf(&b, "%" PRId64 "/%" PRIu64 "/%" PRId64
+	    "/%s/%" PRIu64 "\x1f", r->n->cpu_milli, r->n->mem_mb, r->n->gpus,
+	    r->n->gpu_product, r->n->gpu_mem_mb) != 0)
 		return kai_buf_detach(&b, NULL);
 	for (i = 0; i < l->n; i++) {
 		if (l->segs[i].f == NULL || l->segs[i].f->sums)
@@ -429,13 +511,13 @@ group_add(struct group *g, const struct row *r)
 
 static struct group *
 build_groups(const struct layout *l, const struct row *rows, size_t nrows,
-    bool node_view, size_t *ngroups)
+    bool node_view, bool exact, size_t *ngroups)
 {
 	struct group *g = kai_xcalloc(nrows + 1, sizeof(*g));
 	size_t i, k, n = 0;
 
 	for (i = 0; i < nrows; i++) {
-		char *key = row_key(l, &rows[i], node_view);
+		char *key = row_key(l, &rows[i], node_view, exact);
 
 		for (k = 0; k < n; k++)
 			if (strcmp(g[k].key, key) == 0)
@@ -629,6 +711,15 @@ set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 	case 's':
 		o->summary = true;
 		return 0;
+	case 'R':
+		o->reasons = true;
+		return 0;
+	case 'e':
+		o->exact = true;
+		return 0;
+	case 'l':
+		o->lng = true;
+		return 0;
 	case 'V':
 		o->version = true;
 		return 0;
@@ -660,12 +751,27 @@ build_layout(const struct opts *o, struct layout *l, struct kai_err *err)
 
 	if (o->format != NULL)
 		return parse_format(o->format, l, err);
+	if (o->reasons)
+		return parse_format(FMT_REASONS, l, err);
 	(void)snprintf(fmt, sizeof(fmt), "%s%s%s",
-	    o->node_view     ? FMT_NODE
+	    o->node_view     ? (o->lng ? FMT_LONG_N : FMT_NODE)
 		: o->summary ? FMT_SUMMARY
+		: o->lng     ? FMT_LONG
 			     : FMT_DEFAULT,
 	    o->gpus ? FMT_GPUS : "", o->node_view ? "" : " %N");
 	return parse_format(fmt, l, err);
+}
+
+static void
+print_date(void)
+{
+	char stamp[64];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	if (localtime_r(&t, &tm) != NULL &&
+	    strftime(stamp, sizeof(stamp), "%a %b %d %H:%M:%S %Y", &tm) > 0)
+		(void)printf("%s\n", stamp);
 }
 
 static int
@@ -683,7 +789,10 @@ run(const struct opts *o, struct layout *l)
 	if (o->json) {
 		print_json(o, &q, rows, nrows);
 	} else {
-		g = build_groups(l, rows, nrows, o->node_view, &ng);
+		/* sinfo: the date over -l, unless -h */
+		if (o->lng && !o->noheader)
+			print_date();
+		g = build_groups(l, rows, nrows, o->node_view, o->exact, &ng);
 		print_table(o, l, g, ng);
 		groups_free(g, ng);
 	}

@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -29,6 +30,7 @@
 
 #include "base/err.h"
 #include "base/xmalloc.h"
+#include "model/hostlist.h"
 #include "client.h"
 #include "client_main.h"
 #include "cliopt.h"
@@ -36,7 +38,9 @@
 #include "jobfields.h"
 #include "jobarray.h"
 #include "jobquery.h"
+#include "jobsort.h"
 #include "output.h"
+#include "slurmjson.h"
 
 static const char *const prog = "kqueue";
 
@@ -69,6 +73,8 @@ static const struct cliopt table[] = {
     CLIOPT("gpus", K_GPUS, CLIOPT_NOARG, NULL,
 	"add a GPUS column to the default or long view"),
     CLIOPT("help", K_HELP, CLIOPT_NOARG, NULL, "print this help and exit"),
+    CLIOPT("iterate", 'i', CLIOPT_ARG, "SECONDS",
+	"print again every SECONDS, each time after the date"),
     CLIOPT("jobs", 'j', CLIOPT_ARG, "LIST", "only these job ids"),
     CLIOPT("json", K_JSON, CLIOPT_NOARG, NULL, "print JSON"),
     CLIOPT("long", 'l', CLIOPT_NOARG, NULL,
@@ -76,8 +82,12 @@ static const struct cliopt table[] = {
     CLIOPT("me", K_ME, CLIOPT_NOARG, NULL, "only my jobs"),
     CLIOPT("name", 'n', CLIOPT_ARG, "LIST", "only jobs with these names"),
     CLIOPT("noheader", 'h', CLIOPT_NOARG, NULL, "print no header line"),
+    CLIOPT("nodelist", 'w', CLIOPT_ARG, "HOSTLIST",
+	"only jobs allocated to one of these nodes"),
     CLIOPT("partition", 'p', CLIOPT_ARG, "LIST",
 	"only jobs in these partitions"),
+    CLIOPT("sort", 'S', CLIOPT_ARG, "SPEC",
+	"order by -o letters, [+|-]L,...: e.g. -t,p,i"),
     CLIOPT("start", K_START, CLIOPT_NOARG, NULL,
 	"pending jobs with their estimated start, earliest first"),
     CLIOPT("states", 't', CLIOPT_ARG, "LIST",
@@ -104,6 +114,11 @@ struct opts {
 	bool array; /* -r */
 	bool start; /* --start */
 	bool why; /* --why */
+	unsigned iterate; /* -i seconds; 0 = once */
+	char **nodes; /* -w, expanded */
+	size_t nnodes;
+	bool sorted; /* -S */
+	struct jobsort sort; /* -S */
 	struct kai_task_ref *tasks; /* -j 123_4, 123_[1-3] */
 	size_t ntasks;
 	uint64_t *plain; /* -j's plain ids, when tasks are named too */
@@ -232,6 +247,35 @@ f_gpus(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 	out_u64(b, n, jobquery_gpus(j));
 }
 
+/* squeue's %p: the priority as a fraction of the largest, "%16.14f". */
+static void
+f_prio_float(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)snprintf(b, n, "%16.14f", (double)j->priority / 4294967295.0);
+}
+
+/*
+ * The squeue letters for what ksubmit ignores (--qos, --comment,
+ * --nodelist, --exclude, --contiguous, --reservation, --nice, -B) and
+ * kaid therefore never has: each prints what squeue prints for a job
+ * submitted without the option.
+ */
+#define CONST_FIELD(fn, text)                                                  \
+	static void fn(const struct kai_jobinfo *j, int64_t now, char *b,      \
+	    size_t n)                                                          \
+	{                                                                      \
+		(void)j;                                                       \
+		(void)now;                                                     \
+		out_copy(b, n, text);                                          \
+	}
+
+CONST_FIELD(f_qos, "normal")
+CONST_FIELD(f_null, "(null)")
+CONST_FIELD(f_empty, "")
+CONST_FIELD(f_zero, "0")
+CONST_FIELD(f_sct, "*:*:*")
+
 static const struct field {
 	char c;            /* -o letter */
 	const char *oname; /* -O name */
@@ -250,7 +294,17 @@ static const struct field {
     {'R', "ReasonList", "NODELIST(REASON)", f_reasonlist},
     {'P', "Partition", "PARTITION", jf_queue},
     {'a', "Account", "ACCOUNT", jf_account},
-    {'Q', "Priority", "PRIORITY", f_prio},
+    {'Q', "PriorityLong", "PRIORITY", f_prio},
+    {'p', "Priority", "PRIORITY", f_prio_float},
+    {'q', "QOS", "QOS", f_qos},
+    {'E', "Dependency", "DEPENDENCY", f_null},
+    {'k', "Comment", "COMMENT", f_null},
+    {'n', "ReqNodes", "REQ_NODES", f_empty},
+    {'x', "ExcNodes", "EXC_NODES", f_empty},
+    {'O', "Contiguous", "CONTIGUOUS", f_zero},
+    {'v', "Reservation", "RESERVATION", f_null},
+    {'y', "Nice", "NICE", f_zero},
+    {'z', "SCT", "S:C:T", f_sct},
     {'S', "StartTime", "START_TIME", f_start},
     {'V', "SubmitTime", "SUBMIT_TIME", f_submit},
     {'C', "NumCPUs", "CPUS", f_cpus},
@@ -478,10 +532,32 @@ cmp_start(const void *a, const void *b)
 	return cmp_jobs(a, b);
 }
 
+/* -w: whether the job holds one of the nodes named (squeue -w). */
+static bool
+on_nodes(const struct opts *o, const struct kai_jobinfo *j)
+{
+	struct kai_err err;
+	char **names;
+	size_t i, k, n;
+	bool hit = false;
+
+	if (o->nnodes == 0)
+		return true;
+	kai_err_clear(&err);
+	if (j->nodelist == NULL || *j->nodelist == '\0' ||
+	    kai_hostlist_expand(j->nodelist, &names, &n, &err) != 0)
+		return false;
+	for (i = 0; i < n && !hit; i++)
+		for (k = 0; k < o->nnodes && !hit; k++)
+			hit = strcmp(names[i], o->nodes[k]) == 0;
+	kai_hostlist_free(names, n);
+	return hit;
+}
+
 static bool
 wanted(const struct opts *o, const struct kai_jobinfo *j, uint32_t mask)
 {
-	return (mask & KAI_JOB_STATE_BIT(j->state)) != 0 &&
+	return (mask & KAI_JOB_STATE_BIT(j->state)) != 0 && on_nodes(o, j) &&
 	    (!o->start || j->state == KAI_JOB_PENDING) &&
 	    filter_match_name(o->names, o->nnames, j->name) &&
 	    filter_match_name(o->accounts, o->naccounts, j->account);
@@ -575,7 +651,7 @@ build_layout(const struct opts *o, struct layout *l, struct kai_err *err)
 }
 
 static int
-show(const struct opts *o, const struct layout *l, struct kai_jobinfo *jobs,
+show(struct opts *o, const struct layout *l, struct kai_jobinfo *jobs,
     size_t n)
 {
 	uint32_t mask =
@@ -596,13 +672,20 @@ show(const struct opts *o, const struct layout *l, struct kai_jobinfo *jobs,
 		k = keep_jobs(o, jobs, k, mask, true);
 	if (o->why)
 		reasons_as_sentences(jobs, k);
-	v = jobquery_sorted(jobs, k, o->start ? cmp_start : cmp_jobs);
+	if (o->sorted) {
+		o->sort.now = now;
+		jobsort_use(&o->sort);
+	}
+	v = jobquery_sorted(jobs, k, o->sorted ? jobsort_cmp
+	    : o->start ? cmp_start : cmp_jobs);
 	if (o->json) {
-		root = jobquery_json(v, k);
+		root = slurmjson_jobs(SLURMJSON_SQUEUE, v, k, now);
 		out_json_print(stdout, root);
 		(void)json_object_put(root);
 	} else {
-		if (o->lng && localtime_r(&t, &tm) != NULL &&
+		/* squeue: the date over -l and -i, unless -h */
+		if (!o->noheader && (o->lng || o->iterate > 0) &&
+		    localtime_r(&t, &tm) != NULL &&
 		    strftime(stamp, sizeof(stamp), "%a %b %d %H:%M:%S %Y", &tm))
 			(void)printf("%s\n", stamp);
 		if (!o->noheader)
@@ -619,6 +702,23 @@ show(const struct opts *o, const struct layout *l, struct kai_jobinfo *jobs,
 /*
  * Options
  */
+
+/* -i: whole seconds, 1 to a day (squeue takes an integer). */
+static int
+parse_iterate(const char *arg, unsigned *secs, struct kai_err *err)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = isdigit((unsigned char)*arg) ? strtoul(arg, &end, 10) : 0;
+	if (v == 0 || errno != 0 || *end != '\0' || v > 86400)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid --iterate \"%s\": not a number of seconds "
+		    "from 1 to 86400", arg);
+	*secs = (unsigned)v;
+	return 0;
+}
 
 static int
 set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
@@ -639,6 +739,14 @@ set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 	case 'h':
 		o->noheader = true;
 		return 0;
+	case 'i':
+		return parse_iterate(arg, &o->iterate, err);
+	case 'w':
+		kai_hostlist_free(o->nodes, o->nnodes);
+		return kai_hostlist_expand(arg, &o->nodes, &o->nnodes, err);
+	case 'S':
+		o->sorted = true;
+		return jobsort_parse(arg, &o->sort, err);
 	case 'r':
 		o->array = true;
 		return 0;
@@ -702,6 +810,7 @@ opts_fini(struct opts *o)
 	filter_free_names(o->accounts, o->naccounts);
 	free(o->tasks);
 	free(o->plain);
+	kai_hostlist_free(o->nodes, o->nnodes);
 }
 
 static bool
@@ -742,11 +851,20 @@ run(struct opts *o, const struct layout *l)
 	 * with the caller's jobs only; without it kaid answers with every
 	 * user's active jobs and the caller's finished ones.
 	 */
-	if ((o->q.state_mask & ~KAI_JOB_STATES_ACTIVE) != 0)
-		o->q.start = (int64_t)time(NULL) - FINISHED_VISIBLE_S;
-	if ((rc = jobquery_run(prog, &o->q, &jobs, &n)) != CLIENT_EXIT_OK)
-		return rc;
-	return show(o, l, jobs, n);
+	for (;;) {
+		if ((o->q.state_mask & ~KAI_JOB_STATES_ACTIVE) != 0)
+			o->q.start = (int64_t)time(NULL) - FINISHED_VISIBLE_S;
+		rc = jobquery_run(prog, &o->q, &jobs, &n);
+		if (rc == CLIENT_EXIT_OK)
+			rc = show(o, l, jobs, n);
+		/* -i: until interrupted; a failed round is reported, as in
+		 * squeue, and the next one tried */
+		if (o->iterate == 0)
+			return rc;
+		(void)putchar('\n');
+		(void)fflush(stdout);
+		(void)sleep(o->iterate);
+	}
 }
 
 /* kqueue's state, from its command line to its exit. */

@@ -18,10 +18,14 @@ clients_libkaicmd_a_SOURCES = \
 	clients/jobfields.h \
 	clients/jobquery.c \
 	clients/jobquery.h \
+	clients/jobsort.c \
+	clients/jobsort.h \
 	clients/nodequery.c \
 	clients/nodequery.h \
 	clients/output.c \
 	clients/output.h \
+	clients/slurmjson.c \
+	clients/slurmjson.h \
 	clients/slurmtime.c \
 	clients/slurmtime.h \
 	clients/submit_env.c \

@@ -53,6 +53,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t5200-kctl-job.t \
 	tests/integration/t5300-klog.t \
 	tests/integration/t1300-kqueue.t \
+	tests/integration/t1310-slurm-json.t \
 	tests/integration/t6000-arrays.t \
 	tests/integration/t6100-deps.t \
 	tests/integration/t6200-podenv.t \

@@ -108,7 +108,7 @@ q=$(as_user "$A" kqueue -h -j "$run" -o 'id=%i %%done')
 is "literal text and %% in -o" "$q" "id=$run %done"
 
 # --- Bad values: one line, exit 2.
-bad "unknown -o letter" 'invalid format "%z": unrecognized field "%z"' -o '%z'
+bad "unknown -o letter" 'invalid format "%@": unrecognized field "%@"' -o '%@'
 bad "-o ends in %" 'invalid format "%i %": unrecognized field' -o '%i %'
 bad "-o width too large" 'invalid format "%2000i": field width above 1024' -o '%2000i'
 bad "unknown -O name" 'invalid --Format field "Bogus"' -O 'JobID,Bogus'

@@ -48,9 +48,28 @@ gpu-a1        1 batch*    idle
 gpu-a2        1 batch*    idle  
 gpu-h1        1 batch*    idle  "
 
+is "-N -o %N: each node's own name, never a one-name range (gpu-a[1-1])" \
+    "$(as_user "$A" kinfo -h -N -p batch -o %N | tr '\n' ' ')" \
+    "cpu-1 gpu-a1 gpu-a2 gpu-h1 "
+
 is "-n takes Slurm's host lists" \
     "$(as_user "$A" kinfo -h -p batch -n 'gpu-a[1-2],cpu-1' -o '%D %N')" \
     "3 cpu-1,gpu-a[1-2]"
+out=$(as_user "$A" kinfo -l -p batch)
+like "-l: the date first, as sinfo -l" "$(printf '%s\n' "$out" | head -1)" \
+    '^[A-Z][a-z]{2} [A-Z][a-z]{2} [ 0-9][0-9] [0-9:]{8} [0-9]{4}$'
+is "-l: sinfo's long columns" "$(printf '%s\n' "$out" | tail -n +2)" \
+"PARTITION AVAIL  TIMELIMIT   JOB_SIZE ROOT OVERSUBS     GROUPS  NODES       STATE NODELIST
+batch*       up   infinite 1-infinite   no       NO        all      4        idle cpu-1,gpu-a[1-2],gpu-h1"
+is "-N -l -h: a node's long line (S:C:T of a node given only CPUs)" \
+    "$(as_user "$A" kinfo -N -l -h -p batch -n gpu-a1)" \
+    "gpu-a1        1 batch*           idle   32   32:1:1 262144        0      1   (null) none                "
+is "without -e, nodes that print the same are one line" \
+    "$(as_user "$A" kinfo -h -p batch -o '%D %N')" "4 cpu-1,gpu-a[1-2],gpu-h1"
+is "-e: only nodes with the same resources share a line" \
+    "$(as_user "$A" kinfo -h -e -p batch -o '%D %N')" "1 cpu-1
+2 gpu-a[1-2]
+1 gpu-h1"
 out=$(as_user "$A" kinfo -h -N -p batch -o '%n|%c|%m|%G|%t|%T|%E|%k')
 like "-o: cpus, memory, GRES with the GPU type" "$out" \
     '^gpu-a1\|32\|262144\|gpu:NVIDIA-A100-SXM4-80GB:8\|idle\|idle\|none\|0/8/8$'
@@ -125,6 +144,11 @@ is "a tainted node without jobs is drained, the taint is the reason" \
 is "-t drain selects drained and draining nodes" \
     "$(as_user "$A" kinfo -h -p gpu -t drain -o '%t %D')" "drain 1
 drng 1"
+is "-R: sinfo's reasons list (%20E cuts), a line per reason, each node once" \
+    "$(as_user "$A" kinfo -R)" \
+    "$(printf '%-20s %-9s %-19s %s\n' REASON USER TIMESTAMP NODELIST \
+    'taint kaibatch.io/ma' Unknown Unknown cpu-1 \
+    'cordoned (spec.unsch' Unknown Unknown "$node")"
 is "kctl show node gives the reason" \
     "$(as_user "$A" kctl show node cpu-1 | grep -E 'State=|Reason=')" \
     "   State=IDLE+DRAIN Jobs=0

@@ -16,6 +16,7 @@
 #include "base/xmalloc.h"
 #include "filters.h"
 #include "jobquery.h"
+#include "slurmjson.h"
 #include "output.h"
 #include "slurmtime.h"
 #include "tap.h"
@@ -169,12 +170,9 @@ test_jobviews(void)
 	is_int((int64_t)jobquery_cpus(&j), 32, "cpus of the job");
 	is_int((int64_t)jobquery_gpus(&j), 8, "gpus of the job");
 
-	jp = &j;
-	root = jobquery_json(&jp, 1);
-	ok(json_object_object_get_ex(root, "jobs", &arr) &&
-		json_object_array_length(arr) == 1,
-	    "json: one job under \"jobs\"");
-	o = json_object_array_get_idx(arr, 0);
+	o = json_object_new_object();
+	out_json_add_str(o, "name", "kept");
+	jobquery_json_fill(o, &j);
 	ok(json_object_object_get_ex(o, "job_id", &v) &&
 		json_object_get_int64(v) == 42,
 	    "json: job_id");
@@ -184,7 +182,59 @@ test_jobviews(void)
 	ok(json_object_object_get_ex(o, "user", &v) &&
 		strcmp(json_object_get_string(v), "") == 0,
 	    "json: a NULL string is \"\"");
+	ok(json_object_object_get_ex(o, "name", &v) &&
+		strcmp(json_object_get_string(v), "kept") == 0,
+	    "json: a key already there is kept");
 	is_int(json_object_object_length(o), 20, "json: the 20 stable keys");
+	(void)json_object_put(o);
+
+	jp = &j;
+	root = slurmjson_jobs(SLURMJSON_SQUEUE, &jp, 1, 1061);
+	ok(json_object_object_get_ex(root, "jobs", &arr) &&
+		json_object_array_length(arr) == 1,
+	    "squeue json: one job under \"jobs\"");
+	o = json_object_array_get_idx(arr, 0);
+	ok(json_object_object_get_ex(o, "job_state", &v) &&
+		strcmp(json_object_get_string(v), "RUNNING") == 0,
+	    "squeue json: job_state");
+	ok(json_object_object_get_ex(o, "state_reason", &v) &&
+		strcmp(json_object_get_string(v), "None") == 0,
+	    "squeue json: no reason is \"None\"");
+	ok(json_object_object_get_ex(o, "time_limit", &v) &&
+		json_object_get_type(v) == json_type_null,
+	    "squeue json: no limit is null");
+	(void)json_object_put(root);
+	root = slurmjson_jobs(SLURMJSON_SACCT, &jp, 1, 1061);
+	(void)json_object_object_get_ex(root, "jobs", &arr);
+	o = json_object_array_get_idx(arr, 0);
+	ok(json_object_object_get_ex(o, "time", &v) &&
+		json_object_object_get_ex(v, "elapsed", &v) &&
+		json_object_get_int64(v) == 30,
+	    "sacct json: time.elapsed");
+	ok(json_object_object_get_ex(o, "state", &v) &&
+		json_object_get_type(v) == json_type_object,
+	    "sacct json: state is sacct's object, not the kaibatch string");
+	(void)json_object_put(root);
+	j.state = KAI_JOB_FAILED;
+	j.exit_signal = 9;
+	root = slurmjson_jobs(SLURMJSON_SACCT, &jp, 1, 1061);
+	(void)json_object_object_get_ex(root, "jobs", &arr);
+	o = json_object_array_get_idx(arr, 0);
+	(void)json_object_object_get_ex(o, "exit_code", &o);
+	ok(json_object_object_get_ex(o, "status", &v) &&
+		strcmp(json_object_get_string(v), "SIGNALED") == 0,
+	    "sacct json: killed by a signal is SIGNALED");
+	ok(json_object_object_get_ex(o, "signal", &v) &&
+		json_object_object_get_ex(v, "signal_id", &v) &&
+		json_object_get_int64(v) == 9,
+	    "sacct json: signal.signal_id");
+	(void)json_object_put(root);
+	root = slurmjson_jobs(SLURMJSON_SQUEUE, &jp, 1, 1061);
+	(void)json_object_object_get_ex(root, "jobs", &arr);
+	o = json_object_array_get_idx(arr, 0);
+	ok(json_object_object_get_ex(o, "exit_code", &v) &&
+		json_object_get_int64(v) == 9,
+	    "squeue json: exit_code is the wait status of a SIGKILL");
 	(void)json_object_put(root);
 	kai_jobinfo_fini(&j);
 }
