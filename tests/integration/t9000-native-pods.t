@@ -101,7 +101,8 @@ is "kacct: user the namespace, partition from the label, the pod, COMPLETED" \
     "$(kacct -j "$solo" --json | python3 -c '
 import json, sys
 j = json.load(sys.stdin)["jobs"][0]
-print(j["user"], j["partition"], j["workload"], j["state"],
+st = j["state"]["current"] if isinstance(j["state"], dict) else j["state"]
+print(j["user"], j["partition"], j["workload"], st,
       j["start_time"] > 0, j["end_time"] >= j["start_time"])')" \
     "team-a gpu team-a/solo COMPLETED True True"
 is "kacct: the Job's pod goes to native.default_queue" \
