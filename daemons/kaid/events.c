@@ -10,6 +10,8 @@
  */
 #include "config.h"
 
+#include <string.h>
+
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -40,8 +42,13 @@ events_post(struct kaid *k, const char *pod, enum kai_event_type type,
 void
 events_scheduled(struct kaid *k, const char *pod, const char *node)
 {
-	/* The default scheduler's words, so tools that match them work. */
-	events_post(k, pod, KAI_EVENT_NORMAL, "Scheduled",
-	    "Successfully assigned %s/%s to %s", kai_kube_namespace(k->kube),
-	    pod, node);
+	/* The default scheduler's words, so tools that match them work;
+	 * a workload's pod is keyed "ns/name" already (native.c). */
+	if (strchr(pod, '/') != NULL)
+		events_post(k, pod, KAI_EVENT_NORMAL, "Scheduled",
+		    "Successfully assigned %s to %s", pod, node);
+	else
+		events_post(k, pod, KAI_EVENT_NORMAL, "Scheduled",
+		    "Successfully assigned %s/%s to %s",
+		    kai_kube_namespace(k->kube), pod, node);
 }

@@ -85,6 +85,9 @@ evict_retry_deletes(struct kaid *k)
 		    ((j = state_job(k, r->job_id)) != NULL &&
 			j->state != KAI_JOB_PENDING && r->task < j->nallocs))
 			continue;
+		/* A pending workload's pod is the job itself (native.c). */
+		if (j != NULL && native_job(j))
+			continue;
 		kai_log_info("deleting pod \"%s\" again: its job or task is "
 		    "not active", key);
 		if (j != NULL && j->state != KAI_JOB_PENDING)

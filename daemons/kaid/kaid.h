@@ -301,6 +301,22 @@ void events_post(struct kaid *k, const char *pod, enum kai_event_type type,
 /* "Scheduled": "Successfully assigned NS/POD to NODE". */
 void events_scheduled(struct kaid *k, const char *pod, const char *node);
 
+/*
+ * native.c: Kubernetes-native workloads (doc/k8s-native.md).  Whether j
+ * is one (its one task is a pod kaid binds, not one it makes); the
+ * active job of the pod keyed key ("ns/name"), or NULL.
+ */
+bool native_job(const struct kai_job *j);
+struct kai_job *native_job_of(const struct kaid *k, const char *key);
+/*
+ * A pod the watch shows that kaid did not make: the job it is, made now
+ * if the pod asks for one of native.schedulers and waits unbound; NULL
+ * if it is none (it only holds capacity) or must wait (the reason is
+ * logged and posted on the pod as an Event).
+ */
+struct kai_job *native_pod(struct kaid *k, const char *key,
+    const struct kai_pod *pod);
+
 /* snapshot.c: the scheduler's view of one tick (kai_sched_snapshot). */
 struct snap {
 	struct kai_sched_snapshot s;

@@ -4,6 +4,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/arrays.c \
 	daemons/kaid/deps.c \
 	daemons/kaid/dispatch.c \
+	daemons/kaid/native.c \
 	daemons/kaid/events.c \
 	daemons/kaid/evict.c \
 	daemons/kaid/helpers.c \

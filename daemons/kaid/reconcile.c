@@ -60,9 +60,19 @@ reconcile_recorded(struct kaid *k, struct kai_job *job,
 	    c->reason[0] != '\0' ? c->reason : "", c->exit_code,
 	    c->exit_signal);
 	metrics_job_finished(&k->metrics, c->to);
-	if (job->nallocs > 0)
+	/* A workload's pod belongs to its controller (or its user): kaid
+	 * deletes it only when the job is cancelled, as KAI evicts. */
+	if (native_job(job)) {
+		struct pod_rec *r = kai_map_get(&k->pods, job->workload);
+
+		if (c->to == KAI_JOB_CANCELLED)
+			dispatch_delete_pod(k, job->workload, -1);
+		else if (r != NULL)
+			r->managed = false;	/* only capacity from now */
+	} else if (job->nallocs > 0) {
 		dispatch_delete_pods(k, job,
 		    c->to == KAI_JOB_CANCELLED ? -1 : 0);
+	}
 	state_job_remove(k, id);
 }
 
@@ -355,6 +365,8 @@ reconcile_pod(struct kaid *k, const char *name, struct pod_rec *r,
 	int32_t code, sig;
 	enum kai_job_state to;
 
+	if (job != NULL && native_job(job) && job->state == KAI_JOB_PENDING)
+		return;	/* a workload's pod waits for kaid's bind */
 	if (job == NULL || job->state == KAI_JOB_PENDING) {
 		/* Not an active job's pod (finished, cancelled, unknown). */
 		if (!deleted && !r->deleting && k->pods_synced) {

@@ -146,6 +146,7 @@ query_cache(struct kaid *k, struct conn *conn, const struct kai_query *q)
 		o->state = j->state;
 		o->reason = j->reason;
 		o->why = j->why;
+		o->workload = j->workload;
 		o->submit_time = j->submit_time;
 		o->start_time = j->start_time;
 		o->time_limit_s = j->time_limit_s;

@@ -76,6 +76,11 @@ submit_resolve(struct kaid *k, const struct rpc_req *req, struct submit *s,
 
 	if (kai_jobspec_validate(js, err) != 0)
 		return err->code;
+	/* Only native.c names a pod for a job to bind: a client that could
+	 * would have kaid bind (and account) a pod that is not its own. */
+	if (js->workload != NULL)
+		return kai_err_set(err, KAI_EINVAL,
+		    "field \"workload\" is set by kaid only");
 	if (strlen(js->script) > (size_t)k->conf->max_script_bytes)
 		return kai_err_set(err, KAI_EINVAL,
 		    "script is too large: %zu bytes (limit %" PRId64 ")",

@@ -290,6 +290,23 @@ pod_key(const struct kaid *k, const struct kai_pod *pod, bool *ours)
 	    pod->namespace : "", pod->name);
 }
 
+/*
+ * A foreign pod that is a workload's (native.c) is followed as kaid's
+ * own: its record carries the job's id and task 0.
+ */
+static void
+native_follow(struct kaid *k, const char *key, const struct kai_pod *pod,
+    struct pod_rec *r)
+{
+	struct kai_job *j = native_pod(k, key, pod);
+
+	if (j == NULL)
+		return;
+	r->managed = true;
+	r->job_id = j->id;
+	r->task = 0;
+}
+
 void
 state_on_pod(enum kai_kube_event ev, const struct kai_pod *pod, void *ctx)
 {
@@ -312,6 +329,8 @@ state_on_pod(enum kai_kube_event ev, const struct kai_pod *pod, void *ctx)
 	case KAI_KUBE_MODIFIED:
 		r = pod_rec_new(pod);
 		r->managed &= ours;
+		if (!r->managed)
+			native_follow(k, key, pod, r);
 		kai_map_put(&k->pods, key, r);
 		if (ours)
 			dispatch_pod_seen(k, key, r->node[0] != '\0');
@@ -323,6 +342,8 @@ state_on_pod(enum kai_kube_event ev, const struct kai_pod *pod, void *ctx)
 			dispatch_pod_seen(k, key, true);
 		r = pod_rec_new(pod);
 		r->managed &= ours;
+		if (!r->managed)
+			native_follow(k, key, pod, r);
 		if (r->managed)
 			reconcile_pod(k, key, r, true);
 		pod_rec_free(r);

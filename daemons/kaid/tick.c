@@ -195,7 +195,9 @@ placement_change(const struct snap *sn, const struct kai_sched_result *r,
 			continue;
 		a->task = (uint32_t)n++;
 		a->node = kai_xstrdup(sn->nodes[r->tasks[t].node].name);
-		a->pod = state_pod_name(j->id, a->task);
+		/* A workload's pod exists: it is bound, not made. */
+		a->pod = native_job(j) ? kai_xstrdup(j->workload) :
+		    state_pod_name(j->id, a->task);
 		a->gpus = j->gpus_per_task;
 		a->cpus = j->cpus_per_task;
 		a->mem_mb = j->mem_mb;
@@ -368,9 +370,19 @@ tick_act(struct kaid *k, const struct snap *sn,
 			sn->kjobs[i]->est_start = r->jobs[i].est_start;
 		else
 			sn->kjobs[i]->est_start = 0;
-		if (r->jobs[i].state != KAI_SCHED_JOB_RUNNING)
-			set_core_reason(sn->kjobs[i], sn, &r->jobs[i], rs);
-		else if ((wait = wait_text(k, sn, r, i)) != NULL)
+		if (r->jobs[i].state != KAI_SCHED_JOB_RUNNING) {
+			struct kai_job *j = sn->kjobs[i];
+			char *was = kai_xstrdup(j->why != NULL ? j->why : "");
+
+			set_core_reason(j, sn, &r->jobs[i], rs);
+			/* A workload's pod tells why it waits, as the
+			 * default scheduler's do, once per new reason. */
+			if (native_job(j) && j->why != NULL &&
+			    j->why[0] != '\0' && strcmp(was, j->why) != 0)
+				events_post(k, j->workload, KAI_EVENT_WARNING,
+				    "FailedScheduling", "%s", j->why);
+			free(was);
+		} else if ((wait = wait_text(k, sn, r, i)) != NULL)
 			set_reason(sn->kjobs[i], "Resources", wait, false, rs);
 		else
 			which[n++] = i;

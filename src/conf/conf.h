@@ -98,6 +98,12 @@ struct kai_conf {
 	int64_t usage_half_life_ms;	/* 0 = no decay; 1 day */
 	int64_t usage_window_ms;	/* 7 days */
 	int64_t usage_refresh_ms;	/* re-read finished jobs; 1 min */
+	/* native: Kubernetes workloads kaid schedules (doc/k8s-native.md) */
+	char *native_schedulers;	/* schedulerNames, comma-separated;
+					   "kaid" */
+	char *native_default_queue;	/* queue of a pod without the
+					   kai.scheduler/queue label; NULL =
+					   none (the pod waits) */
 	/* jobs: */
 	bool allow_root_jobs;		/* false: pods get runAsNonRoot */
 	int64_t max_script_bytes;	/* <= KAI_JOB_SCRIPT_MAX; 102400 */

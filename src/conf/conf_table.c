@@ -149,6 +149,15 @@ static const struct kai_conf_entry daemon_entries[] = {
 	  .max = 60 * 60 * 1000, .unit = "ms",
 	  .help = "how often finished jobs' usage is read from the database" },
 
+	{ .key = "native.schedulers", .type = KAI_CONF_STRING,
+	  .offset = D(native_schedulers), .def = "kaid", .min = 1, .max = 1024,
+	  .help = "schedulerNames whose pods kaid schedules, comma-separated "
+		  "(a site leaving KAI adds kai-scheduler)" },
+	{ .key = "native.default_queue", .type = KAI_CONF_STRING,
+	  .offset = D(native_default_queue), .min = 1, .max = 255,
+	  .help = "queue of a Kubernetes workload without the "
+		  "kai.scheduler/queue label; unset = it waits" },
+
 	{ .key = "jobs.allow_root", .type = KAI_CONF_BOOL,
 	  .offset = D(allow_root_jobs), .def = "false",
 	  .help = "let jobs run as uid 0 (else pods get runAsNonRoot)" },

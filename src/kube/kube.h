@@ -116,6 +116,12 @@ struct kai_pod {
 	int64_t cpu_milli;	/* requests summed over containers */
 	uint64_t mem_mb;
 	uint32_t gpus;
+	/* What kaid needs of a Kubernetes-native workload's pod
+	 * (doc/k8s-native.md); "" when absent. */
+	char *scheduler;	/* spec.schedulerName */
+	char *owner_kind;	/* ownerReferences[0].kind */
+	char *owner_name;	/* ownerReferences[0].name */
+	char *kai_queue;	/* label kai.scheduler/queue */
 };
 
 enum kai_kube_event {

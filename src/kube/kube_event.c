@@ -45,6 +45,7 @@ struct kube_event {
 	struct kai_kube *kube;
 	char *body;		/* the Event JSON */
 	char *what;		/* "could not post event Scheduled for ..." */
+	char *ns;		/* the pod's namespace */
 	struct kube_event *next;
 };
 
@@ -141,6 +142,7 @@ ev_free(void *p)
 
 	free(e->body);
 	free(e->what);
+	free(e->ns);
 	free(e);
 }
 
@@ -187,7 +189,7 @@ kube_event_pump(struct kai_kube *kube)
 			kube->evq_tail = &kube->evq;
 		kube->nevq--;
 		e->next = NULL;
-		ns = kube_escape(kube->ns);
+		ns = kube_escape(e->ns);
 		path = kai_xasprintf("/api/v1/namespaces/%s/events", ns);
 		free(ns);
 		req = kube_req_new(kube, "POST", path, e->body, KUBE_REPLY_MAX,
@@ -222,6 +224,7 @@ kai_kube_pod_event(struct kai_kube *kube, const struct kai_pod_event *ev)
 	struct kube_event *e;
 	struct timespec ts;
 	char msg[KAI_ERR_MSG_MAX];
+	const char *slash;
 	int64_t now;
 
 	if (kube->evq_tail == NULL)
@@ -244,7 +247,20 @@ kai_kube_pod_event(struct kai_kube *kube, const struct kai_pod_event *ev)
 	if (now <= kube->ev_last_ns)
 		now = kube->ev_last_ns + 1;
 	kube->ev_last_ns = now;
-	e->body = kai_kube_pod_event_json(ev, kube->ns, instance(kube), now);
+	/* A pod of another namespace is named "ns/name" (kube_pod.c). */
+	slash = strchr(ev->pod, '/');
+	if (slash != NULL) {
+		struct kai_pod_event own = *ev;
+
+		e->ns = kai_xstrndup(ev->pod, (size_t)(slash - ev->pod));
+		own.pod = slash + 1;
+		e->body = kai_kube_pod_event_json(&own, e->ns, instance(kube),
+		    now);
+	} else {
+		e->ns = kai_xstrdup(kube->ns);
+		e->body = kai_kube_pod_event_json(ev, kube->ns, instance(kube),
+		    now);
+	}
 	*kube->evq_tail = e;
 	kube->evq_tail = &e->next;
 	kube->nevq++;

@@ -714,6 +714,41 @@ pod_status(const struct jctx *c, struct json_object *o, struct kai_pod *p)
 	return pod_container(c, o, st, p);
 }
 
+/* A string member of o, or "" when it is missing or not a string. */
+static char *
+lenient_str(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (o != NULL && json_object_object_get_ex(o, key, &v) &&
+	    json_object_is_type(v, json_type_string))
+		return kai_xstrdup(json_object_get_string(v));
+	return kai_xstrdup("");
+}
+
+/*
+ * What a foreign pod tells about its workload: scheduler, first owner,
+ * KAI's queue label.  Others' pods may carry anything, so nothing here
+ * can refuse a pod.
+ */
+static void
+pod_workload(struct json_object *meta, struct json_object *spec,
+    struct kai_pod *p)
+{
+	struct json_object *refs = NULL, *labels = NULL, *first = NULL;
+
+	p->scheduler = lenient_str(spec, "schedulerName");
+	if (json_object_object_get_ex(meta, "ownerReferences", &refs) &&
+	    json_object_is_type(refs, json_type_array) &&
+	    json_object_array_length(refs) > 0)
+		first = json_object_array_get_idx(refs, 0);
+	p->owner_kind = lenient_str(first, "kind");
+	p->owner_name = lenient_str(first, "name");
+	if (!json_object_object_get_ex(meta, "labels", &labels))
+		labels = NULL;
+	p->kai_queue = lenient_str(labels, "kai.scheduler/queue");
+}
+
 static int
 pod_meta(struct jctx *c, struct json_object *o, struct kai_pod *p,
     struct json_object **spec)
@@ -732,6 +767,7 @@ pod_meta(struct jctx *c, struct json_object *o, struct kai_pod *p,
 	if ((r = pod_labels(c, meta, p)) != 0 ||
 	    (r = jget(c, o, "spec", json_type_object, "spec", spec)) != 0)
 		return r;
+	pod_workload(meta, *spec, p);
 	return jstrdup(c, *spec, "nodeName", "spec.nodeName", &p->node);
 }
 
@@ -769,6 +805,10 @@ kube_pod_fini(struct kai_pod *p)
 	free(p->term_message);
 	free(p->wait_reason);
 	free(p->queue);
+	free(p->scheduler);
+	free(p->owner_kind);
+	free(p->owner_name);
+	free(p->kai_queue);
 	memset(p, 0, sizeof(*p));
 }
 

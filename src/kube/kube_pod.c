@@ -182,11 +182,26 @@ kube_calls_fini(struct kai_kube *kube)
  * "/api/v1/namespaces/NS/KIND[/NAME]" with NS and NAME escaped; caller
  * owns.
  */
+/*
+ * A name "ns/name" (a pod of another namespace, as kaid keys the
+ * Kubernetes-native workloads it schedules) is looked up in ns: a
+ * Kubernetes name never holds a '/'.
+ */
 static char *
 ns_path(const struct kai_kube *kube, const char *kind, const char *name)
 {
-	char *ns = kube_escape(kube->ns), *n, *p;
+	const char *slash = name != NULL ? strchr(name, '/') : NULL;
+	char *ns, *n, *p;
 
+	if (slash != NULL) {
+		char *own = kai_xstrndup(name, (size_t)(slash - name));
+
+		ns = kube_escape(own);
+		free(own);
+		name = slash + 1;
+	} else {
+		ns = kube_escape(kube->ns);
+	}
 	if (name == NULL) {
 		p = kai_xasprintf("/api/v1/namespaces/%s/%s", ns, kind);
 	} else {
@@ -223,7 +238,8 @@ kai_kube_pod_bind(struct kai_kube *kube, const char *pod, const char *node,
 	json_object_object_add(b, "apiVersion", json_object_new_string("v1"));
 	json_object_object_add(b, "kind", json_object_new_string("Binding"));
 	m = json_object_new_object();
-	json_object_object_add(m, "name", json_object_new_string(pod));
+	json_object_object_add(m, "name", json_object_new_string(
+	    strchr(pod, '/') != NULL ? strchr(pod, '/') + 1 : pod));
 	json_object_object_add(b, "metadata", m);
 	t = json_object_new_object();
 	json_object_object_add(t, "apiVersion", json_object_new_string("v1"));

@@ -66,6 +66,7 @@ kai_jobspec_fini(struct kai_jobspec *js)
 	free(js->priority_class);
 	free(js->topology);
 	free(js->topology_preferred);
+	free(js->workload);
 	memset(js, 0, sizeof(*js));
 }
 
@@ -113,6 +114,7 @@ kai_job_fini(struct kai_job *job)
 	free(job->allocs);
 	optstr_free(job->topology);
 	optstr_free(job->topology_preferred);
+	optstr_free(job->workload);
 	if (job->array_pending != NULL)
 		kai_array_fini(job->array_pending);
 	free(job->array_pending);

@@ -102,6 +102,10 @@ struct kai_jobspec {
 	uint32_t open_mode;	/* enum kai_open_mode */
 	uint32_t umask;		/* KAI_JOB_UMASK_SET | the submitter's
 				 * umask; 0 = not known */
+	char *workload;		/* a Kubernetes-native workload's pod,
+				 * "namespace/name" (doc/k8s-native.md):
+				 * kaid binds it instead of making one;
+				 * NULL = a batch job */
 };
 
 struct kai_jobinfo {
@@ -147,6 +151,7 @@ struct kai_jobinfo {
 	bool signal_batch;
 	uint32_t open_mode;	/* enum kai_open_mode */
 	uint32_t umask;		/* as in struct kai_jobspec */
+	char *workload;		/* as in struct kai_jobspec; "" = none */
 	char *exit_reason;	/* why its container ended, as the node said:
 				 * "OOMKilled", "Error: <its termination
 				 * message>"; read from PostgreSQL only;
@@ -204,6 +209,8 @@ struct kai_job {
 	uint64_t gpu_memory_mb; /* MiB of one GPU per task; 0 = none */
 	char *topology;		/* required level; "" = none */
 	char *topology_preferred; /* "" = none */
+	char *workload;		/* "namespace/name" of a Kubernetes-native
+				 * workload's pod (native.c); "" = none */
 	/* Job arrays (daemons/kaid/arrays.c) and dependencies (deps.c). */
 	uint64_t array_job_id;	/* the array's first id; 0 = no array */
 	uint32_t array_task_id;	/* this record's task (not the remainder) */

@@ -22,7 +22,8 @@
  * `kai-rawreq --make-submit-body SCRIPT OUT [PARTITION [NAME]]` writes the
  * body of a minimal submission of SCRIPT (working directory: the current
  * one) to OUT, for the tests to send, save and replay; PARTITION and NAME
- * are sent as they are, unchecked, as a hostile client would.
+ * are sent as they are, unchecked, as a hostile client would;
+ * KAI_RAWREQ_WORKLOAD, when set, is sent as the workload field.
  * `--make-submit-body-v1 SCRIPT OUT` writes it as a protocol 1 client
  * did (positional fields, no record length, the 28 fields of then).
  * --proto-version N sends the frame in version N, as an older or newer
@@ -437,6 +438,8 @@ make_submit_body(const char *script, const char *out, const char *queue,
 	js.workdir = cwd;
 	js.name = (char *)(name != NULL ? name : "rawreq");
 	js.queue = (char *)queue;
+	/* A field only kaid may set, for the test that it is refused. */
+	js.workload = getenv("KAI_RAWREQ_WORKLOAD");
 	js.time_limit_s = KAI_TIME_UNSET;
 	if (r == 0 && kai_msg_submit_encode(&body, &js) != 0) {
 		client_error(PROG, NULL, "could not encode \"%s\"", script);
