@@ -145,8 +145,8 @@ refuses "kqueue bad state" 'kqueue: error: invalid job state "XX"' \
 refuses "kqueue bad job id" 'kqueue: error: invalid job id "12x"' \
 	kqueue -j 12x
 refuses "kqueue bad format" \
-	'kqueue: error: invalid format "%.5i %q": unrecognized field "%q"' \
-	kqueue -o '%.5i %q'
+	'kqueue: error: invalid format "%.5i %@": unrecognized field "%@"' \
+	kqueue -o '%.5i %@'
 refuses "kqueue bad Format field" \
 	'kqueue: error: invalid --Format field "Bogus"' kqueue -O JobID,Bogus
 refuses "kqueue unknown user" \

@@ -27,7 +27,7 @@ is "ksubmit --open-mode offers its two modes" \
     "$(complete_line ksubmit --open-mode "")" "append truncate "
 is "ksubmit --kill-on-invalid-dep offers yes and no" \
     "$(complete_line ksubmit --kill-on-invalid-dep y)" "yes "
-is "kqueue --no completes --noheader" "$(complete_line kqueue --no)" "--noheader "
+is "kqueue --noh completes --noheader" "$(complete_line kqueue --noh)" "--noheader "
 like "kacct --format= is offered" "$(complete_line kacct --form)" '^--format= $'
 is "states after -t" "$(complete_line kqueue -t RUN)" "RUNNING "
 is "users after -u" "$(complete_line kqueue -u roo)" "root "
