@@ -26,12 +26,19 @@ for u in "$A" "$B"; do
 	chown "$u:" "$T/$u/ok.sh"
 done
 
-# The byte 0xff in a job name: refused at once, naming the field.
+# The byte 0xff in a job name: ksubmit refuses it before sending (usage,
+# exit 2), and kaid refuses it at the wire from a client that sends it
+# anyway, naming the field.
 out=$(cd "$T/$B" && as_user "$B" ksubmit -J "$(printf 'bad\377')" ok.sh 2>&1)
-is "a name that is not UTF-8: exit 1" "$?" 1
-like "a name that is not UTF-8: says which field and why" "$out" \
-    '^ksubmit: error: .*field "name" is not valid UTF-8 \(byte 0xff at offset 3\)$'
+is "a name that is not UTF-8: exit 2" "$?" 2
+like "a name that is not UTF-8: says which option and why" "$out" \
+    '^ksubmit: error: job name is not valid UTF-8 \(byte 0xff at offset 3\)$'
 is "a name that is not UTF-8: one line" "$(printf '%s\n' "$out" | grep -c .)" 1
+(cd "$T/$B" && as_user "$B" kai-rawreq --make-submit-body ok.sh bad.bin \
+    batch "$(printf 'bad\377')") || bail_out "could not make the raw body"
+out=$(cd "$T/$B" && as_user "$B" kai-rawreq --type 2 --body-file bad.bin 2>&1)
+like "sent anyway, kaid refuses it naming the field" "$out" \
+    'field "name" is not valid UTF-8 \(byte 0xff at offset 3\)$'
 is "nothing of bob's was stored" "$(stack_psql "select count(*) from jobs")" 0
 
 # hold_jobs_table SECONDS: keeps kaid's next insert waiting, so that the
@@ -43,8 +50,9 @@ hold_jobs_table()
 	sleep 0.5
 }
 
-# storm BOB-ARGS...: 20 submissions of alice's and 5 of bob's (with
-# BOB-ARGS) sent at the same time; counts alice's accepted ones.
+# storm BOB-COMMAND...: 20 submissions of alice's and 5 of bob's (each
+# BOB-COMMAND, run in bob's directory) sent at the same time; counts
+# alice's accepted ones.
 storm()
 {
 	local i
@@ -53,7 +61,7 @@ storm()
 	as_user "$A" sh -c "cd $T/$A && ksubmit ok.sh" >"$T/out.first" 2>&1 &
 	sleep 0.3
 	for i in $(seq 1 5); do
-		(cd "$T/$B" && as_user "$B" ksubmit "$@" ok.sh) \
+		(cd "$T/$B" && as_user "$B" "$@") \
 		    >"$T/out.bob.$i" 2>&1 &
 	done
 	for i in $(seq 1 20); do
@@ -65,7 +73,7 @@ storm()
 }
 
 is "with bob sending 0xff names, all 20 of alice's are stored" \
-    "$(storm -J "$(printf 'x\377y')")" 20
+    "$(storm kai-rawreq --type 2 --body-file bad.bin)" 20
 is "and bob's are refused naming the field" \
     "$(cat "$T"/out.bob.* | grep -c 'field "name" is not valid UTF-8')" 5
 
@@ -74,7 +82,7 @@ is "and bob's are refused naming the field" \
 stack_psql "alter table jobs add constraint t1210_poison
     check (name <> 'poison') not valid" >/dev/null
 is "with bob's rows refused by the database, all 20 of alice's are stored" \
-    "$(storm -J poison)" 20
+    "$(storm ksubmit -J poison ok.sh)" 20
 is "bob's are each refused" \
     "$(cat "$T"/out.bob.* | grep -c '^ksubmit: error: could not store the job: .*t1210_poison')" 5
 like "they went through a shared group commit" "$(cat "$T/kaid.log")" \

@@ -45,7 +45,8 @@ SVC_HOST=${hostport%:*}
 SVC_PORT=${hostport##*:}
 
 # kaid.yaml as in a pod: no kubeconfig, no namespace.
-sed -e '/^kubernetes:/d' -e '/^  kubeconfig:/d' -e '/^  namespace:/d' \
+# (the kubernetes: section stays for the stack's other keys, pod_helpers)
+sed -e '/^  kubeconfig:/d' -e '/^  namespace:/d' \
     "$T/kaid.yaml" >"$T/kaid-ic.yaml"
 unlike "the configuration names no kubeconfig" "$(cat "$T/kaid-ic.yaml")" \
     'kubeconfig|namespace'
