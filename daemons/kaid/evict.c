@@ -118,7 +118,7 @@ evict_pods_linger(const struct kaid *k, const struct kai_job *j)
 
 	/* A started elastic job's unstarted tasks, or every task. */
 	for (t = j->nallocs; t < n && !found; t++) {
-		pod = state_pod_name(j->id, (uint32_t)t);
+		pod = kai_job_pod_name(j->id, (uint32_t)t);
 		/* A create still on its way counts: it may land later. */
 		found = kai_map_get(&k->pods, pod) != NULL ||
 		    kai_map_get(&k->inflight, pod) != NULL;

@@ -269,8 +269,6 @@ void state_on_pod(enum kai_kube_event ev, const struct kai_pod *pod,
 void pod_rec_free(void *p);
 void node_free(void *p);
 bool state_synced(const struct kaid *k);
-/* "kai-<jobid>-<task>"; caller owns the result. */
-char *state_pod_name(uint64_t job_id, uint32_t task);
 /*
  * Whether j is elastic: min_tasks below ntasks, so that kaid starts it
  * once min_tasks are placed and starts the rest as room frees.

@@ -206,7 +206,7 @@ nodelist(const struct kai_job *j)
 	char *out;
 
 	for (t = 0; t < n; t++)
-		names[t] = state_pod_name(j->id, (uint32_t)t);
+		names[t] = kai_job_pod_name(j->id, (uint32_t)t);
 	out = kai_hostlist_compress((const char *const *)names, n);
 	for (t = 0; t < n; t++)
 		free(names[t]);

@@ -182,7 +182,7 @@ rpc_log(struct kaid *k, const struct rpc_req *req)
 	s->conn = req->conn;
 	s->next = k->logs;
 	k->logs = s;
-	pod = state_pod_name(l.id, l.task);
+	pod = kai_job_pod_name(l.id, l.task);
 	s->call = kai_kube_pod_log(k->kube, pod, l.follow,
 	    l.follow ? 0 : LOG_LIMIT_BYTES, on_log_data, on_log_done, s);
 	free(pod);

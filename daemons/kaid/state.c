@@ -91,12 +91,6 @@ state_job_remove(struct kaid *k, uint64_t id)
 	k->njobs--;
 }
 
-char *
-state_pod_name(uint64_t job_id, uint32_t task)
-{
-	return kai_job_pod_name(job_id, task);
-}
-
 bool
 state_job_elastic(const struct kai_job *j)
 {

@@ -197,7 +197,7 @@ placement_change(const struct snap *sn, const struct kai_sched_result *r,
 		a->node = kai_xstrdup(sn->nodes[r->tasks[t].node].name);
 		/* A workload's pod exists: it is bound, not made. */
 		a->pod = native_job(j) ? kai_xstrdup(j->workload) :
-		    state_pod_name(j->id, a->task);
+		    kai_job_pod_name(j->id, a->task);
 		a->gpus = j->gpus_per_task;
 		a->cpus = j->cpus_per_task;
 		a->mem_mb = j->mem_mb;
