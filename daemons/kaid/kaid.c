@@ -312,6 +312,7 @@ main(int argc, char **argv)
 	k.foreground = fg || check;
 	if (kai_conf_load(path, &k.conf, &err) != 0) {
 		(void)fprintf(stderr, "kaid: error: %s\n", err.msg);
+		kaid_fini(&k);
 		return 1;
 	}
 	helpers_init(&k);
@@ -327,6 +328,7 @@ main(int argc, char **argv)
 	}
 	if (!fg && daemon(0, 0) != 0) {
 		(void)fprintf(stderr, "kaid: error: could not daemonize\n");
+		kaid_fini(&k);
 		return 1;
 	}
 	kai_log_init("kaid", fg ? KAI_LOG_STDERR : KAI_LOG_SYSLOG,

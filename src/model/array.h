@@ -43,7 +43,9 @@ struct kai_array {
 /*
  * Parses sbatch's --array value: comma-separated "A", "A-B", "A-B:S",
  * then an optional "%N".  Overlaps and any order are allowed and merged.
- * KAI_EINVAL with "invalid array \"%s\"..." naming the fault.
+ * KAI_EINVAL with "invalid array \"%s\"..." naming the fault.  *a must be
+ * initialised (empty or parsed before): on success its old ranges are
+ * freed and replaced; on failure it is left as it was.
  */
 int kai_array_parse(const char *s, struct kai_array *a, struct kai_err *err)
     KAI_MUST_CHECK;

@@ -56,6 +56,8 @@ struct kai_dep {
  * job id (afterany), joined by "," (all) or "?" (any).
  * "afterburstbuffer" is read as afterany (there are no burst buffers);
  * "aftercorr" is refused.  KAI_EINVAL "invalid dependency \"%s\"...".
+ * *d must be initialised: on success its old items are freed and
+ * replaced; on failure it is left as it was.
  */
 int kai_dep_parse(const char *s, struct kai_dep *d, struct kai_err *err)
     KAI_MUST_CHECK;

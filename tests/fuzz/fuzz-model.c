@@ -23,7 +23,7 @@
 static void
 check_array(const char *s)
 {
-	struct kai_array a, b;
+	struct kai_array a = {NULL, 0, 0}, b = {NULL, 0, 0};
 	struct kai_err err;
 	char text[KAI_ARRAY_TEXT_MAX * 4];
 	uint32_t idx, prev = 0;
@@ -52,7 +52,7 @@ static void
 check_dep(const char *s)
 {
 	char once[8192], twice[sizeof(once)];
-	struct kai_dep d, e;
+	struct kai_dep d = {false, NULL, 0}, e = {false, NULL, 0};
 	struct kai_err err;
 
 	if (kai_dep_parse(s, &d, &err) != 0)
