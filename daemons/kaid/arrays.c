@@ -221,7 +221,7 @@ split_apply(struct kaid *k, struct kai_job *a, const struct kai_db_split *s)
 	}
 	t = arrays_task_new(a, s->new_id, s->task);
 	state_job_add(k, t);
-	k->tick_again = true;
+	tick_again(k);
 	kai_log_info("job %" PRIu64 ": task %" PRIu32 " of array %" PRIu64,
 	    t->id, s->task, a->id);
 	return t;

@@ -32,7 +32,7 @@
 #include "sys/log.h"
 
 /*
- * k->inflight: a pod kaid must not ensure again yet.  CALL: a create or
+ * inflight: a pod kaid must not ensure again yet.  CALL: a create or
  * bind is under way.  DONE: created and bound, but the pod watch has not
  * shown it bound yet.  Without DONE, a tick between the bind's answer and
  * the watch's event (seconds apart when thousands of pods are dispatched
@@ -45,6 +45,32 @@
 #define INFLIGHT_CALL ((void *)1)
 #define INFLIGHT_DONE ((void *)2)
 
+struct dispatch {
+	struct kai_map inflight;	/* pod name -> INFLIGHT_* */
+};
+
+void
+dispatch_init(struct kaid *k)
+{
+	k->dispatch = kai_xcalloc(1, sizeof(*k->dispatch));
+	kai_map_init(&k->dispatch->inflight, NULL);
+}
+
+void
+dispatch_free(struct kaid *k)
+{
+	if (k->dispatch == NULL)
+		return;
+	kai_map_fini(&k->dispatch->inflight);
+	KAI_FREE(k->dispatch);
+}
+
+bool
+dispatch_inflight(const struct kaid *k, const char *pod)
+{
+	return kai_map_get(&k->dispatch->inflight, pod) != NULL;
+}
+
 struct pod_call {
 	struct kaid *k;
 	uint64_t job_id;
@@ -55,7 +81,7 @@ struct pod_call {
 static void
 call_free(struct pod_call *pc)
 {
-	kai_map_del(&pc->k->inflight, pc->pod);
+	kai_map_del(&pc->k->dispatch->inflight, pc->pod);
 	free(pc->pod);
 	free(pc->node);
 	free(pc);
@@ -63,7 +89,7 @@ call_free(struct pod_call *pc)
 
 /*
  * A call about name (a pod, or a job's Service), marked under way in
- * k->inflight until call_free(); takes name and node (may be NULL).
+ * inflight until call_free(); takes name and node (may be NULL).
  */
 static struct pod_call *
 call_new(struct kaid *k, uint64_t job_id, char *name, char *node)
@@ -74,7 +100,7 @@ call_new(struct kaid *k, uint64_t job_id, char *name, char *node)
 	pc->job_id = job_id;
 	pc->pod = name;
 	pc->node = node;
-	kai_map_put(&k->inflight, name, INFLIGHT_CALL);
+	kai_map_put(&k->dispatch->inflight, name, INFLIGHT_CALL);
 	return pc;
 }
 
@@ -88,7 +114,7 @@ call_done(struct pod_call *pc)
 		call_free(pc);
 		return;
 	}
-	kai_map_put(&pc->k->inflight, pc->pod, INFLIGHT_DONE);
+	kai_map_put(&pc->k->dispatch->inflight, pc->pod, INFLIGHT_DONE);
 	free(pc->pod);
 	free(pc->node);
 	free(pc);
@@ -97,8 +123,8 @@ call_done(struct pod_call *pc)
 void
 dispatch_pod_seen(struct kaid *k, const char *pod, bool bound_or_gone)
 {
-	if (bound_or_gone && kai_map_get(&k->inflight, pod) == INFLIGHT_DONE)
-		kai_map_del(&k->inflight, pod);
+	if (bound_or_gone && kai_map_get(&k->dispatch->inflight, pod) == INFLIGHT_DONE)
+		kai_map_del(&k->dispatch->inflight, pod);
 }
 
 void
@@ -108,9 +134,9 @@ dispatch_watch_reset(struct kaid *k)
 	void *v;
 	size_t i;
 
-	for (i = 0; kai_map_next(&k->inflight, &i, &key, &v);)
+	for (i = 0; kai_map_next(&k->dispatch->inflight, &i, &key, &v);)
 		if (v == INFLIGHT_DONE)
-			kai_map_del(&k->inflight, key);
+			kai_map_del(&k->dispatch->inflight, key);
 }
 
 /* Supplementary groups of the job's user, as the controller host knows. */
@@ -299,7 +325,7 @@ ensure_service(struct kaid *k, const struct kai_job *j)
 	char jobid[32], *name = podenv_service_name(j->id);
 	struct pod_call *pc;
 
-	if (kai_map_get(&k->inflight, name) != NULL) {
+	if (kai_map_get(&k->dispatch->inflight, name) != NULL) {
 		free(name);
 		return;
 	}
@@ -332,7 +358,7 @@ dispatch_ensure_pods(struct kaid *k, struct kai_job *j)
 		const struct kai_alloc *a = &j->allocs[t];
 		const struct pod_rec *r = kai_map_get(&k->pods, a->pod);
 
-		if (kai_map_get(&k->inflight, a->pod) != NULL ||
+		if (kai_map_get(&k->dispatch->inflight, a->pod) != NULL ||
 		    podfail_waiting(k, a->pod))
 			continue;
 		if (r != NULL && r->node[0] != '\0')

@@ -121,7 +121,7 @@ evict_pods_linger(const struct kaid *k, const struct kai_job *j)
 		pod = kai_job_pod_name(j->id, (uint32_t)t);
 		/* A create still on its way counts: it may land later. */
 		found = kai_map_get(&k->pods, pod) != NULL ||
-		    kai_map_get(&k->inflight, pod) != NULL;
+		    dispatch_inflight(k, pod);
 		free(pod);
 	}
 	return found;

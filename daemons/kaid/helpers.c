@@ -26,14 +26,22 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/sha256.h"
+#include "base/xmalloc.h"
 #include "kaid.h"
 #include "sys/log.h"
 
 #define HELPERS_RECHECK_S 600
 #define HELPERS_RETRY_S	  5
+
+struct helpers {
+	char name[64];		/* the ConfigMap's: "kaibatch-pod-" + hash */
+	bool inflight;		/* a create is under way */
+	int64_t next;		/* unix s of the next create */
+};
 
 /* The ConfigMap's keys and contents, and where each file goes. */
 static const char *const files[][3] = {
@@ -58,45 +66,59 @@ helpers_init(struct kaid *k)
 		kai_sha256_update(&h, files[i][1], strlen(files[i][1]) + 1);
 	}
 	kai_sha256_final(&h, d);
-	n = snprintf(k->helpers_name, sizeof(k->helpers_name),
+	k->helpers = kai_xcalloc(1, sizeof(*k->helpers));
+	n = snprintf(k->helpers->name, sizeof(k->helpers->name),
 	    "kaibatch-pod-%02x%02x%02x%02x%02x", d[0], d[1], d[2], d[3], d[4]);
-	KAI_ASSERT(n > 0 && (size_t)n < sizeof(k->helpers_name));
-	k->helpers_next = 0;
+	KAI_ASSERT(n > 0 && (size_t)n < sizeof(k->helpers->name));
+}
+
+void
+helpers_free(struct kaid *k)
+{
+	KAI_FREE(k->helpers);
+}
+
+const char *
+helpers_configmap(const struct kaid *k)
+{
+	return k->helpers->name;
 }
 
 static void
 on_created(int code, const struct kai_err *err, void *ctx)
 {
 	struct kaid *k = ctx;
+	/* The API server's answer arrives here, outside any tick. */
+	int64_t now = kaid_now();
 
-	k->helpers_inflight = false;
+	k->helpers->inflight = false;
 	if (code == 0 || code == KAI_EEXIST) {
 		if (code == 0)
 			kai_log_info("created configmap \"%s\" (the job "
-			    "wrapper and shims)", k->helpers_name);
-		k->helpers_next = kaid_now() + HELPERS_RECHECK_S;
+			    "wrapper and shims)", k->helpers->name);
+		k->helpers->next = now + HELPERS_RECHECK_S;
 		return;
 	}
 	if (code != KAI_EAGAIN)
 		kai_log_warn("%s; job pods wait for it", kai_err_msg(err));
-	k->helpers_next = kaid_now() + HELPERS_RETRY_S;
+	k->helpers->next = now + HELPERS_RETRY_S;
 }
 
 void
-helpers_ensure(struct kaid *k)
+helpers_ensure(struct kaid *k, int64_t now)
 {
 	const char *kv[2 * KAI_NELEM(files)];
 	size_t i;
 
 	if (k->conf->pod_helpers != KAI_CONF_HELPERS_CONFIGMAP ||
-	    k->helpers_inflight || kaid_now() < k->helpers_next)
+	    k->helpers->inflight || now < k->helpers->next)
 		return;
 	for (i = 0; i < KAI_NELEM(files); i++) {
 		kv[2 * i] = files[i][0];
 		kv[2 * i + 1] = files[i][1];
 	}
-	k->helpers_inflight = true;
-	kai_kube_configmap_create(k->kube, k->helpers_name, kv,
+	k->helpers->inflight = true;
+	kai_kube_configmap_create(k->kube, k->helpers->name, kv,
 	    KAI_NELEM(files), on_created, k);
 }
 

@@ -497,7 +497,7 @@ httpd_close(struct kaid *k)
 const char *
 httpd_unready(const struct kaid *k)
 {
-	if (!k->leading)
+	if (!leader_leading(k))
 		return "standby: another kaid leads";
 	if (!kai_db_connected(k->db))
 		return "no database connection";

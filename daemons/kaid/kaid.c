@@ -75,7 +75,7 @@ on_signal(struct kai_loop *loop, int signo, void *ctx)
 	kai_conf_free(k->conf);
 	k->conf = nc;
 	kai_log_set_level((enum kai_log_level)nc->log_level);
-	if (k->leading && seed_queues(k, &err) != 0)
+	if (leader_leading(k) && seed_queues(k, &err) != 0)
 		kai_log_err("could not create the queues of new partitions: "
 		    "%s", err.msg);
 }
@@ -188,14 +188,14 @@ static void
 kaid_init(struct kaid *k)
 {
 	memset(k, 0, sizeof(*k));
-	k->rdb_fd = -1;
-	k->listen_fd = -1;
 	metrics_init(&k->metrics, kaid_now());
 	kai_map_init(&k->nodes, node_free);
 	kai_map_init(&k->pods, pod_rec_free);
-	kai_map_init(&k->inflight, NULL);
-	kai_map_init(&k->pod_backoff, free);
+	dispatch_init(k);
+	podfail_init(k);
 	deps_init(k);
+	server_init(k);
+	reads_init(k);
 }
 
 static void
@@ -204,7 +204,7 @@ kaid_fini(struct kaid *k)
 	size_t i;
 
 	httpd_close(k);
-	server_close_all(k);
+	server_free(k);
 	kai_kube_free(k->kube);
 	reads_close(k);
 	kai_db_close(k->db);
@@ -213,18 +213,20 @@ kaid_fini(struct kaid *k)
 		free(k->jobs[i]);
 	}
 	free(k->jobs);
-	free(k->submits);
+	submit_free(k);
 	tick_free(k);
 	usage_free(k);
 	writeq_free(k);
-	kai_share_fini(&k->share);
+	share_free(k);
 	queues_free(k);
 	kai_map_fini(&k->nodes);
 	kai_map_fini(&k->pods);
-	kai_map_fini(&k->inflight);
-	kai_map_fini(&k->pod_backoff);
+	dispatch_free(k);
+	podfail_free(k);
 	metrics_fini(&k->metrics);
 	deps_free(k);
+	helpers_free(k);
+	leader_free(k);
 	kai_loop_free(k->loop);
 	kai_conf_free(k->conf);
 }

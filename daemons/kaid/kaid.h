@@ -72,15 +72,12 @@ struct pod_rec {
 };
 
 struct kaid {
-	char helpers_name[64];	  /* helpers.c: the pods' ConfigMap */
-	bool helpers_inflight;
-	int64_t helpers_next;	  /* unix s of the next create */
+	struct helpers *helpers;  /* helpers.c: the pods' ConfigMap */
 	const char *conf_path;
 	struct kai_conf *conf;
 	struct kai_loop *loop;
 	struct kai_db *db;
 	struct kai_kube *kube;
-	int listen_fd;
 	bool foreground;
 
 	struct kai_job **jobs;	  /* active jobs, sorted by id */
@@ -88,27 +85,15 @@ struct kaid {
 	size_t capjobs;
 	struct kai_map nodes;	  /* name -> struct kai_node * */
 	struct kai_map pods;	  /* name -> struct pod_rec * */
-	struct kai_map inflight;  /* pod name -> (void *)1: call under way */
+	struct dispatch *dispatch; /* dispatch.c: pod calls under way */
 	bool nodes_synced;
 	bool pods_synced;
 
-	struct submit *submits;	  /* group commit batch */
-	size_t nsubmits;
-	size_t capsubmits;
+	struct submits *submits;  /* rpc_submit.c: the group commit batch */
 
-	struct conn **conns;
-	size_t nconns;
-	size_t capconns;
-	uint64_t sweep_timer;	  /* server.c: header and idle timeouts */
-	uint64_t accept_timer;	  /* server.c: accepting again after EMFILE */
-	int64_t refuse_log_ms;	  /* server.c: last "refused" log line */
-	uint64_t refused;	  /* connections refused since that line */
-	int fd_ceiling;		  /* server.c: accept pauses past it; -1 none */
+	struct server *server;	  /* server.c: the client port */
 
-	uint64_t tick_timer;
-	bool tick_soon;		  /* a submission or an exit wants a tick */
-	int64_t last_tick_ms;	  /* loop time of the last tick */
-	struct tick *tick;	  /* tick.c's memory between ticks */
+	struct tick *tick;	  /* tick.c: its timer and memory */
 
 	struct kai_queue *queues; /* the queue tree, in creation order */
 	size_t nqueues;
@@ -120,16 +105,12 @@ struct kaid {
 	struct metrics metrics;
 	struct log_stream *logs;  /* klog requests being answered */
 	struct usage *usage;	  /* decayed usage (usage.c) */
-	struct kai_share share;	  /* the last pass's figures, for kshare */
+	struct kai_share *share;  /* share.c: the last pass's, for kshare */
 	struct deps *deps;	  /* deps.c: finished targets */
-	bool tick_again;	  /* arrays.c: tasks left to start: tick soon */
 	struct writeq *writeq;	  /* writeq.c: changes not yet recorded */
-	struct kai_map pod_backoff; /* podfail.c: pod name -> next create */
-	struct kai_db *rdb;	  /* reads.c: the connection for long reads */
-	int rdb_fd;		  /* its socket while the loop watches it */
-	struct read_call *reads;  /* reads waiting for their answer */
-	bool leading;		  /* leader.c: this kaid holds the lead */
-	uint64_t leader_timer;	  /* a standby's next try */
+	struct podfail *podfail;  /* podfail.c: delays of refused pods */
+	struct reads *reads;	  /* reads.c: the connection for long reads */
+	struct leader *leader;	  /* leader.c: whether this kaid leads */
 	int schema_version;
 	int exit_code;		  /* of main(), once the loop stops */
 };
@@ -144,6 +125,8 @@ int kaid_lead(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
 int leader_start(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
 /* Stops kaid when the database says another kaid took the lead. */
 void leader_check(struct kaid *k);
+bool leader_leading(const struct kaid *k);
+void leader_free(struct kaid *k);
 
 /* server.c */
 /* The numeric address of sa (len bytes), "unknown" if it has none. */
@@ -151,8 +134,12 @@ void server_peer_name(const struct sockaddr_storage *sa, socklen_t len,
     char *buf, size_t size);
 /* A non-blocking listening socket on "host:port" addr, into *fd. */
 int server_socket(const char *addr, int *fd, struct kai_err *err);
+void server_init(struct kaid *k);
 int server_listen(struct kaid *k, struct kai_err *err);
-void server_close_all(struct kaid *k);
+/* Closes the port and every connection, and frees the state. */
+void server_free(struct kaid *k);
+/* Client connections open now (metrics). */
+size_t server_nconns(const struct kaid *k);
 /* Queues a reply frame on conn; conn may be NULL (client gone). */
 void server_reply(struct kaid *k, struct conn *conn, uint16_t type,
     uint32_t flags, const struct kai_buf *body);
@@ -207,6 +194,7 @@ bool rpc_is_operator(const struct kaid *k, uint32_t uid);
 bool rpc_submit(struct kaid *k, const struct rpc_req *req);
 void submit_commit(struct kaid *k);
 void submit_forget_conn(struct kaid *k, struct conn *conn);
+void submit_free(struct kaid *k);
 
 /* rpc_query.c */
 bool rpc_query(struct kaid *k, const struct rpc_req *req);
@@ -386,6 +374,9 @@ void usage_free(struct kaid *k);
 /* share.c: the last pass's figures per queue and user (kshare). */
 void share_keep(struct kaid *k, const struct snap *sn,
     const struct kai_sched_result *r);
+/* What share_keep() kept last (empty before the first pass). */
+const struct kai_share *share_last(const struct kaid *k);
+void share_free(struct kaid *k);
 
 /* rpc_report.c */
 bool rpc_report(struct kaid *k, const struct rpc_req *req);
@@ -396,7 +387,10 @@ bool rpc_share(struct kaid *k, const struct rpc_req *req);
 void tick_start(struct kaid *k);
 /* Frees what tick.c keeps between ticks. */
 void tick_free(struct kaid *k);
+/* A tick soon: something changed that a decision waits for. */
 void tick_soon(struct kaid *k);
+/* More cycles now, in this tick: array tasks are left to start. */
+void tick_again(struct kaid *k);
 
 /* pod/, compiled by build-aux/pod2c.sh: the wrapper (the container's
  * command), the --signal timer and the shims */
@@ -437,6 +431,11 @@ char *podenv_service_name(uint64_t job_id);
 char *podenv_dns_search(const struct kaid *k, uint64_t job_id);
 
 /* dispatch.c */
+void dispatch_init(struct kaid *k);
+void dispatch_free(struct kaid *k);
+/* Whether a create, bind or delete of pod is under way (or awaits the
+ * watch): it must not be made or deleted again yet. */
+bool dispatch_inflight(const struct kaid *k, const char *pod);
 void dispatch_ensure_pods(struct kaid *k, struct kai_job *job);
 void dispatch_delete_pods(struct kaid *k, const struct kai_job *job,
     int64_t grace_s);
@@ -482,8 +481,11 @@ char *podspec_home(uint32_t uid);
 #define HELPERS_DIR "/kaibatch"
 /* Names the ConfigMap after its content (at start). */
 void helpers_init(struct kaid *k);
-/* Creates it when due (every tick; a call at a time). */
-void helpers_ensure(struct kaid *k);
+void helpers_free(struct kaid *k);
+/* Its name, for the pods' volume. */
+const char *helpers_configmap(const struct kaid *k);
+/* Creates it when due (every tick, now its clock; a call at a time). */
+void helpers_ensure(struct kaid *k, int64_t now);
 /* The pods' volume items: key, file pairs (*n pairs); static. */
 const char *const *helpers_items(size_t *n);
 
@@ -535,16 +537,20 @@ size_t writeq_len(const struct kaid *k);
 void writeq_retry(struct kaid *k);
 void writeq_free(struct kaid *k);
 
-/* reads.c: long reads on their own connection (k->rdb), replies deferred */
+/* reads.c: long reads on their own connection, replies deferred */
+void reads_init(struct kaid *k);
 int reads_open(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
+/* Closes the connection (waiting calls answered) and frees the state. */
 void reads_close(struct kaid *k);
+/* The connection for reads; NULL before reads_open(). */
+struct kai_db *reads_db(const struct kaid *k);
 /*
- * A read for req's client: call before kai_db_*_send(k->rdb, ...) with the
+ * A read for req's client: call before kai_db_*_send(reads_db(k), ...) with the
  * result as the callback's ctx, then reads_sent() whatever the send gave.
  */
 struct read_call *reads_call_new(struct kaid *k, const struct rpc_req *req);
 void reads_sent(struct kaid *k);
-/* Before a send on k->rdb that has no client (usage.c); then reads_sent(). */
+/* Before a send on reads_db(k) that has no client (usage.c); then reads_sent(). */
 void reads_begin(struct kaid *k);
 /* The client to answer, or NULL when it went away. */
 struct conn *reads_call_conn(const struct read_call *c);
@@ -554,6 +560,8 @@ void reads_call_done(struct read_call *c, bool resume);
 void reads_forget_conn(struct kaid *k, struct conn *conn);
 
 /* podfail.c: the API server refused a pod create */
+void podfail_init(struct kaid *k);
+void podfail_free(struct kaid *k);
 /*
  * The pod's own fault (400, 413, 422, an admission 403) fails its
  * CONFIGURING job with the server's message as the reason; any other

@@ -43,6 +43,32 @@ holder_name(char *buf, size_t size)
 
 static void leader_poll(struct kai_loop *loop, uint64_t id, void *ctx);
 
+/* Whether this kaid leads, and a standby's next try. */
+struct leader {
+	bool leading;
+	uint64_t timer;
+};
+
+static struct leader *
+ld(struct kaid *k)
+{
+	if (k->leader == NULL)
+		k->leader = kai_xcalloc(1, sizeof(*k->leader));
+	return k->leader;
+}
+
+bool
+leader_leading(const struct kaid *k)
+{
+	return k->leader != NULL && k->leader->leading;
+}
+
+void
+leader_free(struct kaid *k)
+{
+	KAI_FREE(k->leader);
+}
+
 /* Tries to take the lead; *leads tells.  Errors are the database's. */
 static int
 try_lead(struct kaid *k, bool *leads, struct kai_err *err)
@@ -54,7 +80,7 @@ try_lead(struct kaid *k, bool *leads, struct kai_err *err)
 		return err->code;
 	if (!*leads)
 		return 0;
-	k->leading = true;
+	ld(k)->leading = true;
 	kai_log_info("leading (epoch %" PRId64 ")", kai_db_epoch(k->db));
 	return kaid_lead(k, err);
 }
@@ -72,7 +98,7 @@ standby(struct kaid *k, bool first)
 			    "); taking over when it stops", holder, epoch);
 		free(holder);
 	}
-	k->leader_timer = kai_loop_timer_add(k->loop, LEADER_POLL_MS,
+	ld(k)->timer = kai_loop_timer_add(k->loop, LEADER_POLL_MS,
 	    leader_poll, k);
 }
 
@@ -84,7 +110,7 @@ leader_poll(struct kai_loop *loop, uint64_t id, void *ctx)
 	bool leads = false;
 
 	(void)id;
-	k->leader_timer = 0;
+	ld(k)->timer = 0;
 	if (try_lead(k, &leads, &err) != 0) {
 		if (!leads) {	/* the database is away: try again */
 			kai_log_debug("standby: %s", err.msg);
@@ -116,7 +142,7 @@ leader_start(struct kaid *k, struct kai_err *err)
 void
 leader_check(struct kaid *k)
 {
-	if (!k->leading || !kai_db_deposed(k->db))
+	if (!leader_leading(k) || !kai_db_deposed(k->db))
 		return;
 	kai_log_err("another kaid took the lead (this one had epoch %" PRId64
 	    "): stopping", kai_db_epoch(k->db));

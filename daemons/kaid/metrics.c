@@ -174,7 +174,7 @@ render_process(const struct kaid *k, struct kai_prom *w)
 	    "Kubernetes nodes kaid knows of.", (double)k->nodes.len);
 	single(w, "kaibatch_client_connections", "gauge",
 	    "Client connections open on the client port.",
-	    (double)k->nconns);
+	    (double)server_nconns(k));
 }
 
 static const enum kai_job_state active_states[] = {

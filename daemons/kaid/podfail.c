@@ -12,7 +12,7 @@
  * ResourceQuota or for RBAC, both of which an operator may fix) is tried
  * again after a delay that doubles with each refusal, from
  * PODFAIL_FIRST_MS up to PODFAIL_MAX_MS, so that a struggling API server
- * is not hammered.  The delays are kept per pod in k->pod_backoff and
+ * is not hammered.  The delays are kept per pod in struct podfail and
  * forgotten when the pod is created or deleted.
  */
 #include "config.h"
@@ -32,6 +32,26 @@ struct backoff {
 	unsigned failures;
 	int64_t until_ms;	/* loop time before which no create is sent */
 };
+
+struct podfail {
+	struct kai_map backoff;	/* pod name -> struct backoff * */
+};
+
+void
+podfail_init(struct kaid *k)
+{
+	k->podfail = kai_xcalloc(1, sizeof(*k->podfail));
+	kai_map_init(&k->podfail->backoff, free);
+}
+
+void
+podfail_free(struct kaid *k)
+{
+	if (k->podfail == NULL)
+		return;
+	kai_map_fini(&k->podfail->backoff);
+	KAI_FREE(k->podfail);
+}
 
 /*
  * Whether a refusal is about the pod (permanent).  A 403 is the pod's
@@ -53,7 +73,7 @@ permanent(int code, const char *msg)
 bool
 podfail_waiting(const struct kaid *k, const char *pod)
 {
-	const struct backoff *b = kai_map_get(&k->pod_backoff, pod);
+	const struct backoff *b = kai_map_get(&k->podfail->backoff, pod);
 
 	return b != NULL && kai_loop_now_ms(k->loop) < b->until_ms;
 }
@@ -61,7 +81,7 @@ podfail_waiting(const struct kaid *k, const char *pod)
 void
 podfail_forget(struct kaid *k, const char *pod)
 {
-	kai_map_del(&k->pod_backoff, pod);
+	kai_map_del(&k->podfail->backoff, pod);
 }
 
 void
@@ -83,9 +103,9 @@ podfail_refused(struct kaid *k, uint64_t job_id, const char *pod, int code,
 		(void)reconcile_finish(k, job, KAI_JOB_FAILED, msg, 1, 0, -1);
 		return;
 	}
-	if ((b = kai_map_get(&k->pod_backoff, pod)) == NULL) {
+	if ((b = kai_map_get(&k->podfail->backoff, pod)) == NULL) {
 		b = kai_xcalloc(1, sizeof(*b));
-		kai_map_put(&k->pod_backoff, pod, b);
+		kai_map_put(&k->podfail->backoff, pod, b);
 	}
 	b->failures++;
 	delay = PODFAIL_FIRST_MS;

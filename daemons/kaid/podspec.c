@@ -234,7 +234,7 @@ podspec_build(const struct kaid *k, const struct kai_job *j,
 
 	if (k->conf->pod_helpers == KAI_CONF_HELPERS_CONFIGMAP) {
 		v = add_vol(x, VOL_HELPERS, KAI_VOL_CONFIGMAP);
-		v->source = k->helpers_name;
+		v->source = helpers_configmap(k);
 		v->mode = 0555;
 		v->items = helpers_items(&v->nitems);
 		add_mount(x, VOL_HELPERS, HELPERS_DIR, NULL, true);

@@ -5,7 +5,7 @@
  * kacct's history, kacct --report and the refresh of the usage of
  * finished jobs (usage.c) may read many rows, or wait on a lock; on kaid's main connection (synchronous) they stalled the
  * scheduler and every other client meanwhile.  They go to a second
- * connection, k->rdb, driven asynchronously (src/db/db_async.c): the
+ * connection, reads_db(k), driven asynchronously (src/db/db_async.c): the
  * request is sent, the client's reply deferred, the connection's socket
  * watched by the loop, and the reply sent from the read's callback.
  * Everything else, kqueue from the cache included, goes on meanwhile.
@@ -36,18 +36,38 @@ struct read_call {
 static void reads_event(struct kai_loop *loop, int fd, int events,
     void *ctx);
 
+/* The connection for reads and the calls waiting on it. */
+struct reads {
+	struct kai_db *db;	/* NULL until reads_open() */
+	int fd;			/* its socket while the loop watches it */
+	struct read_call *calls; /* reads waiting for their answer */
+};
+
+void
+reads_init(struct kaid *k)
+{
+	k->reads = kai_xcalloc(1, sizeof(*k->reads));
+	k->reads->fd = -1;
+}
+
+struct kai_db *
+reads_db(const struct kaid *k)
+{
+	return k->reads->db;
+}
+
 static void
 disarm(struct kaid *k)
 {
-	if (k->rdb_fd >= 0)
-		kai_loop_fd_del(k->loop, k->rdb_fd);
-	k->rdb_fd = -1;
+	if (k->reads->fd >= 0)
+		kai_loop_fd_del(k->loop, k->reads->fd);
+	k->reads->fd = -1;
 }
 
 static void
 arm(struct kaid *k)
 {
-	int fd = kai_db_async_fd(k->rdb), want = kai_db_async_wants(k->rdb);
+	int fd = kai_db_async_fd(k->reads->db), want = kai_db_async_wants(k->reads->db);
 	int ev = (want & KAI_DB_WANT_READ ? KAI_LOOP_READ : 0) |
 	    (want & KAI_DB_WANT_WRITE ? KAI_LOOP_WRITE : 0);
 
@@ -58,7 +78,7 @@ arm(struct kaid *k)
 		    "reads");
 		return;
 	}
-	k->rdb_fd = fd;
+	k->reads->fd = fd;
 }
 
 static void
@@ -70,17 +90,16 @@ reads_event(struct kai_loop *loop, int fd, int events, void *ctx)
 	(void)fd;
 	(void)events;
 	disarm(k);
-	kai_db_async_io(k->rdb);
+	kai_db_async_io(k->reads->db);
 	arm(k);
 }
 
 int
 reads_open(struct kaid *k, struct kai_err *err)
 {
-	k->rdb_fd = -1;
-	if (kai_db_open(k->conf->database, &k->rdb, err) != 0)
+	if (kai_db_open(k->conf->database, &k->reads->db, err) != 0)
 		return kai_err_prefix(err, "the connection for reads");
-	return kai_db_set_statement_timeout(k->rdb, k->conf->db_timeout_ms,
+	return kai_db_set_statement_timeout(k->reads->db, k->conf->db_timeout_ms,
 	    err);
 }
 
@@ -88,8 +107,8 @@ void
 reads_close(struct kaid *k)
 {
 	disarm(k);
-	kai_db_close(k->rdb);	/* the waiting callbacks run, conn NULL */
-	k->rdb = NULL;
+	kai_db_close(k->reads->db);	/* the waiting callbacks run, conn NULL */
+	KAI_FREE(k->reads);
 }
 
 struct read_call *
@@ -99,8 +118,8 @@ reads_call_new(struct kaid *k, const struct rpc_req *req)
 
 	c->k = k;
 	c->conn = req->conn;
-	c->next = k->reads;
-	k->reads = c;
+	c->next = k->reads->calls;
+	k->reads->calls = c;
 	disarm(k);	/* the send may reopen the connection */
 	return c;
 }
@@ -135,7 +154,7 @@ reads_call_done(struct read_call *c, bool resume)
 	struct read_call **p;
 	struct kaid *k = c->k;
 
-	for (p = &k->reads; *p != NULL; p = &(*p)->next)
+	for (p = &k->reads->calls; *p != NULL; p = &(*p)->next)
 		if (*p == c) {
 			*p = c->next;
 			break;
@@ -150,7 +169,7 @@ reads_forget_conn(struct kaid *k, struct conn *conn)
 {
 	struct read_call *c;
 
-	for (c = k->reads; c != NULL; c = c->next)
+	for (c = k->reads->calls; c != NULL; c = c->next)
 		if (c->conn == conn)
 			c->conn = NULL;
 }

@@ -231,7 +231,7 @@ rpc_query(struct kaid *k, const struct rpc_req *req)
 	}
 	/* Finished jobs: the database, without holding up the loop. */
 	c = reads_call_new(k, req);
-	r = kai_db_jobs_query_send(k->rdb, &q, query_scope(k, req->uid, &q),
+	r = kai_db_jobs_query_send(reads_db(k), &q, query_scope(k, req->uid, &q),
 	    req->uid, query_done, c, &err);
 	reads_sent(k);
 	kai_query_fini(&q);

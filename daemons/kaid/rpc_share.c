@@ -68,7 +68,7 @@ reply(struct kaid *k, struct conn *conn, const struct kai_share *f)
 bool
 rpc_share(struct kaid *k, const struct rpc_req *req)
 {
-	const struct kai_share *s = &k->share;
+	const struct kai_share *s = share_last(k);
 	struct kai_share_req q;
 	struct kai_share f;
 	struct kai_err err;

@@ -3,7 +3,7 @@
  * rpc_submit.c: job submission and the group commit.
  *
  * A submission is decoded and checked at once; a refusal is answered at
- * once and nothing is written.  An accepted one waits in k->submits until
+ * once and nothing is written.  An accepted one waits in the batch until
  * the loop has handled every ready event, then submit_commit() inserts the
  * whole batch in one transaction and only after the commit answers
  * "Submitted batch job N".  Many clients submitting together therefore
@@ -189,19 +189,43 @@ rpc_submit(struct kaid *k, const struct rpc_req *req)
 	return submit_enqueue(k, req, &s);
 }
 
+/* The group commit's batch: accepted submissions of this iteration. */
+struct submits {
+	struct submit *v;
+	size_t n;
+	size_t cap;
+};
+
+static struct submits *
+sb(struct kaid *k)
+{
+	if (k->submits == NULL)
+		k->submits = kai_xcalloc(1, sizeof(*k->submits));
+	return k->submits;
+}
+
+void
+submit_free(struct kaid *k)
+{
+	if (k->submits == NULL)
+		return;
+	free(k->submits->v);
+	KAI_FREE(k->submits);
+}
+
 /* Queues an accepted submission for the group commit. */
 static bool
 submit_enqueue(struct kaid *k, const struct rpc_req *req, struct submit *sp)
 {
+	struct submits *b = sb(k);
 	struct submit s = *sp;
 
 	s.conn = req->conn;
-	if (k->nsubmits == k->capsubmits) {
-		k->capsubmits = k->capsubmits ? k->capsubmits * 2 : 64;
-		k->submits = kai_xreallocarray(k->submits, k->capsubmits,
-		    sizeof(*k->submits));
+	if (b->n == b->cap) {
+		b->cap = b->cap ? b->cap * 2 : 64;
+		b->v = kai_xreallocarray(b->v, b->cap, sizeof(*b->v));
 	}
-	k->submits[k->nsubmits++] = s;
+	b->v[b->n++] = s;
 	return true;
 }
 
@@ -210,9 +234,9 @@ submit_forget_conn(struct kaid *k, struct conn *conn)
 {
 	size_t i;
 
-	for (i = 0; i < k->nsubmits; i++)
-		if (k->submits[i].conn == conn)
-			k->submits[i].conn = NULL;
+	for (i = 0; i < sb(k)->n; i++)
+		if (sb(k)->v[i].conn == conn)
+			sb(k)->v[i].conn = NULL;
 }
 
 /* The scheduler's copy of a freshly inserted job. */
@@ -284,14 +308,14 @@ submit_insert(struct kaid *k, const struct kai_db_newjob *nj, size_t first,
 	int r;
 
 	for (i = first; i < first + n; i++)
-		any |= k->submits[i].ext.array_spec != NULL ||
-		    k->submits[i].ext.dependency != NULL;
+		any |= sb(k)->v[i].ext.array_spec != NULL ||
+		    sb(k)->v[i].ext.dependency != NULL;
 	if (!any)
 		return kai_db_jobs_insert(k->db, nj + first, n, ids + first,
 		    err);
 	ext = kai_xcalloc(n, sizeof(*ext));
 	for (i = 0; i < n; i++)
-		ext[i] = k->submits[first + i].ext;
+		ext[i] = sb(k)->v[first + i].ext;
 	r = kai_db_jobs_insert_ext(k->db, nj + first, ext, n, ids + first,
 	    err);
 	free(ext);
@@ -303,7 +327,7 @@ static void
 submit_settle(struct kaid *k, size_t i, uint64_t id,
     const struct kai_err *err)
 {
-	struct submit *s = &k->submits[i];
+	struct submit *s = &sb(k)->v[i];
 	struct kai_err e;
 
 	if (err != NULL) {
@@ -328,7 +352,7 @@ submit_commit(struct kaid *k)
 	struct kai_db_newjob *nj;
 	struct kai_err err;
 	uint64_t *ids;
-	size_t i, n = k->nsubmits;
+	size_t i, n = sb(k)->n;
 	bool stored = false, down = false;
 
 	if (n == 0)
@@ -337,8 +361,8 @@ submit_commit(struct kaid *k)
 	ids = kai_xcalloc(n, sizeof(*ids));
 	for (i = 0; i < n; i++) {
 		/* The batch array may have moved since the spec was decoded. */
-		nj[i] = k->submits[i].nj;
-		nj[i].spec = &k->submits[i].spec;
+		nj[i] = sb(k)->v[i].nj;
+		nj[i].spec = &sb(k)->v[i].spec;
 	}
 	if (submit_insert(k, nj, 0, n, ids, &err) == 0) {
 		for (i = 0; i < n; i++)
@@ -376,8 +400,8 @@ submit_commit(struct kaid *k)
 	if (stored)
 		tick_soon(k);
 	for (i = 0; i < n; i++)
-		submit_fini(&k->submits[i]);
-	k->nsubmits = 0;
+		submit_fini(&sb(k)->v[i]);
+	sb(k)->n = 0;
 	free(nj);
 	free(ids);
 }

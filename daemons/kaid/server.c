@@ -52,9 +52,9 @@ server_conn_close(struct kaid *k, struct conn *c)
 	(void)close(c->fd);
 	kai_buf_fini(&c->in);
 	kai_buf_fini(&c->out);
-	for (i = 0; i < k->nconns; i++) {
-		if (k->conns[i] == c) {
-			k->conns[i] = k->conns[--k->nconns];
+	for (i = 0; i < k->server->nconns; i++) {
+		if (k->server->conns[i] == c) {
+			k->server->conns[i] = k->server->conns[--k->server->nconns];
 			break;
 		}
 	}
@@ -84,9 +84,9 @@ conn_find(struct kaid *k, int fd)
 {
 	size_t i;
 
-	for (i = 0; i < k->nconns; i++)
-		if (k->conns[i]->fd == fd)
-			return k->conns[i];
+	for (i = 0; i < k->server->nconns; i++)
+		if (k->server->conns[i]->fd == fd)
+			return k->server->conns[i];
 	return NULL;
 }
 
@@ -325,14 +325,14 @@ server_accept_event(struct kai_loop *loop, int fd, int events, void *ctx)
 		c->active_ms = kai_loop_now_ms(k->loop);
 		kai_buf_init(&c->in, CONN_IN_MAX);
 		kai_buf_init(&c->out, (size_t)k->conf->output_bytes);
-		if (k->nconns == k->capconns) {
-			k->capconns = k->capconns ? k->capconns * 2 : 16;
-			k->conns = kai_xreallocarray(k->conns, k->capconns,
-			    sizeof(*k->conns));
+		if (k->server->nconns == k->server->capconns) {
+			k->server->capconns = k->server->capconns ? k->server->capconns * 2 : 16;
+			k->server->conns = kai_xreallocarray(k->server->conns, k->server->capconns,
+			    sizeof(*k->server->conns));
 		}
-		k->conns[k->nconns++] = c;
+		k->server->conns[k->server->nconns++] = c;
 		conn_update(k, c);
-		if (k->fd_ceiling >= 0 && cfd >= k->fd_ceiling) {
+		if (k->server->fd_ceiling >= 0 && cfd >= k->server->fd_ceiling) {
 			limits_pause(k, "descriptors nearly exhausted");
 			return;
 		}
@@ -414,30 +414,45 @@ server_listen(struct kaid *k, struct kai_err *err)
 		(void)close(fd);
 		return kai_err_set(err, KAI_ESYS, "could not watch the listener");
 	}
-	k->listen_fd = fd;
+	k->server->listen_fd = fd;
 	limits_start(k);
 	return 0;
 }
 
 void
-server_close_all(struct kaid *k)
+server_init(struct kaid *k)
 {
+	k->server = kai_xcalloc(1, sizeof(*k->server));
+	k->server->listen_fd = -1;
+	k->server->fd_ceiling = -1;
+}
+
+size_t
+server_nconns(const struct kaid *k)
+{
+	return k->server->nconns;
+}
+
+void
+server_free(struct kaid *k)
+{
+	struct server *s = k->server;
+
+	if (s == NULL)
+		return;
 	/* kaid -n and a failed start end here with no loop. */
 	if (k->loop != NULL) {
-		kai_loop_timer_del(k->loop, k->sweep_timer);
-		kai_loop_timer_del(k->loop, k->accept_timer);
+		kai_loop_timer_del(k->loop, s->sweep_timer);
+		kai_loop_timer_del(k->loop, s->accept_timer);
 	}
-	k->sweep_timer = k->accept_timer = 0;
-	while (k->nconns > 0)
-		server_conn_close(k, k->conns[0]);
-	free(k->conns);
-	k->conns = NULL;
-	k->capconns = 0;
-	if (k->listen_fd >= 0) {
-		kai_loop_fd_del(k->loop, k->listen_fd);
-		(void)close(k->listen_fd);
-		k->listen_fd = -1;
+	while (s->nconns > 0)
+		server_conn_close(k, s->conns[0]);
+	free(s->conns);
+	if (s->listen_fd >= 0) {
+		kai_loop_fd_del(k->loop, s->listen_fd);
+		(void)close(s->listen_fd);
 	}
+	KAI_FREE(k->server);
 }
 
 void

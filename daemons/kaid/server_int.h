@@ -25,6 +25,19 @@ struct conn {
 	int64_t active_ms;	/* last request done or answer bytes taken */
 };
 
+/* The client port's state, kept by these two files alone. */
+struct server {
+	int listen_fd;		/* -1 until server_listen() */
+	struct conn **conns;
+	size_t nconns;
+	size_t capconns;
+	uint64_t sweep_timer;	/* server_limits.c: header and idle timeouts */
+	uint64_t accept_timer;	/* accepting again after EMFILE */
+	int64_t refuse_log_ms;	/* last "refused" log line */
+	uint64_t refused;	/* connections refused since that line */
+	int fd_ceiling;		/* accept pauses past it; -1 none */
+};
+
 /* server.c */
 /* Closes c now and forgets it (its deferred replies are dropped). */
 void server_conn_close(struct kaid *k, struct conn *c);

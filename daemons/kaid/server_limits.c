@@ -54,13 +54,13 @@ refuse_log(struct kaid *k, const char *why)
 {
 	int64_t now = kai_loop_now_ms(k->loop);
 
-	k->refused++;
-	if (k->refuse_log_ms != 0 && now - k->refuse_log_ms < REFUSE_LOG_MS)
+	k->server->refused++;
+	if (k->server->refuse_log_ms != 0 && now - k->server->refuse_log_ms < REFUSE_LOG_MS)
 		return;
 	kai_log_warn("refused %" PRIu64 " client connection%s: %s",
-	    k->refused, k->refused == 1 ? "" : "s", why);
-	k->refuse_log_ms = now;
-	k->refused = 0;
+	    k->server->refused, k->server->refused == 1 ? "" : "s", why);
+	k->server->refuse_log_ms = now;
+	k->server->refused = 0;
 }
 
 /* One error frame, written if the socket takes it now, then close. */
@@ -88,15 +88,15 @@ limits_admit(struct kaid *k, int fd, const char *peer)
 	int64_t same = 0;
 	size_t i;
 
-	if ((int64_t)k->nconns >= k->conf->max_conns) {
+	if ((int64_t)k->server->nconns >= k->conf->max_conns) {
 		(void)snprintf(msg, sizeof(msg), "kaid holds %zu connections, "
-		    "its limit", k->nconns);
+		    "its limit", k->server->nconns);
 		refuse(k, fd, msg, "try again later; the limit is "
 		    "limits.connections in kaid.yaml");
 		return false;
 	}
-	for (i = 0; i < k->nconns; i++)
-		same += strcmp(k->conns[i]->peer, peer) == 0;
+	for (i = 0; i < k->server->nconns; i++)
+		same += strcmp(k->server->conns[i]->peer, peer) == 0;
 	if (same >= k->conf->max_conns_per_peer) {
 		(void)snprintf(msg, sizeof(msg), "too many connections from "
 		    "%s (%" PRId64 ")", peer, same);
@@ -113,8 +113,8 @@ accept_resume(struct kai_loop *loop, uint64_t id, void *ctx)
 	struct kaid *k = ctx;
 
 	(void)id;
-	k->accept_timer = 0;
-	if (k->listen_fd >= 0 && kai_loop_fd_set(loop, k->listen_fd,
+	k->server->accept_timer = 0;
+	if (k->server->listen_fd >= 0 && kai_loop_fd_set(loop, k->server->listen_fd,
 		KAI_LOOP_READ, server_accept_event, k) != 0)
 		kai_log_err("could not watch the listener again");
 }
@@ -131,8 +131,8 @@ limits_pause(struct kaid *k, const char *reason)
 {
 	char why[160];
 
-	kai_loop_fd_del(k->loop, k->listen_fd);
-	k->accept_timer = kai_loop_timer_add(k->loop, ACCEPT_PAUSE_MS,
+	kai_loop_fd_del(k->loop, k->server->listen_fd);
+	k->server->accept_timer = kai_loop_timer_add(k->loop, ACCEPT_PAUSE_MS,
 	    accept_resume, k);
 	(void)snprintf(why, sizeof(why), "could not accept: %s; "
 	    "pausing %d ms", reason, ACCEPT_PAUSE_MS);
@@ -151,7 +151,7 @@ fd_ceiling_init(struct kaid *k)
 	struct rlimit rl;
 	rlim_t reserve;
 
-	k->fd_ceiling = -1;
+	k->server->fd_ceiling = -1;
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur == RLIM_INFINITY)
 		return;
 	if (rl.rlim_cur < rl.rlim_max) {
@@ -163,13 +163,13 @@ fd_ceiling_init(struct kaid *k)
 	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > INT32_MAX)
 		return;
 	reserve = rl.rlim_cur / 4 < FD_RESERVE ? rl.rlim_cur / 4 : FD_RESERVE;
-	k->fd_ceiling = (int)(rl.rlim_cur - reserve);
-	if (k->conf->max_conns + k->conf->http_max_conns >= k->fd_ceiling)
+	k->server->fd_ceiling = (int)(rl.rlim_cur - reserve);
+	if (k->conf->max_conns + k->conf->http_max_conns >= k->server->fd_ceiling)
 		kai_log_warn("limits.connections (%" PRId64 ") and "
 		    "limits.http_connections (%" PRId64 ") pass the %d "
 		    "descriptors kaid may use for clients: raise its "
 		    "descriptor limit (LimitNOFILE=)", k->conf->max_conns,
-		    k->conf->http_max_conns, k->fd_ceiling);
+		    k->conf->http_max_conns, k->server->fd_ceiling);
 }
 
 /* A frame that will not come in time: a best-effort error, then close. */
@@ -204,8 +204,8 @@ sweep(struct kai_loop *loop, uint64_t id, void *ctx)
 
 	(void)id;
 	conf = k->conf;
-	for (i = k->nconns; i-- > 0;) {
-		c = k->conns[i];
+	for (i = k->server->nconns; i-- > 0;) {
+		c = k->server->conns[i];
 		if (c->closing)
 			continue;
 		if (c->in.len > 0 && !c->authed && !c->waiting &&
@@ -229,12 +229,12 @@ sweep(struct kai_loop *loop, uint64_t id, void *ctx)
 	tick = conf->header_timeout_ms < conf->idle_timeout_ms ?
 	    conf->header_timeout_ms : conf->idle_timeout_ms;
 	tick = tick / 4 < 50 ? 50 : tick / 4 > 1000 ? 1000 : tick / 4;
-	k->sweep_timer = kai_loop_timer_add(loop, tick, sweep, k);
+	k->server->sweep_timer = kai_loop_timer_add(loop, tick, sweep, k);
 }
 
 void
 limits_start(struct kaid *k)
 {
-	k->sweep_timer = kai_loop_timer_add(k->loop, 50, sweep, k);
+	k->server->sweep_timer = kai_loop_timer_add(k->loop, 50, sweep, k);
 	fd_ceiling_init(k);
 }

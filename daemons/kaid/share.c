@@ -4,7 +4,7 @@
  *
  * After each cycle the core's per-queue figures (fair share, allocated,
  * requested) are copied with the queues' settings and their decayed
- * usage into k->share, and every user's part of each leaf queue (decayed
+ * usage into k->share (share_last()), and every user's part of each leaf queue (decayed
  * usage, and what their jobs hold at the end of the pass) is listed by
  * queue then user.  rpc_share.c answers from this copy: a kshare call
  * costs no database query and no cycle.  A refused cycle keeps the last
@@ -195,6 +195,25 @@ share_keep(struct kaid *k, const struct snap *sn,
 	s.nqueues = sn->s.nqueues;
 	keep_users(k, sn, r, &s);
 	free(tot);
-	kai_share_fini(&k->share);
-	k->share = s;
+	if (k->share == NULL)
+		k->share = kai_xcalloc(1, sizeof(*k->share));
+	kai_share_fini(k->share);
+	*k->share = s;
+}
+
+const struct kai_share *
+share_last(const struct kaid *k)
+{
+	static const struct kai_share none;
+
+	return k->share != NULL ? k->share : &none;
+}
+
+void
+share_free(struct kaid *k)
+{
+	if (k->share == NULL)
+		return;
+	kai_share_fini(k->share);
+	KAI_FREE(k->share);
 }

@@ -52,6 +52,10 @@
 
 /* What tick.c keeps from one tick to the next: nobody else reads it. */
 struct tick {
+	uint64_t timer;		/* the loop's timer of the next tick */
+	bool soon;		/* a submission or an exit wants a tick */
+	bool again;		/* arrays.c: tasks left to start: tick soon */
+	int64_t last_ms;	/* loop time of the last tick */
 	char *error;		/* the last cycle's refusal, logged once */
 	uint64_t *prio_ids;	/* pending jobs whose stored reason is a */
 	size_t nprio;		/* "N jobs ahead" one, sorted */
@@ -410,10 +414,11 @@ tick_run(struct kaid *k)
 	size_t i;
 
 	leader_check(k);
-	if (!k->leading)
+	if (!leader_leading(k))
 		return;
+	now = kaid_now();	/* the one clock reading of this tick */
 	writeq_retry(k);	/* facts first, before any decision */
-	helpers_ensure(k);	/* the pods' ConfigMap, when due */
+	helpers_ensure(k, now);	/* the pods' ConfigMap, when due */
 	if (!state_synced(k))
 		return;
 	metrics_tick_begin(&k->metrics);
@@ -425,7 +430,6 @@ tick_run(struct kaid *k)
 			state_job_elastic(k->jobs[i])))
 			dispatch_ensure_pods(k, k->jobs[i]);
 	evict_retry_deletes(k);
-	now = kaid_now();	/* the one clock reading of this tick */
 	deps_update(k, now);
 	snap_build(k, &sn, now);
 	usage_config(k, &sn.s.config);	/* kaid.yaml's scheduling: */
@@ -484,8 +488,8 @@ arrays_more_rounds(struct kaid *k)
 	int round;
 
 	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
-	for (round = 1; round < TICK_ARRAY_ROUNDS && k->tick_again; round++) {
-		k->tick_again = false;
+	for (round = 1; round < TICK_ARRAY_ROUNDS && tk(k)->again; round++) {
+		tk(k)->again = false;
 		tick_run(k);
 		(void)clock_gettime(CLOCK_MONOTONIC, &t);
 		if ((t.tv_sec - t0.tv_sec) * 1000 +
@@ -500,8 +504,8 @@ tick_timer(struct kai_loop *loop, uint64_t id, void *ctx)
 	struct kaid *k = ctx;
 
 	(void)id;
-	k->tick_soon = false;
-	k->last_tick_ms = kai_loop_now_ms(loop);
+	tk(k)->soon = false;
+	tk(k)->last_ms = kai_loop_now_ms(loop);
 	tick_run(k);
 	arrays_more_rounds(k);
 	/*
@@ -511,10 +515,10 @@ tick_timer(struct kai_loop *loop, uint64_t id, void *ctx)
 	 * data (10,000 pending jobs: under 20 MiB).
 	 */
 	(void)malloc_trim(0);
-	k->tick_timer = kai_loop_timer_add(loop, k->conf->sched_interval_ms,
+	tk(k)->timer = kai_loop_timer_add(loop, k->conf->sched_interval_ms,
 	    tick_timer, k);
-	if (k->tick_again) { /* array tasks are left to start */
-		k->tick_again = false;
+	if (tk(k)->again) { /* array tasks are left to start */
+		tk(k)->again = false;
 		tick_soon(k);
 	}
 }
@@ -532,8 +536,14 @@ tick_free(struct kaid *k)
 void
 tick_start(struct kaid *k)
 {
-	k->tick_timer = kai_loop_timer_add(k->loop, k->conf->sched_interval_ms,
+	tk(k)->timer = kai_loop_timer_add(k->loop, k->conf->sched_interval_ms,
 	    tick_timer, k);
+}
+
+void
+tick_again(struct kaid *k)
+{
+	tk(k)->again = true;
 }
 
 void
@@ -541,12 +551,12 @@ tick_soon(struct kaid *k)
 {
 	int64_t wait = TICK_SOON_MS, next;
 
-	if (k->tick_soon)
+	if (tk(k)->soon)
 		return;
-	next = k->last_tick_ms + k->conf->sched_interval_ms / TICK_MIN_GAP_DIV;
+	next = tk(k)->last_ms + k->conf->sched_interval_ms / TICK_MIN_GAP_DIV;
 	if (next - kai_loop_now_ms(k->loop) > wait)
 		wait = next - kai_loop_now_ms(k->loop);
-	k->tick_soon = true;
-	kai_loop_timer_del(k->loop, k->tick_timer);
-	k->tick_timer = kai_loop_timer_add(k->loop, wait, tick_timer, k);
+	tk(k)->soon = true;
+	kai_loop_timer_del(k->loop, tk(k)->timer);
+	tk(k)->timer = kai_loop_timer_add(k->loop, wait, tick_timer, k);
 }

@@ -207,10 +207,10 @@ reload(struct kaid *k, const struct kai_sched_decay *d, int64_t now)
 	if (u->pending)
 		return;
 	u->tried_at = now; /* a failing database is retried at the next refresh */
-	if (u->loaded && k->rdb != NULL) {
+	if (u->loaded && reads_db(k) != NULL) {
 		u->sent_at = now;
 		reads_begin(k);
-		r = kai_db_usage_send(k->rdb, now, d->window_s, d->half_life_s,
+		r = kai_db_usage_send(reads_db(k), now, d->window_s, d->half_life_s,
 		    reloaded, k, &err);
 		reads_sent(k);
 		if (r != 0)

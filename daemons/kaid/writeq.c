@@ -35,7 +35,7 @@ struct writeq_item {
 struct writeq {
 	struct writeq_item *v;
 	size_t n, cap;
-	int64_t since;		/* unix s of the oldest failure, for the log */
+	int64_t since;		/* unix s of the oldest change queued (log) */
 };
 
 static struct writeq *
@@ -79,7 +79,7 @@ writeq_add(struct kaid *k, const struct kai_db_change *c)
 		q->v = kai_xreallocarray(q->v, q->cap, sizeof(*q->v));
 	}
 	if (q->n == 0)
-		q->since = kaid_now();
+		q->since = c->time;	/* when it failed: its own time */
 	it = &q->v[q->n++];
 	it->c = *c;
 	it->reason = kai_xstrdup(c->reason != NULL ? c->reason : "");
