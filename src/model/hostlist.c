@@ -87,6 +87,18 @@ puts_(struct kai_buf *b, const char *s)
 	put(b, s, strlen(s));
 }
 
+/*
+ * Whether b can extend a range that starts at a: a range is written with
+ * its first number's width ("01-12" expands to two digits each), so a
+ * padded start takes only numbers of its width, an unpadded one only
+ * unpadded numbers ("02" then "3" is "02,3", not "02-3": 02,03).
+ */
+static bool
+same_rule(const struct name_parts *a, const struct name_parts *b)
+{
+	return a->padded ? b->width == a->width : !b->padded;
+}
+
 /* Appends names[first..last] (one group) to b. */
 static void
 add_group(struct kai_buf *b, const char *const *names,
@@ -102,7 +114,8 @@ add_group(struct kai_buf *b, const char *const *names,
 	puts_(b, "[");
 	for (i = first; i <= last; i = lo + 1) {
 		lo = i;
-		while (lo < last && parts[lo + 1].num == parts[lo].num + 1)
+		while (lo < last && parts[lo + 1].num == parts[lo].num + 1 &&
+		    same_rule(&parts[i], &parts[lo + 1]))
 			lo++;
 		if (i > first)
 			puts_(b, ",");
