@@ -147,7 +147,7 @@ open_db(struct kaid *k, struct kai_err *err)
 	}
 	free(jobs);
 	kai_log_info("database schema version %d, %zu queues, %zu active jobs",
-	    version, k->nqueues, n);
+	    version, queues_count(k), n);
 	/* After the migrations, which may take longer. */
 	if (kai_db_set_statement_timeout(k->db, k->conf->db_timeout_ms,
 	    err) != 0 || reads_open(k, err) != 0)

@@ -95,11 +95,7 @@ struct kaid {
 
 	struct tick *tick;	  /* tick.c: its timer and memory */
 
-	struct kai_queue *queues; /* the queue tree, in creation order */
-	size_t nqueues;
-	bool *queue_parent;	  /* queue i has children */
-	struct kai_map queue_ix;  /* name -> index + 1 */
-	bool queues_stale;	  /* a reload failed: retry before a tick */
+	struct queues *queues;	  /* queues.c: the queue tree's cache */
 
 	struct httpd *httpd;	  /* health and metrics endpoint, or NULL */
 	struct metrics metrics;
@@ -229,10 +225,17 @@ void log_forget_conn(struct kaid *k, struct conn *conn);
 /* queues.c */
 /*
  * Replaces the queue cache with the tree in PostgreSQL.  On failure the
- * old cache stays (and queues_stale is set, for the next tick to retry).
+ * old cache stays (and is marked stale, for the next tick to retry).
  */
 int queues_reload(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
 void queues_free(struct kaid *k);
+/* Whether the last reload failed (or none was made yet). */
+bool queues_stale(const struct kaid *k);
+/* The queues, in creation order: queue i of queues_count(). */
+size_t queues_count(const struct kaid *k);
+const struct kai_queue *queues_at(const struct kaid *k, size_t i);
+/* Whether queue i has children (is no leaf). */
+bool queues_is_parent(const struct kaid *k, size_t i);
 /* The cache index of name, or -1. */
 long queues_find(const struct kaid *k, const char *name);
 /* The children of queue i, "a, b, c, ..." (a few), into buf. */

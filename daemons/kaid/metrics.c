@@ -185,7 +185,7 @@ static void
 render_jobs(const struct kaid *k, struct kai_prom *w)
 {
 	size_t na = KAI_NELEM(active_states), i, s;
-	uint64_t *n = kai_xcalloc(k->nqueues * na + 1, sizeof(*n));
+	uint64_t *n = kai_xcalloc(queues_count(k) * na + 1, sizeof(*n));
 	const char *l[4] = {"queue", NULL, "state", NULL};
 	long q;
 
@@ -200,8 +200,8 @@ render_jobs(const struct kaid *k, struct kai_prom *w)
 	}
 	kai_prom_family(w, "kaibatch_jobs", "gauge",
 	    "Active jobs by queue and state.");
-	for (i = 0; i < k->nqueues; i++) {
-		l[1] = k->queues[i].name;
+	for (i = 0; i < queues_count(k); i++) {
+		l[1] = queues_at(k, i)->name;
 		for (s = 0; s < na; s++) {
 			l[3] = kai_jobstate_name(active_states[s]);
 			kai_prom_sample(w, "kaibatch_jobs", l, 2,

@@ -102,7 +102,7 @@ queue_problem(const struct kaid *k, const char *queue)
 		    "label and kaid.yaml sets no native.default_queue");
 	if ((qi = queues_find(k, queue)) < 0)
 		return kai_xasprintf("queue \"%s\" does not exist", queue);
-	if (k->queue_parent[qi]) {
+	if (queues_is_parent(k, qi)) {
 		queues_children(k, (size_t)qi, kids, sizeof(kids));
 		return kai_xasprintf("queue \"%s\" is not a leaf: label the "
 		    "workload with one of its children (%s)", queue, kids);

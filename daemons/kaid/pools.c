@@ -31,12 +31,12 @@ pools_partition(const struct kaid *k, const char *queue)
 	long qi;
 
 	/* At most one hop per queue: the tree has no cycles, but be sure. */
-	for (hops = 0; name != NULL && hops <= k->nqueues; hops++) {
+	for (hops = 0; name != NULL && hops <= queues_count(k); hops++) {
 		if ((p = kai_conf_partition(k->conf, name)) != NULL)
 			return p;
 		if ((qi = queues_find(k, name)) < 0)
 			return NULL;
-		name = k->queues[qi].parent;
+		name = queues_at(k, qi)->parent;
 	}
 	return NULL;
 }

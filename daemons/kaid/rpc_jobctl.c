@@ -240,7 +240,7 @@ update_check(struct kaid *k, const struct kai_job *j,
 		if ((qi = queues_find(k, queue)) < 0)
 			return kai_err_set(err, KAI_EINVAL,
 			    "invalid partition specified: \"%s\"", queue);
-		if (k->queue_parent[qi]) {
+		if (queues_is_parent(k, qi)) {
 			queues_children(k, (size_t)qi, kids, sizeof(kids));
 			return kai_err_set(err, KAI_EINVAL,
 			    "queue \"%s\" is not a leaf: use one of its "

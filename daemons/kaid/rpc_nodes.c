@@ -131,11 +131,11 @@ node_partitions(const struct kaid *k, const struct kai_node *nd, bool *any)
 
 	kai_buf_init(&b, (size_t)64 * 1024 - 1);
 	*any = false;
-	for (i = 0; i < k->nqueues; i++) {
+	for (i = 0; i < queues_count(k); i++) {
 		const struct kai_conf_partition *p;
-		const char *name = k->queues[i].name;
+		const char *name = queues_at(k, i)->name;
 
-		if (k->queue_parent[i])
+		if (queues_is_parent(k, i))
 			continue;
 		leaves++;
 		p = pools_partition(k, name);
@@ -146,7 +146,7 @@ node_partitions(const struct kaid *k, const struct kai_node *nd, bool *any)
 			break;	/* too many to list: kinfo then shows all */
 		n++;
 	}
-	if (n == leaves || i < k->nqueues) {
+	if (n == leaves || i < queues_count(k)) {
 		kai_buf_fini(&b);
 		return kai_xstrdup("*");
 	}
@@ -184,13 +184,13 @@ part_infos(const struct kaid *k, struct kai_partinfo *out)
 {
 	size_t i, j, n = 0;
 
-	for (i = 0; i < k->nqueues; i++) {
+	for (i = 0; i < queues_count(k); i++) {
 		const struct kai_conf_partition *cp;
 		struct kai_partinfo *p = &out[n];
 
-		if (k->queue_parent[i])
+		if (queues_is_parent(k, i))
 			continue;
-		p->name = kai_xstrdup(k->queues[i].name);
+		p->name = kai_xstrdup(queues_at(k, i)->name);
 		if ((cp = kai_conf_partition(k->conf, p->name)) != NULL) {
 			p->is_default = cp->is_default;
 			p->max_time_s = cp->max_time_s;
@@ -224,7 +224,7 @@ rpc_nodes(struct kaid *k, const struct rpc_req *req)
 		    "node list request: trailing bytes", NULL);
 		return false;
 	}
-	parts = kai_xcalloc(k->nqueues + 1, sizeof(*parts));
+	parts = kai_xcalloc(queues_count(k) + 1, sizeof(*parts));
 	np = part_infos(k, parts);
 	nodes = kai_xcalloc(k->nodes.len + 1, sizeof(*nodes));
 	while (kai_map_next(&k->nodes, &it, &key, &v) && nn < KAI_NODEINFO_MAX)

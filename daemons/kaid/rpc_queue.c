@@ -40,16 +40,16 @@ rpc_queue_list(struct kaid *k, const struct rpc_req *req)
 		return false;
 	}
 	/* The cache's tree; active jobs counted from memory, exact now. */
-	q = kai_xcalloc(k->nqueues + 1, sizeof(*q));
-	for (i = 0; i < k->nqueues; i++) {
-		q[i] = k->queues[i];
+	q = kai_xcalloc(queues_count(k) + 1, sizeof(*q));
+	for (i = 0; i < queues_count(k); i++) {
+		q[i] = *queues_at(k, i);
 		q[i].active_jobs = 0;
 	}
 	for (j = 0; j < k->njobs; j++)
 		if ((qi = queues_find(k, k->jobs[j]->queue)) >= 0)
 			q[qi].active_jobs++;
 	kai_buf_init(&b, KAI_PROTO_BODY_MAX);
-	if (kai_msg_queues_encode(&b, q, k->nqueues) == 0)
+	if (kai_msg_queues_encode(&b, q, queues_count(k)) == 0)
 		server_reply(k, req->conn, KAI_MSG_QUEUE_LIST_REPLY, 0, &b);
 	else
 		server_reply_error(k, req->conn, KAI_EINTERNAL,

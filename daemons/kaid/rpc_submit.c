@@ -50,7 +50,7 @@ submit_queue(struct kaid *k, const struct kai_jobspec *js, const char **name,
 	if ((qi = queues_find(k, *name)) < 0)
 		return kai_err_set(err, KAI_EINVAL,
 		    "invalid partition specified: \"%s\"", *name);
-	if (k->queue_parent[qi]) {
+	if (queues_is_parent(k, qi)) {
 		queues_children(k, (size_t)qi, kids, sizeof(kids));
 		return kai_err_set(err, KAI_EINVAL,
 		    "queue \"%s\" is not a leaf: submit to one of its "

@@ -49,7 +49,7 @@ fill_queue(const struct kaid *k, const struct snap *sn,
 
 		x->quota = s->res[r].quota;
 		x->limit = s->res[r].limit;
-		x->weight = ci >= 0 ? k->queues[ci].res[r].weight : 0;
+		x->weight = ci >= 0 ? queues_at(k, ci)->res[r].weight : 0;
 		x->fair_share = o->fair_share[r];
 		x->allocated = o->allocated[r];
 		x->requested = o->requested[r];

@@ -155,7 +155,7 @@ add_queue(struct snap *sn, const struct kai_queue *q)
 static void
 snap_queues(const struct kaid *k, struct snap *sn)
 {
-	size_t n = k->nqueues, i, depth;
+	size_t n = queues_count(k), i, depth;
 	bool *done = kai_xcalloc(n + 1, sizeof(*done));
 	long *stack = kai_xcalloc(n + 1, sizeof(*stack));
 	long q;
@@ -163,12 +163,12 @@ snap_queues(const struct kaid *k, struct snap *sn)
 	sn->queues = kai_xcalloc(n + 1, sizeof(*sn->queues));
 	for (i = 0; i < n; i++) {
 		for (depth = 0, q = (long)i; q >= 0 && !done[q] && depth < n;
-		     q = queues_find(k, k->queues[q].parent))
+		     q = queues_find(k, queues_at(k, q)->parent))
 			stack[depth++] = q;
 		while (depth > 0) {
 			q = stack[--depth];
 			done[q] = true;
-			add_queue(sn, &k->queues[q]);
+			add_queue(sn, queues_at(k, q));
 		}
 	}
 	sn->s.queues = sn->queues;
@@ -197,7 +197,7 @@ queue_problem(const struct kaid *k, const struct kai_job *j)
 
 	if (qi < 0)
 		return kai_xasprintf("queue \"%s\" does not exist", j->queue);
-	if (k->queue_parent[qi])
+	if (queues_is_parent(k, qi))
 		return kai_xasprintf("queue \"%s\" is not a leaf queue",
 		    j->queue);
 	return NULL;

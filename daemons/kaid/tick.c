@@ -422,7 +422,7 @@ tick_run(struct kaid *k)
 	if (!state_synced(k))
 		return;
 	metrics_tick_begin(&k->metrics);
-	if (k->queues_stale && queues_reload(k, &err) != 0)
+	if (queues_stale(k) && queues_reload(k, &err) != 0)
 		kai_log_debug("queues still not reloaded: %s", err.msg);
 	for (i = 0; i < k->njobs; i++)
 		if (k->jobs[i]->state == KAI_JOB_CONFIGURING ||
