@@ -311,8 +311,8 @@ arrays_expand_ids(const struct kaid *k, struct kai_cancel *c)
 	uint64_t *add = NULL;
 	size_t nadd = 0;
 
-	for (i = 0; i < k->njobs; i++) {
-		const struct kai_job *j = k->jobs[i];
+	for (i = 0; i < state_njobs(k); i++) {
+		const struct kai_job *j = state_job_at(k, i);
 
 		if (j->array_job_id == 0 || j->array_job_id == j->id)
 			continue;

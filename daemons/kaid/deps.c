@@ -79,8 +79,8 @@ build_active(const struct kaid *k, struct kai_map *act)
 	char key[64];
 	size_t i;
 
-	for (i = 0; i < k->njobs; i++) {
-		const struct kai_job *j = k->jobs[i];
+	for (i = 0; i < state_njobs(k); i++) {
+		const struct kai_job *j = state_job_at(k, i);
 		uint64_t top = j->array_job_id != 0 ? j->array_job_id : j->id;
 		struct tgt *g;
 
@@ -122,8 +122,8 @@ fetch_done(struct kaid *k, struct kai_map *act)
 	struct kai_err err;
 	char key[64];
 
-	for (i = 0; i < k->njobs; i++) {
-		const struct kai_job *j = k->jobs[i];
+	for (i = 0; i < state_njobs(k); i++) {
+		const struct kai_job *j = state_job_at(k, i);
 
 		for (x = 0; j->state == KAI_JOB_PENDING && j->dep != NULL &&
 		    x < j->dep->n; x++) {
@@ -277,17 +277,19 @@ deps_update(struct kaid *k, int64_t now)
 	size_t i, nkill = 0;
 	bool need = false;
 
-	for (i = 0; i < k->njobs; i++) {
-		k->jobs[i]->gate = NULL;
-		need |= gated(k->jobs[i]);
+	for (i = 0; i < state_njobs(k); i++) {
+		struct kai_job *j = state_job_at(k, i);
+
+		j->gate = NULL;
+		need |= gated(j);
 	}
 	if (!need)
 		return;
 	kai_map_init(&act, free);
 	build_active(k, &act);
 	fetch_done(k, &act);
-	for (i = 0; i < k->njobs; i++) {
-		struct kai_job *j = k->jobs[i];
+	for (i = 0; i < state_njobs(k); i++) {
+		struct kai_job *j = state_job_at(k, i);
 
 		if (!gated(j))
 			continue;

@@ -123,7 +123,8 @@ call_done(struct pod_call *pc)
 void
 dispatch_pod_seen(struct kaid *k, const char *pod, bool bound_or_gone)
 {
-	if (bound_or_gone && kai_map_get(&k->dispatch->inflight, pod) == INFLIGHT_DONE)
+	if (bound_or_gone &&
+	    kai_map_get(&k->dispatch->inflight, pod) == INFLIGHT_DONE)
 		kai_map_del(&k->dispatch->inflight, pod);
 }
 

@@ -195,24 +195,19 @@ kaid_init(struct kaid *k)
 	podfail_init(k);
 	deps_init(k);
 	server_init(k);
+	state_init(k);
 	reads_init(k);
 }
 
 static void
 kaid_fini(struct kaid *k)
 {
-	size_t i;
-
 	httpd_close(k);
 	server_free(k);
 	kai_kube_free(k->kube);
 	reads_close(k);
 	kai_db_close(k->db);
-	for (i = 0; i < k->njobs; i++) {
-		kai_job_fini(k->jobs[i]);
-		free(k->jobs[i]);
-	}
-	free(k->jobs);
+	state_free(k);
 	submit_free(k);
 	tick_free(k);
 	usage_free(k);

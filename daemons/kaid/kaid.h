@@ -80,9 +80,7 @@ struct kaid {
 	struct kai_kube *kube;
 	bool foreground;
 
-	struct kai_job **jobs;	  /* active jobs, sorted by id */
-	size_t njobs;
-	size_t capjobs;
+	struct jobtab *jobs;	  /* state.c: the active jobs, by id */
 	struct kai_map nodes;	  /* name -> struct kai_node * */
 	struct kai_map pods;	  /* name -> struct pod_rec * */
 	struct dispatch *dispatch; /* dispatch.c: pod calls under way */
@@ -242,6 +240,15 @@ long queues_find(const struct kaid *k, const char *name);
 void queues_children(const struct kaid *k, size_t i, char *buf, size_t size);
 
 /* state.c */
+void state_init(struct kaid *k);
+void state_free(struct kaid *k);
+/*
+ * The active jobs in id order: job i of state_njobs().  Adding or
+ * removing a job shifts the indices after it (a loop that finishes jobs
+ * re-reads state_njobs() and does not advance past a removal).
+ */
+size_t state_njobs(const struct kaid *k);
+struct kai_job *state_job_at(const struct kaid *k, size_t i);
 struct kai_job *state_job(const struct kaid *k, uint64_t id);
 void state_job_add(struct kaid *k, struct kai_job *job);
 void state_job_remove(struct kaid *k, uint64_t id);
@@ -553,7 +560,8 @@ struct kai_db *reads_db(const struct kaid *k);
  */
 struct read_call *reads_call_new(struct kaid *k, const struct rpc_req *req);
 void reads_sent(struct kaid *k);
-/* Before a send on reads_db(k) that has no client (usage.c); then reads_sent(). */
+/* Before a send on reads_db(k) with no client (usage.c); then
+ * reads_sent(). */
 void reads_begin(struct kaid *k);
 /* The client to answer, or NULL when it went away. */
 struct conn *reads_call_conn(const struct read_call *c);

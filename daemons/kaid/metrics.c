@@ -189,8 +189,8 @@ render_jobs(const struct kaid *k, struct kai_prom *w)
 	const char *l[4] = {"queue", NULL, "state", NULL};
 	long q;
 
-	for (i = 0; i < k->njobs; i++) {
-		const struct kai_job *j = k->jobs[i];
+	for (i = 0; i < state_njobs(k); i++) {
+		const struct kai_job *j = state_job_at(k, i);
 
 		if ((q = queues_find(k, j->queue)) < 0)
 			continue;

@@ -39,10 +39,12 @@ native_job_of(const struct kaid *k, const char *key)
 	size_t i;
 
 	/* Linear: workloads are few beside batch jobs (doc/k8s-native.md). */
-	for (i = 0; i < k->njobs; i++)
-		if (native_job(k->jobs[i]) &&
-		    strcmp(k->jobs[i]->workload, key) == 0)
-			return k->jobs[i];
+	for (i = 0; i < state_njobs(k); i++) {
+		struct kai_job *j = state_job_at(k, i);
+
+		if (native_job(j) && strcmp(j->workload, key) == 0)
+			return j;
+	}
 	return NULL;
 }
 

@@ -67,7 +67,8 @@ disarm(struct kaid *k)
 static void
 arm(struct kaid *k)
 {
-	int fd = kai_db_async_fd(k->reads->db), want = kai_db_async_wants(k->reads->db);
+	struct kai_db *db = k->reads->db;
+	int fd = kai_db_async_fd(db), want = kai_db_async_wants(db);
 	int ev = (want & KAI_DB_WANT_READ ? KAI_LOOP_READ : 0) |
 	    (want & KAI_DB_WANT_WRITE ? KAI_LOOP_WRITE : 0);
 
@@ -107,7 +108,7 @@ void
 reads_close(struct kaid *k)
 {
 	disarm(k);
-	kai_db_close(k->reads->db);	/* the waiting callbacks run, conn NULL */
+	kai_db_close(k->reads->db); /* waiting callbacks run, conn NULL */
 	KAI_FREE(k->reads);
 }
 

@@ -425,8 +425,8 @@ reconcile_node_gone(struct kaid *k, const char *node)
 {
 	size_t i, t;
 
-	for (i = 0; i < k->njobs;) {
-		struct kai_job *job = k->jobs[i];
+	for (i = 0; i < state_njobs(k);) {
+		struct kai_job *job = state_job_at(k, i);
 		bool hit = false;
 
 		for (t = 0; t < job->nallocs; t++)
@@ -459,8 +459,8 @@ reconcile_synced(struct kaid *k)
 		if (r->managed)
 			reconcile_pod(k, key, r, false);
 	}
-	for (i = 0; i < k->njobs;) {
-		struct kai_job *job = k->jobs[i];
+	for (i = 0; i < state_njobs(k);) {
+		struct kai_job *job = state_job_at(k, i);
 		bool any = false;
 
 		if (job->state == KAI_JOB_RUNNING) {

@@ -42,8 +42,8 @@ split_task(const struct kaid *k, uint64_t a, uint32_t t)
 {
 	size_t i;
 
-	for (i = 0; i < k->njobs; i++) {
-		struct kai_job *j = k->jobs[i];
+	for (i = 0; i < state_njobs(k); i++) {
+		struct kai_job *j = state_job_at(k, i);
 
 		if (j->array_job_id == a && j->array_pending == NULL &&
 		    j->array_task_id == t)

@@ -126,7 +126,7 @@ select_and_cancel(struct kaid *k, const struct rpc_req *req,
     const struct kai_cancel *c, struct kai_cancel_result **res, size_t *nres)
 {
 	bool op = rpc_is_operator(k, req->uid);
-	size_t i, n = 0, cap = c->nids > 0 ? c->nids : k->njobs;
+	size_t i, n = 0, cap = c->nids > 0 ? c->nids : state_njobs(k);
 	struct kai_job **todo = kai_xcalloc(cap + 1, sizeof(*todo));
 	size_t *at = kai_xcalloc(cap + 1, sizeof(*at));
 
@@ -154,8 +154,8 @@ select_and_cancel(struct kaid *k, const struct rpc_req *req,
 		}
 	}
 	dedupe(todo, at, &n);
-	for (i = 0; c->nids == 0 && i < k->njobs; i++) {
-		struct kai_job *j = k->jobs[i];
+	for (i = 0; c->nids == 0 && i < state_njobs(k); i++) {
+		struct kai_job *j = state_job_at(k, i);
 
 		if (matches(c, j) && (op || j->uid == req->uid)) {
 			at[n] = *nres;

@@ -46,8 +46,8 @@ count_jobs(const struct kaid *k, struct kai_nodeinfo *ni)
 {
 	size_t i, t;
 
-	for (i = 0; i < k->njobs; i++) {
-		const struct kai_job *j = k->jobs[i];
+	for (i = 0; i < state_njobs(k); i++) {
+		const struct kai_job *j = state_job_at(k, i);
 		bool here = false;
 
 		if (!job_placed(j))
@@ -196,10 +196,10 @@ part_infos(const struct kaid *k, struct kai_partinfo *out)
 			p->max_time_s = cp->max_time_s;
 			p->default_time_s = cp->default_time_s;
 		}
-		for (j = 0; j < k->njobs; j++) {
-			if (strcmp(k->jobs[j]->queue, p->name) != 0)
+		for (j = 0; j < state_njobs(k); j++) {
+			if (strcmp(state_job_at(k, j)->queue, p->name) != 0)
 				continue;
-			if (k->jobs[j]->state == KAI_JOB_PENDING)
+			if (state_job_at(k, j)->state == KAI_JOB_PENDING)
 				p->pending_jobs++;
 			else
 				p->running_jobs++;

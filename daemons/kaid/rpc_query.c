@@ -129,8 +129,8 @@ query_cache(struct kaid *k, struct conn *conn, const struct kai_query *q)
 	bool ok = true;
 
 	kai_buf_init(&b, KAI_PROTO_BODY_MAX);
-	for (i = 0; i < k->njobs && ok; i++) {
-		const struct kai_job *j = k->jobs[i];
+	for (i = 0; i < state_njobs(k) && ok; i++) {
+		const struct kai_job *j = state_job_at(k, i);
 		struct kai_jobinfo *o = &out[n];
 
 		if (!state_job_matches(j, q->ids, q->nids, q->uids, q->nuids,

@@ -45,8 +45,8 @@ rpc_queue_list(struct kaid *k, const struct rpc_req *req)
 		q[i] = *queues_at(k, i);
 		q[i].active_jobs = 0;
 	}
-	for (j = 0; j < k->njobs; j++)
-		if ((qi = queues_find(k, k->jobs[j]->queue)) >= 0)
+	for (j = 0; j < state_njobs(k); j++)
+		if ((qi = queues_find(k, state_job_at(k, j)->queue)) >= 0)
 			q[qi].active_jobs++;
 	kai_buf_init(&b, KAI_PROTO_BODY_MAX);
 	if (kai_msg_queues_encode(&b, q, queues_count(k)) == 0)

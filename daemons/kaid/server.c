@@ -43,6 +43,7 @@ static void conn_event(struct kai_loop *loop, int fd, int events, void *ctx);
 void
 server_conn_close(struct kaid *k, struct conn *c)
 {
+	struct server *s = k->server;
 	size_t i;
 
 	submit_forget_conn(k, c);
@@ -52,9 +53,9 @@ server_conn_close(struct kaid *k, struct conn *c)
 	(void)close(c->fd);
 	kai_buf_fini(&c->in);
 	kai_buf_fini(&c->out);
-	for (i = 0; i < k->server->nconns; i++) {
-		if (k->server->conns[i] == c) {
-			k->server->conns[i] = k->server->conns[--k->server->nconns];
+	for (i = 0; i < s->nconns; i++) {
+		if (s->conns[i] == c) {
+			s->conns[i] = s->conns[--s->nconns];
 			break;
 		}
 	}
@@ -291,6 +292,7 @@ server_accept_event(struct kai_loop *loop, int fd, int events, void *ctx)
 {
 	struct sockaddr_storage sa;
 	struct kaid *k = ctx;
+	struct server *s = k->server;
 	struct conn *c;
 	char peer[64];
 	socklen_t salen;
@@ -325,14 +327,14 @@ server_accept_event(struct kai_loop *loop, int fd, int events, void *ctx)
 		c->active_ms = kai_loop_now_ms(k->loop);
 		kai_buf_init(&c->in, CONN_IN_MAX);
 		kai_buf_init(&c->out, (size_t)k->conf->output_bytes);
-		if (k->server->nconns == k->server->capconns) {
-			k->server->capconns = k->server->capconns ? k->server->capconns * 2 : 16;
-			k->server->conns = kai_xreallocarray(k->server->conns, k->server->capconns,
-			    sizeof(*k->server->conns));
+		if (s->nconns == s->capconns) {
+			s->capconns = s->capconns ? s->capconns * 2 : 16;
+			s->conns = kai_xreallocarray(s->conns, s->capconns,
+			    sizeof(*s->conns));
 		}
-		k->server->conns[k->server->nconns++] = c;
+		s->conns[s->nconns++] = c;
 		conn_update(k, c);
-		if (k->server->fd_ceiling >= 0 && cfd >= k->server->fd_ceiling) {
+		if (s->fd_ceiling >= 0 && cfd >= s->fd_ceiling) {
 			limits_pause(k, "descriptors nearly exhausted");
 			return;
 		}

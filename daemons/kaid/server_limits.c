@@ -55,7 +55,8 @@ refuse_log(struct kaid *k, const char *why)
 	int64_t now = kai_loop_now_ms(k->loop);
 
 	k->server->refused++;
-	if (k->server->refuse_log_ms != 0 && now - k->server->refuse_log_ms < REFUSE_LOG_MS)
+	if (k->server->refuse_log_ms != 0 &&
+	    now - k->server->refuse_log_ms < REFUSE_LOG_MS)
 		return;
 	kai_log_warn("refused %" PRIu64 " client connection%s: %s",
 	    k->server->refused, k->server->refused == 1 ? "" : "s", why);
@@ -114,7 +115,8 @@ accept_resume(struct kai_loop *loop, uint64_t id, void *ctx)
 
 	(void)id;
 	k->server->accept_timer = 0;
-	if (k->server->listen_fd >= 0 && kai_loop_fd_set(loop, k->server->listen_fd,
+	if (k->server->listen_fd >= 0 &&
+	    kai_loop_fd_set(loop, k->server->listen_fd,
 		KAI_LOOP_READ, server_accept_event, k) != 0)
 		kai_log_err("could not watch the listener again");
 }
@@ -164,7 +166,8 @@ fd_ceiling_init(struct kaid *k)
 		return;
 	reserve = rl.rlim_cur / 4 < FD_RESERVE ? rl.rlim_cur / 4 : FD_RESERVE;
 	k->server->fd_ceiling = (int)(rl.rlim_cur - reserve);
-	if (k->conf->max_conns + k->conf->http_max_conns >= k->server->fd_ceiling)
+	if (k->conf->max_conns + k->conf->http_max_conns >=
+	    k->server->fd_ceiling)
 		kai_log_warn("limits.connections (%" PRId64 ") and "
 		    "limits.http_connections (%" PRId64 ") pass the %d "
 		    "descriptors kaid may use for clients: raise its "

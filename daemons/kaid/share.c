@@ -4,11 +4,11 @@
  *
  * After each cycle the core's per-queue figures (fair share, allocated,
  * requested) are copied with the queues' settings and their decayed
- * usage into k->share (share_last()), and every user's part of each leaf queue (decayed
- * usage, and what their jobs hold at the end of the pass) is listed by
- * queue then user.  rpc_share.c answers from this copy: a kshare call
- * costs no database query and no cycle.  A refused cycle keeps the last
- * good figures.
+ * usage into share_last(), and every user's part of each leaf queue
+ * (decayed usage, and what their jobs hold at the end of the pass) is
+ * listed by queue then user.  rpc_share.c answers from this copy: a
+ * kshare call costs no database query and no cycle.  A refused cycle
+ * keeps the last good figures.
  */
 #include "config.h"
 

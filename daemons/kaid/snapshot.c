@@ -340,26 +340,29 @@ add_job(const struct kaid *k, struct snap *sn, struct kai_job *j,
 static void
 snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 {
-	size_t i, nt = k->pods.len, nj = k->njobs + k->pods.len + 1;
+	size_t i, njobs = state_njobs(k), nt = k->pods.len;
+	size_t nj = njobs + k->pods.len + 1;
 	char *why;
 
 	/* Room for a releasing job of one task per pod (snap_pods). */
-	for (i = 0; i < k->njobs; i++)
-		nt += k->jobs[i]->state == KAI_JOB_PENDING
-		    ? (k->jobs[i]->ntasks > 0 ? k->jobs[i]->ntasks : 1)
-		    : snap_unstarted_end(k->jobs[i]);
+	for (i = 0; i < njobs; i++) {
+		const struct kai_job *j = state_job_at(k, i);
+
+		nt += j->state == KAI_JOB_PENDING
+		    ? (j->ntasks > 0 ? j->ntasks : 1) : snap_unstarted_end(j);
+	}
 	sn->jobs = kai_xcalloc(nj, sizeof(*sn->jobs));
 	sn->kjobs = kai_xcalloc(nj, sizeof(*sn->kjobs));
 	sn->jnames = kai_xcalloc(nj, sizeof(*sn->jnames));
-	sn->topos = kai_xcalloc(k->njobs + 1, sizeof(*sn->topos));
-	sn->topo_levels = kai_xcalloc(k->njobs + 1, sizeof(*sn->topo_levels));
-	sn->users = kai_xcalloc(k->njobs + 1, sizeof(*sn->users));
+	sn->topos = kai_xcalloc(njobs + 1, sizeof(*sn->topos));
+	sn->topo_levels = kai_xcalloc(njobs + 1, sizeof(*sn->topo_levels));
+	sn->users = kai_xcalloc(njobs + 1, sizeof(*sn->users));
 	sn->tasks = kai_xcalloc(nt + 1, sizeof(*sn->tasks));
-	sn->lost = kai_xcalloc(k->njobs + 1, sizeof(*sn->lost));
-	sn->lost_why = kai_xcalloc(k->njobs + 1, sizeof(*sn->lost_why));
-	sn->lost_code = kai_xcalloc(k->njobs + 1, sizeof(*sn->lost_code));
-	for (i = 0; i < k->njobs; i++) {
-		struct kai_job *j = k->jobs[i];
+	sn->lost = kai_xcalloc(state_njobs(k) + 1, sizeof(*sn->lost));
+	sn->lost_why = kai_xcalloc(state_njobs(k) + 1, sizeof(*sn->lost_why));
+	sn->lost_code = kai_xcalloc(state_njobs(k) + 1, sizeof(*sn->lost_code));
+	for (i = 0; i < state_njobs(k); i++) {
+		struct kai_job *j = state_job_at(k, i);
 		bool active = j->state == KAI_JOB_CONFIGURING ||
 		    j->state == KAI_JOB_RUNNING;
 

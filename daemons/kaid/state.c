@@ -19,20 +19,61 @@
 #include "kaid.h"
 #include "sys/log.h"
 
+/* The active jobs, sorted by id: kaid's cache of them. */
+struct jobtab {
+	struct kai_job **v;
+	size_t n;
+	size_t cap;
+};
+
+void
+state_init(struct kaid *k)
+{
+	k->jobs = kai_xcalloc(1, sizeof(*k->jobs));
+}
+
+void
+state_free(struct kaid *k)
+{
+	size_t i;
+
+	if (k->jobs == NULL)
+		return;
+	for (i = 0; i < k->jobs->n; i++) {
+		kai_job_fini(k->jobs->v[i]);
+		free(k->jobs->v[i]);
+	}
+	free(k->jobs->v);
+	KAI_FREE(k->jobs);
+}
+
+size_t
+state_njobs(const struct kaid *k)
+{
+	return k->jobs->n;
+}
+
+struct kai_job *
+state_job_at(const struct kaid *k, size_t i)
+{
+	KAI_ASSERT(i < k->jobs->n);
+	return k->jobs->v[i];
+}
+
 static size_t
 job_index(const struct kaid *k, uint64_t id, bool *found)
 {
-	size_t lo = 0, hi = k->njobs;
+	size_t lo = 0, hi = k->jobs->n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (k->jobs[mid]->id < id)
+		if (k->jobs->v[mid]->id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	*found = lo < k->njobs && k->jobs[lo]->id == id;
+	*found = lo < k->jobs->n && k->jobs->v[lo]->id == id;
 	return lo;
 }
 
@@ -42,7 +83,7 @@ state_job(const struct kaid *k, uint64_t id)
 	bool found;
 	size_t i = job_index(k, id, &found);
 
-	return found ? k->jobs[i] : NULL;
+	return found ? k->jobs->v[i] : NULL;
 }
 
 void
@@ -52,15 +93,15 @@ state_job_add(struct kaid *k, struct kai_job *job)
 	size_t i = job_index(k, job->id, &found);
 
 	KAI_ASSERT(!found);
-	if (k->njobs == k->capjobs) {
-		k->capjobs = k->capjobs ? k->capjobs * 2 : 1024;
-		k->jobs = kai_xreallocarray(k->jobs, k->capjobs,
-		    sizeof(*k->jobs));
+	if (k->jobs->n == k->jobs->cap) {
+		k->jobs->cap = k->jobs->cap ? k->jobs->cap * 2 : 1024;
+		k->jobs->v = kai_xreallocarray(k->jobs->v, k->jobs->cap,
+		    sizeof(*k->jobs->v));
 	}
-	memmove(&k->jobs[i + 1], &k->jobs[i],
-	    (k->njobs - i) * sizeof(*k->jobs));
-	k->jobs[i] = job;
-	k->njobs++;
+	memmove(&k->jobs->v[i + 1], &k->jobs->v[i],
+	    (k->jobs->n - i) * sizeof(*k->jobs->v));
+	k->jobs->v[i] = job;
+	k->jobs->n++;
 }
 
 bool
@@ -84,11 +125,11 @@ state_job_remove(struct kaid *k, uint64_t id)
 
 	if (!found)
 		return;
-	kai_job_fini(k->jobs[i]);
-	free(k->jobs[i]);
-	memmove(&k->jobs[i], &k->jobs[i + 1],
-	    (k->njobs - i - 1) * sizeof(*k->jobs));
-	k->njobs--;
+	kai_job_fini(k->jobs->v[i]);
+	free(k->jobs->v[i]);
+	memmove(&k->jobs->v[i], &k->jobs->v[i + 1],
+	    (k->jobs->n - i - 1) * sizeof(*k->jobs->v));
+	k->jobs->n--;
 }
 
 bool

@@ -424,11 +424,13 @@ tick_run(struct kaid *k)
 	metrics_tick_begin(&k->metrics);
 	if (queues_stale(k) && queues_reload(k, &err) != 0)
 		kai_log_debug("queues still not reloaded: %s", err.msg);
-	for (i = 0; i < k->njobs; i++)
-		if (k->jobs[i]->state == KAI_JOB_CONFIGURING ||
-		    (k->jobs[i]->state == KAI_JOB_RUNNING &&
-			state_job_elastic(k->jobs[i])))
-			dispatch_ensure_pods(k, k->jobs[i]);
+	for (i = 0; i < state_njobs(k); i++) {
+		struct kai_job *j = state_job_at(k, i);
+
+		if (j->state == KAI_JOB_CONFIGURING ||
+		    (j->state == KAI_JOB_RUNNING && state_job_elastic(j)))
+			dispatch_ensure_pods(k, j);
+	}
 	evict_retry_deletes(k);
 	deps_update(k, now);
 	snap_build(k, &sn, now);

@@ -210,8 +210,8 @@ reload(struct kaid *k, const struct kai_sched_decay *d, int64_t now)
 	if (u->loaded && reads_db(k) != NULL) {
 		u->sent_at = now;
 		reads_begin(k);
-		r = kai_db_usage_send(reads_db(k), now, d->window_s, d->half_life_s,
-		    reloaded, k, &err);
+		r = kai_db_usage_send(reads_db(k), now, d->window_s,
+		    d->half_life_s, reloaded, k, &err);
 		reads_sent(k);
 		if (r != 0)
 			read_failed(u, &err);
@@ -263,10 +263,11 @@ add_running(struct kaid *k, const struct kai_sched_decay *d, int64_t now)
 
 	while (kai_map_next(&u->recs, &it, &key, &v))
 		memset(((struct urec *)v)->run, 0, sizeof(double) * NRES);
-	u->runs = kai_xreallocarray(u->runs, k->njobs + 1, sizeof(*u->runs));
+	u->runs = kai_xreallocarray(u->runs, state_njobs(k) + 1,
+	    sizeof(*u->runs));
 	u->nruns = 0;
-	for (i = 0; i < k->njobs; i++) {
-		const struct kai_job *j = k->jobs[i];
+	for (i = 0; i < state_njobs(k); i++) {
+		const struct kai_job *j = state_job_at(k, i);
 		struct urun *x = &u->runs[u->nruns];
 		double s;
 
