@@ -307,7 +307,7 @@ deps_update(struct kaid *k, int64_t now)
 
 		if (j != NULL)
 			(void)reconcile_finish(k, j, KAI_JOB_CANCELLED,
-			    "DependencyNeverSatisfied", 0, 0, -1);
+			    "DependencyNeverSatisfied", 0, 0, -1, now);
 	}
 	free(kill);
 }

@@ -209,7 +209,7 @@ on_bound(int code, const struct kai_err *err, void *ctx)
 
 static void
 create_pod(struct kaid *k, const struct kai_job *j,
-    const struct kai_jobspec *js, const struct kai_alloc *a)
+    const struct kai_jobspec *js, const struct kai_alloc *a, int64_t now)
 {
 	char jobid[32], task[32], mask[32], share[32];
 	const char *labels[14];
@@ -251,7 +251,7 @@ create_pod(struct kaid *k, const struct kai_job *j,
 	labels[13] = share;
 	podenv_build(j, js, a->task, &env);
 	podenv_gpu(k, j, a, &env);
-	podenv_limits(k, j, &env);
+	podenv_limits(k, j, now, &env);
 	ncmd = ncommand + js->argc;
 	cmd = kai_xcalloc(ncmd, sizeof(*cmd));
 	for (i = 0; i < ncommand; i++)
@@ -279,7 +279,7 @@ create_pod(struct kaid *k, const struct kai_job *j,
 	ps.gpus = a->gpus;
 	ps.grace_s = podenv_kill_wait(k);
 	/* A backstop: the wrapper ends the job at its limit (podenv.c). */
-	ps.active_deadline_s = podenv_time_left(j);
+	ps.active_deadline_s = podenv_time_left(j, now);
 	if (ps.active_deadline_s > 0)
 		ps.active_deadline_s += ps.grace_s + PODENV_DEADLINE_SLACK_S;
 	ps.hostname = a->pod;
@@ -345,7 +345,7 @@ dispatch_delete_service(struct kaid *k, uint64_t job_id)
 }
 
 void
-dispatch_ensure_pods(struct kaid *k, struct kai_job *j)
+dispatch_ensure_pods(struct kaid *k, struct kai_job *j, int64_t now)
 {
 	struct kai_jobspec js;
 	struct kai_err err;
@@ -382,7 +382,7 @@ dispatch_ensure_pods(struct kaid *k, struct kai_job *j)
 			}
 			loaded = true;
 		}
-		create_pod(k, j, &js, a);
+		create_pod(k, j, &js, a, now);
 	}
 	kai_jobspec_fini(&js);
 }

@@ -2,10 +2,11 @@
 /*
  * kaid.h: the controller daemon's state and its files' entry points.
  *
- * kaid is one thread around one event loop (sys/loop.h).  struct kaid is
- * the whole of its state; there are no globals besides the pointer main()
- * hands to signal callbacks.  Prototypes are grouped by the file that
- * defines them, in the manner of relayd.h.
+ * kaid is one thread around one event loop (sys/loop.h).  struct kaid
+ * holds the whole of its state, most of it as one opaque struct per file;
+ * there are no globals besides the pointer main() hands to signal
+ * callbacks.  Prototypes are grouped by the file that defines them, in
+ * the manner of relayd.h.
  */
 #ifndef KAID_KAID_H
 #define KAID_KAID_H
@@ -71,45 +72,58 @@ struct pod_rec {
 	uint32_t gpu_share;	/* micro-GPUs of a fraction; 0 = whole */
 };
 
+/*
+ * kaid's state.  The first group is shared by every file: the settings,
+ * the loop and the two connections out.  The cluster cache is written by
+ * state.c from the watches and read by many.  Each pointer after it is a
+ * module's own state, an opaque struct defined and used in that one file
+ * (doc/architecture.md, "Who owns what"): the rest of kaid reaches it
+ * through the functions declared under the file's name below.
+ */
 struct kaid {
-	struct helpers *helpers;  /* helpers.c: the pods' ConfigMap */
-	const char *conf_path;
+	const char *conf_path;	  /* kaid.c: -f, for SIGHUP */
 	struct kai_conf *conf;
 	struct kai_loop *loop;
-	struct kai_db *db;
+	struct kai_db *db;	  /* the writer's connection */
 	struct kai_kube *kube;
-	bool foreground;
+	bool foreground;	  /* kaid.c: -F */
+	int schema_version;	  /* kaid.c: after the migrations */
+	int exit_code;		  /* of main(), once the loop stops */
+	struct metrics metrics;	  /* metrics.c; counters others add to */
 
-	struct jobtab *jobs;	  /* state.c: the active jobs, by id */
+	/* The cluster cache: state.c writes it, from the watches. */
 	struct kai_map nodes;	  /* name -> struct kai_node * */
 	struct kai_map pods;	  /* name -> struct pod_rec * */
-	struct dispatch *dispatch; /* dispatch.c: pod calls under way */
 	bool nodes_synced;
 	bool pods_synced;
 
-	struct submits *submits;  /* rpc_submit.c: the group commit batch */
-
-	struct server *server;	  /* server.c: the client port */
-
-	struct tick *tick;	  /* tick.c: its timer and memory */
-
+	struct jobtab *jobs;	  /* state.c: the active jobs, by id */
 	struct queues *queues;	  /* queues.c: the queue tree's cache */
-
-	struct httpd *httpd;	  /* health and metrics endpoint, or NULL */
-	struct metrics metrics;
-	struct log_stream *logs;  /* klog requests being answered */
-	struct usage *usage;	  /* decayed usage (usage.c) */
-	struct kai_share *share;  /* share.c: the last pass's, for kshare */
+	struct tick *tick;	  /* tick.c: its timer and memory */
 	struct deps *deps;	  /* deps.c: finished targets */
-	struct writeq *writeq;	  /* writeq.c: changes not yet recorded */
+	struct usage *usage;	  /* usage.c: decayed usage */
+	struct kai_share *share;  /* share.c: the last pass's, for kshare */
+	struct dispatch *dispatch; /* dispatch.c: pod calls under way */
 	struct podfail *podfail;  /* podfail.c: delays of refused pods */
+	struct helpers *helpers;  /* helpers.c: the pods' ConfigMap */
+	struct writeq *writeq;	  /* writeq.c: changes not yet recorded */
 	struct reads *reads;	  /* reads.c: the connection for long reads */
 	struct leader *leader;	  /* leader.c: whether this kaid leads */
-	int schema_version;
-	int exit_code;		  /* of main(), once the loop stops */
+	struct server *server;	  /* server.c: the client port */
+	struct submits *submits;  /* rpc_submit.c: the group commit batch */
+	struct log_stream *logs;  /* rpc_log.c: klog requests answered */
+	struct httpd *httpd;	  /* httpd.c: health and metrics, or NULL */
 };
 
 /* kaid.c */
+/*
+ * The wall clock, unix seconds.  Read once where an event enters kaid,
+ * and passed down from there: a tick (tick_run, its `now`), a client
+ * request (rpc_dispatch, req->now), a watch event (state.c into
+ * reconcile_pod / reconcile_node_gone / reconcile_synced / native_pod),
+ * an API server's or database's answer (helpers.c, podfail.c), a timer
+ * (leader.c) and a metrics scrape.
+ */
 int64_t kaid_now(void);
 /* The leader's start: state, cluster, client port, ticks. */
 int kaid_lead(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
@@ -163,6 +177,7 @@ struct rpc_req {
 	uint32_t gid;
 	const void *body;
 	size_t len;
+	int64_t now;		/* unix s: the clock read once, on arrival */
 };
 /* Who sent a request, from its credential (rpc_authenticate()). */
 struct rpc_cred {
@@ -311,7 +326,7 @@ struct kai_job *native_job_of(const struct kaid *k, const char *key);
  * logged and posted on the pod as an Event).
  */
 struct kai_job *native_pod(struct kaid *k, const char *key,
-    const struct kai_pod *pod);
+    const struct kai_pod *pod, int64_t now);
 
 /* snapshot.c: the scheduler's view of one tick (kai_sched_snapshot). */
 struct snap {
@@ -425,9 +440,9 @@ void podenv_gpu(const struct kaid *k, const struct kai_job *job,
 void podenv_fini(struct podenv *env);
 /* The wrapper's time limit and KillWait: KAI_TIME_LIMIT, KAI_KILL_WAIT. */
 void podenv_limits(const struct kaid *k, const struct kai_job *job,
-    struct podenv *env);
+    int64_t now, struct podenv *env);
 /* Seconds of the time limit left to a pod started now (0 = no limit). */
-int64_t podenv_time_left(const struct kai_job *job);
+int64_t podenv_time_left(const struct kai_job *job, int64_t now);
 /* jobs.kill_wait in whole seconds (at least 1). */
 int64_t podenv_kill_wait(const struct kaid *k);
 /* activeDeadlineSeconds is the limit, KillWait and this: the wrapper acts
@@ -446,7 +461,8 @@ void dispatch_free(struct kaid *k);
 /* Whether a create, bind or delete of pod is under way (or awaits the
  * watch): it must not be made or deleted again yet. */
 bool dispatch_inflight(const struct kaid *k, const char *pod);
-void dispatch_ensure_pods(struct kaid *k, struct kai_job *job);
+/* Creates and binds the job's missing pods; now: the tick's clock. */
+void dispatch_ensure_pods(struct kaid *k, struct kai_job *job, int64_t now);
 void dispatch_delete_pods(struct kaid *k, const struct kai_job *job,
     int64_t grace_s);
 void dispatch_delete_pod(struct kaid *k, const char *pod, int64_t grace_s);
@@ -663,15 +679,15 @@ void deps_free(struct kaid *k);
 
 /* reconcile.c */
 void reconcile_pod(struct kaid *k, const char *name, struct pod_rec *pr,
-    bool deleted);
+    bool deleted, int64_t now);
 /*
  * A job's final state is recorded (c): the log, the metrics, its pods
  * deleted, the job out of the cache.
  */
 void reconcile_recorded(struct kaid *k, struct kai_job *job,
     const struct kai_db_change *c);
-void reconcile_node_gone(struct kaid *k, const char *node);
-void reconcile_synced(struct kaid *k);
+void reconcile_node_gone(struct kaid *k, const char *node, int64_t now);
+void reconcile_synced(struct kaid *k, int64_t now);
 /*
  * Moves an active job to a terminal state in the database and forgets it;
  * deletes its pods.  Returns 0 when the job left the cache, or a KAI_E
@@ -680,13 +696,13 @@ void reconcile_synced(struct kaid *k);
  */
 int reconcile_finish(struct kaid *k, struct kai_job *job,
     enum kai_job_state to, const char *reason, int32_t exit_code,
-    int32_t exit_signal, int64_t actor_uid);
+    int32_t exit_signal, int64_t actor_uid, int64_t now);
 /*
  * Cancels jobs[0..n) (active jobs the actor may cancel) in one
  * transaction, then deletes their pods and forgets them; sorts jobs.
  * Returns 0, or a KAI_E code (logged) when nothing was recorded.
  */
 int reconcile_cancel_many(struct kaid *k, struct kai_job **jobs, size_t n,
-    int64_t actor_uid);
+    int64_t actor_uid, int64_t now);
 
 #endif /* KAID_KAID_H */

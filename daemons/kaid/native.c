@@ -113,7 +113,8 @@ queue_problem(const struct kaid *k, const char *queue)
 }
 
 static void
-admit(struct kaid *k, const char *key, const struct kai_pod *pod)
+admit(struct kaid *k, const char *key, const struct kai_pod *pod,
+    int64_t now)
 {
 	const char *queue = pod->kai_queue[0] != '\0' ? pod->kai_queue :
 	    k->conf->native_default_queue;
@@ -159,7 +160,7 @@ admit(struct kaid *k, const char *key, const struct kai_pod *pod)
 	    (uint64_t)k->conf->default_mem_mb;
 	nj.priority = prio;
 	nj.preemptible = prio < KAI_PRIO_PREEMPT_BELOW;
-	nj.submit_time = kaid_now();
+	nj.submit_time = now;
 	if (kai_db_jobs_insert(k->db, &nj, 1, &id, &err) != 0) {
 		kai_log_err("pod \"%s\": could not record its job: %s", key,
 		    err.msg);
@@ -196,7 +197,8 @@ admit(struct kaid *k, const char *key, const struct kai_pod *pod)
 }
 
 struct kai_job *
-native_pod(struct kaid *k, const char *key, const struct kai_pod *pod)
+native_pod(struct kaid *k, const char *key, const struct kai_pod *pod,
+    int64_t now)
 {
 	struct kai_job *j = native_job_of(k, key);
 
@@ -206,6 +208,6 @@ native_pod(struct kaid *k, const char *key, const struct kai_pod *pod)
 	if (pod->node[0] != '\0' || pod->deleting ||
 	    pod->phase != KAI_POD_PENDING)
 		return NULL;
-	admit(k, key, pod);
+	admit(k, key, pod, now);
 	return native_job_of(k, key);
 }

@@ -371,14 +371,14 @@ podenv_build(const struct kai_job *j, const struct kai_jobspec *js,
  * others when the limit is reached (at least a second: 0 means none).
  */
 int64_t
-podenv_time_left(const struct kai_job *j)
+podenv_time_left(const struct kai_job *j, int64_t now)
 {
 	int64_t left;
 
 	if (j->time_limit_s <= 0 || j->state != KAI_JOB_RUNNING ||
 	    j->start_time == 0)
 		return j->time_limit_s > 0 ? j->time_limit_s : 0;
-	left = j->time_limit_s - (kaid_now() - j->start_time);
+	left = j->time_limit_s - (now - j->start_time);
 	return left > 0 ? left : 1;
 }
 
@@ -399,10 +399,10 @@ podenv_kill_wait(const struct kaid *k)
  * SIGTERM of a deleted pod.
  */
 void
-podenv_limits(const struct kaid *k, const struct kai_job *j,
+podenv_limits(const struct kaid *k, const struct kai_job *j, int64_t now,
     struct podenv *e)
 {
-	int64_t left = podenv_time_left(j);
+	int64_t left = podenv_time_left(j, now);
 
 	if (left > 0)
 		kv_setu(e, "KAI_TIME_LIMIT", (uint64_t)left);

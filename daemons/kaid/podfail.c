@@ -100,7 +100,9 @@ podfail_refused(struct kaid *k, uint64_t job_id, const char *pod, int code,
 		kai_log_warn("job %" PRIu64 ": failed: the API server refused "
 		    "its pod for good: %s", job_id, msg);
 		podfail_forget(k, pod);
-		(void)reconcile_finish(k, job, KAI_JOB_FAILED, msg, 1, 0, -1);
+		/* The API server's answer: its arrival is the time. */
+		(void)reconcile_finish(k, job, KAI_JOB_FAILED, msg, 1, 0, -1,
+		    kaid_now());
 		return;
 	}
 	if ((b = kai_map_get(&k->podfail->backoff, pod)) == NULL) {

@@ -80,7 +80,7 @@ reconcile_recorded(struct kaid *k, struct kai_job *job,
 static int
 finish(struct kaid *k, struct kai_job *job, enum kai_job_state to,
     const char *reason, int32_t exit_code, int32_t exit_signal,
-    int64_t actor_uid, const char *exit_reason)
+    int64_t actor_uid, const char *exit_reason, int64_t now)
 {
 	struct kai_db_change c;
 	struct kai_err err;
@@ -90,7 +90,7 @@ finish(struct kaid *k, struct kai_job *job, enum kai_job_state to,
 	if (writeq_has(k, job->id, true))
 		return KAI_EDB;
 	finish_change(&c, job, to, reason, exit_code, exit_signal, actor_uid,
-	    kaid_now());
+	    now);
 	c.exit_reason = exit_reason;
 	if (writeq_has(k, job->id, false)) {
 		writeq_add(k, &c);	/* behind its earlier changes */
@@ -112,10 +112,10 @@ finish(struct kaid *k, struct kai_job *job, enum kai_job_state to,
 int
 reconcile_finish(struct kaid *k, struct kai_job *job, enum kai_job_state to,
     const char *reason, int32_t exit_code, int32_t exit_signal,
-    int64_t actor_uid)
+    int64_t actor_uid, int64_t now)
 {
 	return finish(k, job, to, reason, exit_code, exit_signal, actor_uid,
-	    NULL);
+	    NULL, now);
 }
 
 /* Bytes of a termination message kept: its end, where the error is. */
@@ -219,10 +219,9 @@ record_cancel(struct kaid *k, struct kai_job **jobs, size_t n,
  */
 int
 reconcile_cancel_many(struct kaid *k, struct kai_job **jobs, size_t n,
-    int64_t actor_uid)
+    int64_t actor_uid, int64_t now)
 {
 	struct kai_db_change c;
-	int64_t now = kaid_now();
 	bool *applied;
 	size_t i;
 	int r;
@@ -255,7 +254,7 @@ reconcile_cancel_many(struct kaid *k, struct kai_job **jobs, size_t n,
 }
 
 static void
-mark_running(struct kaid *k, struct kai_job *job)
+mark_running(struct kaid *k, struct kai_job *job, int64_t now)
 {
 	struct kai_db_change c;
 	struct kai_err err;
@@ -266,7 +265,7 @@ mark_running(struct kaid *k, struct kai_job *job)
 	c.from = job->state;
 	c.to = KAI_JOB_RUNNING;
 	c.reason = "";
-	c.time = kaid_now();
+	c.time = now;
 	c.actor_uid = -1;
 	c.set_start = true;
 	if (writeq_has(k, job->id, false)) {
@@ -296,11 +295,12 @@ mark_running(struct kaid *k, struct kai_job *job)
  * long before its limit failed.
  */
 static bool
-wrapper_timed_out(const struct pod_rec *r, const struct kai_job *job)
+wrapper_timed_out(const struct pod_rec *r, const struct kai_job *job,
+    int64_t now)
 {
 	return r->exit_code == WRAPPER_TIMEOUT_EXIT && job->time_limit_s > 0 &&
 	    job->start_time > 0 &&
-	    kaid_now() - job->start_time + TIMEOUT_SLACK_S >=
+	    now - job->start_time + TIMEOUT_SLACK_S >=
 	    job->time_limit_s;
 }
 
@@ -310,13 +310,13 @@ wrapper_timed_out(const struct pod_rec *r, const struct kai_job *job)
  */
 static enum kai_job_state
 pod_outcome(const struct pod_rec *r, const struct kai_job *job,
-    int32_t *code, int32_t *sig, const char **reason)
+    int64_t now, int32_t *code, int32_t *sig, const char **reason)
 {
 	*code = 0;
 	*sig = 0;
 	*reason = "";
 	if (strcmp(r->reason, "DeadlineExceeded") == 0 ||
-	    wrapper_timed_out(r, job)) {
+	    wrapper_timed_out(r, job, now)) {
 		*reason = "time limit reached";
 		return KAI_JOB_TIMEOUT;
 	}
@@ -358,7 +358,7 @@ all_tasks_succeeded(struct kaid *k, const struct kai_job *job)
 
 void
 reconcile_pod(struct kaid *k, const char *name, struct pod_rec *r,
-    bool deleted)
+    bool deleted, int64_t now)
 {
 	struct kai_job *job = state_job(k, r->job_id);
 	const char *reason;
@@ -394,34 +394,35 @@ reconcile_pod(struct kaid *k, const char *name, struct pod_rec *r,
 	if (r->waiting_error) {
 		char *why = kai_xasprintf("%s: %s", r->wait_reason, r->message);
 
-		(void)finish(k, job, KAI_JOB_FAILED, why, 1, 0, -1, why);
+		(void)finish(k, job, KAI_JOB_FAILED, why, 1, 0, -1, why, now);
 		free(why);
 		return;
 	}
 	if (r->phase == KAI_POD_SUCCEEDED || r->phase == KAI_POD_FAILED) {
 		char *exit_reason;
 
-		to = pod_outcome(r, job, &code, &sig, &reason);
+		to = pod_outcome(r, job, now, &code, &sig, &reason);
 		if (to == KAI_JOB_COMPLETED && !all_tasks_succeeded(k, job))
 			return;	/* other tasks still run */
 		exit_reason = to == KAI_JOB_COMPLETED ? NULL :
 		    exit_reason_text(r);
-		(void)finish(k, job, to, reason, code, sig, -1, exit_reason);
+		(void)finish(k, job, to, reason, code, sig, -1, exit_reason,
+		    now);
 		free(exit_reason);
 		return;
 	}
 	if (deleted) {
 		/* Gone without an ending we saw: someone removed it. */
 		(void)reconcile_finish(k, job, KAI_JOB_FAILED,
-		    "pod was deleted outside kaibatch", 0, 9, -1);
+		    "pod was deleted outside kaibatch", 0, 9, -1, now);
 		return;
 	}
 	if (r->phase == KAI_POD_RUNNING && job->state == KAI_JOB_CONFIGURING)
-		mark_running(k, job);
+		mark_running(k, job, now);
 }
 
 void
-reconcile_node_gone(struct kaid *k, const char *node)
+reconcile_node_gone(struct kaid *k, const char *node, int64_t now)
 {
 	size_t i, t;
 
@@ -432,7 +433,7 @@ reconcile_node_gone(struct kaid *k, const char *node)
 		for (t = 0; t < job->nallocs; t++)
 			hit |= strcmp(job->allocs[t].node, node) == 0;
 		if (hit && reconcile_finish(k, job, KAI_JOB_NODE_FAIL,
-		    "node lost", 0, 0, -1) == 0)
+		    "node lost", 0, 0, -1, now) == 0)
 			continue;	/* removed: same index, next job */
 		i++;
 	}
@@ -445,7 +446,7 @@ reconcile_node_gone(struct kaid *k, const char *node)
  * tick (dispatch_ensure_pods).
  */
 void
-reconcile_synced(struct kaid *k)
+reconcile_synced(struct kaid *k, int64_t now)
 {
 	const char *key;
 	void *v;
@@ -457,7 +458,7 @@ reconcile_synced(struct kaid *k)
 		struct pod_rec *r = v;
 
 		if (r->managed)
-			reconcile_pod(k, key, r, false);
+			reconcile_pod(k, key, r, false, now);
 	}
 	for (i = 0; i < state_njobs(k);) {
 		struct kai_job *job = state_job_at(k, i);
@@ -469,7 +470,7 @@ reconcile_synced(struct kaid *k)
 				    job->allocs[t].pod) != NULL;
 			if (!any && reconcile_finish(k, job, KAI_JOB_FAILED,
 			    "pods vanished while kaid could not see them", 0,
-			    0, -1) == 0)
+			    0, -1, now) == 0)
 				continue;
 		}
 		i++;

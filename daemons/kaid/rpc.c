@@ -136,6 +136,7 @@ rpc_dispatch(struct kaid *k, struct conn *conn, const struct kai_frame_hdr *h,
 	req.type = h->type;
 	req.body = body;
 	req.len = h->body_len;
+	req.now = kaid_now();
 	kai_log_debug("uid %u: %s request, %zu bytes", req.uid, e->name,
 	    req.len);
 	if ((e->flags & RPC_OPERATOR) && !rpc_is_operator(k, req.uid)) {

@@ -54,7 +54,7 @@ split_task(const struct kaid *k, uint64_t a, uint32_t t)
 
 /* Takes pending task t out of array a into a record of its own. */
 static struct kai_job *
-split_pending(struct kaid *k, struct kai_job *a, uint32_t t)
+split_pending(struct kaid *k, struct kai_job *a, uint32_t t, int64_t now)
 {
 	struct kai_db_split s = {a->id, t, NULL, 0};
 	struct kai_array rest = {NULL, 0, 0};
@@ -69,7 +69,7 @@ split_pending(struct kaid *k, struct kai_job *a, uint32_t t)
 	(void)kai_array_remove(&rest, t);
 	(void)kai_array_format(&rest, text, sizeof(text));
 	s.rest = rest.n > 0 ? text : NULL;
-	if (kai_db_array_split(k->db, &s, 1, kaid_now(), &err) != 0) {
+	if (kai_db_array_split(k->db, &s, 1, now, &err) != 0) {
 		kai_log_err("could not split task %" PRIu32 " of array %"
 		    PRIu64 ": %s", t, a->id, err.msg);
 		kai_array_fini(&rest);
@@ -109,13 +109,13 @@ cancel_task(struct kaid *k, const struct rpc_req *req,
 		add(res, t->array_id, KAI_EPERM, "permission denied");
 		return;
 	}
-	if (j == NULL && (j = split_pending(k, a, t->task)) == NULL) {
+	if (j == NULL && (j = split_pending(k, a, t->task, req->now)) == NULL) {
 		add(res, t->array_id, KAI_EDB, "could not cancel the task");
 		return;
 	}
 	ran = j->state != KAI_JOB_PENDING;
 	r = reconcile_finish(k, j, KAI_JOB_CANCELLED, "cancelled by user", 0,
-	    ran ? 15 : 0, req->uid);
+	    ran ? 15 : 0, req->uid, req->now);
 	kai_log_info("audit: uid=%u action=cancel job=%" PRIu64 "_%" PRIu32
 	    " result=%s", req->uid, t->array_id, t->task,
 	    r == 0 ? "ok" : kai_strerror(r));

@@ -95,16 +95,17 @@ result_add(struct kai_cancel_result **r, size_t *n, size_t cap, uint64_t id,
  * transaction and fills their results, which sit at res[at[i]].
  */
 static void
-cancel_all(struct kaid *k, uint32_t uid, struct kai_job **jobs, size_t n,
-    struct kai_cancel_result *res, const size_t *at)
+cancel_all(struct kaid *k, const struct rpc_req *req, struct kai_job **jobs,
+    size_t n, struct kai_cancel_result *res, const size_t *at)
 {
 	uint64_t *ids = kai_xcalloc(n + 1, sizeof(*ids));
+	uint32_t uid = req->uid;
 	size_t i;
 	int r;
 
 	for (i = 0; i < n; i++)
 		ids[i] = jobs[i]->id;
-	r = reconcile_cancel_many(k, jobs, n, uid);
+	r = reconcile_cancel_many(k, jobs, n, uid, req->now);
 	for (i = 0; i < n; i++) {
 		kai_log_info("audit: uid=%u action=cancel job=%" PRIu64
 		    " result=%s", uid, ids[i], r == 0 ? "ok" : kai_strerror(r));
@@ -163,7 +164,7 @@ select_and_cancel(struct kaid *k, const struct rpc_req *req,
 			result_add(res, nres, cap, j->id, 0, "");
 		}
 	}
-	cancel_all(k, req->uid, todo, n, *res, at);
+	cancel_all(k, req, todo, n, *res, at);
 	free(todo);
 	free(at);
 }

@@ -90,7 +90,7 @@ requeue_one(struct kaid *k, const struct rpc_req *req, struct kai_job *j,
 	c.from = j->state;
 	c.to = KAI_JOB_PENDING;
 	c.reason = REQUEUE_REASON;
-	c.time = kaid_now();
+	c.time = req->now;
 	c.actor_uid = req->uid;
 	c.nodelist = "";
 	c.drop_allocs = true;
@@ -140,7 +140,7 @@ control_one(struct kaid *k, const struct rpc_req *req, enum kai_job_op op,
 	}
 	memset(&e, 0, sizeof(e));
 	e.id = id;
-	e.time = kaid_now();
+	e.time = req->now;
 	e.actor_uid = req->uid;
 	e.set_hold = true;
 	e.hold = hold;
@@ -285,7 +285,7 @@ update_apply(struct kaid *k, const struct rpc_req *req, struct kai_job *j,
 	update_text(u, what, sizeof(what));
 	memset(&e, 0, sizeof(e));
 	e.id = j->id;
-	e.time = kaid_now();
+	e.time = req->now;
 	e.actor_uid = req->uid;
 	e.set_time_limit = (u->set & KAI_JOB_UPD_TIME_LIMIT) != 0;
 	e.time_limit_s = u->time_limit_s;

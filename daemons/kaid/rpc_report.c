@@ -96,7 +96,7 @@ rpc_report(struct kaid *k, const struct rpc_req *req)
 		return false;
 	}
 	c = reads_call_new(k, req);
-	r = kai_db_report_send(reads_db(k), &q, kaid_now(), report_done, c,
+	r = kai_db_report_send(reads_db(k), &q, req->now, report_done, c,
 	    &err);
 	reads_sent(k);
 	kai_report_req_fini(&q);

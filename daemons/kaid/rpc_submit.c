@@ -118,7 +118,7 @@ submit_resolve(struct kaid *k, const struct rpc_req *req, struct submit *s,
 	s->nj.preemptible = js->preempt == KAI_TRI_DEFAULT
 	    ? prio < KAI_PRIO_PREEMPT_BELOW : js->preempt == KAI_TRI_YES;
 	s->nj.priority = js->hold ? 0 : prio;
-	s->nj.submit_time = kaid_now();
+	s->nj.submit_time = req->now;
 	return 0;
 }
 

@@ -230,6 +230,7 @@ void
 state_on_node(enum kai_kube_event ev, const struct kai_node *node, void *ctx)
 {
 	struct kaid *k = ctx;
+	int64_t now = kaid_now();	/* the event's arrival */
 
 	switch (ev) {
 	case KAI_KUBE_RESET:
@@ -244,13 +245,13 @@ state_on_node(enum kai_kube_event ev, const struct kai_node *node, void *ctx)
 	case KAI_KUBE_DELETED:
 		kai_map_del(&k->nodes, node->name);
 		if (k->nodes_synced)
-			reconcile_node_gone(k, node->name);
+			reconcile_node_gone(k, node->name, now);
 		break;
 	case KAI_KUBE_SYNCED:
 		if (!k->nodes_synced)
 			kai_log_info("node list synced: %zu nodes", k->nodes.len);
 		k->nodes_synced = true;
-		reconcile_synced(k);
+		reconcile_synced(k, now);
 		tick_soon(k);
 		break;
 	}
@@ -331,9 +332,9 @@ pod_key(const struct kaid *k, const struct kai_pod *pod, bool *ours)
  */
 static void
 native_follow(struct kaid *k, const char *key, const struct kai_pod *pod,
-    struct pod_rec *r)
+    struct pod_rec *r, int64_t now)
 {
-	struct kai_job *j = native_pod(k, key, pod);
+	struct kai_job *j = native_pod(k, key, pod, now);
 
 	if (j == NULL)
 		return;
@@ -346,6 +347,7 @@ void
 state_on_pod(enum kai_kube_event ev, const struct kai_pod *pod, void *ctx)
 {
 	struct kaid *k = ctx;
+	int64_t now = kaid_now();	/* the event's arrival */
 	struct pod_rec *r;
 	char *key = NULL;
 	bool ours = false;
@@ -365,12 +367,12 @@ state_on_pod(enum kai_kube_event ev, const struct kai_pod *pod, void *ctx)
 		r = pod_rec_new(pod);
 		r->managed &= ours;
 		if (!r->managed)
-			native_follow(k, key, pod, r);
+			native_follow(k, key, pod, r, now);
 		kai_map_put(&k->pods, key, r);
 		if (ours)
 			dispatch_pod_seen(k, key, r->node[0] != '\0');
 		if (r->managed)
-			reconcile_pod(k, key, r, false);
+			reconcile_pod(k, key, r, false, now);
 		break;
 	case KAI_KUBE_DELETED:
 		if (ours)
@@ -378,9 +380,9 @@ state_on_pod(enum kai_kube_event ev, const struct kai_pod *pod, void *ctx)
 		r = pod_rec_new(pod);
 		r->managed &= ours;
 		if (!r->managed)
-			native_follow(k, key, pod, r);
+			native_follow(k, key, pod, r, now);
 		if (r->managed)
-			reconcile_pod(k, key, r, true);
+			reconcile_pod(k, key, r, true, now);
 		pod_rec_free(r);
 		kai_map_del(&k->pods, key);
 		break;
@@ -388,7 +390,7 @@ state_on_pod(enum kai_kube_event ev, const struct kai_pod *pod, void *ctx)
 		if (!k->pods_synced)
 			kai_log_info("pod list synced: %zu pods", k->pods.len);
 		k->pods_synced = true;
-		reconcile_synced(k);
+		reconcile_synced(k, now);
 		tick_soon(k);
 		break;
 	}

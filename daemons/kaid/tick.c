@@ -275,7 +275,7 @@ commit_placements(struct kaid *k, const struct snap *sn,
 		else
 			kai_log_info("job %" PRIu64 ": placed on %s", j->id,
 			    nl[i]);
-		dispatch_ensure_pods(k, j);
+		dispatch_ensure_pods(k, j, sn->s.now);
 	}
 	for (i = 0; i < n; i++)
 		free(nl[i]);
@@ -429,7 +429,7 @@ tick_run(struct kaid *k)
 
 		if (j->state == KAI_JOB_CONFIGURING ||
 		    (j->state == KAI_JOB_RUNNING && state_job_elastic(j)))
-			dispatch_ensure_pods(k, j);
+			dispatch_ensure_pods(k, j, now);
 	}
 	evict_retry_deletes(k);
 	deps_update(k, now);
