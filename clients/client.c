@@ -212,8 +212,8 @@ connect_one(const struct addrinfo *ai, int *fdp)
 	return 0;
 }
 
-int
-client_connect(const char *hostport, int *fd, struct kai_err *err)
+static int
+connect_address(const char *hostport, int *fd, struct kai_err *err)
 {
 	struct addrinfo hints, *res, *ai;
 	char host[256], port[8];
@@ -250,6 +250,47 @@ client_connect(const char *hostport, int *fd, struct kai_err *err)
 	if (e != 0)
 		return kai_err_set(err, KAI_ESYS, "%s", strerror(e));
 	return 0;
+}
+
+/*
+ * Several kaid (one leader, standbys that forward to it) may be listed,
+ * "a:6820,b:6820", as Slurm lists SlurmctldHost: each is tried in turn
+ * until one accepts the connection; the error is the last one's.
+ */
+int
+client_connect(const char *list, int *fd, struct kai_err *err)
+{
+	char one[512], host[256], port[8];
+	const char *p, *comma;
+	size_t len;
+	int pass, r;
+
+	/* Pass 0 checks every address, so that a typo in a standby's shows
+	 * at once and not only the day the leader is down; pass 1 connects. */
+	for (pass = 0; pass < 2; pass++) {
+		for (p = list;; p = comma + 1) {
+			comma = strchr(p, ',');
+			len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+			if (len == 0 || len >= sizeof(one))
+				return kai_err_set(err, KAI_EINVAL,
+				    "invalid controller address \"%s\": "
+				    "expected host:port[,host:port...]", list);
+			memcpy(one, p, len);
+			one[len] = '\0';
+			if (pass == 0)
+				r = split_hostport(one, host, sizeof(host),
+				    port, sizeof(port), err);
+			else
+				r = connect_address(one, fd, err);
+			if (r != 0 && (pass == 0 || comma == NULL))
+				return r;
+			if (r == 0 && pass == 1)
+				return 0;
+			if (comma == NULL)
+				break;
+		}
+	}
+	return 0;	/* not reached: pass 1 returns */
 }
 
 int

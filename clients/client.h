@@ -82,9 +82,10 @@ client_target_load(struct client_target *t, struct kai_err *err) KAI_MUST_CHECK;
 void client_target_fini(struct client_target *t);
 
 /*
- * Connects to "host:port" (TCP_NODELAY, close-on-exec, I/O timeouts set).
- * KAI_EINVAL for an address that does not parse, KAI_ESYS or
- * KAI_ETIMEDOUT when no address of the host accepts.
+ * Connects to "host:port" (TCP_NODELAY, close-on-exec, I/O timeouts set),
+ * or to the first of "host:port,host:port..." that accepts (a leader and
+ * its standbys).  KAI_EINVAL for an address that does not parse, KAI_ESYS
+ * or KAI_ETIMEDOUT when none accepts (the last one's error).
  */
 int client_connect(const char *hostport, int *fd,
     struct kai_err *err) KAI_MUST_CHECK;

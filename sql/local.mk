@@ -13,7 +13,8 @@ SQL_MIGRATIONS = \
 	sql/009-exit-reason.sql \
 	sql/010-umask.sql \
 	sql/011-leader.sql \
-	sql/012-workload.sql
+	sql/012-workload.sql \
+	sql/013-leader-address.sql
 
 EXTRA_DIST += $(SQL_MIGRATIONS) build-aux/sql2c.sh
 CLEANFILES += sql/migrations.c

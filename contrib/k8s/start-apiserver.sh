@@ -16,6 +16,8 @@
 #   kubeconfig-admin, kubeconfig-kaid, kubeconfig-kubelet-sim
 #                            CA data + token, context namespace "default"
 #   apiserver.url            https://127.0.0.1:PORT
+#   audit.log                one JSON line per pod create or delete
+#                            (audit-policy.yaml): what tests count
 #   etcd.pid apiserver.pid   for stop-apiserver.sh DIR
 #   etcd.log apiserver.log   etcd/ (its data)
 #
@@ -135,6 +137,21 @@ until curl -fsS "http://127.0.0.1:$ETCD_CLIENT/health" 2>/dev/null | grep -q '"h
 done
 
 # --- kube-apiserver ------------------------------------------------------------
+# The audit log records each pod create and delete with its answer, so a
+# test can tell whether a pod was created twice (kubesim has its own
+# record; a real API server has this).
+cat >"$D/audit-policy.yaml" <<'EOF2'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: ["RequestReceived"]
+rules:
+- level: Request
+  verbs: ["create", "delete"]
+  resources:
+  - group: ""
+    resources: ["pods"]
+- level: None
+EOF2
 "$APISERVER" \
     --etcd-servers="http://127.0.0.1:$ETCD_CLIENT" \
     --bind-address=127.0.0.1 --secure-port="$API_PORT" \
@@ -151,6 +168,8 @@ done
     --disable-admission-plugins=ServiceAccount \
     --kubelet-preferred-address-types=InternalIP \
     --allow-privileged=true --profiling=false \
+    --audit-policy-file="$D/audit-policy.yaml" \
+    --audit-log-path="$D/audit.log" --audit-log-format=json \
     </dev/null >"$D/apiserver.log" 2>&1 &
 echo $! >"$D/apiserver.pid"
 ADMIN=$(cat "$D/token-admin")

@@ -222,6 +222,7 @@ kaid_fini(struct kaid *k)
 	deps_free(k);
 	helpers_free(k);
 	leader_free(k);
+	relay_stop(k);
 	kai_loop_free(k->loop);
 	kai_conf_free(k->conf);
 }

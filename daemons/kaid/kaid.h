@@ -109,6 +109,7 @@ struct kaid {
 	struct writeq *writeq;	  /* writeq.c: changes not yet recorded */
 	struct reads *reads;	  /* reads.c: the connection for long reads */
 	struct leader *leader;	  /* leader.c: whether this kaid leads */
+	struct relay *relay;	  /* relay.c: a standby's forwarded clients */
 	struct server *server;	  /* server.c: the client port */
 	struct submits *submits;  /* rpc_submit.c: the group commit batch */
 	struct log_stream *logs;  /* rpc_log.c: klog requests answered */
@@ -131,6 +132,14 @@ int kaid_lead(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
 /* leader.c: one leader among several kaid (doc/architecture.md) */
 /* Leads at once, or waits as a standby and leads when the lead is free. */
 int leader_start(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
+/* relay.c: a standby forwards its clients to the leader */
+/* Listens and forwards to leader ("host:port"), or stops listening when
+ * it is "" (none known). */
+void relay_update(struct kaid *k, const char *leader);
+/* Stops listening and closes every forwarded connection. */
+void relay_stop(struct kaid *k);
+size_t relay_nconns(const struct kaid *k);
+
 /* Stops kaid when the database says another kaid took the lead. */
 void leader_check(struct kaid *k);
 bool leader_leading(const struct kaid *k);

@@ -21,6 +21,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "base/xmalloc.h"
@@ -47,6 +48,7 @@ static void leader_poll(struct kai_loop *loop, uint64_t id, void *ctx);
 struct leader {
 	bool leading;
 	uint64_t timer;
+	int64_t seen_epoch;	/* a standby's: the leader's it last told */
 };
 
 static struct leader *
@@ -69,35 +71,73 @@ leader_free(struct kaid *k)
 	KAI_FREE(k->leader);
 }
 
+/*
+ * Where clients reach this kaid, for the standbys to forward them to:
+ * advertise, or with "auto" the listen address, whose wildcard host
+ * (0.0.0.0, [::]) becomes this host's name.
+ */
+static void
+advertised(const struct kaid *k, char *buf, size_t size)
+{
+	const char *a = k->conf->advertise, *l = k->conf->listen;
+	const char *port = strrchr(l, ':');
+	char host[256];
+
+	if (strcmp(a, "auto") != 0 || port == NULL) {
+		(void)snprintf(buf, size, "%s", strcmp(a, "auto") != 0 ? a : l);
+		return;
+	}
+	if (strncmp(l, "0.0.0.0:", 8) != 0 && strncmp(l, "[::]:", 5) != 0) {
+		(void)snprintf(buf, size, "%s", l);
+		return;
+	}
+	if (gethostname(host, sizeof(host)) != 0)
+		(void)snprintf(host, sizeof(host), "localhost");
+	host[sizeof(host) - 1] = '\0';
+	(void)snprintf(buf, size, "%s%s", host, port);
+}
+
 /* Tries to take the lead; *leads tells.  Errors are the database's. */
 static int
 try_lead(struct kaid *k, bool *leads, struct kai_err *err)
 {
-	char holder[300];
+	char holder[300], address[300];
 
 	holder_name(holder, sizeof(holder));
-	if (kai_db_leader_try(k->db, holder, kaid_now(), leads, err) != 0)
+	advertised(k, address, sizeof(address));
+	if (kai_db_leader_try(k->db, holder, address, kaid_now(), leads,
+	    err) != 0)
 		return err->code;
 	if (!*leads)
 		return 0;
 	ld(k)->leading = true;
-	kai_log_info("leading (epoch %" PRId64 ")", kai_db_epoch(k->db));
+	kai_log_info("leading (epoch %" PRId64 "), clients at %s",
+	    kai_db_epoch(k->db), address);
+	relay_stop(k);	/* its port is the leader's now */
 	return kaid_lead(k, err);
 }
 
+/*
+ * Waits as a standby: says who leads (at first and when that changes),
+ * forwards clients to it (relay.c), and tries again in LEADER_POLL_MS.
+ */
 static void
 standby(struct kaid *k, bool first)
 {
 	struct kai_err err;
-	char *holder = NULL;
+	char *holder = NULL, *address = NULL;
 	int64_t epoch = 0;
 
-	if (first) {
-		if (kai_db_leader_holder(k->db, &holder, &epoch, &err) == 0)
+	if (kai_db_leader_holder(k->db, &holder, &address, &epoch,
+	    &err) == 0) {
+		if (first || epoch != ld(k)->seen_epoch)
 			kai_log_info("standby: kaid %s leads (epoch %" PRId64
 			    "); taking over when it stops", holder, epoch);
-		free(holder);
+		ld(k)->seen_epoch = epoch;
+		relay_update(k, address);
 	}
+	free(holder);
+	free(address);
 	ld(k)->timer = kai_loop_timer_add(k->loop, LEADER_POLL_MS,
 	    leader_poll, k);
 }

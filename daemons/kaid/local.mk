@@ -12,6 +12,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/kaid.c \
 	daemons/kaid/kaid.h \
 	daemons/kaid/leader.c \
+	daemons/kaid/relay.c \
 	daemons/kaid/metrics.c \
 	daemons/kaid/metrics.h \
 	daemons/kaid/podenv.c \

@@ -69,6 +69,7 @@ struct kai_conf_partition {
 struct kai_conf {
 	char *path;			/* the file read, for messages */
 	char *listen;			/* "host:port" for clients; 127.0.0.1:6820 */
+	char *advertise;		/* where standbys forward to; "auto" */
 	char *http_listen;		/* health and metrics; "off"; 127.0.0.1:6821 */
 	char *database;			/* libpq conninfo; required */
 	int64_t db_timeout_ms;		/* statement_timeout; 0 = none; 30 s */

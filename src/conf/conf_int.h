@@ -58,6 +58,8 @@ enum kai_conf_type_id {
 #define KAI_CONF_SECRET	  0x2	/* masked in dumps, wiped when freed */
 #define KAI_CONF_ITEM	  0x4	/* a field of each element of a list */
 #define KAI_CONF_OFF	  0x8	/* an address that may also be "off" */
+#define KAI_CONF_LIST	  0x10	/* addresses joined by "," (a:1,b:2) */
+#define KAI_CONF_AUTO	  0x20	/* an address that may also be "auto" */
 
 struct kai_conf_entry {
 	const char *key;		/* dotted path: "scheduler.interval" */

@@ -50,6 +50,12 @@ static const struct kai_conf_entry daemon_entries[] = {
 	{ .key = "listen", .type = KAI_CONF_ADDRESS, .offset = D(listen),
 	  .def = "127.0.0.1:6820", .max = 255,
 	  .help = "address and port kaid accepts clients on" },
+	{ .key = "advertise", .type = KAI_CONF_ADDRESS,
+	  .offset = D(advertise), .def = "auto", .max = 255,
+	  .flags = KAI_CONF_AUTO,
+	  .help = "address and port a standby kaid forwards clients to "
+		  "when this kaid leads; auto = listen, with this host's "
+		  "name when listen is a wildcard" },
 	{ .key = "http_listen", .type = KAI_CONF_ADDRESS,
 	  .offset = D(http_listen), .def = "127.0.0.1:6821", .max = 255,
 	  .flags = KAI_CONF_OFF,
@@ -293,8 +299,10 @@ const struct kai_conf_table kai_conf_daemon_table = {
 
 static const struct kai_conf_entry client_entries[] = {
 	{ .key = "controller", .type = KAI_CONF_ADDRESS,
-	  .offset = C(controller), .def = "127.0.0.1:6820", .max = 255,
-	  .help = "address and port of kaid" },
+	  .offset = C(controller), .def = "127.0.0.1:6820", .max = 1023,
+	  .flags = KAI_CONF_LIST,
+	  .help = "address and port of kaid; several, \"a:6820,b:6820\", "
+		  "are tried in turn" },
 	{ .key = "munge_socket", .type = KAI_CONF_PATH,
 	  .offset = C(munge_socket), .max = 4095,
 	  .help = "munged socket; unset = munged's default" },

@@ -108,6 +108,28 @@ valid_address(const char *s)
 	    isdigit((unsigned char)colon[1]);
 }
 
+/* "a:1,b:2": each one an address. */
+static bool
+valid_address_list(const char *s)
+{
+	char one[256];
+	const char *comma;
+	size_t len;
+
+	for (;; s = comma + 1) {
+		comma = strchr(s, ',');
+		len = comma != NULL ? (size_t)(comma - s) : strlen(s);
+		if (len == 0 || len >= sizeof(one))
+			return false;
+		memcpy(one, s, len);
+		one[len] = '\0';
+		if (!valid_address(one))
+			return false;
+		if (comma == NULL)
+			return true;
+	}
+}
+
 /* RFC 1123 label, as Kubernetes wants for namespaces. */
 static bool
 valid_dnslabel(const char *s, size_t len)
@@ -167,6 +189,12 @@ text_problem(const struct kai_conf_entry *e, const char *s, size_t len)
 	case KAI_CONF_ADDRESS:
 		if ((e->flags & KAI_CONF_OFF) != 0 && strcmp(s, "off") == 0)
 			return NULL;
+		if ((e->flags & KAI_CONF_AUTO) != 0 && strcmp(s, "auto") == 0)
+			return NULL;
+		if ((e->flags & KAI_CONF_LIST) != 0)
+			return !valid_address_list(s) ?
+			    "expected host:port[,host:port...] with ports "
+			    "between 1 and 65535" : NULL;
 		return !valid_address(s) ?
 		    "expected host:port with a port between 1 and 65535" : NULL;
 	case KAI_CONF_DNSLABEL:

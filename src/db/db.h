@@ -189,11 +189,13 @@ int kai_db_set_statement_timeout(struct kai_db *db, int64_t ms,
  * others' logs.  A leader whose connection had to be reopened and found
  * the lead taken is deposed: every call fails from then on.
  */
-int kai_db_leader_try(struct kai_db *db, const char *holder, int64_t now,
-    bool *leads, struct kai_err *err) KAI_MUST_CHECK;
-/* Who leads, and since which epoch (for a standby's messages). */
-int kai_db_leader_holder(struct kai_db *db, char **holder, int64_t *epoch,
-    struct kai_err *err) KAI_MUST_CHECK;
+int kai_db_leader_try(struct kai_db *db, const char *holder,
+    const char *address, int64_t now, bool *leads, struct kai_err *err)
+    KAI_MUST_CHECK;
+/* Who leads, where clients reach it ("" = unknown), and since which
+ * epoch (for a standby's messages and forwarding); caller frees. */
+int kai_db_leader_holder(struct kai_db *db, char **holder, char **address,
+    int64_t *epoch, struct kai_err *err) KAI_MUST_CHECK;
 /* This kaid's epoch; 0 when it does not lead. */
 int64_t kai_db_epoch(const struct kai_db *db);
 bool kai_db_deposed(const struct kai_db *db);

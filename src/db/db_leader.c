@@ -49,8 +49,8 @@ kai_db_leader_lock(struct kai_db *db, bool *got, struct kai_err *err)
 }
 
 int
-kai_db_leader_try(struct kai_db *db, const char *holder, int64_t now,
-    bool *leads, struct kai_err *err)
+kai_db_leader_try(struct kai_db *db, const char *holder, const char *address,
+    int64_t now, bool *leads, struct kai_err *err)
 {
 	struct kai_db_row row = {NULL, 0, false};
 	struct kai_db_params p;
@@ -65,8 +65,10 @@ kai_db_leader_try(struct kai_db *db, const char *holder, int64_t now,
 	kai_db_params_init(&p);
 	(void)kai_db_param_str(&p, holder);
 	(void)kai_db_param_i64(&p, now);
+	(void)kai_db_param_str(&p, address);
 	res = kai_db_exec(db, "UPDATE leader SET epoch = epoch + 1, "
-	    "holder = $1, since = $2 WHERE id = 1 RETURNING epoch", &p,
+	    "holder = $1, since = $2, address = $3 WHERE id = 1 "
+	    "RETURNING epoch", &p,
 	    PGRES_TUPLES_OK, "could not take the lead", err);
 	kai_db_params_fini(&p);
 	if (res == NULL) {
@@ -86,18 +88,20 @@ kai_db_leader_try(struct kai_db *db, const char *holder, int64_t now,
 }
 
 int
-kai_db_leader_holder(struct kai_db *db, char **holder, int64_t *epoch,
-    struct kai_err *err)
+kai_db_leader_holder(struct kai_db *db, char **holder, char **address,
+    int64_t *epoch, struct kai_err *err)
 {
 	struct kai_db_row row = {NULL, 0, false};
 	PGresult *res;
 	int r;
 
 	*holder = NULL;
+	*address = NULL;
 	*epoch = 0;
 	if ((r = kai_db_ready(db, err)) != 0)
 		return r;
-	res = kai_db_exec(db, "SELECT holder, epoch FROM leader WHERE id = 1",
+	res = kai_db_exec(db, "SELECT holder, epoch, address FROM leader "
+	    "WHERE id = 1",
 	    NULL, PGRES_TUPLES_OK, "could not read the leader", err);
 	if (res == NULL)
 		return kai_db_errcode(err);
@@ -105,10 +109,13 @@ kai_db_leader_holder(struct kai_db *db, char **holder, int64_t *epoch,
 	if (PQntuples(res) == 1) {
 		*holder = kai_db_get_dup(&row, 0);
 		*epoch = kai_db_get_i64(&row, 1);
+		*address = kai_db_get_dup(&row, 2);
 	}
 	PQclear(res);
 	if (*holder == NULL)
 		*holder = kai_xstrdup("");
+	if (*address == NULL)
+		*address = kai_xstrdup("");
 	return 0;
 }
 

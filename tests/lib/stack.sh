@@ -287,6 +287,38 @@ stack_stop()
 	pg_stop "$d/pg"
 }
 
+# stack_pods_created: "TWICE TOTAL": how many pods of namespace default
+# were created (201) more than once, and how many were created, from
+# kubesim's record or the real API server's audit log (start-apiserver.sh).
+stack_pods_created()
+{
+	python3 - "$STACK_API" "$STACK_DIR" <<'EOP'
+import collections, json, sys
+api, d = sys.argv[1], sys.argv[2]
+made = collections.Counter()
+if api == "kubesim":
+    for line in open(d + "/kubesim.record"):
+        r = json.loads(line)
+        if (r.get("method") == "POST" and
+                r.get("path") == "/api/v1/namespaces/default/pods" and
+                r.get("status") == 201):
+            made[r["body"]["metadata"]["name"]] += 1
+else:
+    for line in open(d + "/k8s/audit.log"):
+        e = json.loads(line)
+        ref = e.get("objectRef", {})
+        if (e.get("verb") == "create" and e.get("stage") == "ResponseComplete"
+                and ref.get("resource") == "pods"
+                and ref.get("namespace") == "default"
+                and not ref.get("subresource")
+                and e.get("responseStatus", {}).get("code") == 201):
+            name = ref.get("name") or \
+                e.get("requestObject", {}).get("metadata", {}).get("name")
+            made[name] += 1
+print(sum(1 for n in made.values() if n > 1), len(made))
+EOP
+}
+
 # stack_psql SQL: a query against the stack's database, unaligned output.
 stack_psql()
 {

@@ -510,6 +510,21 @@ test_client(void)
 	    "client values from the file");
 	kai_client_conf_fini(&cc);
 
+	write_text(p, "controller: kaid-a:6820,[::1]:6820,kaid-b:6821\n");
+	is_int(kai_client_conf_load(p, &cc, &err), 0,
+	    "a list of controllers loads");
+	is_str(cc.controller, "kaid-a:6820,[::1]:6820,kaid-b:6821",
+	    "as it is written (the clients try each in turn)");
+	kai_client_conf_fini(&cc);
+
+	write_text(p, "controller: kaid-a:6820,,kaid-b:6820\n");
+	is_int(kai_client_conf_load(p, &cc, &err), KAI_ECONFIG,
+	    "an empty entry in the list is an error");
+	ok(strstr(err.msg, "\"controller\": expected "
+	    "host:port[,host:port...]") != NULL, "saying what a list is: %s",
+	    err.msg);
+	kai_client_conf_fini(&cc);
+
 	write_text(p, "controler: a:1\n");
 	is_int(kai_client_conf_load(p, &cc, &err), KAI_ECONFIG,
 	    "kai.yaml typo is an error");
