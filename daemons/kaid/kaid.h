@@ -59,6 +59,7 @@ struct pod_rec {
 	int32_t exit_code;
 	char *term_reason;
 	char *term_message;	/* the container's termination message */
+	int64_t finished_at;	/* when the container ended; 0 = not said */
 	char *reason;
 	char *message;
 	bool waiting_error;

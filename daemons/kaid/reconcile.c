@@ -356,6 +356,21 @@ all_tasks_succeeded(struct kaid *k, const struct kai_job *job)
 	return true;
 }
 
+/*
+ * When the job ended: its container's finishedAt, as its node said, so
+ * that an end kaid learns late (it was down, or restarted while the
+ * database was: the pod is the record of what happened) keeps its true
+ * time; now when the node said nothing or something impossible.
+ */
+static int64_t
+ended_at(const struct pod_rec *r, const struct kai_job *job, int64_t now)
+{
+	if (r->finished_at <= 0 || r->finished_at > now ||
+	    r->finished_at < job->start_time)
+		return now;
+	return r->finished_at;
+}
+
 void
 reconcile_pod(struct kaid *k, const char *name, struct pod_rec *r,
     bool deleted, int64_t now)
@@ -399,15 +414,16 @@ reconcile_pod(struct kaid *k, const char *name, struct pod_rec *r,
 		return;
 	}
 	if (r->phase == KAI_POD_SUCCEEDED || r->phase == KAI_POD_FAILED) {
+		int64_t at = ended_at(r, job, now);
 		char *exit_reason;
 
-		to = pod_outcome(r, job, now, &code, &sig, &reason);
+		to = pod_outcome(r, job, at, &code, &sig, &reason);
 		if (to == KAI_JOB_COMPLETED && !all_tasks_succeeded(k, job))
 			return;	/* other tasks still run */
 		exit_reason = to == KAI_JOB_COMPLETED ? NULL :
 		    exit_reason_text(r);
 		(void)finish(k, job, to, reason, code, sig, -1, exit_reason,
-		    now);
+		    at);
 		free(exit_reason);
 		return;
 	}

@@ -100,6 +100,7 @@ struct kai_pod {
 	bool terminated;	/* first container has a terminated state */
 	int32_t exit_code;	/* of the first container, if terminated */
 	char *term_reason;	/* terminated.reason ("OOMKilled", ...) or "" */
+	int64_t finished_at;	/* terminated.finishedAt, unix s; 0 = none */
 	char *term_message;	/* terminated.message (the termination
 				   message: with FallbackToLogsOnError the
 				   log's last lines of a failed container)
@@ -360,5 +361,12 @@ enum kai_kube_verb {
  * on delete); a list or watch counts each failure before its retry.
  */
 uint64_t kai_kube_errors(const struct kai_kube *kube, enum kai_kube_verb verb);
+
+/*
+ * kube_time.c: an RFC 3339 time of the API ("2026-11-28T08:09:10Z",
+ * fraction and offset allowed) as unix seconds into *out; -1 when s is
+ * none.
+ */
+int kai_kube_time_parse(const char *s, int64_t *out) KAI_MUST_CHECK;
 
 #endif /* KAI_KUBE_KUBE_H */

@@ -672,6 +672,15 @@ pod_container(const struct jctx *c, struct json_object *o,
 			    "out of range");
 		p->terminated = true;
 		p->exit_code = (int32_t)v;
+		if ((r = jstr(c, term, "finishedAt",
+			 "status.containerStatuses.state.terminated."
+			 "finishedAt", "", &s)) != 0)
+			return r;
+		if (s[0] != '\0' && kai_kube_time_parse(s,
+		    &p->finished_at) != 0)
+			return jfail(c,
+			    "status.containerStatuses.state.terminated."
+			    "finishedAt", "not an RFC 3339 time");
 		if ((r = jstrdup(c, term, "reason",
 			 "status.containerStatuses."
 			 "state.terminated.reason",

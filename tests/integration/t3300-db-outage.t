@@ -65,4 +65,27 @@ like "and its pod is deleted once the end is recorded" \
 id2=$(cd "$T/$A" && as_user "$A" ksubmit --parsable job.sh)
 ok "a new job is accepted and runs" wait_state "$id2" RUNNING
 
+# Again, but kaid is killed while the database is down and the change
+# waits in its memory.
+pg_stop "$T/pg"
+for _ in $(seq 1 100); do
+	phase=$(kubesim_ctl "/api/v1/namespaces/default/pods/kai-$id2-0" |
+	    python3 -c 'import json,sys; print(json.load(sys.stdin)["status"]["phase"])')
+	[ "$phase" = Succeeded ] && break
+	sleep 0.1
+done
+ended=$(date +%s)
+is "the second pod ended during the outage" "$phase" Succeeded
+sleep 2
+kaid_kill9
+sleep 3
+ok "the database is back" pg_restart "$T/pg"
+ok "kaid starts again" kaid_start
+ok "the job is COMPLETED after the restart" wait_state "$id2" COMPLETED 150
+end=$(stack_psql "select end_time from jobs where id = $id2")
+diff=$((ended - end))
+diag "pod seen ended at $ended, end_time recorded $end"
+ok "its end time is its container's end, not the restart's" \
+    test "$diff" -ge -1 -a "$diff" -le 2
+
 done_testing

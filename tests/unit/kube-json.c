@@ -184,7 +184,7 @@ static const char pod_done[] =
     "\"message\":\"too long\",\"containerStatuses\":["
     "{\"name\":\"side\",\"state\":{\"running\":{}}},"
     "{\"name\":\"job\",\"state\":{\"terminated\":{\"exitCode\":137,"
-    "\"reason\":\"OOMKilled\"}}}]}}";
+    "\"reason\":\"OOMKilled\",\"finishedAt\":\"2026-11-28T08:09:10Z\"}}}]}}";
 
 static void
 pod_bad(const char *json, const char *msg, const char *what)
@@ -214,6 +214,7 @@ test_pods(void)
 	    "status reason and message");
 	ok(p.terminated && p.exit_code == 137, "container \"job\" exit code");
 	is_str(p.term_reason, "OOMKilled", "terminated reason");
+	is_int(p.finished_at, 1795853350, "terminated at finishedAt");
 	ok(p.managed && p.job_id == 42 && p.task == 3, "kaid's labels");
 	ok(p.queue != NULL && strcmp(p.queue, "vision") == 0 &&
 		p.gpu_mask == 12,
@@ -256,8 +257,52 @@ test_pods(void)
 }
 
 static void
+test_times(void)
+{
+	static const struct {
+		const char *s;
+		int64_t want;	/* -1: refused */
+	} cases[] = {
+		{"1970-01-01T00:00:00Z", 0},
+		{"2026-11-28T08:09:10Z", 1795853350},
+		{"2026-11-28T08:09:10.123456Z", 1795853350},
+		{"2026-11-28T09:09:10+01:00", 1795853350},
+		{"2026-11-28T03:39:10-04:30", 1795853350},
+		{"2024-02-29T00:00:00Z", 1709164800},
+		{"2023-02-29T00:00:00Z", -1},
+		{"2026-11-28 08:09:10Z", -1},
+		{"2026-11-28T08:09:10", -1},
+		{"2026-11-28T08:09:10.Z", -1},
+		{"2026-13-01T00:00:00Z", -1},
+		{"2026-11-28T24:00:00Z", -1},
+		{"2026-11-28T08:09:10Zjunk", -1},
+		{"", -1},
+	};
+	int64_t t;
+	size_t i;
+	int r;
+
+	for (i = 0; i < KAI_NELEM(cases); i++) {
+		t = -1;
+		r = kai_kube_time_parse(cases[i].s, &t);
+		if (cases[i].want < 0)
+			is_int(r, -1, "time \"%s\" refused", cases[i].s);
+		else
+			is_int(r == 0 ? t : -2, cases[i].want, "time \"%s\"",
+			    cases[i].s);
+	}
+}
+
+static void
 test_pods_bad(void)
 {
+	pod_bad(
+	    "{\"metadata\":{\"name\":\"p\"},\"status\":{\"containerStatuses\":"
+	    "[{\"state\":{\"terminated\":{\"exitCode\":0,"
+	    "\"finishedAt\":\"yesterday\"}}}]}}",
+	    "pod \"p\": status.containerStatuses.state.terminated.finishedAt: "
+	    "not an RFC 3339 time",
+	    "finishedAt that is no time");
 	pod_bad(
 	    "{\"metadata\":{\"name\":\"p\"},\"status\":{\"containerStatuses\":"
 	    "[{\"state\":{\"terminated\":{\"exitCode\":\"3\"}}}]}}",
@@ -609,6 +654,7 @@ main(void)
 	test_quantities();
 	test_nodes();
 	test_pods();
+	test_times();
 	test_pods_bad();
 	test_pod_json();
 	test_stream();
