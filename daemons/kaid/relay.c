@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <netdb.h>
+#include <stdarg.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -73,6 +74,38 @@ struct relay {
 };
 
 static void end_event(struct kai_loop *loop, int fd, int events, void *ctx);
+
+/*
+ * A client whose leader cannot be reached is told so in one ERROR frame
+ * ("no leader kaid is reachable: why"), which the clients print as their
+ * one line of error, instead of a connection closed without a word.  The
+ * client has not been answered by anyone yet, so this is its only reply.
+ */
+static void
+tell_unreachable(int fd, const char *fmt, ...) KAI_PRINTF(2, 3);
+
+static void
+tell_unreachable(int fd, const char *fmt, ...)
+{
+	struct kai_buf b, f;
+	char why[300], msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	(void)snprintf(msg, sizeof(msg), "no leader kaid is reachable: %s",
+	    why);
+	kai_buf_init(&b, KAI_PROTO_BODY_MAX);
+	kai_buf_init(&f, KAI_PROTO_BODY_MAX + KAI_PROTO_HDR_LEN);
+	if (kai_msg_error_encode(&b, KAI_EAGAIN, msg, NULL) == 0 &&
+	    kai_frame_build(&f, KAI_MSG_ERROR, 0, NULL, b.data, b.len) == 0 &&
+	    write(fd, f.data, f.len) < 0)
+		kai_log_debug("relay: could not tell a client: %s",
+		    strerror(errno));
+	kai_buf_fini(&b);
+	kai_buf_fini(&f);
+}
 
 static struct relay *
 rl(struct kaid *k)
@@ -186,6 +219,8 @@ end_event(struct kai_loop *loop, int fd, int events, void *ctx)
 		    soerr != 0) {
 			kai_log_warn("relay: cannot reach the leader at \"%s\": "
 			    "%s", rc->k->relay->leader, strerror(soerr));
+			tell_unreachable(rc->client.fd, "%s: %s",
+			    rc->k->relay->leader, strerror(soerr));
 			conn_close(rc);
 			return;
 		}
@@ -214,7 +249,10 @@ connect_leader(struct relay *r)
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (connect(fd, (struct sockaddr *)&r->addr, r->addrlen) != 0 &&
 	    errno != EINPROGRESS) {
+		int e = errno;	/* for the client's message */
+
 		(void)close(fd);
+		errno = e;
 		return -1;
 	}
 	return fd;
@@ -255,12 +293,23 @@ accept_event(struct kai_loop *loop, int fd, int events, void *ctx)
 			return;
 		}
 		server_peer_name(&sa, salen, peer, sizeof(peer));
-		if (!admit(k, peer) || r->addrlen == 0 ||
-		    (lfd = connect_leader(r)) < 0) {
-			kai_log_warn("relay: refused a client from %s (%s)",
-			    peer, r->addrlen == 0 ? "the leader's address "
-			    "does not resolve" : "over the connection limits "
-			    "or the leader cannot be reached");
+		if (!admit(k, peer)) {
+			kai_log_warn("relay: refused a client from %s: over "
+			    "limits.connections or connections_per_peer",
+			    peer);
+			(void)close(cfd);
+			continue;
+		}
+		if (r->addrlen == 0 || (lfd = connect_leader(r)) < 0) {
+			int e = errno;
+
+			kai_log_warn("relay: refused a client from %s: the "
+			    "leader at \"%s\" %s", peer, r->leader,
+			    r->addrlen == 0 ? "does not resolve" :
+			    "cannot be reached");
+			tell_unreachable(cfd, "%s: %s", r->leader,
+			    r->addrlen == 0 ? "the address does not resolve" :
+			    strerror(e));
 			(void)close(cfd);
 			continue;
 		}
@@ -299,6 +348,9 @@ sweep(struct kai_loop *loop, uint64_t id, void *ctx)
 		    now - r->v[i]->start_ms > RELAY_CONNECT_MS) {
 			kai_log_warn("relay: the leader at \"%s\" did not "
 			    "answer in %d s", r->leader, RELAY_CONNECT_MS / 1000);
+			tell_unreachable(r->v[i]->client.fd, "%s did not "
+			    "answer in %d s", r->leader,
+			    RELAY_CONNECT_MS / 1000);
 			conn_close(r->v[i]);
 		}
 	r->sweep_timer = kai_loop_timer_add(loop, RELAY_SWEEP_MS, sweep, k);

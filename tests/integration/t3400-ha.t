@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # t3400-ha: two kaid against one database; one leads, the other waits
-# and forwards its clients to the leader (relay.c).  The leader is killed
+# and forwards its clients to the leader (relay.c), or tells them in one
+# line that no leader is reachable.  The leader is killed
 # (-9) during a submit storm of clients that list both kaid: the standby
 # leads within 10 s, every submission that was acknowledged is stored and
 # runs, and no pod is created twice.  A kaid started while another leads
@@ -79,6 +80,26 @@ ok "a list whose first kaid is down is served by the next" \
 out=$(KAI_CONTROLLER="$A_ADDR,n2:99999" kqueue --noheader 2>&1)
 like "a list with a bad address is refused, naming it" "$out" \
     'invalid controller address "n2:99999"'
+
+# A leader the standby cannot reach: its clients get one line saying so
+# and a non-zero exit, not a connection closed without a word.
+stack_psql "update leader set address = '127.0.0.1:1'" >/dev/null
+for _ in $(seq 1 50); do
+	grep -q 'forwarding clients to the leader at 127.0.0.1:1$' "$T/kaid-b.log" && break
+	sleep 0.1
+done
+out=$(KAI_CONTROLLER=$B_ADDR kqueue --noheader 2>&1)
+rc=$?
+ok "a client of a standby whose leader is unreachable fails" test "$rc" -ne 0
+like "in one line that says why" "$out" \
+    '^kqueue: error: no leader kaid is reachable: 127\.0\.0\.1:1: Connection refused$'
+ok "the standby is still up" kill -0 "$(cat "$T/kaid-b.pid")"
+stack_psql "update leader set address = '$A_ADDR'" >/dev/null
+for _ in $(seq 1 50); do
+	KAI_CONTROLLER=$B_ADDR kqueue --noheader >/dev/null 2>&1 && break
+	sleep 0.1
+done
+ok "it forwards again once the address is right" env KAI_CONTROLLER="$B_ADDR" kqueue --noheader
 
 # The storm: four clients, each listing both kaid, submitting one job
 # after another (fewer on
