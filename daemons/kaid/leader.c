@@ -18,7 +18,13 @@
  */
 #include "config.h"
 
+#include <sys/socket.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <inttypes.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,17 +77,47 @@ leader_free(struct kaid *k)
 	KAI_FREE(k->leader);
 }
 
+/* The first address host resolves to here, unless it is a loopback one. */
+static bool
+host_address(const char *host, char *ip, size_t size)
+{
+	struct addrinfo hints, *res = NULL;
+	bool ok = false;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(host, NULL, &hints, &res) != 0 || res == NULL)
+		return false;
+	if (res->ai_family == AF_INET) {
+		const struct sockaddr_in *a = (const void *)res->ai_addr;
+
+		ok = (ntohl(a->sin_addr.s_addr) >> 24) != 127;
+	} else if (res->ai_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const void *)res->ai_addr;
+
+		ok = !IN6_IS_ADDR_LOOPBACK(&a->sin6_addr) &&
+		    !IN6_IS_ADDR_V4MAPPED(&a->sin6_addr);
+	}
+	ok = ok && getnameinfo(res->ai_addr, res->ai_addrlen, ip,
+	    (socklen_t)size, NULL, 0, NI_NUMERICHOST) == 0;
+	freeaddrinfo(res);
+	return ok;
+}
+
 /*
  * Where clients reach this kaid, for the standbys to forward them to:
  * advertise, or with "auto" the listen address, whose wildcard host
- * (0.0.0.0, [::]) becomes this host's name.
+ * (0.0.0.0, [::]) becomes the address this host's name resolves to here,
+ * or the name itself when that is a loopback address (Debian's 127.0.1.1:
+ * the other hosts resolve the name instead).  In a Pod the name is the
+ * pod's, which /etc/hosts maps to the pod IP and no other pod resolves.
  */
 static void
 advertised(const struct kaid *k, char *buf, size_t size)
 {
 	const char *a = k->conf->advertise, *l = k->conf->listen;
 	const char *port = strrchr(l, ':');
-	char host[256];
+	char host[256], ip[INET6_ADDRSTRLEN];
 
 	if (strcmp(a, "auto") != 0 || port == NULL) {
 		(void)snprintf(buf, size, "%s", strcmp(a, "auto") != 0 ? a : l);
@@ -94,6 +130,11 @@ advertised(const struct kaid *k, char *buf, size_t size)
 	if (gethostname(host, sizeof(host)) != 0)
 		(void)snprintf(host, sizeof(host), "localhost");
 	host[sizeof(host) - 1] = '\0';
+	if (host_address(host, ip, sizeof(ip))) {
+		(void)snprintf(buf, size, strchr(ip, ':') != NULL ? "[%s]%s" :
+		    "%s%s", ip, port);
+		return;
+	}
 	(void)snprintf(buf, size, "%s%s", host, port);
 }
 
