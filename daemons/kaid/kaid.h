@@ -60,6 +60,7 @@ struct pod_rec {
 	char *term_reason;
 	char *term_message;	/* the container's termination message */
 	int64_t finished_at;	/* when the container ended; 0 = not said */
+	int64_t started_at;	/* when the container started; 0 = not said */
 	char *reason;
 	char *message;
 	bool waiting_error;

@@ -253,6 +253,21 @@ reconcile_cancel_many(struct kaid *k, struct kai_job **jobs, size_t n,
 	return 0;
 }
 
+/*
+ * When the job started: its container's startedAt, so that a start kaid
+ * records late (it was down, or the database was and kaid died with the
+ * change queued) keeps its true time; now when the node said nothing or
+ * something impossible (later than now, before the submission).
+ */
+static int64_t
+started_at(const struct pod_rec *r, const struct kai_job *job, int64_t now)
+{
+	if (r->started_at <= 0 || r->started_at > now ||
+	    r->started_at < job->submit_time)
+		return now;
+	return r->started_at;
+}
+
 static void
 mark_running(struct kaid *k, struct kai_job *job, int64_t now)
 {
@@ -434,7 +449,7 @@ reconcile_pod(struct kaid *k, const char *name, struct pod_rec *r,
 		return;
 	}
 	if (r->phase == KAI_POD_RUNNING && job->state == KAI_JOB_CONFIGURING)
-		mark_running(k, job, now);
+		mark_running(k, job, started_at(r, job, now));
 }
 
 void

@@ -296,6 +296,7 @@ pod_rec_new(const struct kai_pod *p)
 	r->exit_code = p->exit_code;
 	r->term_reason = dup_or_empty(p->term_reason);
 	r->finished_at = p->finished_at;
+	r->started_at = p->started_at;
 	r->term_message = dup_or_empty(p->term_message);
 	r->reason = dup_or_empty(p->reason);
 	r->message = dup_or_empty(p->message);

@@ -14,7 +14,9 @@
  * nothing is concluded, and no pod deleted, before it is durable.
  *
  * The queue lives in memory: if kaid dies with changes queued, the
- * relist after its restart finds the pods and records what they show.
+ * relist after its restart finds the pods and records what they show,
+ * with the times they show (the container's startedAt and finishedAt,
+ * reconcile.c), and no pod is deleted before its job's end is recorded.
  */
 #include "config.h"
 

@@ -101,6 +101,7 @@ struct kai_pod {
 	int32_t exit_code;	/* of the first container, if terminated */
 	char *term_reason;	/* terminated.reason ("OOMKilled", ...) or "" */
 	int64_t finished_at;	/* terminated.finishedAt, unix s; 0 = none */
+	int64_t started_at;	/* running. or terminated.startedAt; 0 none */
 	char *term_message;	/* terminated.message (the termination
 				   message: with FallbackToLogsOnError the
 				   log's last lines of a failed container)

@@ -636,11 +636,26 @@ first_status(const struct jctx *c, struct json_object *o,
 	return 0;
 }
 
+/* An RFC 3339 time member of o ("" or absent: 0) into *out. */
+static int
+jtime(const struct jctx *c, struct json_object *o, const char *key,
+    const char *path, int64_t *out)
+{
+	const char *s;
+	int r;
+
+	if ((r = jstr(c, o, key, path, "", &s)) != 0)
+		return r;
+	if (s[0] != '\0' && kai_kube_time_parse(s, out) != 0)
+		return jfail(c, path, "not an RFC 3339 time");
+	return 0;
+}
+
 static int
 pod_container(const struct jctx *c, struct json_object *o,
     struct json_object *st, struct kai_pod *p)
 {
-	struct json_object *cs, *state, *term, *wait, *code;
+	struct json_object *cs, *state, *term, *wait, *run, *code;
 	const char *s;
 	int64_t v;
 	int r;
@@ -652,7 +667,13 @@ pod_container(const struct jctx *c, struct json_object *o,
 	    (r = jget(c, state, "terminated", json_type_object,
 		 "status.containerStatuses.state.terminated", &term)) != 0 ||
 	    (r = jget(c, state, "waiting", json_type_object,
-		 "status.containerStatuses.state.waiting", &wait)) != 0)
+		 "status.containerStatuses.state.waiting", &wait)) != 0 ||
+	    (r = jget(c, state, "running", json_type_object,
+		 "status.containerStatuses.state.running", &run)) != 0)
+		return r;
+	if (run != NULL && (r = jtime(c, run, "startedAt",
+	    "status.containerStatuses.state.running.startedAt",
+	    &p->started_at)) != 0)
 		return r;
 	if (term != NULL) {
 		if ((r = jget(c, term, "exitCode", json_type_int,
@@ -672,15 +693,13 @@ pod_container(const struct jctx *c, struct json_object *o,
 			    "out of range");
 		p->terminated = true;
 		p->exit_code = (int32_t)v;
-		if ((r = jstr(c, term, "finishedAt",
+		if ((r = jtime(c, term, "finishedAt",
 			 "status.containerStatuses.state.terminated."
-			 "finishedAt", "", &s)) != 0)
+			 "finishedAt", &p->finished_at)) != 0 ||
+		    (r = jtime(c, term, "startedAt",
+			 "status.containerStatuses.state.terminated."
+			 "startedAt", &p->started_at)) != 0)
 			return r;
-		if (s[0] != '\0' && kai_kube_time_parse(s,
-		    &p->finished_at) != 0)
-			return jfail(c,
-			    "status.containerStatuses.state.terminated."
-			    "finishedAt", "not an RFC 3339 time");
 		if ((r = jstrdup(c, term, "reason",
 			 "status.containerStatuses."
 			 "state.terminated.reason",

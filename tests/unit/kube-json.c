@@ -184,7 +184,8 @@ static const char pod_done[] =
     "\"message\":\"too long\",\"containerStatuses\":["
     "{\"name\":\"side\",\"state\":{\"running\":{}}},"
     "{\"name\":\"job\",\"state\":{\"terminated\":{\"exitCode\":137,"
-    "\"reason\":\"OOMKilled\",\"finishedAt\":\"2026-11-28T08:09:10Z\"}}}]}}";
+    "\"reason\":\"OOMKilled\",\"startedAt\":\"2026-11-28T08:08:10Z\","
+    "\"finishedAt\":\"2026-11-28T08:09:10Z\"}}}]}}";
 
 static void
 pod_bad(const char *json, const char *msg, const char *what)
@@ -215,6 +216,7 @@ test_pods(void)
 	ok(p.terminated && p.exit_code == 137, "container \"job\" exit code");
 	is_str(p.term_reason, "OOMKilled", "terminated reason");
 	is_int(p.finished_at, 1795853350, "terminated at finishedAt");
+	is_int(p.started_at, 1795853290, "started at terminated.startedAt");
 	ok(p.managed && p.job_id == 42 && p.task == 3, "kaid's labels");
 	ok(p.queue != NULL && strcmp(p.queue, "vision") == 0 &&
 		p.gpu_mask == 12,
@@ -294,8 +296,29 @@ test_times(void)
 }
 
 static void
+test_pod_running(void)
+{
+	struct kai_pod p;
+	struct kai_err err;
+
+	is_int(kube_pod_parse("{\"metadata\":{\"name\":\"p\"},\"status\":"
+	    "{\"phase\":\"Running\",\"containerStatuses\":[{\"state\":"
+	    "{\"running\":{\"startedAt\":\"2026-11-28T08:08:10.5+01:00\"}}}]}}",
+	    &p, &err), 0, "a running pod parses");
+	is_int(p.started_at, 1795853290 - 3600, "started at running.startedAt");
+	ok(!p.terminated && p.finished_at == 0, "not ended");
+	kube_pod_fini(&p);
+}
+
+static void
 test_pods_bad(void)
 {
+	pod_bad(
+	    "{\"metadata\":{\"name\":\"p\"},\"status\":{\"containerStatuses\":"
+	    "[{\"state\":{\"running\":{\"startedAt\":7}}}]}}",
+	    "pod \"p\": status.containerStatuses.state.running.startedAt: "
+	    "expected a string",
+	    "startedAt that is no string");
 	pod_bad(
 	    "{\"metadata\":{\"name\":\"p\"},\"status\":{\"containerStatuses\":"
 	    "[{\"state\":{\"terminated\":{\"exitCode\":0,"
@@ -655,6 +678,7 @@ main(void)
 	test_nodes();
 	test_pods();
 	test_times();
+	test_pod_running();
 	test_pods_bad();
 	test_pod_json();
 	test_stream();
