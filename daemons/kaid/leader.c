@@ -54,6 +54,7 @@ struct leader {
 	bool leading;
 	uint64_t timer;
 	int64_t seen_epoch;	/* a standby's: the leader's it last told */
+	char self[300];		/* advertised(), once: "" until then */
 };
 
 static struct leader *
@@ -150,14 +151,24 @@ advertised(const struct kaid *k, char *buf, size_t size)
 	(void)snprintf(buf, size, "%s%s", host, port);
 }
 
+/* This kaid's advertised address, worked out once (like listen, a
+ * change of advertise takes a restart). */
+static const char *
+self_address(struct kaid *k)
+{
+	if (ld(k)->self[0] == '\0')
+		advertised(k, ld(k)->self, sizeof(ld(k)->self));
+	return ld(k)->self;
+}
+
 /* Tries to take the lead; *leads tells.  Errors are the database's. */
 static int
 try_lead(struct kaid *k, bool *leads, struct kai_err *err)
 {
-	char holder[300], address[300];
+	const char *address = self_address(k);
+	char holder[300];
 
 	holder_name(holder, sizeof(holder));
-	advertised(k, address, sizeof(address));
 	if (kai_db_leader_try(k->db, holder, address, kaid_now(), leads,
 	    err) != 0)
 		return err->code;
@@ -187,7 +198,10 @@ standby(struct kaid *k, bool first)
 			kai_log_info("standby: kaid %s leads (epoch %" PRId64
 			    "); taking over when it stops", holder, epoch);
 		ld(k)->seen_epoch = epoch;
-		relay_update(k, address);
+		/* Its own address (a copy of this kaid's configuration on
+		 * another host): forwarding there would loop. */
+		relay_update(k, strcmp(address, self_address(k)) == 0 ? "" :
+		    address);
 	}
 	free(holder);
 	free(address);
