@@ -557,6 +557,15 @@ const char *pools_partition_name(const struct kaid *k, const char *queue);
  */
 int pools_check_paths(const struct kaid *k, const struct kai_jobspec *js,
     const char *queue, struct kai_err *err) KAI_MUST_CHECK;
+/*
+ * Refuses (KAI_EINVAL, Slurm's "Requested node configuration is not
+ * available" and what the largest nodes have) a job of queue whose one
+ * task no node of its partition could ever hold: CPUs, mem_mb, GPUs,
+ * GPU memory, by the nodes' allocatable; 0 when one could, or when the
+ * partition has no node known yet (nodes may be added).
+ */
+int pools_check_fits(const struct kaid *k, const struct kai_jobspec *js,
+    const char *queue, uint64_t mem_mb, struct kai_err *err) KAI_MUST_CHECK;
 /* The snapshot's pools: one per kaid.yaml partition (snap_build). */
 void pools_snap(const struct kaid *k, struct snap *sn);
 /* Room for every node's taints, then each node's into the node s. */
