@@ -18,10 +18,9 @@
  */
 #include "config.h"
 
-#include <sys/socket.h>
-
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <inttypes.h>
 #include <netdb.h>
@@ -55,6 +54,7 @@ struct leader {
 	bool leading;
 	uint64_t timer;
 	int64_t seen_epoch;	/* a standby's: the leader's it last told */
+	char self[300];		/* advertised(), once: "" until then */
 };
 
 static struct leader *
@@ -77,47 +77,67 @@ leader_free(struct kaid *k)
 	KAI_FREE(k->leader);
 }
 
-/* The first address host resolves to here, unless it is a loopback one. */
-static bool
-host_address(const char *host, char *ip, size_t size)
+/*
+ * This host's address for others: its name resolved (a pod's /etc/hosts
+ * maps it to the Pod IP, which the other replicas reach where they could
+ * not resolve the name), the first address that is not loopback; the
+ * name itself when it resolves to none.
+ */
+static void
+host_address(char *buf, size_t size)
 {
-	struct addrinfo hints, *res = NULL;
-	bool ok = false;
+	struct addrinfo hints, *res, *ai;
+	char host[256], num[INET6_ADDRSTRLEN];
+	const void *a;
 
+	if (gethostname(host, sizeof(host)) != 0)
+		(void)snprintf(host, sizeof(host), "localhost");
+	host[sizeof(host) - 1] = '\0';
+	(void)snprintf(buf, size, "%s", host);
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_socktype = SOCK_STREAM;
-	if (getaddrinfo(host, NULL, &hints, &res) != 0 || res == NULL)
-		return false;
-	if (res->ai_family == AF_INET) {
-		const struct sockaddr_in *a = (const void *)res->ai_addr;
+	if (getaddrinfo(host, NULL, &hints, &res) != 0)
+		return;
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		if (ai->ai_family == AF_INET) {
+			const struct sockaddr_in *v4 =
+			    (const struct sockaddr_in *)(const void *)ai->ai_addr;
 
-		ok = (ntohl(a->sin_addr.s_addr) >> 24) != 127;
-	} else if (res->ai_family == AF_INET6) {
-		const struct sockaddr_in6 *a = (const void *)res->ai_addr;
+			if ((ntohl(v4->sin_addr.s_addr) >> 24) == 127)
+				continue;
+			a = &v4->sin_addr;
+		} else if (ai->ai_family == AF_INET6) {
+			const struct sockaddr_in6 *v6 =
+			    (const struct sockaddr_in6 *)(const void *)ai->ai_addr;
 
-		ok = !IN6_IS_ADDR_LOOPBACK(&a->sin6_addr) &&
-		    !IN6_IS_ADDR_V4MAPPED(&a->sin6_addr);
+			if (IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr))
+				continue;
+			a = &v6->sin6_addr;
+		} else {
+			continue;
+		}
+		if (inet_ntop(ai->ai_family, a, num, sizeof(num)) == NULL)
+			continue;
+		if (ai->ai_family == AF_INET6)
+			(void)snprintf(buf, size, "[%s]", num);
+		else
+			(void)snprintf(buf, size, "%s", num);
+		break;
 	}
-	ok = ok && getnameinfo(res->ai_addr, res->ai_addrlen, ip,
-	    (socklen_t)size, NULL, 0, NI_NUMERICHOST) == 0;
 	freeaddrinfo(res);
-	return ok;
 }
 
 /*
- * Where clients reach this kaid, for the standbys to forward them to:
- * advertise, or with "auto" the listen address, whose wildcard host
- * (0.0.0.0, [::]) becomes the address this host's name resolves to here,
- * or the name itself when that is a loopback address (Debian's 127.0.1.1:
- * the other hosts resolve the name instead).  In a Pod the name is the
- * pod's, which /etc/hosts maps to the pod IP and no other pod resolves.
+ * Where clients reach this kaid when it leads, for the standbys to
+ * forward them to: advertise, or with "auto" the listen address, whose
+ * wildcard host (0.0.0.0, [::]) becomes this host's address.
  */
 static void
 advertised(const struct kaid *k, char *buf, size_t size)
 {
 	const char *a = k->conf->advertise, *l = k->conf->listen;
 	const char *port = strrchr(l, ':');
-	char host[256], ip[INET6_ADDRSTRLEN];
+	char host[300];
 
 	if (strcmp(a, "auto") != 0 || port == NULL) {
 		(void)snprintf(buf, size, "%s", strcmp(a, "auto") != 0 ? a : l);
@@ -127,25 +147,28 @@ advertised(const struct kaid *k, char *buf, size_t size)
 		(void)snprintf(buf, size, "%s", l);
 		return;
 	}
-	if (gethostname(host, sizeof(host)) != 0)
-		(void)snprintf(host, sizeof(host), "localhost");
-	host[sizeof(host) - 1] = '\0';
-	if (host_address(host, ip, sizeof(ip))) {
-		(void)snprintf(buf, size, strchr(ip, ':') != NULL ? "[%s]%s" :
-		    "%s%s", ip, port);
-		return;
-	}
+	host_address(host, sizeof(host));
 	(void)snprintf(buf, size, "%s%s", host, port);
+}
+
+/* This kaid's advertised address, worked out once (like listen, a
+ * change of advertise takes a restart). */
+static const char *
+self_address(struct kaid *k)
+{
+	if (ld(k)->self[0] == '\0')
+		advertised(k, ld(k)->self, sizeof(ld(k)->self));
+	return ld(k)->self;
 }
 
 /* Tries to take the lead; *leads tells.  Errors are the database's. */
 static int
 try_lead(struct kaid *k, bool *leads, struct kai_err *err)
 {
-	char holder[300], address[300];
+	const char *address = self_address(k);
+	char holder[300];
 
 	holder_name(holder, sizeof(holder));
-	advertised(k, address, sizeof(address));
 	if (kai_db_leader_try(k->db, holder, address, kaid_now(), leads,
 	    err) != 0)
 		return err->code;
@@ -175,7 +198,10 @@ standby(struct kaid *k, bool first)
 			kai_log_info("standby: kaid %s leads (epoch %" PRId64
 			    "); taking over when it stops", holder, epoch);
 		ld(k)->seen_epoch = epoch;
-		relay_update(k, address);
+		/* Its own address (a copy of this kaid's configuration on
+		 * another host): forwarding there would loop. */
+		relay_update(k, strcmp(address, self_address(k)) == 0 ? "" :
+		    address);
 	}
 	free(holder);
 	free(address);
