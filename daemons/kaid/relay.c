@@ -26,9 +26,9 @@
 
 #include <errno.h>
 #include <netdb.h>
-#include <stdarg.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
