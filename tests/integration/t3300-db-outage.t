@@ -88,4 +88,24 @@ diag "pod seen ended at $ended, end_time recorded $end"
 ok "its end time is its container's end, not the restart's" \
     test "$diff" -ge -1 -a "$diff" -le 2
 
+# A start kaid never recorded (the RUNNING change died queued in a kaid
+# killed while the database was down, made here by undoing it in the
+# database): the restarted kaid records the container's startedAt, not
+# its own start.
+printf '#!/bin/sh\nsleep 30\n' >"$T/$A/long.sh"
+chown "$A:" "$T/$A/long.sh"
+id3=$(cd "$T/$A" && as_user "$A" ksubmit --parsable long.sh)
+ok "a long job runs" wait_state "$id3" RUNNING
+began=$(stack_psql "select start_time from jobs where id = $id3")
+kaid_kill9
+stack_psql "update jobs set state = 'CONFIGURING', start_time = 0 where id = $id3" >/dev/null
+sleep 4
+ok "kaid starts again" kaid_start
+ok "the job is RUNNING again" wait_state "$id3" RUNNING
+start=$(stack_psql "select start_time from jobs where id = $id3")
+diag "first recorded start $began, recorded after the restart $start"
+ok "its start time is its container's start, not the restart's" \
+    test "$((start - began))" -ge -1 -a "$((start - began))" -le 1
+as_user "$A" kcancel "$id3"
+
 done_testing
