@@ -112,6 +112,28 @@ queue_problem(const struct kaid *k, const char *queue)
 	return NULL;
 }
 
+/*
+ * Why a pod's priority class or preemptibility label cannot be used, or
+ * NULL: malformed values are refused as the job's reason, never guessed.
+ */
+static char *
+class_problem(const struct kai_pod *pod, const char *cls)
+{
+	struct kai_err err;
+	uint32_t prio;
+
+	if (kai_prio_class(cls, &prio, &err) != 0)
+		return kai_xasprintf("priorityClassName \"%s\" is not one of "
+		    "%s", cls, kai_prio_class_names());
+	if (pod->kai_preempt[0] != '\0' &&
+	    strcmp(pod->kai_preempt, "preemptible") != 0 &&
+	    strcmp(pod->kai_preempt, "non-preemptible") != 0)
+		return kai_xasprintf("label kai.scheduler/preemptibility \"%s\" "
+		    "is neither preemptible nor non-preemptible",
+		    pod->kai_preempt);
+	return NULL;
+}
+
 static void
 admit(struct kaid *k, const char *key, const struct kai_pod *pod,
     int64_t now)
@@ -119,8 +141,8 @@ admit(struct kaid *k, const char *key, const struct kai_pod *pod,
 	const char *queue = pod->kai_queue[0] != '\0' ? pod->kai_queue :
 	    k->conf->native_default_queue;
 	/* KAI's per-kind default classes: a Deployment's pods inference. */
-	const char *cls = strcmp(pod->owner_kind, "ReplicaSet") == 0 ?
-	    "inference" : "train";
+	const char *cls = pod->prio_class[0] != '\0' ? pod->prio_class :
+	    strcmp(pod->owner_kind, "ReplicaSet") == 0 ? "inference" : "train";
 	struct kai_db_newjob nj;
 	struct kai_jobspec js;
 	struct kai_job *j;
@@ -129,7 +151,8 @@ admit(struct kaid *k, const char *key, const struct kai_pod *pod,
 	uint32_t prio = 0;
 	char *why;
 
-	if ((why = queue_problem(k, queue)) != NULL) {
+	if ((why = queue_problem(k, queue)) != NULL ||
+	    (why = class_problem(pod, cls)) != NULL) {
 		/* Said at every change the watch shows of the pod. */
 		kai_log_info("pod \"%s\" waits: %s", key, why);
 		events_post(k, key, KAI_EVENT_WARNING, "FailedScheduling",
@@ -151,7 +174,7 @@ admit(struct kaid *k, const char *key, const struct kai_pod *pod,
 	js.priority_class = kai_xstrdup(cls);
 	js.requeue = KAI_TRI_NO;	/* its controller makes a new pod */
 	if (kai_prio_class(cls, &prio, &err) != 0)
-		prio = 0;	/* KAI's own class names: never */
+		prio = 0;	/* class_problem() said no already: never */
 	nj.spec = &js;
 	nj.user = pod->namespace;
 	nj.queue = queue;
@@ -159,7 +182,9 @@ admit(struct kaid *k, const char *key, const struct kai_pod *pod,
 	nj.mem_mb = pod->mem_mb > 0 ? pod->mem_mb :
 	    (uint64_t)k->conf->default_mem_mb;
 	nj.priority = prio;
-	nj.preemptible = prio < KAI_PRIO_PREEMPT_BELOW;
+	nj.preemptible = pod->kai_preempt[0] != '\0' ?
+	    strcmp(pod->kai_preempt, "preemptible") == 0 :
+	    prio < KAI_PRIO_PREEMPT_BELOW;
 	nj.submit_time = now;
 	if (kai_db_jobs_insert(k->db, &nj, 1, &id, &err) != 0) {
 		kai_log_err("pod \"%s\": could not record its job: %s", key,

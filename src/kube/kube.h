@@ -124,6 +124,8 @@ struct kai_pod {
 	char *owner_kind;	/* ownerReferences[0].kind */
 	char *owner_name;	/* ownerReferences[0].name */
 	char *kai_queue;	/* label kai.scheduler/queue */
+	char *prio_class;	/* spec.priorityClassName */
+	char *kai_preempt;	/* label kai.scheduler/preemptibility */
 };
 
 enum kai_kube_event {

@@ -756,7 +756,7 @@ lenient_str(struct json_object *o, const char *key)
 
 /*
  * What a foreign pod tells about its workload: scheduler, first owner,
- * KAI's queue label.  Others' pods may carry anything, so nothing here
+ * KAI's queue label, priority class and preemptibility label.  Others' pods may carry anything, so nothing here
  * can refuse a pod.
  */
 static void
@@ -775,6 +775,8 @@ pod_workload(struct json_object *meta, struct json_object *spec,
 	if (!json_object_object_get_ex(meta, "labels", &labels))
 		labels = NULL;
 	p->kai_queue = lenient_str(labels, "kai.scheduler/queue");
+	p->prio_class = lenient_str(spec, "priorityClassName");
+	p->kai_preempt = lenient_str(labels, "kai.scheduler/preemptibility");
 }
 
 static int
@@ -837,6 +839,8 @@ kube_pod_fini(struct kai_pod *p)
 	free(p->owner_kind);
 	free(p->owner_name);
 	free(p->kai_queue);
+	free(p->prio_class);
+	free(p->kai_preempt);
 	memset(p, 0, sizeof(*p));
 }
 

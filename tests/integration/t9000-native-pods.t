@@ -15,7 +15,8 @@
 #  - the pod is not deleted when it ends (its controller owns it);
 #  - a pod of another scheduler stays unbound and is no job;
 #  - a queue that does not exist, or is not a leaf, leaves the pod
-#    unbound with a FailedScheduling event saying so, and no job;
+#    unbound with a FailedScheduling event saying so, and no job; so
+#    does a malformed kai.scheduler/preemptibility label;
 #  - a workload that cannot be placed gets the scheduler's reason as a
 #    FailedScheduling event; a restarted kaid keeps one job per pod; a
 #    client cannot set the workload field;
@@ -126,6 +127,18 @@ ok "a pod whose queue does not exist waits with an event saying why" \
     wait_for 20 eval '[[ "$(events lost)" == *"FailedScheduling|queue \"nosuch\" does not exist"* ]]'
 ok "unbound" test -z "$(pod_node lost)"
 ok "and no job" test -z "$(job_of lost)"
+
+# A malformed preemptibility label or an unknown priority class is
+# refused as the pod's reason, never guessed.
+kc -n "$NS" create -f - >/dev/null <<EOJ || bail_out "could not create pod odd"
+{"apiVersion": "v1", "kind": "Pod",
+ "metadata": {"name": "odd", "labels": {"kai.scheduler/preemptibility": "maybe"}},
+ "spec": {"schedulerName": "kai-scheduler", "restartPolicy": "Never",
+  "containers": [{"name": "c", "image": "busybox", "command": ["true"]}]}}
+EOJ
+ok "a pod with a malformed preemptibility label waits with an event saying why" \
+    wait_for 20 eval '[[ "$(events odd)" == *"FailedScheduling|label kai.scheduler/preemptibility \"maybe\" is neither preemptible nor non-preemptible"* ]]'
+ok "and is no job" test -z "$(job_of odd)"
 
 # kshare: the running workload counts in its queue under its namespace
 # (Queue|User|GPU x7|CPUQuota|CPULimit|CPUWeight|CPUFairShare|CPUAlloc...).
