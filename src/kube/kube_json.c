@@ -756,8 +756,8 @@ lenient_str(struct json_object *o, const char *key)
 
 /*
  * What a foreign pod tells about its workload: scheduler, first owner,
- * KAI's queue label, priority class and preemptibility label.  Others' pods may carry anything, so nothing here
- * can refuse a pod.
+ * KAI's queue label, priority class and preemptibility label.  Others'
+ * pods may carry anything, so nothing here can refuse a pod.
  */
 static void
 pod_workload(struct json_object *meta, struct json_object *spec,
