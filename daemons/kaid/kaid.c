@@ -17,8 +17,11 @@
 #include <unistd.h>
 
 #include "base/xmalloc.h"
+#include "deps.h"
 #include "kaid.h"
+#include "queues.h"
 #include "sys/log.h"
+#include "tick.h"
 
 #define KAID_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
 

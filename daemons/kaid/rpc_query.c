@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "base/xmalloc.h"
 #include "kaid.h"
 #include "sys/log.h"

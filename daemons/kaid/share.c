@@ -17,6 +17,7 @@
 
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "queues.h"
 
 #define NRES KAI_SCHED_NRES
 
