@@ -7,7 +7,8 @@
  * there are no globals besides the pointer main() hands to signal
  * callbacks.  Prototypes are grouped by the file that defines them, in
  * the manner of relayd.h; a module with a header of its own (queues.h,
- * tick.h, deps.h, arrays.h, metrics.h) declares its interface there.
+ * tick.h, deps.h, arrays.h, usage.h, share.h, metrics.h) declares its
+ * interface there.
  */
 #ifndef KAID_KAID_H
 #define KAID_KAID_H
@@ -373,31 +374,6 @@ void snap_fini(struct snap *sn);
  * snapshot gives it.  nallocs for a job that started whole.
  */
 size_t snap_unstarted_end(const struct kai_job *j);
-
-/* usage.c: decayed usage and the scheduling: section. */
-struct usage;
-/* Carries usage forward to now, re-reads finished jobs when due. */
-void usage_update(struct kaid *k, int64_t now);
-/* Normalised usage into the snapshot's queues and users. */
-void usage_apply(struct kaid *k, struct snap *sn);
-/* Per snapshot queue (rolled up) resource-seconds; cluster capacity. */
-void usage_totals(const struct kaid *k, const struct snap *sn,
-    double (*tot)[KAI_SCHED_NRES], double cap[KAI_SCHED_NRES]);
-bool usage_of(const struct kaid *k, const char *queue, const char *user,
-    double out[KAI_SCHED_NRES]);
-void usage_each(const struct kaid *k,
-    void (*fn)(const char *queue, const char *user, void *ctx), void *ctx);
-void usage_config(const struct kaid *k, struct kai_sched_config *c);
-/* The GPUs a job holds (its allocations), in micro-GPUs; fractions count. */
-uint64_t usage_gpu_micro(const struct kai_job *j);
-void usage_free(struct kaid *k);
-
-/* share.c: the last pass's figures per queue and user (kshare). */
-void share_keep(struct kaid *k, const struct snap *sn,
-    const struct kai_sched_result *r);
-/* What share_keep() kept last (empty before the first pass). */
-const struct kai_share *share_last(const struct kaid *k);
-void share_free(struct kaid *k);
 
 /* rpc_report.c */
 bool rpc_report(struct kaid *k, const struct rpc_req *req);

@@ -40,11 +40,13 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/server_int.h \
 	daemons/kaid/server_limits.c \
 	daemons/kaid/share.c \
+	daemons/kaid/share.h \
 	daemons/kaid/snapshot.c \
 	daemons/kaid/state.c \
 	daemons/kaid/tick.c \
 	daemons/kaid/tick.h \
 	daemons/kaid/usage.c \
+	daemons/kaid/usage.h \
 	daemons/kaid/writeq.c
 nodist_daemons_kaid_kaid_SOURCES = pod/podshim.c
 daemons_kaid_kaid_LDADD = \

@@ -40,8 +40,10 @@
 #include "deps.h"
 #include "kaid.h"
 #include "queues.h"
+#include "share.h"
 #include "sys/log.h"
 #include "tick.h"
+#include "usage.h"
 
 #define TICK_SOON_MS 20
 /*
