@@ -173,6 +173,21 @@ void server_resume(struct kaid *k, struct conn *conn);
  * hear of it through submit_forget_conn() / log_forget_conn()).
  */
 void server_flush(struct kaid *k, struct conn *conn);
+/*
+ * A reply too long to hold (kqueue, kacct of very many jobs) is made as
+ * the client reads it: fn appends the next frames (KAI_FRAME_MORE, and
+ * the last without) with server_reply() and returns true once it sent
+ * the last; server.c calls it again whenever less than
+ * SERVER_STREAM_LOW bytes wait for the client, so what kaid holds for a
+ * client stays about that much, whatever the answer's size.  free_fn
+ * releases ctx when the reply ends or the client goes.  Returns true
+ * while the reply goes on (the request is deferred: the next one is read
+ * when it ends), false when it was whole at once.
+ */
+typedef bool server_produce_fn(struct kaid *k, struct conn *conn, void *ctx);
+#define SERVER_STREAM_LOW (256 * 1024)
+bool server_stream(struct kaid *k, struct conn *conn, server_produce_fn *fn,
+    void (*free_fn)(void *ctx), void *ctx);
 
 /* httpd.c: GET /healthz, /readyz, /metrics (doc/metrics.md). */
 /* Listens on http_listen unless it is "off". */
@@ -261,6 +276,8 @@ void state_free(struct kaid *k);
  */
 size_t state_njobs(const struct kaid *k);
 struct kai_job *state_job_at(const struct kaid *k, size_t i);
+/* The index of the first active job whose id is id or above. */
+size_t state_job_from(const struct kaid *k, uint64_t id);
 struct kai_job *state_job(const struct kaid *k, uint64_t id);
 void state_job_add(struct kaid *k, struct kai_job *job);
 void state_job_remove(struct kaid *k, uint64_t id);
@@ -493,6 +510,15 @@ const char *pools_partition_name(const struct kaid *k, const char *queue);
  */
 int pools_check_paths(const struct kaid *k, const struct kai_jobspec *js,
     const char *queue, struct kai_err *err) KAI_MUST_CHECK;
+/*
+ * Refuses (KAI_EINVAL, Slurm's "Requested node configuration is not
+ * available" and what the largest nodes have) a job of queue whose one
+ * task no node of its partition could ever hold: CPUs, mem_mb, GPUs,
+ * GPU memory, by the nodes' allocatable; 0 when one could, or when the
+ * partition has no node known yet (nodes may be added).
+ */
+int pools_check_fits(const struct kaid *k, const struct kai_jobspec *js,
+    const char *queue, uint64_t mem_mb, struct kai_err *err) KAI_MUST_CHECK;
 /* The snapshot's pools: one per kaid.yaml partition (snap_build). */
 void pools_snap(const struct kaid *k, struct snap *sn);
 /* Room for every node's taints, then each node's into the node s. */

@@ -18,7 +18,12 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
 #include <inttypes.h>
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +54,7 @@ struct leader {
 	bool leading;
 	uint64_t timer;
 	int64_t seen_epoch;	/* a standby's: the leader's it last told */
+	char self[300];		/* advertised(), once: "" until then */
 };
 
 static struct leader *
@@ -72,16 +78,66 @@ leader_free(struct kaid *k)
 }
 
 /*
- * Where clients reach this kaid, for the standbys to forward them to:
- * advertise, or with "auto" the listen address, whose wildcard host
- * (0.0.0.0, [::]) becomes this host's name.
+ * This host's address for others: its name resolved (a pod's /etc/hosts
+ * maps it to the Pod IP, which the other replicas reach where they could
+ * not resolve the name), the first address that is not loopback; the
+ * name itself when it resolves to none.
+ */
+static void
+host_address(char *buf, size_t size)
+{
+	struct addrinfo hints, *res, *ai;
+	char host[256], num[INET6_ADDRSTRLEN];
+	const void *a;
+
+	if (gethostname(host, sizeof(host)) != 0)
+		(void)snprintf(host, sizeof(host), "localhost");
+	host[sizeof(host) - 1] = '\0';
+	(void)snprintf(buf, size, "%s", host);
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	if (getaddrinfo(host, NULL, &hints, &res) != 0)
+		return;
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		if (ai->ai_family == AF_INET) {
+			const struct sockaddr_in *v4 =
+			    (const struct sockaddr_in *)(const void *)ai->ai_addr;
+
+			if ((ntohl(v4->sin_addr.s_addr) >> 24) == 127)
+				continue;
+			a = &v4->sin_addr;
+		} else if (ai->ai_family == AF_INET6) {
+			const struct sockaddr_in6 *v6 =
+			    (const struct sockaddr_in6 *)(const void *)ai->ai_addr;
+
+			if (IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr))
+				continue;
+			a = &v6->sin6_addr;
+		} else {
+			continue;
+		}
+		if (inet_ntop(ai->ai_family, a, num, sizeof(num)) == NULL)
+			continue;
+		if (ai->ai_family == AF_INET6)
+			(void)snprintf(buf, size, "[%s]", num);
+		else
+			(void)snprintf(buf, size, "%s", num);
+		break;
+	}
+	freeaddrinfo(res);
+}
+
+/*
+ * Where clients reach this kaid when it leads, for the standbys to
+ * forward them to: advertise, or with "auto" the listen address, whose
+ * wildcard host (0.0.0.0, [::]) becomes this host's address.
  */
 static void
 advertised(const struct kaid *k, char *buf, size_t size)
 {
 	const char *a = k->conf->advertise, *l = k->conf->listen;
 	const char *port = strrchr(l, ':');
-	char host[256];
+	char host[300];
 
 	if (strcmp(a, "auto") != 0 || port == NULL) {
 		(void)snprintf(buf, size, "%s", strcmp(a, "auto") != 0 ? a : l);
@@ -91,20 +147,28 @@ advertised(const struct kaid *k, char *buf, size_t size)
 		(void)snprintf(buf, size, "%s", l);
 		return;
 	}
-	if (gethostname(host, sizeof(host)) != 0)
-		(void)snprintf(host, sizeof(host), "localhost");
-	host[sizeof(host) - 1] = '\0';
+	host_address(host, sizeof(host));
 	(void)snprintf(buf, size, "%s%s", host, port);
+}
+
+/* This kaid's advertised address, worked out once (like listen, a
+ * change of advertise takes a restart). */
+static const char *
+self_address(struct kaid *k)
+{
+	if (ld(k)->self[0] == '\0')
+		advertised(k, ld(k)->self, sizeof(ld(k)->self));
+	return ld(k)->self;
 }
 
 /* Tries to take the lead; *leads tells.  Errors are the database's. */
 static int
 try_lead(struct kaid *k, bool *leads, struct kai_err *err)
 {
-	char holder[300], address[300];
+	const char *address = self_address(k);
+	char holder[300];
 
 	holder_name(holder, sizeof(holder));
-	advertised(k, address, sizeof(address));
 	if (kai_db_leader_try(k->db, holder, address, kaid_now(), leads,
 	    err) != 0)
 		return err->code;
@@ -134,7 +198,10 @@ standby(struct kaid *k, bool first)
 			kai_log_info("standby: kaid %s leads (epoch %" PRId64
 			    "); taking over when it stops", holder, epoch);
 		ld(k)->seen_epoch = epoch;
-		relay_update(k, address);
+		/* Its own address (a copy of this kaid's configuration on
+		 * another host): forwarding there would loop. */
+		relay_update(k, strcmp(address, self_address(k)) == 0 ? "" :
+		    address);
 	}
 	free(holder);
 	free(address);

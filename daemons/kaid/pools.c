@@ -16,6 +16,7 @@
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -301,4 +302,62 @@ pools_node_member(const struct kaid *k, const struct kai_conf_partition *p,
     const struct kai_node *nd)
 {
 	return serves(k, p, nd, true);
+}
+
+/*
+ * What one task asks of one node: CPUs (milli), memory, GPUs (a
+ * fraction or a GPU memory size needs one GPU), and GPU memory.
+ */
+static bool
+node_fits(const struct kai_node *nd, int64_t cpu_milli, uint64_t mem_mb,
+    uint32_t gpus, uint64_t gpu_mem_mb)
+{
+	return nd->cpu_milli >= cpu_milli && nd->mem_mb >= mem_mb &&
+	    nd->gpus >= gpus &&
+	    (gpu_mem_mb == 0 || nd->gpu_mem_mb == 0 ||
+		nd->gpu_mem_mb >= gpu_mem_mb);
+}
+
+int
+pools_check_fits(const struct kaid *k, const struct kai_jobspec *js,
+    const char *queue, uint64_t mem_mb, struct kai_err *err)
+{
+	const struct kai_conf_partition *p = pools_partition(k, queue);
+	int64_t cpu = (int64_t)(js->cpus_per_task > 0 ? js->cpus_per_task : 1) *
+	    1000, max_cpu = 0;
+	uint32_t gpus = js->gpus_per_task, max_gpus = 0;
+	uint64_t max_mem = 0;
+	const char *key;
+	size_t it = 0, n = 0;
+	void *v;
+
+	if (gpus == 0 && (js->gpu_fraction > 0 || js->gpu_memory_mb > 0))
+		gpus = 1;
+	/* Before the node list is in, or with no node (yet: an autoscaler
+	 * may add them), nothing is known to be impossible. */
+	if (!k->nodes_synced)
+		return 0;
+	while (kai_map_next(&k->nodes, &it, &key, &v)) {
+		const struct kai_node *nd = v;
+
+		if (!pools_node_member(k, p, nd))
+			continue;
+		n++;
+		if (node_fits(nd, cpu, mem_mb, gpus, js->gpu_memory_mb))
+			return 0;
+		if (nd->cpu_milli > max_cpu)
+			max_cpu = nd->cpu_milli;
+		if (nd->mem_mb > max_mem)
+			max_mem = nd->mem_mb;
+		if (nd->gpus > max_gpus)
+			max_gpus = nd->gpus;
+	}
+	if (n == 0)
+		return 0;
+	return kai_err_set(err, KAI_EINVAL,
+	    "Requested node configuration is not available: no node of "
+	    "partition \"%s\" has %" PRId64 " CPUs, %" PRIu64 " MiB and %"
+	    PRIu32 " GPUs for one task (the largest have %" PRId64 " CPUs, %"
+	    PRIu64 " MiB, %" PRIu32 " GPUs)", p != NULL ? p->name : queue,
+	    cpu / 1000, mem_mb, gpus, max_cpu / 1000, max_mem, max_gpus);
 }

@@ -65,6 +65,7 @@ struct relay_conn {
 struct relay {
 	int listen_fd;		/* -1 while no leader is known */
 	char *leader;		/* its address, "" unknown */
+	bool warned;		/* the listener failed: said once per leader */
 	struct sockaddr_storage addr;
 	socklen_t addrlen;	/* 0: the address did not resolve */
 	struct relay_conn **v;
@@ -141,6 +142,8 @@ pull(struct relay_end *e)
 	size_t room = RELAY_BUF_MAX - o->out.len;
 	ssize_t n;
 
+	if (room == 0)
+		return true;	/* full: arm() stops reading until it drains */
 	n = read(e->fd, buf, room < sizeof(buf) ? room : sizeof(buf));
 	if (n < 0)
 		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
@@ -364,6 +367,7 @@ relay_update(struct kaid *k, const char *leader)
 	if (strcmp(r->leader, leader) != 0) {
 		free(r->leader);
 		r->leader = kai_xstrdup(leader);
+		r->warned = false;
 		if (leader[0] != '\0' && resolve(r))
 			kai_log_info("standby: forwarding clients to the "
 			    "leader at %s", leader);
@@ -375,7 +379,9 @@ relay_update(struct kaid *k, const char *leader)
 	if (r->listen_fd >= 0)
 		return;
 	if (server_socket(k->conf->listen, &r->listen_fd, &err) != 0) {
-		kai_log_warn("standby: %s; not forwarding", err.msg);
+		if (!r->warned)
+			kai_log_warn("standby: %s; not forwarding", err.msg);
+		r->warned = true;
 		r->listen_fd = -1;
 		return;
 	}

@@ -14,8 +14,10 @@
  * only to their owner or an operator, as sacct shows them; and with
  * KAI_QUERY_HISTORY (kacct) only the caller's own jobs of any state.  A
  * request asks for states and flags, so the rule looks at what can come
- * back, not at which client is asking.  Long answers go out as several
- * frames so that no frame passes the body limit.
+ * back, not at which client is asking.  Answers are made as the client
+ * reads them (server_stream()), in frames of QUERY_FRAME_BYTES: no frame
+ * passes the body limit, and a listing of any length costs kaid a few
+ * hundred KiB of buffer, not its size.
  */
 #include "config.h"
 
@@ -77,15 +79,43 @@ send_jobs(struct kaid *k, struct conn *conn, const struct kai_jobinfo *jobs,
 	return true;
 }
 
-static void
-reply_jobs(struct kaid *k, struct conn *conn, const struct kai_jobinfo *jobs,
-    size_t n)
-{
+/* A reply of records read from the database, sent as the client reads. */
+struct job_stream {
+	struct kai_jobinfo *jobs;	/* owned */
+	size_t n;
+	size_t first;			/* the next to send */
 	struct kai_buf b;
+};
 
-	kai_buf_init(&b, KAI_PROTO_BODY_MAX);
-	(void)send_jobs(k, conn, jobs, n, false, &b);
-	kai_buf_fini(&b);
+static void
+job_stream_free(void *ctx)
+{
+	struct job_stream *js = ctx;
+	size_t i;
+
+	for (i = 0; i < js->n; i++)
+		kai_jobinfo_fini(&js->jobs[i]);
+	free(js->jobs);
+	kai_buf_fini(&js->b);
+	free(js);
+}
+
+/* One frame of the records; true once the last is sent. */
+static bool
+job_stream_next(struct kaid *k, struct conn *conn, void *ctx)
+{
+	struct job_stream *js = ctx;
+
+	kai_buf_reset(&js->b);
+	if (kai_msg_jobs_encode(&js->b, js->jobs, js->n, &js->first,
+	    QUERY_FRAME_BYTES) != 0) {
+		server_reply_error(k, conn, KAI_EINTERNAL,
+		    "could not encode the job list", NULL);
+		return true;
+	}
+	server_reply(k, conn, KAI_MSG_QUERY_REPLY,
+	    js->first < js->n ? KAI_FRAME_MORE : 0, &js->b);
+	return js->first >= js->n;
 }
 
 /*
@@ -115,67 +145,99 @@ batch_free(struct kai_jobinfo *out, size_t n)
 }
 
 /*
- * Answers from the cache.  The jobinfo records BORROW the cache's strings
- * (only nodelist is allocated here) and are encoded before the loop runs
- * again, so they are released with free(nodelist), never with
- * kai_jobinfo_fini().
+ * Answers from the cache, QUERY_BATCH records per call of the stream, in
+ * id order from a cursor: a job added meanwhile with a higher id is sent
+ * too, one that ended is not, and none is sent twice.  The records
+ * BORROW the cache's strings (only nodelist and array_id are allocated
+ * here) and are encoded before the loop runs again, so they are released
+ * with batch_free(), never with kai_jobinfo_fini().
  */
-static void
-query_cache(struct kaid *k, struct conn *conn, const struct kai_query *q)
-{
-	uint32_t mask = q->state_mask != 0 ? q->state_mask :
-	    KAI_JOB_STATES_ACTIVE;
-	struct kai_jobinfo *out = kai_xcalloc(QUERY_BATCH, sizeof(*out));
+struct cache_stream {
+	struct kai_query q;	/* owned */
+	uint32_t mask;
+	uint64_t next_id;	/* the cursor: the first id not looked at */
+	struct kai_jobinfo out[QUERY_BATCH];
 	struct kai_buf b;
-	size_t i, n = 0;
-	bool ok = true;
+};
 
-	kai_buf_init(&b, KAI_PROTO_BODY_MAX);
-	for (i = 0; i < state_njobs(k) && ok; i++) {
+static void
+cache_stream_free(void *ctx)
+{
+	struct cache_stream *cs = ctx;
+
+	kai_query_fini(&cs->q);
+	kai_buf_fini(&cs->b);
+	free(cs);
+}
+
+static void
+fill(struct kai_jobinfo *o, const struct kai_job *j)
+{
+	o->id = j->id;
+	o->name = j->name;
+	o->uid = j->uid;
+	o->gid = j->gid;
+	o->user = j->user;
+	o->queue = j->queue;
+	o->account = j->account;
+	o->state = j->state;
+	o->reason = j->reason;
+	o->why = j->why;
+	o->workload = j->workload;
+	o->submit_time = j->submit_time;
+	o->start_time = j->start_time;
+	o->time_limit_s = j->time_limit_s;
+	o->ntasks = j->ntasks;
+	o->cpus_per_task = j->cpus_per_task;
+	o->mem_mb = j->mem_mb;
+	o->gpus_per_task = j->gpus_per_task;
+	o->nodelist = j->nallocs > 0 ?
+	    state_nodelist(j->allocs, j->nallocs) : no_nodes;
+	o->tasks_run = (uint32_t)j->nallocs;
+	o->workdir = j->workdir;
+	o->hold = j->hold;
+	o->priority = j->priority;
+	o->array_id = arrays_display(j);
+	o->est_start = j->state == KAI_JOB_PENDING ? j->est_start : 0;
+	o->gpu_micro = j->start_time > 0 ? usage_gpu_micro(j) : 0;
+}
+
+/* The next batch; true once the last frame is sent. */
+static bool
+cache_stream_next(struct kaid *k, struct conn *conn, void *ctx)
+{
+	struct cache_stream *cs = ctx;
+	const struct kai_query *q = &cs->q;
+	size_t i = state_job_from(k, cs->next_id), n = 0, end = state_njobs(k);
+	bool last, ok;
+
+	for (; i < end && n < QUERY_BATCH; i++) {
 		const struct kai_job *j = state_job_at(k, i);
-		struct kai_jobinfo *o = &out[n];
 
-		if (!state_job_matches(j, q->ids, q->nids, q->uids, q->nuids,
-		    q->queues, q->nqueues, mask))
-			continue;
-		o->id = j->id;
-		o->name = j->name;
-		o->uid = j->uid;
-		o->gid = j->gid;
-		o->user = j->user;
-		o->queue = j->queue;
-		o->account = j->account;
-		o->state = j->state;
-		o->reason = j->reason;
-		o->why = j->why;
-		o->workload = j->workload;
-		o->submit_time = j->submit_time;
-		o->start_time = j->start_time;
-		o->time_limit_s = j->time_limit_s;
-		o->ntasks = j->ntasks;
-		o->cpus_per_task = j->cpus_per_task;
-		o->mem_mb = j->mem_mb;
-		o->gpus_per_task = j->gpus_per_task;
-		o->nodelist = j->nallocs > 0 ?
-		    state_nodelist(j->allocs, j->nallocs) : no_nodes;
-		o->tasks_run = (uint32_t)j->nallocs;
-		o->workdir = j->workdir;
-		o->hold = j->hold;
-		o->priority = j->priority;
-		o->array_id = arrays_display(j);
-		o->est_start = j->state == KAI_JOB_PENDING ? j->est_start : 0;
-		o->gpu_micro = j->start_time > 0 ? usage_gpu_micro(j) : 0;
-		if (++n == QUERY_BATCH) {
-			ok = send_jobs(k, conn, out, n, true, &b);
-			batch_free(out, n);
-			n = 0;
-		}
+		if (state_job_matches(j, q->ids, q->nids, q->uids, q->nuids,
+		    q->queues, q->nqueues, cs->mask))
+			fill(&cs->out[n++], j);
 	}
-	if (ok)
-		(void)send_jobs(k, conn, out, n, false, &b);
-	batch_free(out, n);
-	free(out);
-	kai_buf_fini(&b);
+	last = i >= end;
+	cs->next_id = last ? UINT64_MAX : state_job_at(k, i)->id;
+	ok = send_jobs(k, conn, cs->out, n, !last, &cs->b);
+	batch_free(cs->out, n);
+	return last || !ok;
+}
+
+/* Takes q (the stream frees it); true while the reply goes on. */
+static bool
+query_cache(struct kaid *k, struct conn *conn, struct kai_query *q)
+{
+	struct cache_stream *cs = kai_xcalloc(1, sizeof(*cs));
+
+	cs->q = *q;
+	memset(q, 0, sizeof(*q));
+	cs->mask = cs->q.state_mask != 0 ? cs->q.state_mask :
+	    KAI_JOB_STATES_ACTIVE;
+	kai_buf_init(&cs->b, KAI_PROTO_BODY_MAX);
+	return server_stream(k, conn, cache_stream_next, cache_stream_free,
+	    cs);
 }
 
 enum kai_db_scope
@@ -203,8 +265,16 @@ query_done(int code, const struct kai_err *err, struct kai_jobinfo *jobs,
 			kai_log_err("could not query jobs: %s", err->msg);
 		server_reply_error(k, conn, code, err->msg, NULL);
 	} else if (conn != NULL) {
+		struct job_stream *js = kai_xcalloc(1, sizeof(*js));
+
 		overlay_reasons(k, jobs, n);
-		reply_jobs(k, conn, jobs, n);
+		js->jobs = jobs;
+		js->n = n;
+		kai_buf_init(&js->b, KAI_PROTO_BODY_MAX);
+		/* The stream owns the records now, and resumes the client. */
+		reads_call_done(c, !server_stream(k, conn, job_stream_next,
+		    job_stream_free, js));
+		return;
 	}
 	for (i = 0; i < n; i++)
 		kai_jobinfo_fini(&jobs[i]);
@@ -226,11 +296,8 @@ rpc_query(struct kaid *k, const struct rpc_req *req)
 		return false;
 	}
 	if (!(q.flags & KAI_QUERY_HISTORY) &&
-	    (q.state_mask & ~KAI_JOB_STATES_ACTIVE) == 0) {
-		query_cache(k, req->conn, &q);
-		kai_query_fini(&q);
-		return false;
-	}
+	    (q.state_mask & ~KAI_JOB_STATES_ACTIVE) == 0)
+		return query_cache(k, req->conn, &q);
 	/* Finished jobs: the database, without holding up the loop. */
 	c = reads_call_new(k, req);
 	r = kai_db_jobs_query_send(reads_db(k), &q, query_scope(k, req->uid, &q),

@@ -115,6 +115,8 @@ submit_resolve(struct kaid *k, const struct rpc_req *req, struct submit *s,
 	s->nj.time_limit_s = tl;
 	s->nj.mem_mb = js->mem_mb > 0 ? js->mem_mb :
 	    (uint64_t)k->conf->default_mem_mb;
+	if (pools_check_fits(k, js, queue, s->nj.mem_mb, err) != 0)
+		return err->code;
 	if (kai_prio_class(js->priority_class, &prio, err) != 0)
 		return err->code;
 	/* KAI's rule: preemptible below 100 unless the job says. */

@@ -53,6 +53,8 @@ server_conn_close(struct kaid *k, struct conn *c)
 	(void)close(c->fd);
 	kai_buf_fini(&c->in);
 	kai_buf_fini(&c->out);
+	if (c->produce_free != NULL)
+		c->produce_free(c->produce_ctx);
 	for (i = 0; i < s->nconns; i++) {
 		if (s->conns[i] == c) {
 			s->conns[i] = s->conns[--s->nconns];
@@ -271,6 +273,64 @@ conn_read(struct kaid *k, struct conn *c)
 	conn_process(k, c);
 }
 
+/* The producer is done or the client gone: release it. */
+static void
+stream_end(struct conn *c)
+{
+	if (c->produce_free != NULL)
+		c->produce_free(c->produce_ctx);
+	c->produce = NULL;
+	c->produce_free = NULL;
+	c->produce_ctx = NULL;
+}
+
+/*
+ * Lets c's producer add frames while little waits for the client; when
+ * it sent the last one, the request is done as a deferred one is
+ * (server_resume()): a request that came meanwhile is read.
+ */
+static void
+conn_produce(struct kaid *k, struct conn *c)
+{
+	while (c->produce != NULL && c->out.len < SERVER_STREAM_LOW) {
+		if (c->closing) {
+			stream_end(c);
+			return;
+		}
+		if (!c->produce(k, c, c->produce_ctx))
+			continue;
+		stream_end(c);
+		c->waiting = false;
+		c->active_ms = c->frame_ms = kai_loop_now_ms(k->loop);
+		conn_process(k, c);
+	}
+}
+
+bool
+server_stream(struct kaid *k, struct conn *c, server_produce_fn *fn,
+    void (*free_fn)(void *ctx), void *ctx)
+{
+	if (c == NULL || c->closing) {
+		free_fn(ctx);
+		return false;
+	}
+	c->produce = fn;
+	c->produce_free = free_fn;
+	c->produce_ctx = ctx;
+	c->waiting = true;
+	/* At once, up to SERVER_STREAM_LOW: most answers end here. */
+	while (c->produce != NULL && c->out.len < SERVER_STREAM_LOW &&
+	    !c->closing)
+		if (fn(k, c, ctx))
+			stream_end(c);
+	if (c->closing)
+		stream_end(c);
+	if (c->produce == NULL)
+		return false;
+	conn_update(k, c);
+	return true;
+}
+
 static void
 conn_event(struct kai_loop *loop, int fd, int events, void *ctx)
 {
@@ -284,6 +344,7 @@ conn_event(struct kai_loop *loop, int fd, int events, void *ctx)
 		conn_read(k, c);
 	if (c->out.len > 0 && !conn_flush(k, c))
 		return;
+	conn_produce(k, c);
 	conn_update(k, c);
 }
 

@@ -23,6 +23,9 @@ struct conn {
 	struct rpc_cred who;	/* its identity and payload */
 	int64_t frame_ms;	/* loop time that frame began; valid if in.len */
 	int64_t active_ms;	/* last request done or answer bytes taken */
+	server_produce_fn *produce; /* a reply made as it is read, or NULL */
+	void (*produce_free)(void *ctx);
+	void *produce_ctx;
 };
 
 /* The client port's state, kept by these two files alone. */

@@ -78,6 +78,14 @@ job_index(const struct kaid *k, uint64_t id, bool *found)
 	return lo;
 }
 
+size_t
+state_job_from(const struct kaid *k, uint64_t id)
+{
+	bool found;
+
+	return job_index(k, id, &found);
+}
+
 struct kai_job *
 state_job(const struct kaid *k, uint64_t id)
 {

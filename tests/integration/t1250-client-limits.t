@@ -128,7 +128,9 @@ reap
 is "every hoarded connection was closed or refused" \
     "$(cat "$T"/all.* | grep -c '^closed=40 open=0$')" 4
 
-# 7. A long answer nobody reads: closed at limits.output_size, not kept.
+# 7. A long answer nobody reads: kaid makes it as the client reads
+# (server_stream), so it holds a few hundred KiB for it, never the whole
+# answer, and closes it at limits.idle_timeout.
 stack_psql "insert into jobs (uid, gid, queue, state, submit_time, end_time,
     script, workdir) select 1000, 1000, 'batch', 'COMPLETED',
     extract(epoch from now())::bigint - g, extract(epoch from now())::bigint,
@@ -137,14 +139,21 @@ stack_psql "insert into jobs (uid, gid, queue, state, submit_time, end_time,
 kai-rawreq --make-query-body 0 3 "$T/q.bin" || bail_out "no query body"
 kai-rawreq --type 4 --body-file "$T/q.bin" --save "$T/q.frame" --no-send ||
     bail_out "could not make the query frame"
-bg attack --seconds 3 noread "$T/q.frame" >"$T/noread"
+bg attack --seconds 6 noread "$T/q.frame" >"$T/noread"
 sleep 1
 ok "kqueue is served while an answer waits unread" served
 reap
 like "a client that does not read its answer is closed" "$(cat "$T/noread")" \
     '^closed after [0-9]+ bytes$'
 like "  and kaid says why" "$(cat "$T/kaid.log")" \
-    'answer bytes unread \(limits.output_size\): closed'
+    'answer bytes not read within 3000 ms: closed'
+# The same answer, 20,000 records of about 450 bytes (9 MB, nine times
+# limits.output_size), to a client that reads it: whole.
+out=$(kqueue --noheader -t CD -o %i | wc -l)
+is "an answer larger than limits.output_size reaches a client that reads" \
+    "$out" 20000
+out=$(kqueue --noheader -t CD -o %i | sort -n | uniq | wc -l)
+is "  every record once" "$out" 20000
 
 # 8. accept() out of descriptors: kaid pauses accepting instead of
 # spinning, and serves again once descriptors are free.
@@ -170,5 +179,20 @@ lines=$(grep -c 'could not accept' "$T/kaid.log")
 ok "the accept failure is logged once, not in a loop ($lines lines)" \
     test "$lines" -ge 1 -a "$lines" -le 3
 ok "kaid serves clients afterwards" served
+
+# 9. A long answer from kaid's memory (kqueue of the active jobs): 5,000
+# held jobs of about 450 bytes each, twice limits.output_size, whole.
+kaid_stop
+stack_psql "insert into jobs (uid, gid, queue, state, submit_time, script,
+    workdir, hold) select 1000, 1000, 'batch', 'PENDING',
+    extract(epoch from now())::bigint, 'x', '/' || repeat('w', 400), true
+    from generate_series(1, 5000) g" >/dev/null ||
+    bail_out "could not insert pending jobs"
+KAID_CONF_EXTRA='limits:
+  output_size: 1M'
+stack_write_conf "$T"
+kaid_start || bail_out "could not restart kaid"
+out=$(kqueue --noheader -o %i | sort -n | uniq | wc -l)
+is "kqueue of 5,000 active jobs (2 MB) is whole, each job once" "$out" 5000
 
 done_testing

@@ -111,9 +111,10 @@ is "the changes are events, with who made them" \
 like "and audit lines" "$(cat "$T/kaid.log")" \
     "audit: uid=$uid action=update job=$id TimeLimit=600s result=ok"
 
-# A job that waits (nine GPUs on eight-GPU nodes) is held by its owner,
-# then released by an operator (root).
-id2=$(cd "$W" && as_user "$A" ksubmit --parsable -p gpu --gres=gpu:9 --wrap "true")
+# A job that waits (on a job held for good) is held by its owner, then
+# released by an operator (root).
+dep=$(cd "$W" && as_user "$A" ksubmit --parsable --hold --wrap "true")
+id2=$(cd "$W" && as_user "$A" ksubmit --parsable -p gpu --dependency=afterok:"$dep" --wrap "true")
 out=$(as_user "$A" kctl hold "$id2" 2>&1)
 is "alice holds her pending job" "$?:$out" "0:"
 is "kqueue shows JobHeldUser" \
@@ -124,7 +125,7 @@ out=$(kctl release "$id2" 2>&1)
 is "an operator releases it" "$?:$out" "0:"
 like "show job: not held any more" "$(kctl show job "$id2")" \
     'Priority=1 .*'
-as_user "$A" kcancel "$id2"
+as_user "$A" kcancel "$id2" "$dep"
 
 # A running job is no longer pending.
 id3=$(cd "$W" && as_user "$A" ksubmit --parsable --wrap "sleep 30")
