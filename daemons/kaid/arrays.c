@@ -24,9 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "base/xmalloc.h"
 #include "kaid.h"
 #include "sys/log.h"
+#include "tick.h"
 
 static int
 check_array(struct submit *s, const char *text, struct kai_err *err)

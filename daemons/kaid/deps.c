@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "base/xmalloc.h"
+#include "deps.h"
 #include "kaid.h"
 #include "sys/log.h"
 

@@ -17,8 +17,13 @@
 #include <unistd.h>
 
 #include "base/xmalloc.h"
+#include "deps.h"
 #include "kaid.h"
+#include "queues.h"
+#include "share.h"
 #include "sys/log.h"
+#include "tick.h"
+#include "usage.h"
 
 #define KAID_SA_DIR "/var/run/secrets/kubernetes.io/serviceaccount"
 

@@ -6,7 +6,9 @@
  * holds the whole of its state, most of it as one opaque struct per file;
  * there are no globals besides the pointer main() hands to signal
  * callbacks.  Prototypes are grouped by the file that defines them, in
- * the manner of relayd.h.
+ * the manner of relayd.h; a module with a header of its own (queues.h,
+ * tick.h, deps.h, arrays.h, usage.h, share.h, metrics.h) declares its
+ * interface there.
  */
 #ifndef KAID_KAID_H
 #define KAID_KAID_H
@@ -244,6 +246,10 @@ enum kai_db_scope query_scope(struct kaid *k, uint32_t uid,
 
 /* rpc_cancel.c */
 bool rpc_cancel(struct kaid *k, const struct rpc_req *req);
+/* rpc_array.c: kcancel of array tasks */
+bool rpc_cancel_tasks(struct kaid *k, const struct rpc_req *req);
+/* rpc_submit.c: a submission with --array or --dependency */
+bool rpc_submit_ext(struct kaid *k, const struct rpc_req *req);
 
 /* rpc_queue.c */
 bool rpc_queue_list(struct kaid *k, const struct rpc_req *req);
@@ -260,25 +266,6 @@ bool rpc_job_update(struct kaid *k, const struct rpc_req *req);
 /* rpc_log.c: klog */
 bool rpc_log(struct kaid *k, const struct rpc_req *req);
 void log_forget_conn(struct kaid *k, struct conn *conn);
-
-/* queues.c */
-/*
- * Replaces the queue cache with the tree in PostgreSQL.  On failure the
- * old cache stays (and is marked stale, for the next tick to retry).
- */
-int queues_reload(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
-void queues_free(struct kaid *k);
-/* Whether the last reload failed (or none was made yet). */
-bool queues_stale(const struct kaid *k);
-/* The queues, in creation order: queue i of queues_count(). */
-size_t queues_count(const struct kaid *k);
-const struct kai_queue *queues_at(const struct kaid *k, size_t i);
-/* Whether queue i has children (is no leaf). */
-bool queues_is_parent(const struct kaid *k, size_t i);
-/* The cache index of name, or -1. */
-long queues_find(const struct kaid *k, const char *name);
-/* The children of queue i, "a, b, c, ..." (a few), into buf. */
-void queues_children(const struct kaid *k, size_t i, char *buf, size_t size);
 
 /* state.c */
 void state_init(struct kaid *k);
@@ -406,44 +393,10 @@ void snap_fini(struct snap *sn);
  */
 size_t snap_unstarted_end(const struct kai_job *j);
 
-/* usage.c: decayed usage and the scheduling: section. */
-struct usage;
-/* Carries usage forward to now, re-reads finished jobs when due. */
-void usage_update(struct kaid *k, int64_t now);
-/* Normalised usage into the snapshot's queues and users. */
-void usage_apply(struct kaid *k, struct snap *sn);
-/* Per snapshot queue (rolled up) resource-seconds; cluster capacity. */
-void usage_totals(const struct kaid *k, const struct snap *sn,
-    double (*tot)[KAI_SCHED_NRES], double cap[KAI_SCHED_NRES]);
-bool usage_of(const struct kaid *k, const char *queue, const char *user,
-    double out[KAI_SCHED_NRES]);
-void usage_each(const struct kaid *k,
-    void (*fn)(const char *queue, const char *user, void *ctx), void *ctx);
-void usage_config(const struct kaid *k, struct kai_sched_config *c);
-/* The GPUs a job holds (its allocations), in micro-GPUs; fractions count. */
-uint64_t usage_gpu_micro(const struct kai_job *j);
-void usage_free(struct kaid *k);
-
-/* share.c: the last pass's figures per queue and user (kshare). */
-void share_keep(struct kaid *k, const struct snap *sn,
-    const struct kai_sched_result *r);
-/* What share_keep() kept last (empty before the first pass). */
-const struct kai_share *share_last(const struct kaid *k);
-void share_free(struct kaid *k);
-
 /* rpc_report.c */
 bool rpc_report(struct kaid *k, const struct rpc_req *req);
 /* rpc_share.c */
 bool rpc_share(struct kaid *k, const struct rpc_req *req);
-
-/* tick.c */
-void tick_start(struct kaid *k);
-/* Frees what tick.c keeps between ticks. */
-void tick_free(struct kaid *k);
-/* A tick soon: something changed that a decision waits for. */
-void tick_soon(struct kaid *k);
-/* More cycles now, in this tick: array tasks are left to start. */
-void tick_again(struct kaid *k);
 
 /* pod/, compiled by build-aux/pod2c.sh: the wrapper (the container's
  * command), the --signal timer and the shims */
@@ -671,48 +624,6 @@ bool evict_victim(const struct snap *sn, const struct kai_sched_result *r,
  * the caller's to delete): allocations dropped, PENDING, count raised.
  */
 void evict_requeued(struct kai_job *j, const char *why);
-
-/* arrays.c: job arrays (doc/architecture.md, "Job arrays") */
-/*
- * Checks a submission's --array and --dependency and fills s->ext;
- * refuses a dependency on a job that does not exist.
- */
-int arrays_submit_check(struct kaid *k, struct submit *s,
-    struct kai_submit_ext *x, struct kai_err *err) KAI_MUST_CHECK;
-void arrays_submit_fini(struct submit *s);
-/* Sets a freshly inserted job's array and dependency fields from s. */
-void arrays_job_init(struct kai_job *j, const struct submit *s);
-/*
- * Splits a task off every array among the placed snapshot jobs
- * which[0..n) (one transaction) and points the snapshot at the task.
- * Returns how many of which[] remain to place: an array that could not
- * be split is dropped from this tick.
- */
-size_t arrays_split_placed(struct kaid *k, struct snap *sn, size_t *which,
-    size_t n);
-/* A pending task record for task of array a, with job id id. */
-struct kai_job *arrays_task_new(const struct kai_job *a, uint64_t id,
-    uint32_t task);
-/* "123_4", "123_[5-99%10]", or NULL outside arrays; caller frees. */
-char *arrays_display(const struct kai_job *j);
-/* Adds to c's ids the active tasks of every array it names. */
-void arrays_expand_ids(const struct kaid *k, struct kai_cancel *c);
-bool rpc_cancel_tasks(struct kaid *k, const struct rpc_req *req);
-bool rpc_submit_ext(struct kaid *k, const struct rpc_req *req);
-
-/* deps.c: dependencies and array throttles, evaluated each tick */
-/*
- * Sets j->gate of every pending job: NULL when the scheduler may see it,
- * else "Dependency", "DependencyNeverSatisfied" or "JobArrayTaskLimit".
- * Finished targets are read from PostgreSQL in one query per tick, and
- * only once each (kept by deps.c).  now: the tick's clock (--begin, after:
- * +minutes).
- */
-void deps_update(struct kaid *k, int64_t now);
-/* The sentence for j->gate, Slurm's code of why deps.c holds j back. */
-char *deps_gate_text(const struct kai_job *j);
-void deps_init(struct kaid *k);
-void deps_free(struct kaid *k);
 
 /* reconcile.c */
 void reconcile_pod(struct kaid *k, const char *name, struct pod_rec *pr,

@@ -2,7 +2,9 @@
 sbin_PROGRAMS += daemons/kaid/kaid
 daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/arrays.c \
+	daemons/kaid/arrays.h \
 	daemons/kaid/deps.c \
+	daemons/kaid/deps.h \
 	daemons/kaid/dispatch.c \
 	daemons/kaid/native.c \
 	daemons/kaid/events.c \
@@ -20,6 +22,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/podspec.c \
 	daemons/kaid/pools.c \
 	daemons/kaid/queues.c \
+	daemons/kaid/queues.h \
 	daemons/kaid/reads.c \
 	daemons/kaid/reconcile.c \
 	daemons/kaid/rpc.c \
@@ -37,10 +40,13 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/server_int.h \
 	daemons/kaid/server_limits.c \
 	daemons/kaid/share.c \
+	daemons/kaid/share.h \
 	daemons/kaid/snapshot.c \
 	daemons/kaid/state.c \
 	daemons/kaid/tick.c \
+	daemons/kaid/tick.h \
 	daemons/kaid/usage.c \
+	daemons/kaid/usage.h \
 	daemons/kaid/writeq.c
 nodist_daemons_kaid_kaid_SOURCES = pod/podshim.c
 daemons_kaid_kaid_LDADD = \

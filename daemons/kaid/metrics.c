@@ -20,6 +20,7 @@
 #include "kaid.h"
 #include "metrics.h"
 #include "proto/prom.h"
+#include "queues.h"
 
 static const double cycle_bounds[METRICS_CYCLE_BUCKETS] = {
 	0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5

@@ -25,6 +25,8 @@
 
 #include "base/xmalloc.h"
 #include "daemons/kaid/kaid.h"
+#include "daemons/kaid/queues.h"
+#include "daemons/kaid/tick.h"
 #include "sys/log.h"
 
 bool

@@ -22,6 +22,7 @@
 
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "queues.h"
 
 const struct kai_conf_partition *
 pools_partition(const struct kaid *k, const char *queue)

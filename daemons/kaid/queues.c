@@ -18,6 +18,7 @@
 
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "queues.h"
 #include "sys/log.h"
 
 /* The cache: replaced whole by queues_reload(), read through the rest. */

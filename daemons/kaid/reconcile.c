@@ -27,6 +27,7 @@
 #include "base/xmalloc.h"
 #include "kaid.h"
 #include "sys/log.h"
+#include "tick.h"
 
 /* The change that ends job: state to, end time, exit status. */
 static void

@@ -17,9 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "base/xmalloc.h"
 #include "kaid.h"
 #include "sys/log.h"
+#include "tick.h"
 
 struct results {
 	struct kai_cancel_result *v;

@@ -26,7 +26,9 @@
 #include "base/xmalloc.h"
 #include "kaid.h"
 #include "proto/msg_tools.h"
+#include "queues.h"
 #include "sys/log.h"
+#include "tick.h"
 
 #define MSG_INVALID    "Invalid job id specified"
 #define MSG_NOTPENDING "Job is no longer pending execution"

@@ -32,6 +32,7 @@
 #include "base/xmalloc.h"
 #include "kaid.h"
 #include "proto/msg_tools.h"
+#include "queues.h"
 #include "sys/log.h"
 
 static bool

@@ -24,9 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "base/xmalloc.h"
 #include "kaid.h"
 #include "sys/log.h"
+#include "usage.h"
 
 static void
 overlay_reasons(struct kaid *k, struct kai_jobinfo *jobs, size_t n)

@@ -21,7 +21,9 @@
 
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "queues.h"
 #include "sys/log.h"
+#include "tick.h"
 
 static const char *const op_name[KAI_QUEUE_NOPS] = {"create", "update",
     "apply"};

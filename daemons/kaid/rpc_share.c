@@ -16,6 +16,7 @@
 
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "share.h"
 
 static bool
 listed(char *const *v, size_t n, const char *s)

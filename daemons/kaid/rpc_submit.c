@@ -18,9 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrays.h"
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "queues.h"
 #include "sys/log.h"
+#include "tick.h"
 
 /* The user name of uid, or its number when the host does not know it. */
 static char *

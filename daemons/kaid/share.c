@@ -17,6 +17,9 @@
 
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "queues.h"
+#include "share.h"
+#include "usage.h"
 
 #define NRES KAI_SCHED_NRES
 

@@ -42,7 +42,9 @@
 #include <string.h>
 
 #include "base/xmalloc.h"
+#include "deps.h"
 #include "kaid.h"
+#include "queues.h"
 #include "sys/log.h"
 
 /* What holds capacity on one node: kaid's tasks (run), the rest (held). */

@@ -18,6 +18,7 @@
 #include "base/xmalloc.h"
 #include "kaid.h"
 #include "sys/log.h"
+#include "tick.h"
 
 /* The active jobs, sorted by id: kaid's cache of them. */
 struct jobtab {

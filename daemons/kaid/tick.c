@@ -35,9 +35,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "arrays.h"
 #include "base/xmalloc.h"
+#include "deps.h"
 #include "kaid.h"
+#include "queues.h"
+#include "share.h"
 #include "sys/log.h"
+#include "tick.h"
+#include "usage.h"
 
 #define TICK_SOON_MS 20
 /*

@@ -28,6 +28,7 @@
 #include "kaid.h"
 #include "sched/decay.h"
 #include "sys/log.h"
+#include "usage.h"
 
 #define NRES KAI_SCHED_NRES
 

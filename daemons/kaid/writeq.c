@@ -27,6 +27,7 @@
 #include "base/xmalloc.h"
 #include "kaid.h"
 #include "sys/log.h"
+#include "tick.h"
 
 struct writeq_item {
 	struct kai_db_change c;	/* c.reason, c.exit_reason point below */

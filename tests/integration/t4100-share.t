@@ -221,9 +221,21 @@ ok "alice's job takes all 16 cores for east" wait_state "$e1" RUNNING
 sleep 12
 as_user "$A" kcancel "$e1"
 ok "and ends" wait_state "$e1" CANCELLED
-# Demand that never fits (3 GPUs on a 2-GPU node) but is requested.
-e2=$(submit "$A" -p east --cpus-per-task=16 --gpus-per-task=3 --wrap "sleep 1")
-w2=$(submit "$B" -p west --cpus-per-task=16 --gpus-per-task=3 --wrap "sleep 1")
+# Demand that fits the node but not the room left: a pod of another
+# scheduler holds both GPUs (as a cluster's other workloads do; a job no
+# node could hold at all is refused at submission, t1280).
+out=$(curl -sS -o /dev/null -w '%{http_code}' --cacert "$STACK_DIR/kubesim/ca.crt" \
+    -H "Authorization: Bearer $KUBESIM_TOKEN" \
+    -H 'Content-Type: application/json' -X POST -d '{"apiVersion": "v1",
+    "kind": "Pod", "metadata": {"name": "gpu-holder"}, "spec": {
+    "nodeName": "gpu-1", "schedulerName": "other", "securityContext":
+    {"runAsUser": 65534, "runAsGroup": 65534}, "containers": [{"name": "c",
+    "image": "busybox", "command": ["sleep", "600"], "resources": {
+    "limits": {"nvidia.com/gpu": "2"}}}]}}' \
+    "$KUBESIM_URL/api/v1/namespaces/default/pods")
+is "another scheduler's pod takes both GPUs" "$out" 201
+e2=$(submit "$A" -p east --cpus-per-task=16 --gpus-per-task=1 --wrap "sleep 1")
+w2=$(submit "$B" -p west --cpus-per-task=16 --gpus-per-task=1 --wrap "sleep 1")
 ok "both queues now ask for all the cores" wait_state "$w2" PENDING
 sleep 1
 fe=$(field "$(share east)" 13)
