@@ -17,6 +17,8 @@
 #  - a queue that does not exist, or is not a leaf, leaves the pod
 #    unbound with a FailedScheduling event saying so, and no job; so
 #    does a malformed kai.scheduler/preemptibility label;
+#  - a pod's priorityClassName is its job's priority, and the label its
+#    preemptibility;
 #  - a workload that cannot be placed gets the scheduler's reason as a
 #    FailedScheduling event; a restarted kaid keeps one job per pod; a
 #    client cannot set the workload field;
@@ -139,6 +141,27 @@ EOJ
 ok "a pod with a malformed preemptibility label waits with an event saying why" \
     wait_for 20 eval '[[ "$(events odd)" == *"FailedScheduling|label kai.scheduler/preemptibility \"maybe\" is neither preemptible nor non-preemptible"* ]]'
 ok "and is no job" test -z "$(job_of odd)"
+
+# A valid class and label: priorityClassName build (100, not preemptible
+# by KAI's rule) with kai.scheduler/preemptibility: preemptible.
+kc create priorityclass build --value=100 >/dev/null ||
+    bail_out "could not create PriorityClass build"
+kc -n "$NS" create -f - >/dev/null <<EOJ || bail_out "could not create pod ranked"
+{"apiVersion": "v1", "kind": "Pod",
+ "metadata": {"name": "ranked", "labels": {"kai.scheduler/preemptibility": "preemptible"}},
+ "spec": {"schedulerName": "kai-scheduler", "restartPolicy": "Never",
+  "priorityClassName": "build",
+  "containers": [{"name": "c", "image": "busybox", "command": ["sleep", "1"],
+   "resources": {"requests": {"cpu": "100m", "memory": "16Mi"}}}]}}
+EOJ
+ok "a pod with a priority class becomes a job" wait_for 20 has_job ranked
+ranked=$(job_of ranked)
+like "its priorityClassName is the job's priority" \
+    "$(kctl show job "$ranked")" 'Priority=100 '
+is "and its label makes it preemptible, where the class alone would not" \
+    "$(stack_psql "select preemptible from jobs where id = $ranked")" t
+# (Done before kshare's figures below, which count what runs.)
+ok "and it completes" wait_state "$ranked" COMPLETED
 
 # kshare: the running workload counts in its queue under its namespace
 # (Queue|User|GPU x7|CPUQuota|CPULimit|CPUWeight|CPUFairShare|CPUAlloc...).
