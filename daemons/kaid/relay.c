@@ -43,6 +43,7 @@
 #define RELAY_BUF_MAX	  (1024 * 1024)
 #define RELAY_CONNECT_MS  5000
 #define RELAY_SWEEP_MS	  1000
+#define RELAY_PAUSE_MS	  1000	/* accepting again after EMFILE */
 
 struct relay_conn;
 
@@ -72,9 +73,12 @@ struct relay {
 	struct relay_conn **v;
 	size_t n, cap;
 	uint64_t sweep_timer;
+	uint64_t accept_timer;	/* out of descriptors: accepting again */
 };
 
 static void end_event(struct kai_loop *loop, int fd, int events, void *ctx);
+static void accept_event(struct kai_loop *loop, int fd, int events,
+    void *ctx);
 
 /*
  * A client whose leader cannot be reached is told so in one ERROR frame
@@ -275,6 +279,32 @@ admit(struct kaid *k, const char *peer)
 }
 
 static void
+accept_resume(struct kai_loop *loop, uint64_t id, void *ctx)
+{
+	struct kaid *k = ctx;
+	struct relay *r = k->relay;
+
+	(void)id;
+	r->accept_timer = 0;
+	if (r->listen_fd >= 0 && kai_loop_fd_set(loop, r->listen_fd,
+	    KAI_LOOP_READ, accept_event, k) != 0)
+		kai_log_err("relay: could not watch the listener again");
+}
+
+static void
+pause_accepting(struct kaid *k, int err)
+{
+	struct relay *r = k->relay;
+
+	kai_log_warn("relay: could not accept a client: %s; pausing %d ms",
+	    strerror(err), RELAY_PAUSE_MS);
+	kai_loop_fd_del(k->loop, r->listen_fd);
+	kai_loop_timer_del(k->loop, r->accept_timer);
+	r->accept_timer = kai_loop_timer_add(k->loop, RELAY_PAUSE_MS,
+	    accept_resume, k);
+}
+
+static void
 accept_event(struct kai_loop *loop, int fd, int events, void *ctx)
 {
 	struct sockaddr_storage sa;
@@ -293,6 +323,11 @@ accept_event(struct kai_loop *loop, int fd, int events, void *ctx)
 		if (cfd < 0) {
 			if (errno == EINTR || errno == ECONNABORTED)
 				continue;
+			/* The listener is level-triggered: out of descriptors
+			 * it would fire for ever.  Pause it, as server.c does. */
+			if (errno == EMFILE || errno == ENFILE ||
+			    errno == ENOBUFS || errno == ENOMEM)
+				pause_accepting(k, errno);
 			return;
 		}
 		server_peer_name(&sa, salen, peer, sizeof(peer));
@@ -371,6 +406,8 @@ stop_listening(struct kaid *k)
 	r->listen_fd = -1;
 	kai_loop_timer_del(k->loop, r->sweep_timer);
 	r->sweep_timer = 0;
+	kai_loop_timer_del(k->loop, r->accept_timer);
+	r->accept_timer = 0;
 }
 
 /* The leader's address as a socket address; false when it does not
