@@ -28,14 +28,22 @@ ok "the job runs" wait_state "$id" RUNNING
 pg_stop "$T/pg"
 ok "the database is down" test ! -S "$T/pg/.s.PGSQL.5432"
 
+# pod_phase_after_end ID: the phase of job ID's pod once it is
+# Succeeded, or the last seen after 10 s.
+pod_phase_after_end()
+{
+	local phase=
+	for _ in $(seq 1 100); do
+		phase=$(kubesim_ctl "/api/v1/namespaces/default/pods/kai-$1-0" |
+		    python3 -c 'import json,sys; print(json.load(sys.stdin)["status"]["phase"])')
+		[ "$phase" = Succeeded ] && break
+		sleep 0.1
+	done
+	echo "$phase"
+}
+
 # The pod ends while the database is down; note when kaid could see it.
-phase=
-for _ in $(seq 1 100); do
-	phase=$(kubesim_ctl "/api/v1/namespaces/default/pods/kai-$id-0" |
-	    python3 -c 'import json,sys; print(json.load(sys.stdin)["status"]["phase"])')
-	[ "$phase" = Succeeded ] && break
-	sleep 0.1
-done
+phase=$(pod_phase_after_end "$id")
 ended=$(date +%s)
 is "the pod ended during the outage" "$phase" Succeeded
 sleep 8		# an outage of about ten seconds, as in the report
@@ -68,12 +76,7 @@ ok "a new job is accepted and runs" wait_state "$id2" RUNNING
 # Again, but kaid is killed while the database is down and the change
 # waits in its memory.
 pg_stop "$T/pg"
-for _ in $(seq 1 100); do
-	phase=$(kubesim_ctl "/api/v1/namespaces/default/pods/kai-$id2-0" |
-	    python3 -c 'import json,sys; print(json.load(sys.stdin)["status"]["phase"])')
-	[ "$phase" = Succeeded ] && break
-	sleep 0.1
-done
+phase=$(pod_phase_after_end "$id2")
 ended=$(date +%s)
 is "the second pod ended during the outage" "$phase" Succeeded
 sleep 2
