@@ -150,11 +150,6 @@ bool leader_leading(const struct kaid *k);
 void leader_free(struct kaid *k);
 
 /* server.c */
-/* The numeric address of sa (len bytes), "unknown" if it has none. */
-void server_peer_name(const struct sockaddr_storage *sa, socklen_t len,
-    char *buf, size_t size);
-/* A non-blocking listening socket on "host:port" addr, into *fd. */
-int server_socket(const char *addr, int *fd, struct kai_err *err);
 void server_init(struct kaid *k);
 int server_listen(struct kaid *k, struct kai_err *err);
 /* Closes the port and every connection, and frees the state. */
