@@ -76,7 +76,8 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 # The benchmarks that drive the whole stack (not run by make check).
 EXTRA_DIST += tests/bench/bench-kaid.sh tests/bench/bench-tools.sh \
 	tests/bench/bench-soak.sh tests/bench/bench-soak.py \
-	tests/bench/bench-dispatch.sh tests/bench/bench-node.sh \
+	tests/bench/bench-dispatch.sh tests/bench/bench-native.sh \
+	tests/bench/bench-node.sh \
 	tests/bench/bench-node.py
 
 # `make check-unit`: the tests that need no stack (unit, scheduler and
