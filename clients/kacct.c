@@ -336,8 +336,7 @@ a_cputime_raw(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 /*
  * What sacct prints for a job with no steps: kaibatch runs no srun steps,
  * so DerivedExitCode (the highest step exit) is 0:0, TotalCPU (the steps'
- * measured CPU) 00:00:00 and MaxRSS (a step's peak) empty; the QOS is
- * Slurm's default, kaibatch having no other.
+ * measured CPU) 00:00:00 and MaxRSS (a step's peak) empty.
  */
 #define A_CONST(fn, text)                                                      \
 	static void fn(const struct kai_jobinfo *j, int64_t now, char *b,      \
@@ -351,7 +350,6 @@ a_cputime_raw(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 A_CONST(a_derived_exit, "0:0")
 A_CONST(a_total_cpu, "00:00:00")
 A_CONST(a_max_rss, "")
-A_CONST(a_qos, "normal")
 
 /*
  * sacct's ReqTRES: what was asked, known from submission on (AllocTRES
@@ -406,7 +404,7 @@ static const struct afield {
     {"ReqCPUS", 8, true, a_req_cpus},
     {"ReqTRES", 40, false, a_req_tres},
     {"NTasks", 8, true, a_ntasks},
-    {"QOS", 10, true, a_qos},
+    {"QOS", 10, true, jf_qos},
     {"Priority", 10, true, a_prio},
     {"CPUTime", 10, true, a_cputime},
     {"CPUTimeRAW", 10, true, a_cputime_raw},

@@ -105,8 +105,10 @@ show_job(const struct kai_jobinfo *j, int64_t now)
 	(void)printf("JobId=%" PRIu64 " JobName=%s\n", j->id, j->name);
 	(void)printf("   UserId=%s(%" PRIu32 ") GroupId=%s(%" PRIu32 ")\n",
 	    j->user, j->uid, group_name(j->gid, g, sizeof(g)), j->gid);
-	(void)printf("   Priority=%" PRIu32 " Account=%s\n", j->priority,
-	    j->account != NULL && *j->account ? j->account : "(null)");
+	(void)printf("   Priority=%" PRIu32 " Account=%s QOS=%s\n",
+	    j->priority,
+	    j->account != NULL && *j->account ? j->account : "(null)",
+	    j->qos != NULL && *j->qos ? j->qos : "(null)");
 	(void)printf("   JobState=%s Reason=%s\n", kai_jobstate_name(j->state),
 	    j->reason != NULL && *j->reason ? j->reason : "None");
 	(void)printf("   ExitCode=%d:%d\n", j->exit_code, j->exit_signal);

@@ -256,7 +256,7 @@ f_prio_float(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 }
 
 /*
- * The squeue letters for what ksubmit ignores (--qos, --comment,
+ * The squeue letters for what ksubmit ignores (--comment,
  * --nodelist, --exclude, --contiguous, --reservation, --nice, -B) and
  * kaid therefore never has: each prints what squeue prints for a job
  * submitted without the option.
@@ -270,7 +270,6 @@ f_prio_float(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 		out_copy(b, n, text);                                          \
 	}
 
-CONST_FIELD(f_qos, "normal")
 CONST_FIELD(f_null, "(null)")
 CONST_FIELD(f_empty, "")
 CONST_FIELD(f_zero, "0")
@@ -296,7 +295,7 @@ static const struct field {
     {'a', "Account", "ACCOUNT", jf_account},
     {'Q', "PriorityLong", "PRIORITY", f_prio},
     {'p', "Priority", "PRIORITY", f_prio_float},
-    {'q', "QOS", "QOS", f_qos},
+    {'q', "QOS", "QOS", jf_qos},
     {'E', "Dependency", "DEPENDENCY", f_null},
     {'k', "Comment", "COMMENT", f_null},
     {'n', "ReqNodes", "REQ_NODES", f_empty},

@@ -258,6 +258,7 @@ job_from_submit(const struct submit *s, uint64_t id)
 	j->name = kai_xstrdup(js->name != NULL ? js->name : "");
 	j->queue = kai_xstrdup(s->queue);
 	j->account = kai_job_optstr(js->account);
+	j->qos = kai_job_optstr(js->qos);
 	j->workdir = kai_xstrdup(js->workdir != NULL ? js->workdir : "/");
 	j->state = KAI_JOB_PENDING;
 	j->priority = s->nj.priority;
