@@ -24,6 +24,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t1260-log-injection.t \
 	tests/integration/t1270-stack-secrets.t \
 	tests/integration/t1280-impossible.t \
+	tests/integration/t1290-qos.t \
 	tests/integration/t1500-events.t \
 	tests/integration/t9000-native-pods.t \
 	tests/integration/t1510-incluster.t \

@@ -19,6 +19,8 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/metrics.h \
 	daemons/kaid/podenv.c \
 	daemons/kaid/podfail.c \
+	daemons/kaid/policy.c \
+	daemons/kaid/policy.h \
 	daemons/kaid/podspec.c \
 	daemons/kaid/pools.c \
 	daemons/kaid/queues.c \

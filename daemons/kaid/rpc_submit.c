@@ -21,6 +21,7 @@
 #include "arrays.h"
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "policy.h"
 #include "queues.h"
 #include "sys/log.h"
 #include "tick.h"
@@ -75,7 +76,7 @@ submit_resolve(struct kaid *k, const struct rpc_req *req, struct submit *s,
 	struct kai_jobspec *js = &s->spec;
 	int64_t tl = js->time_limit_s;
 	const char *queue;
-	uint32_t prio;
+	struct policy pol;
 
 	if (kai_jobspec_validate(js, err) != 0)
 		return err->code;
@@ -112,17 +113,16 @@ submit_resolve(struct kaid *k, const struct rpc_req *req, struct submit *s,
 	s->nj.gid = req->gid;
 	s->nj.user = s->user;
 	s->nj.queue = s->queue;
-	s->nj.time_limit_s = tl;
 	s->nj.mem_mb = js->mem_mb > 0 ? js->mem_mb :
 	    (uint64_t)k->conf->default_mem_mb;
 	if (pools_check_fits(k, js, queue, s->nj.mem_mb, err) != 0)
 		return err->code;
-	if (kai_prio_class(js->priority_class, &prio, err) != 0)
+	if (policy_submit(k, req->uid, js, tl,
+	    js->time_limit_s != KAI_TIME_UNSET, &pol, err) != 0)
 		return err->code;
-	/* KAI's rule: preemptible below 100 unless the job says. */
-	s->nj.preemptible = js->preempt == KAI_TRI_DEFAULT
-	    ? prio < KAI_PRIO_PREEMPT_BELOW : js->preempt == KAI_TRI_YES;
-	s->nj.priority = js->hold ? 0 : prio;
+	s->nj.time_limit_s = pol.time_limit_s;
+	s->nj.preemptible = pol.preemptible;
+	s->nj.priority = js->hold ? 0 : pol.priority;
 	s->nj.submit_time = req->now;
 	return 0;
 }

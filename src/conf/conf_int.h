@@ -51,6 +51,8 @@ enum kai_conf_type_id {
 	KAI_CONF_LABELS,	/* mapping of label keys to values */
 	KAI_CONF_TOLERATIONS,	/* sequence of toleration mappings */
 	KAI_CONF_NAMES,		/* sequence of Kubernetes object names */
+	KAI_CONF_QOSLIST,	/* sequence of QoS mappings */
+	KAI_CONF_ACCOUNTS,	/* sequence of account mappings */
 	KAI_CONF_NTYPES
 };
 
@@ -261,6 +263,18 @@ int kai_conf_parse_names(struct kai_conf_rd *rd,
 int kai_conf_dump_names(struct kai_buf *b, const struct kai_conf_entry *e,
     const void *base, int indent);
 void kai_conf_release_names(const struct kai_conf_entry *e, void *base);
+
+/* conf_qos.c: the types of qos: and accounts:. */
+int kai_conf_parse_qos(struct kai_conf_rd *rd, const struct kai_conf_entry *e,
+    const char *shown, void *base);
+int kai_conf_dump_qos(struct kai_buf *b, const struct kai_conf_entry *e,
+    const void *base, int indent);
+void kai_conf_release_qos(const struct kai_conf_entry *e, void *base);
+int kai_conf_parse_accounts(struct kai_conf_rd *rd,
+    const struct kai_conf_entry *e, const char *shown, void *base);
+int kai_conf_dump_accounts(struct kai_buf *b, const struct kai_conf_entry *e,
+    const void *base, int indent);
+void kai_conf_release_accounts(const struct kai_conf_entry *e, void *base);
 
 /* conf_types.c: the current scalar as a duration (checked clean first). */
 int kai_conf_duration_here(struct kai_conf_rd *rd,

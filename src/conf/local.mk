@@ -8,6 +8,7 @@ src_conf_libkaiconf_a_SOURCES = \
 	src/conf/conf_fs.c \
 	src/conf/conf_lists.c \
 	src/conf/conf_pools.c \
+	src/conf/conf_qos.c \
 	src/conf/conf_sched.c \
 	src/conf/conf_table.c \
 	src/conf/conf_types.c \

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * policy.h: what kaid.yaml's qos: and accounts: decide about a job at
+ * submission (policy.c).
+ */
+#ifndef KAID_POLICY_H
+#define KAID_POLICY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "base/err.h"
+#include "model/job.h"
+
+struct kaid;
+
+/* What the job gets from its QoS, beside the names written into its spec. */
+struct policy {
+	uint32_t priority;	/* the scheduler's, before a hold */
+	bool preemptible;
+	int64_t time_limit_s;	/* the limit after the QoS's MaxWall */
+};
+
+/*
+ * Resolves js's QoS and account for user uid, and the job's priority,
+ * preemptibility and time limit.  tl is the limit after the partition's
+ * default (KAI_TIME_UNLIMITED or seconds); given says whether the user
+ * gave it (-t) or the partition did.  On success js->qos holds the
+ * QoS's name (the default's when the job named none) and js->account
+ * the account's (Slurm's default account when it named none and
+ * kaid.yaml lists accounts).  KAI_EINVAL with Slurm's message for an
+ * unknown QoS, an account the user may not charge, or a -t over the
+ * QoS's MaxWall; a bad --priority class too.
+ */
+int policy_submit(struct kaid *k, uint32_t uid, struct kai_jobspec *js,
+    int64_t tl, bool given, struct policy *out, struct kai_err *err)
+    KAI_MUST_CHECK;
+
+#endif /* KAID_POLICY_H */
