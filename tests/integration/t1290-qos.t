@@ -8,6 +8,7 @@
 # kqueue %q, kacct's QOS, kctl show job and SLURM_JOB_QOS; an unknown QoS,
 # an account the user may not charge and a -t over the QoS's MaxWall are
 # refused with Slurm's messages and exit 1, and nothing is written.
+# -p a,b runs the job in the first listed partition that can run it.
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
@@ -134,5 +135,22 @@ is "debug: priority 125, not preemptible" \
 id=$(id_of "$(as_user "$A" ksubmit -q debug --priority train env.sh)")
 is "an explicit --priority class wins over the QoS's priority" \
     "$(stack_psql "select priority from jobs where id = $id")" 50
+
+# -p a,b: the first listed partition that can run the job.
+id=$(id_of "$(as_user "$A" ksubmit -H -p gpu,batch env.sh)")
+is "-p gpu,batch: the first" "$(kqueue -h -j "$id" -o '%P')" gpu
+id=$(id_of "$(as_user "$A" ksubmit -H -p short,batch -t 60 env.sh)")
+is "-p short,batch -t 60: short's MaxTime is 10, so batch" \
+    "$(kqueue -h -j "$id" -o '%P %l')" "batch 1:00:00"
+id=$(id_of "$(as_user "$A" ksubmit -H -p nosuch,short env.sh)")
+is "-p nosuch,short: the one that exists" "$(kqueue -h -j "$id" -o '%P')" short
+printf '#!/bin/sh\n#SBATCH -p short,gpu\n#SBATCH -t 2:00:00\ntrue\n' >list.sh
+id=$(id_of "$(as_user "$A" ksubmit -H list.sh)")
+is "#SBATCH -p short,gpu -t 2:00:00: gpu" "$(kqueue -h -j "$id" -o '%P')" gpu
+refused "-p short,nosuch -t 60: none can; the first one's reason" \
+    '^ksubmit: error: requested time limit exceeds the limit of partition "short"$' \
+    "$A" -p short,nosuch -t 60 env.sh
+refused "-p with an empty name" '^ksubmit: error: invalid partition specified: ""$' \
+    "$A" -p ,nosuch env.sh
 
 done_testing
