@@ -374,6 +374,8 @@ struct snap {
 	struct kai_sched_pool *pools; /* one per partition, same index */
 	struct kai_sched_label *pool_labels;
 	struct kai_sched_toleration *pool_tols;
+	/* policy.c: the per-user GPU caps of QoS (kai_sched's gpu_limits) */
+	int64_t *gpu_limits;
 };
 /*
  * Builds the snapshot of this tick from kaid's caches: nodes, queues,

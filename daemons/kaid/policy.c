@@ -30,10 +30,12 @@
 #include "policy.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/map.h"
 #include "base/xmalloc.h"
 #include "conf/conf.h"
 #include "kaid.h"
@@ -72,6 +74,40 @@ check_wall(const struct kai_conf_qos *q, int64_t *tl, bool given,
 	kai_time_format(q->max_wall_s, max, sizeof(max));
 	return kai_err_set(err, KAI_EINVAL, SLURM_QOS_POLICY ": time limit "
 	    "%s exceeds MaxWall %s of QOS \"%s\"", want, max, q->name);
+}
+
+void
+policy_snap(const struct kaid *k, struct snap *sn)
+{
+	const struct kai_conf_qos *q;
+	const struct kai_job *j;
+	struct kai_map ix;
+	uintptr_t c;
+	size_t i, n = 0;
+	char *key;
+
+	kai_map_init(&ix, NULL);
+	for (i = 0; i < sn->s.njobs; i++) {
+		if ((j = sn->kjobs[i]) == NULL || j->qos == NULL ||
+		    j->qos[0] == '\0' || (q = kai_conf_qos(k->conf, j->qos)) ==
+		    NULL || q->max_gpus_user < 0)
+			continue;
+		/* A user name holds no newline (kaid made it from passwd). */
+		key = kai_xasprintf("%s\n%s", j->user, q->name);
+		if ((c = (uintptr_t)kai_map_get(&ix, key)) == 0) {
+			sn->gpu_limits = kai_xreallocarray(sn->gpu_limits,
+			    n + 1, sizeof(*sn->gpu_limits));
+			sn->gpu_limits[n] = q->max_gpus_user *
+			    KAI_SCHED_GPU_UNIT;
+			c = ++n;
+			kai_map_put(&ix, key, (void *)c);
+		}
+		free(key);
+		sn->jobs[i].gpu_limit = (int32_t)(c - 1);
+	}
+	kai_map_fini(&ix);
+	sn->s.gpu_limits = sn->gpu_limits;
+	sn->s.ngpu_limits = n;
 }
 
 int

@@ -36,4 +36,15 @@ int policy_submit(struct kaid *k, uint32_t uid, struct kai_jobspec *js,
     int64_t tl, bool given, struct policy *out, struct kai_err *err)
     KAI_MUST_CHECK;
 
+struct snap;
+
+/*
+ * Gives every job of the snapshot whose QoS limits a user's GPUs
+ * (qos[].max_gpus_per_user) the cap of its (user, QoS) pair, which the
+ * core holds in every phase (src/sched/qoslimit.c).  The caps are
+ * sn->gpu_limits, freed by snap_fini().  A QoS removed from kaid.yaml
+ * since the job was submitted limits nothing.
+ */
+void policy_snap(const struct kaid *k, struct snap *sn);
+
 #endif /* KAID_POLICY_H */

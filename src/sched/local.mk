@@ -19,6 +19,7 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/place.c \
 	src/sched/pools.c \
 	src/sched/preempt.c \
+	src/sched/qoslimit.c \
 	src/sched/reasons.c \
 	src/sched/reclaim.c \
 	src/sched/sched_int.h \
