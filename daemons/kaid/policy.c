@@ -103,7 +103,7 @@ policy_snap(const struct kaid *k, struct snap *sn)
 			kai_map_put(&ix, key, (void *)c);
 		}
 		free(key);
-		sn->jobs[i].gpu_limit = (int32_t)(c - 1);
+		sn->jobs[i].gpu_limit = (uint32_t)c;
 	}
 	kai_map_fini(&ix);
 	sn->s.gpu_limits = sn->gpu_limits;

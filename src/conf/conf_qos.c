@@ -166,7 +166,7 @@ dump_items(struct kai_buf *b, const struct kai_conf_entry *e,
 	int r = 0, first;
 
 	if (n == 0)
-		return kai_buf_adds(b, "[]");
+		return kai_buf_adds(b, " []"); /* after "key:", on its line */
 	for (i = 0; r == 0 && i < n; i++) {
 		first = 1;
 		for (j = 0; r == 0 && j < t->n; j++) {

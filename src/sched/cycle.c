@@ -62,7 +62,6 @@ kai_sched_job_init(struct kai_sched_snap_job *j)
 	j->staleness_grace_s = KAI_SCHED_GRACE_DEFAULT;
 	j->time_limit_s = -1;
 	j->pool = -1;
-	j->gpu_limit = -1;
 }
 
 void

@@ -5,7 +5,7 @@
  * kaid.yaml qos[].max_gpus_per_user).
  *
  * The snapshot names the caps (gpu_limits, in micro-GPUs) and each job
- * the cap it counts against, or none; kaid gives every (user, QoS) pair
+ * the cap it counts against (1 + its index), or none (0); kaid gives every (user, QoS) pair
  * whose QoS has a limit a cap of its own, so the core needs to know
  * nothing of users or QoS.  A cap holds like a queue's limit: in every
  * phase (kai_sched_admit() asks here first), against what the group's
@@ -33,17 +33,17 @@ kai_sched_qoslimit_init(struct sess *S)
 	const struct kai_sched_snapshot *s = S->s;
 	int64_t v[NRES];
 	size_t t;
-	int32_t c;
+	uint32_t c;
 
 	if (s->ngpu_limits == 0)
 		return;
 	S->lim_alloc = kai_xcalloc(s->ngpu_limits, sizeof(*S->lim_alloc));
 	for (t = 0; t < s->ntasks; t++) {
 		c = s->jobs[S->task_job[t]].gpu_limit;
-		if (c < 0 || !kai_sched_task_active(&S->tasks[t]))
+		if (c == 0 || !kai_sched_task_active(&S->tasks[t]))
 			continue;
 		kai_sched_task_held(S, (uint32_t)t, v);
-		S->lim_alloc[c] += v[R_GPU];
+		S->lim_alloc[c - 1] += v[R_GPU];
 	}
 }
 
@@ -57,30 +57,31 @@ kai_sched_qoslimit_fini(struct sess *S)
 void
 kai_sched_qoslimit_account(struct sess *S, uint32_t j, int64_t ugpu)
 {
-	int32_t c = S->s->jobs[j].gpu_limit;
+	uint32_t c = S->s->jobs[j].gpu_limit;
 
-	if (c >= 0)
-		S->lim_alloc[c] += ugpu;
+	if (c > 0)
+		S->lim_alloc[c - 1] += ugpu;
 }
 
 bool
 kai_sched_qoslimit_admit(const struct sess *S, uint32_t j,
     struct kai_sched_why_info *w)
 {
-	int32_t c = S->s->jobs[j].gpu_limit;
-	const int64_t *req = kai_sched_step(S, j)->sreq;
+	uint32_t c = S->s->jobs[j].gpu_limit;
+	const int64_t *req;
 	int64_t limit;
 
-	if (c < 0 || req[R_GPU] <= 0)
+	if (c == 0)
 		return true;
-	limit = S->s->gpu_limits[c];
-	if (S->lim_alloc[c] + req[R_GPU] <= limit)
+	req = kai_sched_step(S, j)->sreq;
+	limit = S->s->gpu_limits[c - 1];
+	if (req[R_GPU] <= 0 || S->lim_alloc[c - 1] + req[R_GPU] <= limit)
 		return true;
 	kai_sched_why_clear(w);
 	w->why = KAI_SCHED_WHY_QOS_GPUS;
 	w->res = R_GPU;
 	w->a = limit;
-	w->b = S->lim_alloc[c];
+	w->b = S->lim_alloc[c - 1];
 	w->c = req[R_GPU];
 	return false;
 }

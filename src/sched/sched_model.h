@@ -217,15 +217,15 @@ struct kai_sched_snap_job {
 	int64_t time_limit_s; /* runs at most this long; < 0: no limit */
 	int32_t pool;         /* index into pools; -1: no selector, and
 				 no taint tolerated */
-	int32_t gpu_limit;    /* index into gpu_limits: a cap on what its
-				 group holds (qoslimit.c); -1: none */
+	uint32_t gpu_limit;   /* 1 + index into gpu_limits: a cap on what
+				 its group holds (qoslimit.c); 0: none */
 };
 
 /*
  * Defaults for building a snapshot: a top-level queue of priority 100
  * that guarantees and caps nothing (weight 1, min runtimes inherited); a
  * job with no user, topology, staleness, start time, time limit or GPU
- * cap, every
+ * cap (as a zeroed job has none), every
  * task in its gang; a pending task with no node.  Names, indices and requests are the
  * caller's to fill in.
  */
