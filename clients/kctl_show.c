@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * kctl_show.c: kctl show job|node|partition [NAME], in scontrol's
+ * kctl_show.c: kctl show job|node|partition|qos [NAME], in scontrol's
  * Key=Value layout: the first line names the thing, the rest are
  * indented by three spaces, and several things are separated by an empty
  * line.  Anyone may look at any job, node or partition (scontrol's
@@ -304,7 +304,7 @@ kctl_show(const char *prog, int argc, char **argv)
 	if (argc < 2) {
 		client_error(prog, NULL,
 		    "missing entity: expected job, "
-		    "node or partition");
+		    "node, partition or qos");
 		return CLIENT_EXIT_USAGE;
 	}
 	if (argc > 3) {
@@ -319,9 +319,11 @@ kctl_show(const char *prog, int argc, char **argv)
 		return show_nodes(prog, "node", name);
 	if (strcmp(what, "partition") == 0 || strcmp(what, "partitions") == 0)
 		return show_nodes(prog, "partition", name);
+	if (strcmp(what, "qos") == 0)
+		return kctl_show_qos(prog, name);
 	client_error(prog, NULL,
 	    "unrecognized entity \"%s\": expected "
-	    "job, node or partition",
+	    "job, node, partition or qos",
 	    what);
 	return CLIENT_EXIT_USAGE;
 }

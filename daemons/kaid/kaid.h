@@ -390,6 +390,8 @@ void snap_fini(struct snap *sn);
  */
 size_t snap_unstarted_end(const struct kai_job *j);
 
+/* rpc_qos.c */
+bool rpc_qos_list(struct kaid *k, const struct rpc_req *req);
 /* rpc_report.c */
 bool rpc_report(struct kaid *k, const struct rpc_req *req);
 /* rpc_share.c */

@@ -35,6 +35,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/rpc_jobctl.c \
 	daemons/kaid/rpc_log.c \
 	daemons/kaid/rpc_nodes.c \
+	daemons/kaid/rpc_qos.c \
 	daemons/kaid/rpc_query.c \
 	daemons/kaid/rpc_queue.c \
 	daemons/kaid/rpc_report.c \

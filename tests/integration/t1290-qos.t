@@ -70,6 +70,18 @@ id_of()
 	printf '%s\n' "${1##* }"
 }
 
+# kctl show qos: what kaid loaded, for anyone.
+is "kctl show qos debug" "$(as_user "$B" kctl show qos debug)" \
+"QOS=debug
+   Default=NO Priority=125 Preemptible=auto
+   MaxWall=00:10:00 MaxTRESPerUser=N/A"
+is "kctl show qos: every QoS, the default marked" \
+    "$(kctl show qos | grep -E '^QOS=|Default=' | tr -s ' \n' ' ')" \
+    "QOS=normal Default=YES Priority=N/A Preemptible=auto QOS=debug Default=NO Priority=125 Preemptible=auto QOS=scavenger Default=NO Priority=10 Preemptible=true "
+out=$(kctl show qos nosuch 2>&1)
+is "kctl show qos of an unknown QoS: exit 1" "$?" 1
+is "and says so" "$out" "kctl: error: QOS nosuch not found"
+
 # -q names the QoS; -A an account alice may charge.
 out=$(as_user "$A" ksubmit -q debug -A six@a100 env.sh 2>&1)
 like "ksubmit -q debug -A six@a100" "$out" '^Submitted batch job [0-9]+$'
