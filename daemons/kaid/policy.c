@@ -110,6 +110,23 @@ policy_snap(const struct kaid *k, struct snap *sn)
 	sn->s.ngpu_limits = n;
 }
 
+uint32_t
+policy_priority(const struct kaid *k, const char *qos, const char *cls)
+{
+	const struct kai_conf_qos *q = NULL;
+	uint32_t prio;
+
+	if (qos != NULL && qos[0] != '\0')
+		q = kai_conf_qos(k->conf, qos);
+	if (cls == NULL && q != NULL && q->priority >= 0)
+		return (uint32_t)q->priority;
+	/* A class no longer known (a job from an older kaid): the default. */
+	if (kai_prio_class(cls, &prio, NULL) != 0 &&
+	    kai_prio_class(NULL, &prio, NULL) != 0)
+		prio = 0;	/* never: the default class exists */
+	return prio;
+}
+
 int
 policy_submit(struct kaid *k, uint32_t uid, struct kai_jobspec *js,
     int64_t tl, bool given, struct policy *out, struct kai_err *err)
@@ -126,11 +143,10 @@ policy_submit(struct kaid *k, uint32_t uid, struct kai_jobspec *js,
 		return kai_err_set(err, KAI_EINVAL, SLURM_BAD_ACCOUNT);
 	if ((r = check_wall(q, &tl, given, err)) != 0)
 		return r;
-	if (js->priority_class == NULL && q->priority >= 0)
-		out->priority = (uint32_t)q->priority;
-	else if ((r = kai_prio_class(js->priority_class, &out->priority,
-	    err)) != 0)
+	if (js->priority_class != NULL &&
+	    (r = kai_prio_class(js->priority_class, &out->priority, err)) != 0)
 		return r;
+	out->priority = policy_priority(k, q->name, js->priority_class);
 	/* KAI's rule: preemptible below 100 unless the job says. */
 	out->preemptible = js->preempt == KAI_TRI_DEFAULT ?
 	    out->priority < KAI_PRIO_PREEMPT_BELOW :

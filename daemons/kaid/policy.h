@@ -36,6 +36,15 @@ int policy_submit(struct kaid *k, uint32_t uid, struct kai_jobspec *js,
     int64_t tl, bool given, struct policy *out, struct kai_err *err)
     KAI_MUST_CHECK;
 
+/*
+ * The scheduler priority of a job of QoS qos (NULL or "": none) and
+ * priority class cls (NULL: not given): the class's when given, else the
+ * QoS's when it sets one, else the default class's.  What a held job gets
+ * back when it is released.
+ */
+uint32_t policy_priority(const struct kaid *k, const char *qos,
+    const char *cls);
+
 struct snap;
 
 /*

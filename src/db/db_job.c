@@ -385,7 +385,8 @@ row_to_spec(struct kai_db_row *r, struct kai_jobspec *js)
 	js->time_limit_s = kai_db_get_i64(r, 14);
 	js->hold = kai_db_get_bool(r, 15);
 	js->open_mode = kai_db_get_open_mode(r, 16);
-	(void)kai_db_fields_read(r, 17, KAI_JF_REC_SPEC, js);
+	js->priority_class = kai_db_get_dupnull(r, 17);
+	(void)kai_db_fields_read(r, 18, KAI_JF_REC_SPEC, js);
 	return r->bad ? KAI_EDB : 0;
 }
 
@@ -407,7 +408,7 @@ kai_db_job_spec(struct kai_db *db, uint64_t id, struct kai_jobspec *js,
 	if (kai_buf_adds(&sql, "SELECT name, queue, account, script, argv, "
 	    "env, workdir, stdout_pattern, stderr_pattern, image, ntasks, "
 	    "cpus_per_task, mem_mb, gpus_per_task, time_limit_s, hold, "
-	    "open_mode") != 0 ||
+	    "open_mode, priority_class") != 0 ||
 	    kai_db_fields_columns(&sql, KAI_JF_REC_SPEC) != 0 ||
 	    kai_buf_adds(&sql, " FROM jobs WHERE id = $1") != 0)
 		(void)kai_err_set(err, KAI_EINTERNAL,

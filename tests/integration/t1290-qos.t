@@ -144,9 +144,23 @@ id=$(id_of "$(as_user "$A" ksubmit -q debug env.sh)")
 is "debug: priority 125, not preemptible" \
     "$(stack_psql "select priority || ' ' || preemptible from jobs where id = $id")" \
     "125 false"
-id=$(id_of "$(as_user "$A" ksubmit -q debug --priority train env.sh)")
+id=$(id_of "$(as_user "$A" ksubmit -q debug --priority build env.sh)")
 is "an explicit --priority class wins over the QoS's priority" \
-    "$(stack_psql "select priority from jobs where id = $id")" 50
+    "$(stack_psql "select priority from jobs where id = $id")" 100
+
+# A held job has priority 0; released, it gets its submission's back.
+# prio ID: the job's priority as kqueue shows it.
+prio()
+{
+	kqueue -h -j "$1" -o '%Q' | tr -d ' '
+}
+h1=$(id_of "$(as_user "$A" ksubmit -H -q scavenger env.sh)")
+h2=$(id_of "$(as_user "$A" ksubmit -H -q debug --priority build env.sh)")
+h3=$(id_of "$(as_user "$A" ksubmit -H env.sh)")
+is "held: priority 0" "$(prio "$h1") $(prio "$h2") $(prio "$h3")" "0 0 0"
+as_user "$A" kctl release "$h1" "$h2" "$h3"
+is "released: the QoS's, the class's, the default class's" \
+    "$(prio "$h1") $(prio "$h2") $(prio "$h3")" "10 100 50"
 
 # -p a,b: the first listed partition that can run the job.
 id=$(id_of "$(as_user "$A" ksubmit -H -p gpu,batch env.sh)")
