@@ -94,7 +94,7 @@ for _ in $(seq 1 50); do
 	sleep 0.1
 done
 like "its pod got the condition DisruptionTarget, then was deleted" \
-    "$calls" "^create 201;.*patch/status 200 DisruptionTarget:PreemptionByScheduler;delete 200;"
+    "$calls" "^create 201;.*patch/status 200 DisruptionTarget:PreemptionByScheduler;delete 200 grace=5;"
 ok "the preemptor runs" wait_state "$high" RUNNING 300
 ok "the victim's allocation was dropped" \
     test "$(stack_psql "select count(*) from allocations where job_id = $low")" = 0
