@@ -78,6 +78,7 @@ static const struct cliopt table[] = {
 	"fields separated by |, no trailing |"),
     CLIOPT("partition", 'r', CLIOPT_ARG, "LIST",
 	"only jobs in these partitions"),
+    CLIOPT("qos", 'q', CLIOPT_ARG, "LIST", "only jobs of these QoS"),
     CLIOPT("report", K_REPORT, CLIOPT_NOARG, NULL,
 	"usage per partition and user over -S..-E (sreport's way)"),
     CLIOPT("starttime", 'S', CLIOPT_ARG, "TIME",
@@ -98,6 +99,8 @@ struct opts {
 	size_t nnames;
 	char **accounts;
 	size_t naccounts;
+	char **qos; /* -q */
+	size_t nqos;
 	const char *format;
 	const char *start, *end; /* -S, -E as given */
 	bool json, noheader, help, helpformat, version, lng, report;
@@ -502,6 +505,8 @@ set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 	case 'A':
 		return filter_parse_names("account", arg, &o->accounts,
 		    &o->naccounts, err);
+	case 'q':
+		return filter_parse_names("QoS", arg, &o->qos, &o->nqos, err);
 	case 'a':
 		o->q.flags |= KAI_QUERY_ALL_USERS;
 		return 0;
@@ -570,7 +575,8 @@ report_window(struct opts *o, int64_t midnight, struct kai_err *err)
 {
 	const char *bad = o->q.nids > 0 ? "--jobs" :
 	    o->q.state_mask != 0 ? "--state" : o->nnames > 0 ? "--name" :
-	    o->naccounts > 0 ? "--accounts" : o->format != NULL ? "--format" :
+	    o->naccounts > 0 ? "--accounts" : o->nqos > 0 ? "--qos" :
+	    o->format != NULL ? "--format" :
 	    o->lng ? "--long" : NULL;
 
 	if (bad != NULL)
@@ -694,7 +700,8 @@ show(const struct opts *o, const struct columns *c, struct kai_jobinfo *jobs,
 	for (i = 0; i < n; i++) {
 		if (!filter_match_name(o->names, o->nnames, jobs[i].name) ||
 		    !filter_match_name(o->accounts, o->naccounts,
-			jobs[i].account)) {
+			jobs[i].account) ||
+		    !filter_match_name(o->qos, o->nqos, jobs[i].qos)) {
 			kai_jobinfo_fini(&jobs[i]);
 			continue;
 		}
@@ -791,6 +798,7 @@ main_fini(void *ctx)
 	kai_query_fini(&k->o.q);
 	filter_free_names(k->o.names, k->o.nnames);
 	filter_free_names(k->o.accounts, k->o.naccounts);
+	filter_free_names(k->o.qos, k->o.nqos);
 }
 
 int

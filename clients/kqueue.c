@@ -86,6 +86,7 @@ static const struct cliopt table[] = {
 	"only jobs allocated to one of these nodes"),
     CLIOPT("partition", 'p', CLIOPT_ARG, "LIST",
 	"only jobs in these partitions"),
+    CLIOPT("qos", 'q', CLIOPT_ARG, "LIST", "only jobs of these QoS"),
     CLIOPT("sort", 'S', CLIOPT_ARG, "SPEC",
 	"order by -o letters, [+|-]L,...: e.g. -t,p,i"),
     CLIOPT("start", K_START, CLIOPT_NOARG, NULL,
@@ -108,6 +109,8 @@ struct opts {
 	size_t nnames;
 	char **accounts; /* -A */
 	size_t naccounts;
+	char **qos; /* -q */
+	size_t nqos;
 	const char *format; /* -o */
 	const char *Format; /* -O */
 	bool noheader, json, lng, gpus, help, version;
@@ -559,7 +562,8 @@ wanted(const struct opts *o, const struct kai_jobinfo *j, uint32_t mask)
 	return (mask & KAI_JOB_STATE_BIT(j->state)) != 0 && on_nodes(o, j) &&
 	    (!o->start || j->state == KAI_JOB_PENDING) &&
 	    filter_match_name(o->names, o->nnames, j->name) &&
-	    filter_match_name(o->accounts, o->naccounts, j->account);
+	    filter_match_name(o->accounts, o->naccounts, j->account) &&
+	    filter_match_name(o->qos, o->nqos, j->qos);
 }
 
 /* "123_4" into 123 and 4; false for a job outside an array. */
@@ -729,6 +733,8 @@ set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 	case 'A':
 		return filter_parse_names("account", arg, &o->accounts,
 		    &o->naccounts, err);
+	case 'q':
+		return filter_parse_names("QoS", arg, &o->qos, &o->nqos, err);
 	case 'O':
 		o->Format = arg;
 		return 0;
@@ -807,6 +813,7 @@ opts_fini(struct opts *o)
 	kai_query_fini(&o->q);
 	filter_free_names(o->names, o->nnames);
 	filter_free_names(o->accounts, o->naccounts);
+	filter_free_names(o->qos, o->nqos);
 	free(o->tasks);
 	free(o->plain);
 	kai_hostlist_free(o->nodes, o->nnodes);

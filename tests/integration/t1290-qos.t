@@ -98,6 +98,16 @@ is "kacct -o qos,account" \
 like "kacct --json has the qos" \
     "$(as_user "$A" kacct --json -j "$id")" '"qos": *"debug"'
 
+# -q filters kqueue and kacct, as squeue -q and sacct -q do.
+id2=$(id_of "$(as_user "$A" ksubmit -H env.sh)")
+is "kqueue -q debug: the debug jobs only" \
+    "$(kqueue -h -q debug -o '%i' -t all | tr '\n' ' ')" "$id "
+is "kqueue -q debug,normal: both" \
+    "$(kqueue -h -q debug,normal -o '%i' -t all -j "$id,$id2" | sort -n | tr '\n' ' ')" \
+    "$id $id2 "
+is "kacct -q debug" "$(as_user "$A" kacct -n -X -P -q debug -o jobid)" "$id"
+as_user "$A" kcancel "$id2"
+
 # No -q: the default QoS.  No -A: the first account the user may charge
 # (Slurm's default account): six@a100 for alice, open for bob.
 id=$(id_of "$(as_user "$A" ksubmit -H env.sh)")
