@@ -93,7 +93,8 @@ policy_snap(const struct kaid *k, struct snap *sn)
 		    NULL || q->max_gpus_user < 0)
 			continue;
 		/* A user name holds no newline (kaid made it from passwd). */
-		key = kai_xasprintf("%s\n%s", j->user, q->name);
+		key = kai_xasprintf("%s\n%s", j->user != NULL ? j->user : "",
+		    q->name);
 		if ((c = (uintptr_t)kai_map_get(&ix, key)) == 0) {
 			sn->gpu_limits = kai_xreallocarray(sn->gpu_limits,
 			    n + 1, sizeof(*sn->gpu_limits));
