@@ -111,6 +111,18 @@ policy_snap(const struct kaid *k, struct snap *sn)
 	sn->s.ngpu_limits = n;
 }
 
+int
+policy_check_wall(const struct kaid *k, const char *qos, int64_t tl,
+    struct kai_err *err)
+{
+	const struct kai_conf_qos *q;
+
+	if (qos == NULL || qos[0] == '\0' ||
+	    (q = kai_conf_qos(k->conf, qos)) == NULL)
+		return 0;
+	return check_wall(q, &tl, true, err);
+}
+
 uint32_t
 policy_priority(const struct kaid *k, const char *qos, const char *cls)
 {

@@ -45,6 +45,15 @@ int policy_submit(struct kaid *k, uint32_t uid, struct kai_jobspec *js,
 uint32_t policy_priority(const struct kaid *k, const char *qos,
     const char *cls);
 
+/*
+ * Whether time limit tl (KAI_TIME_UNLIMITED or seconds) keeps the MaxWall
+ * of QoS qos (NULL, "" or one no longer in kaid.yaml: no limit), for
+ * kctl update job TimeLimit=; KAI_EINVAL with the message of a submission
+ * otherwise.
+ */
+int policy_check_wall(const struct kaid *k, const char *qos, int64_t tl,
+    struct kai_err *err) KAI_MUST_CHECK;
+
 struct snap;
 
 /*

@@ -285,6 +285,9 @@ update_check(struct kaid *k, const struct kai_job *j,
 		    "requested time limit exceeds the limit of partition "
 		    "\"%s\"",
 		    p->name);
+	if ((u->set & KAI_JOB_UPD_TIME_LIMIT) &&
+	    policy_check_wall(k, j->qos, tl, err) != 0)
+		return err->code;
 	if (u->partition != NULL)
 		return update_paths(k, j, queue, err);
 	return 0;

@@ -133,6 +133,14 @@ refused "-t over the QoS's MaxWall" \
     "^ksubmit: error: Job violates accounting/QOS policy \\(job submit limit, user's size and/or time limits\\): time limit 30:00 exceeds MaxWall 10:00 of QOS \"debug\"$" \
     "$A" -q debug -t 30 env.sh
 
+# kctl update job TimeLimit= keeps the QoS's MaxWall too.
+out=$(as_user "$A" kctl update job "$id" TimeLimit=30 2>&1)
+is "kctl update TimeLimit over MaxWall: exit 1" "$?" 1
+is "kctl update TimeLimit over MaxWall: Slurm's message" "$out" \
+    "kctl: error: Job violates accounting/QOS policy (job submit limit, user's size and/or time limits): time limit 30:00 exceeds MaxWall 10:00 of QOS \"debug\""
+as_user "$A" kctl update job "$id" TimeLimit=5
+is "kctl update TimeLimit under MaxWall" "$(kqueue -h -j "$id" -o '%l')" "5:00"
+
 refused "an unknown QoS" '^ksubmit: error: Invalid qos specification$' \
     "$A" -q nosuch env.sh
 printf '#!/bin/sh\n#SBATCH -q high\ntrue\n' >high.sh
