@@ -38,7 +38,7 @@ user_name(uint32_t uid)
 	return kai_xasprintf("%" PRIu32, uid);
 }
 
-/* Queue name must be a leaf of the queue tree. */
+/* Whether queue name exists and is a leaf of the queue tree. */
 static int
 submit_queue(struct kaid *k, const char *name, struct kai_err *err)
 {
@@ -91,8 +91,8 @@ submit_partition(struct kaid *k, const struct kai_jobspec *js,
  * Slurm takes the one that would start it first; the first that can run
  * it is a rule the user can predict and kaid decides once, at
  * submission.  When none can, the first one's reason is the answer: it
- * is the partition the user wanted most.  Sets *queue (owned by js or
- * the configuration) and *tl.
+ * is the partition the user wanted most.  Sets *queue (a copy the
+ * caller owns) and *tl.
  */
 static int
 submit_partitions(struct kaid *k, const struct kai_jobspec *js,
@@ -125,8 +125,10 @@ submit_partitions(struct kaid *k, const struct kai_jobspec *js,
 	return err->code;
 }
 
-/* Resolves the partition, and what kaid.yaml decides: time limit, memory,
- * QoS and account. */
+/*
+ * Resolves the partition, and what kaid.yaml decides: time limit, memory,
+ * QoS and account.
+ */
 static int
 submit_resolve(struct kaid *k, const struct rpc_req *req, struct submit *s,
     struct kai_err *err)
