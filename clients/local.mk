@@ -155,6 +155,7 @@ KSIM_CORE_SOURCES = \
 	clients/ksim_json.c \
 	clients/scenario.c \
 	clients/scenario.h \
+	clients/scenario_caps.c \
 	clients/scenario_expect.c \
 	clients/scenario_jobs.c \
 	clients/scenario_pools.c \
