@@ -70,6 +70,14 @@ jf_qos(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 }
 
 void
+jf_dependency(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	str(j->dependency != NULL && j->dependency[0] != '\0' ?
+	    j->dependency : "(null)", b, n);
+}
+
+void
 jf_state(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 {
 	(void)now;

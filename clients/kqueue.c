@@ -299,7 +299,7 @@ static const struct field {
     {'Q', "PriorityLong", "PRIORITY", f_prio},
     {'p', "Priority", "PRIORITY", f_prio_float},
     {'q', "QOS", "QOS", jf_qos},
-    {'E', "Dependency", "DEPENDENCY", f_null},
+    {'E', "Dependency", "DEPENDENCY", jf_dependency},
     {'k', "Comment", "COMMENT", f_null},
     {'n', "ReqNodes", "REQ_NODES", f_empty},
     {'x', "ExcNodes", "EXC_NODES", f_empty},

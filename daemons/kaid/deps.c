@@ -201,17 +201,23 @@ target(const struct kaid *k, struct kai_map *act, const struct kai_job *j,
 	return none;
 }
 
+/* The whole dependency's state; j->dep_left says which items are not
+ * met yet (kqueue %E). */
 static enum kai_dep_status
-evaluate(const struct kaid *k, struct kai_map *act, const struct kai_job *j,
+evaluate(const struct kaid *k, struct kai_map *act, struct kai_job *j,
     int64_t now)
 {
 	struct kai_dep_target *t = kai_xcalloc(j->dep->n + 1, sizeof(*t));
+	char left[KAI_DEP_TEXT_MAX];
 	enum kai_dep_status st;
 	size_t x;
 
 	for (x = 0; x < j->dep->n; x++)
 		t[x] = target(k, act, j, &j->dep->items[x]);
 	st = kai_dep_eval(j->dep, t, now);
+	if (st != KAI_DEP_OK &&
+	    kai_dep_format_left(j->dep, t, now, left, sizeof(left)))
+		j->dep_left = kai_xstrdup(left);
 	free(t);
 	return st;
 }
@@ -282,6 +288,7 @@ deps_update(struct kaid *k, int64_t now)
 		struct kai_job *j = state_job_at(k, i);
 
 		j->gate = NULL;
+		KAI_FREE(j->dep_left);
 		need |= gated(j);
 	}
 	if (!need)

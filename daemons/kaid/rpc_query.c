@@ -45,6 +45,9 @@ overlay_reasons(struct kaid *k, struct kai_jobinfo *jobs, size_t n)
 		free(jobs[i].why);
 		jobs[i].why = j->why != NULL ? kai_xstrdup(j->why) : NULL;
 		jobs[i].est_start = j->est_start;
+		free(jobs[i].dependency);
+		jobs[i].dependency = j->dep_left != NULL ?
+		    kai_xstrdup(j->dep_left) : NULL;
 	}
 }
 
@@ -185,6 +188,7 @@ fill(struct kai_jobinfo *o, const struct kai_job *j)
 	o->why = j->why;
 	o->workload = j->workload;
 	o->qos = j->qos;
+	o->dependency = j->state == KAI_JOB_PENDING ? j->dep_left : NULL;
 	o->submit_time = j->submit_time;
 	o->start_time = j->start_time;
 	o->time_limit_s = j->time_limit_s;

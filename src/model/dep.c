@@ -180,10 +180,14 @@ kai_dep_fini(struct kai_dep *d)
 	d->any = false;
 }
 
-bool
-kai_dep_format(const struct kai_dep *d, char *buf, size_t size)
+/* The canonical text, or with st, squeue's: the items not met, each
+ * with its state. */
+static bool
+format(const struct kai_dep *d, const enum kai_dep_status *st, char *buf,
+    size_t size)
 {
 	size_t i, at = 0;
+	bool first = true;
 	int w;
 
 	if (size == 0)
@@ -192,6 +196,13 @@ kai_dep_format(const struct kai_dep *d, char *buf, size_t size)
 	for (i = 0; i < d->n; i++) {
 		const struct kai_dep_item *it = &d->items[i];
 		char task[16] = "", delay[16] = "";
+		const char *sep = first ? "" : (d->any ? "?" : ",");
+		const char *state = st == NULL ? "" :
+		    st[i] == KAI_DEP_NEVER ? "(failed)" : "(unfulfilled)";
+
+		if (st != NULL && st[i] == KAI_DEP_OK)
+			continue;
+		first = false;
 
 		if (it->task != KAI_DEP_TASK_ALL)
 			(void)snprintf(task, sizeof(task), "_%" PRIu32,
@@ -200,12 +211,12 @@ kai_dep_format(const struct kai_dep *d, char *buf, size_t size)
 			(void)snprintf(delay, sizeof(delay), "+%" PRIu32,
 			    it->delay_min);
 		if (it->type == KAI_DEP_SINGLETON)
-			w = snprintf(buf + at, size - at, "%s%s",
-			    i > 0 ? (d->any ? "?" : ",") : "", "singleton");
+			w = snprintf(buf + at, size - at, "%ssingleton%s", sep,
+			    state);
 		else
 			w = snprintf(buf + at, size - at, "%s%s:%" PRIu64
-			    "%s%s", i > 0 ? (d->any ? "?" : ",") : "",
-			    type_names[it->type], it->job, task, delay);
+			    "%s%s%s", sep, type_names[it->type], it->job, task,
+			    delay, state);
 		if (w < 0 || (size_t)w >= size - at) {
 			buf[at] = '\0';
 			return false;
@@ -213,6 +224,27 @@ kai_dep_format(const struct kai_dep *d, char *buf, size_t size)
 		at += (size_t)w;
 	}
 	return true;
+}
+
+bool
+kai_dep_format(const struct kai_dep *d, char *buf, size_t size)
+{
+	return format(d, NULL, buf, size);
+}
+
+bool
+kai_dep_format_left(const struct kai_dep *d, const struct kai_dep_target *t,
+    int64_t now, char *buf, size_t size)
+{
+	enum kai_dep_status *st = kai_xcalloc(d->n + 1, sizeof(*st));
+	size_t i;
+	bool ok;
+
+	for (i = 0; i < d->n; i++)
+		st[i] = kai_dep_item_status(&d->items[i], &t[i], now);
+	ok = format(d, st, buf, size);
+	free(st);
+	return ok;
 }
 
 enum kai_dep_status

@@ -83,6 +83,13 @@ enum kai_dep_status {
 /* One item against its target (for singleton: ended = no blocker). */
 enum kai_dep_status kai_dep_item_status(const struct kai_dep_item *it,
     const struct kai_dep_target *t, int64_t now);
+/*
+ * What squeue's %E shows: the items not met yet, each with its state,
+ * "afterok:12(unfulfilled),afterany:13_4(failed)"; "" when all are met.
+ * t[i] describes d->items[i].  False when it does not fit in size bytes.
+ */
+bool kai_dep_format_left(const struct kai_dep *d,
+    const struct kai_dep_target *t, int64_t now, char *buf, size_t size);
 /* The whole dependency, t[i] describing d->items[i]. */
 enum kai_dep_status kai_dep_eval(const struct kai_dep *d,
     const struct kai_dep_target *t, int64_t now);

@@ -122,6 +122,7 @@ kai_job_fini(struct kai_job *job)
 	free(job->array_pending);
 	free(job->array_spec);
 	free(job->dep_text);
+	free(job->dep_left);
 	if (job->dep != NULL)
 		kai_dep_fini(job->dep);
 	free(job->dep);

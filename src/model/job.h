@@ -156,6 +156,10 @@ struct kai_jobinfo {
 	char *workload;		/* as in struct kai_jobspec; "" = none */
 	char *qos;		/* the job's QoS; "" = not known (a job
 				 * recorded before there were QoS) */
+	char *dependency;	/* pending: its dependency's items not met
+				 * yet, each with its state, as squeue's %E
+				 * shows them ("afterok:12(unfulfilled)");
+				 * NULL or "" = none, or not known (kacct) */
 	char *exit_reason;	/* why its container ended, as the node said:
 				 * "OOMKilled", "Error: <its termination
 				 * message>"; read from PostgreSQL only;
@@ -223,6 +227,8 @@ struct kai_job {
 	char *array_spec;	/* all the array's tasks, as stored */
 	char *dep_text;		/* canonical dependency; NULL = none */
 	struct kai_dep *dep;	/* parsed dep_text; NULL = none or met */
+	char *dep_left;		/* deps.c: the items not met, each with its
+				 * state (squeue's %E); NULL = none */
 	bool kill_on_invalid_dep;
 	const char *gate;	/* kaid's deps.c: why the scheduler may not
 				 * see it this tick (static); NULL = may */

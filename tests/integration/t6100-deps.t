@@ -64,6 +64,10 @@ j2=$(submit -J chain2 --dependency=afterok:"$j1" ok.sh)
 j3=$(submit -J chain3 -d afterok:"$j2" quick.sh)
 like "the second job pends with reason Dependency" \
     "$(wait_q "$j2" '\(Dependency\)')" "^ *$j2 .* PD .*\(Dependency\)$"
+is "kqueue %E: what it waits for, as squeue shows it" \
+    "$(as_user "$A" kqueue -h -j "$j2" -o %E)" "afterok:$j1(unfulfilled)"
+is "%E of a job without a dependency: (null)" \
+    "$(as_user "$A" kqueue -h -j "$j1" -o %E)" "(null)"
 ok "the chain's last job completes" wait_state "$j3" COMPLETED 400
 is "each job started after the one before it ended" \
     "$(stack_psql "select (select start_time from jobs where id = $j2) >=
@@ -98,6 +102,13 @@ sleep 1
 is "both stay pending" "$(col "$n1" state) $(col "$n2" state)" \
     "PENDING PENDING"
 is "the reason is stored" "$(col "$n2" reason)" DependencyNeverSatisfied
+is "%E: the item that can never be met, failed" \
+    "$(as_user "$A" kqueue -h -j "$n2" -o %E)" "afterok:$f(failed)"
+n5=$(submit -d "afterany:$j1,afterok:$f" quick.sh)
+like "of two items, the met one is left out" \
+    "$(wait_q "$n5" 'DependencyNeverSatisfied'; as_user "$A" kqueue -h -j "$n5" -o %E)" \
+    "afterok:$f\\(failed\\)$"
+as_user "$A" kcancel "$n5"
 n3=$(submit -d afternotok:"$f" quick.sh)
 ok "afternotok on a job that failed runs" wait_state "$n3" COMPLETED
 n4=$(submit -d "afterok:$f?afterany:$j1" quick.sh)
