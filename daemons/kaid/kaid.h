@@ -118,6 +118,7 @@ struct kaid {
 	struct submits *submits;  /* rpc_submit.c: the group commit batch */
 	struct log_stream *logs;  /* rpc_log.c: klog requests answered */
 	struct httpd *httpd;	  /* httpd.c: health and metrics, or NULL */
+	struct jobauth *jobauth;  /* jobauth.c: job credentials, or NULL */
 };
 
 /* kaid.c */
@@ -203,6 +204,7 @@ struct rpc_req {
 	uint16_t type;
 	uint32_t uid;		/* from the MUNGE credential, never the body */
 	uint32_t gid;
+	uint64_t job_id;	/* a job credential's job; 0 = MUNGE */
 	const void *body;
 	size_t len;
 	int64_t now;		/* unix s: the clock read once, on arrival */
@@ -211,8 +213,25 @@ struct rpc_req {
 struct rpc_cred {
 	uint32_t uid;
 	uint32_t gid;
+	uint64_t job_id;	/* a job credential's job; 0 = MUNGE */
 	uint8_t digest[KAI_PROTO_DIGEST_LEN]; /* the credential's payload */
 };
+
+/* jobauth.c: requests from inside jobs (auth/jobcred.h) */
+/* Reads kaid.yaml job_key_file, if set.  KAI_ECONFIG naming the fault. */
+int jobauth_init(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
+void jobauth_free(struct kaid *k);
+/* Whether job_key_file is set: pods get a key and KAI_CONTROLLER. */
+bool jobauth_enabled(const struct kaid *k);
+/* Job id's key (32 bytes); only when jobauth_enabled(). */
+void jobauth_job_key(const struct kaid *k, uint64_t id, uint8_t key[32]);
+/*
+ * Checks a job credential (its MAC, window, replay, and that its job is
+ * configuring or running) and fills who with the job's uid, gid and id
+ * and the request digest it was made for.  KAI_EAUTH with the reason.
+ */
+int jobauth_verify(struct kaid *k, const char *cred, struct rpc_cred *who,
+    struct kai_err *err) KAI_MUST_CHECK;
 /*
  * Decodes the credential of the frame h into *who, before its body is
  * read.  Returns false when it is refused (logged, error reply queued:

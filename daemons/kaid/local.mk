@@ -11,6 +11,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/evict.c \
 	daemons/kaid/helpers.c \
 	daemons/kaid/httpd.c \
+	daemons/kaid/jobauth.c \
 	daemons/kaid/kaid.c \
 	daemons/kaid/kaid.h \
 	daemons/kaid/leader.c \
@@ -54,6 +55,7 @@ daemons_kaid_kaid_LDADD = \
 	src/db/libkaidb.a \
 	src/kube/libkaikube.a \
 	src/auth/libkaiauth.a \
+	src/auth/libkaijobcred.a \
 	src/conf/libkaiconf.a \
 	src/proto/libkaiproto.a \
 	src/model/libkaimodel.a \
