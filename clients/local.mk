@@ -45,7 +45,14 @@ TESTS += tests/unit/clients-directives
 # (libyaml), model, base.
 noinst_LIBRARIES += clients/libkaiclient.a
 clients_libkaiclient_a_SOURCES = clients/client.c clients/client.h
-clients_libkaiclient_a_CFLAGS = $(AM_CFLAGS) $(MUNGE_CFLAGS) $(YAML_CFLAGS)
+clients_libkaiclient_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS)
+
+# The auth backend, chosen at link time (client.h client_cred_new()):
+# MUNGE for the clients, job credentials for the in-pod pod/kaistep.
+noinst_LIBRARIES += clients/libkaiclientmunge.a clients/libkaiclientjob.a
+clients_libkaiclientmunge_a_SOURCES = clients/client_munge.c
+clients_libkaiclientmunge_a_CFLAGS = $(AM_CFLAGS) $(MUNGE_CFLAGS)
+clients_libkaiclientjob_a_SOURCES = clients/client_jobcred.c
 
 # client_request() and kai-rawreq against a scripted peer and a private
 # munged (clients-request.t starts it).
@@ -53,13 +60,13 @@ check_PROGRAMS += tests/unit/clients-request
 tests_unit_clients_request_SOURCES = tests/unit/clients-request.c
 tests_unit_clients_request_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/clients
 tests_unit_clients_request_LDADD = tests/lib/libtap.a clients/libkaiclient.a \
-	src/conf/libkaiconf.a src/auth/libkaiauth.a src/proto/libkaiproto.a \
+	clients/libkaiclientmunge.a src/conf/libkaiconf.a src/auth/libkaiauth.a src/proto/libkaiproto.a \
 	src/model/libkaimodel.a src/base/libkaibase.a $(MUNGE_LIBS) $(YAML_LIBS)
 TESTS += tests/unit/clients-request.t
 dist_check_SCRIPTS += tests/unit/clients-request.t
 # The programs.  Link order: dependents first, base last.
 CLIENT_LIBS = clients/libkaicmd.a clients/libkaiclient.a \
-	src/proto/libkaiproto.a src/auth/libkaiauth.a src/conf/libkaiconf.a \
+	clients/libkaiclientmunge.a src/proto/libkaiproto.a src/auth/libkaiauth.a src/conf/libkaiconf.a \
 	src/model/libkaimodel.a src/sys/libkaisys.a src/base/libkaibase.a \
 	$(CLIENT_EXT_LIBS)
 CLIENT_CPPFLAGS = $(AM_CPPFLAGS) $(JSONC_CFLAGS)
