@@ -4,7 +4,8 @@
  *
  * kaid's master key is read once, at start (kaid.yaml job_key_file), and
  * never leaves kaid; each job's key is derived from it (jobcred.h) and
- * reaches the job's pods in a Secret (podsecret.c).  A job credential
+ * reaches the job's pods in a Secret kaid creates with the job's first
+ * pod and deletes with its pods (dispatch.c, reconcile.c).  A job credential
  * is accepted when its MAC is right, it is within the window, it is not
  * a replay, and its job is still configuring or running: once the job
  * ended, was requeued or left kaid's cache, a key copied from its pods
@@ -19,11 +20,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "auth/jobcred.h"
+#include "base/base64.h"
 #include "base/xmalloc.h"
 #include "kaid.h"
 #include "sys/log.h"
@@ -132,4 +135,62 @@ jobauth_verify(struct kaid *k, const char *cred, struct rpc_cred *who,
 	who->job_id = c.job_id;
 	memcpy(who->digest, c.digest, sizeof(who->digest));
 	return 0;
+}
+
+char *
+jobauth_secret_name(uint64_t id)
+{
+	return kai_xasprintf("kai-%" PRIu64 "-key", id);
+}
+
+struct secret_call {
+	uint64_t id;
+	char *name;
+};
+
+static void
+on_secret(int code, const struct kai_err *err, void *ctx)
+{
+	struct secret_call *c = ctx;
+
+	/* 409: made for an earlier pod; 404: gone already.  The pods wait
+	 * in ContainerCreating for a Secret that failed, and the next pod
+	 * create of the job asks again. */
+	if (code != 0 && code != KAI_EEXIST && code != KAI_ENOENT &&
+	    code != KAI_EAGAIN)
+		kai_log_warn("job %" PRIu64 ": %s", c->id, kai_err_msg(err));
+	free(c->name);
+	free(c);
+}
+
+void
+jobauth_secret_create(struct kaid *k, const struct kai_job *j)
+{
+	uint8_t key[KAI_JOBCRED_KEY_LEN];
+	char text[KAI_JOBCRED_KEY_TEXT_LEN + 1], jobid[32], *b64;
+	const char *kv[2];
+	struct secret_call *c = kai_xcalloc(1, sizeof(*c));
+
+	jobauth_job_key(k, j->id, key);
+	kai_jobcred_key_text(key, text);
+	b64 = kai_base64_encode(text, strlen(text));
+	(void)snprintf(jobid, sizeof(jobid), "%" PRIu64, j->id);
+	kv[0] = JOBAUTH_KEY;
+	kv[1] = b64;
+	c->id = j->id;
+	c->name = jobauth_secret_name(j->id);
+	kai_kube_secret_create(k->kube, c->name, jobid, kv, 1, on_secret, c);
+	explicit_bzero(key, sizeof(key));
+	explicit_bzero(text, sizeof(text));
+	kai_free_secret(b64, strlen(b64));
+}
+
+void
+jobauth_secret_delete(struct kaid *k, uint64_t id)
+{
+	struct secret_call *c = kai_xcalloc(1, sizeof(*c));
+
+	c->id = id;
+	c->name = jobauth_secret_name(id);
+	kai_kube_secret_delete(k->kube, c->name, on_secret, c);
 }

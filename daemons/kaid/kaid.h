@@ -233,6 +233,16 @@ void jobauth_job_key(const struct kaid *k, uint64_t id, uint8_t key[32]);
 int jobauth_verify(struct kaid *k, const char *cred, struct rpc_cred *who,
     struct kai_err *err) KAI_MUST_CHECK;
 /*
+ * The job key's Secret in pods: its name (caller owns it), where pods
+ * mount it and the file of the key there.  The Secret is created with
+ * the job's first pod (409 when it exists) and deleted with its pods.
+ */
+#define JOBAUTH_DIR "/var/run/kaibatch"
+#define JOBAUTH_KEY "job.key"
+char *jobauth_secret_name(uint64_t id);
+void jobauth_secret_create(struct kaid *k, const struct kai_job *j);
+void jobauth_secret_delete(struct kaid *k, uint64_t id);
+/*
  * Decodes the credential of the frame h into *who, before its body is
  * read.  Returns false when it is refused (logged, error reply queued:
  * the caller closes the connection).
@@ -434,6 +444,10 @@ struct podenv {
 };
 void podenv_build(const struct kai_job *job, const struct kai_jobspec *js,
     uint32_t task, struct podenv *env);
+/* KAI_JOB_ID, KAI_JOB_KEY, KAI_CONTROLLER: the job's way to kaid
+ * (jobauth.c), when job_key_file is set. */
+void podenv_jobauth(const struct kaid *k, const struct kai_job *job,
+    struct podenv *env);
 /* The GPU share of a fractional task (NVIDIA_VISIBLE_DEVICES, ...). */
 void podenv_gpu(const struct kaid *k, const struct kai_job *job,
     const struct kai_alloc *a, struct podenv *env);
@@ -480,7 +494,7 @@ void dispatch_delete_service(struct kaid *k, uint64_t job_id);
  * fills those fields of ps with pointers into x and k->conf, which must
  * outlive ps; podspec_fini() frees x.
  */
-#define PODSPEC_VOLS_MORE 4	/* volumes besides the filesystems */
+#define PODSPEC_VOLS_MORE 5	/* volumes besides the filesystems */
 struct podextra {
 	struct kai_pod_volume *vol;
 	size_t nvol;
@@ -492,6 +506,7 @@ struct podextra {
 	char *passwd, *group;	/* the files' text */
 	const char *annot[4];	/* annotation pairs */
 	const char *items[4];	/* the identity volume's file, key pairs */
+	char *secret;		/* the job key's Secret; NULL = none */
 };
 void podspec_build(const struct kaid *k, const struct kai_job *j,
     const struct kai_jobspec *js, const uint32_t *groups, size_t ngroups,
