@@ -148,7 +148,16 @@ kubesim_ctl()
 
 stack_write_conf()
 {
-	local d=$1 image='' fs='' helpers=inline
+	local d=$1 image='' fs='' helpers=inline pc=''
+	# KAID_POD_CONTROLLER=listen: the pods reach kaid where clients do
+	# (kubesim's pods run on this host).
+	case ${KAID_POD_CONTROLLER:-} in
+	'') ;;
+	listen) pc="
+  pod_controller: 127.0.0.1:$KAID_PORT" ;;
+	*) pc="
+  pod_controller: $KAID_POD_CONTROLLER" ;;
+	esac
 	# kubesim's kubelets run a pod's command on this host and mount no
 	# volume: they get the wrapper and shims inline; real kubelets (the
 	# node tier) mount kaid's ConfigMap, kaid's default.
@@ -177,7 +186,7 @@ log_level: ${KAID_LOG_LEVEL:-info}
 kubernetes:
   kubeconfig: $d/kubeconfig
   namespace: default$image
-  pod_helpers: ${KAID_POD_HELPERS:-$helpers}
+  pod_helpers: ${KAID_POD_HELPERS:-$helpers}$pc
 scheduler:
   interval: ${KAID_INTERVAL:-200ms}
 partitions:
