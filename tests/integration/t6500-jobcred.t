@@ -32,6 +32,21 @@ KAID_CONF_EXTRA="job_key_file: $T/master.key" KAID_POD_CONTROLLER=listen \
     stack_start "$T" ||
     bail_out "could not start the stack"
 
+# kaid refuses a key file it cannot trust, at start and with -n.
+kaid_n() {
+	printf 'database: "x"\njob_key_file: %s\n' "$1" >"$T/n.yaml"
+	"$STACK_BIN/daemons/kaid/kaid" -n -f "$T/n.yaml" 2>&1
+}
+echo abc >"$T/short.key" && chmod 600 "$T/short.key"
+cp "$T/master.key" "$T/open.key" && chmod 644 "$T/open.key"
+like "kaid -n: a missing key file" "$(kaid_n "$T/none.key")" \
+    "^kaid: error: could not open job_key_file \"$T/none.key\": No such file"
+like "kaid -n: a key file others may read" "$(kaid_n "$T/open.key")" \
+    "is readable by others \\(mode 0644\\): chmod 600 it"
+like "kaid -n: a key that is not 64 hex digits" "$(kaid_n "$T/short.key")" \
+    "expected 64 hex digits"
+is "kaid -n: a good key" "$(kaid_n "$T/master.key")" "configuration OK"
+
 A=$STACK_ALICE
 B=$STACK_BOB
 W=$T/work-alice
