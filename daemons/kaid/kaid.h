@@ -654,9 +654,12 @@ bool evict_victim(const struct snap *sn, const struct kai_sched_result *r,
     size_t i);
 /*
  * The cache's side of a requeue that is committed (the job's pods are
- * the caller's to delete): allocations dropped, PENDING, count raised.
+ * the caller's to delete): allocations dropped, PENDING, count raised,
+ * and held back until now + EVICT_REQUEUE_HOLD_S (snapshot.c), as Slurm
+ * does not restart a requeued job within a second.
  */
-void evict_requeued(struct kai_job *j, const char *why);
+#define EVICT_REQUEUE_HOLD_S 2	/* whole seconds: at least one */
+void evict_requeued(struct kai_job *j, const char *why, int64_t now);
 
 /* reconcile.c */
 void reconcile_pod(struct kaid *k, const char *name, struct pod_rec *pr,

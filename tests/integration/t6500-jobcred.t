@@ -79,10 +79,12 @@ if [ "$SLURM_RESTART_COUNT" = 0 ]; then
 	"$STEP" ksubmit --parsable -t 1 --wrap "true" >child.out 2>&1
 	echo "ksubmit: $?" >>child.out
 	"$STEP" squeue --noheader -j "$SLURM_JOB_ID" -o '%i %u %T' >queue.out 2>&1
+	date +%s.%N >requeued.at
 	"$STEP" kctl requeue "$SLURM_JOB_ID" >requeue.out 2>&1
 	echo "kctl: $?" >>requeue.out
 	sleep 60
 fi
+date +%s.%N >second.at
 echo "second run done"
 EOS
 chown "$A:" "$W/self.sh"
@@ -113,6 +115,10 @@ like "its first run had KAI_JOB_ID and KAI_JOB_KEY from kaid" "$out" \
     "run 0 id=$id key=/var/run/kaibatch/job.key"
 like "its second run has SLURM_RESTART_COUNT=1" "$out" "run 1 id=$id"
 like "... and ran to the end" "$out" "second run done"
+gap=$(python3 -c 'import sys; print(float(open(sys.argv[2]).read()) - float(open(sys.argv[1]).read()) >= 1.0)' \
+    "$W/requeued.at" "$W/second.at" 2>&1)
+is "the requeued job was held back at least a second (Slurm's way)" \
+    "$gap" True
 
 # The job has ended: its key is worth nothing now.
 out=$(cd "$W" && as_user "$A" env KAI_JOB_ID="$id" KAI_JOB_KEY="$W/key-$id" \
