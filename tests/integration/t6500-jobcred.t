@@ -79,6 +79,7 @@ if [ "$SLURM_RESTART_COUNT" = 0 ]; then
 	"$STEP" ksubmit --parsable -t 1 --wrap "true" >child.out 2>&1
 	echo "ksubmit: $?" >>child.out
 	"$STEP" squeue --noheader -j "$SLURM_JOB_ID" -o '%i %u %T' >queue.out 2>&1
+	"$STEP" kctl show job "$SLURM_JOB_ID" >show.out 2>&1
 	date +%s.%N >requeued.at
 	"$STEP" kctl requeue "$SLURM_JOB_ID" >requeue.out 2>&1
 	echo "kctl: $?" >>requeue.out
@@ -106,6 +107,15 @@ is "the child runs as the job's user" \
     "$(stack_psql "select uid from jobs where id = ${child:-0}")" "$(id -u "$A")"
 is "squeue from inside lists the job" "$(cat "$W/queue.out" 2>/dev/null)" \
     "$id $A RUNNING"
+show=$(cat "$W/show.out" 2>/dev/null)
+like "kctl show job from inside gives its time limit" "$show" "TimeLimit=00:05:00"
+like "... and its end time" "$show" "EndTime=[0-9]{4}-"
+is "... which is its start plus its time limit, as scontrol says" \
+    "$(printf '%s\n' "$show" | python3 -c '
+import re, sys, datetime
+t = re.search(r"StartTime=(\S+) EndTime=(\S+)", sys.stdin.read())
+p = lambda s: datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%S")
+print(int((p(t.group(2)) - p(t.group(1))).total_seconds()))' 2>&1)" 300
 is "kctl requeue of itself from inside exits 0" \
     "$(tail -n 1 "$W/requeue.out" 2>/dev/null)" "kctl: 0"
 
