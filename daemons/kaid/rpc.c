@@ -156,6 +156,11 @@ rpc_dispatch(struct kaid *k, struct conn *conn, const struct kai_frame_hdr *h,
 		    "run it outside the job, with MUNGE");
 		return false;
 	}
+	/* The handler's audit line names the uid; this one says a job's
+	 * credential stood for it. */
+	if (req.job_id != 0 && (e->flags & RPC_MUTATES))
+		kai_log_info("audit: uid=%u job=%" PRIu64 " action=%s "
+		    "credential=job", req.uid, req.job_id, e->name);
 	if ((e->flags & RPC_OPERATOR) && !rpc_is_operator(k, req.uid)) {
 		kai_log_info("audit: uid=%u action=%s result=permission denied",
 		    req.uid, e->name);
