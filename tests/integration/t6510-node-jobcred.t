@@ -37,6 +37,8 @@ cat >"$W/self.sh" <<'EOS'
 #SBATCH --open-mode=append
 echo "run $SLURM_RESTART_COUNT"
 if [ "$SLURM_RESTART_COUNT" = 0 ]; then
+	# The test reads the pod first.
+	while [ ! -e "$SLURM_SUBMIT_DIR/go" ]; do sleep 0.2; done
 	echo "key: $(stat -L -c '%a %u %g' "$KAI_JOB_KEY")"
 	echo "clients: $(for c in sbatch squeue scancel kctl; do
 		command -v "$c"; done | sed 's|.*/||' | tr '\n' ' ')"
@@ -62,6 +64,7 @@ print(hmac.new(m, b"kaibatch job key v1\0" + struct.pack(">Q", int(sys.argv[2]))
 EOP
 )"
 like "... but mounts the job's Secret" "$pod" "\"secretName\": ?\"kai-$id-key\""
+touch "$W/go"
 
 ok "the requeued job completes its second run" wait_state "$id" COMPLETED 900
 out=$(cat "$W/self-$id.out")
