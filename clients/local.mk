@@ -79,15 +79,19 @@ clients_klog_LDADD = $(CLIENT_LIBS)
 clients_kinfo_SOURCES = clients/kinfo.c
 clients_kinfo_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kinfo_LDADD = $(CLIENT_LIBS)
-clients_ksubmit_SOURCES = clients/ksubmit.c clients/submit_wait.c \
+# The clients' own files, one list each: pod/local.mk builds the in-pod
+# kaistep from the same lists.
+KSUBMIT_SOURCES = clients/ksubmit.c clients/submit_wait.c \
 	clients/submit_wait.h
+clients_ksubmit_SOURCES = $(KSUBMIT_SOURCES)
 clients_ksubmit_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_ksubmit_LDADD = $(CLIENT_LIBS)
-clients_kqueue_SOURCES = clients/kqueue.c clients/jobarray.c \
-	clients/jobarray.h
+KQUEUE_SOURCES = clients/kqueue.c clients/jobarray.c clients/jobarray.h
+clients_kqueue_SOURCES = $(KQUEUE_SOURCES)
 clients_kqueue_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kqueue_LDADD = $(CLIENT_LIBS)
-clients_kcancel_SOURCES = clients/kcancel.c
+KCANCEL_SOURCES = clients/kcancel.c
+clients_kcancel_SOURCES = $(KCANCEL_SOURCES)
 clients_kcancel_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kcancel_LDADD = $(CLIENT_LIBS)
 clients_kacct_SOURCES = clients/kacct.c clients/kacct_report.c \
@@ -162,6 +166,7 @@ KSIM_CORE_SOURCES = \
 	clients/ksim_json.c \
 	clients/scenario.c \
 	clients/scenario.h \
+	clients/scenario_caps.c \
 	clients/scenario_expect.c \
 	clients/scenario_jobs.c \
 	clients/scenario_pools.c \
@@ -178,9 +183,10 @@ dist_man_MANS += doc/man/ksim.1
 # hold, release, update).  It reads queue files with ytree.c, the same
 # YAML reader as ksim.
 bin_PROGRAMS += clients/kctl
-clients_kctl_SOURCES = clients/kctl.c clients/kctl.h clients/kctl_apply.c \
-	clients/kctl_job.c clients/kctl_show.c \
+KCTL_SOURCES = clients/kctl.c clients/kctl.h clients/kctl_apply.c \
+	clients/kctl_job.c clients/kctl_qos.c clients/kctl_show.c \
 	clients/ytree.c clients/ytree.h
+clients_kctl_SOURCES = $(KCTL_SOURCES)
 clients_kctl_CPPFLAGS = $(CLIENT_CPPFLAGS) $(YAML_CFLAGS)
 clients_kctl_LDADD = $(CLIENT_LIBS)
 dist_man_MANS += doc/man/kctl.1

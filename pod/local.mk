@@ -26,7 +26,7 @@ TESTS += tests/pod/shims.t tests/pod/shellcheck.t
 dist_check_SCRIPTS += tests/pod/shims.t tests/pod/shellcheck.t
 # kaistep: ksubmit/sbatch, kqueue/squeue, kcancel/scancel and kctl
 # inside job pods (pod/kaistep.c), one static program built from the
-# clients' own files: each client's main() is renamed by -Dmain (its
+# clients' own files (their lists in clients/local.mk): each client's main() is renamed by -Dmain (its
 # prototype forced in from kaistep.h), and the job-credential backend
 # replaces MUNGE at link time.  Stripped (-s): it travels in the helpers
 # ConfigMap, whose limit is 1 MiB.
@@ -36,14 +36,13 @@ noinst_LIBRARIES += pod/libstep_ksubmit.a pod/libstep_kqueue.a \
 	pod/libstep_kcancel.a pod/libstep_kctl.a
 STEP_CPPFLAGS = $(CLIENT_CPPFLAGS) $(YAML_CFLAGS) -I$(top_srcdir)/clients \
 	-include $(top_srcdir)/pod/kaistep.h
-pod_libstep_ksubmit_a_SOURCES = clients/ksubmit.c clients/submit_wait.c
+pod_libstep_ksubmit_a_SOURCES = $(KSUBMIT_SOURCES)
 pod_libstep_ksubmit_a_CPPFLAGS = $(STEP_CPPFLAGS) -Dmain=kaistep_ksubmit
-pod_libstep_kqueue_a_SOURCES = clients/kqueue.c clients/jobarray.c
+pod_libstep_kqueue_a_SOURCES = $(KQUEUE_SOURCES)
 pod_libstep_kqueue_a_CPPFLAGS = $(STEP_CPPFLAGS) -Dmain=kaistep_kqueue
-pod_libstep_kcancel_a_SOURCES = clients/kcancel.c
+pod_libstep_kcancel_a_SOURCES = $(KCANCEL_SOURCES)
 pod_libstep_kcancel_a_CPPFLAGS = $(STEP_CPPFLAGS) -Dmain=kaistep_kcancel
-pod_libstep_kctl_a_SOURCES = clients/kctl.c clients/kctl_apply.c \
-	clients/kctl_job.c clients/kctl_show.c clients/ytree.c
+pod_libstep_kctl_a_SOURCES = $(KCTL_SOURCES)
 pod_libstep_kctl_a_CPPFLAGS = $(STEP_CPPFLAGS) -Dmain=kaistep_kctl
 pod_kaistep_SOURCES = pod/kaistep.c pod/kaistep.h
 pod_kaistep_LDFLAGS = $(AM_LDFLAGS) -static -s

@@ -56,6 +56,7 @@ static const struct rpc_entry {
 	{KAI_MSG_LOG, "log", rpc_log, RPC_JOB},
 	{KAI_MSG_SHARE, "share", rpc_share, RPC_JOB},
 	{KAI_MSG_REPORT, "report", rpc_report, RPC_JOB},
+	{KAI_MSG_QOS_LIST, "qos-list", rpc_qos_list, RPC_JOB},
 };
 
 bool
