@@ -66,8 +66,10 @@ client_cred_new(const char *munge_socket,
 		return kai_err_set(err, KAI_EAUTH,
 		    "no job credential here: KAI_JOB_KEY and KAI_JOB_ID are "
 		    "set only inside a job whose kaid has job_key_file");
-	if ((r = kai_strtou64(id, UINT64_MAX, &job, "KAI_JOB_ID", err)) != 0)
-		return kai_err_set(err, KAI_EAUTH, "%s", err->msg);
+	if (kai_strtou64(id, UINT64_MAX, &job, "KAI_JOB_ID", NULL) != 0 ||
+	    job == 0)
+		return kai_err_set(err, KAI_EAUTH,
+		    "invalid KAI_JOB_ID \"%s\": expected a job id", id);
 	if (getrandom(nonce, sizeof(nonce), 0) != (ssize_t)sizeof(nonce))
 		return kai_err_set(err, KAI_EAUTH,
 		    "could not make a nonce: %s", strerror(errno));

@@ -22,8 +22,9 @@ nodist_tests_tools_kai_podtext_SOURCES = pod/podshim.c
 
 # The shims and the wrapper run alone, and shellcheck (when installed)
 # reads every file.
-TESTS += tests/pod/shims.t tests/pod/shellcheck.t
-dist_check_SCRIPTS += tests/pod/shims.t tests/pod/shellcheck.t
+TESTS += tests/pod/shims.t tests/pod/shellcheck.t tests/pod/kaistep.t
+dist_check_SCRIPTS += tests/pod/shims.t tests/pod/shellcheck.t \
+	tests/pod/kaistep.t
 # kaistep: ksubmit/sbatch, kqueue/squeue, kcancel/scancel and kctl
 # inside job pods (pod/kaistep.c), one static program built from the
 # clients' own files (their lists in clients/local.mk): each client's main() is renamed by -Dmain (its
