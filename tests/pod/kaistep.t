@@ -14,8 +14,8 @@ step=$top_builddir/pod/kaistep
 W=$(mktemp -d "${TMPDIR:-/tmp}/kai-kaistep.XXXXXX") || bail_out "mktemp"
 trap 'rm -rf "$W"' EXIT
 
-like "it is a static program" "$(file -L "$step" 2>/dev/null || echo 'statically linked (no file(1))')" \
-    "statically linked|static-pie linked"
+like "it is a static program (no loader, no shared libraries)" \
+    "$(ldd "$step" 2>&1)" "not a dynamic executable|statically linked"
 for pair in ksubmit:ksubmit sbatch:ksubmit kqueue:kqueue squeue:kqueue \
     kcancel:kcancel scancel:kcancel kctl:kctl; do
 	name=${pair%%:*} prog=${pair#*:}
