@@ -32,7 +32,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "auth/auth.h"
 #include "base/xmalloc.h"
 #include "conf/conf.h"
 
@@ -315,8 +314,8 @@ client_frame_new_version(struct kai_buf *out, uint16_t version,
 		    "request too large: %zu > %d bytes", len,
 		    KAI_PROTO_BODY_MAX);
 	kai_frame_digest(version, type, body, len, digest);
-	if ((r = kai_auth_cred_new(munge_socket, digest, sizeof(digest), ttl_s,
-		 &cred, err)) != 0)
+	if ((r = client_cred_new(munge_socket, digest, ttl_s, &cred,
+		 err)) != 0)
 		return r;
 	r = kai_frame_build_version(out, version, type, 0, cred, body, len);
 	kai_free_secret(cred, strlen(cred));

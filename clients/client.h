@@ -102,6 +102,18 @@ int client_frame_new_version(struct kai_buf *out, uint16_t version,
     uint16_t type, const void *body, size_t len, const char *munge_socket,
     int ttl_s, struct kai_err *err) KAI_MUST_CHECK;
 
+/*
+ * The credential over a request digest: the link-time auth backend.
+ * The clients link client_munge.c (a MUNGE credential from munged at
+ * munge_socket, ttl_s 0 = munged's default); the in-pod kaistep links
+ * client_jobcred.c (a job credential from the key kaid gave the job:
+ * munge_socket and ttl_s are ignored).  Caller owns *cred and frees it
+ * with kai_free_secret().  KAI_EAUTH with the reason.
+ */
+int client_cred_new(const char *munge_socket,
+    const uint8_t digest[KAI_PROTO_DIGEST_LEN], int ttl_s, char **cred,
+    struct kai_err *err) KAI_MUST_CHECK;
+
 /* Writes all n bytes (partial writes, EINTR; no SIGPIPE). */
 int client_send(int fd, const void *p, size_t n,
     struct kai_err *err) KAI_MUST_CHECK;

@@ -100,7 +100,7 @@ show_job(const struct kai_jobinfo *j, int64_t now)
 {
 	char t1[OUT_TIME_LEN], t2[OUT_TIME_LEN], t3[OUT_TIME_LEN], g[256];
 	uint32_t ntasks = j->ntasks > 0 ? j->ntasks : 1;
-	int64_t run = jobquery_elapsed(j, now);
+	int64_t run = jobquery_elapsed(j, now), end = j->end_time;
 
 	(void)printf("JobId=%" PRIu64 " JobName=%s\n", j->id, j->name);
 	(void)printf("   UserId=%s(%" PRIu32 ") GroupId=%s(%" PRIu32 ")\n",
@@ -115,8 +115,13 @@ show_job(const struct kai_jobinfo *j, int64_t now)
 	(void)printf("   RunTime=%s TimeLimit=%s\n", out_elapsed_sacct(run, t1),
 	    out_limit(j->time_limit_s, true, t2));
 	(void)printf("   SubmitTime=%s\n", out_timestamp(j->submit_time, t1));
+	/* A running job's end is its expected one, as scontrol says: what
+	 * a script reads to learn the time it has left. */
+	if (end <= 0 && j->start_time > 0 && j->time_limit_s > 0 &&
+	    (j->state == KAI_JOB_RUNNING || j->state == KAI_JOB_CONFIGURING))
+		end = j->start_time + j->time_limit_s;
 	(void)printf("   StartTime=%s EndTime=%s\n",
-	    out_timestamp(j->start_time, t2), out_timestamp(j->end_time, t3));
+	    out_timestamp(j->start_time, t2), out_timestamp(end, t3));
 	(void)printf("   Partition=%s\n", j->queue);
 	(void)printf("   NodeList=%s\n",
 	    j->nodelist != NULL && *j->nodelist ? j->nodelist : "(null)");

@@ -45,7 +45,14 @@ TESTS += tests/unit/clients-directives
 # (libyaml), model, base.
 noinst_LIBRARIES += clients/libkaiclient.a
 clients_libkaiclient_a_SOURCES = clients/client.c clients/client.h
-clients_libkaiclient_a_CFLAGS = $(AM_CFLAGS) $(MUNGE_CFLAGS) $(YAML_CFLAGS)
+clients_libkaiclient_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS)
+
+# The auth backend, chosen at link time (client.h client_cred_new()):
+# MUNGE for the clients, job credentials for the in-pod pod/kaistep.
+noinst_LIBRARIES += clients/libkaiclientmunge.a clients/libkaiclientjob.a
+clients_libkaiclientmunge_a_SOURCES = clients/client_munge.c
+clients_libkaiclientmunge_a_CFLAGS = $(AM_CFLAGS) $(MUNGE_CFLAGS)
+clients_libkaiclientjob_a_SOURCES = clients/client_jobcred.c
 
 # client_request() and kai-rawreq against a scripted peer and a private
 # munged (clients-request.t starts it).
@@ -53,13 +60,13 @@ check_PROGRAMS += tests/unit/clients-request
 tests_unit_clients_request_SOURCES = tests/unit/clients-request.c
 tests_unit_clients_request_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/clients
 tests_unit_clients_request_LDADD = tests/lib/libtap.a clients/libkaiclient.a \
-	src/conf/libkaiconf.a src/auth/libkaiauth.a src/proto/libkaiproto.a \
+	clients/libkaiclientmunge.a src/conf/libkaiconf.a src/auth/libkaiauth.a src/proto/libkaiproto.a \
 	src/model/libkaimodel.a src/base/libkaibase.a $(MUNGE_LIBS) $(YAML_LIBS)
 TESTS += tests/unit/clients-request.t
 dist_check_SCRIPTS += tests/unit/clients-request.t
 # The programs.  Link order: dependents first, base last.
 CLIENT_LIBS = clients/libkaicmd.a clients/libkaiclient.a \
-	src/proto/libkaiproto.a src/auth/libkaiauth.a src/conf/libkaiconf.a \
+	clients/libkaiclientmunge.a src/proto/libkaiproto.a src/auth/libkaiauth.a src/conf/libkaiconf.a \
 	src/model/libkaimodel.a src/sys/libkaisys.a src/base/libkaibase.a \
 	$(CLIENT_EXT_LIBS)
 CLIENT_CPPFLAGS = $(AM_CPPFLAGS) $(JSONC_CFLAGS)
@@ -72,15 +79,19 @@ clients_klog_LDADD = $(CLIENT_LIBS)
 clients_kinfo_SOURCES = clients/kinfo.c
 clients_kinfo_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kinfo_LDADD = $(CLIENT_LIBS)
-clients_ksubmit_SOURCES = clients/ksubmit.c clients/submit_wait.c \
+# The clients' own files, one list each: pod/local.mk builds the in-pod
+# kaistep from the same lists.
+KSUBMIT_SOURCES = clients/ksubmit.c clients/submit_wait.c \
 	clients/submit_wait.h
+clients_ksubmit_SOURCES = $(KSUBMIT_SOURCES)
 clients_ksubmit_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_ksubmit_LDADD = $(CLIENT_LIBS)
-clients_kqueue_SOURCES = clients/kqueue.c clients/jobarray.c \
-	clients/jobarray.h
+KQUEUE_SOURCES = clients/kqueue.c clients/jobarray.c clients/jobarray.h
+clients_kqueue_SOURCES = $(KQUEUE_SOURCES)
 clients_kqueue_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kqueue_LDADD = $(CLIENT_LIBS)
-clients_kcancel_SOURCES = clients/kcancel.c
+KCANCEL_SOURCES = clients/kcancel.c
+clients_kcancel_SOURCES = $(KCANCEL_SOURCES)
 clients_kcancel_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kcancel_LDADD = $(CLIENT_LIBS)
 clients_kacct_SOURCES = clients/kacct.c clients/kacct_report.c \
@@ -172,9 +183,10 @@ dist_man_MANS += doc/man/ksim.1
 # hold, release, update).  It reads queue files with ytree.c, the same
 # YAML reader as ksim.
 bin_PROGRAMS += clients/kctl
-clients_kctl_SOURCES = clients/kctl.c clients/kctl.h clients/kctl_apply.c \
+KCTL_SOURCES = clients/kctl.c clients/kctl.h clients/kctl_apply.c \
 	clients/kctl_job.c clients/kctl_qos.c clients/kctl_show.c \
 	clients/ytree.c clients/ytree.h
+clients_kctl_SOURCES = $(KCTL_SOURCES)
 clients_kctl_CPPFLAGS = $(CLIENT_CPPFLAGS) $(YAML_CFLAGS)
 clients_kctl_LDADD = $(CLIENT_LIBS)
 dist_man_MANS += doc/man/kctl.1

@@ -22,6 +22,47 @@ nodist_tests_tools_kai_podtext_SOURCES = pod/podshim.c
 
 # The shims and the wrapper run alone, and shellcheck (when installed)
 # reads every file.
-TESTS += tests/pod/shims.t tests/pod/shellcheck.t
-dist_check_SCRIPTS += tests/pod/shims.t tests/pod/shellcheck.t
+TESTS += tests/pod/shims.t tests/pod/shellcheck.t tests/pod/kaistep.t
+dist_check_SCRIPTS += tests/pod/shims.t tests/pod/shellcheck.t \
+	tests/pod/kaistep.t
+# kaistep: ksubmit/sbatch, kqueue/squeue, kcancel/scancel and kctl
+# inside job pods (pod/kaistep.c), one static program built from the
+# clients' own files (their lists in clients/local.mk): each client's main() is renamed by -Dmain (its
+# prototype forced in from kaistep.h), and the job-credential backend
+# replaces MUNGE at link time.  Stripped (-s): it travels in the helpers
+# ConfigMap, whose limit is 1 MiB.
+if KAISTEP
+noinst_PROGRAMS += pod/kaistep
+noinst_LIBRARIES += pod/libstep_ksubmit.a pod/libstep_kqueue.a \
+	pod/libstep_kcancel.a pod/libstep_kctl.a
+STEP_CPPFLAGS = $(CLIENT_CPPFLAGS) $(YAML_CFLAGS) -I$(top_srcdir)/clients \
+	-include $(top_srcdir)/pod/kaistep.h
+pod_libstep_ksubmit_a_SOURCES = $(KSUBMIT_SOURCES)
+pod_libstep_ksubmit_a_CPPFLAGS = $(STEP_CPPFLAGS) -Dmain=kaistep_ksubmit
+pod_libstep_kqueue_a_SOURCES = $(KQUEUE_SOURCES)
+pod_libstep_kqueue_a_CPPFLAGS = $(STEP_CPPFLAGS) -Dmain=kaistep_kqueue
+pod_libstep_kcancel_a_SOURCES = $(KCANCEL_SOURCES)
+pod_libstep_kcancel_a_CPPFLAGS = $(STEP_CPPFLAGS) -Dmain=kaistep_kcancel
+pod_libstep_kctl_a_SOURCES = $(KCTL_SOURCES)
+pod_libstep_kctl_a_CPPFLAGS = $(STEP_CPPFLAGS) -Dmain=kaistep_kctl
+pod_kaistep_SOURCES = pod/kaistep.c pod/kaistep.h
+pod_kaistep_LDFLAGS = $(AM_LDFLAGS) -static -s
+pod_kaistep_LDADD = pod/libstep_ksubmit.a pod/libstep_kqueue.a \
+	pod/libstep_kcancel.a pod/libstep_kctl.a clients/libkaicmd.a \
+	clients/libkaiclient.a clients/libkaiclientjob.a \
+	src/auth/libkaijobcred.a src/proto/libkaiproto.a src/conf/libkaiconf.a \
+	src/model/libkaimodel.a src/sys/libkaisys.a src/base/libkaibase.a \
+	-lyaml -ljson-c
+
+pod/kaistep.gz: pod/kaistep
+	$(AM_V_GEN)gzip -9n <pod/kaistep >$@.tmp && mv $@.tmp $@
+CLEANFILES += pod/kaistep.gz
+# The .incbin of kaistep_bin.c, which dependency tracking does not see.
+pod/kaistep_bin.$(OBJEXT): pod/kaistep.gz
+endif
+EXTRA_DIST += pod/kaistep.c pod/kaistep.h
+
+# kaid's copy of kaistep.gz (kaistep_bin.c).
+noinst_LIBRARIES += pod/libkaistepbin.a
+pod_libkaistepbin_a_SOURCES = pod/kaistep_bin.c pod/kaistep_bin.h
 # End of pod/local.mk

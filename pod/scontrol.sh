@@ -81,6 +81,13 @@ show_job() {
 	printf '   NodeList=%s\n' "$SLURM_JOB_NODELIST"
 	printf '   WorkDir=%s\n' "$SLURM_SUBMIT_DIR"
 }
+# With the in-pod clients (kctl, unpacked by the wrapper when kaid gave
+# the job a key) everything but hostnames is kctl's, which talks to kaid
+# with the job's credential.
+if [ -n "$KAI_JOB_KEY" ] && [ "$1 $2" != "show hostnames" ] &&
+    [ "$1 $2" != "show hostname" ] && command -v kctl >/dev/null 2>&1; then
+  exec kctl "$@"
+fi
 [ "$1" = show ] || usage
 case "$2" in
 hostnames|hostname) hostnames "${3-$SLURM_JOB_NODELIST}" ;;

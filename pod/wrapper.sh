@@ -67,6 +67,16 @@ mkdir "$d/bin" || exit 1
 printf '%s' "$KAI_SCRIPT" >"$d/script" && chmod 700 "$d/script" || exit 1
 if [ -n "$KAI_HELPERS" ]; then
   PATH="$KAI_HELPERS/bin:$PATH"
+  # The clients (pod/kaistep, gzip'd in the ConfigMap) when kaid gave the
+  # job a key: unpacked into the private bin, once under each name.
+  if [ -n "$KAI_JOB_KEY" ] && [ -r "$KAI_HELPERS/kaistep.gz" ] &&
+      gzip -dc <"$KAI_HELPERS/kaistep.gz" >"$d/bin/kaistep" 2>/dev/null &&
+      chmod 700 "$d/bin/kaistep"; then
+    for n in ksubmit sbatch kqueue squeue kcancel scancel kctl; do
+      ln -s kaistep "$d/bin/$n" || exit 1
+    done
+    PATH="$d/bin:$PATH"
+  fi
 else
   printf '%s' "$KAI_SHIM_SCONTROL" >"$d/bin/scontrol" || exit 1
   printf '%s' "$KAI_SHIM_SRUN" >"$d/bin/srun" || exit 1

@@ -67,7 +67,9 @@ INTEGRATION_TESTS = \
 	tests/integration/t7000-node-job.t \
 	tests/integration/t7010-node-two.t \
 	tests/integration/t7100-node-pods.t \
-	tests/integration/t6400-umask.t
+	tests/integration/t6400-umask.t \
+	tests/integration/t6500-jobcred.t \
+	tests/integration/t6510-node-jobcred.t
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/lib/hostlist-cases.txt \

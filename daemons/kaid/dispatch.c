@@ -252,6 +252,7 @@ create_pod(struct kaid *k, const struct kai_job *j,
 	podenv_build(j, js, a->task, &env);
 	podenv_gpu(k, j, a, &env);
 	podenv_limits(k, j, now, &env);
+	podenv_jobauth(k, j, &env);
 	ncmd = ncommand + js->argc;
 	cmd = kai_xcalloc(ncmd, sizeof(*cmd));
 	for (i = 0; i < ncommand; i++)
@@ -375,6 +376,8 @@ dispatch_ensure_pods(struct kaid *k, struct kai_job *j, int64_t now)
 		if (!loaded) {
 			if (j->ntasks > 1)
 				ensure_service(k, j);
+			if (jobauth_enabled(k))
+				jobauth_secret_create(k, j);
 			if (kai_db_job_spec(k->db, j->id, &js, &err) != 0) {
 				kai_log_err("job %" PRIu64 ": could not load "
 				    "its script: %s", j->id, err.msg);
@@ -480,4 +483,6 @@ dispatch_delete_pods(struct kaid *k, const struct kai_job *j, int64_t grace_s)
 		dispatch_delete_pod(k, j->allocs[t].pod, grace_s);
 	if (j->ntasks > 1)
 		dispatch_delete_service(k, j->id);
+	if (jobauth_enabled(k))
+		jobauth_secret_delete(k, j->id);
 }

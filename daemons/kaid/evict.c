@@ -215,7 +215,7 @@ victim_done(struct kaid *k, struct kai_job *j, const char *reason,
 		state_job_remove(k, j->id);
 		return;
 	}
-	evict_requeued(j, why);
+	evict_requeued(j, why, now);
 }
 
 void
@@ -226,7 +226,7 @@ evict_post_events(struct kaid *k, const struct kai_job *j, const char *reason,
 }
 
 void
-evict_requeued(struct kai_job *j, const char *why)
+evict_requeued(struct kai_job *j, const char *why, int64_t now)
 {
 	size_t t;
 
@@ -236,6 +236,7 @@ evict_requeued(struct kai_job *j, const char *why)
 	j->nallocs = 0;
 	(void)state_job_move(j, KAI_JOB_PENDING);
 	j->requeue_count++;
+	j->not_before = now + EVICT_REQUEUE_HOLD_S;
 	free(j->reason);
 	j->reason = kai_xstrdup(why);
 }

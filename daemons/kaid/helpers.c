@@ -4,7 +4,9 @@
  *
  * Every pod needs the wrapper that runs the batch script and the
  * scontrol, srun and --signal shims (the files of pod/, compiled into
- * kaid).
+ * kaid), and the in-pod clients, pod/kaistep: a static program of about
+ * 1.4 MB, 0.6 MB gzip'd, which fits a ConfigMap's 1 MiB only so (the
+ * wrapper unpacks it; gzip is in every image that has a shell).
  * Carried in each pod they are about 6 KB of its 8 to 10, and every byte
  * of a pod is stored in etcd and sent to every watcher: the API server's
  * create rate falls as pods grow.  With kubernetes.pod_helpers configmap
@@ -29,16 +31,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base64.h"
 #include "base/sha256.h"
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "kaistep_bin.h"
 #include "sys/log.h"
 
 #define HELPERS_RECHECK_S 600
 #define HELPERS_RETRY_S	  5
+/* The in-pod clients, gzip'd (pod/kaistep_bin.c): binaryData. */
+#define KAISTEP_KEY	  "kaistep.gz"
 
 struct helpers {
 	char name[64];		/* the ConfigMap's: "kaibatch-pod-" + hash */
+	char *kaistep_b64;	/* kaistep.gz in base64; NULL = none */
 	bool inflight;		/* a create is under way */
 	int64_t next;		/* unix s of the next create */
 };
@@ -65,8 +72,15 @@ helpers_init(struct kaid *k)
 		kai_sha256_update(&h, files[i][0], strlen(files[i][0]) + 1);
 		kai_sha256_update(&h, files[i][1], strlen(files[i][1]) + 1);
 	}
+	if (kaistep_gz_len() > 0) {
+		kai_sha256_update(&h, KAISTEP_KEY, sizeof(KAISTEP_KEY));
+		kai_sha256_update(&h, kaistep_gz, kaistep_gz_len());
+	}
 	kai_sha256_final(&h, d);
 	k->helpers = kai_xcalloc(1, sizeof(*k->helpers));
+	if (kaistep_gz_len() > 0)
+		k->helpers->kaistep_b64 = kai_base64_encode(kaistep_gz,
+		    kaistep_gz_len());
 	n = snprintf(k->helpers->name, sizeof(k->helpers->name),
 	    "kaibatch-pod-%02x%02x%02x%02x%02x", d[0], d[1], d[2], d[3], d[4]);
 	KAI_ASSERT(n > 0 && (size_t)n < sizeof(k->helpers->name));
@@ -75,6 +89,8 @@ helpers_init(struct kaid *k)
 void
 helpers_free(struct kaid *k)
 {
+	if (k->helpers != NULL)
+		KAI_FREE(k->helpers->kaistep_b64);
 	KAI_FREE(k->helpers);
 }
 
@@ -107,7 +123,7 @@ on_created(int code, const struct kai_err *err, void *ctx)
 void
 helpers_ensure(struct kaid *k, int64_t now)
 {
-	const char *kv[2 * KAI_NELEM(files)];
+	const char *kv[2 * KAI_NELEM(files)], *bin[2];
 	size_t i;
 
 	if (k->conf->pod_helpers != KAI_CONF_HELPERS_CONFIGMAP ||
@@ -117,20 +133,24 @@ helpers_ensure(struct kaid *k, int64_t now)
 		kv[2 * i] = files[i][0];
 		kv[2 * i + 1] = files[i][1];
 	}
+	bin[0] = KAISTEP_KEY;
+	bin[1] = k->helpers->kaistep_b64;
 	k->helpers->inflight = true;
 	kai_kube_configmap_create(k->kube, k->helpers->name, kv,
-	    KAI_NELEM(files), on_created, k);
+	    KAI_NELEM(files), bin, bin[1] != NULL ? 1 : 0, on_created, k);
 }
 
-/* The items of the pods' volume: key, file pairs, as files[] says. */
+/* The items of the pods' volume: key, file pairs, as files[] says,
+ * and kaistep.gz last (left out when there is none). */
 static const char *const items[] = {
 	"wrapper.sh", "wrapper.sh", "signal.sh", "signal.sh",
 	"scontrol", "bin/scontrol", "srun", "bin/srun",
+	KAISTEP_KEY, KAISTEP_KEY,
 };
 
 const char *const *
 helpers_items(size_t *n)
 {
-	*n = KAI_NELEM(items) / 2;
+	*n = KAI_NELEM(items) / 2 - (kaistep_gz_len() > 0 ? 0 : 1);
 	return items;
 }

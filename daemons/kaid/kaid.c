@@ -226,6 +226,7 @@ kaid_fini(struct kaid *k)
 	metrics_fini(&k->metrics);
 	deps_free(k);
 	helpers_free(k);
+	jobauth_free(k);
 	leader_free(k);
 	relay_stop(k);
 	kai_loop_free(k->loop);
@@ -319,6 +320,11 @@ main(int argc, char **argv)
 		return 1;
 	}
 	helpers_init(&k);
+	if (jobauth_init(&k, &err) != 0) {
+		(void)fprintf(stderr, "kaid: error: %s\n", err.msg);
+		kaid_fini(&k);
+		return 1;
+	}
 	if (check) {
 		if (verbose) {
 			dump = kai_conf_dump(k.conf);

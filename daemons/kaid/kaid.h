@@ -118,6 +118,7 @@ struct kaid {
 	struct submits *submits;  /* rpc_submit.c: the group commit batch */
 	struct log_stream *logs;  /* rpc_log.c: klog requests answered */
 	struct httpd *httpd;	  /* httpd.c: health and metrics, or NULL */
+	struct jobauth *jobauth;  /* jobauth.c: job credentials, or NULL */
 };
 
 /* kaid.c */
@@ -198,6 +199,7 @@ struct rpc_req {
 	uint16_t type;
 	uint32_t uid;		/* from the MUNGE credential, never the body */
 	uint32_t gid;
+	uint64_t job_id;	/* a job credential's job; 0 = MUNGE */
 	const void *body;
 	size_t len;
 	int64_t now;		/* unix s: the clock read once, on arrival */
@@ -206,8 +208,35 @@ struct rpc_req {
 struct rpc_cred {
 	uint32_t uid;
 	uint32_t gid;
+	uint64_t job_id;	/* a job credential's job; 0 = MUNGE */
 	uint8_t digest[KAI_PROTO_DIGEST_LEN]; /* the credential's payload */
 };
+
+/* jobauth.c: requests from inside jobs (auth/jobcred.h) */
+/* Reads kaid.yaml job_key_file, if set.  KAI_ECONFIG naming the fault. */
+int jobauth_init(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
+void jobauth_free(struct kaid *k);
+/* Whether job_key_file is set: pods get a key and KAI_CONTROLLER. */
+bool jobauth_enabled(const struct kaid *k);
+/* Job id's key (32 bytes); only when jobauth_enabled(). */
+void jobauth_job_key(const struct kaid *k, uint64_t id, uint8_t key[32]);
+/*
+ * Checks a job credential (its MAC, window, replay, and that its job is
+ * configuring or running) and fills who with the job's uid, gid and id
+ * and the request digest it was made for.  KAI_EAUTH with the reason.
+ */
+int jobauth_verify(struct kaid *k, const char *cred, struct rpc_cred *who,
+    struct kai_err *err) KAI_MUST_CHECK;
+/*
+ * The job key's Secret in pods: its name (caller owns it), where pods
+ * mount it and the file of the key there.  The Secret is created with
+ * the job's first pod (409 when it exists) and deleted with its pods.
+ */
+#define JOBAUTH_DIR "/var/run/kaibatch"
+#define JOBAUTH_KEY "job.key"
+char *jobauth_secret_name(uint64_t id);
+void jobauth_secret_create(struct kaid *k, const struct kai_job *j);
+void jobauth_secret_delete(struct kaid *k, uint64_t id);
 /*
  * Decodes the credential of the frame h into *who, before its body is
  * read.  Returns false when it is refused (logged, error reply queued:
@@ -414,6 +443,10 @@ struct podenv {
 };
 void podenv_build(const struct kai_job *job, const struct kai_jobspec *js,
     uint32_t task, struct podenv *env);
+/* KAI_JOB_ID, KAI_JOB_KEY, KAI_CONTROLLER: the job's way to kaid
+ * (jobauth.c), when job_key_file is set. */
+void podenv_jobauth(const struct kaid *k, const struct kai_job *job,
+    struct podenv *env);
 /* The GPU share of a fractional task (NVIDIA_VISIBLE_DEVICES, ...). */
 void podenv_gpu(const struct kaid *k, const struct kai_job *job,
     const struct kai_alloc *a, struct podenv *env);
@@ -464,7 +497,7 @@ void dispatch_delete_service(struct kaid *k, uint64_t job_id);
  * fills those fields of ps with pointers into x and k->conf, which must
  * outlive ps; podspec_fini() frees x.
  */
-#define PODSPEC_VOLS_MORE 4	/* volumes besides the filesystems */
+#define PODSPEC_VOLS_MORE 5	/* volumes besides the filesystems */
 struct podextra {
 	struct kai_pod_volume *vol;
 	size_t nvol;
@@ -476,6 +509,7 @@ struct podextra {
 	char *passwd, *group;	/* the files' text */
 	const char *annot[4];	/* annotation pairs */
 	const char *items[4];	/* the identity volume's file, key pairs */
+	char *secret;		/* the job key's Secret; NULL = none */
 };
 void podspec_build(const struct kaid *k, const struct kai_job *j,
     const struct kai_jobspec *js, const uint32_t *groups, size_t ngroups,
@@ -624,9 +658,12 @@ bool evict_victim(const struct snap *sn, const struct kai_sched_result *r,
     size_t i);
 /*
  * The cache's side of a requeue that is committed (the job's pods are
- * the caller's to delete): allocations dropped, PENDING, count raised.
+ * the caller's to delete): allocations dropped, PENDING, count raised,
+ * and held back until now + EVICT_REQUEUE_HOLD_S (snapshot.c), as Slurm
+ * does not restart a requeued job within a second.
  */
-void evict_requeued(struct kai_job *j, const char *why);
+#define EVICT_REQUEUE_HOLD_S 2	/* whole seconds: at least one */
+void evict_requeued(struct kai_job *j, const char *why, int64_t now);
 
 /* reconcile.c */
 void reconcile_pod(struct kaid *k, const char *name, struct pod_rec *pr,

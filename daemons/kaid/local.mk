@@ -11,6 +11,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/evict.c \
 	daemons/kaid/helpers.c \
 	daemons/kaid/httpd.c \
+	daemons/kaid/jobauth.c \
 	daemons/kaid/kaid.c \
 	daemons/kaid/kaid.h \
 	daemons/kaid/leader.c \
@@ -55,16 +56,19 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/writeq.c
 nodist_daemons_kaid_kaid_SOURCES = pod/podshim.c
 daemons_kaid_kaid_LDADD = \
+	pod/libkaistepbin.a \
 	src/sched/libkaisched.a \
 	src/db/libkaidb.a \
 	src/kube/libkaikube.a \
 	src/auth/libkaiauth.a \
+	src/auth/libkaijobcred.a \
 	src/conf/libkaiconf.a \
 	src/proto/libkaiproto.a \
 	src/model/libkaimodel.a \
 	src/sys/libkaisys.a \
 	src/base/libkaibase.a \
 	$(PQ_LIBS) $(CURL_LIBS) $(JSONC_LIBS) $(YAML_LIBS) $(MUNGE_LIBS) -lm
+daemons_kaid_kaid_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/pod
 daemons_kaid_kaid_CFLAGS = $(AM_CFLAGS) $(PQ_CFLAGS) $(CURL_CFLAGS) \
 	$(JSONC_CFLAGS) $(YAML_CFLAGS) $(MUNGE_CFLAGS)
 dist_man_MANS += doc/man/kaid.8

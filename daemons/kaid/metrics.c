@@ -31,7 +31,8 @@ static const int http_codes[METRICS_HTTP_CODES] = {
 };
 
 static const char *const verb_names[KAI_KUBE_NVERBS] = {
-	"create", "bind", "delete", "watch", "service", "configmap", "status"
+	"create", "bind", "delete", "watch", "service", "configmap", "status",
+	"secret"
 };
 
 static const char *const res_names[KAI_SCHED_NRES] = {

@@ -365,6 +365,18 @@ podenv_build(const struct kai_job *j, const struct kai_jobspec *js,
 	free(err);
 }
 
+void
+podenv_jobauth(const struct kaid *k, const struct kai_job *j,
+    struct podenv *e)
+{
+	if (!jobauth_enabled(k))
+		return;
+	kv_setu(e, "KAI_JOB_ID", j->id);
+	kv_set(e, "KAI_JOB_KEY", JOBAUTH_DIR "/" JOBAUTH_KEY);
+	if (k->conf->pod_controller != NULL)
+		kv_set(e, "KAI_CONTROLLER", k->conf->pod_controller);
+}
+
 /*
  * The time limit, counted from the start of the job's run (a RUNNING
  * job's start_time), so that an elastic job's late task ends with the

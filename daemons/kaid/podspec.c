@@ -46,6 +46,7 @@
 #define VOL_IDENTITY "kai-identity"
 #define VOL_SHM	     "kai-shm"
 #define VOL_HELPERS  "kai-helpers"
+#define VOL_JOBKEY   "kai-jobkey"
 
 /* A name fit for a passwd or group line: no ':', no control character. */
 static bool
@@ -240,6 +241,17 @@ podspec_build(const struct kaid *k, const struct kai_job *j,
 		add_mount(x, VOL_HELPERS, HELPERS_DIR, NULL, true);
 	}
 
+	/* The job key, readable by the job's group only: fsGroup makes
+	 * the Secret's files root:gid, mode 0440 (doc/design/PROTOCOL.md). */
+	if (jobauth_enabled(k)) {
+		x->secret = jobauth_secret_name(j->id);
+		v = add_vol(x, VOL_JOBKEY, KAI_VOL_SECRET);
+		v->source = x->secret;
+		v->mode = 0440;
+		add_mount(x, VOL_JOBKEY, JOBAUTH_DIR, NULL, true);
+		ps->fs_group = true;
+	}
+
 	ps->annot_kv = x->annot;
 	ps->nannots = 2;
 	ps->volumes = x->vol;
@@ -264,5 +276,6 @@ podspec_fini(struct podextra *x)
 	free(x->tol);
 	free(x->passwd);
 	free(x->group);
+	free(x->secret);
 	memset(x, 0, sizeof(*x));
 }

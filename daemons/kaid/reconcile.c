@@ -406,10 +406,14 @@ reconcile_pod(struct kaid *k, const char *name, struct pod_rec *r,
 			r->deleting = true;
 			dispatch_delete_pod(k, name, 0);
 			/* Task 0 stands for its job: a multi-task job
-			 * may have left its Service too (404 is fine). */
+			 * may have left its Service too, and any job its
+			 * key's Secret (404 is fine). */
 			if (strlen(name) > 2 &&
-			    strcmp(name + strlen(name) - 2, "-0") == 0)
+			    strcmp(name + strlen(name) - 2, "-0") == 0) {
 				dispatch_delete_service(k, r->job_id);
+				if (jobauth_enabled(k))
+					jobauth_secret_delete(k, r->job_id);
+			}
 		}
 		return;
 	}

@@ -2,8 +2,8 @@
 /*
  * rpc.c: the RPC table and its single choke point, rpc_dispatch().
  *
- * Every request passes here: its MUNGE credential is decoded as soon as
- * it arrived (rpc_authenticate(), before the body is read) and its
+ * Every request passes here: its MUNGE credential (or, from inside a
+ * job, its job credential: jobauth.c) is decoded as soon as it arrived (rpc_authenticate(), before the body is read) and its
  * payload must equal the digest of the frame (so it cannot be moved onto
  * another body).  The uid and gid come from the credential alone, and
  * the handler named by the table runs, unless the table reserves the request for operators and the
@@ -13,15 +13,18 @@
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "auth/auth.h"
+#include "auth/jobcred.h"
 #include "kaid.h"
 #include "sys/log.h"
 
 #define RPC_MUTATES  0x1 /* changes state: writes an audit line */
 #define RPC_OPERATOR 0x2 /* operators only (uid 0 or `operators:`) */
+#define RPC_JOB	     0x4 /* allowed with a job credential */
 
 typedef bool rpc_fn(struct kaid *k, const struct rpc_req *req);
 
@@ -33,24 +36,27 @@ static const struct rpc_entry {
 	rpc_fn *handler;
 	int flags;
 } rpc_table[] = {
-	{KAI_MSG_SUBMIT, "submit", rpc_submit, RPC_MUTATES},
-	{KAI_MSG_SUBMIT_EXT, "submit", rpc_submit_ext, RPC_MUTATES},
-	{KAI_MSG_CANCEL_TASKS, "cancel", rpc_cancel_tasks, RPC_MUTATES},
-	{KAI_MSG_QUERY, "query", rpc_query, 0},
-	{KAI_MSG_CANCEL, "cancel", rpc_cancel, RPC_MUTATES},
-	{KAI_MSG_PING, "ping", rpc_ping, 0},
-	{KAI_MSG_QUEUE_LIST, "queue-list", rpc_queue_list, 0},
+	{KAI_MSG_SUBMIT, "submit", rpc_submit, RPC_MUTATES | RPC_JOB},
+	{KAI_MSG_SUBMIT_EXT, "submit", rpc_submit_ext, RPC_MUTATES | RPC_JOB},
+	{KAI_MSG_CANCEL_TASKS, "cancel", rpc_cancel_tasks,
+	    RPC_MUTATES | RPC_JOB},
+	{KAI_MSG_QUERY, "query", rpc_query, RPC_JOB},
+	{KAI_MSG_CANCEL, "cancel", rpc_cancel, RPC_MUTATES | RPC_JOB},
+	{KAI_MSG_PING, "ping", rpc_ping, RPC_JOB},
+	{KAI_MSG_QUEUE_LIST, "queue-list", rpc_queue_list, RPC_JOB},
 	{KAI_MSG_QUEUE_APPLY, "queue-apply", rpc_queue_apply,
 	    RPC_MUTATES | RPC_OPERATOR},
 	{KAI_MSG_QUEUE_DELETE, "queue-delete", rpc_queue_delete,
 	    RPC_MUTATES | RPC_OPERATOR},
-	{KAI_MSG_NODE_LIST, "node-list", rpc_nodes, 0},
-	{KAI_MSG_JOB_CONTROL, "job-control", rpc_job_control, RPC_MUTATES},
-	{KAI_MSG_JOB_UPDATE, "job-update", rpc_job_update, RPC_MUTATES},
-	{KAI_MSG_LOG, "log", rpc_log, 0},
-	{KAI_MSG_SHARE, "share", rpc_share, 0},
-	{KAI_MSG_REPORT, "report", rpc_report, 0},
-	{KAI_MSG_QOS_LIST, "qos-list", rpc_qos_list, 0},
+	{KAI_MSG_NODE_LIST, "node-list", rpc_nodes, RPC_JOB},
+	{KAI_MSG_JOB_CONTROL, "job-control", rpc_job_control,
+	    RPC_MUTATES | RPC_JOB},
+	{KAI_MSG_JOB_UPDATE, "job-update", rpc_job_update,
+	    RPC_MUTATES | RPC_JOB},
+	{KAI_MSG_LOG, "log", rpc_log, RPC_JOB},
+	{KAI_MSG_SHARE, "share", rpc_share, RPC_JOB},
+	{KAI_MSG_REPORT, "report", rpc_report, RPC_JOB},
+	{KAI_MSG_QOS_LIST, "qos-list", rpc_qos_list, RPC_JOB},
 };
 
 bool
@@ -97,8 +103,10 @@ rpc_authenticate(struct kaid *k, struct conn *conn,
 		    NULL);
 		return false;
 	}
-	if (kai_auth_decode(k->conf->munge_socket, cred, who->digest,
-		sizeof(who->digest), &who->uid, &who->gid, &err) != 0) {
+	who->job_id = 0;
+	if (kai_jobcred_is(cred) ? jobauth_verify(k, cred, who, &err) != 0
+	    : kai_auth_decode(k->conf->munge_socket, cred, who->digest,
+		  sizeof(who->digest), &who->uid, &who->gid, &err) != 0) {
 		kai_log_warn("%s request refused: %s", name, err.msg);
 		server_reply_error(k, conn, KAI_EAUTH, err.msg, NULL);
 		return false;
@@ -133,13 +141,27 @@ rpc_dispatch(struct kaid *k, struct conn *conn, const struct kai_frame_hdr *h,
 	memset(&req, 0, sizeof(req));
 	req.uid = who->uid;
 	req.gid = who->gid;
+	req.job_id = who->job_id;
 	req.conn = conn;
 	req.type = h->type;
 	req.body = body;
 	req.len = h->body_len;
 	req.now = kaid_now();
-	kai_log_debug("uid %u: %s request, %zu bytes", req.uid, e->name,
-	    req.len);
+	kai_log_debug("uid %u (job %" PRIu64 "): %s request, %zu bytes",
+	    req.uid, req.job_id, e->name, req.len);
+	if (req.job_id != 0 && (e->flags & RPC_JOB) == 0) {
+		kai_log_info("audit: uid=%u job=%" PRIu64 " action=%s "
+		    "result=permission denied", req.uid, req.job_id, e->name);
+		server_reply_error(k, conn, KAI_EPERM,
+		    "permission denied: not with a job credential",
+		    "run it outside the job, with MUNGE");
+		return false;
+	}
+	/* The handler's audit line names the uid; this one says a job's
+	 * credential stood for it. */
+	if (req.job_id != 0 && (e->flags & RPC_MUTATES))
+		kai_log_info("audit: uid=%u job=%" PRIu64 " action=%s "
+		    "credential=job", req.uid, req.job_id, e->name);
 	if ((e->flags & RPC_OPERATOR) && !rpc_is_operator(k, req.uid)) {
 		kai_log_info("audit: uid=%u action=%s result=permission denied",
 		    req.uid, e->name);

@@ -109,7 +109,7 @@ requeue_one(struct kaid *k, const struct rpc_req *req, struct kai_job *j,
 	}
 	evict_post_events(k, j, "Evicted", REQUEUE_REASON);
 	dispatch_delete_pods(k, j, -1);
-	evict_requeued(j, REQUEUE_REASON);
+	evict_requeued(j, REQUEUE_REASON, req->now);
 	*msg = "ok";
 	return KAI_OK;
 }

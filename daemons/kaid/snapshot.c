@@ -377,6 +377,14 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 			sn->lost_why[sn->nlost++] = deps_gate_text(j);
 			continue;
 		}
+		if (j->state == KAI_JOB_PENDING && j->not_before > sn->s.now) {
+			/* Requeued a moment ago (evict.c): Slurm's word. */
+			sn->lost[sn->nlost] = j;
+			sn->lost_code[sn->nlost] = "BeginTime";
+			sn->lost_why[sn->nlost++] = kai_xstrdup("requeued: held "
+			    "back a moment before it restarts");
+			continue;
+		}
 		if ((why = queue_problem(k, j)) == NULL) {
 			add_job(k, sn, j, use);
 		} else if (active) {

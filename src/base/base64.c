@@ -107,3 +107,33 @@ fail:
 	free(p);
 	return KAI_EINVAL;
 }
+
+char *
+kai_base64_encode(const void *p, size_t n)
+{
+	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				  "abcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *b = p;
+	char *out = kai_xmalloc(4 * ((n + 2) / 3) + 1), *o = out;
+	uint32_t v;
+	size_t i;
+
+	for (i = 0; i + 2 < n; i += 3) {
+		v = (uint32_t)b[i] << 16 | (uint32_t)b[i + 1] << 8 | b[i + 2];
+		*o++ = abc[v >> 18];
+		*o++ = abc[(v >> 12) & 63];
+		*o++ = abc[(v >> 6) & 63];
+		*o++ = abc[v & 63];
+	}
+	if (i < n) {
+		v = (uint32_t)b[i] << 16;
+		if (i + 1 < n)
+			v |= (uint32_t)b[i + 1] << 8;
+		*o++ = abc[v >> 18];
+		*o++ = abc[(v >> 12) & 63];
+		*o++ = i + 1 < n ? abc[(v >> 6) & 63] : '=';
+		*o++ = '=';
+	}
+	*o = '\0';
+	return out;
+}

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * base64.h: standard base64 (RFC 4648 section 4) decoding.
+ * base64.h: standard base64 (RFC 4648 section 4).
  *
- * Used for the certificate and key data embedded in kubeconfig files.
+ * Decoding reads the certificate and key data embedded in kubeconfig
+ * files; encoding writes the binaryData of ConfigMaps and the data of
+ * Secrets that kaid creates.
  * Whitespace (line breaks in wrapped data) is skipped; the final "="
  * padding may be present or left out; any other character, a stray "="
  * or a truncated last group is an error.  Pure: no I/O.
@@ -22,5 +24,9 @@
  */
 int kai_base64_decode(const char *s, size_t n, char **out, size_t *outlen,
     struct kai_err *err) KAI_MUST_CHECK;
+
+/* n bytes of p as base64 with "=" padding, no line breaks.  Caller owns
+ * the result. */
+char *kai_base64_encode(const void *p, size_t n);
 
 #endif /* KAI_BASE_BASE64_H */

@@ -24,6 +24,11 @@ tests_unit_base_sha256_SOURCES = tests/unit/base-sha256.c
 tests_unit_base_sha256_LDADD = tests/lib/libtap.a src/base/libkaibase.a
 TESTS += tests/unit/base-sha256
 
+check_PROGRAMS += tests/unit/base-base64
+tests_unit_base_base64_SOURCES = tests/unit/base-base64.c
+tests_unit_base_base64_LDADD = tests/lib/libtap.a src/base/libkaibase.a
+TESTS += tests/unit/base-base64
+
 check_PROGRAMS += tests/unit/base-utf8
 tests_unit_base_utf8_SOURCES = tests/unit/base-utf8.c
 tests_unit_base_utf8_LDADD = tests/lib/libtap.a src/base/libkaibase.a

@@ -101,6 +101,7 @@ struct kai_conf {
 	char *database;			/* libpq conninfo; required */
 	int64_t db_timeout_ms;		/* statement_timeout; 0 = none; 30 s */
 	char *munge_socket;		/* NULL = munged's default */
+	char *job_key_file;		/* job credentials' key; NULL = none */
 	int log_level;			/* enum kai_log_level; "info" */
 	/* kubernetes: */
 	char *kubeconfig;		/* NULL = in-cluster service account */
@@ -109,6 +110,7 @@ struct kai_conf {
 	char *default_image;		/* "debian:bookworm-slim" */
 	int pod_helpers;		/* enum kai_conf_helpers; configmap */
 	char *cluster_domain;		/* "cluster.local" */
+	char *pod_controller;		/* kaid's address from pods; NULL */
 	char *cluster_name;		/* SLURM_CLUSTER_NAME; "kaibatch" */
 	int64_t kube_timeout_ms;	/* per API call; 10000 */
 	/* scheduler: */

@@ -76,6 +76,10 @@ static const struct kai_conf_entry daemon_entries[] = {
 	{ .key = "munge_socket", .type = KAI_CONF_PATH,
 	  .offset = D(munge_socket), .max = 4095,
 	  .help = "munged socket; unset = munged's default" },
+	{ .key = "job_key_file", .type = KAI_CONF_PATH,
+	  .offset = D(job_key_file), .max = 4095,
+	  .help = "file of kaid's job-credential key (64 hex digits, mode "
+		  "0600 or 0400); unset = jobs cannot talk to kaid" },
 	{ .key = "cluster_name", .type = KAI_CONF_DNSLABEL,
 	  .offset = D(cluster_name), .def = "kaibatch", .max = 63,
 	  .help = "the cluster's name (Slurm's ClusterName): jobs see it "
@@ -106,6 +110,11 @@ static const struct kai_conf_entry daemon_entries[] = {
 	{ .key = "kubernetes.cluster_domain", .type = KAI_CONF_DNSNAME,
 	  .offset = D(cluster_domain), .def = "cluster.local", .max = 253,
 	  .help = "the cluster's DNS domain, for job pods' host names" },
+	{ .key = "kubernetes.pod_controller", .type = KAI_CONF_ADDRESS,
+	  .offset = D(pod_controller), .max = 255,
+	  .help = "address and port job pods reach kaid at (KAI_CONTROLLER "
+		  "in the pods), which listen must cover; unset = jobs "
+		  "cannot talk to kaid" },
 	{ .key = "kubernetes.timeout", .type = KAI_CONF_DURATION,
 	  .offset = D(kube_timeout_ms), .def = "10s",
 	  .min = 100, .max = (int64_t)10 * 60 * 1000, .unit = "ms",

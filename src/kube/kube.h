@@ -177,8 +177,9 @@ enum kai_pod_vol_kind {
 				   limit of its own) */
 	KAI_VOL_ANNOTATIONS,	/* downwardAPI: items are "file", "annotation
 				   key" pairs of the pod's own annotations */
-	KAI_VOL_CONFIGMAP	/* source: the ConfigMap's name; mode; items
+	KAI_VOL_CONFIGMAP,	/* source: the ConfigMap's name; mode; items
 				   are "key", "file" pairs (none: every key) */
+	KAI_VOL_SECRET		/* source: the Secret's name; mode */
 };
 
 struct kai_pod_volume {
@@ -190,7 +191,8 @@ struct kai_pod_volume {
 	uint64_t size_mb;
 	const char *const *items;
 	size_t nitems;		/* pairs */
-	int mode;		/* files' mode (configMap); 0 = the default */
+	int mode;		/* files' mode (configMap, secret); 0 = the
+				   default */
 	bool read_only;
 };
 
@@ -220,6 +222,8 @@ struct kai_pod_spec {
 	uint32_t run_as_gid;
 	const uint32_t *groups;		/* supplementalGroups */
 	size_t ngroups;
+	bool fs_group;			/* fsGroup run_as_gid: the group of a
+					   secret volume's files */
 	bool run_as_non_root;
 	int64_t cpu_milli;		/* requests = limits */
 	uint64_t mem_mb;
@@ -284,15 +288,29 @@ void kai_kube_service_delete(struct kai_kube *kube, const char *name,
     kai_kube_done_fn *fn, void *ctx);
 
 /*
- * The ConfigMap NAME whose data are the key, value pairs kv[0..2n),
- * labelled app.kubernetes.io/managed-by=kaid.  Create answers 409 as
+ * The ConfigMap NAME whose data are the key, value pairs kv[0..2n) and
+ * whose binaryData the key, base64 value pairs bin_kv[0..2nbin), labelled app.kubernetes.io/managed-by=kaid.  Create answers 409 as
  * KAI_EEXIST: kaid names the ConfigMap after its content, so one that
  * exists holds what kaid would write.
  */
 char *kai_kube_configmap_json(const char *name, const char *const *kv,
-    size_t n, const char *ns);
+    size_t n, const char *const *bin_kv, size_t nbin, const char *ns);
 void kai_kube_configmap_create(struct kai_kube *kube, const char *name,
-    const char *const *kv, size_t n, kai_kube_done_fn *fn, void *ctx);
+    const char *const *kv, size_t n, const char *const *bin_kv, size_t nbin,
+    kai_kube_done_fn *fn, void *ctx);
+
+/*
+ * The Secret NAME of job JOB_ID (labelled managed-by kaid and with the
+ * job's id) whose data are the key, base64 value pairs kv[0..2n).
+ * Create answers 409 as KAI_EEXIST, delete answers 404 as KAI_ENOENT.
+ */
+char *kai_kube_secret_json(const char *name, const char *job_id,
+    const char *const *kv, size_t n, const char *ns);
+void kai_kube_secret_create(struct kai_kube *kube, const char *name,
+    const char *job_id, const char *const *kv, size_t n,
+    kai_kube_done_fn *fn, void *ctx);
+void kai_kube_secret_delete(struct kai_kube *kube, const char *name,
+    kai_kube_done_fn *fn, void *ctx);
 
 /*
  * GET pods/NAME/log of kaid's namespace: data gets each piece of the log
@@ -366,6 +384,7 @@ enum kai_kube_verb {
 	KAI_KUBE_SERVICE,	/* create or delete a job's Service */
 	KAI_KUBE_CONFIGMAP,	/* create the pods' helpers ConfigMap */
 	KAI_KUBE_STATUS,	/* PATCH pods/NAME/status (an eviction) */
+	KAI_KUBE_SECRET,	/* create or delete a job's key Secret */
 	KAI_KUBE_NVERBS
 };
 /*

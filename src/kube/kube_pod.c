@@ -71,10 +71,11 @@ call_done(struct kube_req *req, void *ctx)
 	code = kube_req_check(req, &err, "%s", c->what);
 	/*
 	 * The answers kaid adopts (409 on writes, 404 on delete, either for
-	 * a Service) are no error.
+	 * a Service or a Secret) are no error.
 	 */
 	if (code != 0 && code != (c->verb == KAI_KUBE_DELETE ? KAI_ENOENT :
-	    KAI_EEXIST) && !(c->verb == KAI_KUBE_SERVICE && code == KAI_ENOENT))
+	    KAI_EEXIST) && !((c->verb == KAI_KUBE_SERVICE ||
+	    c->verb == KAI_KUBE_SECRET) && code == KAI_ENOENT))
 		kube->nerrors[c->verb]++;
 	kube->ncalls--;
 	kube->nactive--;
@@ -322,12 +323,14 @@ kai_kube_service_create(struct kai_kube *kube, const char *name,
 
 void
 kai_kube_configmap_create(struct kai_kube *kube, const char *name,
-    const char *const *kv, size_t n, kai_kube_done_fn *fn, void *ctx)
+    const char *const *kv, size_t n, const char *const *bin_kv, size_t nbin,
+    kai_kube_done_fn *fn, void *ctx)
 {
 	call_start(kube, KAI_KUBE_CONFIGMAP,
 	    kai_xasprintf("could not create configmap \"%s\"", name), "POST",
 	    ns_path(kube, "configmaps", NULL),
-	    kai_kube_configmap_json(name, kv, n, kube->ns), fn, ctx);
+	    kai_kube_configmap_json(name, kv, n, bin_kv, nbin, kube->ns), fn,
+	    ctx);
 }
 
 void
@@ -337,4 +340,24 @@ kai_kube_service_delete(struct kai_kube *kube, const char *name,
 	call_start(kube, KAI_KUBE_SERVICE,
 	    kai_xasprintf("could not delete service \"%s\"", name), "DELETE",
 	    ns_path(kube, "services", name), NULL, fn, ctx);
+}
+
+void
+kai_kube_secret_create(struct kai_kube *kube, const char *name,
+    const char *job_id, const char *const *kv, size_t n,
+    kai_kube_done_fn *fn, void *ctx)
+{
+	call_start(kube, KAI_KUBE_SECRET,
+	    kai_xasprintf("could not create secret \"%s\"", name), "POST",
+	    ns_path(kube, "secrets", NULL),
+	    kai_kube_secret_json(name, job_id, kv, n, kube->ns), fn, ctx);
+}
+
+void
+kai_kube_secret_delete(struct kai_kube *kube, const char *name,
+    kai_kube_done_fn *fn, void *ctx)
+{
+	call_start(kube, KAI_KUBE_SECRET,
+	    kai_xasprintf("could not delete secret \"%s\"", name), "DELETE",
+	    ns_path(kube, "secrets", name), NULL, fn, ctx);
 }

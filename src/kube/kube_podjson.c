@@ -253,6 +253,13 @@ volume_source(const struct kai_pod_volume *v, struct json_object *o)
 		}
 		json_object_object_add(o, "configMap", src);
 		return;
+	case KAI_VOL_SECRET:
+		add_str(src, "secretName", v->source);
+		if (v->mode > 0)
+			json_object_object_add(src, "defaultMode",
+			    json_object_new_int(v->mode));
+		json_object_object_add(o, "secret", src);
+		return;
 	}
 	json_object_put(src);
 }
@@ -333,6 +340,9 @@ security(const struct kai_pod_spec *spec)
 			    json_object_new_int64(spec->groups[i]));
 		json_object_object_add(sc, "supplementalGroups", g);
 	}
+	if (spec->fs_group)
+		json_object_object_add(sc, "fsGroup",
+		    json_object_new_int64(spec->run_as_gid));
 	if (spec->run_as_non_root)
 		json_object_object_add(sc, "runAsNonRoot",
 		    json_object_new_boolean(1));
@@ -401,8 +411,9 @@ kai_kube_pod_json(const struct kai_pod_spec *spec, const char *ns)
 
 char *
 kai_kube_configmap_json(const char *name, const char *const *kv, size_t n,
-    const char *ns)
+    const char *const *bin_kv, size_t nbin, const char *ns)
 {
+	struct json_object *bin;
 	struct json_object *cm = json_object_new_object(), *meta, *labels;
 	const char *text;
 	char *s;
@@ -417,11 +428,43 @@ kai_kube_configmap_json(const char *name, const char *const *kv, size_t n,
 	json_object_object_add(meta, "labels", labels);
 	json_object_object_add(cm, "metadata", meta);
 	json_object_object_add(cm, "data", kv_map(kv, n));
+	if ((bin = kv_map(bin_kv, nbin)) != NULL)
+		json_object_object_add(cm, "binaryData", bin);
 	text = json_object_to_json_string_ext(cm,
 	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 	KAI_ASSERT(text != NULL); /* only out of memory */
 	s = kai_xstrdup(text);
 	json_object_put(cm);
+	return s;
+}
+
+char *
+kai_kube_secret_json(const char *name, const char *job_id,
+    const char *const *kv, size_t n, const char *ns)
+{
+	struct json_object *sec = json_object_new_object(), *meta, *labels;
+	const char *text;
+	char *s;
+
+	add_str(sec, "apiVersion", "v1");
+	add_str(sec, "kind", "Secret");
+	meta = json_object_new_object();
+	add_str(meta, "name", name);
+	add_str(meta, "namespace", ns);
+	labels = json_object_new_object();
+	add_str(labels, "app.kubernetes.io/managed-by", "kaid");
+	add_str(labels, "kaibatch.io/job-id", job_id);
+	json_object_object_add(meta, "labels", labels);
+	json_object_object_add(sec, "metadata", meta);
+	add_str(sec, "type", "Opaque");
+	json_object_object_add(sec, "data", kv_map(kv, n));
+	text = json_object_to_json_string_ext(sec,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	KAI_ASSERT(text != NULL); /* only out of memory */
+	s = kai_xstrdup(text);
+	/* The text holds the job's key: wipe json-c's copy. */
+	explicit_bzero((char *)text, strlen(text));
+	json_object_put(sec);
 	return s;
 }
 

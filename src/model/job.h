@@ -234,6 +234,9 @@ struct kai_job {
 				 * see it this tick (static); NULL = may */
 	int64_t est_start;	/* pending: the last tick's start estimate,
 				 * unix s; 0 = none (kqueue --start) */
+	int64_t not_before;	/* kaid: a requeued job waits until then,
+				 * unix s, as Slurm holds one back (kept in
+				 * memory only: a second); 0 = none */
 };
 
 void kai_job_fini(struct kai_job *job);

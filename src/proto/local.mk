@@ -74,7 +74,8 @@ TESTS += tests/unit/proto-share
 noinst_PROGRAMS += tests/tools/kai-rawreq
 tests_tools_kai_rawreq_SOURCES = tests/tools/kai-rawreq.c
 tests_tools_kai_rawreq_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/clients
-tests_tools_kai_rawreq_LDADD = clients/libkaiclient.a src/conf/libkaiconf.a \
+tests_tools_kai_rawreq_LDADD = clients/libkaiclient.a \
+	clients/libkaiclientmunge.a src/conf/libkaiconf.a \
 	src/auth/libkaiauth.a src/proto/libkaiproto.a src/model/libkaimodel.a \
 	src/base/libkaibase.a $(MUNGE_LIBS) $(YAML_LIBS)
 

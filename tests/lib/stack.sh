@@ -148,7 +148,24 @@ kubesim_ctl()
 
 stack_write_conf()
 {
-	local d=$1 image='' fs='' helpers=inline
+	local d=$1 image='' fs='' helpers=inline pc='' listen=127.0.0.1 a b
+	# KAID_POD_CONTROLLER=listen: the pods reach kaid where clients do
+	# (kubesim's pods run on this host); on the node tier at the first
+	# node's bridge address, so kaid listens on every address.
+	case ${KAID_POD_CONTROLLER:-} in
+	'') ;;
+	listen)
+		if [ "$STACK_API" = node ] && read -r a b <"$d/node-0/net"; then
+			listen=0.0.0.0
+			pc="
+  pod_controller: 10.$a.$b.1:$KAID_PORT"
+		else
+			pc="
+  pod_controller: 127.0.0.1:$KAID_PORT"
+		fi ;;
+	*) pc="
+  pod_controller: $KAID_POD_CONTROLLER" ;;
+	esac
 	# kubesim's kubelets run a pod's command on this host and mount no
 	# volume: they get the wrapper and shims inline; real kubelets (the
 	# node tier) mount kaid's ConfigMap, kaid's default.
@@ -169,7 +186,7 @@ filesystems:
 	fi
 	cat >"$d/kaid.yaml" <<EOC
 # Written by tests/lib/stack.sh for a private stack in $d.
-listen: 127.0.0.1:$KAID_PORT
+listen: $listen:$KAID_PORT
 http_listen: 127.0.0.1:$KAID_HTTP_PORT
 database: "host=$d/pg dbname=kaibatch user=kaibatch"
 munge_socket: $KAI_MUNGE_SOCKET
@@ -177,7 +194,7 @@ log_level: ${KAID_LOG_LEVEL:-info}
 kubernetes:
   kubeconfig: $d/kubeconfig
   namespace: default$image
-  pod_helpers: ${KAID_POD_HELPERS:-$helpers}
+  pod_helpers: ${KAID_POD_HELPERS:-$helpers}$pc
 scheduler:
   interval: ${KAID_INTERVAL:-200ms}
 partitions:

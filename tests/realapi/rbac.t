@@ -130,6 +130,14 @@ try() {
 		as_admin DELETE $NS/configmaps/tcm
 		api "$KAID" POST $NS/configmaps \
 		    '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"tcm"},"data":{"wrapper.sh":"exit 0"}}' ;;
+	secrets:create)
+		as_admin DELETE $NS/secrets/tsec
+		api "$KAID" POST $NS/secrets \
+		    '{"apiVersion":"v1","kind":"Secret","metadata":{"name":"tsec"},"type":"Opaque","data":{"job.key":"eAo="}}' ;;
+	secrets:delete)
+		as_admin POST $NS/secrets \
+		    '{"apiVersion":"v1","kind":"Secret","metadata":{"name":"tsecd"},"type":"Opaque","data":{"job.key":"eAo="}}'
+		api "$KAID" DELETE $NS/secrets/tsecd ;;
 	*) echo "try: no call for $1" >&2; echo 000 ;;
 	esac
 }
@@ -142,7 +150,7 @@ declare -A WANT=(
 	[nodes:get]=200 [nodes:list]=200 [nodes:watch]=200
 	[events:create]=201 [events:patch]=200
 	[services:create]=201 [services:get]=200 [services:delete]=200
-	[configmaps:create]=201)
+	[configmaps:create]=201 [secrets:create]=201 [secrets:delete]=200)
 
 # The role's rules as resource:verb lines, straight from rbac.yaml.
 GRANTED=$(python3 - "$RBAC" <<'EOF'
