@@ -55,6 +55,8 @@ kai_sched_admit(const struct sess *S, uint32_t j, struct kai_sched_why_info *w)
 			}
 		}
 	}
+	if (S->gt != NULL && !kai_sched_types_admit(S, j, lim[R_GPU], w))
+		return false;
 	if (J->preemptible)
 		return true;
 	for (q = (int32_t)J->queue; q >= 0; q = S->q[q].parent) {

@@ -12,6 +12,7 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/fairshare.c \
 	src/sched/frag.c \
 	src/sched/gang.c \
+	src/sched/gputype.c \
 	src/sched/heap.c \
 	src/sched/memo.c \
 	src/sched/nodeidx.c \
