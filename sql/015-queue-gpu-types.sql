@@ -13,7 +13,7 @@
 -- stay with it and are replaced when it is created again.
 --
 -- A job may name the type its GPUs must be (ksubmit --gres=gpu:TYPE:N,
--- --gpus=TYPE:N): jobs.gpu_type, '' for any type (the jobs there now).
+-- --gpus=TYPE:N): jobs.gpu_type, NULL for any type (the jobs there now).
 
 CREATE TABLE queue_gpu_types (
 	queue text NOT NULL REFERENCES queues (name),
@@ -28,4 +28,4 @@ CREATE TABLE queue_gpu_types (
 	    (weight = -1 OR weight >= 0))
 );
 
-ALTER TABLE jobs ADD COLUMN gpu_type text NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN gpu_type text;
