@@ -453,12 +453,36 @@ struct kai_share_res {
 	int64_t usage_share;	/* usage / decayed capacity, millionths */
 };
 
+/*
+ * A queue's figures for one GPU type of the pass (doc/scheduler.md, "GPU
+ * types"), in micro-GPUs (weight in millionths, -1: the GPU weight).
+ */
+struct kai_share_type {
+	char type[KAI_QUEUE_TYPE_NAME_MAX + 1];
+	int64_t quota, limit, weight;
+	int64_t fair_share, allocated, requested;
+};
+
+#define KAI_SHARE_TYPES_MAX	64	/* GPU types of a pass */
+#define KAI_SHARE_TYPE_WIRE_MAX 255	/* one of them on the wire */
+
 struct kai_share_queue {
 	char *name;
 	char *parent;		/* NULL = top level */
 	int64_t priority;
 	struct kai_share_res res[KAI_QUEUE_NRES];
+	/* Per GPU type of the pass, in name order, as they travel:
+	 * "TYPE QUOTA LIMIT WEIGHT FAIR_SHARE ALLOCATED REQUESTED"
+	 * (kai_share_type_text(), kai_share_type_parse()). */
+	char **gpu_types;
+	size_t ngpu_types;
 };
+
+/* x as it travels; caller owns the result. */
+char *kai_share_type_text(const struct kai_share_type *x);
+/* One gpu_types entry into x; KAI_EPROTO when malformed. */
+int kai_share_type_parse(const char *s, struct kai_share_type *x,
+    struct kai_err *err) KAI_MUST_CHECK;
 
 /* A user's part of a leaf queue. */
 struct kai_share_user {
