@@ -68,11 +68,14 @@ kai_queue_type_set(struct kai_queue *q, const char *type, int64_t quota,
 	struct kai_queue_gtype *x;
 	size_t i;
 
+	if (!type_name_ok(type) && (q->name == NULL || *q->name == '\0'))
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid GPU type \"%.70s\": expected 1 to %d letters, "
+		    "digits, '-', '_' and '.'", type, KAI_QUEUE_TYPE_NAME_MAX);
 	if (!type_name_ok(type))
 		return kai_err_set(err, KAI_EINVAL,
 		    "queue \"%s\": invalid GPU type \"%.70s\": expected 1 to "
-		    "%d letters, digits, '-', '_' and '.'",
-		    q->name != NULL ? q->name : "", type,
+		    "%d letters, digits, '-', '_' and '.'", q->name, type,
 		    KAI_QUEUE_TYPE_NAME_MAX);
 	x = (struct kai_queue_gtype *)kai_queue_type_find(q, type);
 	if (x == NULL) {
