@@ -277,8 +277,14 @@ kai_sched_type_allows(const struct sess *S, uint32_t t, uint32_t n)
 	j = kai_sched_task_job(S, t);
 	jt = g->job_type[j];
 	nt = g->node_type[n];
-	if (jt >= 0)
-		return nt == jt;
+	if (jt >= 0 && nt != jt)
+		return false;
+	/*
+	 * The limit, for every task: admission checked a step that names
+	 * the type as a whole, but a running task that consolidation moves
+	 * is placed again without it, after the pending job may have taken
+	 * what it held.
+	 */
 	if (nt < 0 || !g->limited[S->s->jobs[j].queue])
 		return true;
 	kai_sched_task_req(S, t, v);
@@ -465,12 +471,22 @@ kai_sched_type_salt(const struct sess *S, uint32_t j)
 		return 0;
 	q = S->s->jobs[j].queue;
 	/*
-	 * Where a job of no type may go depends on its queues' type limits,
-	 * so its shape is its queue's own.
+	 * Where a job may go depends on its queues' type limits, so its
+	 * shape is its queue's own.
 	 */
-	if (g->job_type[j] < 0 && g->limited[q])
-		return (uint64_t)(q + 1) << 32;
-	return (uint64_t)(g->job_type[j] + 1);
+	return (g->limited[q] ? (uint64_t)(q + 1) << 32 : 0) |
+	    (uint64_t)(g->job_type[j] + 1);
+}
+
+bool
+kai_sched_type_dynamic(const struct sess *S, uint32_t t)
+{
+	uint32_t j;
+
+	if (S->gt == NULL)
+		return false;
+	j = kai_sched_task_job(S, t);
+	return S->gt->limited[S->s->jobs[j].queue];
 }
 
 void

@@ -442,6 +442,11 @@ double kai_sched_type_dshare(const struct sess *S, uint32_t q, int32_t t,
 bool kai_sched_type_over(const struct sess *S, uint32_t q, int32_t t);
 /* A value mixed into j's step shape: its type and type limits. */
 uint64_t kai_sched_type_salt(const struct sess *S, uint32_t j);
+/*
+ * Whether the nodes task t may use depend on its queue's allocation (a
+ * queue with a type limit), not on the nodes alone.
+ */
+bool kai_sched_type_dynamic(const struct sess *S, uint32_t t);
 /* Writes the per type figures into the result. */
 void kai_sched_types_out(struct sess *S);
 /* validate.c: one queue's types; err names the type. */
