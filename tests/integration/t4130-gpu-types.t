@@ -7,8 +7,9 @@
 # runs one A100 job and keeps the second pending with a reason naming the
 # type, while its job of no type goes to the H100 node; a job naming a
 # type no node has waits with that reason; kshare and kctl show the type's
-# figures; raising the type's limit with kctl starts the held job at the
-# next tick; the type a job asked for is in its record.  Bad type
+# figures; a restart of kaid keeps the queue's and the jobs' types;
+# raising the type's limit with kctl starts the held job at the next
+# tick; the type a job asked for is in its record.  Bad type
 # settings are one line and exit 2.
 
 . "$top_srcdir/tests/lib/tap.sh"
@@ -153,6 +154,15 @@ is "its H100 allocation: the job of no type" "$(col "$row" gpu:H100:Alloc)" 1
 is "the GPU total still counts every type" "$(col "$row" GPUAlloc)" 2
 like "kshare --json has the types" \
     "$(kshare --json | tr -d ' \n')" '"gpu_types":\{"A100":\{"quota":0,"limit":1,"over_quota_weight":null,"fair_share":[0-9.]+,"allocated":1,"requested":2\}'
+
+# --- A restart of kaid keeps the types of the queue and of the jobs.
+kaid_stop
+kaid_start || bail_out "kaid did not restart"
+like "after a restart the A100 job still waits for the type's limit" \
+    "$(wait_reason "$j2" 'A100 GPUs')" \
+    'queue "research" is at its limit of 1 A100 GPUs'
+like "and the B200 job for its type" "$(wait_reason "$j4" 'B200')" \
+    'no schedulable node has GPUs of type B200'
 
 # --- Raising the type's limit starts the held job.
 out=$(kctl queue update research --gpu-type A100:0:2 2>&1)
