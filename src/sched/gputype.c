@@ -49,6 +49,7 @@ struct kai_sched_gtypes {
 	uint32_t *nnodes;   /* per type: schedulable nodes */
 	struct tq *q;	    /* [q * nt + t] */
 	bool *limited;	    /* per queue: it or an ancestor has a limit */
+	int32_t *deepest;   /* per queue: the deepest one of those, or -1 */
 };
 
 static bool
@@ -124,6 +125,7 @@ queue_settings(struct sess *S, struct kai_sched_gtypes *g)
 	size_t k;
 
 	g->limited = kai_xcalloc(S->nq + 1, sizeof(*g->limited));
+	g->deepest = kai_xcalloc(S->nq + 1, sizeof(*g->deepest));
 	for (q = 0; q < S->nq; q++) {
 		const struct kai_sched_snap_queue *in = &s->queues[q];
 		struct tq *row = &g->q[(size_t)q * g->nt];
@@ -147,6 +149,9 @@ queue_settings(struct sess *S, struct kai_sched_gtypes *g)
 				g->limited[q] = true;
 		}
 		/* Parents come first. */
+		g->deepest[q] = g->limited[q] ? (int32_t)q
+		    : in->parent >= 0	   ? g->deepest[in->parent]
+					   : -1;
 		if (in->parent >= 0 && g->limited[in->parent])
 			g->limited[q] = true;
 	}
@@ -248,6 +253,7 @@ kai_sched_types_fini(struct sess *S)
 	free(g->nnodes);
 	free(g->q);
 	free(g->limited);
+	free(g->deepest);
 	free(g);
 	S->gt = NULL;
 }
@@ -471,11 +477,15 @@ kai_sched_type_salt(const struct sess *S, uint32_t j)
 		return 0;
 	q = S->s->jobs[j].queue;
 	/*
-	 * Where a job may go depends on its queues' type limits, so its
-	 * shape is its queue's own.
+	 * A job that names a type passed admission against its queues'
+	 * limits of it before the memo is asked, so its shape is its type's.
+	 * Where a job of no type may go depends on the allocations of the
+	 * queues with a type limit on its path: queues with the same deepest
+	 * one share them.
 	 */
-	return (g->limited[q] ? (uint64_t)(q + 1) << 32 : 0) |
-	    (uint64_t)(g->job_type[j] + 1);
+	if (g->job_type[j] >= 0)
+		return (uint64_t)(g->job_type[j] + 1);
+	return (uint64_t)(g->deepest[q] + 1) << 32;
 }
 
 bool
