@@ -24,6 +24,9 @@
  * A resource no node tracks (cpu_millis or memory_mib absent) has no
  * share: -1 for every queue.  Queues are visited in creation order, so
  * the result never depends on anything but the snapshot.
+ *
+ * The division works on per queue arrays (struct kai_sched_fsview), so
+ * that gputype.c divides each GPU type's GPUs with the same code.
  */
 #include "config.h"
 
