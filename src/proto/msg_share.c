@@ -184,10 +184,8 @@ static int
 check_names(const struct kai_share *s, size_t q0, size_t u0,
     struct kai_err *err)
 {
-	size_t i;
-
 	struct kai_share_type x;
-	size_t k;
+	size_t i, k;
 
 	for (i = q0; i < s->nqueues; i++) {
 		if (s->queues[i].name == NULL)
