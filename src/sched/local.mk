@@ -90,6 +90,7 @@ SCHED_SCENARIOS = \
 	tests/sched/gang-elastic-extra-tasks.yaml \
 	tests/sched/gang-min-unreachable.yaml \
 	tests/sched/gang-spans-nodes.yaml \
+	tests/sched/gputype-fair-share-hierarchy.yaml \
 	tests/sched/gputype-fair-share-per-type.yaml \
 	tests/sched/gputype-limit-other-type-free.yaml \
 	tests/sched/gputype-total-quota-holds.yaml \
