@@ -90,6 +90,21 @@ kai_sched_within_fair_share(const struct sess *S, uint32_t q,
 	return true;
 }
 
+bool
+kai_sched_job_within_fair_share(const struct sess *S, uint32_t q, uint32_t j,
+    const int64_t req[NRES])
+{
+	int32_t t = kai_sched_job_type(S, j);
+	int64_t rest[NRES];
+
+	if (t < 0)
+		return kai_sched_within_fair_share(S, q, req);
+	memcpy(rest, req, sizeof(rest));
+	rest[R_GPU] = 0;
+	return kai_sched_within_fair_share(S, q, rest) &&
+	    kai_sched_type_within_fs(S, q, t, req[R_GPU]);
+}
+
 /* alloc + req <= quota in every resource req asks for. */
 bool
 kai_sched_within_quota(const struct sess *S, uint32_t q,

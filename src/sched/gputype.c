@@ -20,7 +20,8 @@
  * queue does not name has quota 0, no limit and the queue's GPU weight,
  * so the queues that name nothing share every type by their GPU weight.
  * The queue order (order.c) compares queues for a job that names a type
- * by their share of that type in place of their share of all GPUs.
+ * by their share of that type in place of their share of all GPUs, and
+ * reclaim (reclaim.c) takes back a type's share for such a job.
  *
  * Nothing here runs when the snapshot names no type: sess.gt is NULL.
  */
@@ -454,6 +455,55 @@ kai_sched_type_dshare(const struct sess *S, uint32_t q, int32_t t,
 	/* No allocatable share: the heaviest penalty, as in order.c. */
 	return c->as > 0 ? (double)a / (double)c->as
 			 : (double)a / GPU_UNIT * 1000.0;
+}
+
+bool
+kai_sched_type_within_fs(const struct sess *S, uint32_t q, int32_t t,
+    int64_t gpu)
+{
+	const struct tq *c;
+
+	if (S->gt == NULL || t < 0 || gpu <= 0)
+		return true;
+	c = cell(S, (int32_t)q, t);
+	return c->alloc + gpu <= c->fs;
+}
+
+bool
+kai_sched_type_victim_side(const struct sess *S, uint32_t q, int32_t t,
+    bool *above_quota)
+{
+	const struct tq *c;
+
+	*above_quota = false;
+	if (S->gt == NULL || t < 0)
+		return false;
+	c = cell(S, (int32_t)q, t);
+	*above_quota = c->named && c->quota >= 0 && c->alloc > c->quota;
+	return c->alloc > c->as;
+}
+
+bool
+kai_sched_type_within_quota(const struct sess *S, uint32_t q, int32_t t,
+    int64_t gpu)
+{
+	const struct tq *c;
+
+	if (S->gt == NULL || t < 0 || gpu <= 0)
+		return true;
+	c = cell(S, (int32_t)q, t);
+	return !c->named || c->quota < 0 || c->alloc + gpu <= c->quota;
+}
+
+void
+kai_sched_type_figures(const struct sess *S, uint32_t q, int32_t t,
+    int64_t *alloc, int64_t *fs, int64_t *quota)
+{
+	const struct tq *c = cell(S, (int32_t)q, t);
+
+	*alloc = c->alloc;
+	*fs = c->fs;
+	*quota = c->named ? c->quota : -1;
 }
 
 bool

@@ -93,6 +93,7 @@ SCHED_SCENARIOS = \
 	tests/sched/gputype-fair-share-hierarchy.yaml \
 	tests/sched/gputype-fair-share-per-type.yaml \
 	tests/sched/gputype-limit-other-type-free.yaml \
+	tests/sched/gputype-reclaim-per-type.yaml \
 	tests/sched/gputype-total-quota-holds.yaml \
 	tests/sched/gputype-untyped-uses-any.yaml \
 	tests/sched/limit-blocks-queue.yaml \

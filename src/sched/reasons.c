@@ -208,6 +208,7 @@ evicted(const struct kai_sched_snapshot *s, const struct kai_sched_why_info *w,
     char *buf, size_t size)
 {
 	char a[32], b[32], c[32];
+	const char *ty;
 	int32_t rq;
 
 	switch (w->why) {
@@ -222,11 +223,19 @@ evicted(const struct kai_sched_snapshot *s, const struct kai_sched_why_info *w,
 		kai_sched_fmt_gpu(w->b, b, sizeof(b));
 		kai_sched_fmt_gpu(w->c, c, sizeof(c));
 		rq = w->job >= 0 ? (int32_t)s->jobs[w->job].queue : -1;
+		/* A reclaimer of a GPU type took back that type's share. */
+		ty = w->job >= 0 && s->jobs[w->job].gpu_type != NULL &&
+			*s->jobs[w->job].gpu_type != '\0'
+		    ? s->jobs[w->job].gpu_type
+		    : NULL;
 		(void)snprintf(buf, size,
 		    "reclaimed by job \"%s\" of queue "
-		    "\"%s\": queue \"%s\" used %s GPU%s (fair share %s%s%s)",
+		    "\"%s\": queue \"%s\" used %s %s%sGPU%s (%s%sfair share "
+		    "%s%s%s)",
 		    jname(s, w->job), qname(s, rq), qname(s, w->queue), a,
-		    w->a > GPU_UNIT ? "s" : "", b, w->c >= 0 ? ", quota " : "",
+		    ty != NULL ? ty : "", ty != NULL ? " " : "",
+		    w->a > GPU_UNIT ? "s" : "", ty != NULL ? ty : "",
+		    ty != NULL ? " " : "", b, w->c >= 0 ? ", quota " : "",
 		    w->c >= 0 ? c : "");
 		return;
 	default:

@@ -363,6 +363,10 @@ bool kai_sched_admit(const struct sess *S, uint32_t j,
     struct kai_sched_why_info *why);
 bool kai_sched_within_fair_share(const struct sess *S, uint32_t q,
     const int64_t req[NRES]);
+/* The same for job j's step req: for a job of a GPU type, its GPUs
+ * against q's fair share of that type instead of all GPUs. */
+bool kai_sched_job_within_fair_share(const struct sess *S, uint32_t q,
+    uint32_t j, const int64_t req[NRES]);
 bool kai_sched_within_quota(const struct sess *S, uint32_t q,
     const int64_t req[NRES]);
 
@@ -440,6 +444,22 @@ double kai_sched_type_dshare(const struct sess *S, uint32_t q, int32_t t,
     int64_t add);
 /* q is over its fair share of type t (false when t < 0). */
 bool kai_sched_type_over(const struct sess *S, uint32_t q, int32_t t);
+/*
+ * Reclaim for a job of type t (true when t < 0): q's allocation of t
+ * plus gpu stays within its fair share of t, and within a quota of t it
+ * names; a victim's side is above its allocatable share of t (returned)
+ * or above a quota of t it names (*above_quota).
+ */
+bool kai_sched_type_within_fs(const struct sess *S, uint32_t q, int32_t t,
+    int64_t gpu);
+bool kai_sched_type_within_quota(const struct sess *S, uint32_t q, int32_t t,
+    int64_t gpu);
+bool kai_sched_type_victim_side(const struct sess *S, uint32_t q, int32_t t,
+    bool *above_quota);
+/* q's allocation and fair share of type t (>= 0), and the quota it
+ * names for it (-1: none named), for reasons. */
+void kai_sched_type_figures(const struct sess *S, uint32_t q, int32_t t,
+    int64_t *alloc, int64_t *fs, int64_t *quota);
 /* A value mixed into j's step shape: its type and type limits. */
 uint64_t kai_sched_type_salt(const struct sess *S, uint32_t j);
 /*
