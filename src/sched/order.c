@@ -128,7 +128,9 @@ kai_sched_qkey_update(struct sess *S, uint32_t q, const int64_t *req)
 	static const int64_t none[NRES] = {0, 0, 0};
 	struct squeue *Q = &S->q[q];
 	struct qkey *k = &Q->key;
-	int32_t ty = Q->rep >= 0 ? kai_sched_job_type(S, (uint32_t)Q->rep) : -1;
+	int32_t ty = S->gt != NULL && Q->rep >= 0
+	    ? kai_sched_job_type(S, (uint32_t)Q->rep)
+	    : -1;
 	int r;
 
 	if (req == NULL)
