@@ -67,6 +67,7 @@ kai_jobspec_fini(struct kai_jobspec *js)
 	free(js->topology);
 	free(js->topology_preferred);
 	free(js->workload);
+	free(js->qos);
 	free(js->gpu_type);
 	memset(js, 0, sizeof(*js));
 }
@@ -116,6 +117,7 @@ kai_job_fini(struct kai_job *job)
 	optstr_free(job->topology);
 	optstr_free(job->topology_preferred);
 	optstr_free(job->workload);
+	optstr_free(job->qos);
 	optstr_free(job->gpu_type);
 	if (job->array_pending != NULL)
 		kai_array_fini(job->array_pending);
@@ -324,6 +326,7 @@ kai_jobspec_validate(const struct kai_jobspec *js, struct kai_err *err)
 	    (r = check_name("job name", js->name, err)) != 0 ||
 	    (r = check_name("partition", js->queue, err)) != 0 ||
 	    (r = check_name("account", js->account, err)) != 0 ||
+	    (r = check_name("qos", js->qos, err)) != 0 ||
 	    (r = check_path("image", js->image, false, err)) != 0 ||
 	    (r = check_path("output pattern", js->stdout_pattern, false,
 		 err)) != 0 ||

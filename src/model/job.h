@@ -107,6 +107,8 @@ struct kai_jobspec {
 				 * "namespace/name" (doc/k8s-native.md):
 				 * kaid binds it instead of making one;
 				 * NULL = a batch job */
+	char *qos;		/* -q/--qos, the job's quality of service;
+				 * NULL = the site's default (kaid fills it) */
 	char *gpu_type;		/* --gres=gpu:TYPE:N: its GPUs' type (the
 				 * value of the node label kaid takes types
 				 * from, doc/scheduler.md "GPU types");
@@ -157,6 +159,8 @@ struct kai_jobinfo {
 	uint32_t open_mode;	/* enum kai_open_mode */
 	uint32_t umask;		/* as in struct kai_jobspec */
 	char *workload;		/* as in struct kai_jobspec; "" = none */
+	char *qos;		/* the job's QoS; "" = not known (a job
+				 * recorded before there were QoS) */
 	char *gpu_type;		/* as in struct kai_jobspec; "" = any */
 	char *exit_reason;	/* why its container ended, as the node said:
 				 * "OOMKilled", "Error: <its termination
@@ -217,6 +221,7 @@ struct kai_job {
 	char *topology_preferred; /* "" = none */
 	char *workload;		/* "namespace/name" of a Kubernetes-native
 				 * workload's pod (native.c); "" = none */
+	char *qos;		/* its QoS; "" = none recorded */
 	char *gpu_type;		/* its GPUs' type; "" or NULL = any */
 	/* Job arrays (daemons/kaid/arrays.c) and dependencies (deps.c). */
 	uint64_t array_job_id;	/* the array's first id; 0 = no array */
