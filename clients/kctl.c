@@ -53,6 +53,8 @@ enum {
 	K_PRIORITY,
 	K_PREEMPT,
 	K_RECLAIM,
+	K_GPU_TYPE,
+	K_NO_GPU_TYPES,
 	K_QUOTA,		  /* + 3 * resource */
 	K_LIMIT = K_QUOTA + 1,	  /* + 3 * resource */
 	K_WEIGHT = K_QUOTA + 2,	  /* + 3 * resource */
@@ -70,8 +72,12 @@ enum {
 static const struct cliopt set_table[] = {
     RES_OPTS(KAI_QUEUE_CPU, "cpu", "CPU", "MILLICORES"),
     RES_OPTS(KAI_QUEUE_GPU, "gpu", "GPUs", "GPUS"),
+    CLIOPT("gpu-type", K_GPU_TYPE, CLIOPT_ARG, "TYPE:QUOTA[:LIMIT[:W]]",
+	"GPUs of one type: quota, limit (-1), weight (the GPU one)"),
     CLIOPT("help", 'h', CLIOPT_NOARG, NULL, "print this help and exit"),
     RES_OPTS(KAI_QUEUE_MEM, "mem", "memory", "MIB"),
+    CLIOPT("no-gpu-types", K_NO_GPU_TYPES, CLIOPT_NOARG, NULL,
+	"drop every GPU type setting of the queue"),
     CLIOPT("parent", K_PARENT, CLIOPT_ARG, "QUEUE",
 	"the parent queue; \"\" for a top-level queue"),
     CLIOPT("preempt-min-runtime", K_PREEMPT, CLIOPT_ARG, "SECONDS",
@@ -86,6 +92,7 @@ static const struct cliopt list_table[] = {
     CLIOPT("help", 'h', CLIOPT_NOARG, NULL, "print this help and exit"),
     CLIOPT("json", K_JSON, CLIOPT_NOARG, NULL, "print JSON"),
 };
+
 
 static const struct cliopt apply_table[] = {
     CLIOPT("filename", 'f', CLIOPT_ARG, "FILE",
@@ -177,6 +184,15 @@ set_opt(struct cmd *c, int key, const char *arg, struct kai_err *err)
 		q->parent = *arg != '\0' ? kai_xstrdup(arg) : NULL;
 		c->ch.set |= KAI_QUEUE_SET_PARENT;
 		return q->parent != NULL ? kai_queue_name_check(arg, err) : 0;
+	case K_GPU_TYPE:
+		/* Sets this type, keeps the queue's others (but after
+		 * --no-gpu-types, which makes the list the one given). */
+		c->ch.set |= KAI_QUEUE_SET_GPU_TYPE_EACH;
+		return kai_queue_type_parse(q, arg, err);
+	case K_NO_GPU_TYPES:
+		c->ch.set |= KAI_QUEUE_SET_GPU_TYPES;
+		kai_queue_types_clear(q);
+		return 0;
 	case K_PRIORITY:
 		c->ch.set |= KAI_QUEUE_SET_PRIORITY;
 		return kai_strtoi64(arg, KAI_QUEUE_PRIO_MIN, KAI_QUEUE_PRIO_MAX,
@@ -231,21 +247,50 @@ fmt_res(const struct kai_queue_qres *x, int64_t unit, char *buf, size_t size)
 	(void)snprintf(buf, size, "%s/%s/%s", q, l, w);
 }
 
-#define NCOLS 7
+#define NCOLS 8
+#define CELL  1024
+
+/*
+ * "A100=2/4/1,H100=0/-1/-": each GPU type's quota/limit/weight, "-" for
+ * the queue's GPU weight; "-" for none.
+ */
+static void
+types_cell(const struct kai_queue *q, char *buf, size_t size)
+{
+	char a[32], b[32], w[32];
+	size_t i, len = 0;
+
+	(void)snprintf(buf, size, "-");
+	for (i = 0; i < q->ntypes && len + 1 < size; i++) {
+		const struct kai_queue_gtype *x = &q->types[i];
+
+		kai_queue_fmt_units(x->quota, KAI_QUEUE_GPU_UNIT, a, sizeof(a));
+		kai_queue_fmt_units(x->limit, KAI_QUEUE_GPU_UNIT, b, sizeof(b));
+		if (x->weight < 0)
+			(void)snprintf(w, sizeof(w), "-");
+		else
+			kai_queue_fmt_units(x->weight, KAI_QUEUE_WEIGHT_UNIT,
+			    w, sizeof(w));
+		(void)snprintf(buf + len, size - len, "%s%s=%s/%s/%s",
+		    i > 0 ? "," : "", x->type, a, b, w);
+		len = strlen(buf);
+	}
+}
 
 /* The cells of one queue's row. */
 static void
-row_cells(const struct kai_queue *q, char cell[NCOLS][96])
+row_cells(const struct kai_queue *q, char cell[NCOLS][CELL])
 {
 	int r;
 
-	(void)snprintf(cell[0], 96, "%s", q->name);
-	(void)snprintf(cell[1], 96, "%s", q->parent != NULL ? q->parent : "-");
-	(void)snprintf(cell[2], 96, "%" PRId64, q->priority);
+	(void)snprintf(cell[0], CELL, "%s", q->name);
+	(void)snprintf(cell[1], CELL, "%s", q->parent != NULL ? q->parent : "-");
+	(void)snprintf(cell[2], CELL, "%" PRId64, q->priority);
 	for (r = 0; r < KAI_QUEUE_NRES; r++)
 		fmt_res(&q->res[r], r == KAI_QUEUE_GPU ? KAI_QUEUE_GPU_UNIT : 1,
-		    cell[3 + r], 96);
-	(void)snprintf(cell[6], 96, "%" PRIu32, q->active_jobs);
+		    cell[3 + r], CELL);
+	(void)snprintf(cell[6], CELL, "%" PRIu32, q->active_jobs);
+	types_cell(q, cell[7], CELL);
 }
 
 static void
@@ -255,8 +300,9 @@ print_table(const struct kai_queue *q, size_t n)
 	    {"PARENT", 0, false}, {"PRIORITY", 0, true},
 	    {"GPU(QUOTA/LIMIT/WEIGHT)", 0, false},
 	    {"CPU(QUOTA/LIMIT/WEIGHT)", 0, false},
-	    {"MEM(QUOTA/LIMIT/WEIGHT)", 0, false}, {"JOBS", 0, true}};
-	char cell[NCOLS][96];
+	    {"MEM(QUOTA/LIMIT/WEIGHT)", 0, false}, {"JOBS", 0, true},
+	    {"GPUTYPES(QUOTA/LIMIT/WEIGHT)", 0, false}};
+	static char cell[NCOLS][CELL];
 	struct out_table t;
 	size_t i, c;
 
@@ -298,6 +344,7 @@ json_queue(const struct kai_queue *q)
 	static const char *const res[KAI_QUEUE_NRES] = {"gpu", "cpu",
 	    "memory"};
 	struct json_object *o = json_object_new_object(), *b;
+	size_t i;
 	int r;
 
 	out_json_add_str(o, "name", q->name);
@@ -316,6 +363,22 @@ json_queue(const struct kai_queue *q)
 		    json_units(q->res[r].weight, KAI_QUEUE_WEIGHT_UNIT));
 		(void)json_object_object_add(o, res[r], b);
 	}
+	b = json_object_new_object();
+	for (i = 0; i < q->ntypes; i++) {
+		const struct kai_queue_gtype *x = &q->types[i];
+		struct json_object *t = json_object_new_object();
+
+		(void)json_object_object_add(t, "quota",
+		    json_units(x->quota, KAI_QUEUE_GPU_UNIT));
+		(void)json_object_object_add(t, "limit",
+		    json_units(x->limit, KAI_QUEUE_GPU_UNIT));
+		/* null: the queue's GPU weight. */
+		(void)json_object_object_add(t, "over_quota_weight",
+		    x->weight < 0 ? NULL
+				  : json_units(x->weight, KAI_QUEUE_WEIGHT_UNIT));
+		(void)json_object_object_add(b, x->type, t);
+	}
+	(void)json_object_object_add(o, "gpu_types", b);
 	out_json_add_int(o, "preempt_min_runtime_s", q->preempt_min_runtime_s);
 	out_json_add_int(o, "reclaim_min_runtime_s", q->reclaim_min_runtime_s);
 	out_json_add_int(o, "active_jobs", q->active_jobs);

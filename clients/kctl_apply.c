@@ -144,6 +144,54 @@ res_block(struct qload *ld, const struct ynode *m, enum kai_queue_res r,
 	return 0;
 }
 
+/*
+ * gpu_types: {TYPE: {quota, limit, over_quota_weight}}; in a type's
+ * block an absent quota is 0, limit -1 and weight the queue's GPU weight
+ * (the scenario format's gpu_types:, clients/scenario_types.c).
+ */
+static int
+gpu_types(struct qload *ld, const struct ynode *m, struct kai_queue *q)
+{
+	static const char *const allowed[] = {"quota", "limit",
+	    "over_quota_weight", NULL};
+	const struct ynode *n;
+	struct kai_err e;
+	size_t i;
+
+	if (m == NULL)
+		return 0;
+	if (m->kind != YT_MAP)
+		return fail(ld, m, "gpu_types must be a map of GPU types");
+	if (m->n > KAI_QUEUE_TYPES_MAX)
+		return fail(ld, m, "more than %d GPU types",
+		    KAI_QUEUE_TYPES_MAX);
+	for (i = 0; i < m->n; i++) {
+		const struct ynode *k = m->v[2 * i], *b = m->v[2 * i + 1];
+		int64_t quota = 0, limit = -1, weight = -1;
+
+		if (kai_queue_type_find(q, k->s) != NULL)
+			return fail(ld, k, "GPU type \"%s\" is listed twice",
+			    k->s);
+		if (keys(ld, b, allowed, "a GPU type's block") != 0)
+			return KAI_EINVAL;
+		if ((n = ytree_get(b, "quota")) != NULL &&
+		    units(ld, n, "quota", KAI_QUEUE_GPU_UNIT, true, &quota) !=
+			0)
+			return KAI_EINVAL;
+		if ((n = ytree_get(b, "limit")) != NULL &&
+		    units(ld, n, "limit", KAI_QUEUE_GPU_UNIT, true, &limit) !=
+			0)
+			return KAI_EINVAL;
+		if ((n = ytree_get(b, "over_quota_weight")) != NULL &&
+		    units(ld, n, "over_quota_weight", KAI_QUEUE_WEIGHT_UNIT,
+			false, &weight) != 0)
+			return KAI_EINVAL;
+		if (kai_queue_type_set(q, k->s, quota, limit, weight, &e) != 0)
+			return fail(ld, k, "%s", kai_err_msg(&e));
+	}
+	return 0;
+}
+
 static int
 string(struct qload *ld, const struct ynode *m, const char *key, bool need,
     char **out)
@@ -169,7 +217,7 @@ load_queue(struct qload *ld, const struct ynode *m, struct kai_queue *q)
 {
 	static const char *const allowed[] = {"name", "parent", "priority",
 	    "gpu", "cpu", "memory", "preempt_min_runtime_s",
-	    "reclaim_min_runtime_s", NULL};
+	    "reclaim_min_runtime_s", "gpu_types", NULL};
 	static const char *const res[KAI_QUEUE_NRES] = {"gpu", "cpu",
 	    "memory"};
 	struct kai_err e;
@@ -189,6 +237,8 @@ load_queue(struct qload *ld, const struct ynode *m, struct kai_queue *q)
 		if (res_block(ld, ytree_get(m, res[r]), (enum kai_queue_res)r,
 			&q->res[r]) != 0)
 			return KAI_EINVAL;
+	if (gpu_types(ld, ytree_get(m, "gpu_types"), q) != 0)
+		return KAI_EINVAL;
 	if (kai_queue_check(q, &e) != 0)
 		return fail(ld, m, "%s", kai_err_msg(&e));
 	return 0;

@@ -9,8 +9,10 @@
  * One row per queue, indented under its parent as sshare indents
  * accounts, with per resource (GPU, CPU, memory) the quota, limit and
  * over-quota weight, the fair share, what is allocated and requested,
- * and the decayed usage; then, under each leaf queue, one row per user
- * with that user's decayed usage and allocation.  Units: GPUs as
+ * and the decayed usage, then for each GPU type of the pass (doc/
+ * scheduler.md, "GPU types") the queue's quota, limit, weight, fair share,
+ * allocation and request of that type; then, under each leaf queue, one
+ * row per user with that user's decayed usage and allocation.  Units: GPUs as
  * decimals, CPU in millicores, memory in MiB; usage in GPU-seconds,
  * core-seconds and MiB-seconds.  kaid answers from memory.
  */
@@ -109,15 +111,28 @@ parse_args(struct opts *o, int argc, char **argv, struct kai_err *err)
  * The table
  */
 
-#define PER_RES 7
-#define NCOLS	(2 + PER_RES * KAI_QUEUE_NRES)
-#define CELL	64
+#define PER_RES	 7
+#define PER_TYPE 6
+#define NFIXED	 (2 + PER_RES * KAI_QUEUE_NRES)
+#define CELL	 96
 
 static const char *const res_head[KAI_QUEUE_NRES] = {"GPU", "CPU", "Mem"};
 static const char *const col_head[PER_RES] = {"Quota", "Limit", "Weight",
     "FairShare", "Alloc", "Req", "Usage"};
 static const int64_t unit[KAI_QUEUE_NRES] = {KAI_QUEUE_GPU_UNIT, 1, 1};
 static const int64_t usage_unit[KAI_QUEUE_NRES] = {1000000, 1000, 1};
+
+/*
+ * The rows' cells: the fixed columns, then PER_TYPE columns for each GPU
+ * type of the pass ("gpu:A100:Quota" ... "gpu:A100:Req"), so a cluster
+ * with one type of GPU or none sees the table it always saw.
+ */
+struct tab {
+	size_t ncols;
+	char (*cell)[CELL];
+	struct kai_share_type *types; /* the types of the columns, in order */
+	size_t ntypes;
+};
 
 static void
 fmt(int64_t v, int64_t u, char *buf)
@@ -151,32 +166,62 @@ depth(const struct kai_share *s, size_t i)
 	return d;
 }
 
+/* The queue's figures for type t of the columns; zero when it has none. */
 static void
-queue_cells(const struct kai_share *s, size_t i, bool indent,
-    char cell[NCOLS][CELL])
+queue_type(const struct kai_share_queue *q, const char *type,
+    struct kai_share_type *x)
+{
+	size_t k;
+
+	for (k = 0; k < q->ngpu_types; k++)
+		if (kai_share_type_parse(q->gpu_types[k], x, NULL) == 0 &&
+		    strcmp(x->type, type) == 0)
+			return;
+	memset(x, 0, sizeof(*x));
+	x->limit = x->weight = -1;
+}
+
+static void
+queue_cells(const struct kai_share *s, size_t i, bool indent, struct tab *tb)
 {
 	const struct kai_share_queue *q = &s->queues[i];
+	char (*cell)[CELL] = tb->cell;
 	int r, c = 2, d = indent ? depth(s, i) : 0;
+	struct kai_share_type x;
+	size_t t;
 
 	(void)snprintf(cell[0], CELL, "%*s%s", d, "", q->name);
 	cell[1][0] = '\0';
 	for (r = 0; r < KAI_QUEUE_NRES; r++) {
-		const struct kai_share_res *x = &q->res[r];
+		const struct kai_share_res *y = &q->res[r];
 
-		fmt(x->quota, unit[r], cell[c++]);
-		fmt(x->limit, unit[r], cell[c++]);
-		fmt(x->weight, KAI_QUEUE_WEIGHT_UNIT, cell[c++]);
-		fmt(x->fair_share, unit[r], cell[c++]);
-		fmt(x->allocated, unit[r], cell[c++]);
-		fmt(x->requested, unit[r], cell[c++]);
-		fmt_usage(x->usage, r, cell[c++]);
+		fmt(y->quota, unit[r], cell[c++]);
+		fmt(y->limit, unit[r], cell[c++]);
+		fmt(y->weight, KAI_QUEUE_WEIGHT_UNIT, cell[c++]);
+		fmt(y->fair_share, unit[r], cell[c++]);
+		fmt(y->allocated, unit[r], cell[c++]);
+		fmt(y->requested, unit[r], cell[c++]);
+		fmt_usage(y->usage, r, cell[c++]);
+	}
+	for (t = 0; t < tb->ntypes; t++) {
+		queue_type(q, tb->types[t].type, &x);
+		fmt(x.quota, KAI_QUEUE_GPU_UNIT, cell[c++]);
+		fmt(x.limit, KAI_QUEUE_GPU_UNIT, cell[c++]);
+		if (x.weight < 0)
+			(void)snprintf(cell[c++], CELL, "-");
+		else
+			fmt(x.weight, KAI_QUEUE_WEIGHT_UNIT, cell[c++]);
+		fmt(x.fair_share, KAI_QUEUE_GPU_UNIT, cell[c++]);
+		fmt(x.allocated, KAI_QUEUE_GPU_UNIT, cell[c++]);
+		fmt(x.requested, KAI_QUEUE_GPU_UNIT, cell[c++]);
 	}
 }
 
 static void
 user_cells(const struct kai_share *s, const struct kai_share_user *u,
-    bool indent, char cell[NCOLS][CELL])
+    bool indent, struct tab *tb)
 {
+	char (*cell)[CELL] = tb->cell;
 	size_t i;
 	int r, c = 2, d = 0;
 
@@ -185,9 +230,9 @@ user_cells(const struct kai_share *s, const struct kai_share_user *u,
 			d = depth(s, i) + 1;
 	(void)snprintf(cell[0], CELL, "%*s%s", d, "", u->queue);
 	(void)snprintf(cell[1], CELL, "%s", u->user);
+	for (i = 2; i < tb->ncols; i++)
+		cell[i][0] = '\0';
 	for (r = 0; r < KAI_QUEUE_NRES; r++) {
-		for (i = 0; i < PER_RES; i++)
-			cell[c + i][0] = '\0';
 		fmt(u->allocated[r], unit[r], cell[c + 4]);
 		fmt_usage(u->usage[r], r, cell[c + 6]);
 		c += PER_RES;
@@ -195,79 +240,118 @@ user_cells(const struct kai_share *s, const struct kai_share_user *u,
 }
 
 static void
-emit(struct out_table *t, char cell[NCOLS][CELL])
+emit(struct out_table *t, const struct tab *tb)
 {
 	size_t c;
 
-	for (c = 0; c < NCOLS; c++)
-		out_table_cell(t, cell[c]);
+	for (c = 0; c < tb->ncols; c++)
+		out_table_cell(t, tb->cell[c]);
 	out_table_end_row(t);
 }
 
 /* Visits the rows in order: each queue, then its users. */
 static void
-walk(const struct kai_share *s, bool indent,
-    void (*fn)(char cell[NCOLS][CELL], void *ctx), void *ctx)
+walk(const struct kai_share *s, bool indent, struct tab *tb,
+    void (*fn)(const struct tab *tb, void *ctx), void *ctx)
 {
-	char cell[NCOLS][CELL];
 	size_t i, j;
 
 	for (i = 0; i < s->nqueues; i++) {
-		queue_cells(s, i, indent, cell);
-		fn(cell, ctx);
+		queue_cells(s, i, indent, tb);
+		fn(tb, ctx);
 		for (j = 0; j < s->nusers; j++) {
 			if (strcmp(s->users[j].queue, s->queues[i].name) != 0)
 				continue;
-			user_cells(s, &s->users[j], indent, cell);
-			fn(cell, ctx);
+			user_cells(s, &s->users[j], indent, tb);
+			fn(tb, ctx);
 		}
 	}
 }
 
 static void
-widen(char cell[NCOLS][CELL], void *ctx)
+widen(const struct tab *tb, void *ctx)
 {
 	struct out_col *cols = ctx;
 	size_t c;
 
-	for (c = 0; c < NCOLS; c++)
-		if ((int)strlen(cell[c]) > cols[c].width)
-			cols[c].width = (int)strlen(cell[c]);
+	for (c = 0; c < tb->ncols; c++)
+		if ((int)strlen(tb->cell[c]) > cols[c].width)
+			cols[c].width = (int)strlen(tb->cell[c]);
 }
 
 static void
-print_row(char cell[NCOLS][CELL], void *ctx)
+print_row(const struct tab *tb, void *ctx)
 {
-	emit(ctx, cell);
+	emit(ctx, tb);
+}
+
+/* Every GPU type any queue has, in the order they first appear. */
+static void
+tab_types(const struct kai_share *s, struct tab *tb)
+{
+	struct kai_share_type x;
+	size_t i, k, t;
+
+	for (i = 0; i < s->nqueues; i++)
+		for (k = 0; k < s->queues[i].ngpu_types; k++) {
+			if (kai_share_type_parse(s->queues[i].gpu_types[k], &x,
+				NULL) != 0)
+				continue;
+			for (t = 0; t < tb->ntypes &&
+			     strcmp(tb->types[t].type, x.type) != 0;
+			     t++)
+				;
+			if (t < tb->ntypes || tb->ntypes >= KAI_SHARE_TYPES_MAX)
+				continue;
+			tb->types = kai_xreallocarray(tb->types,
+			    tb->ntypes + 1, sizeof(*tb->types));
+			tb->types[tb->ntypes++] = x;
+		}
+	tb->ncols = NFIXED + PER_TYPE * tb->ntypes;
+	tb->cell = kai_xcalloc(tb->ncols, sizeof(*tb->cell));
 }
 
 static void
 print_table(const struct opts *o, const struct kai_share *s)
 {
-	static char head[NCOLS][CELL];
-	struct out_col cols[NCOLS];
+	static const char *const type_head[PER_TYPE] = {"Quota", "Limit",
+	    "Weight", "FairShare", "Alloc", "Req"};
+	struct tab tb = {0, NULL, NULL, 0};
+	char (*head)[CELL];
+	struct out_col *cols;
 	struct out_table t;
 	size_t c;
 	int r;
 
+	tab_types(s, &tb);
+	head = kai_xcalloc(tb.ncols, sizeof(*head));
+	cols = kai_xcalloc(tb.ncols, sizeof(*cols));
 	(void)snprintf(head[0], CELL, "Queue");
 	(void)snprintf(head[1], CELL, "User");
 	for (r = 0; r < KAI_QUEUE_NRES; r++)
 		for (c = 0; c < PER_RES; c++)
 			(void)snprintf(head[2 + r * PER_RES + c], CELL, "%s%s",
 			    res_head[r], col_head[c]);
-	for (c = 0; c < NCOLS; c++) {
+	for (c = NFIXED; c < tb.ncols; c++)
+		(void)snprintf(head[c], CELL, "gpu:%s:%s",
+		    tb.types[(c - NFIXED) / PER_TYPE].type,
+		    type_head[(c - NFIXED) % PER_TYPE]);
+	for (c = 0; c < tb.ncols; c++) {
 		cols[c].header = head[c];
 		cols[c].width = (int)strlen(head[c]);
 		cols[c].right = c >= 2;
 	}
 	if (!o->parsable2)
-		walk(s, true, widen, cols);
-	out_table_init(&t, stdout, cols, NCOLS, o->parsable2 ?
+		walk(s, true, &tb, widen, cols);
+	out_table_init(&t, stdout, cols, tb.ncols, o->parsable2 ?
 	    OUT_MODE_PARSABLE2 : OUT_MODE_TABLE, OUT_TRUNC_CUT);
 	if (!o->noheader)
 		out_table_header(&t, false);
-	walk(s, !o->parsable2, print_row, &t);
+	walk(s, !o->parsable2, &tb, print_row, &t);
+	free(head);
+	free(cols);
+	free(tb.cell);
+	free(tb.types);
 }
 
 /*
@@ -283,6 +367,37 @@ json_units(int64_t v, int64_t u)
 		return json_object_new_int64(v);
 	kai_queue_fmt_units(v, u, buf, sizeof(buf));
 	return json_object_new_double_s((double)v / (double)u, buf);
+}
+
+/* {"A100": {quota, limit, over_quota_weight, fair_share, ...}, ...} */
+static struct json_object *
+json_types(const struct kai_share_queue *q)
+{
+	struct json_object *o = json_object_new_object(), *b;
+	struct kai_share_type x;
+	size_t k;
+
+	for (k = 0; k < q->ngpu_types; k++) {
+		if (kai_share_type_parse(q->gpu_types[k], &x, NULL) != 0)
+			continue;
+		b = json_object_new_object();
+		(void)json_object_object_add(b, "quota",
+		    json_units(x.quota, KAI_QUEUE_GPU_UNIT));
+		(void)json_object_object_add(b, "limit",
+		    json_units(x.limit, KAI_QUEUE_GPU_UNIT));
+		/* null: the queue's GPU weight. */
+		(void)json_object_object_add(b, "over_quota_weight",
+		    x.weight < 0 ? NULL
+				 : json_units(x.weight, KAI_QUEUE_WEIGHT_UNIT));
+		(void)json_object_object_add(b, "fair_share",
+		    json_units(x.fair_share, KAI_QUEUE_GPU_UNIT));
+		(void)json_object_object_add(b, "allocated",
+		    json_units(x.allocated, KAI_QUEUE_GPU_UNIT));
+		(void)json_object_object_add(b, "requested",
+		    json_units(x.requested, KAI_QUEUE_GPU_UNIT));
+		(void)json_object_object_add(o, x.type, b);
+	}
+	return o;
 }
 
 static struct json_object *
@@ -318,6 +433,7 @@ json_queue(const struct kai_share_queue *q)
 		    json_units(x->usage_share, 1000000));
 		(void)json_object_object_add(o, rn[r], b);
 	}
+	(void)json_object_object_add(o, "gpu_types", json_types(q));
 	return o;
 }
 

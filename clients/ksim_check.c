@@ -365,6 +365,35 @@ check_fair(struct ck *c)
 }
 
 static void
+check_tfair(struct ck *c)
+{
+	const struct expect *e = &c->sc->expect;
+	size_t i, t;
+
+	for (i = 0; i < e->ntfair; i++) {
+		const struct exp_tfair *x = &e->tfair[i];
+		int64_t got = -1;
+
+		for (t = 0; t < c->r->ntypes; t++)
+			if (strcmp(c->r->types[t], x->type) == 0)
+				got = c->r->qtypes[x->queue * c->r->ntypes + t]
+					  .fair_share;
+		if (got == x->v)
+			continue;
+		(void)fprintf(c->f, "%s: queue \"%s\": expected a fair share of ",
+		    c->file, c->sc->queues[x->queue].name);
+		ksim_gpu(c->f, x->v);
+		(void)fprintf(c->f, " %s GPUs, got ", x->type);
+		if (got < 0)
+			(void)fputs("no such GPU type", c->f);
+		else
+			ksim_gpu(c->f, got);
+		(void)fputc('\n', c->f);
+		c->bad++;
+	}
+}
+
+static void
 check_reasons(struct ck *c)
 {
 	const struct expect *e = &c->sc->expect;
@@ -410,6 +439,7 @@ ksim_check(FILE *f, const char *file, const struct scenario *sc,
 	check_tasks(&c);
 	check_shared(&c);
 	check_fair(&c);
+	check_tfair(&c);
 	check_reasons(&c);
 	return c.bad;
 }

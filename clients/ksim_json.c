@@ -77,6 +77,39 @@ fair_shares(FILE *f, const struct scenario *sc,
 	(void)fputs(sc->snap.nqueues > 0 ? "\n  },\n" : "},\n", f);
 }
 
+/* Per queue and GPU type figures, only when the cycle has types. */
+static void
+gpu_types(FILE *f, const struct scenario *sc,
+    const struct kai_sched_result *r)
+{
+	size_t q, t;
+
+	if (r->ntypes == 0)
+		return;
+	(void)fputs("  \"gpu_types\": {", f);
+	for (q = 0; q < sc->snap.nqueues; q++) {
+		(void)fputs(q > 0 ? ",\n    " : "\n    ", f);
+		json_str(f, sc->queues[q].name);
+		(void)fputs(": {", f);
+		for (t = 0; t < r->ntypes; t++) {
+			const struct kai_sched_type_out *o =
+			    &r->qtypes[q * r->ntypes + t];
+
+			(void)fputs(t > 0 ? ", " : "", f);
+			json_str(f, r->types[t]);
+			(void)fputs(": {\"fair_share\": ", f);
+			ksim_gpu(f, o->fair_share);
+			(void)fputs(", \"allocated\": ", f);
+			ksim_gpu(f, o->allocated);
+			(void)fputs(", \"requested\": ", f);
+			ksim_gpu(f, o->requested);
+			(void)fputc('}', f);
+		}
+		(void)fputc('}', f);
+	}
+	(void)fputs(sc->snap.nqueues > 0 ? "\n  },\n" : "},\n", f);
+}
+
 static void
 task_line(FILE *f, const struct scenario *sc, const char *job, size_t k,
     const struct kai_sched_task_out *t)
@@ -142,6 +175,7 @@ ksim_json(FILE *f, const struct scenario *sc, const struct kai_sched_result *r)
 	json_str(f, sc->name);
 	(void)fputs(",\n", f);
 	fair_shares(f, sc, r);
+	gpu_types(f, sc, r);
 	(void)fputs("  \"jobs\": {", f);
 	for (j = 0; j < sc->snap.njobs; j++) {
 		(void)fputs(j > 0 ? ",\n" : "\n", f);

@@ -170,6 +170,7 @@ KSIM_CORE_SOURCES = \
 	clients/scenario_expect.c \
 	clients/scenario_jobs.c \
 	clients/scenario_pools.c \
+	clients/scenario_types.c \
 	clients/ytree.c \
 	clients/ytree.h
 clients_ksim_SOURCES = clients/ksim.c $(KSIM_CORE_SOURCES)

@@ -258,7 +258,8 @@ load_config(struct sload *ld, const struct ynode *m)
 {
 	static const char *const keys[] = {"placement", "gpu_device_placement",
 	    "actions", "k_value", "default_staleness_grace_s",
-	    "max_consolidation_moves", "backfill_reservations", NULL};
+	    "max_consolidation_moves", "backfill_reservations",
+	    "gpu_type_label", NULL};
 	static const char *const node_pl[] = {"binpack", "spread", "frag", NULL};
 	static const char *const dev_pl[] = {"pack", "spread", NULL};
 	struct kai_sched_config *c = &ld->sc->snap.config;
@@ -449,7 +450,7 @@ load_queue(struct sload *ld, const struct ynode *m, size_t i)
 {
 	static const char *const keys[] = {"name", "parent", "priority", "gpu",
 	    "cpu", "memory", "preempt_min_runtime_s", "reclaim_min_runtime_s",
-	    NULL};
+	    "gpu_types", NULL};
 	static const char *const res[] = {"gpu", "cpu", "memory"};
 	struct kai_sched_snap_queue *q = &ld->sc->queues[i];
 	const char *parent = NULL;
@@ -485,7 +486,7 @@ load_queue(struct sload *ld, const struct ynode *m, size_t i)
 		if ((rc = load_qres(ld, ytree_get(m, res[r]), r, &q->res[r])) !=
 		    0)
 			return rc;
-	return 0;
+	return scenario_queue_types(ld, ytree_get(m, "gpu_types"), q);
 }
 
 static int
@@ -582,6 +583,7 @@ load_root(struct sload *ld, const struct ynode *root)
 	sc->snap.users = sc->users;
 	sc->snap.now = SCENARIO_NOW;
 	if ((rc = load_config(ld, ytree_get(root, "config"))) != 0 ||
+	    (rc = scenario_type_label(ld, ytree_get(root, "config"))) != 0 ||
 	    (rc = load_nodes(ld, ytree_get(root, "nodes"))) != 0 ||
 	    (rc = load_queues(ld, ytree_get(root, "queues"))) != 0 ||
 	    (rc = load_topologies(ld, ytree_get(root, "topologies"))) != 0 ||
@@ -590,6 +592,7 @@ load_root(struct sload *ld, const struct ynode *root)
 	    (rc = scenario_load_jobs(ld, ytree_get(root, "jobs"))) != 0 ||
 	    (rc = scenario_load_usage(ld, ytree_get(root, "usage"))) != 0)
 		return rc;
+	scenario_node_types(sc);
 	if (ytree_get(root, "expect") != NULL)
 		return scenario_load_expect(ld, ytree_get(root, "expect"));
 	return 0;

@@ -63,6 +63,12 @@ struct exp_fair {
 	int64_t v[KAI_SCHED_NRES]; /* core units */
 };
 
+struct exp_tfair { /* gpu_type_fair_share: {queue: {type: GPUs}} */
+	uint32_t queue;
+	const char *type;
+	int64_t v; /* micro-GPUs */
+};
+
 struct exp_reason { /* kaibatch extension: reasons: {job: text} */
 	uint32_t job;
 	const char *text; /* must occur in the job's reason */
@@ -82,6 +88,8 @@ struct expect {
 	size_t nfair;
 	struct exp_reason *reasons;
 	size_t nreasons;
+	struct exp_tfair *tfair;
+	size_t ntfair;
 };
 
 struct scenario {
@@ -105,6 +113,7 @@ struct scenario {
 	struct kai_map cap_ix;
 	void **owned;			/* taint, selector, toleration arrays */
 	size_t nowned;
+	const char *gpu_type_label;	/* nodes' GPU type (scenario_types.c) */
 };
 
 int scenario_load(const char *path, struct scenario *sc,
@@ -165,5 +174,16 @@ int scenario_load_caps(struct sload *ld, const struct ynode *cs)
 int scenario_job_cap(struct sload *ld, const struct ynode *m,
     struct kai_sched_snap_job *j) KAI_MUST_CHECK;
 void scenario_caps_fini(struct scenario *sc);
+/* scenario_types.c: config's gpu_type_label, gpu_types:, gpu_type:. */
+int scenario_type_label(struct sload *ld, const struct ynode *config)
+    KAI_MUST_CHECK;
+/* Each node's type from its labels, once nodes and config are read. */
+void scenario_node_types(struct scenario *sc);
+int scenario_queue_types(struct sload *ld, const struct ynode *m,
+    struct kai_sched_snap_queue *q) KAI_MUST_CHECK;
+int scenario_job_type(struct sload *ld, const struct ynode *m,
+    struct kai_sched_snap_job *j) KAI_MUST_CHECK;
+int scenario_expect_types(struct sload *ld, const struct ynode *map)
+    KAI_MUST_CHECK;
 
 #endif /* KAI_CLIENTS_SCENARIO_H */

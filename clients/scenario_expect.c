@@ -279,7 +279,8 @@ int
 scenario_load_expect(struct sload *ld, const struct ynode *x)
 {
 	static const char *const keys[] = {"running", "pipelined", "pending",
-	    "evicted", "tasks", "shared_gpu", "fair_share", "reasons", NULL};
+	    "evicted", "tasks", "shared_gpu", "fair_share", "reasons",
+	    "gpu_type_fair_share", NULL};
 	struct expect *e = &ld->sc->expect;
 	int rc;
 
@@ -297,7 +298,9 @@ scenario_load_expect(struct sload *ld, const struct ynode *x)
 	    (rc = tasks(ld, ytree_get(x, "tasks"))) != 0 ||
 	    (rc = shared(ld, ytree_get(x, "shared_gpu"))) != 0)
 		return rc;
-	if ((rc = fair(ld, ytree_get(x, "fair_share"))) != 0)
+	if ((rc = fair(ld, ytree_get(x, "fair_share"))) != 0 ||
+	    (rc = scenario_expect_types(ld,
+		 ytree_get(x, "gpu_type_fair_share"))) != 0)
 		return rc;
 	return reasons(ld, ytree_get(x, "reasons"));
 }
@@ -326,5 +329,6 @@ scenario_expect_fini(struct expect *e)
 	free(e->shared);
 	free(e->fair);
 	free(e->reasons);
+	free(e->tfair);
 	memset(e, 0, sizeof(*e));
 }

@@ -338,6 +338,7 @@ sched_json(const struct kai_jobspec *js)
 	put(s, "gpu_memory_mb", json_object_new_int64((int64_t)js->gpu_memory_mb));
 	put(s, "topology", str_or_null(js->topology));
 	put(s, "topology_preferred", str_or_null(js->topology_preferred));
+	put(s, "gpu_type", str_or_null(js->gpu_type));
 	return s;
 }
 

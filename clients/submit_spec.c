@@ -93,13 +93,42 @@ any_gpu_count(const struct submit_opts *o)
 	    o->gpus_task.count > 0;
 }
 
+/*
+ * The GPU type the options name (-G, --gres/--gpus-per-node,
+ * --gpus-per-task with a count above 0), or NULL; two different ones
+ * are refused.
+ */
+static int
+gpu_type(const struct submit_opts *o, const char **type, struct kai_err *err)
+{
+	const struct submit_gpu *g[] = {&o->gpus_job, &o->gpus_node,
+	    &o->gpus_task};
+	const char *opt = NULL;
+	size_t i;
+
+	*type = NULL;
+	for (i = 0; i < KAI_NELEM(g); i++) {
+		if (g[i]->count <= 0 || g[i]->type == NULL)
+			continue;
+		if (*type != NULL && strcmp(*type, g[i]->type) != 0)
+			return kai_err_set(err, KAI_EINVAL,
+			    "options \"%s\" and \"%s\" name different GPU "
+			    "types (\"%s\", \"%s\"): a job's GPUs are of one "
+			    "type", opt, g[i]->opt, *type, g[i]->type);
+		*type = g[i]->type;
+		opt = g[i]->opt;
+	}
+	return 0;
+}
+
 int
 submit_opts_finish(struct submit_opts *o, struct kai_err *err)
 {
 	int64_t ntasks, per_node;
+	const char *type;
 	int r;
 
-	if ((r = finish_mem(o, err)) != 0)
+	if ((r = finish_mem(o, err)) != 0 || (r = gpu_type(o, &type, err)) != 0)
 		return r;
 	if (o->cpus_per_task != SUBMIT_UNSET && o->cpus_per_gpu != SUBMIT_UNSET)
 		return kai_err_set(err, KAI_EINVAL,
@@ -172,8 +201,6 @@ void
 submit_opts_warnings(const struct submit_opts *o,
     void (*fn)(const char *option, const char *msg, void *ctx), void *ctx)
 {
-	const struct submit_gpu *gpus[] = {&o->gpus_job, &o->gpus_node,
-	    &o->gpus_task};
 	char label[80], msg[256];
 	size_t i;
 	int k = submit_opts_mem_kind(o);
@@ -192,15 +219,6 @@ submit_opts_warnings(const struct submit_opts *o,
 		    "the job gets kaid's default memory",
 		    mem_labels[k]);
 		fn(mem_labels[k], msg, ctx);
-	}
-	for (i = 0; i < KAI_NELEM(gpus); i++) {
-		if (gpus[i]->count == SUBMIT_UNSET || gpus[i]->type == NULL)
-			continue;
-		(void)snprintf(msg, sizeof(msg),
-		    "GPU type \"%s\" of option \"%s\" is not matched yet: the "
-		    "job may get any GPU",
-		    gpus[i]->type, gpus[i]->opt);
-		fn(gpus[i]->opt, msg, ctx);
 	}
 }
 
@@ -288,6 +306,7 @@ sched_to_spec(const struct submit_opts *o, struct kai_jobspec *js,
     struct kai_err *err)
 {
 	double f = o->gpu_fraction_v * KAI_GPU_MICRO + 0.5;
+	const char *type;
 
 	if (o->topo_name != NULL)
 		return kai_err_set(err, KAI_EINVAL,
@@ -306,6 +325,9 @@ sched_to_spec(const struct submit_opts *o, struct kai_jobspec *js,
 		    ? KAI_GPU_MICRO - 1 : (uint32_t)f;
 	}
 	js->gpu_memory_mb = o->gpu_memory_mib;
+	if (gpu_type(o, &type, err) != 0)
+		return KAI_EINVAL;
+	dup_opt(&js->gpu_type, type);
 	return kai_jobspec_check_sched(js, err);
 }
 

@@ -44,6 +44,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t4100-share.t \
 	tests/integration/t4120-kacct-gpu.t \
 	tests/integration/t4110-preempt-crash.t \
+	tests/integration/t4130-gpu-types.t \
 	tests/integration/t4200-start.t \
 	tests/integration/t4300-query-scope.t \
 	tests/integration/t4310-slow-read.t \

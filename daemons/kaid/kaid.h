@@ -375,6 +375,8 @@ struct snap {
 	char **label_text;	  /* owned "key\0value" copies */
 	size_t nlabels;
 	struct kai_sched_snap_queue *queues;
+	struct kai_sched_qtype *qtypes; /* the queues' GPU types */
+	size_t nqtypes;
 	struct kai_sched_snap_user *users;
 	struct kai_sched_snap_job *jobs;
 	struct kai_job **kjobs;	  /* kaid's job of each snapshot job; NULL

@@ -189,6 +189,7 @@ fill(struct kai_jobinfo *o, const struct kai_job *j)
 	o->workload = j->workload;
 	o->qos = j->qos;
 	o->dependency = j->state == KAI_JOB_PENDING ? j->dep_left : NULL;
+	o->gpu_type = j->gpu_type;
 	o->submit_time = j->submit_time;
 	o->start_time = j->start_time;
 	o->time_limit_s = j->time_limit_s;

@@ -324,6 +324,7 @@ job_from_submit(const struct submit *s, uint64_t id)
 	j->gpu_memory_mb = js->gpu_memory_mb;
 	j->topology = kai_job_optstr(js->topology);
 	j->topology_preferred = kai_job_optstr(js->topology_preferred);
+	j->gpu_type = kai_job_optstr(js->gpu_type);
 	arrays_job_init(j, s);
 	return j;
 }

@@ -12,6 +12,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,6 +59,43 @@ fill_queue(const struct kaid *k, const struct snap *sn,
 		x->requested = o->requested[r];
 		x->usage = to_i64(tot[r] * usage_unit[r]);
 		x->usage_share = to_i64(s->res[r].usage * 1e6);
+	}
+}
+
+/*
+ * Queue i's figures for each GPU type of the pass: the queue's settings
+ * for the type (quota 0, no limit, its GPU weight when it names none)
+ * and the core's fair share, allocation and request.
+ */
+static void
+fill_types(const struct kaid *k, const struct snap *sn,
+    const struct kai_sched_result *res, size_t i, struct kai_share_queue *q)
+{
+	long ci = queues_find(k, sn->queues[i].name);
+	const struct kai_queue *kq = ci >= 0 ? queues_at(k, ci) : NULL;
+	size_t t, n = res->ntypes < KAI_SHARE_TYPES_MAX ? res->ntypes
+						      : KAI_SHARE_TYPES_MAX;
+
+	if (n == 0)
+		return;
+	q->gpu_types = kai_xcalloc(n, sizeof(*q->gpu_types));
+	for (t = 0; t < n; t++) {
+		const struct kai_sched_type_out *o =
+		    &res->qtypes[i * res->ntypes + t];
+		const struct kai_queue_gtype *g = kq != NULL
+		    ? kai_queue_type_find(kq, res->types[t])
+		    : NULL;
+		struct kai_share_type x;
+
+		memset(&x, 0, sizeof(x));
+		(void)snprintf(x.type, sizeof(x.type), "%s", res->types[t]);
+		x.quota = g != NULL ? g->quota : 0;
+		x.limit = g != NULL ? g->limit : -1;
+		x.weight = g != NULL ? g->weight : -1;
+		x.fair_share = o->fair_share;
+		x.allocated = o->allocated;
+		x.requested = o->requested;
+		q->gpu_types[q->ngpu_types++] = kai_share_type_text(&x);
 	}
 }
 
@@ -193,8 +231,10 @@ share_keep(struct kaid *k, const struct snap *sn,
 	s.k_value = to_i64(sn->s.config.k_value * 1e6);
 	usage_totals(k, sn, tot, cap);
 	s.queues = kai_xcalloc(sn->s.nqueues + 1, sizeof(*s.queues));
-	for (i = 0; i < sn->s.nqueues; i++)
+	for (i = 0; i < sn->s.nqueues; i++) {
 		fill_queue(k, sn, &r->queues[i], i, tot[i], &s.queues[i]);
+		fill_types(k, sn, r, i, &s.queues[i]);
+	}
 	s.nqueues = sn->s.nqueues;
 	keep_users(k, sn, r, &s);
 	free(tot);

@@ -120,6 +120,10 @@ snap_nodes(const struct kaid *k, struct snap *sn)
 		for (l = 0; l < nd->nlabels; l++)
 			add_label(sn, nd->labels[l]);
 		s->nlabels = nd->nlabels;
+		for (l = 0; l < s->nlabels; l++)
+			if (strcmp(s->labels[l].key,
+				k->conf->sched_gpu_type_label) == 0)
+				s->gpu_type = s->labels[l].value;
 		pools_snap_taints(sn, nd, s);
 		kai_map_put(&sn->node_ix, nd->name, (void *)(uintptr_t)(n + 1));
 		n++;
@@ -146,6 +150,18 @@ add_queue(struct snap *sn, const struct kai_queue *q)
 	}
 	s->preempt_min_runtime_s = q->preempt_min_runtime_s;
 	s->reclaim_min_runtime_s = q->reclaim_min_runtime_s;
+	s->types = &sn->qtypes[sn->nqtypes];
+	s->ntypes = q->ntypes;
+	for (r = 0; r < (int)q->ntypes; r++) {
+		struct kai_sched_qtype *x = &sn->qtypes[sn->nqtypes++];
+
+		x->type = q->types[r].type;
+		x->quota = q->types[r].quota;
+		x->limit = q->types[r].limit;
+		x->weight = q->types[r].weight < 0 ? -1
+		    : (double)q->types[r].weight /
+			(double)KAI_QUEUE_WEIGHT_UNIT;
+	}
 	sn->s.nqueues++;
 	kai_map_put(&sn->queue_ix, q->name,
 	    (void *)(uintptr_t)sn->s.nqueues);
@@ -164,6 +180,9 @@ snap_queues(const struct kaid *k, struct snap *sn)
 	long q;
 
 	sn->queues = kai_xcalloc(n + 1, sizeof(*sn->queues));
+	for (i = 0, depth = 0; i < n; i++)
+		depth += queues_at(k, (long)i)->ntypes;
+	sn->qtypes = kai_xcalloc(depth + 1, sizeof(*sn->qtypes));
 	for (i = 0; i < n; i++) {
 		for (depth = 0, q = (long)i; q >= 0 && !done[q] && depth < n;
 		     q = queues_find(k, queues_at(k, q)->parent))
@@ -318,6 +337,7 @@ add_job(const struct kaid *k, struct snap *sn, struct kai_job *j,
 	s->name = sn->jnames[sn->s.njobs];
 	s->queue = (uint32_t)map_ix(&sn->queue_ix, j->queue);
 	s->pool = pools_snap_index(k, j->queue);
+	s->gpu_type = j->gpu_type;
 	s->user = user_index(sn, j->user != NULL ? j->user : "");
 	s->priority = j->priority;
 	s->preemptible = j->preemptible;
@@ -565,6 +585,7 @@ snap_fini(struct snap *sn)
 	free(sn->labels);
 	free(sn->nodes);
 	free(sn->queues);
+	free(sn->qtypes);
 	free(sn->users);
 	free(sn->jobs);
 	free(sn->kjobs);

@@ -125,6 +125,8 @@ struct kai_conf {
 	int64_t sched_stale_grace_ms;	/* -1 = never; 60 s */
 	int64_t sched_max_moves;	/* consolidation; 16 */
 	int64_t sched_bf_reservations;	/* backfill; 4 */
+	char *sched_gpu_type_label;	/* node label of GPU types;
+					   "nvidia.com/gpu.product" */
 	int64_t usage_half_life_ms;	/* 0 = no decay; 1 day */
 	int64_t usage_window_ms;	/* 7 days */
 	int64_t usage_refresh_ms;	/* re-read finished jobs; 1 min */

@@ -155,6 +155,11 @@ static const struct kai_conf_entry daemon_entries[] = {
 	  .offset = D(sched_bf_reservations), .def = "4", .min = 0,
 	  .max = 1024,
 	  .help = "jobs given a backfill reservation; 0 = no backfill" },
+	{ .key = "scheduling.gpu_type_label", .type = KAI_CONF_STRING,
+	  .offset = D(sched_gpu_type_label), .def = "nvidia.com/gpu.product",
+	  .min = 1, .max = 316,
+	  .help = "node label whose value is a node's GPU type, for GPU type "
+		  "quotas and --gres=gpu:TYPE:N" },
 	{ .key = "scheduling.usage_half_life", .type = KAI_CONF_DURATION,
 	  .offset = D(usage_half_life_ms), .def = "1d", .min = 0,
 	  .max = 365 * DAY_MS, .unit = "ms",

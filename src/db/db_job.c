@@ -261,6 +261,7 @@ row_to_job(struct kai_db_row *r, struct kai_job *j)
 	j->why = kai_db_get_dup(r, 27);
 	j->workload = kai_db_get_optstr(r, 28);
 	j->qos = kai_db_get_optstr(r, 29);
+	j->gpu_type = kai_db_get_optstr(r, 30);
 }
 
 /* Appends allocation row r (of job j) to j->allocs. */
@@ -332,8 +333,8 @@ kai_db_jobs_load_active(struct kai_db *db, struct kai_job **jobs, size_t *n,
 	    "priority, submit_time, start_time, ntasks, cpus_per_task, mem_mb, "
 	    "gpus_per_task, time_limit_s, hold, reason, account, workdir, "
 	    "preemptible, requeue, requeue_count, min_tasks, gpu_fraction, "
-	    "gpu_memory_mb, topology, topology_preferred, why, workload, qos "
-	    "FROM jobs "
+	    "gpu_memory_mb, topology, topology_preferred, why, workload, qos, "
+	    "gpu_type FROM jobs "
 	    "WHERE state IN " DB_ACTIVE_STATES " ORDER BY id",
 	    NULL, PGRES_TUPLES_OK, what, err)) == NULL)
 		r = kai_db_errcode(err);

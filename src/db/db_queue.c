@@ -40,7 +40,11 @@ static const char load_sql[] =
     "q.cpu_quota, q.cpu_limit, " MICRO("q.cpu_weight") ", "
     "q.mem_quota, q.mem_limit, " MICRO("q.mem_weight") ", "
     "q.preempt_min_runtime_s, q.reclaim_min_runtime_s, q.ord, "
-    "coalesce(a.n, 0) "
+    "coalesce(a.n, 0), "
+    /* The GPU types in the form they travel in, ';' between them. */
+    "(SELECT string_agg(t.type || ' ' || " GPU("t.quota") " || ' ' || "
+    GPU("t.lim") " || ' ' || " GPU("t.weight") ", ';' ORDER BY t.type) "
+    "FROM queue_gpu_types t WHERE t.queue = q.name) "
     "FROM queues q LEFT JOIN (SELECT queue, count(*) AS n FROM jobs "
     "WHERE state IN " ACTIVE " GROUP BY queue) a ON a.queue = q.name "
     "WHERE NOT q.deleted ORDER BY q.ord";
@@ -62,6 +66,11 @@ static const char insert_sql[] =
 static const char update_sql[] =
     "UPDATE queues SET (" COLS ") = (" VALS ") "
     "WHERE name = $1 AND NOT deleted";
+static const char types_del_sql[] =
+    "DELETE FROM queue_gpu_types WHERE queue = $1";
+static const char types_ins_sql[] =
+    "INSERT INTO queue_gpu_types (queue, type, quota, lim, weight) "
+    "VALUES ($1, $2, $3::numeric, $4::numeric, $5::numeric)";
 
 /* The tree being changed: the queues, a name index, what happened. */
 enum qstate {
@@ -76,6 +85,30 @@ struct qtree {
 	size_t n;
 	struct kai_map ix;	/* name -> index + 1 */
 };
+
+/* "A100 2000000 -1 -1;H100 ..." into q's types. */
+static int
+read_types(struct kai_queue *q, const char *s, struct kai_err *err)
+{
+	char buf[KAI_QUEUE_TYPE_WIRE_MAX + 1];
+	const char *p = s, *e;
+	size_t len;
+
+	while (p != NULL && *p != '\0') {
+		e = strchr(p, ';');
+		len = e != NULL ? (size_t)(e - p) : strlen(p);
+		if (len >= sizeof(buf))
+			return kai_err_set(err, KAI_EDB,
+			    "could not load the queues: GPU type of queue "
+			    "\"%s\" too long", q->name);
+		memcpy(buf, p, len);
+		buf[len] = '\0';
+		if (kai_queue_type_wire_parse(q, buf, err) != 0)
+			return kai_err_prefix(err, "could not load the queues");
+		p = e != NULL ? e + 1 : NULL;
+	}
+	return 0;
+}
 
 static int
 read_rows(PGresult *res, struct kai_queue *q, size_t n, struct kai_err *err)
@@ -99,6 +132,9 @@ read_rows(PGresult *res, struct kai_queue *q, size_t n, struct kai_err *err)
 		q[i].reclaim_min_runtime_s = kai_db_get_i64(&row, 13);
 		q[i].order = kai_db_get_i64(&row, 14);
 		q[i].active_jobs = kai_db_get_u32(&row, 15);
+		if (!PQgetisnull(res, (int)i, 16) &&
+		    read_types(&q[i], PQgetvalue(res, (int)i, 16), err) != 0)
+			return KAI_EDB;
 	}
 	if (row.bad)
 		return kai_err_set(err, KAI_EDB,
@@ -213,9 +249,27 @@ tree_find(const struct qtree *t, const char *name)
 	return v == 0 ? -1 : (long)(v - 1);
 }
 
+/* src's GPU types onto dst, a type of the same name replaced. */
+static int
+types_merge(struct kai_queue *dst, const struct kai_queue *src,
+    struct kai_err *err)
+{
+	size_t i;
+	int r = 0;
+
+	for (i = 0; i < src->ntypes && r == 0; i++) {
+		const struct kai_queue_gtype *x = &src->types[i];
+
+		r = kai_queue_type_set(dst, x->type, x->quota, x->limit,
+		    x->weight, err);
+	}
+	return r;
+}
+
 /* Copies the fields of src that set names onto dst. */
-static void
-merge(struct kai_queue *dst, const struct kai_queue *src, uint32_t set)
+static int
+merge(struct kai_queue *dst, const struct kai_queue *src, uint32_t set,
+    struct kai_err *err)
 {
 	int r;
 
@@ -238,6 +292,11 @@ merge(struct kai_queue *dst, const struct kai_queue *src, uint32_t set)
 		dst->preempt_min_runtime_s = src->preempt_min_runtime_s;
 	if (set & KAI_QUEUE_SET_RECLAIM_MIN)
 		dst->reclaim_min_runtime_s = src->reclaim_min_runtime_s;
+	if (set & KAI_QUEUE_SET_GPU_TYPES)
+		kai_queue_types_clear(dst);
+	if (set & (KAI_QUEUE_SET_GPU_TYPES | KAI_QUEUE_SET_GPU_TYPE_EACH))
+		return types_merge(dst, src, err);
+	return 0;
 }
 
 static bool
@@ -249,7 +308,8 @@ same_settings(const struct kai_queue *a, const struct kai_queue *b)
 	    (a->parent != NULL && strcmp(a->parent, b->parent) != 0) ||
 	    a->priority != b->priority ||
 	    a->preempt_min_runtime_s != b->preempt_min_runtime_s ||
-	    a->reclaim_min_runtime_s != b->reclaim_min_runtime_s)
+	    a->reclaim_min_runtime_s != b->reclaim_min_runtime_s ||
+	    !kai_queue_types_equal(a, b))
 		return false;
 	for (r = 0; r < KAI_QUEUE_NRES; r++)
 		if (a->res[r].quota != b->res[r].quota ||
@@ -279,7 +339,10 @@ tree_change(struct qtree *t, const struct kai_queue_change *c,
 		kai_queue_init(&nq);
 		nq.name = kai_xstrdup(c->q.name);
 	}
-	merge(&nq, &c->q, c->set);
+	if (merge(&nq, &c->q, c->set, err) != 0) {
+		kai_queue_fini(&nq);
+		return KAI_EINVAL;
+	}
 	if (i < 0) {
 		t->q[t->n] = nq;
 		t->st[t->n] = Q_NEW;
@@ -332,6 +395,12 @@ tree_check(const struct qtree *t, struct kai_err *err)
 	if (t->n > KAI_QUEUE_MAX)
 		return kai_err_set(err, KAI_EINVAL,
 		    "too many queues: %zu, at most %d", t->n, KAI_QUEUE_MAX);
+	for (i = 0, steps = 0; i < t->n; i++)
+		steps += t->q[i].ntypes;
+	if (steps > KAI_QUEUE_TYPE_SETTINGS_MAX)
+		return kai_err_set(err, KAI_EINVAL,
+		    "too many GPU type settings: %zu in all queues, at most %d",
+		    steps, KAI_QUEUE_TYPE_SETTINGS_MAX);
 	for (i = 0; i < t->n; i++) {
 		if (t->q[i].parent == NULL)
 			continue;
@@ -389,6 +458,39 @@ queue_params(struct kai_db_params *p, const struct kai_queue *q)
 	(void)kai_db_param_i64(p, q->reclaim_min_runtime_s);
 }
 
+/* q's GPU types replace the ones stored (a revived queue's too). */
+static int
+write_types(struct kai_db *db, const struct kai_queue *q, const char *what,
+    struct kai_err *err)
+{
+	struct kai_db_params p;
+	char v[32];
+	size_t i;
+	int r;
+
+	kai_db_params_init(&p);
+	(void)kai_db_param_str(&p, q->name);
+	r = kai_db_cmd(db, types_del_sql, &p, what, err);
+	kai_db_params_fini(&p);
+	for (i = 0; i < q->ntypes && r == 0; i++) {
+		const struct kai_queue_gtype *x = &q->types[i];
+
+		kai_db_params_init(&p);
+		(void)kai_db_param_str(&p, q->name);
+		(void)kai_db_param_str(&p, x->type);
+		kai_queue_fmt_units(x->quota, KAI_QUEUE_GPU_UNIT, v, sizeof(v));
+		(void)kai_db_param_own(&p, kai_xstrdup(v));
+		kai_queue_fmt_units(x->limit, KAI_QUEUE_GPU_UNIT, v, sizeof(v));
+		(void)kai_db_param_own(&p, kai_xstrdup(v));
+		kai_queue_fmt_units(x->weight, KAI_QUEUE_WEIGHT_UNIT, v,
+		    sizeof(v));
+		(void)kai_db_param_own(&p, kai_xstrdup(v));
+		r = kai_db_cmd(db, types_ins_sql, &p, what, err);
+		kai_db_params_fini(&p);
+	}
+	return r;
+}
+
 static int
 write_one(struct kai_db *db, const struct kai_queue *q, bool insert,
     struct kai_err *err)
@@ -403,6 +505,8 @@ write_one(struct kai_db *db, const struct kai_queue *q, bool insert,
 	queue_params(&p, q);
 	r = kai_db_cmd(db, insert ? insert_sql : update_sql, &p, what, err);
 	kai_db_params_fini(&p);
+	if (r == 0)
+		r = write_types(db, q, what, err);
 	return r;
 }
 

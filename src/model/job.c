@@ -68,6 +68,7 @@ kai_jobspec_fini(struct kai_jobspec *js)
 	free(js->topology_preferred);
 	free(js->workload);
 	free(js->qos);
+	free(js->gpu_type);
 	memset(js, 0, sizeof(*js));
 }
 
@@ -117,6 +118,7 @@ kai_job_fini(struct kai_job *job)
 	optstr_free(job->topology_preferred);
 	optstr_free(job->workload);
 	optstr_free(job->qos);
+	optstr_free(job->gpu_type);
 	if (job->array_pending != NULL)
 		kai_array_fini(job->array_pending);
 	free(job->array_pending);

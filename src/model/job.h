@@ -24,6 +24,7 @@
 
 /* Hard limits on what a submission may carry (checked by the codec too). */
 #define KAI_JOB_NAME_MAX     255	      /* bytes of a job name */
+#define KAI_JOB_GPU_TYPE_MAX 63	      /* a GPU type: a label value */
 #define KAI_JOB_PATH_MAX     4096	      /* workdir, -o, -e */
 #define KAI_JOB_SCRIPT_MAX   (100 * 1024) /* a Linux env string is < 128 KiB */
 #define KAI_JOB_ARGS_MAX     256	      /* script arguments */
@@ -108,6 +109,10 @@ struct kai_jobspec {
 				 * NULL = a batch job */
 	char *qos;		/* -q/--qos, the job's quality of service;
 				 * NULL = the site's default (kaid fills it) */
+	char *gpu_type;		/* --gres=gpu:TYPE:N: its GPUs' type (the
+				 * value of the node label kaid takes types
+				 * from, doc/scheduler.md "GPU types");
+				 * NULL = any */
 };
 
 struct kai_jobinfo {
@@ -160,6 +165,7 @@ struct kai_jobinfo {
 				 * yet, each with its state, as squeue's %E
 				 * shows them ("afterok:12(unfulfilled)");
 				 * NULL or "" = none, or not known (kacct) */
+	char *gpu_type;		/* as in struct kai_jobspec; "" = any */
 	char *exit_reason;	/* why its container ended, as the node said:
 				 * "OOMKilled", "Error: <its termination
 				 * message>"; read from PostgreSQL only;
@@ -220,6 +226,7 @@ struct kai_job {
 	char *workload;		/* "namespace/name" of a Kubernetes-native
 				 * workload's pod (native.c); "" = none */
 	char *qos;		/* its QoS; "" = none recorded */
+	char *gpu_type;		/* its GPUs' type; "" or NULL = any */
 	/* Job arrays (daemons/kaid/arrays.c) and dependencies (deps.c). */
 	uint64_t array_job_id;	/* the array's first id; 0 = no array */
 	uint32_t array_task_id;	/* this record's task (not the remainder) */

@@ -135,6 +135,33 @@ check_gpu_share(const struct kai_jobspec *js, struct kai_err *err)
 	return 0;
 }
 
+/*
+ * A GPU type is a Kubernetes label value (the node label's, e.g.
+ * "NVIDIA-A100-SXM4-80GB"), and only a job that asks for GPUs has one.
+ */
+static int
+check_gpu_type(const struct kai_jobspec *js, struct kai_err *err)
+{
+	const char *s = js->gpu_type;
+	size_t i, n;
+
+	if (s == NULL)
+		return 0;
+	n = strlen(s);
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && strchr("-._", s[i]) == NULL)
+			break;
+	if (n == 0 || n > KAI_JOB_GPU_TYPE_MAX || i < n)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid GPU type \"%.70s\": expected 1 to %d letters, "
+		    "digits, '-', '_' and '.'", s, KAI_JOB_GPU_TYPE_MAX);
+	if (js->gpus_per_task == 0 && js->gpu_fraction == 0 &&
+	    js->gpu_memory_mb == 0)
+		return kai_err_set(err, KAI_EINVAL,
+		    "GPU type \"%s\" given for a job that asks for no GPU", s);
+	return 0;
+}
+
 int
 kai_jobspec_check_sched(const struct kai_jobspec *js, struct kai_err *err)
 {
@@ -147,7 +174,8 @@ kai_jobspec_check_sched(const struct kai_jobspec *js, struct kai_err *err)
 	if (js->preempt > KAI_TRI_NO || js->requeue > KAI_TRI_NO)
 		return kai_err_set(err, KAI_EINVAL,
 		    "invalid preemptible or requeue value");
-	if ((r = check_gpu_share(js, err)) != 0)
+	if ((r = check_gpu_share(js, err)) != 0 ||
+	    (r = check_gpu_type(js, err)) != 0)
 		return r;
 	if (js->min_tasks > ntasks)
 		return kai_err_set(err, KAI_EINVAL,

@@ -28,7 +28,8 @@ src_proto_libkaiproto_a_SOURCES = \
 	src/proto/proto_array.h \
 	src/proto/proto_qos.h \
 	src/proto/proto_report.h \
-	src/proto/queue.c
+	src/proto/queue.c \
+	src/proto/queue_types.c
 
 check_PROGRAMS += tests/unit/proto-codec
 tests_unit_proto_codec_SOURCES = tests/unit/proto-codec.c

@@ -12,7 +12,9 @@
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,9 +26,15 @@ _Static_assert(sizeof(enum kai_queue_op) == sizeof(uint32_t),
     "the op travels as a u32");
 _Static_assert(sizeof(enum kai_queue_result) == sizeof(uint32_t),
     "the result travels as a u32");
-/* A record: two names, 13 i64 and a u32; a list: a count and records. */
-_Static_assert(4 + (size_t)KAI_QUEUE_MAX * (2 * (4 + KAI_QUEUE_NAME_MAX) +
-    13 * 8 + 4) <= KAI_PROTO_BODY_MAX, "a full queue list fits one frame");
+/*
+ * A record: its length, two names, 13 i64, a u32 and the count of its GPU
+ * types; a list: a count and records, and at most
+ * KAI_QUEUE_TYPE_SETTINGS_MAX GPU types in all.
+ */
+_Static_assert(4 + (size_t)KAI_QUEUE_MAX * (4 + 2 * (4 + KAI_QUEUE_NAME_MAX) +
+    13 * 8 + 4 + 4) + (size_t)KAI_QUEUE_TYPE_SETTINGS_MAX *
+    (4 + KAI_QUEUE_TYPE_WIRE_MAX) <= KAI_PROTO_BODY_MAX,
+    "a full queue list fits one frame");
 
 /* clang-format off */
 #define Q(m)	    offsetof(struct kai_queue, m)
@@ -48,6 +56,8 @@ static const struct kai_codec_field queue_fields[] = {
 	I64("reclaim_min_runtime_s", reclaim_min_runtime_s),
 	I64("order", order),
 	{"active_jobs", KAI_CODEC_U32, Q(active_jobs), 0, 0, 0},
+	{"gpu_types", KAI_CODEC_STRV, Q(wire_types), Q(nwire_types),
+	    KAI_QUEUE_TYPE_WIRE_MAX, KAI_QUEUE_TYPES_MAX},
 };
 
 /* The head of a change, before its queue record. */
@@ -68,17 +78,35 @@ static const struct kai_codec_field outcome_fields[] = {
 #define NC KAI_NELEM(change_fields)
 #define NO KAI_NELEM(outcome_fields)
 
+/*
+ * A GPU type travels as one string, "TYPE QUOTA LIMIT WEIGHT" in core
+ * units (the codec has no nested records); the struct keeps them parsed.
+ */
 static int
 put_queue(struct kai_buf *b, const struct kai_queue *q)
 {
-	if (q->name == NULL)
+	char *w[KAI_QUEUE_TYPES_MAX];
+	struct kai_queue tmp;
+	size_t i;
+	int rc;
+
+	if (q->name == NULL || q->ntypes > KAI_QUEUE_TYPES_MAX)
 		return KAI_EINVAL;
-	return kai_codec_put_record(b, queue_fields, NQ, q);
+	tmp = *q;
+	for (i = 0; i < q->ntypes; i++)
+		w[i] = kai_queue_type_wire(&q->types[i]);
+	tmp.wire_types = w;
+	tmp.nwire_types = q->ntypes;
+	rc = kai_codec_put_record(b, queue_fields, NQ, &tmp);
+	for (i = 0; i < q->ntypes; i++)
+		free(w[i]);
+	return rc;
 }
 
 static int
 get_queue(struct kai_codec_rd *r, struct kai_queue *q)
 {
+	size_t i;
 	int rc;
 
 	if ((rc = kai_codec_get_record(r, queue_fields, NQ, q)) != 0)
@@ -86,6 +114,33 @@ get_queue(struct kai_codec_rd *r, struct kai_queue *q)
 	if (q->name == NULL)
 		return kai_err_set(r->err, KAI_EPROTO,
 		    "field \"name\" is null");
+	for (i = 0; i < q->nwire_types; i++)
+		if (kai_queue_type_wire_parse(q, q->wire_types[i], r->err) !=
+		    0) {
+			(void)kai_err_prefix(r->err, "field \"gpu_types\"");
+			return KAI_EPROTO;
+		}
+	for (i = 0; i < q->nwire_types; i++)
+		free(q->wire_types[i]);
+	KAI_FREE(q->wire_types);
+	q->nwire_types = 0;
+	return 0;
+}
+
+/* At most KAI_QUEUE_TYPE_SETTINGS_MAX GPU types in a list. */
+static int
+types_total(const struct kai_queue *q, size_t n, size_t stride,
+    struct kai_err *err)
+{
+	size_t i, t = 0;
+
+	for (i = 0; i < n; i++)
+		t += ((const struct kai_queue *)(const void *)((const char *)q +
+			  i * stride))->ntypes;
+	if (t > KAI_QUEUE_TYPE_SETTINGS_MAX)
+		return kai_err_set(err, KAI_EINVAL,
+		    "more than %d GPU type settings in all queues",
+		    KAI_QUEUE_TYPE_SETTINGS_MAX);
 	return 0;
 }
 
@@ -95,7 +150,7 @@ kai_msg_queues_encode(struct kai_buf *b, const struct kai_queue *q, size_t n)
 	size_t start = b->len, i;
 	int rc;
 
-	if (n > 0 && q == NULL)
+	if ((n > 0 && q == NULL) || types_total(q, n, sizeof(*q), NULL) != 0)
 		return KAI_EINVAL;
 	rc = kai_codec_put_count(b, n, KAI_QUEUE_MAX);
 	for (i = 0; i < n && rc == 0; i++)
@@ -126,6 +181,8 @@ kai_msg_queues_decode(const void *p, size_t len, struct kai_queue **out,
 		a = kai_xcalloc(c, sizeof(*a));
 	for (i = 0; i < c && rc == 0; i++)
 		rc = get_queue(&r, &a[i]);
+	if (rc == 0 && types_total(a, c, sizeof(*a), err) != 0)
+		rc = KAI_EPROTO;
 	if (rc == 0)
 		rc = kai_codec_rd_end(&r);
 	if (rc != 0) {
@@ -144,7 +201,8 @@ kai_msg_queue_apply_encode(struct kai_buf *b, const struct kai_queue_change *c,
 	size_t start = b->len, i;
 	int rc;
 
-	if (n == 0 || c == NULL)
+	if (n == 0 || c == NULL ||
+	    types_total(&c->q, n, sizeof(*c), NULL) != 0)
 		return KAI_EINVAL;
 	rc = kai_codec_put_count(b, n, KAI_QUEUE_MAX);
 	for (i = 0; i < n && rc == 0; i++)
@@ -182,11 +240,13 @@ kai_msg_queue_apply_decode(const void *p, size_t len,
 			 &a[i])) != 0 ||
 		    (rc = get_queue(&r, &a[i].q)) != 0)
 			break;
-		if ((a[i].set & ~KAI_QUEUE_SET_ALL) != 0)
+		if ((a[i].set & ~KAI_QUEUE_SET_VALID) != 0)
 			rc = kai_err_set(err, KAI_EPROTO,
 			    "unrecognized bits in field \"set\": 0x%x",
-			    (unsigned)(a[i].set & ~KAI_QUEUE_SET_ALL));
+			    (unsigned)(a[i].set & ~KAI_QUEUE_SET_VALID));
 	}
+	if (rc == 0 && types_total(&a->q, c, sizeof(*a), err) != 0)
+		rc = KAI_EPROTO;
 	if (rc == 0)
 		rc = kai_codec_rd_end(&r);
 	if (rc != 0) {

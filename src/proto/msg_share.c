@@ -12,7 +12,9 @@
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +51,8 @@ static const struct kai_codec_field queue_fields[] = {
 	RES(KAI_QUEUE_GPU, "gpu"),
 	RES(KAI_QUEUE_CPU, "cpu"),
 	RES(KAI_QUEUE_MEM, "memory"),
+	{"gpu_types", KAI_CODEC_STRV, SQ(gpu_types), SQ(ngpu_types),
+	    KAI_SHARE_TYPE_WIRE_MAX, KAI_SHARE_TYPES_MAX},
 };
 
 static const struct kai_codec_field user_fields[] = {
@@ -180,12 +184,18 @@ static int
 check_names(const struct kai_share *s, size_t q0, size_t u0,
     struct kai_err *err)
 {
-	size_t i;
+	struct kai_share_type x;
+	size_t i, k;
 
-	for (i = q0; i < s->nqueues; i++)
+	for (i = q0; i < s->nqueues; i++) {
 		if (s->queues[i].name == NULL)
 			return kai_err_set(err, KAI_EPROTO,
 			    "field \"name\" is null");
+		for (k = 0; k < s->queues[i].ngpu_types; k++)
+			if (kai_share_type_parse(s->queues[i].gpu_types[k], &x,
+				err) != 0)
+				return KAI_EPROTO;
+	}
 	for (i = u0; i < s->nusers; i++)
 		if (s->users[i].queue == NULL || s->users[i].user == NULL)
 			return kai_err_set(err, KAI_EPROTO,
@@ -223,6 +233,8 @@ kai_share_fini(struct kai_share *s)
 	for (i = 0; i < s->nqueues; i++) {
 		free(s->queues[i].name);
 		free(s->queues[i].parent);
+		kai_codec_strv_free(s->queues[i].gpu_types,
+		    s->queues[i].ngpu_types);
 	}
 	for (i = 0; i < s->nusers; i++) {
 		free(s->users[i].queue);
@@ -231,4 +243,31 @@ kai_share_fini(struct kai_share *s)
 	free(s->queues);
 	free(s->users);
 	memset(s, 0, sizeof(*s));
+}
+
+char *
+kai_share_type_text(const struct kai_share_type *x)
+{
+	return kai_xasprintf("%s %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64
+			     " %" PRId64 " %" PRId64,
+	    x->type, x->quota, x->limit, x->weight, x->fair_share,
+	    x->allocated, x->requested);
+}
+
+int
+kai_share_type_parse(const char *s, struct kai_share_type *x,
+    struct kai_err *err)
+{
+	int n = 0;
+
+	memset(x, 0, sizeof(*x));
+	if (sscanf(s,
+		"%63s %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64
+		" %" SCNd64 " %" SCNd64 "%n",
+		x->type, &x->quota, &x->limit, &x->weight, &x->fair_share,
+		&x->allocated, &x->requested, &n) != 7 ||
+	    s[n] != '\0')
+		return kai_err_set(err, KAI_EPROTO,
+		    "field \"gpu_types\": invalid entry \"%.80s\"", s);
+	return 0;
 }

@@ -34,6 +34,7 @@
 #ifndef KAI_PROTO_PROTO_H
 #define KAI_PROTO_PROTO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -231,6 +232,23 @@ struct kai_queue_qres {
 	int64_t weight;	/* over_quota_weight, in millionths */
 };
 
+/*
+ * A queue's GPU quota, limit and over-quota weight for one GPU type (the
+ * value of the node label kaid.yaml's scheduler.gpu_type_label names,
+ * nvidia.com/gpu.product by default): doc/scheduler.md, "GPU types".
+ */
+#define KAI_QUEUE_TYPES_MAX	8   /* GPU types per queue */
+#define KAI_QUEUE_TYPE_NAME_MAX 63  /* a Kubernetes label value */
+#define KAI_QUEUE_TYPE_SETTINGS_MAX 128 /* GPU types of all queues together */
+#define KAI_QUEUE_TYPE_WIRE_MAX 127 /* "TYPE QUOTA LIMIT WEIGHT" */
+
+struct kai_queue_gtype {
+	char *type;
+	int64_t quota;	/* micro-GPUs; -1 unlimited; 0 by default */
+	int64_t limit;	/* micro-GPUs; -1 none (the default) */
+	int64_t weight;	/* millionths; -1: the queue's GPU weight */
+};
+
 struct kai_queue {
 	char *name;
 	char *parent;		/* NULL = a top-level queue */
@@ -240,6 +258,11 @@ struct kai_queue {
 	int64_t reclaim_min_runtime_s; /* -1: inherit from the parent */
 	int64_t order;		/* replies: creation order, older is smaller */
 	uint32_t active_jobs;	/* replies: PENDING/CONFIGURING/RUNNING jobs */
+	struct kai_queue_gtype *types;	/* by name; NULL when ntypes is 0 */
+	size_t ntypes;			/* <= KAI_QUEUE_TYPES_MAX */
+	/* msg_queue.c only: types as they travel, "TYPE QUOTA LIMIT WEIGHT" */
+	char **wire_types;
+	size_t nwire_types;
 };
 
 /*
@@ -256,6 +279,40 @@ void kai_queue_copy(struct kai_queue *dst, const struct kai_queue *src);
 
 /* "gpu", "cpu", "memory". */
 const char *kai_queue_res_name(enum kai_queue_res r);
+
+/*
+ * Adds (or, when q already names it, replaces) GPU type type with its
+ * quota, limit and weight, keeping the types sorted by name.  KAI_EINVAL
+ * for a name that is not a label value (1 to 63 letters, digits, '-',
+ * '_', '.') or past KAI_QUEUE_TYPES_MAX types; err names the queue.
+ */
+int kai_queue_type_set(struct kai_queue *q, const char *type, int64_t quota,
+    int64_t limit, int64_t weight, struct kai_err *err) KAI_MUST_CHECK;
+/* Frees q's types (the queue then names none). */
+void kai_queue_types_clear(struct kai_queue *q);
+/* q's settings for type, or NULL. */
+const struct kai_queue_gtype *kai_queue_type_find(const struct kai_queue *q,
+    const char *type);
+/*
+ * Parses one GPU type as kctl takes it, "TYPE:QUOTA[:LIMIT[:WEIGHT]]"
+ * with GPUs as decimals ("A100:2:4", "H100:0:-1:3"), into q.
+ */
+int kai_queue_type_parse(struct kai_queue *q, const char *s,
+    struct kai_err *err) KAI_MUST_CHECK;
+/*
+ * One type as it travels and is stored, "TYPE QUOTA LIMIT WEIGHT" in
+ * core units (micro-GPUs, millionths): caller owns the result.
+ */
+char *kai_queue_type_wire(const struct kai_queue_gtype *x);
+/* Adds the type of one such string to q; KAI_EINVAL when malformed. */
+int kai_queue_type_wire_parse(struct kai_queue *q, const char *s,
+    struct kai_err *err) KAI_MUST_CHECK;
+/* Checks q's types (names, values, a limit below a quota). */
+int kai_queue_types_check(const struct kai_queue *q, struct kai_err *err)
+    KAI_MUST_CHECK;
+/* Whether a and b name the same types with the same values. */
+bool kai_queue_types_equal(const struct kai_queue *a,
+    const struct kai_queue *b);
 
 /*
  * Checks a name: KAI_EINVAL "invalid queue name \"X\": expected 1 to 63
@@ -301,7 +358,10 @@ enum kai_queue_op {
 #define KAI_QUEUE_SET_WEIGHT(r)	  (1u << (4 + 3 * (r)))
 #define KAI_QUEUE_SET_PREEMPT_MIN (1u << 11)
 #define KAI_QUEUE_SET_RECLAIM_MIN (1u << 12)
-#define KAI_QUEUE_SET_ALL	  ((1u << 13) - 1)
+#define KAI_QUEUE_SET_GPU_TYPES	  (1u << 13) /* the list replaces the queue's */
+#define KAI_QUEUE_SET_GPU_TYPE_EACH (1u << 14) /* each type listed is set */
+#define KAI_QUEUE_SET_ALL	  ((1u << 14) - 1) /* all but ..._EACH */
+#define KAI_QUEUE_SET_VALID	  ((1u << 15) - 1)
 
 struct kai_queue_change {
 	enum kai_queue_op op;
@@ -393,12 +453,36 @@ struct kai_share_res {
 	int64_t usage_share;	/* usage / decayed capacity, millionths */
 };
 
+/*
+ * A queue's figures for one GPU type of the pass (doc/scheduler.md, "GPU
+ * types"), in micro-GPUs (weight in millionths, -1: the GPU weight).
+ */
+struct kai_share_type {
+	char type[KAI_QUEUE_TYPE_NAME_MAX + 1];
+	int64_t quota, limit, weight;
+	int64_t fair_share, allocated, requested;
+};
+
+#define KAI_SHARE_TYPES_MAX	64	/* GPU types of a pass */
+#define KAI_SHARE_TYPE_WIRE_MAX 255	/* one of them on the wire */
+
 struct kai_share_queue {
 	char *name;
 	char *parent;		/* NULL = top level */
 	int64_t priority;
 	struct kai_share_res res[KAI_QUEUE_NRES];
+	/* Per GPU type of the pass, in name order, as they travel:
+	 * "TYPE QUOTA LIMIT WEIGHT FAIR_SHARE ALLOCATED REQUESTED"
+	 * (kai_share_type_text(), kai_share_type_parse()). */
+	char **gpu_types;
+	size_t ngpu_types;
 };
+
+/* x as it travels; caller owns the result. */
+char *kai_share_type_text(const struct kai_share_type *x);
+/* One gpu_types entry into x; KAI_EPROTO when malformed. */
+int kai_share_type_parse(const char *s, struct kai_share_type *x,
+    struct kai_err *err) KAI_MUST_CHECK;
 
 /* A user's part of a leaf queue. */
 struct kai_share_user {

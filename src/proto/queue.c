@@ -46,6 +46,7 @@ kai_queue_fini(struct kai_queue *q)
 	free(q->name);
 	free(q->parent);
 	q->name = q->parent = NULL;
+	kai_queue_types_clear(q);
 }
 
 void
@@ -63,9 +64,21 @@ kai_queues_free(struct kai_queue *q, size_t n)
 void
 kai_queue_copy(struct kai_queue *dst, const struct kai_queue *src)
 {
+	size_t i;
+
 	*dst = *src;
 	dst->name = src->name != NULL ? kai_xstrdup(src->name) : NULL;
 	dst->parent = src->parent != NULL ? kai_xstrdup(src->parent) : NULL;
+	dst->types = NULL;
+	dst->wire_types = NULL;
+	dst->nwire_types = 0;
+	if (src->ntypes > 0) {
+		dst->types = kai_xcalloc(src->ntypes, sizeof(*dst->types));
+		for (i = 0; i < src->ntypes; i++) {
+			dst->types[i] = src->types[i];
+			dst->types[i].type = kai_xstrdup(src->types[i].type);
+		}
+	}
 }
 
 const char *
@@ -179,7 +192,7 @@ kai_queue_check(const struct kai_queue *q, struct kai_err *err)
 	for (r = 0; r < KAI_QUEUE_NRES; r++)
 		if ((rc = check_res(q, (enum kai_queue_res)r, err)) != 0)
 			return rc;
-	return 0;
+	return kai_queue_types_check(q, err);
 }
 
 /* Fraction digits of unit (a power of ten), or -1 when it is not one. */

@@ -58,6 +58,8 @@ kai_sched_admit(const struct sess *S, uint32_t j, struct kai_sched_why_info *w)
 			}
 		}
 	}
+	if (S->gt != NULL && !kai_sched_types_admit(S, j, lim[R_GPU], w))
+		return false;
 	if (J->preemptible)
 		return true;
 	for (q = (int32_t)J->queue; q >= 0; q = S->q[q].parent) {
@@ -89,6 +91,21 @@ kai_sched_within_fair_share(const struct sess *S, uint32_t q,
 		    S->q[q].alloc[r] + req[r] > S->q[q].fs[r])
 			return false;
 	return true;
+}
+
+bool
+kai_sched_job_within_fair_share(const struct sess *S, uint32_t q, uint32_t j,
+    const int64_t req[NRES])
+{
+	int32_t t = kai_sched_job_type(S, j);
+	int64_t rest[NRES];
+
+	if (t < 0)
+		return kai_sched_within_fair_share(S, q, req);
+	memcpy(rest, req, sizeof(rest));
+	rest[R_GPU] = 0;
+	return kai_sched_within_fair_share(S, q, rest) &&
+	    kai_sched_type_within_fs(S, q, t, req[R_GPU]);
 }
 
 /* alloc + req <= quota in every resource req asks for. */

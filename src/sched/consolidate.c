@@ -301,6 +301,9 @@ make_room(struct sess *S, struct cctx *c, uint32_t t, struct nodecost *nc,
 		uint64_t devs;
 
 		n = nodes != NULL ? nodes[k] : k;
+		/* A node its pool or GPU type keeps t off: nothing to plan. */
+		if (!kai_sched_pool_allows(S, t, n))
+			continue;
 		devs = devices(S, c, t, n);
 		uint32_t cost;
 

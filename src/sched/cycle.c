@@ -190,6 +190,7 @@ kai_sched_cycle(const struct kai_sched_snapshot *s, struct kai_sched_result *r,
 	for (i = 0; i < s->nqueues; i++)
 		memcpy(r->queues[i].allocated, S.q[i].alloc,
 		    sizeof(r->queues[i].allocated));
+	kai_sched_types_out(&S);
 	/* Last: it changes the session, and the result is written. */
 	if (s->config.est_jobs > 0)
 		kai_sched_estimate(&S);
@@ -203,5 +204,7 @@ kai_sched_result_fini(struct kai_sched_result *r)
 	KAI_FREE(r->tasks);
 	KAI_FREE(r->jobs);
 	KAI_FREE(r->queues);
+	free(r->types);
+	KAI_FREE(r->qtypes);
 	memset(r, 0, sizeof(*r));
 }

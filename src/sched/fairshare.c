@@ -24,6 +24,9 @@
  * A resource no node tracks (cpu_millis or memory_mib absent) has no
  * share: -1 for every queue.  Queues are visited in creation order, so
  * the result never depends on anything but the snapshot.
+ *
+ * The division works on per queue arrays (struct kai_sched_fsview), so
+ * that gputype.c divides each GPU type's GPUs with the same code.
  */
 #include "config.h"
 
@@ -34,16 +37,14 @@
 
 struct div {
 	struct sess *S;
-	int r;
-	int64_t unit;
+	const struct kai_sched_fsview *v;
 	double *rem; /* per queue: fraction kept by rounding */
 };
 
 static int64_t
 requestable(const struct div *d, uint32_t q)
 {
-	int64_t lim = d->S->s->queues[q].res[d->r].limit;
-	int64_t req = d->S->q[q].req[d->r];
+	int64_t lim = d->v->limit[q], req = d->v->req[q];
 
 	return lim >= 0 && lim < req ? lim : req;
 }
@@ -51,7 +52,7 @@ requestable(const struct div *d, uint32_t q)
 static int64_t
 remaining(const struct div *d, uint32_t q)
 {
-	int64_t want = requestable(d, q), fs = d->S->q[q].fs[d->r];
+	int64_t want = requestable(d, q), fs = d->v->fs[q];
 
 	return want > fs ? want - fs : 0;
 }
@@ -59,35 +60,32 @@ remaining(const struct div *d, uint32_t q)
 static bool
 satisfied(const struct div *d, uint32_t q)
 {
-	int64_t lim = d->S->s->queues[q].res[d->r].limit;
-	const struct squeue *Q = &d->S->q[q];
+	int64_t lim = d->v->limit[q], fs = d->v->fs[q];
 
-	return Q->req[d->r] <= Q->fs[d->r] || (lim >= 0 && lim <= Q->fs[d->r]);
+	return d->v->req[q] <= fs || (lim >= 0 && lim <= fs);
 }
 
 /* Share weights of the unsatisfied queues; returns their sum. */
 static double
 weights(const struct div *d, const uint32_t *ids, size_t n, double *P)
 {
-	const struct kai_sched_snapshot *s = d->S->s;
-	double wsum = 0, psum = 0, k = s->config.k_value;
+	double wsum = 0, psum = 0, k = d->S->s->config.k_value;
 	size_t i;
 
 	if (!(k > 0))
 		k = 0;
 	for (i = 0; i < n; i++)
 		if (remaining(d, ids[i]) > 0)
-			wsum += s->queues[ids[i]].res[d->r].weight;
+			wsum += d->v->weight[ids[i]];
 	if (wsum <= 0)
 		return 0;
 	for (i = 0; i < n; i++) {
-		const struct kai_sched_qres *x = &s->queues[ids[i]].res[d->r];
-		double w = x->weight / wsum;
+		double w = d->v->weight[ids[i]] / wsum;
 
 		P[i] = 0;
 		if (satisfied(d, ids[i]) || remaining(d, ids[i]) == 0)
 			continue;
-		P[i] = w + k * (w - x->usage);
+		P[i] = w + k * (w - d->v->usage[ids[i]]);
 		if (P[i] < 0)
 			P[i] = 0;
 		psum += P[i];
@@ -100,7 +98,7 @@ static int64_t
 rounds(struct div *d, const uint32_t *ids, size_t n, int64_t left)
 {
 	double *P = kai_xcalloc(n, sizeof(*P));
-	const struct kai_sched_snapshot *s = d->S->s;
+	int64_t unit = d->v->unit;
 
 	for (;;) {
 		double psum = weights(d, ids, n, P), C = (double)left;
@@ -114,21 +112,19 @@ rounds(struct div *d, const uint32_t *ids, size_t n, int64_t left)
 			int64_t rq = remaining(d, q), give;
 			double share = C * P[i] / psum;
 
-			if (satisfied(d, q) ||
-			    s->queues[q].res[d->r].weight <= 0)
+			if (satisfied(d, q) || d->v->weight[q] <= 0)
 				continue;
 			if ((double)rq <= share) {
 				give = rq;
 				d->rem[q] = 0;
 			} else {
 				/* share >= 0: truncation is floor. */
-				give = (int64_t)(share / (double)d->unit) *
-				    d->unit;
+				give = (int64_t)(share / (double)unit) * unit;
 				d->rem[q] = share - (double)give;
 			}
 			if (give > left)
 				give = left;
-			d->S->q[q].fs[d->r] += give;
+			d->v->fs[q] += give;
 			left -= give;
 			again |= (double)rq < share;
 		}
@@ -168,14 +164,14 @@ leftover(struct div *d, const uint32_t *ids, size_t n, int64_t left)
 		}
 	qsort(v, m, sizeof(*v), remq_cmp);
 	for (i = 0; i < m && left > 0; i++) {
-		int64_t give = d->unit, rq = remaining(d, v[i].q);
+		int64_t give = d->v->unit, rq = remaining(d, v[i].q);
 
 		/* Never past what the queue asked for. */
 		if (give > rq)
 			give = rq;
 		if (give > left)
 			give = left;
-		d->S->q[v[i].q].fs[d->r] += give;
+		d->v->fs[v[i].q] += give;
 		left -= give;
 	}
 	free(v);
@@ -208,40 +204,44 @@ sort_siblings(const struct sess *S, uint32_t *ids, size_t n)
 	}
 }
 
-/* Divides total among the siblings ids[0..n). */
-static void
-divide(struct div *d, const uint32_t *sib, size_t n, int64_t total)
+void
+kai_sched_fs_divide(struct sess *S, const struct kai_sched_fsview *v,
+    const uint32_t *sib, size_t n, int64_t total)
 {
-	const struct kai_sched_snapshot *s = d->S->s;
+	const struct kai_sched_snapshot *s = S->s;
 	uint32_t *ids = kai_xcalloc(n + 1, sizeof(*ids));
+	struct div d;
 	int64_t left = total;
 	size_t i, b;
 
+	d.S = S;
+	d.v = v;
+	d.rem = kai_xcalloc(S->nq + 1, sizeof(*d.rem));
 	for (i = 0; i < n; i++) {
-		int64_t quota = s->queues[sib[i]].res[d->r].quota;
-		int64_t give = requestable(d, sib[i]);
+		int64_t quota = v->quota[sib[i]];
+		int64_t give = requestable(&d, sib[i]);
 
 		if (quota >= 0 && quota < give)
 			give = quota;
 		if (quota < 0 && total < give)
 			give = total;
-		d->S->q[sib[i]].fs[d->r] = give;
-		d->rem[sib[i]] = 0;
+		v->fs[sib[i]] = give;
 		left -= give;
 		ids[i] = sib[i];
 	}
-	sort_siblings(d->S, ids, n);
+	sort_siblings(S, ids, n);
 	for (b = 0; b < n && left > 0;) {
 		size_t e = b;
 
 		while (e < n &&
 		    s->queues[ids[e]].priority == s->queues[ids[b]].priority)
 			e++;
-		left = rounds(d, ids + b, e - b, left);
+		left = rounds(&d, ids + b, e - b, left);
 		if (left > 0)
-			left = leftover(d, ids + b, e - b, left);
+			left = leftover(&d, ids + b, e - b, left);
 		b = e;
 	}
+	free(d.rem);
 	free(ids);
 }
 
@@ -270,27 +270,77 @@ allocatable(struct sess *S, uint32_t q)
 	}
 }
 
+/* The snapshot's figures of resource r as arrays by queue. */
+struct resview {
+	struct kai_sched_fsview v;
+	int64_t *quota, *limit, *req, *fs;
+	double *weight, *usage;
+};
+
+static void
+resview_init(struct resview *rv, const struct sess *S, int r)
+{
+	uint32_t q;
+
+	rv->quota = kai_xcalloc(S->nq + 1, sizeof(int64_t));
+	rv->limit = kai_xcalloc(S->nq + 1, sizeof(int64_t));
+	rv->req = kai_xcalloc(S->nq + 1, sizeof(int64_t));
+	rv->fs = kai_xcalloc(S->nq + 1, sizeof(int64_t));
+	rv->weight = kai_xcalloc(S->nq + 1, sizeof(double));
+	rv->usage = kai_xcalloc(S->nq + 1, sizeof(double));
+	for (q = 0; q < S->nq; q++) {
+		const struct kai_sched_qres *x = &S->s->queues[q].res[r];
+
+		rv->quota[q] = x->quota;
+		rv->limit[q] = x->limit;
+		rv->weight[q] = x->weight;
+		rv->usage[q] = x->usage;
+		rv->req[q] = S->q[q].req[r];
+	}
+	rv->v.quota = rv->quota;
+	rv->v.limit = rv->limit;
+	rv->v.req = rv->req;
+	rv->v.weight = rv->weight;
+	rv->v.usage = rv->usage;
+	rv->v.fs = rv->fs;
+	rv->v.unit = r == R_GPU ? GPU_UNIT : 1;
+}
+
+static void
+resview_fini(struct resview *rv)
+{
+	free(rv->quota);
+	free(rv->limit);
+	free(rv->req);
+	free(rv->fs);
+	free(rv->weight);
+	free(rv->usage);
+}
+
 void
 kai_sched_fairshare(struct sess *S)
 {
-	struct div d;
+	struct resview rv;
 	uint32_t q;
+	int r;
 
-	d.S = S;
-	d.rem = kai_xcalloc(S->nq + 1, sizeof(*d.rem));
-	for (d.r = 0; d.r < NRES; d.r++) {
-		d.unit = d.r == R_GPU ? GPU_UNIT : 1;
-		if (S->total[d.r] < 0) {
+	for (r = 0; r < NRES; r++) {
+		if (S->total[r] < 0) {
 			for (q = 0; q < S->nq; q++)
-				S->q[q].fs[d.r] = -1;
+				S->q[q].fs[r] = -1;
 			continue;
 		}
-		divide(&d, S->top, S->ntop, S->total[d.r]);
+		resview_init(&rv, S, r);
+		kai_sched_fs_divide(S, &rv.v, S->top, S->ntop, S->total[r]);
 		/* Parents come first, so their share is known. */
 		for (q = 0; q < S->nq; q++)
 			if (S->q[q].nchild > 0)
-				divide(&d, S->qchild + S->q[q].child0,
-				    S->q[q].nchild, S->q[q].fs[d.r]);
+				kai_sched_fs_divide(S, &rv.v,
+				    S->qchild + S->q[q].child0,
+				    S->q[q].nchild, rv.fs[q]);
+		for (q = 0; q < S->nq; q++)
+			S->q[q].fs[r] = rv.fs[q];
+		resview_fini(&rv);
 	}
 	for (q = 0; q < S->nq; q++) {
 		allocatable(S, q);
@@ -298,5 +348,5 @@ kai_sched_fairshare(struct sess *S)
 		S->r->queues[q].fair_share[R_CPU] = S->q[q].fs[R_CPU];
 		S->r->queues[q].fair_share[R_MEM] = S->q[q].fs[R_MEM];
 	}
-	free(d.rem);
+	kai_sched_types_fairshare(S);
 }

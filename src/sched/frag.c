@@ -298,12 +298,16 @@ static uint64_t
 shape_key(const struct sess *S, uint32_t t)
 {
 	const struct kai_sched_snap_task *in = &S->s->tasks[t];
+	uint32_t j = kai_sched_task_job(S, t);
 	uint64_t h = kai_sched_mix64((uint64_t)in->gpus + 1);
 
 	h = kai_sched_mix64(h ^ (uint64_t)in->gpu_fraction);
 	h = kai_sched_mix64(h ^ (uint64_t)in->gpu_memory_mib);
 	h = kai_sched_mix64(h ^ (uint64_t)in->cpu_millis);
 	h = kai_sched_mix64(h ^ (uint64_t)in->memory_mib);
+	/* Which nodes may take it at all is the job's: its pool and type. */
+	h = kai_sched_mix64(h ^ (uint64_t)(int64_t)S->s->jobs[j].pool);
+	h = kai_sched_mix64(h ^ kai_sched_type_salt(S, j));
 	return h | 1;
 }
 
@@ -359,10 +363,12 @@ kai_sched_frag_choose(const struct sess *S, uint32_t t, const uint32_t *nodes,
 
 	/*
 	 * Backfill makes a node's answer depend on the job's time, not
-	 * only on the node: no caching then.
+	 * only on the node, and a GPU type's limit on the queue's
+	 * allocation (a job that names no type): no caching then.
 	 */
-	sl = S->bf_on && S->bf != NULL ? NULL
-				       : slot_for(f, shape_key(S, t), S->nn);
+	sl = (S->bf_on && S->bf != NULL) || kai_sched_type_dynamic(S, t)
+	    ? NULL
+	    : slot_for(f, shape_key(S, t), S->nn);
 	for (i = 0; i < nn; i++) {
 		uint32_t n = nodes != NULL ? nodes[i] : i;
 		double dlt = 0;

@@ -54,6 +54,8 @@ step_compute(const struct sess *S, uint32_t j, struct sjob *sj)
 	memset(sj->sreq, 0, sizeof(sj->sreq));
 	sj->sn = 0;
 	kai_sched_shape_start(sj, J);
+	if (S->gt != NULL)
+		kai_sched_shape_mix(sj, kai_sched_type_salt(S, j));
 	for (t = J->first_task; sj->sn < need && t < J->first_task + J->ntasks;
 	     t++) {
 		const struct kai_sched_snap_task *k = &S->s->tasks[t];

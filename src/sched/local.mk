@@ -12,6 +12,7 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/fairshare.c \
 	src/sched/frag.c \
 	src/sched/gang.c \
+	src/sched/gputype.c \
 	src/sched/heap.c \
 	src/sched/memo.c \
 	src/sched/nodeidx.c \
@@ -90,6 +91,12 @@ SCHED_SCENARIOS = \
 	tests/sched/gang-elastic-extra-tasks.yaml \
 	tests/sched/gang-min-unreachable.yaml \
 	tests/sched/gang-spans-nodes.yaml \
+	tests/sched/gputype-fair-share-hierarchy.yaml \
+	tests/sched/gputype-fair-share-per-type.yaml \
+	tests/sched/gputype-limit-other-type-free.yaml \
+	tests/sched/gputype-reclaim-per-type.yaml \
+	tests/sched/gputype-total-quota-holds.yaml \
+	tests/sched/gputype-untyped-uses-any.yaml \
 	tests/sched/limit-blocks-queue.yaml \
 	tests/sched/limit-parent-blocks-child.yaml \
 	tests/sched/minruntime-preempt-protects.yaml \

@@ -58,6 +58,12 @@ kai_sched_shape_start(struct sjob *sj, const struct kai_sched_snap_job *J)
 		(uint32_t)(J->preferred_level + 1));
 }
 
+void
+kai_sched_shape_mix(struct sjob *sj, uint64_t v)
+{
+	shape_mix(sj, v);
+}
+
 /* Adds one task's request to the shape. */
 void
 kai_sched_shape_add(struct sjob *sj, const struct kai_sched_snap_task *k)

@@ -37,14 +37,25 @@
 #include "base/xmalloc.h"
 #include "sched/sched_int.h"
 
-bool
-kai_sched_queue_over(const struct sess *S, uint32_t q)
+/*
+ * Over its fair share in every resource it uses; for a job of GPU type
+ * ty (>= 0), the type's share stands for the GPU share (gputype.c).
+ */
+static bool
+over_typed(const struct sess *S, uint32_t q, int32_t ty)
 {
 	const struct squeue *Q = &S->q[q];
 	bool used = false;
 	int r;
 
 	for (r = 0; r < NRES; r++) {
+		if (r == R_GPU && ty >= 0) {
+			if (!kai_sched_type_over(S, q, ty) &&
+			    kai_sched_type_dshare(S, q, ty, 0) > 0)
+				return false;
+			used |= kai_sched_type_over(S, q, ty);
+			continue;
+		}
 		if (S->total[r] < 0 || Q->alloc[r] <= 0)
 			continue;
 		if (Q->alloc[r] <= Q->fs[r])
@@ -52,6 +63,12 @@ kai_sched_queue_over(const struct sess *S, uint32_t q)
 		used = true;
 	}
 	return used;
+}
+
+bool
+kai_sched_queue_over(const struct sess *S, uint32_t q)
+{
+	return over_typed(S, q, -1);
 }
 
 static double
@@ -62,9 +79,12 @@ natural(int r, int64_t v)
 	return (double)v / unit[r];
 }
 
-/* DRF: max over tracked resources of (alloc + add) / allocatable share. */
-double
-kai_sched_dshare(const struct sess *S, uint32_t q, const int64_t *add)
+/*
+ * DRF: max over tracked resources of (alloc + add) / allocatable share;
+ * for a job of GPU type ty (>= 0) the type's figures stand for the GPU's.
+ */
+static double
+dshare_typed(const struct sess *S, uint32_t q, const int64_t *add, int32_t ty)
 {
 	const struct squeue *Q = &S->q[q];
 	double best = 0, v;
@@ -73,6 +93,13 @@ kai_sched_dshare(const struct sess *S, uint32_t q, const int64_t *add)
 	for (r = 0; r < NRES; r++) {
 		int64_t a = Q->alloc[r] + (add != NULL ? add[r] : 0);
 
+		if (r == R_GPU && ty >= 0) {
+			v = kai_sched_type_dshare(S, q, ty,
+			    add != NULL ? add[r] : 0);
+			if (v > best)
+				best = v;
+			continue;
+		}
 		if (S->total[r] < 0)
 			continue;
 		/* No allocatable share: the heaviest penalty, as in KAI. */
@@ -82,6 +109,12 @@ kai_sched_dshare(const struct sess *S, uint32_t q, const int64_t *add)
 			best = v;
 	}
 	return best;
+}
+
+double
+kai_sched_dshare(const struct sess *S, uint32_t q, const int64_t *add)
+{
+	return dshare_typed(S, q, add, -1);
 }
 
 /*
@@ -95,15 +128,21 @@ kai_sched_qkey_update(struct sess *S, uint32_t q, const int64_t *req)
 	static const int64_t none[NRES] = {0, 0, 0};
 	struct squeue *Q = &S->q[q];
 	struct qkey *k = &Q->key;
+	int32_t ty = S->gt != NULL && Q->rep >= 0
+	    ? kai_sched_job_type(S, (uint32_t)Q->rep)
+	    : -1;
 	int r;
 
 	if (req == NULL)
 		req = none;
-	if (!Q->kdirty && memcmp(req, Q->kreq, sizeof(Q->kreq)) == 0)
+	if (!Q->kdirty && memcmp(req, Q->kreq, sizeof(Q->kreq)) == 0 &&
+	    (S->qtype == NULL || S->qtype[q] == ty))
 		return false;
 	memcpy(Q->kreq, req, sizeof(Q->kreq));
+	if (S->qtype != NULL)
+		S->qtype[q] = ty;
 	Q->kdirty = false;
-	k->over = kai_sched_queue_over(S, q);
+	k->over = over_typed(S, q, ty);
 	k->under_quota = true;
 	k->zero_pen = false;
 	for (r = 0; r < NRES; r++) {
@@ -116,8 +155,8 @@ kai_sched_qkey_update(struct sess *S, uint32_t q, const int64_t *req)
 			k->zero_pen = true;
 	}
 	k->prio = S->s->queues[q].priority;
-	k->dsw = kai_sched_dshare(S, q, req);
-	k->dswo = kai_sched_dshare(S, q, NULL);
+	k->dsw = dshare_typed(S, q, req, ty);
+	k->dswo = dshare_typed(S, q, NULL, ty);
 	return true;
 }
 

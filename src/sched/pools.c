@@ -105,7 +105,8 @@ kai_sched_pool_allows(const struct sess *S, uint32_t t, uint32_t n)
 {
 	int32_t p = S->s->jobs[kai_sched_task_job(S, t)].pool;
 
-	return S->pool_ok[(size_t)(p + 1) * S->nn + n] != 0;
+	return S->pool_ok[(size_t)(p + 1) * S->nn + n] != 0 &&
+	    (S->gt == NULL || kai_sched_type_allows(S, t, n));
 }
 
 uint32_t

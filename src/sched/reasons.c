@@ -119,6 +119,41 @@ never_fits(const struct kai_sched_why_info *w, char *buf, size_t size)
 		    w->res == R_CPU ? "CPU" : "memory", w->b);
 }
 
+/* The GPU type the job of w asks for. */
+static const char *
+tname(const struct kai_sched_snapshot *s, const struct kai_sched_why_info *w)
+{
+	const char *t = w->job >= 0 && (size_t)w->job < s->njobs
+	    ? s->jobs[w->job].gpu_type
+	    : NULL;
+
+	return t != NULL ? t : "?";
+}
+
+static void
+type_texts(const struct kai_sched_snapshot *s,
+    const struct kai_sched_why_info *w, char *buf, size_t size)
+{
+	char a[48], b[48], c[48];
+
+	kai_sched_fmt_gpu(w->a, a, sizeof(a));
+	kai_sched_fmt_gpu(w->b, b, sizeof(b));
+	kai_sched_fmt_gpu(w->c, c, sizeof(c));
+	if (w->why == KAI_SCHED_WHY_TYPE_LIMIT)
+		(void)snprintf(buf, size,
+		    "queue \"%s\" is at its limit of %s %s GPUs (%s in use, "
+		    "the job needs %s)",
+		    qname(s, w->queue), a, tname(s, w), b, c);
+	else if (w->why == KAI_SCHED_WHY_TYPE_NP_QUOTA)
+		(void)snprintf(buf, size,
+		    "non-preemptible jobs may only use quota: queue \"%s\" "
+		    "has a quota of %s %s GPUs, %s in use, the job needs %s",
+		    qname(s, w->queue), a, tname(s, w), b, c);
+	else
+		(void)snprintf(buf, size,
+		    "no schedulable node has GPUs of type %s", tname(s, w));
+}
+
 static void
 resources(const struct kai_sched_why_info *w, char *buf, size_t size)
 {
@@ -173,6 +208,7 @@ evicted(const struct kai_sched_snapshot *s, const struct kai_sched_why_info *w,
     char *buf, size_t size)
 {
 	char a[32], b[32], c[32];
+	const char *ty;
 	int32_t rq;
 
 	switch (w->why) {
@@ -187,11 +223,19 @@ evicted(const struct kai_sched_snapshot *s, const struct kai_sched_why_info *w,
 		kai_sched_fmt_gpu(w->b, b, sizeof(b));
 		kai_sched_fmt_gpu(w->c, c, sizeof(c));
 		rq = w->job >= 0 ? (int32_t)s->jobs[w->job].queue : -1;
+		/* A reclaimer of a GPU type took back that type's share. */
+		ty = w->job >= 0 && s->jobs[w->job].gpu_type != NULL &&
+			*s->jobs[w->job].gpu_type != '\0'
+		    ? s->jobs[w->job].gpu_type
+		    : NULL;
 		(void)snprintf(buf, size,
 		    "reclaimed by job \"%s\" of queue "
-		    "\"%s\": queue \"%s\" used %s GPU%s (fair share %s%s%s)",
+		    "\"%s\": queue \"%s\" used %s %s%sGPU%s (%s%sfair share "
+		    "%s%s%s)",
 		    jname(s, w->job), qname(s, rq), qname(s, w->queue), a,
-		    w->a > GPU_UNIT ? "s" : "", b, w->c >= 0 ? ", quota " : "",
+		    ty != NULL ? ty : "", ty != NULL ? " " : "",
+		    w->a > GPU_UNIT ? "s" : "", ty != NULL ? ty : "",
+		    ty != NULL ? " " : "", b, w->c >= 0 ? ", quota " : "",
 		    w->c >= 0 ? c : "");
 		return;
 	default:
@@ -324,6 +368,11 @@ kai_sched_why_text(const struct kai_sched_snapshot *s,
 	case KAI_SCHED_WHY_QOS_GPUS:
 		qos_gpus(w, buf, size);
 		break;
+	case KAI_SCHED_WHY_TYPE_LIMIT:
+	case KAI_SCHED_WHY_TYPE_NP_QUOTA:
+	case KAI_SCHED_WHY_NO_TYPE_NODES:
+		type_texts(s, w, buf, size);
+		break;
 	case KAI_SCHED_WHY_NCODES:
 		t = "";
 		break;
@@ -355,6 +404,9 @@ kai_sched_why_name(enum kai_sched_why w)
 	    [KAI_SCHED_WHY_BACKFILL] = "Priority",
 	    [KAI_SCHED_WHY_NO_POOL_NODES] = "ReqNodeNotAvail",
 	    [KAI_SCHED_WHY_QOS_GPUS] = "QOSMaxGRESPerUser",
+	    [KAI_SCHED_WHY_TYPE_LIMIT] = "QOSGrpGRES",
+	    [KAI_SCHED_WHY_TYPE_NP_QUOTA] = "NonPreemptibleOverQuota",
+	    [KAI_SCHED_WHY_NO_TYPE_NODES] = "ReqNodeNotAvail",
 	};
 
 	if ((unsigned)w >= KAI_SCHED_WHY_NCODES)

@@ -31,6 +31,8 @@
 
 struct rctx {
 	uint32_t leaf;
+	uint32_t job;
+	int32_t ty; /* the job's GPU type, or -1 */
 	int64_t req[NRES];
 	uint32_t *cur; /* per queue: cursor into vjobs */
 	uint8_t *dead; /* per queue: no more acceptable victims */
@@ -64,18 +66,26 @@ acceptable(const struct sess *S, const struct rctx *c, uint32_t v)
 	int r;
 
 	diverge(S, c->leaf, v, &qa, &va);
-	if (!kai_sched_within_fair_share(S, qa, c->req))
+	if (!kai_sched_job_within_fair_share(S, qa, c->job, c->req))
 		return false;
 	V = &S->q[va];
 	for (r = 0; r < NRES; r++) {
 		int64_t quota = S->s->queues[va].res[r].quota;
+		bool aq;
 
 		if (c->req[r] <= 0 || S->total[r] < 0)
 			continue;
+		/* A job of a GPU type takes back that type's share. */
+		if (r == R_GPU && c->ty >= 0) {
+			mfs |= kai_sched_type_victim_side(S, va, c->ty, &aq);
+			above_quota |= aq;
+			continue;
+		}
 		mfs |= V->alloc[r] > V->as[r];
 		above_quota |= quota >= 0 && V->alloc[r] > quota;
 	}
-	return mfs || (above_quota && kai_sched_within_quota(S, qa, c->req));
+	return mfs || (above_quota && kai_sched_within_quota(S, qa, c->req) &&
+	    kai_sched_type_within_quota(S, qa, c->ty, c->req[R_GPU]));
 }
 
 /* Victim queue order: over share, lower priority, more DRF, newer. */
@@ -134,10 +144,15 @@ next_victim(struct sess *S, void *ctx, struct kai_sched_unit *u)
 	return best >= 0;
 }
 
-/* Reasons for the victims of job j: the log since mark holds them. */
+/*
+ * Reasons for the victims of job j: the log since mark holds them.  For
+ * a job of a GPU type the figures are the victim queue's of that type
+ * (reasons.c reads the type from the job).
+ */
 static void
 blame(struct sess *S, uint32_t j, size_t mark, int64_t *gone)
 {
+	int32_t ty = kai_sched_job_type(S, j);
 	size_t i;
 
 	for (i = mark; i < S->nlog; i++)
@@ -164,6 +179,10 @@ blame(struct sess *S, uint32_t j, size_t mark, int64_t *gone)
 		w.a = S->q[q].alloc[R_GPU] + gone[q];
 		w.b = S->q[q].fs[R_GPU];
 		w.c = S->s->queues[q].res[R_GPU].quota;
+		if (ty >= 0) {
+			kai_sched_type_figures(S, q, ty, &w.a, &w.b, &w.c);
+			w.a += gone[q];
+		}
 		kai_sched_set_why(S, v, &w, true);
 	}
 	for (i = mark; i < S->nlog; i++)
@@ -188,7 +207,7 @@ want(const struct sess *S, uint32_t j)
 	if (!S->allocated)
 		return true;
 	kai_sched_step_req(S, j, req);
-	return kai_sched_within_fair_share(S, S->jobs[j].queue, req);
+	return kai_sched_job_within_fair_share(S, S->jobs[j].queue, j, req);
 }
 
 static void
@@ -199,8 +218,10 @@ attempt(struct sess *S, struct rctx *c, struct kai_sched_fmemo *fm, uint32_t j,
 	size_t mark = kai_sched_mark(S);
 
 	c->leaf = S->jobs[j].queue;
+	c->job = j;
+	c->ty = kai_sched_job_type(S, j);
 	kai_sched_step_req(S, j, c->req);
-	if (!kai_sched_within_fair_share(S, c->leaf, c->req) ||
+	if (!kai_sched_job_within_fair_share(S, c->leaf, j, c->req) ||
 	    kai_sched_fmemo_skip(S, &fm[c->leaf], j)) {
 		kai_sched_untried(S, j);
 		return;

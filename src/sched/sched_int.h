@@ -173,6 +173,7 @@ struct kai_sched_topo;
 struct kai_sched_order;
 struct kai_sched_bf;
 struct kai_sched_frag;
+struct kai_sched_gtypes;
 
 struct sess {
 	const struct kai_sched_snapshot *s;
@@ -240,6 +241,8 @@ struct sess {
 	uint32_t nok;	      /* schedulable nodes */
 	/* qoslimit.c: what each GPU cap's jobs hold (uGPU); NULL = none */
 	int64_t *lim_alloc;
+	struct kai_sched_gtypes *gt; /* gputype.c; NULL: no GPU types */
+	int32_t *qtype;		     /* per queue: its key's type (order.c) */
 };
 
 /* qoslimit.c: the snapshot's GPU caps (a QoS's per-user GPU limit). */
@@ -371,6 +374,10 @@ bool kai_sched_admit(const struct sess *S, uint32_t j,
     struct kai_sched_why_info *why);
 bool kai_sched_within_fair_share(const struct sess *S, uint32_t q,
     const int64_t req[NRES]);
+/* The same for job j's step req: for a job of a GPU type, its GPUs
+ * against q's fair share of that type instead of all GPUs. */
+bool kai_sched_job_within_fair_share(const struct sess *S, uint32_t q,
+    uint32_t j, const int64_t req[NRES]);
 bool kai_sched_within_quota(const struct sess *S, uint32_t q,
     const int64_t req[NRES]);
 
@@ -402,10 +409,80 @@ const struct sjob *kai_sched_step(const struct sess *S, uint32_t j);
 /* Step shape hashing (sjob.sh1, sh2), and a general 64-bit mixer. */
 void kai_sched_shape_start(struct sjob *sj, const struct kai_sched_snap_job *J);
 void kai_sched_shape_add(struct sjob *sj, const struct kai_sched_snap_task *k);
+void kai_sched_shape_mix(struct sjob *sj, uint64_t v);
 uint64_t kai_sched_mix64(uint64_t x);
 
 /* fairshare.c */
 void kai_sched_fairshare(struct sess *S);
+/*
+ * Divides total among the siblings sib[0..n) for one resource given as
+ * arrays indexed by queue: quota, limit, requested (in), fair share
+ * (out); weight and usage of the over-quota division.  unit is the
+ * rounding unit.  gputype.c uses it for each GPU type.
+ */
+struct kai_sched_fsview {
+	const int64_t *quota, *limit, *req;
+	const double *weight, *usage;
+	int64_t *fs;
+	int64_t unit;
+};
+void kai_sched_fs_divide(struct sess *S, const struct kai_sched_fsview *v,
+    const uint32_t *sib, size_t n, int64_t total);
+
+/*
+ * gputype.c: GPU types (doc/scheduler.md, "GPU types").  Everything is a
+ * no-op when the snapshot names no type.
+ */
+void kai_sched_types_init(struct sess *S);
+void kai_sched_types_fini(struct sess *S);
+/* The type job j asks for, or -1 (any). */
+int32_t kai_sched_job_type(const struct sess *S, uint32_t j);
+/* Task t's job may use node n's GPUs (its type, the type limits). */
+bool kai_sched_type_allows(const struct sess *S, uint32_t t, uint32_t n);
+/* stmt.c: task t (on its node) added to (1) or taken from (-1) queues. */
+void kai_sched_types_account(struct sess *S, uint32_t t, int64_t sign,
+    int64_t ugpu);
+/* Per type fair shares, after the resources' (fairshare.c). */
+void kai_sched_types_fairshare(struct sess *S);
+/* The type checks of admission for job j asking gpu micro-GPUs. */
+bool kai_sched_types_admit(const struct sess *S, uint32_t j, int64_t gpu,
+    struct kai_sched_why_info *w);
+/*
+ * The queue-order GPU share of q for a job of type t (-1: none):
+ * (allocated + add) / allocatable share of that type, or -1 when t < 0.
+ */
+double kai_sched_type_dshare(const struct sess *S, uint32_t q, int32_t t,
+    int64_t add);
+/* q is over its fair share of type t (false when t < 0). */
+bool kai_sched_type_over(const struct sess *S, uint32_t q, int32_t t);
+/*
+ * Reclaim for a job of type t (true when t < 0): q's allocation of t
+ * plus gpu stays within its fair share of t, and within a quota of t it
+ * names; a victim's side is above its allocatable share of t (returned)
+ * or above a quota of t it names (*above_quota).
+ */
+bool kai_sched_type_within_fs(const struct sess *S, uint32_t q, int32_t t,
+    int64_t gpu);
+bool kai_sched_type_within_quota(const struct sess *S, uint32_t q, int32_t t,
+    int64_t gpu);
+bool kai_sched_type_victim_side(const struct sess *S, uint32_t q, int32_t t,
+    bool *above_quota);
+/* q's allocation and fair share of type t (>= 0), and the quota it
+ * names for it (-1: none named), for reasons. */
+void kai_sched_type_figures(const struct sess *S, uint32_t q, int32_t t,
+    int64_t *alloc, int64_t *fs, int64_t *quota);
+/* A value mixed into j's step shape: its type and type limits. */
+uint64_t kai_sched_type_salt(const struct sess *S, uint32_t j);
+/*
+ * Whether the nodes task t may use depend on its queue's allocation (a
+ * queue with a type limit), not on the nodes alone.
+ */
+bool kai_sched_type_dynamic(const struct sess *S, uint32_t t);
+/* Writes the per type figures into the result. */
+void kai_sched_types_out(struct sess *S);
+/* validate.c: one queue's types; err names the type. */
+int kai_sched_types_validate(const struct kai_sched_snap_queue *q,
+    struct kai_err *err) KAI_MUST_CHECK;
 
 /* order.c */
 struct okey { /* what job and group order compare */

@@ -93,6 +93,20 @@ struct kai_sched_qres {
 };
 
 /*
+ * A queue's GPU quota, limit and over-quota weight for one GPU type (a
+ * value of the node label kaid takes types from, nvidia.com/gpu.product
+ * by default; doc/scheduler.md, "GPU types").  A type a queue does not
+ * name has quota 0, no limit and the queue's GPU weight; the GPU entry
+ * of res[] still holds for all types together.
+ */
+struct kai_sched_qtype {
+	const char *type;
+	int64_t quota;	/* micro-GPUs; -1 unlimited, 0 none */
+	int64_t limit;	/* micro-GPUs; -1 none */
+	double weight;	/* < 0: the queue's GPU weight */
+};
+
+/*
  * Queues are listed in creation order: a lower index is an older queue
  * (the last tie-break everywhere).  A parent must come before its
  * children; only leaves hold jobs.
@@ -104,6 +118,8 @@ struct kai_sched_snap_queue {
 	struct kai_sched_qres res[KAI_SCHED_NRES];
 	int64_t preempt_min_runtime_s; /* -1: inherit (0 at the top) */
 	int64_t reclaim_min_runtime_s; /* -1: inherit (0 at the top) */
+	const struct kai_sched_qtype *types; /* per GPU type, names unique */
+	size_t ntypes;
 };
 
 struct kai_sched_label {
@@ -156,6 +172,7 @@ struct kai_sched_snap_node {
 	bool unschedulable; /* not Ready, or cordoned */
 	const struct kai_sched_taint *taints;
 	size_t ntaints;
+	const char *gpu_type; /* its GPUs' type; NULL or "": none */
 };
 
 /* Topology levels are node label keys, widest first. */
@@ -219,6 +236,7 @@ struct kai_sched_snap_job {
 				 no taint tolerated */
 	uint32_t gpu_limit;   /* 1 + index into gpu_limits: a cap on what
 				 its group holds (qoslimit.c); 0: none */
+	const char *gpu_type; /* GPUs of this type only; NULL or "": any */
 };
 
 /*
@@ -276,6 +294,10 @@ enum kai_sched_why {
 	KAI_SCHED_WHY_BACKFILL,    /* would delay job's reservation at a */
 	KAI_SCHED_WHY_NO_POOL_NODES, /* no schedulable node of its pool */
 	KAI_SCHED_WHY_QOS_GPUS,    /* its gpu_limit: a=cap, b=held, c=need */
+	KAI_SCHED_WHY_TYPE_LIMIT,  /* queue at its limit of job's GPU type:
+				      queue, job, a=limit, b=alloc, c=need */
+	KAI_SCHED_WHY_TYPE_NP_QUOTA, /* the same for the type's quota */
+	KAI_SCHED_WHY_NO_TYPE_NODES, /* no schedulable node of job's type */
 	KAI_SCHED_WHY_NCODES
 };
 
@@ -316,11 +338,26 @@ struct kai_sched_queue_out {
 	int64_t requested[KAI_SCHED_NRES];  /* at the start */
 };
 
+/* One queue's figures for one GPU type, in micro-GPUs. */
+struct kai_sched_type_out {
+	int64_t fair_share;
+	int64_t allocated; /* at the end of the cycle */
+	int64_t requested; /* at the start: allocated + jobs naming it */
+};
+
 struct kai_sched_result {
 	struct kai_sched_task_out *tasks;   /* one per snapshot task */
 	struct kai_sched_job_out *jobs;     /* one per snapshot job */
 	struct kai_sched_queue_out *queues; /* one per snapshot queue */
 	size_t ntasks, njobs, nqueues;
+	/*
+	 * The GPU types of the cycle, in name order: those of the nodes,
+	 * the queues and the jobs (names borrowed from the snapshot), and
+	 * per queue and type [q * ntypes + t] its figures.
+	 */
+	const char **types;
+	size_t ntypes;
+	struct kai_sched_type_out *qtypes;
 	size_t placed;  /* tasks placed (running or pipelined) */
 	size_t evicted; /* tasks evicted */
 	size_t moved;   /* tasks moved by consolidation */

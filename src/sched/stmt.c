@@ -58,6 +58,8 @@ account(struct sess *S, uint32_t t, int64_t sign)
 				S->q[q].alloc_np[r] += sign * v[r];
 		}
 	}
+	if (S->gt != NULL)
+		kai_sched_types_account(S, t, sign, v[R_GPU]);
 	kai_sched_touch_queue(S, J->queue);
 	S->groups[S->jobs[j].group].alloc_gpu += sign * v[R_GPU];
 	kai_sched_touch_group(S, S->jobs[j].group);

@@ -71,6 +71,8 @@ check_queues(const struct kai_sched_snapshot *s, struct kai_err *err)
 				    "weight or usage",
 				    q->name);
 		}
+		if (kai_sched_types_validate(q, err) != 0)
+			return kai_err_prefix(err, "queue \"%s\"", q->name);
 	}
 	return 0;
 }

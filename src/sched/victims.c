@@ -211,7 +211,10 @@ kai_sched_solve(struct sess *S, uint32_t j, kai_sched_next_victim_fn *next,
 			break;
 		if ((!same_queue &&
 			(why->why == KAI_SCHED_WHY_LIMIT ||
-			    why->why == KAI_SCHED_WHY_NP_QUOTA)) ||
+			    why->why == KAI_SCHED_WHY_NP_QUOTA ||
+			    why->why == KAI_SCHED_WHY_TYPE_LIMIT ||
+			    why->why == KAI_SCHED_WHY_TYPE_NP_QUOTA)) ||
+		    why->why == KAI_SCHED_WHY_NO_TYPE_NODES ||
 		    !next(S, ctx, &u))
 			break;
 		kai_sched_evict_unit(S, &u);

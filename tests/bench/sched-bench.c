@@ -3,7 +3,7 @@
  * sched-bench: how fast the scheduler core is (not run by make check).
  *
  *	sched-bench [-n NODES] [-j JOBS] [-q QUEUES] [-r RUNS] [-e EST]
- *	    [-t TRACEDIR]
+ *	    [-g TYPES] [-t TRACEDIR]
  *
  * Synthetic part: NODES x 8 GPUs (default 5,000), JOBS pending jobs
  * (default 100,000) in QUEUES leaf queues (default 50, under 5
@@ -18,7 +18,11 @@
  * have time limits of 10 minutes to 8 hours, so the start estimates of
  * the first EST pending jobs (the core's default; -e 0: none) have
  * running jobs' ends to replay; -B RESV gives RESV jobs a backfill
- * reservation (0, the core's default: none).
+ * reservation (0, the core's default: none).  -g TYPES gives the nodes
+ * TYPES GPU types in turn (doc/scheduler.md, "GPU types"), every leaf
+ * queue a limit on the first type of half its GPU quota and a weight of
+ * its own on the second, and half the jobs a type (job i names type
+ * i / 2 mod TYPES, no random draw, so the shapes are those of -g 0).
  * With -t, also the Alibaba trace replay (sched-bench-trace.c).  With
  * -b, only the starvation simulation (sched-bench-starve.c): when a big
  * gang starts among arriving 1-GPU jobs, with and without backfill.
@@ -91,7 +95,12 @@ struct synth {
 	struct kai_sched_snap_job *jobs;
 	struct kai_sched_snap_task *tasks;
 	char *names; /* all generated names, 24 bytes each */
+	struct kai_sched_qtype *qtypes; /* -g: two per leaf queue */
 };
+
+static const char *const type_names[] = {"T0", "T1", "T2", "T3", "T4",
+    "T5", "T6", "T7"};
+#define MAX_TYPES (sizeof(type_names) / sizeof(type_names[0]))
 
 #define NAMELEN 32
 #define NDEPT   5
@@ -190,6 +199,36 @@ synth_jobs(struct synth *y, struct bench_rng *rng, size_t njobs, size_t nq,
 	y->s.ntasks = nt;
 }
 
+/* -g: the nodes' types, two settings per leaf queue, half the jobs. */
+static void
+synth_types(struct synth *y, size_t ntypes)
+{
+	size_t i;
+
+	if (ntypes == 0)
+		return;
+	for (i = 0; i < y->s.nnodes; i++)
+		y->nodes[i].gpu_type = type_names[i % ntypes];
+	y->qtypes = kai_xcalloc(2 * y->s.nqueues, sizeof(*y->qtypes));
+	for (i = NDEPT; i < y->s.nqueues; i++) {
+		struct kai_sched_qtype *x = &y->qtypes[2 * i];
+
+		x[0].type = type_names[0];
+		x[0].quota = 0;
+		x[0].limit = y->queues[i].res[KAI_SCHED_GPU].quota / 2;
+		x[0].weight = -1;
+		x[1].type = type_names[1 % ntypes];
+		x[1].quota = 0;
+		x[1].limit = -1;
+		x[1].weight = 1 + (double)(i % 2);
+		y->queues[i].types = x;
+		y->queues[i].ntypes = ntypes > 1 ? 2 : 1;
+	}
+	for (i = 0; i < y->s.njobs; i++)
+		if (i % 2 == 0)
+			y->jobs[i].gpu_type = type_names[(i / 2) % ntypes];
+}
+
 static void
 synth_init(struct synth *y, size_t nodes, size_t njobs, size_t nq)
 {
@@ -231,6 +270,7 @@ synth_fini(struct synth *y)
 	free(y->jobs);
 	free(y->tasks);
 	free(y->names);
+	free(y->qtypes);
 }
 
 static int
@@ -312,7 +352,7 @@ estimated(const struct kai_sched_result *r)
 
 static void
 synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
-    uint32_t bf)
+    uint32_t bf, size_t ntypes)
 {
 	struct synth y;
 	struct kai_sched_result r1;
@@ -321,11 +361,13 @@ synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
 	size_t i;
 
 	synth_init(&y, nodes, njobs, nq);
+	synth_types(&y, ntypes);
 	y.s.config.est_jobs = est;
 	y.s.config.bf_reservations = bf;
 	(void)printf("synthetic: %zu nodes x 8 GPUs, %zu pending jobs (%zu "
-		     "tasks) in %zu queues, median of %u runs (wall / CPU)\n",
-	    nodes, njobs, y.s.ntasks, nq, runs);
+		     "tasks) in %zu queues, %zu GPU types, median of %u runs "
+		     "(wall / CPU)\n",
+	    nodes, njobs, y.s.ntasks, nq, ntypes, runs);
 	full = timed(&y.s, runs, &r1);
 	for (i = 0; i < r1.nqueues; i++)
 		if (y.queues[i].parent >= 0)
@@ -361,7 +403,7 @@ usage(FILE *f)
 {
 	(void)fprintf(f,
 	    "usage: sched-bench [-n NODES] [-j JOBS] [-q QUEUES] "
-	    "[-r RUNS] [-s SEEDS] [-e EST] [-B RESV]\n"
+	    "[-r RUNS] [-s SEEDS] [-e EST] [-B RESV] [-g TYPES]\n"
 	    "    [-t TRACEDIR [-c CURVE] [-T COMPRESS]] [-b]\n");
 }
 
@@ -372,10 +414,10 @@ main(int argc, char **argv)
 		      seeds = 10;
 	unsigned long est = KAI_SCHED_EST_JOBS;
 	const char *trace = NULL, *curve = NULL;
-	unsigned long compress = 0, bf = 0;
+	unsigned long compress = 0, bf = 0, ntypes = 0;
 	int c;
 
-	while ((c = getopt(argc, argv, "bB:c:he:n:j:q:r:s:t:T:")) != -1) {
+	while ((c = getopt(argc, argv, "bB:c:he:g:n:j:q:r:s:t:T:")) != -1) {
 		switch (c) {
 		case 'b':
 			bench_starve();
@@ -388,6 +430,9 @@ main(int argc, char **argv)
 			break;
 		case 'e':
 			est = strtoul(optarg, NULL, 10);
+			break;
+		case 'g':
+			ntypes = strtoul(optarg, NULL, 10);
 			break;
 		case 'n':
 			nodes = strtoul(optarg, NULL, 10);
@@ -418,11 +463,13 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (nodes == 0 || jobs == 0 || nq == 0 || runs == 0 || seeds == 0) {
+	if (nodes == 0 || jobs == 0 || nq == 0 || runs == 0 || seeds == 0 ||
+	    ntypes > MAX_TYPES) {
 		usage(stderr);
 		return 2;
 	}
-	synthetic(nodes, jobs, nq, (unsigned)runs, (uint32_t)est, (uint32_t)bf);
+	synthetic(nodes, jobs, nq, (unsigned)runs, (uint32_t)est, (uint32_t)bf,
+	    (size_t)ntypes);
 	if (trace != NULL && bench_trace(trace, (unsigned)seeds, curve) != 0)
 		return 1;
 	if (trace != NULL && compress > 0 &&

@@ -200,6 +200,9 @@ static void
 seeds_queues(struct kai_buf *b)
 {
 	static char *names[] = {"research", "gpu"};
+	static char a100[] = "A100";
+	static struct kai_queue_gtype types[] = {
+		{a100, 2 * KAI_QUEUE_GPU_UNIT, 4 * KAI_QUEUE_GPU_UNIT, -1}};
 	struct kai_queue q[2];
 	struct kai_queue_change c;
 	struct kai_queue_outcome o[2] = {
@@ -212,11 +215,14 @@ seeds_queues(struct kai_buf *b)
 	q[1].name = "gpu";
 	q[1].parent = "research";
 	q[1].res[KAI_QUEUE_GPU].limit = 8 * KAI_QUEUE_GPU_UNIT;
+	q[1].types = types;
+	q[1].ntypes = 1;
 	ok(kai_msg_queues_encode(b, q, 2), "queues");
 	emit("queue-list-reply", KAI_MSG_QUEUE_LIST_REPLY, b);
 	memset(&c, 0, sizeof(c));
 	c.op = KAI_QUEUE_REPLACE;
-	c.set = KAI_QUEUE_SET_PARENT | KAI_QUEUE_SET_QUOTA(KAI_QUEUE_GPU);
+	c.set = KAI_QUEUE_SET_PARENT | KAI_QUEUE_SET_QUOTA(KAI_QUEUE_GPU) |
+	    KAI_QUEUE_SET_GPU_TYPES;
 	c.q = q[1];
 	ok(kai_msg_queue_apply_encode(b, &c, 1), "queue apply");
 	emit("queue-apply", KAI_MSG_QUEUE_APPLY, b);
@@ -246,6 +252,8 @@ seeds_tools(struct kai_buf *b)
 {
 	static char *users[] = {"ann"};
 	static char *queues[] = {"gpu"};
+	static char share_type[] = "A100 0 -1 -1 2000000 1000000 3000000";
+	static char *share_types[] = {share_type};
 	static uint32_t uids[] = {1000, 1001};
 	struct kai_partinfo p = {"gpu", true, 86400, 3600, 3, 1};
 	struct kai_nodeinfo n;
@@ -287,6 +295,8 @@ seeds_tools(struct kai_buf *b)
 	su.queue = "gpu";
 	su.user = "ann";
 	su.usage[KAI_QUEUE_GPU] = 3600 * KAI_QUEUE_GPU_UNIT;
+	sq.gpu_types = share_types;
+	sq.ngpu_types = 1;
 	s.queues = &sq;
 	s.nqueues = 1;
 	s.users = &su;

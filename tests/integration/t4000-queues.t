@@ -60,7 +60,7 @@ like "kaid wrote an audit line for the refusal" "$(cat "$T/kaid.log")" \
 
 list=$(as_user "$A" kctl queue list)
 like "anyone may list the queues: header" "$(echo "$list" | head -n 1)" \
-    '^NAME +PARENT +PRIORITY +GPU\(QUOTA/LIMIT/WEIGHT\) +CPU\(QUOTA/LIMIT/WEIGHT\) +MEM\(QUOTA/LIMIT/WEIGHT\) +JOBS$'
+    '^NAME +PARENT +PRIORITY +GPU\(QUOTA/LIMIT/WEIGHT\) +CPU\(QUOTA/LIMIT/WEIGHT\) +MEM\(QUOTA/LIMIT/WEIGHT\) +JOBS +GPUTYPES\(QUOTA/LIMIT/WEIGHT\)$'
 like "kaid.yaml's partitions are top-level queues" "$list" \
     '^batch +- +100 +-1/-1/1 +-1/-1/1 +-1/-1/1 +0'
 like "research is there with its priority" "$list" \

@@ -164,6 +164,49 @@ test_bad(void)
 	    "a name that is a list");
 }
 
+/* gpu_types: the scenario format's, FORMAT's defaults for a type. */
+static void
+test_types(void)
+{
+	struct kai_queue_change *c;
+	struct kai_err err;
+	size_t n = 0;
+
+	c = load("- name: a\n"
+		 "  gpu_types:\n"
+		 "    H100: {quota: 2, limit: 4, over_quota_weight: 3}\n"
+		 "    A100: {limit: 1.5}\n",
+	    &n, &err);
+	if (c == NULL)
+		diag("%s", err.msg);
+	ok(c != NULL && n == 1 && c[0].q.ntypes == 2 &&
+		strcmp(c[0].q.types[0].type, "A100") == 0 &&
+		c[0].q.types[0].quota == 0 &&
+		c[0].q.types[0].limit == 1500000 &&
+		c[0].q.types[0].weight == -1 &&
+		strcmp(c[0].q.types[1].type, "H100") == 0 &&
+		c[0].q.types[1].quota == 2000000 &&
+		c[0].q.types[1].limit == 4000000 &&
+		c[0].q.types[1].weight == 3000000,
+	    "types sorted; absent quota 0, limit -1, weight the GPU one");
+	ok(c != NULL && (c[0].set & KAI_QUEUE_SET_GPU_TYPES) != 0,
+	    "the file's list replaces the queue's");
+	kai_queue_changes_free(c, n);
+	refused("- name: a\n  gpu_types: {A100: {quota: 1, limitt: 2}}\n",
+	    "2:32: unrecognized key \"limitt\" in a GPU type's block",
+	    "a misspelt key in a type's block");
+	refused("- name: a\n  gpu_types: [A100]\n",
+	    "2:14: gpu_types must be a map of GPU types",
+	    "a list of types without settings");
+	refused("- name: a\n  gpu_types: {A100: {quota: 2, limit: 1}}\n",
+	    "1:3: queue \"a\": A100 limit 1 is below its quota 2",
+	    "a type's limit below its quota");
+	refused("- name: a\n  gpu_types: {\"A 100\": {quota: 1}}\n",
+	    "2:15: queue \"a\": invalid GPU type \"A 100\": expected 1 to 63 "
+	    "letters, digits, '-', '_' and '.'",
+	    "a type that is not a label value");
+}
+
 static void
 test_syntax(void)
 {
@@ -196,6 +239,7 @@ main(void)
 	(void)close(fd);
 	test_good();
 	test_bad();
+	test_types();
 	test_syntax();
 	(void)unlink(path);
 	return done_testing();

@@ -389,7 +389,7 @@ gpu:rtx_4090:1 1 "rtx_4090"
 gpu:mig:1 1 "mig"
 gpu:1g.10gb:1 1 "1g.10gb"
 EOF
-line "a GPU type is warned about" 'd["warnings"]' '["--gres"]' '#SBATCH --gres=gpu:a100:1'
+line "a GPU type is kaid's to match: no warning" 'd["sched"]["gpu_type"], d["warnings"]' '["a100",[]]' '#SBATCH --gres=gpu:a100:1'
 line "--gres=none" 'd["gpus"]' '[]' '#SBATCH --gres=gpu:2' '#SBATCH --gres=none'
 for g in dcu:4 gpumem:20g nvme:1 lscratch:10 shard:2 tmpspace; do
 	badline "--gres=$g" "job.sh:2: invalid gres \"$g\": kaibatch knows only gpu, not \"${g%%:*}\"" \
@@ -767,11 +767,10 @@ refuse "--input" --input -i in.txt plain.sh
 script warn.sh '#SBATCH --mail-type=END -C a100 --gres=gpu:v100:1 --no-requeue'
 "$ksubmit" warn.sh >"$dir/out" 2>"$dir/err" </dev/null
 is "dropped options: submission goes on" "$?" 3
-is "dropped options: one warning each, then the connection error" \
-	"$(head -n 3 "$dir/err")" \
+is "dropped options: one warning each (a GPU type is kaid's to match)" \
+	"$(head -n 2 "$dir/err")" \
 	'ksubmit: warning: option "--constraint" is ignored: kaid'"'"'s scheduler chooses the nodes
-ksubmit: warning: option "--mail-type" is ignored: kaibatch sends no mail
-ksubmit: warning: GPU type "v100" of option "--gres" is not matched yet: the job may get any GPU'
+ksubmit: warning: option "--mail-type" is ignored: kaibatch sends no mail'
 "$ksubmit" -Q warn.sh >"$dir/out" 2>"$dir/err" </dev/null
 like "-Q: no warnings" "$(cat "$dir/err")" '^ksubmit: error: cannot connect to kaid'
 

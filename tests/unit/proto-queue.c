@@ -12,6 +12,7 @@
 
 #include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,7 +131,8 @@ same(const struct kai_queue *a, const struct kai_queue *b)
 	return a->priority == b->priority &&
 	    a->preempt_min_runtime_s == b->preempt_min_runtime_s &&
 	    a->reclaim_min_runtime_s == b->reclaim_min_runtime_s &&
-	    a->order == b->order && a->active_jobs == b->active_jobs;
+	    a->order == b->order && a->active_jobs == b->active_jobs &&
+	    kai_queue_types_equal(a, b);
 }
 
 static void
@@ -420,6 +422,111 @@ test_check(void)
 	    "a new queue guarantees and caps nothing, weight 1, priority 100");
 }
 
+/* GPU types: kctl's spelling, the sorted list, the wire, the checks. */
+static void
+test_types(void)
+{
+	struct kai_queue q, *got = NULL, *many;
+	struct kai_queue_change c, *gc = NULL;
+	struct kai_err err;
+	struct kai_buf b;
+	char name[16];
+	size_t n = 0, i;
+
+	sample(&q, "vision", NULL);
+	is_int(kai_queue_type_parse(&q, "H100:0:-1:3", &err), 0,
+	    "TYPE:QUOTA:LIMIT:WEIGHT");
+	is_int(kai_queue_type_parse(&q, "A100:1.5:4", &err), 0,
+	    "TYPE:QUOTA:LIMIT");
+	ok(q.ntypes == 2 && strcmp(q.types[0].type, "A100") == 0 &&
+		q.types[0].quota == 1500000 && q.types[0].limit == 4000000 &&
+		q.types[0].weight == -1 && strcmp(q.types[1].type, "H100") == 0 &&
+		q.types[1].quota == 0 && q.types[1].limit == -1 &&
+		q.types[1].weight == 3000000,
+	    "kept sorted by name, GPUs exact, weight -1 when not given");
+	is_int(kai_queue_type_parse(&q, "A100:2", &err), 0,
+	    "a type given again ...");
+	ok(q.ntypes == 2 && q.types[0].quota == 2000000 &&
+		q.types[0].limit == -1,
+	    "... replaces its settings");
+	is_int(kai_queue_type_parse(&q, "A100", &err), KAI_EINVAL,
+	    "a type without a quota is refused");
+	is_str(err.msg, "invalid GPU type \"A100\": expected "
+	    "TYPE:QUOTA[:LIMIT[:WEIGHT]]", "saying the form");
+	is_int(kai_queue_type_parse(&q, "A100:1:2:3:4", &err), KAI_EINVAL,
+	    "five parts are refused");
+	is_int(kai_queue_type_parse(&q, "A100:x", &err), KAI_EINVAL,
+	    "a quota that is not a number is refused");
+	is_int(kai_queue_type_parse(&q, "A 100:1", &err), KAI_EINVAL,
+	    "a type that is not a label value is refused");
+	is_str(err.msg, "queue \"vision\": invalid GPU type \"A 100\": "
+	    "expected 1 to 63 letters, digits, '-', '_' and '.'",
+	    "naming the queue and the rule");
+	is_int(kai_queue_check(&q, &err), 0, "the queue passes its checks");
+	q.types[0].limit = 1000000;
+	is_int(kai_queue_check(&q, &err), KAI_EINVAL,
+	    "a type's limit below its quota is refused");
+	is_str(err.msg, "queue \"vision\": A100 limit 1 is below its quota 2",
+	    "saying so");
+	q.types[0].limit = -1;
+
+	/* The list and a change carry them. */
+	kai_buf_init(&b, KAI_PROTO_BODY_MAX);
+	is_int(kai_msg_queues_encode(&b, &q, 1), 0, "a queue with types encodes");
+	is_int(kai_msg_queues_decode(b.data, b.len, &got, &n, &err), 0,
+	    "and decodes");
+	ok(n == 1 && same(&got[0], &q), "with its types");
+	kai_queues_free(got, n);
+	memset(&c, 0, sizeof(c));
+	c.op = KAI_QUEUE_UPDATE;
+	c.set = KAI_QUEUE_SET_GPU_TYPE_EACH;
+	kai_queue_copy(&c.q, &q);
+	kai_buf_reset(&b);
+	is_int(kai_msg_queue_apply_encode(&b, &c, 1), 0,
+	    "a change of types encodes");
+	is_int(kai_msg_queue_apply_decode(b.data, b.len, &gc, &n, &err), 0,
+	    "and decodes");
+	ok(n == 1 && gc[0].set == KAI_QUEUE_SET_GPU_TYPE_EACH &&
+		same(&gc[0].q, &q), "set bit and types round-trip");
+	kai_queue_changes_free(gc, n);
+	kai_queue_fini(&c.q);
+
+	/* The bounds. */
+	for (i = q.ntypes; i < KAI_QUEUE_TYPES_MAX; i++) {
+		(void)snprintf(name, sizeof(name), "T%zu", i);
+		is_int(kai_queue_type_set(&q, name, 0, -1, -1, &err), 0,
+		    "type %zu of %d", i + 1, KAI_QUEUE_TYPES_MAX);
+	}
+	is_int(kai_queue_type_set(&q, "one-more", 0, -1, -1, &err), KAI_EINVAL,
+	    "one type more is refused");
+	is_int(kai_queue_type_wire_parse(&q, "A100 1 2", &err), KAI_EINVAL,
+	    "a wire entry with a value missing is refused");
+	is_int(kai_queue_type_wire_parse(&q, "A100 1 2 3 x", &err), KAI_EINVAL,
+	    "and one with trailing bytes");
+	many = kai_xcalloc(KAI_QUEUE_TYPE_SETTINGS_MAX / KAI_QUEUE_TYPES_MAX + 1,
+	    sizeof(*many));
+	for (i = 0; i <= KAI_QUEUE_TYPE_SETTINGS_MAX / KAI_QUEUE_TYPES_MAX; i++) {
+		(void)snprintf(name, sizeof(name), "q%zu", i);
+		kai_queue_copy(&many[i], &q);
+		free(many[i].name);
+		many[i].name = kai_xstrdup(name);
+	}
+	kai_buf_reset(&b);
+	is_int(kai_msg_queues_encode(&b, many,
+	    KAI_QUEUE_TYPE_SETTINGS_MAX / KAI_QUEUE_TYPES_MAX), 0,
+	    "%d type settings in a list fit", KAI_QUEUE_TYPE_SETTINGS_MAX);
+	kai_buf_reset(&b);
+	is_int(kai_msg_queues_encode(&b, many,
+	    KAI_QUEUE_TYPE_SETTINGS_MAX / KAI_QUEUE_TYPES_MAX + 1), KAI_EINVAL,
+	    "more are refused");
+	kai_queues_free(many, KAI_QUEUE_TYPE_SETTINGS_MAX / KAI_QUEUE_TYPES_MAX +
+	    1);
+	kai_queue_types_clear(&q);
+	ok(q.ntypes == 0 && q.types == NULL, "clearing leaves no type");
+	kai_buf_fini(&b);
+	kai_queue_fini(&q);
+}
+
 int
 main(void)
 {
@@ -429,5 +536,6 @@ main(void)
 	test_outcomes_delete();
 	test_units();
 	test_check();
+	test_types();
 	return done_testing();
 }

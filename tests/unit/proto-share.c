@@ -170,11 +170,51 @@ test_bad_frames(void)
 	kai_share_fini(&s);
 }
 
+/* A queue's per GPU type figures travel with it, and are checked. */
+static void
+test_types(void)
+{
+	struct kai_share s, d;
+	struct kai_share_type x, y;
+	struct kai_err err;
+	size_t frames;
+
+	fill(&s, 2, 0);
+	memset(&x, 0, sizeof(x));
+	(void)snprintf(x.type, sizeof(x.type), "NVIDIA-A100-SXM4-80GB");
+	x.quota = 1000000;
+	x.limit = -1;
+	x.weight = -1;
+	x.fair_share = 6000000;
+	x.allocated = 2500000;
+	x.requested = 8000000;
+	s.queues[1].gpu_types = kai_xcalloc(1, sizeof(char *));
+	s.queues[1].gpu_types[0] = kai_share_type_text(&x);
+	s.queues[1].ngpu_types = 1;
+	ok(round_trip(&s, KAI_PROTO_BODY_MAX, &d, &frames) == 0 &&
+		d.queues[0].ngpu_types == 0 && d.queues[1].ngpu_types == 1,
+	    "a queue's GPU types travel with it");
+	ok(d.nqueues == 2 && d.queues[1].ngpu_types == 1 &&
+		kai_share_type_parse(d.queues[1].gpu_types[0], &y, &err) == 0 &&
+		memcmp(&x, &y, sizeof(x)) == 0,
+	    "and parse back to the same figures");
+	kai_share_fini(&d);
+	free(s.queues[1].gpu_types[0]);
+	s.queues[1].gpu_types[0] = kai_xstrdup("A100 1 2 3");
+	ok(round_trip(&s, KAI_PROTO_BODY_MAX, &d, &frames) == KAI_EPROTO,
+	    "an entry with figures missing is refused");
+	kai_share_fini(&d);
+	is_int(kai_share_type_parse("A100 1 2 3 4 5 6 7", &y, &err), KAI_EPROTO,
+	    "and one with too many");
+	kai_share_fini(&s);
+}
+
 int
 main(void)
 {
 	test_request();
 	test_reply();
 	test_bad_frames();
+	test_types();
 	return done_testing();
 }

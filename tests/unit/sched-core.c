@@ -600,6 +600,129 @@ test_gpu_caps(void)
 	free(w);
 }
 
+/*
+ * Random worlds with GPU types (doc/scheduler.md, "GPU types"): nodes of
+ * type A, B or none; a parent with an A limit, a child with a B limit and
+ * an A quota; jobs naming A, B or no type.  Through every phase: a job
+ * that names a type holds GPUs only on nodes of that type, no queue holds
+ * more of a type than its limit (counting every job, named type or not),
+ * and the core's per type allocation is what the tasks hold.
+ */
+static int64_t
+type_held_ugpu(const struct kai_sched_task_out *o)
+{
+	int64_t n = __builtin_popcountll(o->gpu_mask);
+
+	return o->gpu_fraction > 0 ? n * o->gpu_fraction
+				   : n * KAI_SCHED_GPU_UNIT;
+}
+
+static void
+check_types(const struct world *w, const struct kai_sched_result *r,
+    int *wrong_node, int *over, int *mismatch)
+{
+	int64_t held[4][2];
+	size_t t, q, k;
+
+	memset(held, 0, sizeof(held));
+	for (t = 0; t < NT; t++) {
+		const struct kai_sched_task_out *o = &r->tasks[t];
+		const char *nt, *jt;
+		size_t j;
+		int32_t qq;
+
+		if (o->state != KAI_SCHED_TASK_RUNNING &&
+		    o->state != KAI_SCHED_TASK_PIPELINED)
+			continue;
+		for (j = 0; j < NT && !(t >= w->jobs[j].first_task &&
+		     t < w->jobs[j].first_task + w->jobs[j].ntasks); j++)
+			;
+		nt = w->nodes[o->node].gpu_type;
+		jt = w->jobs[j].gpu_type;
+		*wrong_node += jt != NULL && type_held_ugpu(o) > 0 &&
+		    (nt == NULL || strcmp(nt, jt) != 0);
+		if (nt == NULL)
+			continue;
+		for (qq = (int32_t)w->jobs[j].queue; qq >= 0;
+		     qq = w->s.queues[qq].parent)
+			held[qq][nt[0] - 'A'] += type_held_ugpu(o);
+	}
+	for (q = 0; q < w->s.nqueues; q++) {
+		const struct kai_sched_snap_queue *Q = &w->s.queues[q];
+
+		for (k = 0; k < Q->ntypes; k++) {
+			int64_t lim = Q->types[k].limit;
+			int64_t h = held[q][Q->types[k].type[0] - 'A'];
+
+			if (lim >= 0 && h > lim) {
+				(*over)++;
+				diag("queue %s: %lld of %s > %lld", Q->name,
+				    (long long)h, Q->types[k].type,
+				    (long long)lim);
+			}
+		}
+		for (k = 0; k < r->ntypes; k++)
+			*mismatch += r->qtypes[q * r->ntypes + k].allocated !=
+			    held[q][r->types[k][0] - 'A'];
+	}
+}
+
+static void
+test_type_invariants(void)
+{
+	static const char *const names[] = {"A", "B", NULL};
+	struct world *w = calloc(1, sizeof(*w));
+	struct kai_sched_snap_queue qs[4];
+	struct kai_sched_qtype dept[1], b[2];
+	bool was_below[NT];
+	struct kai_err err;
+	int seed, runs = 0, wrong_node = 0, over = 0, mismatch = 0;
+	size_t i;
+
+	dept[0] = (struct kai_sched_qtype){"A", 0, INT64_C(30) *
+	    KAI_SCHED_GPU_UNIT, -1};
+	b[0] = (struct kai_sched_qtype){"A", INT64_C(5) * KAI_SCHED_GPU_UNIT,
+	    -1, 2};
+	b[1] = (struct kai_sched_qtype){"B", 0, INT64_C(10) *
+	    KAI_SCHED_GPU_UNIT, -1};
+	for (seed = 0; seed < 40; seed++) {
+		struct kai_sched_result r;
+
+		world_init(w,
+		    seed % 3 == 0 ? KAI_SCHED_SPREAD : KAI_SCHED_BINPACK);
+		for (i = 0; i < NN; i++)
+			w->nodes[i].gpu_type = names[rnd(3)];
+		world_queues_gangs(w, qs);
+		qs[0].types = dept;
+		qs[0].ntypes = 1;
+		qs[2].types = b;
+		qs[2].ntypes = 2;
+		for (i = 0; i < NT; i++)
+			if (w->tasks[i].gpus > 0 || w->tasks[i].gpu_fraction > 0)
+				w->jobs[i].gpu_type = names[rnd(3)];
+		settle_world(w, was_below);
+		kai_sched_config_init(&w->s.config);
+		w->s.config.placement = seed % 3 == 0 ? KAI_SCHED_SPREAD
+		    : seed % 6 == 1		      ? KAI_SCHED_FRAG
+						      : KAI_SCHED_BINPACK;
+		w->s.config.bf_reservations = seed % 2 ? 4 : 0;
+		if (kai_sched_cycle(&w->s, &r, &err) != 0) {
+			diag("seed %d: %s", seed, err.msg);
+			continue;
+		}
+		runs++;
+		check_types(w, &r, &wrong_node, &over, &mismatch);
+		kai_sched_result_fini(&r);
+	}
+	is_int(runs, 40, "types: every random world is a valid snapshot");
+	is_int(wrong_node, 0,
+	    "types: a job naming a type holds GPUs of that type only");
+	is_int(over, 0, "types: no queue holds more of a type than its limit");
+	is_int(mismatch, 0,
+	    "types: the per type allocation is what the tasks hold");
+	free(w);
+}
+
 int
 main(void)
 {
@@ -611,5 +734,6 @@ main(void)
 	test_reason_names();
 	test_invariants();
 	test_gpu_caps();
+	test_type_invariants();
 	return done_testing();
 }
