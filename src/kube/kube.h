@@ -27,6 +27,7 @@
 
 #include "base/compiler.h"
 #include "base/err.h"
+#include "kube/gpushare.h"
 #include "sys/loop.h"
 
 struct kai_kube_config {
@@ -126,6 +127,7 @@ struct kai_pod {
 	char *kai_queue;	/* label kai.scheduler/queue */
 	char *prio_class;	/* spec.priorityClassName */
 	char *kai_preempt;	/* label kai.scheduler/preemptibility */
+	struct kai_gpushare_ann share;	/* KAI's GPU-sharing annotations */
 };
 
 enum kai_kube_event {
