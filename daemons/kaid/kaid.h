@@ -74,6 +74,8 @@ struct pod_rec {
 	char *queue;		/* "" when the pod has no queue label */
 	uint64_t gpu_mask;	/* devices, from kaid's label; 0 = unknown */
 	uint32_t gpu_share;	/* micro-GPUs of a fraction; 0 = whole */
+	char *share_cm;		/* a native pod's GPU-share ConfigMap
+				   (podshare.c); "" = none */
 };
 
 /*
@@ -329,6 +331,8 @@ void events_scheduled(struct kaid *k, const char *pod, const char *node);
  */
 bool native_job(const struct kai_job *j);
 struct kai_job *native_job_of(const struct kaid *k, const char *key);
+/* Whether scheduler is one of kaid.yaml's native.schedulers. */
+bool native_scheduler_ours(const struct kaid *k, const char *scheduler);
 /*
  * A pod the watch shows that kaid did not make: the job it is, made now
  * if the pod asks for one of native.schedulers and waits unbound; NULL

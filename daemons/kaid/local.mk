@@ -21,6 +21,8 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/metrics.h \
 	daemons/kaid/podenv.c \
 	daemons/kaid/podfail.c \
+	daemons/kaid/podshare.c \
+	daemons/kaid/podshare.h \
 	daemons/kaid/podspec.c \
 	daemons/kaid/pools.c \
 	daemons/kaid/queues.c \

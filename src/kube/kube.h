@@ -288,6 +288,19 @@ void kai_kube_configmap_create(struct kai_kube *kube, const char *name,
     const char *const *kv, size_t n, kai_kube_done_fn *fn, void *ctx);
 
 /*
+ * The ConfigMap NAME of a pod's GPU share (doc/k8s-native.md), in the
+ * namespace of pod ("ns/name" or a name of kaid's namespace), owned by
+ * the pod (uid pod_uid) so that it goes with the pod.  409 gives
+ * KAI_EEXIST: a kaid restarted after creating it binds the pod the same
+ * way, and the pod's ConfigMap never changes once made.
+ */
+char *kai_kube_configmap_owned_json(const char *name, const char *const *kv,
+    size_t n, const char *ns, const char *owner_pod, const char *owner_uid);
+void kai_kube_pod_configmap_create(struct kai_kube *kube, const char *pod,
+    const char *pod_uid, const char *name, const char *const *kv, size_t n,
+    kai_kube_done_fn *fn, void *ctx);
+
+/*
  * GET pods/NAME/log of kaid's namespace: data gets each piece of the log
  * as it arrives (return 0 to go on, -1 to stop: done then sees
  * KAI_EAGAIN); done runs once at the end: 0 when the server ended the log
@@ -357,7 +370,7 @@ enum kai_kube_verb {
 	KAI_KUBE_DELETE,	/* DELETE a pod */
 	KAI_KUBE_WATCH,		/* list or watch nodes or pods */
 	KAI_KUBE_SERVICE,	/* create or delete a job's Service */
-	KAI_KUBE_CONFIGMAP,	/* create the pods' helpers ConfigMap */
+	KAI_KUBE_CONFIGMAP,	/* create a ConfigMap (pod helpers, GPU share) */
 	KAI_KUBE_NVERBS
 };
 /*
