@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * base64.c: base64 decoding.  See base64.h.
+ * base64.c: base64 decoding and encoding.  See base64.h.
  */
 #include "config.h"
 
@@ -106,4 +106,35 @@ kai_base64_decode(const char *s, size_t n, char **out, size_t *outlen,
 fail:
 	free(p);
 	return KAI_EINVAL;
+}
+
+char *
+kai_base64_encode(const void *p, size_t n)
+{
+	static const char digits[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const unsigned char *b = p;
+	char *out = kai_xmalloc((n + 2) / 3 * 4 + 1), *o = out;
+	size_t i;
+
+	for (i = 0; i + 2 < n; i += 3) {
+		uint32_t v = (uint32_t)b[i] << 16 | (uint32_t)b[i + 1] << 8 |
+		    b[i + 2];
+
+		*o++ = digits[v >> 18];
+		*o++ = digits[(v >> 12) & 63];
+		*o++ = digits[(v >> 6) & 63];
+		*o++ = digits[v & 63];
+	}
+	if (i < n) {
+		uint32_t v = (uint32_t)b[i] << 16 |
+		    (i + 1 < n ? (uint32_t)b[i + 1] << 8 : 0);
+
+		*o++ = digits[v >> 18];
+		*o++ = digits[(v >> 12) & 63];
+		*o++ = i + 1 < n ? digits[(v >> 6) & 63] : '=';
+		*o++ = '=';
+	}
+	*o = '\0';
+	return out;
 }

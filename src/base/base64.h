@@ -23,4 +23,7 @@
 int kai_base64_decode(const char *s, size_t n, char **out, size_t *outlen,
     struct kai_err *err) KAI_MUST_CHECK;
 
+/* Encodes p[0..n) with "=" padding and no line breaks; caller owns. */
+char *kai_base64_encode(const void *p, size_t n);
+
 #endif /* KAI_BASE_BASE64_H */
