@@ -208,6 +208,7 @@ static void
 kaid_fini(struct kaid *k)
 {
 	httpd_close(k);
+	webhook_close(k);
 	server_free(k);
 	kai_kube_free(k->kube);
 	reads_close(k);
@@ -256,6 +257,7 @@ run(struct kaid *k)
 
 	if ((k->loop = kai_loop_new(&err)) == NULL ||
 	    open_store(k, &err) != 0 || httpd_listen(k, &err) != 0 ||
+	    webhook_listen(k, &err) != 0 ||
 	    kai_loop_signal_add(k->loop, SIGTERM, on_signal, k) != 0 ||
 	    kai_loop_signal_add(k->loop, SIGINT, on_signal, k) != 0 ||
 	    kai_loop_signal_add(k->loop, SIGHUP, on_signal, k) != 0) {

@@ -120,6 +120,7 @@ struct kaid {
 	struct submits *submits;  /* rpc_submit.c: the group commit batch */
 	struct log_stream *logs;  /* rpc_log.c: klog requests answered */
 	struct httpd *httpd;	  /* httpd.c: health and metrics, or NULL */
+	struct webhook *webhook;  /* webhook.c: admission webhook, or NULL */
 };
 
 /* kaid.c */
@@ -193,6 +194,14 @@ int httpd_listen(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
 void httpd_close(struct kaid *k);
 /* Why kaid is not ready (one line, static), or NULL when it is. */
 const char *httpd_unready(const struct kaid *k);
+
+/*
+ * webhook.c: the HTTPS admission webhook of GPU sharing (doc/k8s-native.md).
+ * Listens on native.webhook.listen unless it is "off"; KAI_ECONFIG when
+ * the certificate or key is missing or does not load.
+ */
+int webhook_listen(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
+void webhook_close(struct kaid *k);
 
 /* rpc.c */
 struct rpc_req {

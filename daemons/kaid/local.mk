@@ -51,6 +51,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/tick.h \
 	daemons/kaid/usage.c \
 	daemons/kaid/usage.h \
+	daemons/kaid/webhook.c \
 	daemons/kaid/writeq.c
 nodist_daemons_kaid_kaid_SOURCES = pod/podshim.c
 daemons_kaid_kaid_LDADD = \
@@ -63,8 +64,9 @@ daemons_kaid_kaid_LDADD = \
 	src/model/libkaimodel.a \
 	src/sys/libkaisys.a \
 	src/base/libkaibase.a \
-	$(PQ_LIBS) $(CURL_LIBS) $(JSONC_LIBS) $(YAML_LIBS) $(MUNGE_LIBS) -lm
+	$(PQ_LIBS) $(CURL_LIBS) $(JSONC_LIBS) $(YAML_LIBS) $(MUNGE_LIBS) \
+	$(SSL_LIBS) -lm
 daemons_kaid_kaid_CFLAGS = $(AM_CFLAGS) $(PQ_CFLAGS) $(CURL_CFLAGS) \
-	$(JSONC_CFLAGS) $(YAML_CFLAGS) $(MUNGE_CFLAGS)
+	$(JSONC_CFLAGS) $(YAML_CFLAGS) $(MUNGE_CFLAGS) $(SSL_CFLAGS)
 dist_man_MANS += doc/man/kaid.8
 # End of daemons/kaid/local.mk
