@@ -1,0 +1,177 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# t9100-gpushare: GPU sharing of Kubernetes-native pods (issue 13,
+# doc/k8s-native.md "GPU sharing") on the real-API tier: the real
+# kube-apiserver calls kaid's admission webhook over HTTPS on loopback,
+# registered from contrib/kubernetes/webhook.yaml (its Service reference
+# swapped for the loopback URL), with a CA and certificate made by
+# contrib/kubernetes/webhook-cert.sh.
+#  - KAI's quick-start pair of pods with gpu-memory share one GPU;
+#  - three pods with gpu-fraction 0.5 share two GPUs;
+#  - the webhook gives each sharing pod's container NVIDIA_VISIBLE_DEVICES,
+#    GPU_PORTION and RUNAI_NUM_OF_GPUS from its ConfigMap, named in an
+#    annotation, and kaid makes that ConfigMap at bind, owned by the pod,
+#    with the device and portion it chose;
+#  - a malformed annotation is refused at creation with a message naming
+#    it; another scheduler's pod is never refused;
+#  - a sharing pod created while the webhook is not registered gets no
+#    job and a FailedScheduling event saying why.
+
+. "$top_srcdir/tests/lib/tap.sh"
+. "$top_srcdir/tests/lib/stack.sh"
+
+stack_tiers real -- "the webhook is called by a real API server"
+stack_require
+command -v openssl >/dev/null 2>&1 || skip_all "openssl not installed"
+python3 -c 'import yaml' 2>/dev/null || skip_all "python3-yaml not installed"
+
+T=$(mktemp -d /tmp/kai-t9100.XXXXXX)
+trap 'stack_stop "$T"; rm -rf "$T"' EXIT
+"$top_srcdir/contrib/kubernetes/webhook-cert.sh" "$T/tls" IP:127.0.0.1 \
+    >"$T/cabundle" || bail_out "webhook-cert.sh failed"
+WH_PORT=$(stack_free_port)
+KAID_CONF_EXTRA="native:
+  schedulers: kaid, kai-scheduler
+  default_queue: batch
+  webhook:
+    listen: 127.0.0.1:$WH_PORT
+    cert: $T/tls/webhook.crt
+    key: $T/tls/webhook.key"
+export KAID_CONF_EXTRA
+stack_start "$T" || bail_out "could not start the stack"
+
+KC=$T/k8s/kubeconfig-admin
+NS=infer
+kc() { kubectl --kubeconfig "$KC" "$@"; }
+kc create namespace "$NS" >/dev/null || bail_out "could not create $NS"
+
+# contrib's MutatingWebhookConfiguration, calling kaid on loopback.
+python3 - "$top_srcdir/contrib/kubernetes/webhook.yaml" "$WH_PORT" \
+    "$(base64 -w0 <"$T/tls/ca.crt")" >"$T/webhook.json" <<'EOF' ||
+import json, sys, yaml
+for doc in yaml.safe_load_all(open(sys.argv[1])):
+    if doc["kind"] != "MutatingWebhookConfiguration":
+        continue
+    for w in doc["webhooks"]:
+        path = w["clientConfig"]["service"]["path"]
+        w["clientConfig"] = {"url": "https://127.0.0.1:%s%s" % (sys.argv[2], path),
+                             "caBundle": sys.argv[3]}
+    print(json.dumps(doc))
+EOF
+    bail_out "could not read contrib/kubernetes/webhook.yaml"
+kc create -f "$T/webhook.json" >/dev/null || bail_out "could not register the webhook"
+
+# pod NAME SCHEDULER ANNOTATIONS(JSON members): a pod as KAI's quick-start
+# writes it (queue label, a sleeping container).
+pod_json() {
+	cat <<EOJ
+{"apiVersion": "v1", "kind": "Pod",
+ "metadata": {"name": "$1", "labels": {"kai.scheduler/queue": "gpu"},
+  "annotations": {$3}},
+ "spec": {"schedulerName": "$2", "restartPolicy": "Never",
+  "containers": [{"name": "ubuntu", "image": "ubuntu",
+   "command": ["/bin/sh", "-c", "sleep 600"],
+   "env": [{"name": "MODEL", "value": "m"}],
+   "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]}}
+EOJ
+}
+mkpod() { pod_json "$@" | kc -n "$NS" create -f - 2>&1 >/dev/null; }
+field() { kc -n "$NS" get pod "$1" -o jsonpath="$2" 2>/dev/null; }
+bound() { [ -n "$(field "$1" '{.spec.nodeName}')" ]; }
+cm_of() { field "$1" '{.metadata.annotations.kaibatch\.io/gpu-share-configmap}'; }
+cm_key() { kc -n "$NS" get configmap "$(cm_of "$1")" -o jsonpath="{.data.$2}" 2>/dev/null; }
+wait_for() {	# wait_for SECONDS CMD...: until CMD succeeds
+	local n=$(($1 * 10))
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+events() {
+	kc -n "$NS" get events --field-selector "involvedObject.name=$1" \
+	    -o jsonpath='{range .items[*]}{.reason}|{.message}{"\n"}{end}'
+}
+# The apiserver reads webhook configurations from a watch: wait until a
+# server-side dry run of a sharing pod comes back mutated.
+mutated() {
+	pod_json probe kaid '"gpu-fraction": "0.5"' |
+	    kc -n "$NS" create --dry-run=server -o json -f - 2>/dev/null |
+	    grep -q 'gpu-share-configmap'
+}
+wait_for 30 mutated || bail_out "the apiserver never called the webhook"
+
+# KAI's quick-start pair: two pods with gpu-memory share one GPU.
+for p in gpu-memory-1 gpu-memory-2; do
+	mkpod "$p" kai-scheduler '"gpu-memory": "2000"' >/dev/null ||
+	    bail_out "could not create pod $p"
+done
+ok "the first gpu-memory pod is bound" wait_for 30 bound gpu-memory-1
+ok "the second gpu-memory pod is bound" wait_for 30 bound gpu-memory-2
+is "both on one node" "$(field gpu-memory-2 '{.spec.nodeName}')" \
+    "$(field gpu-memory-1 '{.spec.nodeName}')"
+dev1=$(cm_key gpu-memory-1 NVIDIA_VISIBLE_DEVICES)
+ok "the first pod's ConfigMap names its device" test -n "$dev1"
+is "both on one device" "$(cm_key gpu-memory-2 NVIDIA_VISIBLE_DEVICES)" "$dev1"
+# 2000 MiB of an 80 GiB A100 (kubesim's nodes): 0.02 of it.
+is "the ConfigMap holds the portion" "$(cm_key gpu-memory-1 GPU_PORTION)" 0.02
+is "and the memory limit" "$(cm_key gpu-memory-1 CUDA_DEVICE_MEMORY_LIMIT)" 2000m
+
+is "the webhook gives the container the three env refs after its own" \
+    "$(field gpu-memory-1 '{range .spec.containers[0].env[*]}{.name}={.valueFrom.configMapKeyRef.name}/{.valueFrom.configMapKeyRef.key},{end}' |
+      sed "s|$(cm_of gpu-memory-1)|CM|g")" \
+    "MODEL=/,NVIDIA_VISIBLE_DEVICES=CM/NVIDIA_VISIBLE_DEVICES,GPU_PORTION=CM/GPU_PORTION,RUNAI_NUM_OF_GPUS=CM/RUNAI_NUM_OF_GPUS,"
+is "the refs are not optional: the kubelet waits for the ConfigMap" \
+    "$(field gpu-memory-1 '{.spec.containers[0].env[1].valueFrom.configMapKeyRef.optional}')" ""
+is "the ConfigMap is owned by its pod" \
+    "$(kc -n "$NS" get configmap "$(cm_of gpu-memory-1)" -o jsonpath='{.metadata.ownerReferences[0].kind}/{.metadata.ownerReferences[0].uid}')" \
+    "Pod/$(field gpu-memory-1 '{.metadata.uid}')"
+
+# A pod set of three with gpu-fraction 0.5: two GPUs for three pods.
+for i in 0 1 2; do
+	mkpod "half-$i" kaid '"gpu-fraction": "0.5"' >/dev/null ||
+	    bail_out "could not create pod half-$i"
+done
+for i in 0 1 2; do
+	ok "pod half-$i is bound" wait_for 30 bound "half-$i"
+	is "pod half-$i's ConfigMap holds its portion" \
+	    "$(cm_key "half-$i" GPU_PORTION)" 0.50
+	is "and the same in RUNAI_NUM_OF_GPUS" \
+	    "$(cm_key "half-$i" RUNAI_NUM_OF_GPUS)" 0.50
+done
+is "the three halves take two GPUs" "$(for i in 0 1 2; do
+	echo "$(field "half-$i" '{.spec.nodeName}')/$(cm_key "half-$i" NVIDIA_VISIBLE_DEVICES)"
+done | sort -u | wc -l)" 2
+job=$(kacct -a -n -P -X --name half-0 -o jobid 2>/dev/null | head -n 1)
+like "kctl show job: the job holds half a GPU" "$(kctl show job "$job")" \
+    "GpuFraction=0.5"
+
+# Malformed annotations are refused at creation, naming the annotation.
+out=$(mkpod bad-frac kaid '"gpu-fraction": "1.5"')
+ok "gpu-fraction 1.5 is refused" ! kc -n "$NS" get pod bad-frac
+like "with the annotation and why" "$out" \
+    'denied the request: annotation "gpu-fraction" "1.5": must be above 0 and below 1'
+out=$(mkpod bad-both kai-scheduler '"gpu-fraction": "0.5", "gpu-memory": "100"')
+like "gpu-memory beside gpu-fraction is refused" "$out" \
+    'annotation "gpu-memory" "100": excludes annotation "gpu-fraction"'
+out=$(mkpod other default-scheduler '"gpu-fraction": "1.5"')
+is "another scheduler's pod is never refused" "$out" ""
+is "nor changed" "$(cm_of other)" ""
+
+# Without the webhook, a sharing pod gets a reason and no job.
+kc delete mutatingwebhookconfiguration kaibatch-gpu-sharing >/dev/null ||
+    bail_out "could not remove the webhook"
+unmutated() { pod_json probe kaid '"gpu-fraction": "0.5"' |
+	kc -n "$NS" create --dry-run=server -o json -f - 2>/dev/null |
+	    grep -q '"gpu-fraction"' && ! mutated; }
+wait_for 30 unmutated || bail_out "the apiserver kept calling the webhook"
+mkpod late kaid '"gpu-fraction": "0.5"' >/dev/null || bail_out "could not create pod late"
+ok "a sharing pod the webhook did not see waits with an event saying why" \
+    wait_for 20 eval '[[ "$(events late)" == *"FailedScheduling|the pod asks for a share of a GPU (annotation \"gpu-fraction\") but has no annotation \"kaibatch.io/gpu-share-configmap\""* ]]'
+ok "unbound" ! bound late
+is "and no job" "$(kacct -a -n -P -X --name late -o jobid 2>/dev/null)" ""
+
+done_testing
