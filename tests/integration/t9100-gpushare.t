@@ -146,12 +146,12 @@ is "the three halves take two GPUs" "$(for i in 0 1 2; do
 	echo "$(field "half-$i" '{.spec.nodeName}')/$(cm_key "half-$i" NVIDIA_VISIBLE_DEVICES)"
 done | sort -u | wc -l)" 2
 job=$(kacct -a -n -P -X --name half-0 -o jobid 2>/dev/null | head -n 1)
-like "kctl show job: the job holds half a GPU" "$(kctl show job "$job")" \
-    "GpuFraction=0.5"
+like "kacct: the job holds half a GPU" \
+    "$(kacct -j "$job" -n -P -X -o AllocTRES)" "gres/gpu=0.5,"
 
 # Malformed annotations are refused at creation, naming the annotation.
 out=$(mkpod bad-frac kaid '"gpu-fraction": "1.5"')
-ok "gpu-fraction 1.5 is refused" ! kc -n "$NS" get pod bad-frac
+ok "gpu-fraction 1.5 is refused" eval '! kc -n "$NS" get pod bad-frac 2>/dev/null'
 like "with the annotation and why" "$out" \
     'denied the request: annotation "gpu-fraction" "1.5": must be above 0 and below 1'
 out=$(mkpod bad-both kai-scheduler '"gpu-fraction": "0.5", "gpu-memory": "100"')
@@ -171,7 +171,7 @@ wait_for 30 unmutated || bail_out "the apiserver kept calling the webhook"
 mkpod late kaid '"gpu-fraction": "0.5"' >/dev/null || bail_out "could not create pod late"
 ok "a sharing pod the webhook did not see waits with an event saying why" \
     wait_for 20 eval '[[ "$(events late)" == *"FailedScheduling|the pod asks for a share of a GPU (annotation \"gpu-fraction\") but has no annotation \"kaibatch.io/gpu-share-configmap\""* ]]'
-ok "unbound" ! bound late
+ok "unbound" eval '! bound late'
 is "and no job" "$(kacct -a -n -P -X --name late -o jobid 2>/dev/null)" ""
 
 done_testing
