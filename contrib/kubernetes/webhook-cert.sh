@@ -6,7 +6,7 @@
 #
 # Writes DIR/ca.crt, DIR/ca.key (keep it offline: it can sign anything
 # the apiserver will then trust for this webhook), DIR/webhook.crt and
-# DIR/webhook.key (kaid.yaml: native.webhook.cert and native.webhook.key),
+# DIR/webhook.key (kaid.yaml: native.webhook_cert and native.webhook_key),
 # and prints the caBundle line of contrib/kubernetes/webhook.yaml.  The
 # certificate names each SAN given ("DNS:name" or "IP:address"); by
 # default the Service of webhook.yaml, DNS:kaid-webhook.kaibatch.svc, the

@@ -197,7 +197,7 @@ const char *httpd_unready(const struct kaid *k);
 
 /*
  * webhook.c: the HTTPS admission webhook of GPU sharing (doc/k8s-native.md).
- * Listens on native.webhook.listen unless it is "off"; KAI_ECONFIG when
+ * Listens on native.webhook_listen unless it is "off"; KAI_ECONFIG when
  * the certificate or key is missing or does not load.
  */
 int webhook_listen(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;

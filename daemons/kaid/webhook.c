@@ -30,6 +30,7 @@
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <openssl/x509.h>
 
 #include "base/xmalloc.h"
 #include "kaid.h"
@@ -338,24 +339,34 @@ make_ctx(const struct kai_conf *conf, SSL_CTX **out, struct kai_err *err)
 	SSL_CTX *ctx;
 
 	if (conf->webhook_cert == NULL || conf->webhook_key == NULL)
-		return kai_err_set(err, KAI_ECONFIG, "native.webhook.listen "
-		    "is set: native.webhook.cert and native.webhook.key are "
+		return kai_err_set(err, KAI_ECONFIG, "native.webhook_listen "
+		    "is set: native.webhook_cert and native.webhook_key are "
 		    "needed too");
 	if ((ctx = SSL_CTX_new(TLS_server_method())) == NULL)
-		return kai_err_set(err, KAI_ECONFIG, "native.webhook: %s",
+		return kai_err_set(err, KAI_ECONFIG, "native.webhook_listen: %s",
 		    ssl_error());
 	(void)SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
 	(void)SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE |
 	    SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
 	if (SSL_CTX_use_certificate_chain_file(ctx, conf->webhook_cert) != 1) {
-		kai_err_set(err, KAI_ECONFIG, "native.webhook.cert \"%s\": %s",
+		kai_err_set(err, KAI_ECONFIG, "native.webhook_cert \"%s\": %s",
 		    conf->webhook_cert, ssl_error());
 	} else if (SSL_CTX_use_PrivateKey_file(ctx, conf->webhook_key,
 	    SSL_FILETYPE_PEM) != 1) {
-		kai_err_set(err, KAI_ECONFIG, "native.webhook.key \"%s\": %s",
-		    conf->webhook_key, ssl_error());
+		/* OpenSSL's own words for a mismatch are obscure. */
+		if (ERR_GET_REASON(ERR_peek_error()) ==
+		    X509_R_KEY_VALUES_MISMATCH) {
+			ERR_clear_error();
+			kai_err_set(err, KAI_ECONFIG, "native.webhook_key "
+			    "\"%s\": does not match the certificate",
+			    conf->webhook_key);
+		} else {
+			kai_err_set(err, KAI_ECONFIG,
+			    "native.webhook_key \"%s\": %s", conf->webhook_key,
+			    ssl_error());
+		}
 	} else if (SSL_CTX_check_private_key(ctx) != 1) {
-		kai_err_set(err, KAI_ECONFIG, "native.webhook.key \"%s\": does "
+		kai_err_set(err, KAI_ECONFIG, "native.webhook_key \"%s\": does "
 		    "not match the certificate", conf->webhook_key);
 	} else {
 		*out = ctx;
@@ -381,7 +392,7 @@ webhook_listen(struct kaid *k, struct kai_err *err)
 	if (k->webhook->listener == NULL) {
 		SSL_CTX_free(ctx);
 		KAI_FREE(k->webhook);
-		return kai_err_prefix(err, "native.webhook.listen");
+		return kai_err_prefix(err, "native.webhook_listen");
 	}
 	kai_log_info("admission webhook on https://%s%s", addr, WEBHOOK_PATH);
 	return 0;

@@ -16,7 +16,8 @@
 #  - a malformed annotation is refused at creation with a message naming
 #    it; another scheduler's pod is never refused;
 #  - a sharing pod created while the webhook is not registered gets no
-#    job and a FailedScheduling event saying why.
+#    job and a FailedScheduling event saying why;
+#  - kaid refuses to start with a certificate its key does not match.
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
@@ -34,10 +35,9 @@ WH_PORT=$(stack_free_port)
 KAID_CONF_EXTRA="native:
   schedulers: kaid, kai-scheduler
   default_queue: batch
-  webhook:
-    listen: 127.0.0.1:$WH_PORT
-    cert: $T/tls/webhook.crt
-    key: $T/tls/webhook.key"
+  webhook_listen: 127.0.0.1:$WH_PORT
+  webhook_cert: $T/tls/webhook.crt
+  webhook_key: $T/tls/webhook.key"
 export KAID_CONF_EXTRA
 stack_start "$T" || bail_out "could not start the stack"
 
@@ -173,5 +173,14 @@ ok "a sharing pod the webhook did not see waits with an event saying why" \
     wait_for 20 eval '[[ "$(events late)" == *"FailedScheduling|the pod asks for a share of a GPU (annotation \"gpu-fraction\") but has no annotation \"kaibatch.io/gpu-share-configmap\""* ]]'
 ok "unbound" eval '! bound late'
 is "and no job" "$(kacct -a -n -P -X --name late -o jobid 2>/dev/null)" ""
+
+# A certificate that does not go with the key: kaid refuses to start,
+# naming the key and why.
+kaid_stop
+sed "s|webhook_cert: .*|webhook_cert: $T/tls/ca.crt|" "$T/kaid.yaml" >"$T/bad.yaml"
+out=$(timeout 30 "$STACK_BIN/daemons/kaid/kaid" -F -f "$T/bad.yaml" 2>&1)
+is "kaid with a mismatched certificate exits 1" "$?" 1
+like "saying which key and why" "$out" \
+    "native.webhook_key \"$T/tls/webhook.key\": does not match the certificate"
 
 done_testing
