@@ -224,9 +224,10 @@ static bool
 wconn_read(struct wconn *c)
 {
 	char buf[16384];
-	int n;
 
 	for (;;) {
+		int n;
+
 		ERR_clear_error();
 		if ((n = SSL_read(c->ssl, buf, (int)sizeof(buf))) <= 0)
 			return wconn_wait(c, n, "read");
@@ -243,9 +244,9 @@ wconn_read(struct wconn *c)
 static void
 wconn_write(struct wconn *c)
 {
-	int n;
-
 	while (c->out.len > 0) {
+		int n;
+
 		ERR_clear_error();
 		n = SSL_write(c->ssl, c->out.data, (int)c->out.len);
 		if (n <= 0) {
@@ -263,9 +264,9 @@ wconn_write(struct wconn *c)
 static void
 wconn_step(struct wconn *c)
 {
-	int r;
-
 	if (c->state == W_HANDSHAKE) {
+		int r;
+
 		ERR_clear_error();
 		if ((r = SSL_do_handshake(c->ssl)) != 1) {
 			(void)wconn_wait(c, r, "TLS handshake");

@@ -107,28 +107,51 @@ env_ref(const char *cm, const char *key)
 	return e;
 }
 
+/* A JSON Pointer reference token (RFC 6901): "~" as "~0", "/" as "~1". */
+static char *
+pointer_token(const char *key)
+{
+	char *out = kai_xmalloc(2 * strlen(key) + 1), *o = out;
+
+	for (; *key != '\0'; key++) {
+		if (*key == '~' || *key == '/') {
+			*o++ = '~';
+			*o++ = *key == '~' ? '0' : '1';
+		} else {
+			*o++ = *key;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
 /* The JSONPatch giving the share's container its env; caller owns. */
 static char *
 share_patch(struct json_object *pod, const struct kai_gpushare *g,
     const char *cm)
 {
-	struct json_object *patch = json_object_new_array(), *ctr, *env;
+	struct json_object *patch = json_object_new_array(), *ctr;
 	const char *list = g->init ? "initContainers" : "containers";
-	char *base, *path, *s;
+	char *base, *s;
 	size_t i;
 
-	add_op(patch, "/metadata/annotations/kaibatch.io~1gpu-share-configmap",
-	    json_object_new_string(cm));
+	s = pointer_token(KAI_ANN_GPU_CONFIGMAP);
+	base = kai_xasprintf("/metadata/annotations/%s", s);
+	add_op(patch, base, json_object_new_string(cm));
+	free(base);
+	free(s);
 	ctr = json_object_array_get_idx(member(member(pod, "spec",
 	    json_type_object), list, json_type_array), g->container);
 	base = kai_xasprintf("/spec/%s/%zu/env", list, g->container);
 	if (member(ctr, "env", json_type_array) != NULL) {
-		path = kai_xasprintf("%s/-", base);
+		char *path = kai_xasprintf("%s/-", base);
+
 		for (i = 0; i < KAI_GPUSHARE_KEYS_N; i++)
 			add_op(patch, path, env_ref(cm, kai_gpushare_keys[i]));
 		free(path);
 	} else {
-		env = json_object_new_array();
+		struct json_object *env = json_object_new_array();
+
 		for (i = 0; i < KAI_GPUSHARE_KEYS_N; i++)
 			json_object_array_add(env,
 			    env_ref(cm, kai_gpushare_keys[i]));

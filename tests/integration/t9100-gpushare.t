@@ -76,6 +76,8 @@ pod_json() {
    "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]}}
 EOJ
 }
+# mkpod ...: creates the pod; prints only the error, if any.
+# shellcheck disable=SC2069 # stderr to the output, stdout dropped
 mkpod() { pod_json "$@" | kc -n "$NS" create -f - 2>&1 >/dev/null; }
 field() { kc -n "$NS" get pod "$1" -o jsonpath="$2" 2>/dev/null; }
 bound() { [ -n "$(field "$1" '{.spec.nodeName}')" ]; }
