@@ -163,6 +163,30 @@ out=$(mkpod other default-scheduler '"gpu-fraction": "1.5"')
 is "another scheduler's pod is never refused" "$out" ""
 is "nor changed" "$(cm_of other)" ""
 
+# Whatever a client sends, kaid answers or closes, and stays up.
+wh() { curl -sS --cacert "$T/tls/ca.crt" -o /dev/null -w '%{http_code}' \
+    "$@" 2>/dev/null; }
+URL=https://127.0.0.1:$WH_PORT
+is "GET: 405" "$(wh "$URL/mutate-pods")" 405
+is "another path: 404" "$(wh -X POST --data '{}' "$URL/other")" 404
+is "a body that is no AdmissionReview: 400" \
+    "$(wh -X POST -H 'Content-Type: application/json' --data '{"kind": 1}' "$URL/mutate-pods")" 400
+is "a body over 8 MiB: 413" \
+    "$(wh -X POST -H 'Content-Length: 99999999' --data x "$URL/mutate-pods")" 413
+is "chunked: 501" \
+    "$(wh -X POST -H 'Transfer-Encoding: chunked' --data '{}' "$URL/mutate-pods")" 501
+printf 'POST /mutate-pods HTTP/1.1\r\n\r\n' | timeout 5 \
+    python3 -c 'import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(sys.stdin.buffer.read()); s.settimeout(4)
+try:
+    s.recv(100)
+except OSError:
+    pass' "$WH_PORT"
+ok "plain HTTP on the TLS port is dropped, and kaid lives" \
+    kill -0 "$(cat "$T/kaid.pid")"
+ok "and still answers" mutated
+
 # Without the webhook, a sharing pod gets a reason and no job.
 kc delete mutatingwebhookconfiguration kaibatch-gpu-sharing >/dev/null ||
     bail_out "could not remove the webhook"
