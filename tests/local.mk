@@ -28,6 +28,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t9000-native-pods.t \
 	tests/integration/t9010-native-evict.t \
 	tests/integration/t9100-gpushare.t \
+	tests/integration/t9110-gpushare-node.t \
 	tests/integration/t1510-incluster.t \
 	tests/integration/t2000-cancel.t \
 	tests/integration/t2010-cancel-others.t \
@@ -72,7 +73,8 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/lib/hostlist-cases.txt \
 	tests/lib/stack.sh \
 	tests/tools/kai-attack.py \
-	tests/lib/tap.sh
+	tests/lib/tap.sh \
+	tests/lib/webhook.sh
 
 # The benchmarks that drive the whole stack (not run by make check).
 EXTRA_DIST += tests/bench/bench-kaid.sh tests/bench/bench-tools.sh \

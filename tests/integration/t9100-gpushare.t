@@ -21,6 +21,7 @@
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
+. "$top_srcdir/tests/lib/webhook.sh"
 
 stack_tiers real -- "the webhook is called by a real API server"
 stack_require
@@ -29,15 +30,12 @@ python3 -c 'import yaml' 2>/dev/null || skip_all "python3-yaml not installed"
 
 T=$(mktemp -d /tmp/kai-t9100.XXXXXX)
 trap 'stack_stop "$T"; rm -rf "$T"' EXIT
-"$top_srcdir/contrib/kubernetes/webhook-cert.sh" "$T/tls" IP:127.0.0.1 \
-    >"$T/cabundle" || bail_out "webhook-cert.sh failed"
-WH_PORT=$(stack_free_port)
+webhook_prepare "$T" || bail_out "webhook-cert.sh failed"
+WH_PORT=$WEBHOOK_PORT
 KAID_CONF_EXTRA="native:
   schedulers: kaid, kai-scheduler
   default_queue: batch
-  webhook_listen: 127.0.0.1:$WH_PORT
-  webhook_cert: $T/tls/webhook.crt
-  webhook_key: $T/tls/webhook.key"
+$WEBHOOK_CONF"
 export KAID_CONF_EXTRA
 stack_start "$T" || bail_out "could not start the stack"
 
@@ -45,22 +43,7 @@ KC=$T/k8s/kubeconfig-admin
 NS=infer
 kc() { kubectl --kubeconfig "$KC" "$@"; }
 kc create namespace "$NS" >/dev/null || bail_out "could not create $NS"
-
-# contrib's MutatingWebhookConfiguration, calling kaid on loopback.
-python3 - "$top_srcdir/contrib/kubernetes/webhook.yaml" "$WH_PORT" \
-    "$(base64 -w0 <"$T/tls/ca.crt")" >"$T/webhook.json" <<'EOF' ||
-import json, sys, yaml
-for doc in yaml.safe_load_all(open(sys.argv[1])):
-    if doc["kind"] != "MutatingWebhookConfiguration":
-        continue
-    for w in doc["webhooks"]:
-        path = w["clientConfig"]["service"]["path"]
-        w["clientConfig"] = {"url": "https://127.0.0.1:%s%s" % (sys.argv[2], path),
-                             "caBundle": sys.argv[3]}
-    print(json.dumps(doc))
-EOF
-    bail_out "could not read contrib/kubernetes/webhook.yaml"
-kc create -f "$T/webhook.json" >/dev/null || bail_out "could not register the webhook"
+webhook_register "$T" || bail_out "could not register the webhook"
 
 # pod NAME SCHEDULER ANNOTATIONS(JSON members): a pod as KAI's quick-start
 # writes it (queue label, a sleeping container).
@@ -97,14 +80,7 @@ events() {
 	kc -n "$NS" get events --field-selector "involvedObject.name=$1" \
 	    -o jsonpath='{range .items[*]}{.reason}|{.message}{"\n"}{end}'
 }
-# The apiserver reads webhook configurations from a watch: wait until a
-# server-side dry run of a sharing pod comes back mutated.
-mutated() {
-	pod_json probe kaid '"gpu-fraction": "0.5"' |
-	    kc -n "$NS" create --dry-run=server -o json -f - 2>/dev/null |
-	    grep -q 'gpu-share-configmap'
-}
-wait_for 30 mutated || bail_out "the apiserver never called the webhook"
+mutated() { webhook_mutated "$NS"; }
 
 # KAI's quick-start pair: two pods with gpu-memory share one GPU.
 for p in gpu-memory-1 gpu-memory-2; do
