@@ -88,7 +88,7 @@ devs=
 for p in $(pods); do
 	want=$(cm_line "$p")
 	like "pod $p's ConfigMap holds a device and half of it" "$want" \
-	    '^dev=[0-9]\+ portion=0.50$'
+	    '^dev=[0-9]+ portion=0\.50$'
 	ok "pod $p's container sees them in its environment" \
 	    wait_for 30 says "$p" "$want"
 	devs="$devs ${want%% *}"
