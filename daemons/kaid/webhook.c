@@ -22,6 +22,11 @@
  */
 #include "config.h"
 
+#include <sys/socket.h>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,6 +310,7 @@ on_conn(struct kaid *k, struct listener *l, int fd, const char *peer)
 {
 	struct webhook *w = k->webhook;
 	struct wconn *c;
+	int one = 1;
 
 	(void)l;
 	if (w->nconns >= WEBHOOK_CONN_MAX) {
@@ -313,6 +319,8 @@ on_conn(struct kaid *k, struct listener *l, int fd, const char *peer)
 		(void)close(fd);
 		return;
 	}
+	/* The answer and TLS's close_notify are two small writes. */
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	c = kai_xcalloc(1, sizeof(*c));
 	c->k = k;
 	c->fd = fd;
