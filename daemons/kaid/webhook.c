@@ -9,15 +9,20 @@
  * This file is only the transport: listener.c's accept loop, then
  * OpenSSL's libssl driven without blocking (each SSL call that wants the
  * socket readable or writable says so, and the loop calls back when it
- * is), src/proto/http.c for the request head, one request and one answer
- * per connection (Connection: close; the apiserver opens another).
+ * is), src/proto/http.c for the request head.  A connection carries
+ * one request after another (HTTP/1.1 keep-alive, as the apiserver's
+ * client reuses its connections: a TLS handshake per pod would cost more
+ * than the answer) until the peer says close, an answer is an error, or
+ * it waits WEBHOOK_TIMEOUT_MS for a whole request; the apiserver's Go
+ * client retries on a new connection a request written onto one kaid
+ * closed while idle.
  *
  * Bounded like every port of kaid: WEBHOOK_CONN_MAX connections (more are
  * closed at once: the webhook's failurePolicy Ignore then lets the pod
  * through unchanged, and kaid gives it a pending reason), WEBHOOK_BODY_MAX
  * bytes of body (a Pod object is at most etcd's 1.5 MiB), and
- * WEBHOOK_TIMEOUT_MS for the whole exchange, past the apiserver's own
- * limit.  The certificate and key are read at start: a renewed
+ * WEBHOOK_TIMEOUT_MS for each request (from the connection or the last
+ * answer), past the apiserver's own limit.  The certificate and key are read at start: a renewed
  * certificate needs kaid restarted (doc/admin-guide.md).
  */
 #include "config.h"
@@ -62,6 +67,8 @@ struct wconn {
 	enum wstate state;
 	struct kai_buf in;	/* head and body as they arrive */
 	struct kai_buf out;	/* the answer not yet sent */
+	size_t used;		/* bytes of in the answered request took;
+				   0 = close after the answer */
 	uint64_t timer;
 	char peer[64];
 	struct wconn *next;
@@ -76,6 +83,7 @@ struct webhook {
 
 static void wconn_event(struct kai_loop *loop, int fd, int events,
     void *ctx);
+static void wconn_timeout(struct kai_loop *loop, uint64_t id, void *ctx);
 
 static void
 wconn_close(struct wconn *c)
@@ -143,9 +151,10 @@ wconn_answer(struct wconn *c, int status, const char *ctype,
 
 	kai_buf_reset(&c->out);
 	if (kai_buf_addf(&c->out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\n"
-	    "Content-Length: %zu\r\n%sConnection: close\r\n\r\n", status,
+	    "Content-Length: %zu\r\n%s%s\r\n", status,
 	    kai_http_reason(status), ctype, len,
-	    status == 405 ? "Allow: POST\r\n" : "") != 0 ||
+	    status == 405 ? "Allow: POST\r\n" : "",
+	    c->used == 0 ? "Connection: close\r\n" : "") != 0 ||
 	    kai_buf_add(&c->out, body, len) != 0)
 		kai_buf_reset(&c->out);	/* larger than the limit: close */
 	c->state = W_WRITE;
@@ -185,6 +194,8 @@ serve(struct wconn *c, const struct kai_http_req *req)
 		wconn_text(c, 400, err.msg);
 		return;
 	}
+	if (!req->close)
+		c->used = req->head_len + (size_t)req->content_length;
 	if (!a.allowed)
 		kai_log_info("webhook: pod \"%s\" refused: %s", a.pod,
 		    a.message);
@@ -245,8 +256,12 @@ wconn_read(struct wconn *c)
 	}
 }
 
-/* Sends the answer; then the TLS close_notify, best-effort, and closes. */
-static void
+/*
+ * Sends the answer.  Then either reads the next request (true) or sends
+ * the TLS close_notify, best-effort, and closes (false); false also while
+ * the socket is full.
+ */
+static bool
 wconn_write(struct wconn *c)
 {
 	while (c->out.len > 0) {
@@ -254,15 +269,23 @@ wconn_write(struct wconn *c)
 
 		ERR_clear_error();
 		n = SSL_write(c->ssl, c->out.data, (int)c->out.len);
-		if (n <= 0) {
-			(void)wconn_wait(c, n, "write");
-			return;
-		}
+		if (n <= 0)
+			return wconn_wait(c, n, "write");
 		kai_buf_consume(&c->out, (size_t)n);
 	}
-	ERR_clear_error();
-	(void)SSL_shutdown(c->ssl);
-	wconn_close(c);
+	if (c->used == 0) {
+		ERR_clear_error();
+		(void)SSL_shutdown(c->ssl);
+		wconn_close(c);
+		return false;
+	}
+	kai_buf_consume(&c->in, c->used);
+	c->used = 0;
+	c->state = W_READ;
+	kai_loop_timer_del(c->k->loop, c->timer);
+	c->timer = kai_loop_timer_add(c->k->loop, WEBHOOK_TIMEOUT_MS,
+	    wconn_timeout, c);
+	return true;
 }
 
 /* Goes as far as the socket lets: handshake, request, answer. */
@@ -279,9 +302,14 @@ wconn_step(struct wconn *c)
 		}
 		c->state = W_READ;
 	}
-	if (c->state == W_READ && !wconn_read(c))
-		return;
-	wconn_write(c);
+	for (;;) {
+		/* A request may already wait whole behind the last one. */
+		if (c->state == W_READ && !(c->in.len > 0 && wconn_parse(c)) &&
+		    !wconn_read(c))
+			return;
+		if (!wconn_write(c))
+			return;
+	}
 }
 
 static void
@@ -301,7 +329,8 @@ wconn_timeout(struct kai_loop *loop, uint64_t id, void *ctx)
 	(void)loop;
 	(void)id;
 	c->timer = 0;
-	kai_log_debug("webhook: %s: no whole request in time", c->peer);
+	kai_log_debug("webhook: %s: no whole request in time (or idle)",
+	    c->peer);
 	wconn_close(c);
 }
 

@@ -159,6 +159,13 @@ body_header(const char *h, size_t n, struct kai_http_req *req,
 		req->chunked = true;
 		return 0;
 	}
+	if (header_is(h, n, "connection")) {
+		/* A token list ("keep-alive, close"): any "close" ends it. */
+		for (i = strlen("connection") + 1; i + 5 <= n; i++)
+			if (strncasecmp(h + i, "close", 5) == 0)
+				req->close = true;
+		return 0;
+	}
 	if (!header_is(h, n, "content-length"))
 		return 0;
 	for (i = strlen("content-length") + 1; i < n && (h[i] == ' ' ||
@@ -225,6 +232,8 @@ parse_head(const char *buf, size_t len, bool want_post,
 		n = strip_cr(buf + off, (size_t)(lf - (buf + off)));
 		if (n == 0) {
 			req->head_len = (size_t)(lf - buf) + 1;
+			if (req->minor == 0)
+				req->close = true;
 			return 0;
 		}
 		if (++nhdr > KAI_HTTP_HEADERS_MAX)

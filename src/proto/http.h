@@ -30,6 +30,8 @@ struct kai_http_req {
 	bool post;			    /* POST (kai_http_parse_post()) */
 	int64_t content_length;		    /* Content-Length; -1 = none */
 	bool chunked;			    /* a Transfer-Encoding header */
+	bool close;			    /* Connection: close, or HTTP/1.0:
+					       no second request follows */
 	char path[KAI_HTTP_TARGET_MAX + 1]; /* target without its query */
 	int minor;			    /* HTTP/1.<minor> */
 	size_t head_len;		    /* bytes of the head, blank line included */

@@ -151,6 +151,13 @@ is "a body over 8 MiB: 413" \
     "$(wh -X POST -H 'Content-Length: 99999999' --data x "$URL/mutate-pods")" 413
 is "chunked: 501" \
     "$(wh -X POST -H 'Transfer-Encoding: chunked' --data '{}' "$URL/mutate-pods")" 501
+printf '%s' '{"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+ "request": {"uid": "u", "operation": "CREATE", "object": {},
+  "kind": {"group": "apps", "version": "v1", "kind": "Deployment"}}}' >"$T/review.json"
+is "two reviews on one connection (keep-alive)" \
+    "$(curl -sS --cacert "$T/tls/ca.crt" -o /dev/null -o /dev/null -w '%{http_code}/%{num_connects} ' \
+      -H 'Content-Type: application/json' --data "@$T/review.json" \
+      "$URL/mutate-pods" "$URL/mutate-pods")" "200/1 200/0 "
 printf 'POST /mutate-pods HTTP/1.1\r\n\r\n' | timeout 5 \
     python3 -c 'import socket, sys
 s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))

@@ -160,6 +160,7 @@ post_heads(void)
 	is_str(req.path, "/mutate", "its path");
 	is_int(req.content_length, 1234, "Content-Length 1234");
 	ok(!req.chunked, "not chunked");
+	ok(!req.close, "HTTP/1.1 without Connection: kept open");
 	is_int(post_status("POST / HTTP/1.1\r\ncontent-length:  7 \r\n\r\n",
 	    &req), 0, "a lower-case name and spaces");
 	is_int(req.content_length, 7, "Content-Length 7");
@@ -178,6 +179,12 @@ post_heads(void)
 	is_int(post_status("POST / HTTP/1.1\r\nContent-Length: "
 	    "99999999999999999999\r\n\r\n", &req), 400,
 	    "an overflowing length: 400");
+	is_int(post_status("POST / HTTP/1.1\r\nConnection: keep-alive, Close"
+	    "\r\n\r\n", &req), 0, "a Connection list parses");
+	ok(req.close, "... and its close is seen");
+	is_int(post_status("POST / HTTP/1.0\r\n\r\n", &req), 0,
+	    "HTTP/1.0 parses");
+	ok(req.close, "... and closes");
 	is_int(post_status("GET / HTTP/1.1\r\n\r\n", &req), 405,
 	    "GET on the POST port: 405");
 	is_int(status("POST / HTTP/1.1\r\nContent-Length: 1\r\n\r\n"), 405,
@@ -187,7 +194,7 @@ post_heads(void)
 int
 main(void)
 {
-	plan(50);
+	plan(55);
 	good_heads();
 	bad_heads();
 	limits();
