@@ -20,7 +20,20 @@ webhook_prepare()
 	local d=$1
 	"$STACK_SRC/contrib/kubernetes/webhook-cert.sh" "$d/tls" IP:127.0.0.1 \
 	    >/dev/null || return 1
-	WEBHOOK_PORT=$(stack_free_port)
+	# Below the kernel's ephemeral range (32768 and up): the API server's
+	# and kubelets' own connections, made before kaid starts, cannot
+	# take it meanwhile, as they could a port stack_free_port gave.
+	WEBHOOK_PORT=$(python3 -c 'import random, socket
+for _ in range(200):
+    p = random.randint(20000, 29999)
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", p))
+    except OSError:
+        continue
+    print(p)
+    break') || return 1
+	[ -n "$WEBHOOK_PORT" ] || return 1
 	WEBHOOK_CONF="  webhook_listen: 127.0.0.1:$WEBHOOK_PORT
   webhook_cert: $d/tls/webhook.crt
   webhook_key: $d/tls/webhook.key"
