@@ -23,6 +23,8 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/podfail.c \
 	daemons/kaid/podshare.c \
 	daemons/kaid/podshare.h \
+	daemons/kaid/policy.c \
+	daemons/kaid/policy.h \
 	daemons/kaid/podspec.c \
 	daemons/kaid/pools.c \
 	daemons/kaid/queues.c \
@@ -35,6 +37,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/rpc_jobctl.c \
 	daemons/kaid/rpc_log.c \
 	daemons/kaid/rpc_nodes.c \
+	daemons/kaid/rpc_qos.c \
 	daemons/kaid/rpc_query.c \
 	daemons/kaid/rpc_queue.c \
 	daemons/kaid/rpc_report.c \
