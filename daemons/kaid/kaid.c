@@ -80,6 +80,7 @@ on_signal(struct kai_loop *loop, int signo, void *ctx)
 	kai_conf_free(k->conf);
 	k->conf = nc;
 	kai_log_set_level((enum kai_log_level)nc->log_level);
+	webhook_reload(k);
 	if (leader_leading(k) && seed_queues(k, &err) != 0)
 		kai_log_err("could not create the queues of new partitions: "
 		    "%s", err.msg);

@@ -201,6 +201,11 @@ const char *httpd_unready(const struct kaid *k);
  * the certificate or key is missing or does not load.
  */
 int webhook_listen(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
+/*
+ * After a reload: the certificate and key again (kept when they do not
+ * load, with an error logged); the address only at restart.
+ */
+void webhook_reload(struct kaid *k);
 void webhook_close(struct kaid *k);
 
 /* rpc.c */

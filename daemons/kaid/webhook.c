@@ -437,6 +437,36 @@ webhook_listen(struct kaid *k, struct kai_err *err)
 }
 
 void
+webhook_reload(struct kaid *k)
+{
+	struct kai_err err;
+	SSL_CTX *ctx = NULL;
+	const char *addr = k->conf->webhook_listen;
+	bool on = addr != NULL && strcmp(addr, "off") != 0;
+
+	if (k->webhook == NULL) {
+		if (on)
+			kai_log_warn("native.webhook_listen takes effect when "
+			    "kaid restarts");
+		return;
+	}
+	if (!on) {
+		kai_log_warn("native.webhook_listen \"off\" takes effect "
+		    "when kaid restarts");
+		return;
+	}
+	if (make_ctx(k->conf, &ctx, &err) != 0) {
+		kai_log_err("webhook certificate not reloaded: %s", err.msg);
+		return;
+	}
+	/* Connections keep the context they started with (SSL_new's ref). */
+	SSL_CTX_free(k->webhook->ctx);
+	k->webhook->ctx = ctx;
+	kai_log_info("webhook certificate reloaded from \"%s\"",
+	    k->conf->webhook_cert);
+}
+
+void
 webhook_close(struct kaid *k)
 {
 	struct webhook *w = k->webhook;

@@ -17,6 +17,8 @@
 #    it; another scheduler's pod is never refused;
 #  - a sharing pod created while the webhook is not registered gets no
 #    job and a FailedScheduling event saying why;
+#  - a renewed certificate is served after SIGHUP, one that does not
+#    load is said and the one in use stays;
 #  - kaid refuses to start with a certificate its key does not match.
 
 . "$top_srcdir/tests/lib/tap.sh"
@@ -183,10 +185,28 @@ ok "a sharing pod the webhook did not see waits with an event saying why" \
 ok "unbound" eval '! bound late'
 is "and no job" "$(kacct -a -n -P -X --name late -o jobid 2>/dev/null)" ""
 
+# A renewed certificate (here from another CA) is taken on SIGHUP; one
+# that does not load leaves the one in use.
+"$top_srcdir/contrib/kubernetes/webhook-cert.sh" "$T/tls2" IP:127.0.0.1 \
+    >/dev/null || bail_out "webhook-cert.sh failed"
+new_ca() { curl -sS --cacert "$T/tls2/ca.crt" -o /dev/null -w '%{http_code}' \
+    -H 'Content-Type: application/json' --data "@$T/review.json" \
+    "$URL/mutate-pods" 2>/dev/null; }
+is "the new CA is not trusted yet" "$(new_ca)" 000
+sed -i "s|webhook_cert: .*|webhook_cert: $T/tls2/webhook.crt|; s|webhook_key: .*|webhook_key: $T/tls2/webhook.key|" "$T/kaid.yaml"
+kill -HUP "$(cat "$T/kaid.pid")"
+ok "after SIGHUP kaid serves the new certificate" \
+    wait_for 10 eval '[ "$(new_ca)" = 200 ]'
+sed -i "s|webhook_cert: .*|webhook_cert: $T/nosuch.crt|" "$T/kaid.yaml"
+kill -HUP "$(cat "$T/kaid.pid")"
+ok "a certificate that does not load is said" \
+    wait_for 10 grep -q "webhook certificate not reloaded: native.webhook_cert \"$T/nosuch.crt\"" "$T/kaid.log"
+is "and the one in use stays" "$(new_ca)" 200
+
 # A certificate that does not go with the key: kaid refuses to start,
 # naming the key and why.
 kaid_stop
-sed "s|webhook_cert: .*|webhook_cert: $T/tls/ca.crt|" "$T/kaid.yaml" >"$T/bad.yaml"
+sed "s|webhook_cert: .*|webhook_cert: $T/tls/ca.crt|; s|webhook_key: .*|webhook_key: $T/tls/webhook.key|" "$T/kaid.yaml" >"$T/bad.yaml"
 out=$(timeout 30 "$STACK_BIN/daemons/kaid/kaid" -F -f "$T/bad.yaml" 2>&1)
 is "kaid with a mismatched certificate exits 1" "$?" 1
 like "saying which key and why" "$out" \
