@@ -9,7 +9,7 @@
 # kubelets and containers).
 
 PKGS="build-essential autoconf automake pkg-config libpq-dev
-libcurl4-openssl-dev libjson-c-dev libyaml-dev libmunge-dev munge
+libcurl4-openssl-dev libjson-c-dev libyaml-dev libmunge-dev libssl-dev munge
 postgresql python3 python3-yaml openssl curl util-linux passwd procps
 clang libclang-rt-14-dev shellcheck valgrind
 containerd runc containernetworking-plugins debootstrap iproute2 etcd-server

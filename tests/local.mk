@@ -28,6 +28,8 @@ INTEGRATION_TESTS = \
 	tests/integration/t1500-events.t \
 	tests/integration/t9000-native-pods.t \
 	tests/integration/t9010-native-evict.t \
+	tests/integration/t9100-gpushare.t \
+	tests/integration/t9110-gpushare-node.t \
 	tests/integration/t1510-incluster.t \
 	tests/integration/t2000-cancel.t \
 	tests/integration/t2010-cancel-others.t \
@@ -76,14 +78,15 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/lib/hostlist-cases.txt \
 	tests/lib/stack.sh \
 	tests/tools/kai-attack.py \
-	tests/lib/tap.sh
+	tests/lib/tap.sh \
+	tests/lib/webhook.sh
 
 # The benchmarks that drive the whole stack (not run by make check).
 EXTRA_DIST += tests/bench/bench-kaid.sh tests/bench/bench-tools.sh \
 	tests/bench/bench-soak.sh tests/bench/bench-soak.py \
 	tests/bench/bench-dispatch.sh tests/bench/bench-native.sh \
 	tests/bench/bench-node.sh \
-	tests/bench/bench-node.py
+	tests/bench/bench-node.py tests/bench/bench-webhook.sh
 
 # `make check-unit`: the tests that need no stack (unit, scheduler and
 # pod tests and the fuzz corpora: tests/unit, tests/sched, tests/pod,

@@ -29,6 +29,7 @@
 
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "podshare.h"
 #include "sys/log.h"
 
 /*
@@ -207,6 +208,25 @@ on_bound(int code, const struct kai_err *err, void *ctx)
 		call_free(pc);
 }
 
+/*
+ * A native pod's GPU-share ConfigMap is there (podshare.c): bind.  Not
+ * made: the pod stays unbound and the next tick tries again.
+ */
+static void
+on_share_cm(int code, const struct kai_err *err, void *ctx)
+{
+	struct pod_call *pc = ctx;
+
+	if (code != 0 && code != KAI_EEXIST) {
+		if (code != KAI_EAGAIN)
+			kai_log_warn("job %" PRIu64 ": %s", pc->job_id,
+			    kai_err_msg(err));
+		call_free(pc);
+		return;
+	}
+	kai_kube_pod_bind(pc->k->kube, pc->pod, pc->node, on_bound, pc);
+}
+
 static void
 create_pod(struct kaid *k, const struct kai_job *j,
     const struct kai_jobspec *js, const struct kai_alloc *a, int64_t now)
@@ -370,7 +390,11 @@ dispatch_ensure_pods(struct kaid *k, struct kai_job *j, int64_t now)
 			struct pod_call *pc = call_new(k, j->id,
 			    kai_xstrdup(a->pod), kai_xstrdup(a->node));
 
-			kai_kube_pod_bind(k->kube, a->pod, a->node, on_bound, pc);
+			if (podshare_wanted(j, r))
+				podshare_configmap(k, j, a, r, on_share_cm, pc);
+			else
+				kai_kube_pod_bind(k->kube, a->pod, a->node,
+				    on_bound, pc);
 			continue;
 		}
 		if (!loaded) {

@@ -80,6 +80,7 @@ on_signal(struct kai_loop *loop, int signo, void *ctx)
 	kai_conf_free(k->conf);
 	k->conf = nc;
 	kai_log_set_level((enum kai_log_level)nc->log_level);
+	webhook_reload(k);
 	if (leader_leading(k) && seed_queues(k, &err) != 0)
 		kai_log_err("could not create the queues of new partitions: "
 		    "%s", err.msg);
@@ -208,6 +209,7 @@ static void
 kaid_fini(struct kaid *k)
 {
 	httpd_close(k);
+	webhook_close(k);
 	server_free(k);
 	kai_kube_free(k->kube);
 	reads_close(k);
@@ -257,6 +259,7 @@ run(struct kaid *k)
 
 	if ((k->loop = kai_loop_new(&err)) == NULL ||
 	    open_store(k, &err) != 0 || httpd_listen(k, &err) != 0 ||
+	    webhook_listen(k, &err) != 0 ||
 	    kai_loop_signal_add(k->loop, SIGTERM, on_signal, k) != 0 ||
 	    kai_loop_signal_add(k->loop, SIGINT, on_signal, k) != 0 ||
 	    kai_loop_signal_add(k->loop, SIGHUP, on_signal, k) != 0) {

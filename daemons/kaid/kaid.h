@@ -74,6 +74,8 @@ struct pod_rec {
 	char *queue;		/* "" when the pod has no queue label */
 	uint64_t gpu_mask;	/* devices, from kaid's label; 0 = unknown */
 	uint32_t gpu_share;	/* micro-GPUs of a fraction; 0 = whole */
+	char *share_cm;		/* a native pod's GPU-share ConfigMap
+				   (podshare.c); "" = none */
 };
 
 /*
@@ -119,6 +121,7 @@ struct kaid {
 	struct log_stream *logs;  /* rpc_log.c: klog requests answered */
 	struct httpd *httpd;	  /* httpd.c: health and metrics, or NULL */
 	struct jobauth *jobauth;  /* jobauth.c: job credentials, or NULL */
+	struct webhook *webhook;  /* webhook.c: admission webhook, or NULL */
 };
 
 /* kaid.c */
@@ -192,6 +195,19 @@ int httpd_listen(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
 void httpd_close(struct kaid *k);
 /* Why kaid is not ready (one line, static), or NULL when it is. */
 const char *httpd_unready(const struct kaid *k);
+
+/*
+ * webhook.c: the HTTPS admission webhook of GPU sharing (doc/k8s-native.md).
+ * Listens on native.webhook_listen unless it is "off"; KAI_ECONFIG when
+ * the certificate or key is missing or does not load.
+ */
+int webhook_listen(struct kaid *k, struct kai_err *err) KAI_MUST_CHECK;
+/*
+ * After a reload: the certificate and key again (kept when they do not
+ * load, with an error logged); the address only at restart.
+ */
+void webhook_reload(struct kaid *k);
+void webhook_close(struct kaid *k);
 
 /* rpc.c */
 struct rpc_req {
@@ -358,6 +374,8 @@ void events_scheduled(struct kaid *k, const char *pod, const char *node);
  */
 bool native_job(const struct kai_job *j);
 struct kai_job *native_job_of(const struct kaid *k, const char *key);
+/* Whether scheduler is one of kaid.yaml's native.schedulers. */
+bool native_scheduler_ours(const struct kaid *k, const char *scheduler);
 /*
  * A pod the watch shows that kaid did not make: the job it is, made now
  * if the pod asks for one of native.schedulers and waits unbound; NULL

@@ -22,6 +22,8 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/metrics.h \
 	daemons/kaid/podenv.c \
 	daemons/kaid/podfail.c \
+	daemons/kaid/podshare.c \
+	daemons/kaid/podshare.h \
 	daemons/kaid/policy.c \
 	daemons/kaid/policy.h \
 	daemons/kaid/podspec.c \
@@ -53,6 +55,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/tick.h \
 	daemons/kaid/usage.c \
 	daemons/kaid/usage.h \
+	daemons/kaid/webhook.c \
 	daemons/kaid/writeq.c
 nodist_daemons_kaid_kaid_SOURCES = pod/podshim.c
 daemons_kaid_kaid_LDADD = \
@@ -67,9 +70,10 @@ daemons_kaid_kaid_LDADD = \
 	src/model/libkaimodel.a \
 	src/sys/libkaisys.a \
 	src/base/libkaibase.a \
-	$(PQ_LIBS) $(CURL_LIBS) $(JSONC_LIBS) $(YAML_LIBS) $(MUNGE_LIBS) -lm
+	$(PQ_LIBS) $(CURL_LIBS) $(JSONC_LIBS) $(YAML_LIBS) $(MUNGE_LIBS) \
+	$(SSL_LIBS) -lm
 daemons_kaid_kaid_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/pod
 daemons_kaid_kaid_CFLAGS = $(AM_CFLAGS) $(PQ_CFLAGS) $(CURL_CFLAGS) \
-	$(JSONC_CFLAGS) $(YAML_CFLAGS) $(MUNGE_CFLAGS)
+	$(JSONC_CFLAGS) $(YAML_CFLAGS) $(MUNGE_CFLAGS) $(SSL_CFLAGS)
 dist_man_MANS += doc/man/kaid.8
 # End of daemons/kaid/local.mk

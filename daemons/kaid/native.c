@@ -25,6 +25,7 @@
 
 #include "base/xmalloc.h"
 #include "daemons/kaid/kaid.h"
+#include "daemons/kaid/podshare.h"
 #include "daemons/kaid/queues.h"
 #include "daemons/kaid/tick.h"
 #include "sys/log.h"
@@ -149,12 +150,14 @@ admit(struct kaid *k, const char *key, const struct kai_pod *pod,
 	struct kai_jobspec js;
 	struct kai_job *j;
 	struct kai_err err;
+	struct kai_gpushare sh;
 	uint64_t id;
 	uint32_t prio = 0;
 	char *why;
 
 	if ((why = queue_problem(k, queue)) != NULL ||
-	    (why = class_problem(pod, cls)) != NULL) {
+	    (why = class_problem(pod, cls)) != NULL ||
+	    (why = podshare_problem(pod, &sh)) != NULL) {
 		/* Said at every change the watch shows of the pod. */
 		kai_log_info("pod \"%s\" waits: %s", key, why);
 		events_post(k, key, KAI_EVENT_WARNING, "FailedScheduling",
@@ -171,6 +174,8 @@ admit(struct kaid *k, const char *key, const struct kai_pod *pod,
 	js.cpus_per_task = pod->cpu_milli > 0 ?
 	    (uint32_t)((pod->cpu_milli + 999) / 1000) : 1;
 	js.gpus_per_task = pod->gpus;
+	js.gpu_fraction = sh.fraction;
+	js.gpu_memory_mb = sh.memory_mib;
 	js.script = kai_xstrdup("");
 	js.workdir = kai_xstrdup("/");
 	js.priority_class = kai_xstrdup(cls);
@@ -209,6 +214,8 @@ admit(struct kaid *k, const char *key, const struct kai_pod *pod,
 	j->cpus_per_task = js.cpus_per_task;
 	j->mem_mb = nj.mem_mb;
 	j->gpus_per_task = js.gpus_per_task;
+	j->gpu_fraction = js.gpu_fraction;
+	j->gpu_memory_mb = js.gpu_memory_mb;
 	j->time_limit_s = KAI_TIME_UNLIMITED;
 	j->reason = kai_xstrdup("None");
 	j->why = kai_xstrdup("");
@@ -238,4 +245,10 @@ native_pod(struct kaid *k, const char *key, const struct kai_pod *pod,
 		return NULL;
 	admit(k, key, pod, now);
 	return native_job_of(k, key);
+}
+
+bool
+native_scheduler_ours(const struct kaid *k, const char *scheduler)
+{
+	return ours_by_scheduler(k, scheduler);
 }

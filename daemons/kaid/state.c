@@ -281,6 +281,7 @@ pod_rec_free(void *p)
 	free(r->message);
 	free(r->wait_reason);
 	free(r->queue);
+	free(r->share_cm);
 	free(r);
 }
 
@@ -318,6 +319,7 @@ pod_rec_new(const struct kai_pod *p)
 	r->queue = dup_or_empty(p->queue);
 	r->gpu_mask = p->gpu_mask;
 	r->gpu_share = p->gpu_share;
+	r->share_cm = dup_or_empty(p->share.configmap);
 	return r;
 }
 

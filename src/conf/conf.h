@@ -136,6 +136,9 @@ struct kai_conf {
 	char *native_default_queue;	/* queue of a pod without the
 					   kai.scheduler/queue label; NULL =
 					   none (the pod waits) */
+	char *webhook_listen;		/* admission webhook; "off" */
+	char *webhook_cert;		/* its certificate chain; NULL = none */
+	char *webhook_key;		/* its private key; NULL = none */
 	/* jobs: */
 	bool allow_root_jobs;		/* false: pods get runAsNonRoot */
 	int64_t max_script_bytes;	/* <= KAI_JOB_SCRIPT_MAX; 102400 */

@@ -181,6 +181,18 @@ static const struct kai_conf_entry daemon_entries[] = {
 	  .offset = D(native_default_queue), .min = 1, .max = 255,
 	  .help = "queue of a Kubernetes workload without the "
 		  "kai.scheduler/queue label; unset = it waits" },
+	{ .key = "native.webhook_listen", .type = KAI_CONF_ADDRESS,
+	  .offset = D(webhook_listen), .def = "off", .max = 255,
+	  .flags = KAI_CONF_OFF,
+	  .help = "address and port of the HTTPS admission webhook of GPU "
+		  "sharing (doc/k8s-native.md); off = none" },
+	{ .key = "native.webhook_cert", .type = KAI_CONF_PATH,
+	  .offset = D(webhook_cert), .max = 4095,
+	  .help = "the webhook's certificate chain, PEM (needed when "
+		  "native.webhook_listen is set)" },
+	{ .key = "native.webhook_key", .type = KAI_CONF_PATH,
+	  .offset = D(webhook_key), .max = 4095,
+	  .help = "the webhook certificate's private key, PEM" },
 
 	{ .key = "jobs.allow_root", .type = KAI_CONF_BOOL,
 	  .offset = D(allow_root_jobs), .def = "false",

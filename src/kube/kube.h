@@ -27,6 +27,7 @@
 
 #include "base/compiler.h"
 #include "base/err.h"
+#include "kube/gpushare.h"
 #include "sys/loop.h"
 
 struct kai_kube_config {
@@ -126,6 +127,7 @@ struct kai_pod {
 	char *kai_queue;	/* label kai.scheduler/queue */
 	char *prio_class;	/* spec.priorityClassName */
 	char *kai_preempt;	/* label kai.scheduler/preemptibility */
+	struct kai_gpushare_ann share;	/* KAI's GPU-sharing annotations */
 };
 
 enum kai_kube_event {
@@ -289,7 +291,8 @@ void kai_kube_service_delete(struct kai_kube *kube, const char *name,
 
 /*
  * The ConfigMap NAME whose data are the key, value pairs kv[0..2n) and
- * whose binaryData the key, base64 value pairs bin_kv[0..2nbin), labelled app.kubernetes.io/managed-by=kaid.  Create answers 409 as
+ * whose binaryData the key, base64 value pairs bin_kv[0..2nbin),
+ * labelled app.kubernetes.io/managed-by=kaid.  Create answers 409 as
  * KAI_EEXIST: kaid names the ConfigMap after its content, so one that
  * exists holds what kaid would write.
  */
@@ -310,6 +313,20 @@ void kai_kube_secret_create(struct kai_kube *kube, const char *name,
     const char *job_id, const char *const *kv, size_t n,
     kai_kube_done_fn *fn, void *ctx);
 void kai_kube_secret_delete(struct kai_kube *kube, const char *name,
+    kai_kube_done_fn *fn, void *ctx);
+
+/*
+ * The ConfigMap NAME of a pod's GPU share (doc/k8s-native.md), in the
+ * namespace of pod ("ns/name" or a name of kaid's namespace), owned by
+ * the pod (uid pod_uid) so that it goes with the pod.  409 gives
+ * KAI_EEXIST: a kaid restarted after creating it binds the pod the same
+ * way, and the pod's ConfigMap never changes once made.
+ */
+char *kai_kube_configmap_owned_json(const char *name, const char *const *kv,
+    size_t n, const char *const *bin_kv, size_t nbin, const char *ns,
+    const char *owner_pod, const char *owner_uid);
+void kai_kube_pod_configmap_create(struct kai_kube *kube, const char *pod,
+    const char *pod_uid, const char *name, const char *const *kv, size_t n,
     kai_kube_done_fn *fn, void *ctx);
 
 /*
@@ -382,7 +399,7 @@ enum kai_kube_verb {
 	KAI_KUBE_DELETE,	/* DELETE a pod */
 	KAI_KUBE_WATCH,		/* list or watch nodes or pods */
 	KAI_KUBE_SERVICE,	/* create or delete a job's Service */
-	KAI_KUBE_CONFIGMAP,	/* create the pods' helpers ConfigMap */
+	KAI_KUBE_CONFIGMAP,	/* create a ConfigMap (pod helpers, GPU share) */
 	KAI_KUBE_STATUS,	/* PATCH pods/NAME/status (an eviction) */
 	KAI_KUBE_SECRET,	/* create or delete a job's key Secret */
 	KAI_KUBE_NVERBS

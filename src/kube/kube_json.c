@@ -819,6 +819,7 @@ kube_pod_from_json(struct json_object *o, struct kai_pod *p,
 		kube_pod_fini(p);
 		return r;
 	}
+	kai_gpushare_from_json(o, &p->share);
 	return 0;
 }
 
@@ -841,6 +842,7 @@ kube_pod_fini(struct kai_pod *p)
 	free(p->kai_queue);
 	free(p->prio_class);
 	free(p->kai_preempt);
+	kai_gpushare_ann_fini(&p->share);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -334,6 +334,26 @@ kai_kube_configmap_create(struct kai_kube *kube, const char *name,
 }
 
 void
+kai_kube_pod_configmap_create(struct kai_kube *kube, const char *pod,
+    const char *pod_uid, const char *name, const char *const *kv, size_t n,
+    kai_kube_done_fn *fn, void *ctx)
+{
+	const char *slash = strchr(pod, '/');
+	char *ns = slash != NULL ? kai_xstrndup(pod, (size_t)(slash - pod)) :
+	    kai_xstrdup(kube->ns);
+	char *ens = kube_escape(ns);
+
+	call_start(kube, KAI_KUBE_CONFIGMAP,
+	    kai_xasprintf("could not create configmap \"%s/%s\"", ns, name),
+	    "POST", kai_xasprintf("/api/v1/namespaces/%s/configmaps", ens),
+	    kai_kube_configmap_owned_json(name, kv, n, NULL, 0, ns,
+		slash != NULL ? slash + 1 : pod, pod_uid),
+	    fn, ctx);
+	free(ens);
+	free(ns);
+}
+
+void
 kai_kube_service_delete(struct kai_kube *kube, const char *name,
     kai_kube_done_fn *fn, void *ctx)
 {

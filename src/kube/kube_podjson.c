@@ -413,6 +413,30 @@ char *
 kai_kube_configmap_json(const char *name, const char *const *kv, size_t n,
     const char *const *bin_kv, size_t nbin, const char *ns)
 {
+	return kai_kube_configmap_owned_json(name, kv, n, bin_kv, nbin, ns, NULL,
+	    NULL);
+}
+
+/* metadata.ownerReferences: the pod, so that its deletion takes cm. */
+static void
+add_pod_owner(struct json_object *meta, const char *pod, const char *uid)
+{
+	struct json_object *refs = json_object_new_array(), *ref;
+
+	ref = json_object_new_object();
+	add_str(ref, "apiVersion", "v1");
+	add_str(ref, "kind", "Pod");
+	add_str(ref, "name", pod);
+	add_str(ref, "uid", uid);
+	json_object_array_add(refs, ref);
+	json_object_object_add(meta, "ownerReferences", refs);
+}
+
+char *
+kai_kube_configmap_owned_json(const char *name, const char *const *kv,
+    size_t n, const char *const *bin_kv, size_t nbin, const char *ns,
+    const char *owner_pod, const char *owner_uid)
+{
 	struct json_object *bin;
 	struct json_object *cm = json_object_new_object(), *meta, *labels;
 	const char *text;
@@ -426,6 +450,8 @@ kai_kube_configmap_json(const char *name, const char *const *kv, size_t n,
 	labels = json_object_new_object();
 	add_str(labels, "app.kubernetes.io/managed-by", "kaid");
 	json_object_object_add(meta, "labels", labels);
+	if (owner_pod != NULL)
+		add_pod_owner(meta, owner_pod, owner_uid);
 	json_object_object_add(cm, "metadata", meta);
 	json_object_object_add(cm, "data", kv_map(kv, n));
 	if ((bin = kv_map(bin_kv, nbin)) != NULL)

@@ -1,6 +1,10 @@
 # src/kube: see the module's header.
 noinst_LIBRARIES += src/kube/libkaikube.a
 src_kube_libkaikube_a_SOURCES = \
+	src/kube/admission.c \
+	src/kube/admission.h \
+	src/kube/gpushare.c \
+	src/kube/gpushare.h \
 	src/kube/kube.h \
 	src/kube/kube_config.c \
 	src/kube/kube_event.c \
@@ -26,6 +30,18 @@ tests_unit_kube_json_SOURCES = tests/unit/kube-json.c
 tests_unit_kube_json_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS)
 tests_unit_kube_json_LDADD = $(KUBE_TEST_LIBS)
 TESTS += tests/unit/kube-json
+
+check_PROGRAMS += tests/unit/kube-gpushare
+tests_unit_kube_gpushare_SOURCES = tests/unit/kube-gpushare.c
+tests_unit_kube_gpushare_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
+tests_unit_kube_gpushare_LDADD = $(KUBE_TEST_LIBS)
+TESTS += tests/unit/kube-gpushare
+
+check_PROGRAMS += tests/unit/kube-admission
+tests_unit_kube_admission_SOURCES = tests/unit/kube-admission.c
+tests_unit_kube_admission_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
+tests_unit_kube_admission_LDADD = $(KUBE_TEST_LIBS)
+TESTS += tests/unit/kube-admission
 
 check_PROGRAMS += tests/unit/kube-podspec
 tests_unit_kube_podspec_SOURCES = tests/unit/kube-podspec.c

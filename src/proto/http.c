@@ -15,8 +15,10 @@
 
 #include "proto/http.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #define METHOD_MAX 16
 
@@ -93,7 +95,7 @@ parse_target(const char *t, size_t n, struct kai_http_req *req,
  * arrived.  A partial line is judged as far as it goes.
  */
 static int
-parse_request_line(const char *p, size_t n, bool complete,
+parse_request_line(const char *p, size_t n, bool complete, bool want_post,
     struct kai_http_req *req, struct kai_err *err)
 {
 	const char *sp1, *sp2;
@@ -110,13 +112,15 @@ parse_request_line(const char *p, size_t n, bool complete,
 		    "malformed request line") : KAI_EAGAIN;
 	if (mlen == 0)
 		return fail(req, 400, err, "malformed request line");
-	if (!(mlen == 3 && memcmp(p, "GET", 3) == 0) &&
+	req->post = mlen == 4 && memcmp(p, "POST", 4) == 0;
+	if (want_post ? !req->post :
+	    !(mlen == 3 && memcmp(p, "GET", 3) == 0) &&
 	    !(mlen == 4 && memcmp(p, "HEAD", 4) == 0)) {
 		req->status = 405;
 		return kai_err_set(err, KAI_EPROTO,
 		    "method \"%.*s\" not allowed", (int)mlen, p);
 	}
-	req->head = mlen == 4;
+	req->head = mlen == 4 && !req->post;
 	sp1 = p + mlen;
 	sp2 = memchr(sp1 + 1, ' ', n - mlen - 1);
 	tlen = sp2 != NULL ? (size_t)(sp2 - sp1 - 1) : n - mlen - 1;
@@ -129,6 +133,55 @@ parse_request_line(const char *p, size_t n, bool complete,
 		return KAI_EPROTO;
 	return parse_version(sp2 + 1, (size_t)(p + n - sp2 - 1), complete,
 	    req, err);
+}
+
+/* Whether header line h[0..n) has the name name (any case). */
+static bool
+header_is(const char *h, size_t n, const char *name)
+{
+	size_t len = strlen(name);
+
+	return n > len && h[len] == ':' && strncasecmp(h, name, len) == 0;
+}
+
+/*
+ * Content-Length (digits, once: RFC 9112 6.3 refuses a list or a repeat)
+ * and whether a Transfer-Encoding is there.
+ */
+static int
+body_header(const char *h, size_t n, struct kai_http_req *req,
+    struct kai_err *err)
+{
+	size_t i, end;
+	int64_t v = 0;
+
+	if (header_is(h, n, "transfer-encoding")) {
+		req->chunked = true;
+		return 0;
+	}
+	if (header_is(h, n, "connection")) {
+		/* A token list ("keep-alive, close"): any "close" ends it. */
+		for (i = strlen("connection") + 1; i + 5 <= n; i++)
+			if (strncasecmp(h + i, "close", 5) == 0)
+				req->close = true;
+		return 0;
+	}
+	if (!header_is(h, n, "content-length"))
+		return 0;
+	for (i = strlen("content-length") + 1; i < n && (h[i] == ' ' ||
+	    h[i] == '\t'); i++)
+		continue;
+	for (end = n; end > i && (h[end - 1] == ' ' || h[end - 1] == '\t');)
+		end--;
+	if (req->content_length >= 0 || i == end)
+		return fail(req, 400, err, "malformed Content-Length");
+	for (; i < end; i++) {
+		if (h[i] < '0' || h[i] > '9' || v > (INT64_MAX - 9) / 10)
+			return fail(req, 400, err, "malformed Content-Length");
+		v = v * 10 + (h[i] - '0');
+	}
+	req->content_length = v;
+	return 0;
 }
 
 /* One header line h[0..n) (without CR LF): name ":" value. */
@@ -152,12 +205,12 @@ check_header(const char *h, size_t n, struct kai_http_req *req,
 			return fail(req, 400, err,
 			    "invalid character in header value");
 	}
-	return 0;
+	return body_header(h, n, req, err);
 }
 
-int
-kai_http_parse(const char *buf, size_t len, struct kai_http_req *req,
-    struct kai_err *err)
+static int
+parse_head(const char *buf, size_t len, bool want_post,
+    struct kai_http_req *req, struct kai_err *err)
 {
 	size_t lim = len < KAI_HTTP_HEAD_MAX ? len : KAI_HTTP_HEAD_MAX;
 	const char *lf = memchr(buf, '\n', lim);
@@ -165,8 +218,9 @@ kai_http_parse(const char *buf, size_t len, struct kai_http_req *req,
 	int r;
 
 	memset(req, 0, sizeof(*req));
+	req->content_length = -1;
 	r = parse_request_line(buf, lf != NULL ? (size_t)(lf - buf) : lim,
-	    lf != NULL, req, err);
+	    lf != NULL, want_post, req, err);
 	if (r == KAI_EAGAIN && len >= KAI_HTTP_HEAD_MAX)
 		return fail(req, 414, err, "request line too long");
 	if (r != 0)
@@ -178,6 +232,8 @@ kai_http_parse(const char *buf, size_t len, struct kai_http_req *req,
 		n = strip_cr(buf + off, (size_t)(lf - (buf + off)));
 		if (n == 0) {
 			req->head_len = (size_t)(lf - buf) + 1;
+			if (req->minor == 0)
+				req->close = true;
 			return 0;
 		}
 		if (++nhdr > KAI_HTTP_HEADERS_MAX)
@@ -191,6 +247,20 @@ kai_http_parse(const char *buf, size_t len, struct kai_http_req *req,
 	return KAI_EAGAIN;
 }
 
+int
+kai_http_parse(const char *buf, size_t len, struct kai_http_req *req,
+    struct kai_err *err)
+{
+	return parse_head(buf, len, false, req, err);
+}
+
+int
+kai_http_parse_post(const char *buf, size_t len, struct kai_http_req *req,
+    struct kai_err *err)
+{
+	return parse_head(buf, len, true, req, err);
+}
+
 const char *
 kai_http_reason(int status)
 {
@@ -200,9 +270,12 @@ kai_http_reason(int status)
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
 	case 408: return "Request Timeout";
+	case 411: return "Length Required";
+	case 413: return "Content Too Large";
 	case 414: return "URI Too Long";
 	case 431: return "Request Header Fields Too Large";
 	case 500: return "Internal Server Error";
+	case 501: return "Not Implemented";
 	case 503: return "Service Unavailable";
 	case 505: return "HTTP Version Not Supported";
 	default: return "Unknown";

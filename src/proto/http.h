@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "base/compiler.h"
 #include "base/err.h"
@@ -26,6 +27,11 @@
 
 struct kai_http_req {
 	bool head;			    /* HEAD: answer without a body */
+	bool post;			    /* POST (kai_http_parse_post()) */
+	int64_t content_length;		    /* Content-Length; -1 = none */
+	bool chunked;			    /* a Transfer-Encoding header */
+	bool close;			    /* Connection: close, or HTTP/1.0:
+					       no second request follows */
 	char path[KAI_HTTP_TARGET_MAX + 1]; /* target without its query */
 	int minor;			    /* HTTP/1.<minor> */
 	size_t head_len;		    /* bytes of the head, blank line included */
@@ -41,6 +47,16 @@ struct kai_http_req {
  * ("method \"POST\" not allowed").  Lines may end in CRLF or LF.
  */
 int kai_http_parse(const char *buf, size_t len, struct kai_http_req *req,
+    struct kai_err *err) KAI_MUST_CHECK;
+
+/*
+ * As kai_http_parse(), for a port that takes POST with a body (kaid's
+ * admission webhook) and only POST: any other method is 405.  The body's
+ * length is req->content_length (a malformed or repeated Content-Length
+ * is 400); the caller refuses what it cannot take (411 without a length,
+ * 413 too large, 501 chunked).
+ */
+int kai_http_parse_post(const char *buf, size_t len, struct kai_http_req *req,
     struct kai_err *err) KAI_MUST_CHECK;
 
 /* The reason phrase of status ("Not Found"); "Unknown" for others. */

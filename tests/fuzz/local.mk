@@ -18,6 +18,7 @@ FUZZ_KUBE_LIBS = src/kube/libkaikube.a src/sys/libkaisys.a \
 	src/base/libkaibase.a $(CURL_LIBS) $(JSONC_LIBS) $(YAML_LIBS)
 
 FUZZ_HARNESSES = \
+	tests/fuzz/fuzz-admission \
 	tests/fuzz/fuzz-conf \
 	tests/fuzz/fuzz-directives \
 	tests/fuzz/fuzz-frame \
@@ -107,6 +108,12 @@ tests_fuzz_fuzz_scenario_CPPFLAGS = $(FUZZ_CPPFLAGS) $(YAML_CFLAGS)
 tests_fuzz_fuzz_scenario_LDFLAGS = $(FUZZ_LINK_FLAGS)
 tests_fuzz_fuzz_scenario_LDADD = src/sched/libkaisched.a \
 	src/model/libkaimodel.a src/base/libkaibase.a $(YAML_LIBS)
+
+tests_fuzz_fuzz_admission_SOURCES = tests/fuzz/fuzz-admission.c \
+	$(FUZZ_COMMON)
+tests_fuzz_fuzz_admission_CPPFLAGS = $(FUZZ_CPPFLAGS) $(JSONC_CFLAGS)
+tests_fuzz_fuzz_admission_LDFLAGS = $(FUZZ_LINK_FLAGS)
+tests_fuzz_fuzz_admission_LDADD = $(FUZZ_KUBE_LIBS)
 
 tests_fuzz_fuzz_kube_pod_SOURCES = tests/fuzz/fuzz-kube-pod.c $(FUZZ_COMMON)
 tests_fuzz_fuzz_kube_pod_CPPFLAGS = $(FUZZ_CPPFLAGS) $(CURL_CFLAGS) \

@@ -25,6 +25,8 @@ EXTRA_DIST += $(REALAPI_TESTS) \
 	contrib/kubernetes/rbac.yaml \
 	contrib/kubernetes/kaid-deployment.yaml \
 	contrib/kubernetes/kaid-service.yaml \
+	contrib/kubernetes/webhook.yaml \
+	contrib/kubernetes/webhook-cert.sh \
 	contrib/kubernetes/Containerfile \
 	doc/admin-guide.md
 # End of tests/realapi/local.mk

@@ -138,12 +138,66 @@ limits(void)
 	is_str(kai_http_reason(299), "Unknown", "an unknown status");
 }
 
+/* The webhook's port: POST with a Content-Length, and only POST. */
+static int
+post_status(const char *s, struct kai_http_req *req)
+{
+	struct kai_err err;
+	int r = kai_http_parse_post(s, strlen(s), req, &err);
+
+	return r == KAI_EPROTO ? req->status : r;
+}
+
+static void
+post_heads(void)
+{
+	struct kai_http_req req;
+
+	is_int(post_status("POST /mutate?timeout=10s HTTP/1.1\r\nHost: a\r\n"
+	    "Content-Type: application/json\r\nContent-Length: 1234\r\n"
+	    "\r\n{", &req), 0, "a POST parses");
+	ok(req.post && !req.head, "it is a POST");
+	is_str(req.path, "/mutate", "its path");
+	is_int(req.content_length, 1234, "Content-Length 1234");
+	ok(!req.chunked, "not chunked");
+	ok(!req.close, "HTTP/1.1 without Connection: kept open");
+	is_int(post_status("POST / HTTP/1.1\r\ncontent-length:  7 \r\n\r\n",
+	    &req), 0, "a lower-case name and spaces");
+	is_int(req.content_length, 7, "Content-Length 7");
+	is_int(post_status("POST / HTTP/1.1\r\n\r\n", &req), 0,
+	    "no Content-Length parses");
+	is_int(req.content_length, -1, "... and says none");
+	is_int(post_status("POST / HTTP/1.1\r\nTransfer-Encoding: chunked"
+	    "\r\n\r\n", &req), 0, "chunked parses");
+	ok(req.chunked, "... and says so");
+	is_int(post_status("POST / HTTP/1.1\r\nContent-Length: 1, 1\r\n\r\n",
+	    &req), 400, "a list of lengths: 400");
+	is_int(post_status("POST / HTTP/1.1\r\nContent-Length: 1\r\n"
+	    "Content-Length: 1\r\n\r\n", &req), 400, "a repeated length: 400");
+	is_int(post_status("POST / HTTP/1.1\r\nContent-Length: -1\r\n\r\n",
+	    &req), 400, "a negative length: 400");
+	is_int(post_status("POST / HTTP/1.1\r\nContent-Length: "
+	    "99999999999999999999\r\n\r\n", &req), 400,
+	    "an overflowing length: 400");
+	is_int(post_status("POST / HTTP/1.1\r\nConnection: keep-alive, Close"
+	    "\r\n\r\n", &req), 0, "a Connection list parses");
+	ok(req.close, "... and its close is seen");
+	is_int(post_status("POST / HTTP/1.0\r\n\r\n", &req), 0,
+	    "HTTP/1.0 parses");
+	ok(req.close, "... and closes");
+	is_int(post_status("GET / HTTP/1.1\r\n\r\n", &req), 405,
+	    "GET on the POST port: 405");
+	is_int(status("POST / HTTP/1.1\r\nContent-Length: 1\r\n\r\n"), 405,
+	    "POST on the GET port: still 405");
+}
+
 int
 main(void)
 {
-	plan(33);
+	plan(55);
 	good_heads();
 	bad_heads();
 	limits();
+	post_heads();
 	return done_testing();
 }
