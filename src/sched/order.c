@@ -280,7 +280,7 @@ static void
 jobs_in(struct kai_sched_order *o, kai_sched_want_fn *want)
 {
 	struct sess *S = o->S;
-	uint32_t *start = kai_xcalloc(S->ng + 1, sizeof(*start));
+	uint32_t *start = kai_sched_calloc(S->ctx, S->ng + 1, sizeof(*start));
 	uint32_t j, g, nj = (uint32_t)S->s->njobs;
 
 	for (j = 0; j < nj; j++)
@@ -302,14 +302,14 @@ jobs_in(struct kai_sched_order *o, kai_sched_want_fn *want)
 		kai_sched_heap_build(&o->gh[g]);
 		group_key(o, g);
 	}
-	free(start);
+	kai_sched_free(S->ctx, start);
 }
 
 static void
 groups_in(struct kai_sched_order *o)
 {
 	struct sess *S = o->S;
-	uint32_t *start = kai_xcalloc(S->nq + 1, sizeof(*start));
+	uint32_t *start = kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*start));
 	uint32_t g, q;
 
 	for (g = 0; g < S->ng; g++)
@@ -326,7 +326,7 @@ groups_in(struct kai_sched_order *o)
 		if (o->gh[g].n > 0)
 			h->a[h->n++] = g;
 	}
-	free(start);
+	kai_sched_free(S->ctx, start);
 }
 
 void
@@ -345,16 +345,21 @@ kai_sched_order_init(struct kai_sched_order *o, struct sess *S,
 		KAI_FREE(S->ordmem);
 	} else {
 		memset(o, 0, sizeof(*o));
-		o->qh = kai_xcalloc(S->nq + 1, sizeof(*o->qh));
-		o->gh = kai_xcalloc(S->ng + 1, sizeof(*o->gh));
-		o->qstore = kai_xcalloc(S->nq + 1, sizeof(*o->qstore));
-		o->rstore = kai_xcalloc(S->ntop + 1, sizeof(*o->rstore));
-		o->gstore = kai_xcalloc(S->ng + 1, sizeof(*o->gstore));
-		o->jstore = kai_xcalloc(S->s->njobs + 1, sizeof(*o->jstore));
-		o->jk = kai_xcalloc(S->s->njobs + 1, sizeof(*o->jk));
-		o->gk = kai_xcalloc(S->ng + 1, sizeof(*o->gk));
-		o->qpos = kai_xcalloc(S->nq + 1, sizeof(*o->qpos));
-		o->gpos = kai_xcalloc(S->ng + 1, sizeof(*o->gpos));
+		o->qh = kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*o->qh));
+		o->gh = kai_sched_calloc(S->ctx, S->ng + 1, sizeof(*o->gh));
+		o->qstore =
+		    kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*o->qstore));
+		o->rstore =
+		    kai_sched_calloc(S->ctx, S->ntop + 1, sizeof(*o->rstore));
+		o->gstore =
+		    kai_sched_calloc(S->ctx, S->ng + 1, sizeof(*o->gstore));
+		o->jstore = kai_sched_calloc(S->ctx, S->s->njobs + 1,
+		    sizeof(*o->jstore));
+		o->jk =
+		    kai_sched_calloc(S->ctx, S->s->njobs + 1, sizeof(*o->jk));
+		o->gk = kai_sched_calloc(S->ctx, S->ng + 1, sizeof(*o->gk));
+		o->qpos = kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*o->qpos));
+		o->gpos = kai_sched_calloc(S->ctx, S->ng + 1, sizeof(*o->gpos));
 	}
 	o->S = S;
 	memset(o->qpos, 0xff, (S->nq + 1) * sizeof(*o->qpos));
@@ -405,16 +410,16 @@ kai_sched_order_free(struct kai_sched_order *o)
 {
 	if (o == NULL)
 		return;
-	free(o->qh);
-	free(o->gh);
-	free(o->qstore);
-	free(o->rstore);
-	free(o->gstore);
-	free(o->jstore);
-	free(o->jk);
-	free(o->gk);
-	free(o->qpos);
-	free(o->gpos);
+	kai_sched_free(o->S->ctx, o->qh);
+	kai_sched_free(o->S->ctx, o->gh);
+	kai_sched_free(o->S->ctx, o->qstore);
+	kai_sched_free(o->S->ctx, o->rstore);
+	kai_sched_free(o->S->ctx, o->gstore);
+	kai_sched_free(o->S->ctx, o->jstore);
+	kai_sched_free(o->S->ctx, o->jk);
+	kai_sched_free(o->S->ctx, o->gk);
+	kai_sched_free(o->S->ctx, o->qpos);
+	kai_sched_free(o->S->ctx, o->gpos);
 	memset(o, 0, sizeof(*o));
 }
 

@@ -175,6 +175,7 @@ struct kai_sched_bf;
 struct kai_sched_frag;
 
 struct sess {
+	struct kai_sched_ctx *ctx; /* where the large arrays come from */
 	const struct kai_sched_snapshot *s;
 	const struct kai_sched_config *cf;
 	struct kai_sched_result *r;
@@ -240,6 +241,16 @@ struct sess {
 	uint32_t nok;	      /* schedulable nodes */
 };
 
+/*
+ * ctx.c: zeroed arrays for the session, kept by the context between
+ * cycles when large (c may be NULL: plain calloc and free).  Only
+ * kai_sched_free() gives back what kai_sched_calloc() gave.
+ */
+void *kai_sched_calloc(struct kai_sched_ctx *c, size_t n, size_t size);
+void kai_sched_free(struct kai_sched_ctx *c, void *p);
+/* The cycle is over: release blocks it did not use. */
+void kai_sched_ctx_trim(struct kai_sched_ctx *c);
+
 /* pools.c: node selectors and taints (a job's pool -1 is row 0). */
 void kai_sched_pools_init(struct sess *S);
 void kai_sched_pools_fini(struct sess *S);
@@ -260,7 +271,9 @@ uint32_t kai_sched_task_job(const struct sess *S, uint32_t t);
 void kai_sched_task_held(const struct sess *S, uint32_t t, int64_t v[NRES]);
 
 /* session.c */
-int kai_sched_sess_init(struct sess *S, const struct kai_sched_snapshot *s,
+/* The session's arrays come from c, the result's from rc (NULL: malloc). */
+int kai_sched_sess_init(struct sess *S, struct kai_sched_ctx *c,
+    struct kai_sched_ctx *rc, const struct kai_sched_snapshot *s,
     struct kai_sched_result *r, struct kai_err *err) KAI_MUST_CHECK;
 void kai_sched_sess_fini(struct sess *S);
 void kai_sched_node_refresh(struct sess *S, uint32_t n);

@@ -18,7 +18,10 @@
  * have time limits of 10 minutes to 8 hours, so the start estimates of
  * the first EST pending jobs (the core's default; -e 0: none) have
  * running jobs' ends to replay; -B RESV gives RESV jobs a backfill
- * reservation (0, the core's default: none).
+ * reservation (0, the core's default: none).  The cycles run through
+ * one scheduler context (struct kai_sched_ctx), as kaid's do, so every
+ * run but the first reuses what the one before kept; -S runs them
+ * without one (kai_sched_cycle()), for comparison.
  * With -t, also the Alibaba trace replay (sched-bench-trace.c).  With
  * -b, only the starvation simulation (sched-bench-starve.c): when a big
  * gang starts among arriving 1-GPU jobs, with and without backfill.
@@ -245,10 +248,14 @@ struct timing {
 	double wall, cpu; /* medians, ms */
 };
 
-/* Runs the snapshot `runs` times; medians of wall and CPU time. */
+/*
+ * Runs the snapshot `runs` times, through context c as kaid does (NULL:
+ * kai_sched_cycle(), nothing kept between runs); medians of wall and
+ * CPU time.
+ */
 static struct timing
-timed(const struct kai_sched_snapshot *s, unsigned runs,
-    struct kai_sched_result *keep)
+timed(struct kai_sched_ctx *c, const struct kai_sched_snapshot *s,
+    unsigned runs, struct kai_sched_result *keep)
 {
 	double *wall = kai_xcalloc(runs, sizeof(*wall));
 	double *cpu = kai_xcalloc(runs, sizeof(*cpu));
@@ -260,7 +267,10 @@ timed(const struct kai_sched_snapshot *s, unsigned runs,
 		struct kai_sched_result r;
 		double w0 = bench_now_ms(), c0 = cpu_ms();
 
-		if (kai_sched_cycle(s, &r, &err) != 0) {
+		int rc = c != NULL ? kai_sched_cycle_ctx(c, s, &r, &err)
+				   : kai_sched_cycle(s, &r, &err);
+
+		if (rc != 0) {
 			(void)fprintf(stderr, "sched-bench: %s\n", err.msg);
 			exit(1);
 		}
@@ -312,8 +322,9 @@ estimated(const struct kai_sched_result *r)
 
 static void
 synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
-    uint32_t bf)
+    uint32_t bf, bool stateless)
 {
+	struct kai_sched_ctx *c = stateless ? NULL : kai_sched_ctx_new();
 	struct synth y;
 	struct kai_sched_result r1;
 	struct timing full, none, none_all;
@@ -324,9 +335,10 @@ synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
 	y.s.config.est_jobs = est;
 	y.s.config.bf_reservations = bf;
 	(void)printf("synthetic: %zu nodes x 8 GPUs, %zu pending jobs (%zu "
-		     "tasks) in %zu queues, median of %u runs (wall / CPU)\n",
-	    nodes, njobs, y.s.ntasks, nq, runs);
-	full = timed(&y.s, runs, &r1);
+		     "tasks) in %zu queues, median of %u runs (wall / CPU)%s\n",
+	    nodes, njobs, y.s.ntasks, nq, runs,
+	    stateless ? ", no context" : "");
+	full = timed(c, &y.s, runs, &r1);
 	for (i = 0; i < r1.nqueues; i++)
 		if (y.queues[i].parent >= 0)
 			busy += (double)r1.queues[i].allocated[KAI_SCHED_GPU];
@@ -341,18 +353,22 @@ synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
 	kai_sched_result_fini(&r1);
 	y.s.config.phases[0] = KAI_SCHED_ALLOCATE;
 	y.s.config.nphases = 1;
-	none = timed(&y.s, runs, NULL);
+	none = timed(c, &y.s, runs, NULL);
 	(void)printf("  nothing fits, allocate only: %7.1f / %7.1f ms\n",
 	    none.wall, none.cpu);
 	kai_sched_config_init(&y.s.config);
 	y.s.config.est_jobs = est;
 	y.s.config.bf_reservations = bf;
-	none_all = timed(&y.s, runs, &r1);
+	none_all = timed(c, &y.s, runs, &r1);
 	(void)printf("  nothing fits, all phases:    %7.1f / %7.1f ms  (%zu "
 		     "placed, %zu evicted, %zu moved, %zu estimated)\n",
 	    none_all.wall, none_all.cpu, r1.placed, r1.evicted, r1.moved,
 	    estimated(&r1));
 	kai_sched_result_fini(&r1);
+	if (c != NULL)
+		(void)printf("  kept by the context:         %7.1f MiB\n",
+		    (double)kai_sched_ctx_kept(c) / (1024.0 * 1024.0));
+	kai_sched_ctx_free(c);
 	synth_fini(&y);
 }
 
@@ -361,7 +377,7 @@ usage(FILE *f)
 {
 	(void)fprintf(f,
 	    "usage: sched-bench [-n NODES] [-j JOBS] [-q QUEUES] "
-	    "[-r RUNS] [-s SEEDS] [-e EST] [-B RESV]\n"
+	    "[-r RUNS] [-s SEEDS] [-e EST] [-B RESV] [-S]\n"
 	    "    [-t TRACEDIR [-c CURVE] [-T COMPRESS]] [-b]\n");
 }
 
@@ -373,9 +389,10 @@ main(int argc, char **argv)
 	unsigned long est = KAI_SCHED_EST_JOBS;
 	const char *trace = NULL, *curve = NULL;
 	unsigned long compress = 0, bf = 0;
+	bool stateless = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "bB:c:he:n:j:q:r:s:t:T:")) != -1) {
+	while ((c = getopt(argc, argv, "bB:c:he:n:j:q:r:s:St:T:")) != -1) {
 		switch (c) {
 		case 'b':
 			bench_starve();
@@ -404,6 +421,9 @@ main(int argc, char **argv)
 		case 's':
 			seeds = strtoul(optarg, NULL, 10);
 			break;
+		case 'S':
+			stateless = true;
+			break;
 		case 't':
 			trace = optarg;
 			break;
@@ -422,7 +442,8 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	synthetic(nodes, jobs, nq, (unsigned)runs, (uint32_t)est, (uint32_t)bf);
+	synthetic(nodes, jobs, nq, (unsigned)runs, (uint32_t)est, (uint32_t)bf,
+	    stateless);
 	if (trace != NULL && bench_trace(trace, (unsigned)seeds, curve) != 0)
 		return 1;
 	if (trace != NULL && compress > 0 &&
