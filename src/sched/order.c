@@ -193,8 +193,6 @@ job_key(struct kai_sched_order *o, uint32_t j)
 	k->created = S->s->jobs[j].created;
 	k->elastic = kai_sched_elastic_state(S, j);
 	k->job = j;
-	k->usage = 0;
-	kai_sched_step_req(S, j, k->req);
 }
 
 static double
@@ -216,8 +214,9 @@ group_key(struct kai_sched_order *o, uint32_t g)
 
 	if (head == NONE32)
 		return;
-	o->gk[g] = o->jk[head];
+	o->gk[g].k = o->jk[head];
 	o->gk[g].usage = group_usage(o->S, g);
+	kai_sched_step_req(o->S, head, o->gk[g].req);
 }
 
 /*
@@ -229,14 +228,14 @@ static bool
 group_before(const void *ctx, uint32_t x, uint32_t y)
 {
 	const struct kai_sched_order *o = ctx;
-	const struct okey *a = &o->gk[x], *b = &o->gk[y];
+	const struct okey *a = &o->gk[x].k, *b = &o->gk[y].k;
 
 	if (a->prio != b->prio)
 		return a->prio > b->prio;
 	if (a->elastic != b->elastic)
 		return a->elastic < b->elastic;
-	if (a->usage != b->usage)
-		return a->usage < b->usage;
+	if (o->gk[x].usage != o->gk[y].usage)
+		return o->gk[x].usage < o->gk[y].usage;
 	if (a->created != b->created)
 		return a->created < b->created;
 	return a->job < b->job;
@@ -267,7 +266,7 @@ refresh(struct kai_sched_order *o, uint32_t q)
 	if (top == NONE32) {
 		S->q[q].rep = -1;
 	} else if (S->q[q].leaf) {
-		S->q[q].rep = (int32_t)o->gk[top].job;
+		S->q[q].rep = (int32_t)o->gk[top].k.job;
 		req = o->gk[top].req;
 	} else {
 		S->q[q].rep = S->q[top].rep;

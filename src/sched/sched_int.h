@@ -410,13 +410,17 @@ uint64_t kai_sched_mix64(uint64_t x);
 void kai_sched_fairshare(struct sess *S);
 
 /* order.c */
-struct okey { /* what job and group order compare */
+struct okey { /* what job order compares: one per pending job, small */
 	int64_t prio;
 	int64_t created;
-	double usage; /* groups: the user's usage */
 	uint32_t elastic;
 	uint32_t job;
-	int64_t req[NRES]; /* the job's next step, for queue keys */
+};
+
+struct gkey { /* what group order compares: its head job's key, and */
+	struct okey k;
+	double usage;      /* the user's usage */
+	int64_t req[NRES]; /* the head's next step, for queue keys */
 };
 
 struct kai_sched_order {
@@ -429,7 +433,7 @@ struct kai_sched_order {
 	uint32_t *gstore, *gpos;   /* group-heap storage, positions */
 	uint32_t *jstore;          /* job-heap storage */
 	struct okey *jk;           /* per job: its order key */
-	struct okey *gk;           /* per group: its head's key */
+	struct gkey *gk;           /* per group: its head's key */
 };
 
 typedef bool kai_sched_want_fn(const struct sess *S, uint32_t j);

@@ -286,19 +286,24 @@ enum kai_sched_job_state {
 	KAI_SCHED_JOB_FAILED
 };
 
+/*
+ * One per task and one per job, so a million pending jobs make millions
+ * of these: the fields are ordered (and gpu_fraction, at most one GPU,
+ * is 32 bits) so that no padding grows them, 24 and 56 bytes.
+ */
 struct kai_sched_task_out {
 	enum kai_sched_task_state state;
 	int32_t node;         /* -1 when not placed */
 	uint64_t gpu_mask;    /* devices used */
-	int64_t gpu_fraction; /* micro-GPUs on its device; 0 = whole GPUs */
+	int32_t gpu_fraction; /* micro-GPUs on its device; 0 = whole GPUs */
 	bool moved;           /* a running task moved by consolidation */
 };
 
 struct kai_sched_job_out {
 	enum kai_sched_job_state state;
+	uint32_t placed_tasks; /* tasks placed this cycle */
 	/* NONE for running jobs, but for one that lost elastic tasks */
 	struct kai_sched_why_info why;
-	uint32_t placed_tasks;         /* tasks placed this cycle */
 	int64_t est_start; /* estimated start (estimate.c); NO_TIME: none */
 };
 

@@ -297,9 +297,16 @@ static int
 layout(struct sess *S, struct kai_err *err)
 {
 	const struct kai_sched_snapshot *s = S->s;
-	struct lay *v = kai_sched_calloc(S->ctx, s->ntasks + 1, sizeof(*v));
+	struct lay *v;
 	uint32_t t, n = 0, i;
 	int rc = 0;
+
+	/* Sized by the tasks that hold something, not by all of them:
+	 * most are pending when the cluster is busy. */
+	for (t = 0; t < s->ntasks; t++)
+		n += holds(&s->tasks[t]);
+	v = kai_sched_calloc(S->ctx, n + 1, sizeof(*v));
+	n = 0;
 
 	for (t = 0; t < s->ntasks; t++) {
 		S->tasks[t].state = (uint8_t)s->tasks[t].state;

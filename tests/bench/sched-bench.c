@@ -276,7 +276,9 @@ timed(struct kai_sched_ctx *c, const struct kai_sched_snapshot *s,
 		}
 		wall[i] = bench_now_ms() - w0;
 		cpu[i] = cpu_ms() - c0;
-		if (i == 0 && keep != NULL)
+		/* The last run's result: one result alive at a time, as
+		 * in kaid, so that the peak RSS is a cycle's. */
+		if (i + 1 == runs && keep != NULL)
 			*keep = r;
 		else
 			kai_sched_result_fini(&r);
