@@ -427,12 +427,12 @@ struct kai_sched_order {
 	struct sess *S;
 	struct kai_sched_heap root;
 	struct kai_sched_heap *qh; /* per queue: children or groups */
-	struct kai_sched_heap *gh; /* per group: jobs */
 	uint32_t *qstore, *qpos;   /* queue-heap storage, positions */
 	uint32_t *rstore;          /* root-heap storage */
 	uint32_t *gstore, *gpos;   /* group-heap storage, positions */
-	uint32_t *jstore;          /* job-heap storage */
-	struct okey *jk;           /* per job: its order key */
+	struct okey *jrun;         /* per group a run of its jobs' keys, in
+				      job order: [gcur[g], gend[g]) left */
+	uint32_t *gcur, *gend;
 	struct gkey *gk;           /* per group: its head's key */
 };
 

@@ -12,8 +12,10 @@
  * and gangs of 4-32 tasks.  It times, as the median of RUNS runs:
  *	1. one full cycle (all five phases) from an empty cluster;
  *	2. one cycle when nothing fits: the cluster as cycle 1 left it
- *	   (its placements running), the rest still pending, allocate only
- *	   and then all five phases;
+ *	   (its placements running), the rest still pending, with no phase
+ *	   at all (what opening the session and writing the result cost,
+ *	   the floor of any cycle over these jobs), allocate only, and all
+ *	   five phases;
  * and reports placements per second of cycle 1 and the peak RSS.  Jobs
  * have time limits of 10 minutes to 8 hours, so the start estimates of
  * the first EST pending jobs (the core's default; -e 0: none) have
@@ -353,6 +355,10 @@ synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
 	    (double)r1.placed / (full.cpu / 1000.0));
 	settle(&y, &r1);
 	kai_sched_result_fini(&r1);
+	y.s.config.nphases = 0;
+	none = timed(c, &y.s, runs, NULL);
+	(void)printf("  no phase (session, result):  %7.1f / %7.1f ms\n",
+	    none.wall, none.cpu);
 	y.s.config.phases[0] = KAI_SCHED_ALLOCATE;
 	y.s.config.nphases = 1;
 	none = timed(c, &y.s, runs, NULL);
