@@ -30,6 +30,7 @@
 
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "listener.h"
 #include "proto/http.h"
 #include "proto/prom.h"
 #include "sys/log.h"
@@ -40,8 +41,6 @@
 #define HTTPD_PAGE_MAX	  ((size_t)32 << 20) /* the metrics page */
 #define HTTPD_OUT_MAX	  (HTTPD_PAGE_MAX + 1024)
 #define HTTPD_DB_RETRY_MS 5000		/* /readyz reconnects at most this often */
-#define HTTPD_PAUSE_MS	  1000		/* out of descriptors: wait this long */
-#define HTTPD_PAUSE_LOG_MS (60 * 1000)	/* and say so once a minute */
 
 enum hstate {
 	H_READ,		/* reading the head */
@@ -63,12 +62,10 @@ struct hconn {
 };
 
 struct httpd {
-	int fd;
+	struct listener *listener;
 	struct hconn *conns;
 	size_t nconns;
 	int64_t db_retry_ms;	/* loop time of /readyz's last reconnect */
-	uint64_t pause_timer;	/* accepting again after EMFILE */
-	int64_t pause_log_ms;	/* loop time of the last such log line */
 };
 
 static void hconn_event(struct kai_loop *loop, int fd, int events, void *ctx);
@@ -372,106 +369,43 @@ refuse(struct kaid *k, int fd)
 	(void)close(fd);
 }
 
-static void httpd_accept(struct kai_loop *loop, int fd, int events,
-    void *ctx);
-
+/* The listener's callback: one connection, room made for it. */
 static void
-httpd_resume(struct kai_loop *loop, uint64_t id, void *ctx)
+on_conn(struct kaid *k, struct listener *l, int cfd, const char *peer)
 {
-	struct kaid *k = ctx;
-
-	(void)id;
-	k->httpd->pause_timer = 0;
-	if (kai_loop_fd_set(loop, k->httpd->fd, KAI_LOOP_READ, httpd_accept,
-		k) != 0)
-		kai_log_err("could not watch the http listener again");
-}
-
-/*
- * Out of descriptors: the connection stays in the backlog and the
- * level-triggered loop would report it again at once, for ever; stop
- * watching the listener for a while instead (as server.c does).
- */
-static void
-httpd_pause(struct kaid *k, int err)
-{
-	struct httpd *h = k->httpd;
-	int64_t now = kai_loop_now_ms(k->loop);
-
-	kai_loop_fd_del(k->loop, h->fd);
-	h->pause_timer = kai_loop_timer_add(k->loop, HTTPD_PAUSE_MS,
-	    httpd_resume, k);
-	if (h->pause_log_ms == 0 || now - h->pause_log_ms >= HTTPD_PAUSE_LOG_MS) {
-		kai_log_warn("could not accept an http connection: %s; "
-		    "pausing %d ms", strerror(err), HTTPD_PAUSE_MS);
-		h->pause_log_ms = now;
-	}
-}
-
-static void
-httpd_accept(struct kai_loop *loop, int fd, int events, void *ctx)
-{
-	struct sockaddr_storage sa;
-	struct kaid *k = ctx;
 	struct httpd *h = k->httpd;
 	struct hconn *c;
-	char peer[64];
-	socklen_t salen;
-	int cfd;
 
-	(void)loop;
-	(void)events;
-	for (;;) {
-		salen = sizeof(sa);
-		cfd = accept4(fd, (struct sockaddr *)&sa, &salen,
-		    SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (cfd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
-			if (errno == EMFILE || errno == ENFILE ||
-			    errno == ENOBUFS || errno == ENOMEM)
-				httpd_pause(k, errno);
-			else if (errno != EAGAIN && errno != EWOULDBLOCK)
-				kai_log_warn("could not accept an http "
-				    "connection: %s", strerror(errno));
-			return;
-		}
-		server_peer_name(&sa, salen, peer, sizeof(peer));
-		if (!make_room(k, peer)) {
-			refuse(k, cfd);
-			continue;
-		}
-		c = kai_xcalloc(1, sizeof(*c));
-		c->k = k;
-		c->fd = cfd;
-		memcpy(c->peer, peer, sizeof(c->peer));
-		c->state = H_READ;
-		kai_buf_init(&c->out, HTTPD_OUT_MAX);
-		c->next = h->conns;
-		h->conns = c;
-		h->nconns++;
-		hconn_timer(c, k->conf->http_timeout_ms);
-		(void)hconn_watch(c, KAI_LOOP_READ);
+	(void)l;
+	if (!make_room(k, peer)) {
+		refuse(k, cfd);
+		return;
 	}
+	c = kai_xcalloc(1, sizeof(*c));
+	c->k = k;
+	c->fd = cfd;
+	(void)snprintf(c->peer, sizeof(c->peer), "%s", peer);
+	c->state = H_READ;
+	kai_buf_init(&c->out, HTTPD_OUT_MAX);
+	c->next = h->conns;
+	h->conns = c;
+	h->nconns++;
+	hconn_timer(c, k->conf->http_timeout_ms);
+	(void)hconn_watch(c, KAI_LOOP_READ);
 }
 
 int
 httpd_listen(struct kaid *k, struct kai_err *err)
 {
 	const char *addr = k->conf->http_listen;
-	int fd;
-
 	if (addr == NULL || strcmp(addr, "off") == 0)
 		return 0;
-	if (server_socket(addr, &fd, err) != 0)
-		return kai_err_prefix(err, "http_listen");
-	if (kai_loop_fd_set(k->loop, fd, KAI_LOOP_READ, httpd_accept, k) != 0) {
-		(void)close(fd);
-		return kai_err_set(err, KAI_ESYS,
-		    "could not watch the http listener");
-	}
 	k->httpd = kai_xcalloc(1, sizeof(*k->httpd));
-	k->httpd->fd = fd;
+	k->httpd->listener = listener_open(k, addr, "http", on_conn, err);
+	if (k->httpd->listener == NULL) {
+		KAI_FREE(k->httpd);
+		return kai_err_prefix(err, "http_listen");
+	}
 	kai_log_info("health and metrics on http://%s", addr);
 	return 0;
 }
@@ -488,9 +422,7 @@ httpd_close(struct kaid *k)
 		h->conns = c->next;
 		hconn_close(c);
 	}
-	kai_loop_timer_del(k->loop, h->pause_timer);
-	kai_loop_fd_del(k->loop, h->fd);
-	(void)close(h->fd);
+	listener_close(h->listener);
 	KAI_FREE(k->httpd);
 }
 

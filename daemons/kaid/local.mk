@@ -14,6 +14,8 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/kaid.c \
 	daemons/kaid/kaid.h \
 	daemons/kaid/leader.c \
+	daemons/kaid/listener.c \
+	daemons/kaid/listener.h \
 	daemons/kaid/relay.c \
 	daemons/kaid/metrics.c \
 	daemons/kaid/metrics.h \

@@ -38,12 +38,12 @@
 #include "base/buf.h"
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "listener.h"
 #include "sys/log.h"
 
 #define RELAY_BUF_MAX	  (1024 * 1024)
 #define RELAY_CONNECT_MS  5000
 #define RELAY_SWEEP_MS	  1000
-#define RELAY_PAUSE_MS	  1000	/* accepting again after EMFILE */
 
 struct relay_conn;
 
@@ -65,7 +65,7 @@ struct relay_conn {
 };
 
 struct relay {
-	int listen_fd;		/* -1 while no leader is known */
+	struct listener *listener; /* NULL while no leader is known */
 	char *leader;		/* its address, "" unknown */
 	bool warned;		/* the listener failed: said once per leader */
 	struct sockaddr_storage addr;
@@ -73,12 +73,9 @@ struct relay {
 	struct relay_conn **v;
 	size_t n, cap;
 	uint64_t sweep_timer;
-	uint64_t accept_timer;	/* out of descriptors: accepting again */
 };
 
 static void end_event(struct kai_loop *loop, int fd, int events, void *ctx);
-static void accept_event(struct kai_loop *loop, int fd, int events,
-    void *ctx);
 
 /*
  * A client whose leader cannot be reached is told so in one ERROR frame
@@ -117,7 +114,6 @@ rl(struct kaid *k)
 {
 	if (k->relay == NULL) {
 		k->relay = kai_xcalloc(1, sizeof(*k->relay));
-		k->relay->listen_fd = -1;
 		k->relay->leader = kai_xstrdup("");
 	}
 	return k->relay;
@@ -278,97 +274,49 @@ admit(struct kaid *k, const char *peer)
 	return (int64_t)same < k->conf->max_conns_per_peer;
 }
 
+/* The listener's callback: one client, forwarded to the leader. */
 static void
-accept_resume(struct kai_loop *loop, uint64_t id, void *ctx)
+on_client(struct kaid *k, struct listener *l, int cfd, const char *peer)
 {
-	struct kaid *k = ctx;
-	struct relay *r = k->relay;
-
-	(void)id;
-	r->accept_timer = 0;
-	if (r->listen_fd >= 0 && kai_loop_fd_set(loop, r->listen_fd,
-	    KAI_LOOP_READ, accept_event, k) != 0)
-		kai_log_err("relay: could not watch the listener again");
-}
-
-static void
-pause_accepting(struct kaid *k, int err)
-{
-	struct relay *r = k->relay;
-
-	kai_log_warn("relay: could not accept a client: %s; pausing %d ms",
-	    strerror(err), RELAY_PAUSE_MS);
-	kai_loop_fd_del(k->loop, r->listen_fd);
-	kai_loop_timer_del(k->loop, r->accept_timer);
-	r->accept_timer = kai_loop_timer_add(k->loop, RELAY_PAUSE_MS,
-	    accept_resume, k);
-}
-
-static void
-accept_event(struct kai_loop *loop, int fd, int events, void *ctx)
-{
-	struct sockaddr_storage sa;
-	struct kaid *k = ctx;
 	struct relay *r = k->relay;
 	struct relay_conn *rc;
-	socklen_t salen;
-	char peer[64];
-	int cfd, lfd;
+	int lfd;
 
-	(void)events;
-	for (;;) {
-		salen = sizeof(sa);
-		cfd = accept4(fd, (struct sockaddr *)&sa, &salen,
-		    SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (cfd < 0) {
-			if (errno == EINTR || errno == ECONNABORTED)
-				continue;
-			/* The listener is level-triggered: out of descriptors
-			 * it would fire for ever.  Pause it, as server.c does. */
-			if (errno == EMFILE || errno == ENFILE ||
-			    errno == ENOBUFS || errno == ENOMEM)
-				pause_accepting(k, errno);
-			return;
-		}
-		server_peer_name(&sa, salen, peer, sizeof(peer));
-		if (!admit(k, peer)) {
-			kai_log_warn("relay: refused a client from %s: over "
-			    "limits.connections or connections_per_peer",
-			    peer);
-			(void)close(cfd);
-			continue;
-		}
-		if (r->addrlen == 0 || (lfd = connect_leader(r)) < 0) {
-			int e = errno;
-
-			kai_log_warn("relay: refused a client from %s: the "
-			    "leader at \"%s\" %s", peer, r->leader,
-			    r->addrlen == 0 ? "does not resolve" :
-			    "cannot be reached");
-			tell_unreachable(cfd, "%s: %s", r->leader,
-			    r->addrlen == 0 ? "the address does not resolve" :
-			    strerror(e));
-			(void)close(cfd);
-			continue;
-		}
-		rc = kai_xcalloc(1, sizeof(*rc));
-		rc->k = k;
-		rc->client.rc = rc->leader.rc = rc;
-		rc->client.fd = cfd;
-		rc->leader.fd = lfd;
-		kai_buf_init(&rc->client.out, RELAY_BUF_MAX);
-		kai_buf_init(&rc->leader.out, RELAY_BUF_MAX);
-		rc->connecting = true;
-		rc->start_ms = kai_loop_now_ms(loop);
-		(void)snprintf(rc->peer, sizeof(rc->peer), "%s", peer);
-		if (r->n == r->cap) {
-			r->cap = r->cap ? r->cap * 2 : 16;
-			r->v = kai_xreallocarray(r->v, r->cap, sizeof(*r->v));
-		}
-		r->v[r->n++] = rc;
-		arm(&rc->client);
-		arm(&rc->leader);
+	(void)l;
+	if (!admit(k, peer)) {
+		kai_log_warn("relay: refused a client from %s: over "
+		    "limits.connections or connections_per_peer", peer);
+		(void)close(cfd);
+		return;
 	}
+	if (r->addrlen == 0 || (lfd = connect_leader(r)) < 0) {
+		int e = errno;
+
+		kai_log_warn("relay: refused a client from %s: the leader at "
+		    "\"%s\" %s", peer, r->leader, r->addrlen == 0 ?
+		    "does not resolve" : "cannot be reached");
+		tell_unreachable(cfd, "%s: %s", r->leader, r->addrlen == 0 ?
+		    "the address does not resolve" : strerror(e));
+		(void)close(cfd);
+		return;
+	}
+	rc = kai_xcalloc(1, sizeof(*rc));
+	rc->k = k;
+	rc->client.rc = rc->leader.rc = rc;
+	rc->client.fd = cfd;
+	rc->leader.fd = lfd;
+	kai_buf_init(&rc->client.out, RELAY_BUF_MAX);
+	kai_buf_init(&rc->leader.out, RELAY_BUF_MAX);
+	rc->connecting = true;
+	rc->start_ms = kai_loop_now_ms(k->loop);
+	(void)snprintf(rc->peer, sizeof(rc->peer), "%s", peer);
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 16;
+		r->v = kai_xreallocarray(r->v, r->cap, sizeof(*r->v));
+	}
+	r->v[r->n++] = rc;
+	arm(&rc->client);
+	arm(&rc->leader);
 }
 
 /* Pairs whose leader did not answer the connect in time. */
@@ -399,15 +347,12 @@ stop_listening(struct kaid *k)
 {
 	struct relay *r = k->relay;
 
-	if (r == NULL || r->listen_fd < 0)
+	if (r == NULL || r->listener == NULL)
 		return;
-	kai_loop_fd_del(k->loop, r->listen_fd);
-	(void)close(r->listen_fd);
-	r->listen_fd = -1;
+	listener_close(r->listener);
+	r->listener = NULL;
 	kai_loop_timer_del(k->loop, r->sweep_timer);
 	r->sweep_timer = 0;
-	kai_loop_timer_del(k->loop, r->accept_timer);
-	r->accept_timer = 0;
 }
 
 /* The leader's address as a socket address; false when it does not
@@ -465,19 +410,14 @@ relay_update(struct kaid *k, const char *leader)
 		stop_listening(k);
 		return;
 	}
-	if (r->listen_fd >= 0)
+	if (r->listener != NULL)
 		return;
-	if (server_socket(k->conf->listen, &r->listen_fd, &err) != 0) {
+	r->listener = listener_open(k, k->conf->listen, "relay", on_client,
+	    &err);
+	if (r->listener == NULL) {
 		if (!r->warned)
 			kai_log_warn("standby: %s; not forwarding", err.msg);
 		r->warned = true;
-		r->listen_fd = -1;
-		return;
-	}
-	if (kai_loop_fd_set(k->loop, r->listen_fd, KAI_LOOP_READ,
-	    accept_event, k) != 0) {
-		(void)close(r->listen_fd);
-		r->listen_fd = -1;
 		return;
 	}
 	r->sweep_timer = kai_loop_timer_add(k->loop, RELAY_SWEEP_MS, sweep, k);

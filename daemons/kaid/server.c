@@ -25,7 +25,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +32,7 @@
 
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "listener.h"
 #include "server_int.h"
 #include "sys/log.h"
 
@@ -348,136 +348,43 @@ conn_event(struct kai_loop *loop, int fd, int events, void *ctx)
 	conn_update(k, c);
 }
 
-void
-server_accept_event(struct kai_loop *loop, int fd, int events, void *ctx)
+/* The listener's callback: one client, within the limits. */
+static void
+on_client(struct kaid *k, struct listener *l, int cfd, const char *peer)
 {
-	struct sockaddr_storage sa;
-	struct kaid *k = ctx;
 	struct server *s = k->server;
 	struct conn *c;
-	char peer[64];
-	socklen_t salen;
-	int cfd, one = 1;
+	int one = 1;
 
-	(void)loop;
-	(void)events;
-	for (;;) {
-		salen = sizeof(sa);
-		cfd = accept4(fd, (struct sockaddr *)&sa, &salen,
-		    SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (cfd < 0) {
-			if (errno == EMFILE || errno == ENFILE ||
-			    errno == ENOBUFS || errno == ENOMEM)
-				limits_pause(k, strerror(errno));
-			else if (errno != EAGAIN && errno != EWOULDBLOCK &&
-			    errno != EINTR && errno != ECONNABORTED)
-				kai_log_warn("could not accept a client: %s",
-				    strerror(errno));
-			if (errno == ECONNABORTED || errno == EINTR)
-				continue;
-			return;
-		}
-		server_peer_name(&sa, salen, peer, sizeof(peer));
-		if (!limits_admit(k, cfd, peer))
-			continue;
-		(void)setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one,
-		    sizeof(one));
-		c = kai_xcalloc(1, sizeof(*c));
-		c->fd = cfd;
-		memcpy(c->peer, peer, sizeof(c->peer));
-		c->active_ms = kai_loop_now_ms(k->loop);
-		kai_buf_init(&c->in, CONN_IN_MAX);
-		kai_buf_init(&c->out, (size_t)k->conf->output_bytes);
-		if (s->nconns == s->capconns) {
-			s->capconns = s->capconns ? s->capconns * 2 : 16;
-			s->conns = kai_xreallocarray(s->conns, s->capconns,
-			    sizeof(*s->conns));
-		}
-		s->conns[s->nconns++] = c;
-		conn_update(k, c);
-		if (s->fd_ceiling >= 0 && cfd >= s->fd_ceiling) {
-			limits_pause(k, "descriptors nearly exhausted");
-			return;
-		}
+	if (!limits_admit(k, cfd, peer))
+		return;
+	(void)setsockopt(cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	c = kai_xcalloc(1, sizeof(*c));
+	c->fd = cfd;
+	(void)snprintf(c->peer, sizeof(c->peer), "%s", peer);
+	c->active_ms = kai_loop_now_ms(k->loop);
+	kai_buf_init(&c->in, CONN_IN_MAX);
+	kai_buf_init(&c->out, (size_t)k->conf->output_bytes);
+	if (s->nconns == s->capconns) {
+		s->capconns = s->capconns ? s->capconns * 2 : 16;
+		s->conns = kai_xreallocarray(s->conns, s->capconns,
+		    sizeof(*s->conns));
 	}
-}
-
-
-/* Splits "host:port" (host may be "[v6]" or empty for any address). */
-static int
-split_hostport(const char *s, char *host, size_t hsize, char *port,
-    size_t psize, struct kai_err *err)
-{
-	const char *colon = strrchr(s, ':');
-	size_t hl;
-
-	if (colon == NULL || colon[1] == '\0')
-		return kai_err_set(err, KAI_ECONFIG,
-		    "invalid listen address \"%s\": expected host:port", s);
-	hl = (size_t)(colon - s);
-	if (hl >= 2 && s[0] == '[' && s[hl - 1] == ']') {
-		s++;
-		hl -= 2;
-	}
-	if (hl >= hsize || strlen(colon + 1) >= psize)
-		return kai_err_set(err, KAI_ECONFIG,
-		    "invalid listen address \"%s\": too long", s);
-	memcpy(host, s, hl);
-	host[hl] = '\0';
-	memcpy(port, colon + 1, strlen(colon + 1) + 1); /* length checked */
-	return 0;
-}
-
-int
-server_socket(const char *addr, int *fdp, struct kai_err *err)
-{
-	struct addrinfo hints, *res = NULL;
-	char host[256], port[32];
-	int fd, one = 1, r;
-
-	if (split_hostport(addr, host, sizeof(host), port, sizeof(port),
-		err) != 0)
-		return KAI_ECONFIG;
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_PASSIVE;
-	r = getaddrinfo(host[0] != '\0' ? host : NULL, port, &hints, &res);
-	if (r != 0)
-		return kai_err_set(err, KAI_ECONFIG,
-		    "could not resolve listen address \"%s\": %s", addr,
-		    gai_strerror(r));
-	fd = socket(res->ai_family, res->ai_socktype | SOCK_NONBLOCK |
-	    SOCK_CLOEXEC, 0);
-	if (fd < 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
-	    bind(fd, res->ai_addr, res->ai_addrlen) != 0 ||
-	    listen(fd, 512) != 0) {
-		r = errno;
-		if (fd >= 0)
-			(void)close(fd);
-		freeaddrinfo(res);
-		return kai_err_set(err, KAI_ESYS, "could not listen on \"%s\": %s",
-		    addr, strerror(r));
-	}
-	freeaddrinfo(res);
-	*fdp = fd;
-	return 0;
+	s->conns[s->nconns++] = c;
+	conn_update(k, c);
+	/* Past the reserve kept for munged, PostgreSQL and the API server:
+	 * this client is served, the next ones wait in the backlog. */
+	if (s->fd_ceiling >= 0 && cfd >= s->fd_ceiling)
+		listener_pause(l, "descriptors nearly exhausted");
 }
 
 int
 server_listen(struct kaid *k, struct kai_err *err)
 {
-	int fd, r;
-
-	if ((r = server_socket(k->conf->listen, &fd, err)) != 0)
-		return r;
-	if (kai_loop_fd_set(k->loop, fd, KAI_LOOP_READ, server_accept_event,
-		k) != 0) {
-		(void)close(fd);
-		return kai_err_set(err, KAI_ESYS, "could not watch the listener");
-	}
-	k->server->listen_fd = fd;
+	k->server->listener = listener_open(k, k->conf->listen, "client",
+	    on_client, err);
+	if (k->server->listener == NULL)
+		return err->code;
 	limits_start(k);
 	return 0;
 }
@@ -486,7 +393,6 @@ void
 server_init(struct kaid *k)
 {
 	k->server = kai_xcalloc(1, sizeof(*k->server));
-	k->server->listen_fd = -1;
 	k->server->fd_ceiling = -1;
 }
 
@@ -504,17 +410,12 @@ server_free(struct kaid *k)
 	if (s == NULL)
 		return;
 	/* kaid -n and a failed start end here with no loop. */
-	if (k->loop != NULL) {
+	if (k->loop != NULL)
 		kai_loop_timer_del(k->loop, s->sweep_timer);
-		kai_loop_timer_del(k->loop, s->accept_timer);
-	}
 	while (s->nconns > 0)
 		server_conn_close(k, s->conns[0]);
 	free(s->conns);
-	if (s->listen_fd >= 0) {
-		kai_loop_fd_del(k->loop, s->listen_fd);
-		(void)close(s->listen_fd);
-	}
+	listener_close(s->listener);
 	KAI_FREE(k->server);
 }
 

@@ -30,12 +30,11 @@ struct conn {
 
 /* The client port's state, kept by these two files alone. */
 struct server {
-	int listen_fd;		/* -1 until server_listen() */
+	struct listener *listener; /* NULL until server_listen() */
 	struct conn **conns;
 	size_t nconns;
 	size_t capconns;
 	uint64_t sweep_timer;	/* server_limits.c: header and idle timeouts */
-	uint64_t accept_timer;	/* accepting again after EMFILE */
 	int64_t refuse_log_ms;	/* last "refused" log line */
 	uint64_t refused;	/* connections refused since that line */
 	int fd_ceiling;		/* accept pauses past it; -1 none */
@@ -44,9 +43,6 @@ struct server {
 /* server.c */
 /* Closes c now and forgets it (its deferred replies are dropped). */
 void server_conn_close(struct kaid *k, struct conn *c);
-/* The listener's callback: accepts what waits, within the limits. */
-void server_accept_event(struct kai_loop *loop, int fd, int events,
-    void *ctx);
 
 /* server_limits.c */
 /* Starts the timeout sweep and sets the descriptor ceiling (listen). */
@@ -54,7 +50,5 @@ void limits_start(struct kaid *k);
 /* Whether one more connection from peer is within the limits; if not,
  * fd got a refusal and is closed. */
 bool limits_admit(struct kaid *k, int fd, const char *peer);
-/* Stops accepting for a while (reason: why, for the log). */
-void limits_pause(struct kaid *k, const char *reason);
 
 #endif /* KAID_SERVER_INT_H */

@@ -5,11 +5,10 @@
  * server.c reads and writes; this file decides who may connect and for
  * how long (kaid.yaml(5), LIMITS).  At accept: limits.connections in all
  * and limits.connections_per_peer from one address, a refusal being one
- * error frame written if the socket takes it, then close.  accept()
- * out of descriptors, or past the reserve kept for munged, PostgreSQL
- * and the API server, unwatches the listener for a second instead of
- * letting the level-triggered loop report the waiting connection again
- * at once (OpenBSD's daemons pause accepting the same way).  A sweep
+ * error frame written if the socket takes it, then close.  The
+ * descriptor ceiling: past the reserve kept for munged, PostgreSQL and
+ * the API server, server.c pauses the listener (listener.c, which also
+ * pauses when accept() runs out of descriptors).  A sweep
  * timer closes connections past limits.header_timeout (a frame whose
  * header and credential do not come: a slowloris) and
  * limits.idle_timeout.  Refusals come in floods, so they are logged
@@ -23,7 +22,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <netdb.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,18 +30,8 @@
 #include "server_int.h"
 #include "sys/log.h"
 
-#define ACCEPT_PAUSE_MS 1000		/* out of descriptors: wait this long */
 #define REFUSE_LOG_MS	(60 * 1000)	/* one line per minute of refusals */
 #define FD_RESERVE	32		/* kept for munged, PostgreSQL, the API */
-
-void
-server_peer_name(const struct sockaddr_storage *sa, socklen_t len,
-    char *buf, size_t size)
-{
-	if (getnameinfo((const struct sockaddr *)sa, len, buf, (socklen_t)size,
-		NULL, 0, NI_NUMERICHOST) != 0)
-		(void)snprintf(buf, size, "unknown");
-}
 
 /*
  * Refusals come in floods: one line when they start, then one a minute
@@ -106,39 +94,6 @@ limits_admit(struct kaid *k, int fd, const char *peer)
 		return false;
 	}
 	return true;
-}
-
-static void
-accept_resume(struct kai_loop *loop, uint64_t id, void *ctx)
-{
-	struct kaid *k = ctx;
-
-	(void)id;
-	k->server->accept_timer = 0;
-	if (k->server->listen_fd >= 0 &&
-	    kai_loop_fd_set(loop, k->server->listen_fd,
-		KAI_LOOP_READ, server_accept_event, k) != 0)
-		kai_log_err("could not watch the listener again");
-}
-
-/*
- * Out of descriptors (or kernel memory): the pending connection stays in
- * the backlog and the level-triggered loop would report it again at once,
- * for ever.  Stop watching the listener for a while instead; the clients
- * in the backlog wait, and connections that end or time out meanwhile
- * free descriptors for them.
- */
-void
-limits_pause(struct kaid *k, const char *reason)
-{
-	char why[160];
-
-	kai_loop_fd_del(k->loop, k->server->listen_fd);
-	k->server->accept_timer = kai_loop_timer_add(k->loop, ACCEPT_PAUSE_MS,
-	    accept_resume, k);
-	(void)snprintf(why, sizeof(why), "could not accept: %s; "
-	    "pausing %d ms", reason, ACCEPT_PAUSE_MS);
-	refuse_log(k, why);
 }
 
 /*
