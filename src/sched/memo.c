@@ -97,7 +97,7 @@ usable(const struct sess *S, uint32_t j, const struct sjob **sj)
 {
 	const struct sjob *x = &S->jobs[j];
 
-	if (S->s->jobs[j].topology >= 0 && x->nactive > 0)
+	if (x->topo && x->nactive > 0)
 		return false;
 	/* A gang that cannot reach its minimum fails for its own reason. */
 	if (x->min > x->nactive && x->min - x->nactive > x->npending)

@@ -118,6 +118,11 @@ struct sjob {
 	uint32_t nmoved;    /* moved by consolidation this cycle */
 	bool static_fail;   /* never schedulable this cycle (why set) */
 	bool sreq_ok;       /* the step fields below are up to date */
+	/* The job's own, copied here (in what was padding) so that the
+	 * allocate step of a job that cannot run reads this entry only,
+	 * not the snapshot's too: two cache misses a job less. */
+	bool preemptible;
+	bool topo; /* it has a topology constraint */
 	uint32_t sn;        /* tasks in the next step (gang.c) */
 	int64_t sreq[NRES]; /* ... their request */
 	uint64_t sh1, sh2;  /* ... two hashes of their shape (memo.c) */

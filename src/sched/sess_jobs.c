@@ -141,6 +141,8 @@ kai_sched_jobs_init(struct sess *S, struct kai_err *err)
 		const struct kai_sched_snap_job *J = &s->jobs[j];
 
 		S->jobs[j].queue = J->queue;
+		S->jobs[j].preemptible = J->preemptible;
+		S->jobs[j].topo = J->topology >= 0;
 		S->jobs[j].min =
 		    J->min_tasks > 0 ? J->min_tasks : (uint32_t)J->ntasks;
 		if (J->ntasks > most)
