@@ -408,7 +408,10 @@ void kai_sched_memo_store(struct kai_sched_memo *m, const struct sess *S,
 const struct sjob *kai_sched_step(const struct sess *S, uint32_t j);
 /* Step shape hashing (sjob.sh1, sh2), and a general 64-bit mixer. */
 void kai_sched_shape_start(struct sjob *sj, const struct kai_sched_snap_job *J);
-void kai_sched_shape_add(struct sjob *sj, const struct kai_sched_snap_task *k);
+void kai_sched_shape_add(struct sjob *sj, const struct kai_sched_snap_task *k,
+    uint32_t run);
+bool kai_sched_same_request(const struct kai_sched_snap_task *a,
+    const struct kai_sched_snap_task *b);
 uint64_t kai_sched_mix64(uint64_t x);
 
 /* fairshare.c */
