@@ -94,16 +94,24 @@ static void
 make_groups(struct sess *S)
 {
 	const struct kai_sched_snapshot *s = S->s;
-	size_t cap = 16, j;
+	size_t cap = 16, j, most = s->njobs;
 	uint64_t *keys;
 	uint32_t *ids;
 
-	while (cap < 2 * s->njobs)
+	/*
+	 * At most one group per job, and per (queue, user or none): a
+	 * million jobs of 200 users in 200 queues make 40,000 groups, and
+	 * a table sized by the groups stays in the cache where one sized
+	 * by the jobs would miss at every probe.
+	 */
+	if (s->nqueues > 0 && s->nusers + 1 <= most / s->nqueues)
+		most = s->nqueues * (s->nusers + 1);
+	while (cap < 2 * most)
 		cap *= 2;
 	keys = kai_sched_calloc(S->ctx, cap, sizeof(*keys));
 	ids = kai_sched_calloc(S->ctx, cap, sizeof(*ids));
 	memset(keys, 0xff, cap * sizeof(*keys));
-	S->groups = kai_sched_calloc(S->ctx, s->njobs > 0 ? s->njobs : 1,
+	S->groups = kai_sched_calloc(S->ctx, most > 0 ? most : 1,
 	    sizeof(*S->groups));
 	for (j = 0; j < s->njobs; j++) {
 		const struct kai_sched_snap_job *J = &s->jobs[j];
