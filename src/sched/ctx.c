@@ -78,8 +78,10 @@ kai_sched_calloc(struct kai_sched_ctx *c, size_t n, size_t size)
 	size_t bytes, i, best = SIZE_MAX;
 	unsigned char *h;
 
+	/* No room for the header: as any allocation too large, this aborts
+	 * (kai_xmalloc() never returns NULL). */
 	if (size != 0 && n > (SIZE_MAX - CTX_HDR) / size)
-		return kai_xreallocarray(NULL, n, size); /* aborts, as calloc */
+		return kai_xmalloc(SIZE_MAX);
 	bytes = n * size;
 	if (c == NULL || bytes < CTX_MIN_KEEP)
 		return fresh(bytes);
