@@ -65,13 +65,17 @@ struct tick {
 	char *error;		/* the last cycle's refusal, logged once */
 	uint64_t *prio_ids;	/* pending jobs whose stored reason is a */
 	size_t nprio;		/* "N jobs ahead" one, sorted */
+	struct kai_sched_ctx *sched; /* the core's arrays, kept between
+					cycles (sched_model.h) */
 };
 
 static struct tick *
 tk(struct kaid *k)
 {
-	if (k->tick == NULL)
+	if (k->tick == NULL) {
 		k->tick = kai_xcalloc(1, sizeof(*k->tick));
+		k->tick->sched = kai_sched_ctx_new();
+	}
 	return k->tick;
 }
 
@@ -454,7 +458,7 @@ tick_run(struct kaid *k)
 		sn.lost[i]->est_start = 0; /* not given to the core: none */
 	}
 	rs.at = 0;
-	if (kai_sched_cycle(&sn.s, &r, &err) != 0) {
+	if (kai_sched_cycle_ctx(tk(k)->sched, &sn.s, &r, &err) != 0) {
 		cycle_failed(k, &err);
 	} else {
 		KAI_FREE(tk(k)->error);
@@ -538,6 +542,7 @@ tick_free(struct kaid *k)
 		return;
 	free(k->tick->error);
 	free(k->tick->prio_ids);
+	kai_sched_ctx_free(k->tick->sched);
 	KAI_FREE(k->tick);
 }
 

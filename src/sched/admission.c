@@ -37,8 +37,8 @@ set(struct kai_sched_why_info *w, enum kai_sched_why why, uint32_t q, int r,
 bool
 kai_sched_admit(const struct sess *S, uint32_t j, struct kai_sched_why_info *w)
 {
-	const struct kai_sched_snap_job *J = &S->s->jobs[j];
-	const int64_t *lim = kai_sched_step(S, j)->sreq, *fs = lim;
+	const struct sjob *J = kai_sched_step(S, j);
+	const int64_t *lim = J->sreq, *fs = lim;
 	int32_t q;
 	int r;
 

@@ -43,7 +43,8 @@ step(struct sess *S, struct kai_sched_memo *m, uint32_t j,
 
 	if (!kai_sched_admit(S, j, w))
 		return REFUSED;
-	kai_sched_bf_job(S, j, S->s->now);
+	if (S->bf_on) /* the memo's keys need the job's backfill class */
+		kai_sched_bf_job(S, j, S->s->now);
 	if ((seen = kai_sched_memo_find(m, S, j)) != NULL) {
 		*w = *seen;
 		return KNOWN;

@@ -76,12 +76,12 @@ movable(const struct sess *S, const struct cctx *c, uint32_t j)
 static void
 tasks_by_node(const struct sess *S, struct cctx *c)
 {
-	uint32_t *fill = kai_xcalloc(S->nn + 1, sizeof(*fill));
+	uint32_t *fill = kai_sched_calloc(S->ctx, S->nn + 1, sizeof(*fill));
 	size_t t, nt = S->s->ntasks;
 	uint32_t n;
 
-	c->nstart = kai_xcalloc(S->nn + 2, sizeof(*c->nstart));
-	c->ntask = kai_xcalloc(nt + 1, sizeof(*c->ntask));
+	c->nstart = kai_sched_calloc(S->ctx, S->nn + 2, sizeof(*c->nstart));
+	c->ntask = kai_sched_calloc(S->ctx, nt + 1, sizeof(*c->ntask));
 	for (t = 0; t < nt; t++)
 		if (kai_sched_task_active(&S->tasks[t]))
 			c->nstart[S->tasks[t].node + 1]++;
@@ -93,7 +93,7 @@ tasks_by_node(const struct sess *S, struct cctx *c)
 		n = (uint32_t)S->tasks[t].node;
 		c->ntask[c->nstart[n] + fill[n]++] = (uint32_t)t;
 	}
-	free(fill);
+	kai_sched_free(S->ctx, fill);
 }
 
 /*
@@ -486,10 +486,11 @@ kai_sched_consolidate(struct sess *S)
 		return;
 	memset(&c, 0, sizeof(c));
 	tasks_by_node(S, &c);
-	c.vj = kai_xcalloc(S->s->njobs + 1, sizeof(*c.vj));
-	c.seen = kai_xcalloc(S->s->njobs + 1, 1);
-	c.moving = kai_xcalloc(S->s->ntasks + 1, sizeof(*c.moving));
-	nc = kai_xcalloc(S->nn + 1, sizeof(*nc));
+	c.vj = kai_sched_calloc(S->ctx, S->s->njobs + 1, sizeof(*c.vj));
+	c.seen = kai_sched_calloc(S->ctx, S->s->njobs + 1, 1);
+	c.moving =
+	    kai_sched_calloc(S->ctx, S->s->ntasks + 1, sizeof(*c.moving));
+	nc = kai_sched_calloc(S->ctx, S->nn + 1, sizeof(*nc));
 	kai_sched_memo_init(&memo);
 	kai_sched_order_init(&o, S, want);
 	while ((top = kai_sched_order_top(&o)) >= 0) {
@@ -498,10 +499,10 @@ kai_sched_consolidate(struct sess *S)
 	}
 	kai_sched_order_fini(&o);
 	kai_sched_memo_fini(&memo);
-	free(nc);
-	free(c.nstart);
-	free(c.ntask);
-	free(c.vj);
-	free(c.seen);
-	free(c.moving);
+	kai_sched_free(S->ctx, nc);
+	kai_sched_free(S->ctx, c.nstart);
+	kai_sched_free(S->ctx, c.ntask);
+	kai_sched_free(S->ctx, c.vj);
+	kai_sched_free(S->ctx, c.seen);
+	kai_sched_free(S->ctx, c.moving);
 }

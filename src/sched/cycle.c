@@ -169,15 +169,17 @@ job_out(struct sess *S, size_t j)
 		o->est_start = o->why.a; /* the reservation's start */
 }
 
-int
-kai_sched_cycle(const struct kai_sched_snapshot *s, struct kai_sched_result *r,
+/* One cycle; the result's arrays come from rctx (NULL: malloc). */
+static int
+cycle(struct kai_sched_ctx *c, struct kai_sched_ctx *rctx,
+    const struct kai_sched_snapshot *s, struct kai_sched_result *r,
     struct kai_err *err)
 {
 	struct sess S;
 	size_t i;
 	int rc;
 
-	if ((rc = kai_sched_sess_init(&S, s, r, err)) != 0) {
+	if ((rc = kai_sched_sess_init(&S, c, rctx, s, r, err)) != 0) {
 		kai_sched_sess_fini(&S);
 		kai_sched_result_fini(r);
 		return rc;
@@ -198,12 +200,35 @@ kai_sched_cycle(const struct kai_sched_snapshot *s, struct kai_sched_result *r,
 	return 0;
 }
 
+int
+kai_sched_cycle_ctx(struct kai_sched_ctx *c, const struct kai_sched_snapshot *s,
+    struct kai_sched_result *r, struct kai_err *err)
+{
+	int rc = cycle(c, c, s, r, err);
+
+	kai_sched_ctx_trim(c);
+	return rc;
+}
+
+int
+kai_sched_cycle(const struct kai_sched_snapshot *s, struct kai_sched_result *r,
+    struct kai_err *err)
+{
+	/* The session's arrays go back to a context of the call's own;
+	 * the result's to malloc, since it outlives the call. */
+	struct kai_sched_ctx *c = kai_sched_ctx_new();
+	int rc = cycle(c, NULL, s, r, err);
+
+	kai_sched_ctx_free(c);
+	return rc;
+}
+
 void
 kai_sched_result_fini(struct kai_sched_result *r)
 {
-	KAI_FREE(r->tasks);
-	KAI_FREE(r->jobs);
-	KAI_FREE(r->queues);
+	kai_sched_free(r->ctx, r->tasks);
+	kai_sched_free(r->ctx, r->jobs);
+	kai_sched_free(r->ctx, r->queues);
 	free(r->types);
 	KAI_FREE(r->qtypes);
 	memset(r, 0, sizeof(*r));

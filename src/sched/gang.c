@@ -46,7 +46,9 @@ static void
 step_compute(const struct sess *S, uint32_t j, struct sjob *sj)
 {
 	const struct kai_sched_snap_job *J = &S->s->jobs[j];
-	uint32_t need = sj->min > sj->nactive ? sj->min - sj->nactive : 1;
+	const struct kai_sched_snap_task *prev = NULL;
+	uint32_t need = sj->min > sj->nactive ? sj->min - sj->nactive : 1,
+		 run = 0;
 	int64_t v[NRES];
 	size_t t;
 	int r;
@@ -65,9 +67,20 @@ step_compute(const struct sess *S, uint32_t j, struct sjob *sj)
 		kai_sched_task_req(S, (uint32_t)t, v);
 		for (r = 0; r < NRES; r++)
 			sj->sreq[r] += v[r];
-		kai_sched_shape_add(sj, k);
 		sj->sn++;
+		/* A gang's tasks are mostly alike: a run of equal
+		 * requests goes into the shape once, with its length. */
+		if (prev != NULL && kai_sched_same_request(prev, k)) {
+			run++;
+			continue;
+		}
+		if (prev != NULL)
+			kai_sched_shape_add(sj, prev, run);
+		prev = k;
+		run = 1;
 	}
+	if (prev != NULL)
+		kai_sched_shape_add(sj, prev, run);
 }
 
 /*

@@ -5,6 +5,7 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/allocate.c \
 	src/sched/backfill.c \
 	src/sched/consolidate.c \
+	src/sched/ctx.c \
 	src/sched/decay.c \
 	src/sched/decay.h \
 	src/sched/estimate.c \

@@ -12,7 +12,8 @@
  *
  * Shapes are compared by two independent 64-bit hashes of every task's
  * request plus the task count (gang.c computes them with the step, in
- * the same pass, through kai_sched_shape_add()): two different shapes
+ * the same pass, through kai_sched_shape_add(); a run of equal requests,
+ * the common gang, is hashed once with its length): two different shapes
  * would have to collide in 128 bits at once to be confused, which the
  * cycle's few thousand shapes will not do, and a probe costs no walk
  * over the tasks of two jobs.  The
@@ -64,10 +65,26 @@ kai_sched_shape_mix(struct sjob *sj, uint64_t v)
 	shape_mix(sj, v);
 }
 
-/* Adds one task's request to the shape. */
-void
-kai_sched_shape_add(struct sjob *sj, const struct kai_sched_snap_task *k)
+/* Whether two tasks ask for the same (what the shape is made of). */
+bool
+kai_sched_same_request(const struct kai_sched_snap_task *a,
+    const struct kai_sched_snap_task *b)
 {
+	return a->gpus == b->gpus && a->gpu_fraction == b->gpu_fraction &&
+	    a->gpu_memory_mib == b->gpu_memory_mib &&
+	    a->cpu_millis == b->cpu_millis && a->memory_mib == b->memory_mib;
+}
+
+/*
+ * Adds `run` consecutive tasks asking for what k asks for: runs are
+ * maximal (the caller merges equal neighbours), so one sequence of
+ * requests has one encoding and equal shapes hash alike.
+ */
+void
+kai_sched_shape_add(struct sjob *sj, const struct kai_sched_snap_task *k,
+    uint32_t run)
+{
+	shape_mix(sj, run);
 	shape_mix(sj, k->gpus);
 	shape_mix(sj, (uint64_t)k->gpu_fraction);
 	shape_mix(sj, (uint64_t)k->gpu_memory_mib);
@@ -103,7 +120,7 @@ usable(const struct sess *S, uint32_t j, const struct sjob **sj)
 {
 	const struct sjob *x = &S->jobs[j];
 
-	if (S->s->jobs[j].topology >= 0 && x->nactive > 0)
+	if (x->topo && x->nactive > 0)
 		return false;
 	/* A gang that cannot reach its minimum fails for its own reason. */
 	if (x->min > x->nactive && x->min - x->nactive > x->npending)

@@ -24,8 +24,11 @@
  * the cluster -- then age.  A user who has had less goes first at equal
  * priority, and a user's turn passes as soon as they get GPUs.
  *
- * Every level is a binary heap (heap.c) with cached keys, so a pop costs
- * O(depth x log fan-out + log jobs).  Anything that changes a queue's or
+ * Queues and groups are binary heaps (heap.c) with cached keys; a
+ * group's jobs are one run of keys sorted once (their keys do not change
+ * while they wait, and a run read in order stays in the cache, where a
+ * heap of a million jobs' keys would miss at every level), so a pop costs
+ * O(depth x log fan-out).  Anything that changes a queue's or
  * group's key (stmt.c marks them dirty) is re-keyed bottom-up before the
  * next pop.
  */
@@ -214,26 +217,21 @@ key_before(const struct okey *a, const struct okey *b)
 	return a->job < b->job;
 }
 
-static bool
-job_before(const void *ctx, uint32_t x, uint32_t y)
+static int
+key_cmp(const void *a, const void *b)
 {
-	const struct kai_sched_order *o = ctx;
-
-	return key_before(&o->jk[x], &o->jk[y]);
+	return key_before(a, b) ? -1 : key_before(b, a);
 }
 
 static void
-job_key(struct kai_sched_order *o, uint32_t j)
+job_key(const struct kai_sched_order *o, uint32_t j, struct okey *k)
 {
 	const struct sess *S = o->S;
-	struct okey *k = &o->jk[j];
 
 	k->prio = S->s->jobs[j].priority;
 	k->created = S->s->jobs[j].created;
 	k->elastic = kai_sched_elastic_state(S, j);
 	k->job = j;
-	k->usage = 0;
-	kai_sched_step_req(S, j, k->req);
 }
 
 static double
@@ -247,16 +245,24 @@ group_usage(const struct sess *S, uint32_t g)
 	return u;
 }
 
+/* The first job of group g in job order, or NONE32. */
+static uint32_t
+group_head(const struct kai_sched_order *o, uint32_t g)
+{
+	return o->gcur[g] < o->gend[g] ? o->jrun[o->gcur[g]].job : NONE32;
+}
+
 /* A group's key is its head job's, with the user's usage. */
 static void
 group_key(struct kai_sched_order *o, uint32_t g)
 {
-	uint32_t head = kai_sched_heap_top(&o->gh[g]);
+	uint32_t head = group_head(o, g);
 
 	if (head == NONE32)
 		return;
-	o->gk[g] = o->jk[head];
+	o->gk[g].k = o->jrun[o->gcur[g]];
 	o->gk[g].usage = group_usage(o->S, g);
+	kai_sched_step_req(o->S, head, o->gk[g].req);
 }
 
 /*
@@ -268,14 +274,14 @@ static bool
 group_before(const void *ctx, uint32_t x, uint32_t y)
 {
 	const struct kai_sched_order *o = ctx;
-	const struct okey *a = &o->gk[x], *b = &o->gk[y];
+	const struct okey *a = &o->gk[x].k, *b = &o->gk[y].k;
 
 	if (a->prio != b->prio)
 		return a->prio > b->prio;
 	if (a->elastic != b->elastic)
 		return a->elastic < b->elastic;
-	if (a->usage != b->usage)
-		return a->usage < b->usage;
+	if (o->gk[x].usage != o->gk[y].usage)
+		return o->gk[x].usage < o->gk[y].usage;
 	if (a->created != b->created)
 		return a->created < b->created;
 	return a->job < b->job;
@@ -306,7 +312,7 @@ refresh(struct kai_sched_order *o, uint32_t q)
 	if (top == NONE32) {
 		S->q[q].rep = -1;
 	} else if (S->q[q].leaf) {
-		S->q[q].rep = (int32_t)o->gk[top].job;
+		S->q[q].rep = (int32_t)o->gk[top].k.job;
 		req = o->gk[top].req;
 	} else {
 		S->q[q].rep = S->q[top].rep;
@@ -319,36 +325,30 @@ static void
 jobs_in(struct kai_sched_order *o, kai_sched_want_fn *want)
 {
 	struct sess *S = o->S;
-	uint32_t *start = kai_xcalloc(S->ng + 1, sizeof(*start));
 	uint32_t j, g, nj = (uint32_t)S->s->njobs;
 
+	memset(o->gcur, 0, (S->ng + 1) * sizeof(*o->gcur));
 	for (j = 0; j < nj; j++)
 		if (want(S, j))
-			start[S->jobs[j].group + 1]++;
+			o->gcur[S->jobs[j].group + 1]++;
 	for (g = 0; g < S->ng; g++)
-		start[g + 1] += start[g];
-	for (g = 0; g < S->ng; g++)
-		kai_sched_heap_init(&o->gh[g], o->jstore + start[g], NULL,
-		    job_before, o);
-	for (j = 0; j < nj; j++) {
-		if (!want(S, j))
-			continue;
-		job_key(o, j);
-		g = S->jobs[j].group;
-		o->gh[g].a[o->gh[g].n++] = j;
-	}
+		o->gcur[g + 1] += o->gcur[g];
+	memcpy(o->gend, o->gcur, (S->ng + 1) * sizeof(*o->gend));
+	for (j = 0; j < nj; j++)
+		if (want(S, j))
+			job_key(o, j, &o->jrun[o->gend[S->jobs[j].group]++]);
 	for (g = 0; g < S->ng; g++) {
-		kai_sched_heap_build(&o->gh[g]);
+		qsort(o->jrun + o->gcur[g], o->gend[g] - o->gcur[g],
+		    sizeof(*o->jrun), key_cmp);
 		group_key(o, g);
 	}
-	free(start);
 }
 
 static void
 groups_in(struct kai_sched_order *o)
 {
 	struct sess *S = o->S;
-	uint32_t *start = kai_xcalloc(S->nq + 1, sizeof(*start));
+	uint32_t *start = kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*start));
 	uint32_t g, q;
 
 	for (g = 0; g < S->ng; g++)
@@ -362,10 +362,10 @@ groups_in(struct kai_sched_order *o)
 	for (g = 0; g < S->ng; g++) {
 		struct kai_sched_heap *h = &o->qh[S->groups[g].leaf];
 
-		if (o->gh[g].n > 0)
+		if (o->gcur[g] < o->gend[g])
 			h->a[h->n++] = g;
 	}
-	free(start);
+	kai_sched_free(S->ctx, start);
 }
 
 void
@@ -384,16 +384,20 @@ kai_sched_order_init(struct kai_sched_order *o, struct sess *S,
 		KAI_FREE(S->ordmem);
 	} else {
 		memset(o, 0, sizeof(*o));
-		o->qh = kai_xcalloc(S->nq + 1, sizeof(*o->qh));
-		o->gh = kai_xcalloc(S->ng + 1, sizeof(*o->gh));
-		o->qstore = kai_xcalloc(S->nq + 1, sizeof(*o->qstore));
-		o->rstore = kai_xcalloc(S->ntop + 1, sizeof(*o->rstore));
-		o->gstore = kai_xcalloc(S->ng + 1, sizeof(*o->gstore));
-		o->jstore = kai_xcalloc(S->s->njobs + 1, sizeof(*o->jstore));
-		o->jk = kai_xcalloc(S->s->njobs + 1, sizeof(*o->jk));
-		o->gk = kai_xcalloc(S->ng + 1, sizeof(*o->gk));
-		o->qpos = kai_xcalloc(S->nq + 1, sizeof(*o->qpos));
-		o->gpos = kai_xcalloc(S->ng + 1, sizeof(*o->gpos));
+		o->qh = kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*o->qh));
+		o->gcur = kai_sched_calloc(S->ctx, S->ng + 1, sizeof(*o->gcur));
+		o->gend = kai_sched_calloc(S->ctx, S->ng + 1, sizeof(*o->gend));
+		o->qstore =
+		    kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*o->qstore));
+		o->rstore =
+		    kai_sched_calloc(S->ctx, S->ntop + 1, sizeof(*o->rstore));
+		o->gstore =
+		    kai_sched_calloc(S->ctx, S->ng + 1, sizeof(*o->gstore));
+		o->jrun = kai_sched_calloc(S->ctx, S->s->njobs + 1,
+		    sizeof(*o->jrun));
+		o->gk = kai_sched_calloc(S->ctx, S->ng + 1, sizeof(*o->gk));
+		o->qpos = kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*o->qpos));
+		o->gpos = kai_sched_calloc(S->ctx, S->ng + 1, sizeof(*o->gpos));
 	}
 	o->S = S;
 	memset(o->qpos, 0xff, (S->nq + 1) * sizeof(*o->qpos));
@@ -444,16 +448,16 @@ kai_sched_order_free(struct kai_sched_order *o)
 {
 	if (o == NULL)
 		return;
-	free(o->qh);
-	free(o->gh);
-	free(o->qstore);
-	free(o->rstore);
-	free(o->gstore);
-	free(o->jstore);
-	free(o->jk);
-	free(o->gk);
-	free(o->qpos);
-	free(o->gpos);
+	kai_sched_free(o->S->ctx, o->qh);
+	kai_sched_free(o->S->ctx, o->gcur);
+	kai_sched_free(o->S->ctx, o->gend);
+	kai_sched_free(o->S->ctx, o->qstore);
+	kai_sched_free(o->S->ctx, o->rstore);
+	kai_sched_free(o->S->ctx, o->gstore);
+	kai_sched_free(o->S->ctx, o->jrun);
+	kai_sched_free(o->S->ctx, o->gk);
+	kai_sched_free(o->S->ctx, o->qpos);
+	kai_sched_free(o->S->ctx, o->gpos);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -470,7 +474,7 @@ settle_groups(struct kai_sched_order *o)
 		S->gdirty[g] = 0;
 		if (!kai_sched_heap_has(h, g))
 			continue;
-		if (o->gh[g].n == 0) {
+		if (o->gcur[g] == o->gend[g]) {
 			kai_sched_heap_remove(h, g);
 		} else {
 			group_key(o, g);
@@ -518,20 +522,51 @@ kai_sched_order_top(struct kai_sched_order *o)
 		return -1;
 	while (!S->q[q].leaf)
 		q = kai_sched_heap_top(&o->qh[q]);
-	return (int64_t)kai_sched_heap_top(
-	    &o->gh[kai_sched_heap_top(&o->qh[q])]);
+	return (int64_t)group_head(o, kai_sched_heap_top(&o->qh[q]));
+}
+
+/*
+ * The group's next jobs are taken some pops from now, and what the
+ * allocate step reads of them (their session, snapshot and result
+ * entries) lies anywhere in arrays of a million jobs: ask for those
+ * lines now, so that a pop does not wait on memory each time.
+ */
+static void
+prefetch_head(const struct kai_sched_order *o, uint32_t g)
+{
+	const struct sess *S = o->S;
+	uint32_t i;
+
+	for (i = o->gcur[g]; i < o->gend[g] && i < o->gcur[g] + 2; i++) {
+		uint32_t h = o->jrun[i].job;
+
+		__builtin_prefetch(&S->jobs[h]);
+		__builtin_prefetch(&S->s->jobs[h]);
+		__builtin_prefetch(&S->r->jobs[h], 1);
+	}
 }
 
 void
 kai_sched_order_next(struct kai_sched_order *o, uint32_t j, bool keep)
 {
-	uint32_t g = o->S->jobs[j].group;
+	uint32_t g = o->S->jobs[j].group, at = o->gcur[g], p;
+	struct okey k;
 
-	/* j is the top of its group; re-insert it under its new key. */
-	kai_sched_heap_pop(&o->gh[g]);
-	if (keep) {
-		job_key(o, j);
-		kai_sched_heap_push(&o->gh[g], j);
+	/*
+	 * j is the head of its group, at the run's cursor.  Done with it:
+	 * the cursor moves on.  To be placed again (elastic), it goes back
+	 * under its new key: the jobs that now come before it move up one
+	 * into its slot (its state only grows, so its key moves back).
+	 */
+	if (!keep) {
+		o->gcur[g]++;
+	} else {
+		job_key(o, j, &k);
+		for (p = at + 1; p < o->gend[g] && key_before(&o->jrun[p], &k);
+		     p++)
+			o->jrun[p - 1] = o->jrun[p];
+		o->jrun[p - 1] = k;
 	}
+	prefetch_head(o, g);
 	kai_sched_touch_group(o->S, g);
 }

@@ -86,9 +86,9 @@ holders(const struct sess *S, int64_t **prio, uint32_t **start)
 {
 	uint32_t nj = (uint32_t)S->s->njobs, j, q, *fill;
 
-	*start = kai_xcalloc(S->nq + 2, sizeof(**start));
-	*prio = kai_xcalloc(nj + 1, sizeof(**prio));
-	fill = kai_xcalloc(S->nq + 1, sizeof(*fill));
+	*start = kai_sched_calloc(S->ctx, S->nq + 2, sizeof(**start));
+	*prio = kai_sched_calloc(S->ctx, nj + 1, sizeof(**prio));
+	fill = kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*fill));
 	for (j = 0; j < nj; j++)
 		if (S->jobs[j].nactive > 0)
 			(*start)[S->jobs[j].queue + 1]++;
@@ -103,7 +103,7 @@ holders(const struct sess *S, int64_t **prio, uint32_t **start)
 	for (q = 0; q < S->nq; q++)
 		qsort(*prio + (*start)[q], (*start)[q + 1] - (*start)[q],
 		    sizeof(**prio), cmp_i64);
-	free(fill);
+	kai_sched_free(S->ctx, fill);
 }
 
 static int64_t
@@ -212,7 +212,7 @@ kai_sched_preempt(struct sess *S)
 	for (j = 0; j < S->s->njobs; j++)
 		if (pending(S, (uint32_t)j) && !want(S, (uint32_t)j))
 			waiting(S, (uint32_t)j, prio, start);
-	free(prio);
-	free(start);
+	kai_sched_free(S->ctx, prio);
+	kai_sched_free(S->ctx, start);
 	free(fm);
 }

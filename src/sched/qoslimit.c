@@ -67,11 +67,12 @@ bool
 kai_sched_qoslimit_admit(const struct sess *S, uint32_t j,
     struct kai_sched_why_info *w)
 {
-	uint32_t c = S->s->jobs[j].gpu_limit;
+	uint32_t c;
 	const int64_t *req;
 	int64_t limit;
 
-	if (c == 0)
+	/* No caps at all: do not read the job (a cache miss a job). */
+	if (S->lim_alloc == NULL || (c = S->s->jobs[j].gpu_limit) == 0)
 		return true;
 	req = kai_sched_step(S, j)->sreq;
 	limit = S->s->gpu_limits[c - 1];

@@ -118,6 +118,11 @@ struct sjob {
 	uint32_t nmoved;    /* moved by consolidation this cycle */
 	bool static_fail;   /* never schedulable this cycle (why set) */
 	bool sreq_ok;       /* the step fields below are up to date */
+	/* The job's own, copied here (in what was padding) so that the
+	 * allocate step of a job that cannot run reads this entry only,
+	 * not the snapshot's too: two cache misses a job less. */
+	bool preemptible;
+	bool topo; /* it has a topology constraint */
 	uint32_t sn;        /* tasks in the next step (gang.c) */
 	int64_t sreq[NRES]; /* ... their request */
 	uint64_t sh1, sh2;  /* ... two hashes of their shape (memo.c) */
@@ -176,6 +181,7 @@ struct kai_sched_frag;
 struct kai_sched_gtypes;
 
 struct sess {
+	struct kai_sched_ctx *ctx; /* where the large arrays come from */
 	const struct kai_sched_snapshot *s;
 	const struct kai_sched_config *cf;
 	struct kai_sched_result *r;
@@ -245,6 +251,16 @@ struct sess {
 	int32_t *qtype;		     /* per queue: its key's type (order.c) */
 };
 
+/*
+ * ctx.c: zeroed arrays for the session, kept by the context between
+ * cycles when large (c may be NULL: plain calloc and free).  Only
+ * kai_sched_free() gives back what kai_sched_calloc() gave.
+ */
+void *kai_sched_calloc(struct kai_sched_ctx *c, size_t n, size_t size);
+void kai_sched_free(struct kai_sched_ctx *c, void *p);
+/* The cycle is over: release blocks it did not use. */
+void kai_sched_ctx_trim(struct kai_sched_ctx *c);
+
 /* qoslimit.c: the snapshot's GPU caps (a QoS's per-user GPU limit). */
 void kai_sched_qoslimit_init(struct sess *S);
 void kai_sched_qoslimit_fini(struct sess *S);
@@ -274,7 +290,9 @@ uint32_t kai_sched_task_job(const struct sess *S, uint32_t t);
 void kai_sched_task_held(const struct sess *S, uint32_t t, int64_t v[NRES]);
 
 /* session.c */
-int kai_sched_sess_init(struct sess *S, const struct kai_sched_snapshot *s,
+/* The session's arrays come from c, the result's from rc (NULL: malloc). */
+int kai_sched_sess_init(struct sess *S, struct kai_sched_ctx *c,
+    struct kai_sched_ctx *rc, const struct kai_sched_snapshot *s,
     struct kai_sched_result *r, struct kai_err *err) KAI_MUST_CHECK;
 void kai_sched_sess_fini(struct sess *S);
 void kai_sched_node_refresh(struct sess *S, uint32_t n);
@@ -408,7 +426,10 @@ void kai_sched_memo_store(struct kai_sched_memo *m, const struct sess *S,
 const struct sjob *kai_sched_step(const struct sess *S, uint32_t j);
 /* Step shape hashing (sjob.sh1, sh2), and a general 64-bit mixer. */
 void kai_sched_shape_start(struct sjob *sj, const struct kai_sched_snap_job *J);
-void kai_sched_shape_add(struct sjob *sj, const struct kai_sched_snap_task *k);
+void kai_sched_shape_add(struct sjob *sj, const struct kai_sched_snap_task *k,
+    uint32_t run);
+bool kai_sched_same_request(const struct kai_sched_snap_task *a,
+    const struct kai_sched_snap_task *b);
 void kai_sched_shape_mix(struct sjob *sj, uint64_t v);
 uint64_t kai_sched_mix64(uint64_t x);
 
@@ -485,26 +506,30 @@ int kai_sched_types_validate(const struct kai_sched_snap_queue *q,
     struct kai_err *err) KAI_MUST_CHECK;
 
 /* order.c */
-struct okey { /* what job and group order compare */
+struct okey { /* what job order compares: one per pending job, small */
 	int64_t prio;
 	int64_t created;
-	double usage; /* groups: the user's usage */
 	uint32_t elastic;
 	uint32_t job;
-	int64_t req[NRES]; /* the job's next step, for queue keys */
+};
+
+struct gkey { /* what group order compares: its head job's key, and */
+	struct okey k;
+	double usage;      /* the user's usage */
+	int64_t req[NRES]; /* the head's next step, for queue keys */
 };
 
 struct kai_sched_order {
 	struct sess *S;
 	struct kai_sched_heap root;
 	struct kai_sched_heap *qh; /* per queue: children or groups */
-	struct kai_sched_heap *gh; /* per group: jobs */
 	uint32_t *qstore, *qpos;   /* queue-heap storage, positions */
 	uint32_t *rstore;          /* root-heap storage */
 	uint32_t *gstore, *gpos;   /* group-heap storage, positions */
-	uint32_t *jstore;          /* job-heap storage */
-	struct okey *jk;           /* per job: its order key */
-	struct okey *gk;           /* per group: its head's key */
+	struct okey *jrun;         /* per group a run of its jobs' keys, in
+				      job order: [gcur[g], gend[g]) left */
+	uint32_t *gcur, *gend;
+	struct gkey *gk;           /* per group: its head's key */
 };
 
 typedef bool kai_sched_want_fn(const struct sess *S, uint32_t j);

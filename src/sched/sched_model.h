@@ -316,19 +316,24 @@ enum kai_sched_job_state {
 	KAI_SCHED_JOB_FAILED
 };
 
+/*
+ * One per task and one per job, so a million pending jobs make millions
+ * of these: the fields are ordered (and gpu_fraction, at most one GPU,
+ * is 32 bits) so that no padding grows them, 24 and 56 bytes.
+ */
 struct kai_sched_task_out {
 	enum kai_sched_task_state state;
 	int32_t node;         /* -1 when not placed */
 	uint64_t gpu_mask;    /* devices used */
-	int64_t gpu_fraction; /* micro-GPUs on its device; 0 = whole GPUs */
+	int32_t gpu_fraction; /* micro-GPUs on its device; 0 = whole GPUs */
 	bool moved;           /* a running task moved by consolidation */
 };
 
 struct kai_sched_job_out {
 	enum kai_sched_job_state state;
+	uint32_t placed_tasks; /* tasks placed this cycle */
 	/* NONE for running jobs, but for one that lost elastic tasks */
 	struct kai_sched_why_info why;
-	uint32_t placed_tasks;         /* tasks placed this cycle */
 	int64_t est_start; /* estimated start (estimate.c); NO_TIME: none */
 };
 
@@ -361,6 +366,7 @@ struct kai_sched_result {
 	size_t placed;  /* tasks placed (running or pipelined) */
 	size_t evicted; /* tasks evicted */
 	size_t moved;   /* tasks moved by consolidation */
+	struct kai_sched_ctx *ctx; /* where fini hands the arrays back */
 };
 
 /*
@@ -372,6 +378,28 @@ struct kai_sched_result {
 int kai_sched_cycle(const struct kai_sched_snapshot *s,
     struct kai_sched_result *r, struct kai_err *err) KAI_MUST_CHECK;
 void kai_sched_result_fini(struct kai_sched_result *r);
+
+/*
+ * A scheduler context: what one cycle keeps for the next, for a caller
+ * that runs cycle after cycle (kaid).  Today it keeps the cycle's large
+ * working arrays and the result's, so that a cycle over a million jobs
+ * does not fault in and zero hundreds of MiB afresh (ctx.c).  It holds
+ * no scheduling state: a cycle's result depends on its snapshot only,
+ * with a context or without, byte for byte.
+ *
+ * kai_sched_cycle_ctx() is kai_sched_cycle() with the context c; a
+ * result it gives must be finished (kai_sched_result_fini()) before c is
+ * freed.  One context serves one cycle at a time.
+ */
+struct kai_sched_ctx;
+
+struct kai_sched_ctx *kai_sched_ctx_new(void);
+void kai_sched_ctx_free(struct kai_sched_ctx *c);
+int kai_sched_cycle_ctx(struct kai_sched_ctx *c,
+    const struct kai_sched_snapshot *s, struct kai_sched_result *r,
+    struct kai_err *err) KAI_MUST_CHECK;
+/* Bytes the context keeps between cycles (for the benchmark). */
+size_t kai_sched_ctx_kept(const struct kai_sched_ctx *c);
 
 /*
  * After the phases, a cycle estimates when pending jobs will start

@@ -24,10 +24,10 @@ kai_sched_queues_init(struct sess *S)
 	uint32_t q, *fill;
 
 	S->nq = (uint32_t)s->nqueues;
-	S->q = kai_xcalloc(S->nq, sizeof(*S->q));
-	S->qchild = kai_xcalloc(S->nq, sizeof(*S->qchild));
-	S->top = kai_xcalloc(S->nq, sizeof(*S->top));
-	fill = kai_xcalloc(S->nq, sizeof(*fill));
+	S->q = kai_sched_calloc(S->ctx, S->nq, sizeof(*S->q));
+	S->qchild = kai_sched_calloc(S->ctx, S->nq, sizeof(*S->qchild));
+	S->top = kai_sched_calloc(S->ctx, S->nq, sizeof(*S->top));
+	fill = kai_sched_calloc(S->ctx, S->nq, sizeof(*fill));
 	for (q = 0; q < S->nq; q++) {
 		int32_t p = s->queues[q].parent;
 
@@ -58,7 +58,7 @@ kai_sched_queues_init(struct sess *S)
 		if (P != NULL)
 			S->qchild[P->child0 + fill[Q->parent]++] = q;
 	}
-	free(fill);
+	kai_sched_free(S->ctx, fill);
 }
 
 static int
@@ -67,7 +67,7 @@ map_tasks(struct sess *S, struct kai_err *err)
 	const struct kai_sched_snapshot *s = S->s;
 	size_t j, t;
 
-	S->task_job = kai_xreallocarray(NULL, s->ntasks, sizeof(*S->task_job));
+	S->task_job = kai_sched_calloc(S->ctx, s->ntasks, sizeof(*S->task_job));
 	memset(S->task_job, 0xff, s->ntasks * sizeof(*S->task_job));
 	for (j = 0; j < s->njobs; j++) {
 		const struct kai_sched_snap_job *J = &s->jobs[j];
@@ -94,17 +94,25 @@ static void
 make_groups(struct sess *S)
 {
 	const struct kai_sched_snapshot *s = S->s;
-	size_t cap = 16, j;
+	size_t cap = 16, j, most = s->njobs;
 	uint64_t *keys;
 	uint32_t *ids;
 
-	while (cap < 2 * s->njobs)
+	/*
+	 * At most one group per job, and per (queue, user or none): a
+	 * million jobs of 200 users in 200 queues make 40,000 groups, and
+	 * a table sized by the groups stays in the cache where one sized
+	 * by the jobs would miss at every probe.
+	 */
+	if (s->nqueues > 0 && s->nusers + 1 <= most / s->nqueues)
+		most = s->nqueues * (s->nusers + 1);
+	while (cap < 2 * most)
 		cap *= 2;
-	keys = kai_xreallocarray(NULL, cap, sizeof(*keys));
-	ids = kai_xcalloc(cap, sizeof(*ids));
+	keys = kai_sched_calloc(S->ctx, cap, sizeof(*keys));
+	ids = kai_sched_calloc(S->ctx, cap, sizeof(*ids));
 	memset(keys, 0xff, cap * sizeof(*keys));
-	S->groups =
-	    kai_xcalloc(s->njobs > 0 ? s->njobs : 1, sizeof(*S->groups));
+	S->groups = kai_sched_calloc(S->ctx, most > 0 ? most : 1,
+	    sizeof(*S->groups));
 	for (j = 0; j < s->njobs; j++) {
 		const struct kai_sched_snap_job *J = &s->jobs[j];
 		uint64_t key = (uint64_t)J->queue * (s->nusers + 1) +
@@ -122,8 +130,8 @@ make_groups(struct sess *S)
 		}
 		S->jobs[j].group = ids[h];
 	}
-	free(keys);
-	free(ids);
+	kai_sched_free(S->ctx, keys);
+	kai_sched_free(S->ctx, ids);
 }
 
 int
@@ -133,53 +141,61 @@ kai_sched_jobs_init(struct sess *S, struct kai_err *err)
 	size_t j, most = 1;
 	int rc;
 
-	S->jobs = kai_xcalloc(s->njobs, sizeof(*S->jobs));
-	S->tasks = kai_xcalloc(s->ntasks, sizeof(*S->tasks));
+	S->jobs = kai_sched_calloc(S->ctx, s->njobs, sizeof(*S->jobs));
+	S->tasks = kai_sched_calloc(S->ctx, s->ntasks, sizeof(*S->tasks));
 	if ((rc = map_tasks(S, err)) != 0)
 		return rc;
 	for (j = 0; j < s->njobs; j++) {
 		const struct kai_sched_snap_job *J = &s->jobs[j];
 
 		S->jobs[j].queue = J->queue;
+		S->jobs[j].preemptible = J->preemptible;
+		S->jobs[j].topo = J->topology >= 0;
 		S->jobs[j].min =
 		    J->min_tasks > 0 ? J->min_tasks : (uint32_t)J->ntasks;
 		if (J->ntasks > most)
 			most = J->ntasks;
 	}
 	make_groups(S);
-	S->qdirty = kai_xcalloc(S->nq + 1, 1);
-	S->qdirty_list = kai_xcalloc(S->nq + 1, sizeof(*S->qdirty_list));
-	S->gdirty = kai_xcalloc(S->ng + 1, 1);
-	S->gdirty_list = kai_xcalloc(S->ng + 1, sizeof(*S->gdirty_list));
-	S->scratch_tasks = kai_xcalloc(most, sizeof(*S->scratch_tasks));
-	S->scratch_tasks2 = kai_xcalloc(most, sizeof(*S->scratch_tasks2));
-	S->scratch_nodes = kai_xcalloc(S->nn + 1, sizeof(*S->scratch_nodes));
-	S->scratch_pref = kai_xcalloc(S->nn + 1, sizeof(*S->scratch_pref));
-	S->blocked = kai_xcalloc(S->nq + 1, sizeof(*S->blocked));
+	S->qdirty = kai_sched_calloc(S->ctx, S->nq + 1, 1);
+	S->qdirty_list =
+	    kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*S->qdirty_list));
+	S->gdirty = kai_sched_calloc(S->ctx, S->ng + 1, 1);
+	S->gdirty_list =
+	    kai_sched_calloc(S->ctx, S->ng + 1, sizeof(*S->gdirty_list));
+	S->scratch_tasks =
+	    kai_sched_calloc(S->ctx, most, sizeof(*S->scratch_tasks));
+	S->scratch_tasks2 =
+	    kai_sched_calloc(S->ctx, most, sizeof(*S->scratch_tasks2));
+	S->scratch_nodes =
+	    kai_sched_calloc(S->ctx, S->nn + 1, sizeof(*S->scratch_nodes));
+	S->scratch_pref =
+	    kai_sched_calloc(S->ctx, S->nn + 1, sizeof(*S->scratch_pref));
+	S->blocked = kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*S->blocked));
 	return 0;
 }
 
 void
 kai_sched_jobs_fini(struct sess *S)
 {
-	free(S->q);
-	free(S->qchild);
-	free(S->top);
-	free(S->jobs);
-	free(S->tasks);
-	free(S->task_job);
-	free(S->groups);
-	free(S->qdirty);
-	free(S->qdirty_list);
-	free(S->gdirty);
-	free(S->gdirty_list);
-	free(S->scratch_tasks);
-	free(S->scratch_tasks2);
-	free(S->scratch_nodes);
-	free(S->scratch_pref);
-	free(S->blocked);
-	free(S->vjobs);
-	free(S->vstart);
+	kai_sched_free(S->ctx, S->q);
+	kai_sched_free(S->ctx, S->qchild);
+	kai_sched_free(S->ctx, S->top);
+	kai_sched_free(S->ctx, S->jobs);
+	kai_sched_free(S->ctx, S->tasks);
+	kai_sched_free(S->ctx, S->task_job);
+	kai_sched_free(S->ctx, S->groups);
+	kai_sched_free(S->ctx, S->qdirty);
+	kai_sched_free(S->ctx, S->qdirty_list);
+	kai_sched_free(S->ctx, S->gdirty);
+	kai_sched_free(S->ctx, S->gdirty_list);
+	kai_sched_free(S->ctx, S->scratch_tasks);
+	kai_sched_free(S->ctx, S->scratch_tasks2);
+	kai_sched_free(S->ctx, S->scratch_nodes);
+	kai_sched_free(S->ctx, S->scratch_pref);
+	kai_sched_free(S->ctx, S->blocked);
+	kai_sched_free(S->ctx, S->vjobs);
+	kai_sched_free(S->ctx, S->vstart);
 }
 
 uint32_t
@@ -304,7 +320,7 @@ static_fails(struct sess *S)
 	struct maxima *m;
 	size_t j, t;
 
-	m = kai_xcalloc(s->npools + 1, sizeof(*m));
+	m = kai_sched_calloc(S->ctx, s->npools + 1, sizeof(*m));
 	for (j = 0; j <= s->npools; j++)
 		node_maxima(S, (int32_t)j - 1, &m[j]);
 	for (j = 0; j < s->njobs; j++) {
@@ -334,7 +350,7 @@ static_fails(struct sess *S)
 		sj->static_fail = true;
 		S->r->jobs[j].why = w;
 	}
-	free(m);
+	kai_sched_free(S->ctx, m);
 }
 
 void

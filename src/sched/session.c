@@ -37,7 +37,7 @@ static int
 rank_nodes(struct sess *S, struct kai_err *err)
 {
 	const struct kai_sched_snapshot *s = S->s;
-	struct byname *v = kai_xcalloc(S->nn, sizeof(*v));
+	struct byname *v = kai_sched_calloc(S->ctx, S->nn, sizeof(*v));
 	uint32_t i;
 	int rc = 0;
 
@@ -55,7 +55,7 @@ rank_nodes(struct sess *S, struct kai_err *err)
 		S->nodes[v[i].i].rank = i;
 		S->by_rank[i] = v[i].i;
 	}
-	free(v);
+	kai_sched_free(S->ctx, v);
 	return rc;
 }
 
@@ -87,9 +87,9 @@ nodes_init(struct sess *S, struct kai_err *err)
 	uint32_t i, ndev = 0;
 
 	S->nn = (uint32_t)s->nnodes;
-	S->nodes = kai_xcalloc(S->nn, sizeof(*S->nodes));
-	S->by_rank = kai_xcalloc(S->nn, sizeof(*S->by_rank));
-	S->relnodes = kai_xcalloc(S->nn, sizeof(*S->relnodes));
+	S->nodes = kai_sched_calloc(S->ctx, S->nn, sizeof(*S->nodes));
+	S->by_rank = kai_sched_calloc(S->ctx, S->nn, sizeof(*S->by_rank));
+	S->relnodes = kai_sched_calloc(S->ctx, S->nn, sizeof(*S->relnodes));
 	for (i = 0; i < S->nn; i++) {
 		const struct kai_sched_snap_node *in = &s->nodes[i];
 		struct snode *n = &S->nodes[i];
@@ -108,8 +108,8 @@ nodes_init(struct sess *S, struct kai_err *err)
 		if (in->gpus > S->max_gpus)
 			S->max_gpus = in->gpus;
 	}
-	S->dalloc = kai_xcalloc(ndev, sizeof(*S->dalloc));
-	S->drel = kai_xcalloc(ndev, sizeof(*S->drel));
+	S->dalloc = kai_sched_calloc(S->ctx, ndev, sizeof(*S->dalloc));
+	S->drel = kai_sched_calloc(S->ctx, ndev, sizeof(*S->drel));
 	gpu_memory_range(S);
 	return rank_nodes(S, err);
 }
@@ -297,9 +297,16 @@ static int
 layout(struct sess *S, struct kai_err *err)
 {
 	const struct kai_sched_snapshot *s = S->s;
-	struct lay *v = kai_xcalloc(s->ntasks + 1, sizeof(*v));
+	struct lay *v;
 	uint32_t t, n = 0, i;
 	int rc = 0;
+
+	/* Sized by the tasks that hold something, not by all of them:
+	 * most are pending when the cluster is busy. */
+	for (t = 0; t < s->ntasks; t++)
+		n += holds(&s->tasks[t]);
+	v = kai_sched_calloc(S->ctx, n + 1, sizeof(*v));
+	n = 0;
 
 	for (t = 0; t < s->ntasks; t++) {
 		S->tasks[t].state = (uint8_t)s->tasks[t].state;
@@ -324,7 +331,7 @@ layout(struct sess *S, struct kai_err *err)
 	for (i = 0; i < n && rc == 0; i++)
 		if ((rc = lay_task(S, v[i].t, 1, err)) != 0)
 			rc = lay_failed(S, v[i].t, err);
-	free(v);
+	kai_sched_free(S->ctx, v);
 	return rc;
 }
 
@@ -419,32 +426,35 @@ kai_sched_task_active(const struct stask *t)
 }
 
 static void
-results_init(struct sess *S)
+results_init(struct sess *S, struct kai_sched_ctx *rc)
 {
 	const struct kai_sched_snapshot *s = S->s;
 	struct kai_sched_result *r = S->r;
 
 	memset(r, 0, sizeof(*r));
+	r->ctx = rc;
 	r->ntasks = s->ntasks;
 	r->njobs = s->njobs;
 	r->nqueues = s->nqueues;
-	r->tasks = kai_xcalloc(s->ntasks, sizeof(*r->tasks));
-	r->jobs = kai_xcalloc(s->njobs, sizeof(*r->jobs));
-	r->queues = kai_xcalloc(s->nqueues, sizeof(*r->queues));
+	r->tasks = kai_sched_calloc(rc, s->ntasks, sizeof(*r->tasks));
+	r->jobs = kai_sched_calloc(rc, s->njobs, sizeof(*r->jobs));
+	r->queues = kai_sched_calloc(rc, s->nqueues, sizeof(*r->queues));
 }
 
 int
-kai_sched_sess_init(struct sess *S, const struct kai_sched_snapshot *s,
+kai_sched_sess_init(struct sess *S, struct kai_sched_ctx *c,
+    struct kai_sched_ctx *rctx, const struct kai_sched_snapshot *s,
     struct kai_sched_result *r, struct kai_err *err)
 {
 	uint32_t i;
 	int rc;
 
 	memset(S, 0, sizeof(*S));
+	S->ctx = c;
 	S->s = s;
 	S->cf = &s->config;
 	S->r = r;
-	results_init(S);
+	results_init(S, rctx);
 	if ((rc = kai_sched_validate(s, err)) != 0 ||
 	    (rc = nodes_init(S, err)) != 0)
 		return rc;
@@ -478,11 +488,11 @@ kai_sched_sess_fini(struct sess *S)
 	free(S->ordmem);
 	free(S->est_cand);
 	kai_sched_idx_fini(&S->idx);
-	free(S->nodes);
-	free(S->by_rank);
-	free(S->relnodes);
-	free(S->dalloc);
-	free(S->drel);
+	kai_sched_free(S->ctx, S->nodes);
+	kai_sched_free(S->ctx, S->by_rank);
+	kai_sched_free(S->ctx, S->relnodes);
+	kai_sched_free(S->ctx, S->dalloc);
+	kai_sched_free(S->ctx, S->drel);
 	kai_sched_jobs_fini(S);
 	free(S->log);
 	memset(S, 0, sizeof(*S));

@@ -11,6 +11,9 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
+
+#include "base/xmalloc.h"
 #include "sched/sched_int.h"
 
 static int
@@ -77,15 +80,20 @@ check_queues(const struct kai_sched_snapshot *s, struct kai_err *err)
 	return 0;
 }
 
-static bool
-is_parent(const struct kai_sched_snapshot *s, size_t q)
+/*
+ * parent[q] != 0 when some queue has q as its parent: marked once, so
+ * that a million jobs are not each checked against every queue.
+ */
+static uint8_t *
+mark_parents(const struct kai_sched_snapshot *s)
 {
+	uint8_t *parent = kai_xcalloc(s->nqueues + 1, 1);
 	size_t i;
 
-	for (i = q + 1; i < s->nqueues; i++)
-		if (s->queues[i].parent == (int32_t)q)
-			return true;
-	return false;
+	for (i = 0; i < s->nqueues; i++)
+		if (s->queues[i].parent >= 0)
+			parent[s->queues[i].parent] = 1;
+	return parent;
 }
 
 static int
@@ -169,7 +177,7 @@ check_topology(const struct kai_sched_snapshot *s,
 }
 
 static int
-check_job(const struct kai_sched_snapshot *s,
+check_job(const struct kai_sched_snapshot *s, const uint8_t *parent,
     const struct kai_sched_snap_job *j, struct kai_err *err)
 {
 	size_t t;
@@ -177,7 +185,7 @@ check_job(const struct kai_sched_snapshot *s,
 
 	if (j->queue >= s->nqueues)
 		return kai_err_set(err, KAI_EINVAL, "no such queue");
-	if (is_parent(s, j->queue))
+	if (parent[j->queue])
 		return kai_err_set(err, KAI_EINVAL,
 		    "queue \"%s\" is not a "
 		    "leaf queue",
@@ -206,6 +214,7 @@ check_job(const struct kai_sched_snapshot *s,
 int
 kai_sched_validate(const struct kai_sched_snapshot *s, struct kai_err *err)
 {
+	uint8_t *parent;
 	size_t i, l;
 	int rc;
 
@@ -223,14 +232,16 @@ kai_sched_validate(const struct kai_sched_snapshot *s, struct kai_err *err)
 				    "topology \"%s\": level %zu is empty",
 				    tp->name, l);
 	}
-	for (i = 0; i < s->njobs; i++) {
+	parent = mark_parents(s);
+	for (i = 0; i < s->njobs && rc == 0; i++) {
 		const struct kai_sched_snap_job *j = &s->jobs[i];
 
 		if (j->name == NULL)
-			return kai_err_set(err, KAI_EINVAL,
-			    "job %zu has no name", i);
-		if (check_job(s, j, err) != 0)
-			return kai_err_prefix(err, "job \"%s\"", j->name);
+			rc = kai_err_set(err, KAI_EINVAL, "job %zu has no name",
+			    i);
+		else if (check_job(s, parent, j, err) != 0)
+			rc = kai_err_prefix(err, "job \"%s\"", j->name);
 	}
-	return 0;
+	free(parent);
+	return rc;
 }

@@ -60,19 +60,19 @@ void
 kai_sched_victims_build(struct sess *S)
 {
 	uint32_t nj = (uint32_t)S->s->njobs, j, q;
-	struct vkey *v = kai_xcalloc(nj + 1, sizeof(*v));
+	struct vkey *v = kai_sched_calloc(S->ctx, nj + 1, sizeof(*v));
 	uint32_t *fill;
 
-	free(S->vjobs);
-	free(S->vstart);
-	S->vjobs = kai_xcalloc(nj + 1, sizeof(*S->vjobs));
-	S->vstart = kai_xcalloc(S->nq + 2, sizeof(*S->vstart));
+	kai_sched_free(S->ctx, S->vjobs);
+	kai_sched_free(S->ctx, S->vstart);
+	S->vjobs = kai_sched_calloc(S->ctx, nj + 1, sizeof(*S->vjobs));
+	S->vstart = kai_sched_calloc(S->ctx, S->nq + 2, sizeof(*S->vstart));
 	for (j = 0; j < nj; j++)
 		if (candidate(S, j))
 			S->vstart[S->jobs[j].queue + 1]++;
 	for (q = 0; q < S->nq; q++)
 		S->vstart[q + 1] += S->vstart[q];
-	fill = kai_xcalloc(S->nq + 1, sizeof(*fill));
+	fill = kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*fill));
 	for (j = 0; j < nj; j++) {
 		uint32_t at;
 
@@ -89,8 +89,8 @@ kai_sched_victims_build(struct sess *S)
 		    sizeof(*v), vkey_cmp);
 	for (j = 0; j < S->vstart[S->nq]; j++)
 		S->vjobs[j] = v[j].j;
-	free(fill);
-	free(v);
+	kai_sched_free(S->ctx, fill);
+	kai_sched_free(S->ctx, v);
 }
 
 /*

@@ -12,8 +12,10 @@
  * and gangs of 4-32 tasks.  It times, as the median of RUNS runs:
  *	1. one full cycle (all five phases) from an empty cluster;
  *	2. one cycle when nothing fits: the cluster as cycle 1 left it
- *	   (its placements running), the rest still pending, allocate only
- *	   and then all five phases;
+ *	   (its placements running), the rest still pending, with no phase
+ *	   at all (what opening the session and writing the result cost,
+ *	   the floor of any cycle over these jobs), allocate only, and all
+ *	   five phases;
  * and reports placements per second of cycle 1 and the peak RSS.  Jobs
  * have time limits of 10 minutes to 8 hours, so the start estimates of
  * the first EST pending jobs (the core's default; -e 0: none) have
@@ -23,6 +25,9 @@
  * queue a limit on the first type of half its GPU quota and a weight of
  * its own on the second, and half the jobs a type (job i names type
  * i / 2 mod TYPES, no random draw, so the shapes are those of -g 0).
+ * The cycles run through one scheduler context (struct kai_sched_ctx),
+ * as kaid's do, so every run but the first reuses what the one before
+ * kept; -S runs them without one (kai_sched_cycle()), for comparison.
  * With -t, also the Alibaba trace replay (sched-bench-trace.c).  With
  * -b, only the starvation simulation (sched-bench-starve.c): when a big
  * gang starts among arriving 1-GPU jobs, with and without backfill.
@@ -285,10 +290,14 @@ struct timing {
 	double wall, cpu; /* medians, ms */
 };
 
-/* Runs the snapshot `runs` times; medians of wall and CPU time. */
+/*
+ * Runs the snapshot `runs` times, through context c as kaid does (NULL:
+ * kai_sched_cycle(), nothing kept between runs); medians of wall and
+ * CPU time.
+ */
 static struct timing
-timed(const struct kai_sched_snapshot *s, unsigned runs,
-    struct kai_sched_result *keep)
+timed(struct kai_sched_ctx *c, const struct kai_sched_snapshot *s,
+    unsigned runs, struct kai_sched_result *keep)
 {
 	double *wall = kai_xcalloc(runs, sizeof(*wall));
 	double *cpu = kai_xcalloc(runs, sizeof(*cpu));
@@ -300,13 +309,18 @@ timed(const struct kai_sched_snapshot *s, unsigned runs,
 		struct kai_sched_result r;
 		double w0 = bench_now_ms(), c0 = cpu_ms();
 
-		if (kai_sched_cycle(s, &r, &err) != 0) {
+		int rc = c != NULL ? kai_sched_cycle_ctx(c, s, &r, &err)
+				   : kai_sched_cycle(s, &r, &err);
+
+		if (rc != 0) {
 			(void)fprintf(stderr, "sched-bench: %s\n", err.msg);
 			exit(1);
 		}
 		wall[i] = bench_now_ms() - w0;
 		cpu[i] = cpu_ms() - c0;
-		if (i == 0 && keep != NULL)
+		/* The last run's result: one result alive at a time, as
+		 * in kaid, so that the peak RSS is a cycle's. */
+		if (i + 1 == runs && keep != NULL)
 			*keep = r;
 		else
 			kai_sched_result_fini(&r);
@@ -352,8 +366,9 @@ estimated(const struct kai_sched_result *r)
 
 static void
 synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
-    uint32_t bf, size_t ntypes)
+    uint32_t bf, size_t ntypes, bool stateless)
 {
+	struct kai_sched_ctx *c = stateless ? NULL : kai_sched_ctx_new();
 	struct synth y;
 	struct kai_sched_result r1;
 	struct timing full, none, none_all;
@@ -366,9 +381,10 @@ synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
 	y.s.config.bf_reservations = bf;
 	(void)printf("synthetic: %zu nodes x 8 GPUs, %zu pending jobs (%zu "
 		     "tasks) in %zu queues, %zu GPU types, median of %u runs "
-		     "(wall / CPU)\n",
-	    nodes, njobs, y.s.ntasks, nq, ntypes, runs);
-	full = timed(&y.s, runs, &r1);
+		     "(wall / CPU)%s\n",
+	    nodes, njobs, y.s.ntasks, nq, ntypes, runs,
+	    stateless ? ", no context" : "");
+	full = timed(c, &y.s, runs, &r1);
 	for (i = 0; i < r1.nqueues; i++)
 		if (y.queues[i].parent >= 0)
 			busy += (double)r1.queues[i].allocated[KAI_SCHED_GPU];
@@ -381,20 +397,28 @@ synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
 	    (double)r1.placed / (full.cpu / 1000.0));
 	settle(&y, &r1);
 	kai_sched_result_fini(&r1);
+	y.s.config.nphases = 0;
+	none = timed(c, &y.s, runs, NULL);
+	(void)printf("  no phase (session, result):  %7.1f / %7.1f ms\n",
+	    none.wall, none.cpu);
 	y.s.config.phases[0] = KAI_SCHED_ALLOCATE;
 	y.s.config.nphases = 1;
-	none = timed(&y.s, runs, NULL);
+	none = timed(c, &y.s, runs, NULL);
 	(void)printf("  nothing fits, allocate only: %7.1f / %7.1f ms\n",
 	    none.wall, none.cpu);
 	kai_sched_config_init(&y.s.config);
 	y.s.config.est_jobs = est;
 	y.s.config.bf_reservations = bf;
-	none_all = timed(&y.s, runs, &r1);
+	none_all = timed(c, &y.s, runs, &r1);
 	(void)printf("  nothing fits, all phases:    %7.1f / %7.1f ms  (%zu "
 		     "placed, %zu evicted, %zu moved, %zu estimated)\n",
 	    none_all.wall, none_all.cpu, r1.placed, r1.evicted, r1.moved,
 	    estimated(&r1));
 	kai_sched_result_fini(&r1);
+	if (c != NULL)
+		(void)printf("  kept by the context:         %7.1f MiB\n",
+		    (double)kai_sched_ctx_kept(c) / (1024.0 * 1024.0));
+	kai_sched_ctx_free(c);
 	synth_fini(&y);
 }
 
@@ -403,7 +427,7 @@ usage(FILE *f)
 {
 	(void)fprintf(f,
 	    "usage: sched-bench [-n NODES] [-j JOBS] [-q QUEUES] "
-	    "[-r RUNS] [-s SEEDS] [-e EST] [-B RESV] [-g TYPES]\n"
+	    "[-r RUNS] [-s SEEDS] [-e EST] [-B RESV] [-g TYPES] [-S]\n"
 	    "    [-t TRACEDIR [-c CURVE] [-T COMPRESS]] [-b]\n");
 }
 
@@ -415,9 +439,10 @@ main(int argc, char **argv)
 	unsigned long est = KAI_SCHED_EST_JOBS;
 	const char *trace = NULL, *curve = NULL;
 	unsigned long compress = 0, bf = 0, ntypes = 0;
+	bool stateless = false;
 	int c;
 
-	while ((c = getopt(argc, argv, "bB:c:he:g:n:j:q:r:s:t:T:")) != -1) {
+	while ((c = getopt(argc, argv, "bB:c:he:g:n:j:q:r:s:St:T:")) != -1) {
 		switch (c) {
 		case 'b':
 			bench_starve();
@@ -449,6 +474,9 @@ main(int argc, char **argv)
 		case 's':
 			seeds = strtoul(optarg, NULL, 10);
 			break;
+		case 'S':
+			stateless = true;
+			break;
 		case 't':
 			trace = optarg;
 			break;
@@ -469,7 +497,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	synthetic(nodes, jobs, nq, (unsigned)runs, (uint32_t)est, (uint32_t)bf,
-	    (size_t)ntypes);
+	    (size_t)ntypes, stateless);
 	if (trace != NULL && bench_trace(trace, (unsigned)seeds, curve) != 0)
 		return 1;
 	if (trace != NULL && compress > 0 &&

@@ -112,7 +112,8 @@ test_index_matches_scan(enum kai_sched_placement pl, const char *what)
 	world_init(w, pl);
 	for (i = 0; i < NN; i++)
 		all[i] = i;
-	ok(kai_sched_sess_init(&S, &w->s, &r, NULL) == 0, "%s: session", what);
+	ok(kai_sched_sess_init(&S, NULL, NULL, &w->s, &r, NULL) == 0,
+	    "%s: session", what);
 	for (t = 0; t < NT; t++) {
 		struct kai_sched_choice a, b;
 		bool fa, fb;
@@ -171,7 +172,8 @@ test_rollback_is_exact(void)
 	world_init(w, KAI_SCHED_BINPACK);
 	for (t = 0; t < NN; t++)
 		ndev += w->nodes[t].gpus;
-	ok(kai_sched_sess_init(&S, &w->s, &r, NULL) == 0, "rollback: session");
+	ok(kai_sched_sess_init(&S, NULL, NULL, &w->s, &r, NULL) == 0,
+	    "rollback: session");
 	saved = calloc(S.nn, sizeof(*saved));
 	dalloc = calloc(ndev, sizeof(*dalloc));
 	memcpy(saved, S.nodes, S.nn * sizeof(*saved));
@@ -509,6 +511,58 @@ test_invariants(void)
 	free(w);
 }
 
+/*
+ * A context keeps the arrays of one cycle for the next (ctx.c): cycles
+ * run one after the other through one context, over worlds of every
+ * kind, decide and explain exactly what cycles without one do, start
+ * estimates included.
+ */
+static void
+test_context(void)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	struct kai_sched_ctx *c = kai_sched_ctx_new();
+	struct kai_sched_snap_queue qs[4];
+	bool was_below[NT];
+	int seed, same = 0, est = 0, runs = 0;
+
+	for (seed = 0; seed < 40; seed++) {
+		struct kai_sched_result a, b;
+		struct kai_err err;
+		size_t j;
+		bool eq;
+
+		world_init(w, seed % 2 ? KAI_SCHED_SPREAD : KAI_SCHED_BINPACK);
+		if (seed % 4 >= 2) {
+			world_queues_gangs(w, qs);
+			settle_world(w, was_below);
+		}
+		kai_sched_config_init(&w->s.config);
+		w->s.config.bf_reservations = seed % 3 == 0 ? 4 : 0;
+		if (kai_sched_cycle_ctx(c, &w->s, &a, &err) != 0 ||
+		    kai_sched_cycle(&w->s, &b, &err) != 0) {
+			diag("seed %d: %s", seed, err.msg);
+			continue;
+		}
+		runs++;
+		eq = a.placed == b.placed && a.evicted == b.evicted &&
+		    same_results(&a, &b);
+		same += eq;
+		for (j = 0, eq = true; j < a.njobs; j++)
+			eq &= a.jobs[j].est_start == b.jobs[j].est_start;
+		est += eq;
+		kai_sched_result_fini(&a);
+		kai_sched_result_fini(&b);
+	}
+	is_int(runs, 40, "context: every world is scheduled both ways");
+	is_int(same, runs,
+	    "context: decisions and reasons as without a context");
+	is_int(est, runs, "context: start estimates as without a context");
+	ok(kai_sched_ctx_kept(c) > 0, "context: keeps arrays between cycles");
+	kai_sched_ctx_free(c);
+	free(w);
+}
+
 /* GPUs a task of the result holds, by its request (whole or fraction). */
 static int64_t
 held_ugpu(const struct kai_sched_snap_task *in,
@@ -733,6 +787,7 @@ main(void)
 	test_refusals();
 	test_reason_names();
 	test_invariants();
+	test_context();
 	test_gpu_caps();
 	test_type_invariants();
 	return done_testing();
