@@ -5,20 +5,30 @@
  *
  * The workload M is a distribution over task classes: each class a GPU
  * request (whole GPUs, or a part of one GPU in micro-GPUs) and a CPU
- * request, with a popularity p.  It is learned at the start of the cycle
- * from the requests in the snapshot -- the pending tasks and the ones
- * running (the recent requests) -- never from outside: the MAX_CLASSES
- * most frequent classes (the classes of the paper's "typical pods").
- * Tasks that ask for no GPU are not in it: they cannot use a GPU, so
- * every idle GPU is lost to them wherever a task goes.
+ * request, with a popularity p and the mean memory of its tasks.  It is
+ * learned at the start of the cycle from the requests in the snapshot --
+ * the pending tasks and the ones running (the recent requests) -- never
+ * from outside: the MAX_CLASSES most frequent classes (the classes of
+ * the paper's "typical pods").  Tasks that ask for no GPU are not in it:
+ * they cannot use a GPU, so every idle GPU is lost to them wherever a
+ * task goes.
  *
  * A node's fragmentation for class m, F_n(m), is the idle GPU of the
- * node that m could not use:
- *	- all of it, when m cannot run on the node at all (too little idle
- *	  CPU or memory, or fewer wholly idle GPUs than m asks for);
- *	- for a whole-GPU class, the idle part of partly used GPUs;
+ * node that m could not use, were copies of m placed on it until its
+ * GPUs, its idle CPU or its idle memory ran out (k copies fit in the
+ * CPU and memory):
+ *	- all of it, when k = 0 or the node has fewer wholly idle GPUs
+ *	  than m asks for;
+ *	- for a whole-GPU class, the idle part of partly used GPUs, and
+ *	  the wholly idle GPUs beyond k copies' worth;
  *	- for a fraction d, the idle part of every GPU with less than d
- *	  idle.
+ *	  idle, and of the GPUs with room beyond the k with most idle.
+ * With CPU and memory to spare this is the paper's F_n(m).  The paper
+ * asks only whether one copy fits; counting copies sees that a node
+ * whose CPU holds three 1-GPU tasks strands the rest of its 8 idle GPUs,
+ * so a CPU-only task goes where that costs least (on the Alibaba replay
+ * the copies are worth 0.7 points of allocation).
+ *
  * F_n(M) = sum over m of p_m F_n(m).  A task goes where it makes the
  * fragmentation grow least: the node and GPU minimising F_n(M) after
  * minus F_n(M) before; ties to the node with the fewest idle whole GPUs
@@ -52,6 +62,8 @@ struct fclass {
 	uint32_t gpus; /* whole GPUs, or 0 */
 	int32_t ugpu;  /* a fraction's micro-GPUs, or 0 */
 	int64_t cpu;   /* millicores */
+	int64_t mem;   /* MiB: the mean of the class's tasks */
+	int64_t memsum;
 	uint32_t count;
 	double p;
 };
@@ -77,13 +89,14 @@ struct kai_sched_frag {
 /* Adds one task's class to the tally (a linear table: few classes). */
 static void
 tally(struct fclass *c, uint32_t *nc, uint32_t cap, uint32_t gpus,
-    int32_t ugpu, int64_t cpu)
+    int32_t ugpu, int64_t cpu, int64_t mem)
 {
 	uint32_t i;
 
 	for (i = 0; i < *nc; i++)
 		if (c[i].gpus == gpus && c[i].ugpu == ugpu && c[i].cpu == cpu) {
 			c[i].count++;
+			c[i].memsum += mem;
 			return;
 		}
 	if (*nc == cap)
@@ -91,6 +104,7 @@ tally(struct fclass *c, uint32_t *nc, uint32_t cap, uint32_t gpus,
 	c[*nc].gpus = gpus;
 	c[*nc].ugpu = ugpu;
 	c[*nc].cpu = cpu;
+	c[*nc].memsum = mem;
 	c[(*nc)++].count = 1;
 }
 
@@ -122,7 +136,8 @@ kai_sched_frag_init(struct sess *S)
 		if (req[R_GPU] <= 0)
 			continue;
 		tally(all, &nall, cap, in->gpus,
-		    in->gpus > 0 ? 0 : (int32_t)req[R_GPU], in->cpu_millis);
+		    in->gpus > 0 ? 0 : (int32_t)req[R_GPU], in->cpu_millis,
+		    in->memory_mib);
 	}
 	qsort(all, nall, sizeof(*all), class_cmp);
 	f->nm = nall < MAX_CLASSES ? nall : MAX_CLASSES;
@@ -131,6 +146,7 @@ kai_sched_frag_init(struct sess *S)
 	for (i = 0; i < f->nm; i++) {
 		f->m[i] = all[i];
 		f->m[i].p = (double)all[i].count / (double)total;
+		f->m[i].mem = all[i].memsum / all[i].count;
 	}
 	free(all);
 	f->fver = kai_xcalloc(S->nn + 1, sizeof(*f->fver));
@@ -166,37 +182,81 @@ kai_sched_frag_fini(struct sess *S)
 	KAI_FREE(S->frag);
 }
 
-/* F_n(M) of a node whose devices have idle[0..ng) and cpu, mem idle. */
+/* idle[0..ng) sorted, most idle first (at most 8 devices: insertion). */
+static void
+sort_idle(const int32_t *idle, uint32_t ng, int32_t *out)
+{
+	uint32_t g, k;
+
+	for (g = 0; g < ng; g++) {
+		int32_t v = idle[g];
+
+		for (k = g; k > 0 && out[k - 1] < v; k--)
+			out[k] = out[k - 1];
+		out[k] = v;
+	}
+}
+
+/* How many copies of m the node's idle CPU and memory can hold. */
+static int64_t
+copies(const struct fclass *m, int64_t cpu, int64_t mem)
+{
+	int64_t k = INT64_MAX;
+
+	if (m->cpu > 0)
+		k = cpu / m->cpu;
+	if (m->mem > 0 && mem / m->mem < k)
+		k = mem / m->mem;
+	return k < 0 ? 0 : k;
+}
+
+/*
+ * F_n(M) of a node whose devices have idle[0..ng) and cpu, mem idle:
+ * for each class, the idle GPU that copies of it could not use, copies
+ * placed until the GPUs or the node's CPU or memory run out.
+ */
 static double
 fragmentation(const struct kai_sched_frag *f, const int32_t *idle,
     uint32_t ng, int64_t cpu, int64_t mem)
 {
-	int64_t total = 0, partial = 0;
+	int32_t sorted[KAI_SCHED_MAX_NODE_GPUS];
+	int64_t total = 0, prefix[KAI_SCHED_MAX_NODE_GPUS + 1];
 	uint32_t full = 0, g, i;
 	double F = 0;
 
-	(void)mem;
+	sort_idle(idle, ng, sorted);
+	prefix[0] = 0;
 	for (g = 0; g < ng; g++) {
-		total += idle[g];
-		if (idle[g] == GPU_UNIT)
+		total += sorted[g];
+		prefix[g + 1] = prefix[g] + sorted[g];
+		if (sorted[g] == GPU_UNIT)
 			full++;
-		else
-			partial += idle[g];
 	}
 	if (total == 0)
 		return 0;
 	for (i = 0; i < f->nm; i++) {
 		const struct fclass *m = &f->m[i];
-		int64_t x = 0;
+		int64_t k = copies(m, cpu, mem), usable;
+		uint32_t n;
 
-		if (m->cpu > cpu || (m->gpus > 0 && full < m->gpus))
-			x = total;
-		else if (m->gpus > 0)
-			x = partial;
-		else
-			for (g = 0; g < ng; g++)
-				x += idle[g] < m->ugpu ? idle[g] : 0;
-		F += m->p * (double)x;
+		if (m->gpus > 0) {
+			/* whole GPUs: the wholly idle ones, gpus per copy */
+			if (full < m->gpus)
+				n = 0;
+			else if (k >= (int64_t)((full + m->gpus - 1) / m->gpus))
+				n = full; /* FGD: every wholly idle GPU */
+			else
+				n = (uint32_t)k * m->gpus;
+			usable = (int64_t)n * GPU_UNIT;
+		} else {
+			/* a fraction: the GPUs with room, one copy each */
+			for (n = 0; n < ng && sorted[n] >= m->ugpu; n++)
+				;
+			if ((int64_t)n > k)
+				n = (uint32_t)k;
+			usable = prefix[n];
+		}
+		F += m->p * (double)(total - usable);
 	}
 	return F;
 }
