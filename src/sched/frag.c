@@ -53,6 +53,7 @@
 #include <string.h>
 
 #include "base/xmalloc.h"
+#include "sched/fraggroup.h"
 #include "sched/sched_int.h"
 
 #define MAX_CLASSES 64
@@ -77,9 +78,18 @@ struct fslot {
 	uint8_t *fits;  /* ... whether the task fits there at all */
 };
 
+/* A group that could take the task: its growth of F and device idle. */
+struct fcand {
+	uint32_t g;
+	int32_t amount;
+	double delta;
+};
+
 struct kai_sched_frag {
 	struct fclass m[MAX_CLASSES];
 	uint32_t nm;
+	struct fgroups G;     /* nodes by state (fraggroup.c) */
+	struct fcand *cand;   /* scratch: one per group with members */
 	uint32_t *fver; /* per node: version of fbefore */
 	double *fbefore;
 	struct fslot slot[NSLOTS];
@@ -160,7 +170,15 @@ kai_sched_frag_init(struct sess *S)
 		f->slot[i].fits =
 		    kai_xcalloc(S->nn + 1, sizeof(*f->slot[i].fits));
 	}
+	f->cand = kai_xcalloc(S->nn + 1, sizeof(*f->cand));
+	kai_sched_fgroups_init(&f->G, S);
 	S->frag = f;
+}
+
+void
+kai_sched_frag_touch(struct sess *S, uint32_t n)
+{
+	kai_sched_fgroups_touch(&S->frag->G, n);
 }
 
 void
@@ -179,10 +197,12 @@ kai_sched_frag_fini(struct sess *S)
 	}
 	free(f->fver);
 	free(f->fbefore);
+	free(f->cand);
+	kai_sched_fgroups_fini(&f->G);
 	KAI_FREE(S->frag);
 }
 
-/* idle[0..ng) sorted, most idle first (at most 8 devices: insertion). */
+/* idle[0..ng) sorted, most idle first (few devices: insertion). */
 static void
 sort_idle(const int32_t *idle, uint32_t ng, int32_t *out)
 {
@@ -303,6 +323,7 @@ evaluate(const struct sess *S, uint32_t t, uint32_t n, double *delta,
 	const struct kai_sched_snap_task *in = &S->s->tasks[t];
 	const struct snode *nd = &S->nodes[n];
 	int32_t idle[KAI_SCHED_MAX_NODE_GPUS], seen[KAI_SCHED_MAX_NODE_GPUS], u;
+	int32_t bwas = 0;
 	struct kai_sched_choice c;
 	int64_t cpu, mem;
 	double F0, best = 0;
@@ -329,7 +350,10 @@ evaluate(const struct sess *S, uint32_t t, uint32_t n, double *delta,
 		*mask = c.mask;
 		return true;
 	}
-	/* A fraction: each GPU with room, once per distinct idle amount. */
+	/*
+	 * A fraction: each GPU with room, once per distinct idle amount;
+	 * ties to the fuller GPU (best fit), then the lower index.
+	 */
 	for (d = 0; d < nd->ngpu; d++) {
 		int32_t was = idle[d];
 		double x;
@@ -344,8 +368,9 @@ evaluate(const struct sess *S, uint32_t t, uint32_t n, double *delta,
 		idle[d] = was - u;
 		x = fragmentation(f, idle, nd->ngpu, cpu, mem) - F0;
 		idle[d] = was;
-		if (!found || x < best) {
+		if (!found || x < best || (x == best && was < bwas)) {
 			best = x;
+			bwas = was;
 			*mask = UINT64_C(1) << d;
 			found = true;
 		}
@@ -365,6 +390,176 @@ shape_key(const struct sess *S, uint32_t t)
 	h = kai_sched_mix64(h ^ (uint64_t)in->cpu_millis);
 	h = kai_sched_mix64(h ^ (uint64_t)in->memory_mib);
 	return h | 1;
+}
+
+/* F_n(M) of group g's state, computed once. */
+static double
+group_before(struct kai_sched_frag *f, struct fgroup *g)
+{
+	if (!g->fb_ok) {
+		g->fb = fragmentation(f, &f->G.idle[g->idle0], g->ngpu, g->cpu,
+		    g->mem);
+		g->fb_ok = true;
+	}
+	return g->fb;
+}
+
+/*
+ * evaluate() for a node in group g's state: the least growth of F from
+ * placing t there (u per device), and for a fraction the idle amount of
+ * the GPU it takes; false when t does not fit the state on idle
+ * resources.  The same figures as evaluate() on any member, since F
+ * sees only the state.
+ */
+static bool
+group_eval(struct kai_sched_frag *f, const struct kai_sched_snap_task *in,
+    int32_t u, struct fgroup *g, double *delta, int32_t *amount)
+{
+	const int32_t *v = &f->G.idle[g->idle0];
+	int32_t idle[KAI_SCHED_MAX_NODE_GPUS];
+	int64_t cpu = g->cpu - in->cpu_millis, mem = g->mem - in->memory_mib;
+	double F0, x;
+	uint32_t d;
+	bool found = false;
+
+	if (u < 0 || cpu < 0 || mem < 0)
+		return false;
+	F0 = group_before(f, g);
+	memcpy(idle, v, g->ngpu * sizeof(*idle));
+	*amount = 0;
+	if (u == 0 || in->gpus > 0) {
+		if (in->gpus > g->whole)
+			return false;
+		for (d = 0; d < in->gpus; d++)
+			idle[d] = 0; /* sorted: the wholly idle come first */
+		*delta = fragmentation(f, idle, g->ngpu, cpu, mem) - F0;
+		return true;
+	}
+	/* sorted most idle first: the last of equal amounts is the fullest */
+	for (d = 0; d < g->ngpu && v[d] >= u; d++) {
+		if (d + 1 < g->ngpu && v[d + 1] == v[d])
+			continue;
+		idle[d] = v[d] - u;
+		x = fragmentation(f, idle, g->ngpu, cpu, mem) - F0;
+		idle[d] = v[d];
+		if (!found || x <= *delta) {
+			*delta = x;
+			*amount = v[d];
+			found = true;
+		}
+	}
+	return found;
+}
+
+/* The lowest device of n with exactly amount idle. */
+static uint64_t
+device_with(const struct sess *S, uint32_t n, int32_t amount)
+{
+	const struct snode *nd = &S->nodes[n];
+	uint32_t d;
+
+	for (d = 0; d < nd->ngpu; d++)
+		if (GPU_UNIT - S->dalloc[nd->gpu0 + d] -
+			S->drel[nd->gpu0 + d] ==
+		    amount)
+			return UINT64_C(1) << d;
+	return 0;
+}
+
+/*
+ * The first member of group g, in rank order and before rank `below`,
+ * where t fits on idle resources (the pool and node flags are the
+ * member's own); its rank, or UINT32_MAX.
+ */
+static uint32_t
+first_fit(const struct sess *S, uint32_t t, const struct fgroup *g,
+    uint32_t below, struct kai_sched_choice *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < g->n && g->rank[i] < below; i++)
+		if (kai_sched_fit_node(S, t, S->by_rank[g->rank[i]], false, c) &&
+		    !c->pipelined)
+			return g->rank[i];
+	return UINT32_MAX;
+}
+
+/*
+ * frag over the whole cluster: each group with members is one
+ * candidate, then the best ones (least growth, fewest idle whole GPUs)
+ * give the member of lowest rank that fits -- the node the scan of
+ * every node would pick.
+ */
+static bool
+choose_grouped(const struct sess *S, uint32_t t, struct kai_sched_choice *c)
+{
+	struct kai_sched_frag *f = S->frag;
+	struct fgroups *G = &f->G;
+	const struct kai_sched_snap_task *in = &S->s->tasks[t];
+	struct fgslot *sl;
+	uint32_t i, k, nc = 0;
+
+	kai_sched_fgroups_flush(G, S);
+	sl = kai_sched_fgroups_slot(G, shape_key(S, t));
+	for (i = 0; i < G->nlive; i++) {
+		uint32_t gi = G->live[i];
+		struct fgroup *g = &G->g[gi];
+
+		if (sl->stamp[gi] != g->gen) {
+			int32_t u = kai_sched_task_ugpu(S, t,
+			    S->by_rank[g->rank[0]]);
+
+			if (!group_eval(f, in, u, g, &sl->delta[gi],
+				&sl->amount[gi]))
+				sl->amount[gi] = -1;
+			sl->stamp[gi] = g->gen;
+		}
+		if (sl->amount[gi] < 0)
+			continue;
+		f->cand[nc].g = gi;
+		f->cand[nc].delta = sl->delta[gi];
+		f->cand[nc++].amount = sl->amount[gi];
+	}
+	while (nc > 0) {
+		struct kai_sched_choice cc, bc;
+		uint32_t bw = 0, brank = UINT32_MAX, left = 0;
+		int32_t bamount = 0;
+		double bd = 0;
+
+		for (k = 0; k < nc; k++) {
+			const struct fgroup *g = &G->g[f->cand[k].g];
+
+			if (k == 0 || f->cand[k].delta < bd ||
+			    (f->cand[k].delta == bd && g->whole < bw)) {
+				bd = f->cand[k].delta;
+				bw = g->whole;
+			}
+		}
+		for (k = 0; k < nc; k++) {
+			const struct fgroup *g = &G->g[f->cand[k].g];
+			uint32_t r;
+
+			if (f->cand[k].delta != bd || g->whole != bw) {
+				f->cand[left++] = f->cand[k];
+				continue;
+			}
+			if ((r = first_fit(S, t, g, brank, &cc)) < brank) {
+				brank = r;
+				bc = cc;
+				bamount = f->cand[k].amount;
+			}
+		}
+		if (brank == UINT32_MAX) {
+			nc = left; /* the pool keeps t off all of them */
+			continue;
+		}
+		*c = bc;
+		if (in->gpus == 0 && c->ugpu > 0)
+			c->mask = device_with(S, (uint32_t)c->node, bamount);
+		c->pipelined = false;
+		return true;
+	}
+	return false;
 }
 
 static struct fslot *
@@ -413,6 +608,9 @@ kai_sched_frag_choose(const struct sess *S, uint32_t t, const uint32_t *nodes,
 	struct kai_sched_frag *f = S->frag;
 	struct fslot *sl;
 	uint32_t i, nn = nodes != NULL ? nnodes : S->nn;
+
+	if (nodes == NULL && pref == NULL && !(S->bf_on && S->bf != NULL))
+		return choose_grouped(S, t, c);
 	int64_t bpref = 0;
 	double bd = 0;
 	int32_t best = -1;

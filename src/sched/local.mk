@@ -11,6 +11,8 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/cycle.c \
 	src/sched/fairshare.c \
 	src/sched/frag.c \
+	src/sched/fraggroup.c \
+	src/sched/fraggroup.h \
 	src/sched/gang.c \
 	src/sched/heap.c \
 	src/sched/memo.c \

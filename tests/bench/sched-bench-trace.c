@@ -257,7 +257,8 @@ replay_run(struct replay *rp, const struct pod *pods, size_t npods,
 	static const char *const names[NPOL] = {"binpack", "spread", "frag"};
 	static const enum kai_sched_placement pol[NPOL] = {KAI_SCHED_BINPACK,
 	    KAI_SCHED_SPREAD, KAI_SCHED_FRAG};
-	double share[NPOL] = {0}, ms[NPOL] = {0}, placed[NPOL] = {0};
+	double share[NPOL] = {0}, ms[NPOL] = {0}, cpu[NPOL] = {0};
+	double placed[NPOL] = {0};
 	double curve[NPOL][NPOINTS];
 	size_t cap = 4 * npods, n = 0;
 	unsigned s;
@@ -270,7 +271,7 @@ replay_run(struct replay *rp, const struct pod *pods, size_t npods,
 		for (p = 0; p < NPOL; p++) {
 			struct kai_sched_result r;
 			struct kai_err err;
-			double t0 = bench_now_ms();
+			double t0 = bench_now_ms(), c0 = bench_cpu_ms();
 
 			rp->s.config.placement = pol[p];
 			rp->s.config.gpu_placement = pol[p];
@@ -280,6 +281,7 @@ replay_run(struct replay *rp, const struct pod *pods, size_t npods,
 				exit(1);
 			}
 			ms[p] += bench_now_ms() - t0;
+			cpu[p] += bench_cpu_ms() - c0;
 			share[p] += allocated_share(&r, cluster);
 			placed[p] += (double)r.placed;
 			add_curve(rp, &r, cluster, curve[p]);
@@ -291,10 +293,10 @@ replay_run(struct replay *rp, const struct pod *pods, size_t npods,
 	    rp->s.nnodes, (double)cluster / KAI_SCHED_GPU_UNIT, n, seeds);
 	for (p = 0; p < NPOL; p++)
 		(void)
-		    printf("  %-8s GPUs allocated %5.1f%%, %6.0f pods placed, "
-			   "%6.1f ms per cycle\n",
+		    printf("  %-8s GPUs allocated %5.2f%%, %6.0f pods placed, "
+			   "%6.1f / %6.1f ms per cycle (wall / CPU)\n",
 			names[p], 100.0 * share[p] / seeds, placed[p] / seeds,
-			ms[p] / seeds);
+			ms[p] / seeds, cpu[p] / seeds);
 	if (curve_path != NULL)
 		write_curve(curve_path, curve, seeds);
 }

@@ -63,9 +63,8 @@ bench_now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* CPU time of this process: steadier than wall time on a busy host. */
-static double
-cpu_ms(void)
+double
+bench_cpu_ms(void)
 {
 	struct timespec ts;
 
@@ -258,14 +257,14 @@ timed(const struct kai_sched_snapshot *s, unsigned runs,
 
 	for (i = 0; i < runs; i++) {
 		struct kai_sched_result r;
-		double w0 = bench_now_ms(), c0 = cpu_ms();
+		double w0 = bench_now_ms(), c0 = bench_cpu_ms();
 
 		if (kai_sched_cycle(s, &r, &err) != 0) {
 			(void)fprintf(stderr, "sched-bench: %s\n", err.msg);
 			exit(1);
 		}
 		wall[i] = bench_now_ms() - w0;
-		cpu[i] = cpu_ms() - c0;
+		cpu[i] = bench_cpu_ms() - c0;
 		if (i == 0 && keep != NULL)
 			*keep = r;
 		else
