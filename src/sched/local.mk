@@ -83,6 +83,8 @@ SCHED_SCENARIOS = \
 	tests/sched/frac-and-whole-never-share.yaml \
 	tests/sched/frag-binpack-strands-gpus.yaml \
 	tests/sched/frag-cpu-job-spares-gpus.yaml \
+	tests/sched/frag-gang-spares-gpus.yaml \
+	tests/sched/frag-topo-required-rack.yaml \
 	tests/sched/frac-by-gpu-memory.yaml \
 	tests/sched/frac-memory-too-big-for-node.yaml \
 	tests/sched/frac-never-spans-gpus.yaml \
