@@ -34,18 +34,24 @@
  * minus F_n(M) before; ties to the node with the fewest idle whole GPUs
  * (binpack), then the name.  A whole-GPU task takes the lowest idle
  * devices (all idle GPUs are alike to F); a fraction tries each GPU with
- * room, one per distinct idle amount, ties to the lower index.  A task
- * that asks for no GPU is placed the same way: the CPU it takes can
- * leave a node's idle GPUs with too little CPU for the mix, and it goes
- * where that costs least (on the Alibaba replay this alone is worth five
- * points of allocation: CPU-only pods stop stranding GPUs).
+ * room, one per distinct idle amount, ties to the fuller GPU, then the
+ * lower index.  A task that asks for no GPU is placed the same way: the
+ * CPU it takes can leave a node's idle GPUs with too little CPU for the
+ * mix, and it goes where that costs least (on the Alibaba replay this
+ * alone is worth five points of allocation: CPU-only pods stop
+ * stranding GPUs).
  *
- * Cost: F_n(M) before is kept per node until the node changes (its
- * version, bumped by kai_sched_node_refresh()), and a node's best score
- * for a task shape is kept in one of NSLOTS caches keyed by the shape
- * (least recently used goes), so a placement rescans every node but
- * recomputes only those that changed.  Backfill reservations make a
- * node's answer depend on the job's time: no caching while they bind.
+ * Cost: over the whole cluster the nodes are taken in groups of one
+ * state (fraggroup.c): the growth of F for a task shape is computed once
+ * per group, and a placement looks at each group with members, then at
+ * the first member by name that fits (its pool may keep the task off).
+ * A topology domain's nodes, a topology preference and binding backfill
+ * reservations (a node's answer then depends on the job's time) take the
+ * scan of every node instead: F_n(M) before is kept per node until the
+ * node changes (its version, bumped by kai_sched_node_refresh()), and a
+ * node's best growth for a task shape in one of NSLOTS caches keyed by
+ * the shape (least recently used goes; none while backfill binds).  Both
+ * ways pick the same node (sched-core checks it).
  */
 #include "config.h"
 
