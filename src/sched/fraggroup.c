@@ -7,11 +7,12 @@
  */
 #include "config.h"
 
+#include "sched/fraggroup.h"
+
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/xmalloc.h"
-#include "sched/fraggroup.h"
 #include "sched/sched_int.h"
 
 /* The state of node n, into k (its idle vector into v). */
@@ -25,8 +26,8 @@ node_state(const struct sess *S, uint32_t n, struct fgroup *k, int32_t *v)
 	k->ngpu = nd->ngpu;
 	k->whole = 0;
 	for (d = 0; d < nd->ngpu; d++) {
-		int32_t x = GPU_UNIT - S->dalloc[nd->gpu0 + d] -
-		    S->drel[nd->gpu0 + d];
+		int32_t x =
+		    GPU_UNIT - S->dalloc[nd->gpu0 + d] - S->drel[nd->gpu0 + d];
 
 		for (j = d; j > 0 && v[j - 1] < x; j--)
 			v[j] = v[j - 1];
@@ -76,7 +77,8 @@ table_del(struct fgroups *G, uint32_t gi)
 		uint32_t home = (uint32_t)G->g[G->table[j] - 1].h & m;
 
 		/* entry j may move to i unless its home lies in (i, j] */
-		if (i <= j ? (home <= i || home > j) : (home <= i && home > j)) {
+		if (i <= j ? (home <= i || home > j)
+			   : (home <= i && home > j)) {
 			G->table[i] = G->table[j];
 			i = j;
 		}
@@ -103,13 +105,13 @@ grow(struct fgroups *G)
 
 		if (s->stamp == NULL)
 			continue;
-		s->stamp = kai_xreallocarray(s->stamp, G->capg,
-		    sizeof(*s->stamp));
+		s->stamp =
+		    kai_xreallocarray(s->stamp, G->capg, sizeof(*s->stamp));
 		memset(&s->stamp[old], 0, (G->capg - old) * sizeof(*s->stamp));
-		s->delta = kai_xreallocarray(s->delta, G->capg,
-		    sizeof(*s->delta));
-		s->amount = kai_xreallocarray(s->amount, G->capg,
-		    sizeof(*s->amount));
+		s->delta =
+		    kai_xreallocarray(s->delta, G->capg, sizeof(*s->delta));
+		s->amount =
+		    kai_xreallocarray(s->amount, G->capg, sizeof(*s->amount));
 	}
 }
 
@@ -197,8 +199,7 @@ join(struct fgroups *G, uint32_t gi, uint32_t rank)
 		g->cap = g->cap == 0 ? 4 : g->cap * 2;
 		g->rank = kai_xreallocarray(g->rank, g->cap, sizeof(*g->rank));
 	}
-	memmove(&g->rank[lo + 1], &g->rank[lo],
-	    (g->n - lo) * sizeof(*g->rank));
+	memmove(&g->rank[lo + 1], &g->rank[lo], (g->n - lo) * sizeof(*g->rank));
 	g->rank[lo] = rank;
 	if (g->n++ == 0) {
 		g->live = (int32_t)G->nlive;

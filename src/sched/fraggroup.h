@@ -16,25 +16,26 @@
 #define KAI_SCHED_FRAGGROUP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct sess;
 
 struct fgroup {
-	uint64_t h;        /* hash of the state */
-	uint32_t idle0;    /* its idle GPU per device: fgroups.idle[idle0..] */
-	uint32_t ngpu;     /* ... sorted, most idle first */
-	uint32_t idlecap;  /* room at idle0 */
-	uint32_t whole;    /* devices wholly idle */
-	int64_t cpu, mem;  /* idle */
-	int64_t gmem;      /* MiB per GPU */
-	uint32_t *rank;    /* members' ranks, ascending */
+	uint64_t h;       /* hash of the state */
+	uint32_t idle0;   /* its idle GPU per device: fgroups.idle[idle0..] */
+	uint32_t ngpu;    /* ... sorted, most idle first */
+	uint32_t idlecap; /* room at idle0 */
+	uint32_t whole;   /* devices wholly idle */
+	int64_t cpu, mem; /* idle */
+	int64_t gmem;     /* MiB per GPU */
+	uint32_t *rank;   /* members' ranks, ascending */
 	uint32_t n, cap;
-	int32_t live;      /* position in fgroups.live, -1 without members */
-	uint32_t gen;      /* bumped when the group is reused for a new state */
-	bool queued;       /* in fgroups.empty */
-	bool fb_ok;        /* fb is computed */
-	double fb;         /* F_n(M) of the state */
+	int32_t live; /* position in fgroups.live, -1 without members */
+	uint32_t gen; /* bumped when the group is reused for a new state */
+	bool queued;  /* in fgroups.empty */
+	bool fb_ok;   /* fb is computed */
+	double fb;    /* F_n(M) of the state */
 };
 
 /*
@@ -47,7 +48,7 @@ struct fgslot {
 	uint64_t used;  /* LRU clock */
 	uint32_t *stamp;
 	double *delta;   /* growth of F */
-	int32_t *amount; /* a fraction: idle of the device it takes; -1: no fit */
+	int32_t *amount; /* a fraction's device idle; -1: does not fit */
 };
 
 struct fgroups {
@@ -59,9 +60,9 @@ struct fgroups {
 	uint32_t tcap;
 	uint32_t *live; /* groups with members */
 	uint32_t nlive;
-	uint32_t *empty; /* ring of groups that lost their members, oldest first */
+	uint32_t *empty; /* ring of emptied groups, oldest first */
 	uint32_t ehead, en;
-	int32_t *of; /* per node: its group, -1 = none (not schedulable) */
+	int32_t *of;     /* per node: its group, -1 = none (not schedulable) */
 	uint32_t *dirty; /* nodes changed since the last flush */
 	uint32_t ndirty;
 	uint8_t *isdirty;
