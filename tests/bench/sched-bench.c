@@ -3,7 +3,7 @@
  * sched-bench: how fast the scheduler core is (not run by make check).
  *
  *	sched-bench [-n NODES] [-j JOBS] [-q QUEUES] [-r RUNS] [-e EST]
- *	    [-t TRACEDIR]
+ *	    [-p PLACEMENT] [-t TRACEDIR]
  *
  * Synthetic part: NODES x 8 GPUs (default 5,000), JOBS pending jobs
  * (default 100,000) in QUEUES leaf queues (default 50, under 5
@@ -18,7 +18,8 @@
  * have time limits of 10 minutes to 8 hours, so the start estimates of
  * the first EST pending jobs (the core's default; -e 0: none) have
  * running jobs' ends to replay; -B RESV gives RESV jobs a backfill
- * reservation (0, the core's default: none).
+ * reservation (0, the core's default: none); -p binpack|spread|frag
+ * the placement (binpack, the core's default).
  * With -t, also the Alibaba trace replay (sched-bench-trace.c).  With
  * -b, only the starvation simulation (sched-bench-starve.c): when a big
  * gang starts among arriving 1-GPU jobs, with and without backfill.
@@ -38,6 +39,9 @@
 #include <time.h>
 
 #include "base/xmalloc.h"
+
+/* -p: index = enum kai_sched_placement. */
+static const char *const PLACEMENTS[] = {"binpack", "spread", "frag", NULL};
 
 uint64_t
 bench_rand(struct bench_rng *r)
@@ -311,7 +315,7 @@ estimated(const struct kai_sched_result *r)
 
 static void
 synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
-    uint32_t bf)
+    uint32_t bf, enum kai_sched_placement pl)
 {
 	struct synth y;
 	struct kai_sched_result r1;
@@ -322,9 +326,11 @@ synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
 	synth_init(&y, nodes, njobs, nq);
 	y.s.config.est_jobs = est;
 	y.s.config.bf_reservations = bf;
+	y.s.config.placement = y.s.config.gpu_placement = pl;
 	(void)printf("synthetic: %zu nodes x 8 GPUs, %zu pending jobs (%zu "
-		     "tasks) in %zu queues, median of %u runs (wall / CPU)\n",
-	    nodes, njobs, y.s.ntasks, nq, runs);
+		     "tasks) in %zu queues, %s, median of %u runs (wall / "
+		     "CPU)\n",
+	    nodes, njobs, y.s.ntasks, nq, PLACEMENTS[pl], runs);
 	full = timed(&y.s, runs, &r1);
 	for (i = 0; i < r1.nqueues; i++)
 		if (y.queues[i].parent >= 0)
@@ -346,6 +352,7 @@ synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
 	kai_sched_config_init(&y.s.config);
 	y.s.config.est_jobs = est;
 	y.s.config.bf_reservations = bf;
+	y.s.config.placement = y.s.config.gpu_placement = pl;
 	none_all = timed(&y.s, runs, &r1);
 	(void)printf("  nothing fits, all phases:    %7.1f / %7.1f ms  (%zu "
 		     "placed, %zu evicted, %zu moved, %zu estimated)\n",
@@ -361,7 +368,8 @@ usage(FILE *f)
 	(void)fprintf(f,
 	    "usage: sched-bench [-n NODES] [-j JOBS] [-q QUEUES] "
 	    "[-r RUNS] [-s SEEDS] [-e EST] [-B RESV]\n"
-	    "    [-t TRACEDIR [-c CURVE] [-T COMPRESS]] [-b]\n");
+	    "    [-p binpack|spread|frag] [-t TRACEDIR [-c CURVE] "
+	    "[-T COMPRESS]] [-b]\n");
 }
 
 int
@@ -372,10 +380,26 @@ main(int argc, char **argv)
 	unsigned long est = KAI_SCHED_EST_JOBS;
 	const char *trace = NULL, *curve = NULL;
 	unsigned long compress = 0, bf = 0;
+	enum kai_sched_placement pl = KAI_SCHED_BINPACK;
+	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "bB:c:he:n:j:q:r:s:t:T:")) != -1) {
+	while ((c = getopt(argc, argv, "bB:c:he:n:j:p:q:r:s:t:T:")) != -1) {
 		switch (c) {
+		case 'p':
+			for (i = 0; PLACEMENTS[i] != NULL &&
+			     strcmp(PLACEMENTS[i], optarg) != 0;
+			     i++)
+				;
+			pl = (enum kai_sched_placement)i;
+			if (PLACEMENTS[i] == NULL) {
+				(void)fprintf(stderr,
+				    "sched-bench: invalid placement \"%s\": "
+				    "expected binpack, spread or frag\n",
+				    optarg);
+				return 2;
+			}
+			break;
 		case 'b':
 			bench_starve();
 			return 0;
@@ -421,7 +445,8 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
-	synthetic(nodes, jobs, nq, (unsigned)runs, (uint32_t)est, (uint32_t)bf);
+	synthetic(nodes, jobs, nq, (unsigned)runs, (uint32_t)est, (uint32_t)bf,
+	    pl);
 	if (trace != NULL && bench_trace(trace, (unsigned)seeds, curve) != 0)
 		return 1;
 	if (trace != NULL && compress > 0 &&
