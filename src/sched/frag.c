@@ -172,15 +172,6 @@ kai_sched_frag_init(struct sess *S)
 	free(all);
 	f->fver = kai_xcalloc(S->nn + 1, sizeof(*f->fver));
 	f->fbefore = kai_xcalloc(S->nn + 1, sizeof(*f->fbefore));
-	for (i = 0; i < NSLOTS; i++) {
-		f->slot[i].ver = kai_xcalloc(S->nn + 1, sizeof(*f->slot[i].ver));
-		f->slot[i].delta =
-		    kai_xcalloc(S->nn + 1, sizeof(*f->slot[i].delta));
-		f->slot[i].mask =
-		    kai_xcalloc(S->nn + 1, sizeof(*f->slot[i].mask));
-		f->slot[i].fits =
-		    kai_xcalloc(S->nn + 1, sizeof(*f->slot[i].fits));
-	}
 	f->cand = kai_xcalloc(S->nn + 1, sizeof(*f->cand));
 	kai_sched_fgroups_init(&f->G, S);
 	S->frag = f;
@@ -589,7 +580,13 @@ slot_for(struct kai_sched_frag *f, uint64_t key, uint32_t nn)
 			s = &f->slot[i];
 	s->key = key;
 	s->used = ++f->clock;
-	memset(s->ver, 0, (nn + 1) * sizeof(*s->ver));
+	if (s->ver == NULL) { /* made when first needed: most cycles never */
+		s->ver = kai_xcalloc(nn + 1, sizeof(*s->ver));
+		s->delta = kai_xcalloc(nn + 1, sizeof(*s->delta));
+		s->mask = kai_xcalloc(nn + 1, sizeof(*s->mask));
+		s->fits = kai_xcalloc(nn + 1, sizeof(*s->fits));
+	} else
+		memset(s->ver, 0, (nn + 1) * sizeof(*s->ver));
 	return s;
 }
 
