@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # sched-frag-plot.py: plots GPU allocation against arriving demand for the
-# placement policies, as Figure 7 of the FGD paper (ATC '23) does, from
-# the curve that "tests/bench/sched-bench -t TRACEDIR -c CSV" writes.
+# placement policies (random, binpack, spread, frag), as Figure 7 of the
+# FGD paper (ATC '23) does, from the curve that
+# "tests/bench/sched-bench -t TRACEDIR -c CSV" writes.
 #
 #	python3 doc/sched-frag-plot.py doc/sched-frag-replay.csv \
 #	    doc/sched-frag-replay.png
@@ -27,7 +28,8 @@ def main():
     x = [float(r["arrived_pct"]) for r in rows]
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.plot(x, x, color="0.8", linestyle=":", label="demand")
-    for name, style in (("frag", "-"), ("binpack", "--"), ("spread", "-.")):
+    for name, style in (("frag", "-"), ("binpack", "--"), ("spread", "-."),
+                        ("random", ":")):
         ax.plot(x, [float(r[name]) for r in rows], style, label=name)
     ax.set_xlim(min(x), max(x))
     ax.set_ylim(0, 100)

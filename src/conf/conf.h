@@ -117,7 +117,7 @@ struct kai_conf {
 	int64_t sched_interval_ms;	/* tick; 1000 */
 	int64_t default_mem_mb;		/* per task when --mem is not given; 1024 */
 	/* scheduling: the core's struct kai_sched_config, and usage */
-	int sched_placement;		/* enum kai_sched_placement; binpack */
+	int sched_placement;		/* enum kai_sched_placement; frag */
 	int sched_gpu_placement;	/* the same; pack */
 	int sched_phases[KAI_CONF_PHASES_MAX]; /* enum kai_sched_action */
 	size_t sched_nphases;		/* 0 = kaid's own list (unset) */

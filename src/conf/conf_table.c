@@ -130,9 +130,9 @@ static const struct kai_conf_entry daemon_entries[] = {
 	  .help = "memory per task of jobs that give no --mem" },
 
 	{ .key = "scheduling.placement", .type = KAI_CONF_ENUM,
-	  .offset = D(sched_placement), .def = "binpack",
+	  .offset = D(sched_placement), .def = "frag",
 	  .choices = placements,
-	  .help = "node order: binpack (fullest first), spread or frag" },
+	  .help = "node order: frag (least fragmentation), binpack or spread" },
 	{ .key = "scheduling.gpu_placement", .type = KAI_CONF_ENUM,
 	  .offset = D(sched_gpu_placement), .def = "pack",
 	  .choices = gpu_placements,

@@ -4,38 +4,57 @@
  * et al., "Beware of Fragmentation", USENIX ATC '23).
  *
  * The workload M is a distribution over task classes: each class a GPU
- * request (whole GPUs, or a part of one GPU in micro-GPUs) and a CPU
- * request, with a popularity p.  It is learned at the start of the cycle
- * from the requests in the snapshot -- the pending tasks and the ones
- * running (the recent requests) -- never from outside: the MAX_CLASSES
- * most frequent classes (the classes of the paper's "typical pods").
- * Tasks that ask for no GPU are not in it: they cannot use a GPU, so
- * every idle GPU is lost to them wherever a task goes.
+ * request (whole GPUs, or a part of one GPU in micro-GPUs), with a
+ * popularity p and the mean CPU and memory of its tasks.  It is learned
+ * at the start of the cycle from the requests in the snapshot -- the
+ * pending tasks and the ones running (the recent requests) -- never from
+ * outside: the MAX_CLASSES most frequent classes (the classes of the
+ * paper's "typical pods", which also key them by CPU; the mean of a GPU
+ * request's CPU and memory judges a node's room for the next tasks as
+ * well, with fewer classes: 0.1 point more of the Alibaba replay's GPUs
+ * and a faster cycle).  Tasks that ask for no GPU are not in it: they
+ * cannot use a GPU, so every idle GPU is lost to them wherever a task
+ * goes.
  *
  * A node's fragmentation for class m, F_n(m), is the idle GPU of the
- * node that m could not use:
- *	- all of it, when m cannot run on the node at all (too little idle
- *	  CPU or memory, or fewer wholly idle GPUs than m asks for);
- *	- for a whole-GPU class, the idle part of partly used GPUs;
+ * node that m could not use, were copies of m placed on it until its
+ * GPUs, its idle CPU or its idle memory ran out (k copies fit in the
+ * CPU and memory):
+ *	- all of it, when k = 0 or the node has fewer wholly idle GPUs
+ *	  than m asks for;
+ *	- for a whole-GPU class, the idle part of partly used GPUs, and
+ *	  the wholly idle GPUs beyond k copies' worth;
  *	- for a fraction d, the idle part of every GPU with less than d
- *	  idle.
+ *	  idle, and of the GPUs with room beyond the k with most idle.
+ * With CPU and memory to spare this is the paper's F_n(m).  The paper
+ * asks only whether one copy fits; counting copies sees that a node
+ * whose CPU holds three 1-GPU tasks strands the rest of its 8 idle GPUs,
+ * so a CPU-only task goes where that costs least (on the Alibaba replay
+ * the copies are worth 0.8 points of allocation).
+ *
  * F_n(M) = sum over m of p_m F_n(m).  A task goes where it makes the
  * fragmentation grow least: the node and GPU minimising F_n(M) after
  * minus F_n(M) before; ties to the node with the fewest idle whole GPUs
  * (binpack), then the name.  A whole-GPU task takes the lowest idle
  * devices (all idle GPUs are alike to F); a fraction tries each GPU with
- * room, one per distinct idle amount, ties to the lower index.  A task
- * that asks for no GPU is placed the same way: the CPU it takes can
- * leave a node's idle GPUs with too little CPU for the mix, and it goes
- * where that costs least (on the Alibaba replay this alone is worth five
- * points of allocation: CPU-only pods stop stranding GPUs).
+ * room, one per distinct idle amount, ties to the fuller GPU, then the
+ * lower index.  A task that asks for no GPU is placed the same way: the
+ * CPU it takes can leave a node's idle GPUs with too little CPU for the
+ * mix, and it goes where that costs least (on the Alibaba replay this
+ * alone is worth five points of allocation: CPU-only pods stop
+ * stranding GPUs).
  *
- * Cost: F_n(M) before is kept per node until the node changes (its
- * version, bumped by kai_sched_node_refresh()), and a node's best score
- * for a task shape is kept in one of NSLOTS caches keyed by the shape
- * (least recently used goes), so a placement rescans every node but
- * recomputes only those that changed.  Backfill reservations make a
- * node's answer depend on the job's time: no caching while they bind.
+ * Cost: over the whole cluster the nodes are taken in groups of one
+ * state (fraggroup.c): the growth of F for a task shape is computed once
+ * per group, and a placement looks at each group with members, then at
+ * the first member by name that fits (its pool may keep the task off).
+ * A topology domain's nodes, a topology preference and binding backfill
+ * reservations (a node's answer then depends on the job's time) take the
+ * scan of every node instead: F_n(M) before is kept per node until the
+ * node changes (its version, bumped by kai_sched_node_refresh()), and a
+ * node's best growth for a task shape in one of NSLOTS caches keyed by
+ * the shape (least recently used goes; none while backfill binds).  Both
+ * ways pick the same node (sched-core checks it).
  */
 #include "config.h"
 
@@ -43,6 +62,7 @@
 #include <string.h>
 
 #include "base/xmalloc.h"
+#include "sched/fraggroup.h"
 #include "sched/sched_int.h"
 
 #define MAX_CLASSES 64
@@ -51,7 +71,9 @@
 struct fclass {
 	uint32_t gpus; /* whole GPUs, or 0 */
 	int32_t ugpu;  /* a fraction's micro-GPUs, or 0 */
-	int64_t cpu;   /* millicores */
+	int64_t cpu;   /* millicores, the mean of the class's tasks */
+	int64_t mem;   /* MiB, the mean */
+	int64_t cpusum, memsum;
 	uint32_t count;
 	double p;
 };
@@ -65,9 +87,18 @@ struct fslot {
 	uint8_t *fits;  /* ... whether the task fits there at all */
 };
 
+/* A group that could take the task: its growth of F and device idle. */
+struct fcand {
+	uint32_t g;
+	int32_t amount;
+	double delta;
+};
+
 struct kai_sched_frag {
 	struct fclass m[MAX_CLASSES];
 	uint32_t nm;
+	struct fgroups G;     /* nodes by state (fraggroup.c) */
+	struct fcand *cand;   /* scratch: one per group with members */
 	uint32_t *fver; /* per node: version of fbefore */
 	double *fbefore;
 	struct fslot slot[NSLOTS];
@@ -77,20 +108,23 @@ struct kai_sched_frag {
 /* Adds one task's class to the tally (a linear table: few classes). */
 static void
 tally(struct fclass *c, uint32_t *nc, uint32_t cap, uint32_t gpus,
-    int32_t ugpu, int64_t cpu)
+    int32_t ugpu, int64_t cpu, int64_t mem)
 {
 	uint32_t i;
 
 	for (i = 0; i < *nc; i++)
-		if (c[i].gpus == gpus && c[i].ugpu == ugpu && c[i].cpu == cpu) {
+		if (c[i].gpus == gpus && c[i].ugpu == ugpu) {
 			c[i].count++;
+			c[i].cpusum += cpu;
+			c[i].memsum += mem;
 			return;
 		}
 	if (*nc == cap)
 		return; /* beyond the table: a rare class, left out */
 	c[*nc].gpus = gpus;
 	c[*nc].ugpu = ugpu;
-	c[*nc].cpu = cpu;
+	c[*nc].cpusum = cpu;
+	c[*nc].memsum = mem;
 	c[(*nc)++].count = 1;
 }
 
@@ -122,7 +156,8 @@ kai_sched_frag_init(struct sess *S)
 		if (req[R_GPU] <= 0)
 			continue;
 		tally(all, &nall, cap, in->gpus,
-		    in->gpus > 0 ? 0 : (int32_t)req[R_GPU], in->cpu_millis);
+		    in->gpus > 0 ? 0 : (int32_t)req[R_GPU], in->cpu_millis,
+		    in->memory_mib);
 	}
 	qsort(all, nall, sizeof(*all), class_cmp);
 	f->nm = nall < MAX_CLASSES ? nall : MAX_CLASSES;
@@ -131,20 +166,21 @@ kai_sched_frag_init(struct sess *S)
 	for (i = 0; i < f->nm; i++) {
 		f->m[i] = all[i];
 		f->m[i].p = (double)all[i].count / (double)total;
+		f->m[i].cpu = all[i].cpusum / all[i].count;
+		f->m[i].mem = all[i].memsum / all[i].count;
 	}
 	free(all);
 	f->fver = kai_xcalloc(S->nn + 1, sizeof(*f->fver));
 	f->fbefore = kai_xcalloc(S->nn + 1, sizeof(*f->fbefore));
-	for (i = 0; i < NSLOTS; i++) {
-		f->slot[i].ver = kai_xcalloc(S->nn + 1, sizeof(*f->slot[i].ver));
-		f->slot[i].delta =
-		    kai_xcalloc(S->nn + 1, sizeof(*f->slot[i].delta));
-		f->slot[i].mask =
-		    kai_xcalloc(S->nn + 1, sizeof(*f->slot[i].mask));
-		f->slot[i].fits =
-		    kai_xcalloc(S->nn + 1, sizeof(*f->slot[i].fits));
-	}
+	f->cand = kai_xcalloc(S->nn + 1, sizeof(*f->cand));
+	kai_sched_fgroups_init(&f->G, S);
 	S->frag = f;
+}
+
+void
+kai_sched_frag_touch(struct sess *S, uint32_t n)
+{
+	kai_sched_fgroups_touch(&S->frag->G, n);
 }
 
 void
@@ -163,40 +199,86 @@ kai_sched_frag_fini(struct sess *S)
 	}
 	free(f->fver);
 	free(f->fbefore);
+	free(f->cand);
+	kai_sched_fgroups_fini(&f->G);
 	KAI_FREE(S->frag);
 }
 
-/* F_n(M) of a node whose devices have idle[0..ng) and cpu, mem idle. */
+/* idle[0..ng) sorted, most idle first (few devices: insertion). */
+static void
+sort_idle(const int32_t *idle, uint32_t ng, int32_t *out)
+{
+	uint32_t g, k;
+
+	for (g = 0; g < ng; g++) {
+		int32_t v = idle[g];
+
+		for (k = g; k > 0 && out[k - 1] < v; k--)
+			out[k] = out[k - 1];
+		out[k] = v;
+	}
+}
+
+/* How many copies of m the node's idle CPU and memory can hold. */
+static int64_t
+copies(const struct fclass *m, int64_t cpu, int64_t mem)
+{
+	int64_t k = INT64_MAX;
+
+	if (m->cpu > 0)
+		k = cpu / m->cpu;
+	if (m->mem > 0 && mem / m->mem < k)
+		k = mem / m->mem;
+	return k < 0 ? 0 : k;
+}
+
+/*
+ * F_n(M) of a node whose devices have idle[0..ng) and cpu, mem idle:
+ * for each class, the idle GPU that copies of it could not use, copies
+ * placed until the GPUs or the node's CPU or memory run out.
+ */
 static double
 fragmentation(const struct kai_sched_frag *f, const int32_t *idle,
     uint32_t ng, int64_t cpu, int64_t mem)
 {
-	int64_t total = 0, partial = 0;
+	int32_t sorted[KAI_SCHED_MAX_NODE_GPUS];
+	int64_t total = 0, prefix[KAI_SCHED_MAX_NODE_GPUS + 1];
 	uint32_t full = 0, g, i;
 	double F = 0;
 
-	(void)mem;
+	sort_idle(idle, ng, sorted);
+	prefix[0] = 0;
 	for (g = 0; g < ng; g++) {
-		total += idle[g];
-		if (idle[g] == GPU_UNIT)
+		total += sorted[g];
+		prefix[g + 1] = prefix[g] + sorted[g];
+		if (sorted[g] == GPU_UNIT)
 			full++;
-		else
-			partial += idle[g];
 	}
 	if (total == 0)
 		return 0;
 	for (i = 0; i < f->nm; i++) {
 		const struct fclass *m = &f->m[i];
-		int64_t x = 0;
+		int64_t k = copies(m, cpu, mem), usable;
+		uint32_t n;
 
-		if (m->cpu > cpu || (m->gpus > 0 && full < m->gpus))
-			x = total;
-		else if (m->gpus > 0)
-			x = partial;
-		else
-			for (g = 0; g < ng; g++)
-				x += idle[g] < m->ugpu ? idle[g] : 0;
-		F += m->p * (double)x;
+		if (m->gpus > 0) {
+			/* whole GPUs: the wholly idle ones, gpus per copy */
+			if (full < m->gpus)
+				n = 0;
+			else if (k >= (int64_t)((full + m->gpus - 1) / m->gpus))
+				n = full; /* FGD: every wholly idle GPU */
+			else
+				n = (uint32_t)k * m->gpus;
+			usable = (int64_t)n * GPU_UNIT;
+		} else {
+			/* a fraction: the GPUs with room, one copy each */
+			for (n = 0; n < ng && sorted[n] >= m->ugpu; n++)
+				;
+			if ((int64_t)n > k)
+				n = (uint32_t)k;
+			usable = prefix[n];
+		}
+		F += m->p * (double)(total - usable);
 	}
 	return F;
 }
@@ -243,6 +325,7 @@ evaluate(const struct sess *S, uint32_t t, uint32_t n, double *delta,
 	const struct kai_sched_snap_task *in = &S->s->tasks[t];
 	const struct snode *nd = &S->nodes[n];
 	int32_t idle[KAI_SCHED_MAX_NODE_GPUS], seen[KAI_SCHED_MAX_NODE_GPUS], u;
+	int32_t bwas = 0;
 	struct kai_sched_choice c;
 	int64_t cpu, mem;
 	double F0, best = 0;
@@ -269,7 +352,10 @@ evaluate(const struct sess *S, uint32_t t, uint32_t n, double *delta,
 		*mask = c.mask;
 		return true;
 	}
-	/* A fraction: each GPU with room, once per distinct idle amount. */
+	/*
+	 * A fraction: each GPU with room, once per distinct idle amount;
+	 * ties to the fuller GPU (best fit), then the lower index.
+	 */
 	for (d = 0; d < nd->ngpu; d++) {
 		int32_t was = idle[d];
 		double x;
@@ -284,8 +370,9 @@ evaluate(const struct sess *S, uint32_t t, uint32_t n, double *delta,
 		idle[d] = was - u;
 		x = fragmentation(f, idle, nd->ngpu, cpu, mem) - F0;
 		idle[d] = was;
-		if (!found || x < best) {
+		if (!found || x < best || (x == best && was < bwas)) {
 			best = x;
+			bwas = was;
 			*mask = UINT64_C(1) << d;
 			found = true;
 		}
@@ -311,6 +398,176 @@ shape_key(const struct sess *S, uint32_t t)
 	return h | 1;
 }
 
+/* F_n(M) of group g's state, computed once. */
+static double
+group_before(struct kai_sched_frag *f, struct fgroup *g)
+{
+	if (!g->fb_ok) {
+		g->fb = fragmentation(f, &f->G.idle[g->idle0], g->ngpu, g->cpu,
+		    g->mem);
+		g->fb_ok = true;
+	}
+	return g->fb;
+}
+
+/*
+ * evaluate() for a node in group g's state: the least growth of F from
+ * placing t there (u per device), and for a fraction the idle amount of
+ * the GPU it takes; false when t does not fit the state on idle
+ * resources.  The same figures as evaluate() on any member, since F
+ * sees only the state.
+ */
+static bool
+group_eval(struct kai_sched_frag *f, const struct kai_sched_snap_task *in,
+    int32_t u, struct fgroup *g, double *delta, int32_t *amount)
+{
+	const int32_t *v = &f->G.idle[g->idle0];
+	int32_t idle[KAI_SCHED_MAX_NODE_GPUS];
+	int64_t cpu = g->cpu - in->cpu_millis, mem = g->mem - in->memory_mib;
+	double F0, x;
+	uint32_t d;
+	bool found = false;
+
+	if (u < 0 || cpu < 0 || mem < 0)
+		return false;
+	F0 = group_before(f, g);
+	memcpy(idle, v, g->ngpu * sizeof(*idle));
+	*amount = 0;
+	if (u == 0 || in->gpus > 0) {
+		if (in->gpus > g->whole)
+			return false;
+		for (d = 0; d < in->gpus; d++)
+			idle[d] = 0; /* sorted: the wholly idle come first */
+		*delta = fragmentation(f, idle, g->ngpu, cpu, mem) - F0;
+		return true;
+	}
+	/* sorted most idle first: the last of equal amounts is the fullest */
+	for (d = 0; d < g->ngpu && v[d] >= u; d++) {
+		if (d + 1 < g->ngpu && v[d + 1] == v[d])
+			continue;
+		idle[d] = v[d] - u;
+		x = fragmentation(f, idle, g->ngpu, cpu, mem) - F0;
+		idle[d] = v[d];
+		if (!found || x <= *delta) {
+			*delta = x;
+			*amount = v[d];
+			found = true;
+		}
+	}
+	return found;
+}
+
+/* The lowest device of n with exactly amount idle. */
+static uint64_t
+device_with(const struct sess *S, uint32_t n, int32_t amount)
+{
+	const struct snode *nd = &S->nodes[n];
+	uint32_t d;
+
+	for (d = 0; d < nd->ngpu; d++)
+		if (GPU_UNIT - S->dalloc[nd->gpu0 + d] -
+			S->drel[nd->gpu0 + d] ==
+		    amount)
+			return UINT64_C(1) << d;
+	return 0;
+}
+
+/*
+ * The first member of group g, in rank order and before rank `below`,
+ * where t fits on idle resources (the pool and node flags are the
+ * member's own); its rank, or UINT32_MAX.
+ */
+static uint32_t
+first_fit(const struct sess *S, uint32_t t, const struct fgroup *g,
+    uint32_t below, struct kai_sched_choice *c)
+{
+	uint32_t i;
+
+	for (i = 0; i < g->n && g->rank[i] < below; i++)
+		if (kai_sched_fit_node(S, t, S->by_rank[g->rank[i]], false, c) &&
+		    !c->pipelined)
+			return g->rank[i];
+	return UINT32_MAX;
+}
+
+/*
+ * frag over the whole cluster: each group with members is one
+ * candidate, then the best ones (least growth, fewest idle whole GPUs)
+ * give the member of lowest rank that fits -- the node the scan of
+ * every node would pick.
+ */
+static bool
+choose_grouped(const struct sess *S, uint32_t t, struct kai_sched_choice *c)
+{
+	struct kai_sched_frag *f = S->frag;
+	struct fgroups *G = &f->G;
+	const struct kai_sched_snap_task *in = &S->s->tasks[t];
+	struct fgslot *sl;
+	uint32_t i, k, nc = 0;
+
+	kai_sched_fgroups_flush(G, S);
+	sl = kai_sched_fgroups_slot(G, shape_key(S, t));
+	for (i = 0; i < G->nlive; i++) {
+		uint32_t gi = G->live[i];
+		struct fgroup *g = &G->g[gi];
+
+		if (sl->stamp[gi] != g->gen) {
+			int32_t u = kai_sched_task_ugpu(S, t,
+			    S->by_rank[g->rank[0]]);
+
+			if (!group_eval(f, in, u, g, &sl->delta[gi],
+				&sl->amount[gi]))
+				sl->amount[gi] = -1;
+			sl->stamp[gi] = g->gen;
+		}
+		if (sl->amount[gi] < 0)
+			continue;
+		f->cand[nc].g = gi;
+		f->cand[nc].delta = sl->delta[gi];
+		f->cand[nc++].amount = sl->amount[gi];
+	}
+	while (nc > 0) {
+		struct kai_sched_choice cc, bc;
+		uint32_t bw = 0, brank = UINT32_MAX, left = 0;
+		int32_t bamount = 0;
+		double bd = 0;
+
+		for (k = 0; k < nc; k++) {
+			const struct fgroup *g = &G->g[f->cand[k].g];
+
+			if (k == 0 || f->cand[k].delta < bd ||
+			    (f->cand[k].delta == bd && g->whole < bw)) {
+				bd = f->cand[k].delta;
+				bw = g->whole;
+			}
+		}
+		for (k = 0; k < nc; k++) {
+			const struct fgroup *g = &G->g[f->cand[k].g];
+			uint32_t r;
+
+			if (f->cand[k].delta != bd || g->whole != bw) {
+				f->cand[left++] = f->cand[k];
+				continue;
+			}
+			if ((r = first_fit(S, t, g, brank, &cc)) < brank) {
+				brank = r;
+				bc = cc;
+				bamount = f->cand[k].amount;
+			}
+		}
+		if (brank == UINT32_MAX) {
+			nc = left; /* the pool keeps t off all of them */
+			continue;
+		}
+		*c = bc;
+		if (in->gpus == 0 && c->ugpu > 0)
+			c->mask = device_with(S, (uint32_t)c->node, bamount);
+		c->pipelined = false;
+		return true;
+	}
+	return false;
+}
+
 static struct fslot *
 slot_for(struct kai_sched_frag *f, uint64_t key, uint32_t nn)
 {
@@ -327,7 +584,13 @@ slot_for(struct kai_sched_frag *f, uint64_t key, uint32_t nn)
 			s = &f->slot[i];
 	s->key = key;
 	s->used = ++f->clock;
-	memset(s->ver, 0, (nn + 1) * sizeof(*s->ver));
+	if (s->ver == NULL) { /* made when first needed: most cycles never */
+		s->ver = kai_xcalloc(nn + 1, sizeof(*s->ver));
+		s->delta = kai_xcalloc(nn + 1, sizeof(*s->delta));
+		s->mask = kai_xcalloc(nn + 1, sizeof(*s->mask));
+		s->fits = kai_xcalloc(nn + 1, sizeof(*s->fits));
+	} else
+		memset(s->ver, 0, (nn + 1) * sizeof(*s->ver));
 	return s;
 }
 
@@ -357,6 +620,9 @@ kai_sched_frag_choose(const struct sess *S, uint32_t t, const uint32_t *nodes,
 	struct kai_sched_frag *f = S->frag;
 	struct fslot *sl;
 	uint32_t i, nn = nodes != NULL ? nnodes : S->nn;
+
+	if (nodes == NULL && pref == NULL && !(S->bf_on && S->bf != NULL))
+		return choose_grouped(S, t, c);
 	int64_t bpref = 0;
 	double bd = 0;
 	int32_t best = -1;

@@ -12,6 +12,8 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/cycle.c \
 	src/sched/fairshare.c \
 	src/sched/frag.c \
+	src/sched/fraggroup.c \
+	src/sched/fraggroup.h \
 	src/sched/gang.c \
 	src/sched/gputype.c \
 	src/sched/heap.c \
@@ -84,6 +86,8 @@ SCHED_SCENARIOS = \
 	tests/sched/frac-and-whole-never-share.yaml \
 	tests/sched/frag-binpack-strands-gpus.yaml \
 	tests/sched/frag-cpu-job-spares-gpus.yaml \
+	tests/sched/frag-gang-spares-gpus.yaml \
+	tests/sched/frag-topo-required-rack.yaml \
 	tests/sched/frac-by-gpu-memory.yaml \
 	tests/sched/frac-memory-too-big-for-node.yaml \
 	tests/sched/frac-never-spans-gpus.yaml \

@@ -348,6 +348,8 @@ uint32_t kai_sched_most_idle_gpus(const struct sess *S);
 /* frag.c: the frag placement (fragmentation gradient descent) */
 void kai_sched_frag_init(struct sess *S);
 void kai_sched_frag_fini(struct sess *S);
+/* Node n changed (kai_sched_node_refresh()): its group may change. */
+void kai_sched_frag_touch(struct sess *S, uint32_t n);
 /*
  * The node among nodes[0..nnodes) (all when NULL), pref[] first, where
  * GPU task t on idle resources grows the fragmentation least.

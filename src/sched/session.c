@@ -345,6 +345,8 @@ kai_sched_node_refresh(struct sess *S, uint32_t n)
 	bool rel = nd->rel[R_CPU] > 0 || nd->rel[R_MEM] > 0;
 
 	nd->ver++;
+	if (S->frag != NULL)
+		kai_sched_frag_touch(S, n);
 	for (d = nd->gpu0; d < nd->gpu0 + nd->ngpu; d++) {
 		int32_t used = S->dalloc[d] + S->drel[d];
 

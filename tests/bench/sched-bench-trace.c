@@ -12,9 +12,11 @@
  * scheduling each as it arrives, since nothing departs and the core
  * serves jobs of one queue and one priority oldest first.  The draw is
  * the bench's (its own seeds, 1..SEEDS), never the core's; results are
- * the mean over the seeds, for binpack, spread and frag.  With a curve
- * file, the share of GPUs allocated as the arrivals reach 5 %, 10 %, ...
- * 130 % of the GPUs, per policy, as CSV (doc/sched-frag-plot.py plots it).
+ * the mean over the seeds, for the paper's random baseline (played by
+ * the bench, random_fit()) and the core's binpack, spread and frag.
+ * With a curve file, the share of GPUs allocated as the arrivals reach
+ * 5 %, 10 %, ... 130 % of the GPUs, per policy, as CSV
+ * (doc/sched-frag-plot.py plots it).
  */
 #include "config.h"
 
@@ -169,13 +171,6 @@ draw(struct replay *rp, const struct pod *pods, size_t npods,
 	return n;
 }
 
-static double
-allocated_share(const struct kai_sched_result *r, int64_t cluster_ugpu)
-{
-	return (double)r->queues[0].allocated[KAI_SCHED_GPU] /
-	    (double)cluster_ugpu;
-}
-
 static void
 replay_init(struct replay *rp, struct kai_sched_snap_node *nodes, size_t nn,
     size_t cap)
@@ -196,8 +191,86 @@ replay_init(struct replay *rp, struct kai_sched_snap_node *nodes, size_t nn,
 	rp->s.tasks = rp->tasks;
 }
 
-#define NPOL    3
+#define NPOL    4 /* random, then the core's binpack, spread and frag */
 #define NPOINTS 26 /* the curve: every 5 % of the GPUs, 5 % to 130 % */
+#define RF_GPUS 8  /* random_fit(): devices per node at most */
+
+/* Whether task t fits on node n's idle cpu, mem and idle[] devices. */
+static bool
+rf_fits(const struct kai_sched_snap_task *t, int64_t cpu, int64_t mem,
+    const int32_t *idle, uint32_t ngpu)
+{
+	uint32_t d, full = 0;
+
+	if (t->cpu_millis > cpu || t->memory_mib > mem)
+		return false;
+	for (d = 0; d < ngpu; d++) {
+		if (t->gpu_fraction > 0 && idle[d] >= t->gpu_fraction)
+			return true;
+		full += idle[d] == KAI_SCHED_GPU_UNIT;
+	}
+	return t->gpu_fraction == 0 && full >= t->gpus;
+}
+
+/*
+ * The paper's random baseline, which the core has not (its placements
+ * are deterministic), so the bench plays it itself: each pod in arrival
+ * order goes to a node drawn at random among those where it fits on idle
+ * CPU, memory and GPUs; a fraction to a GPU of it drawn at random among
+ * those with room, whole GPUs to the lowest idle ones (all alike).
+ * ran[j] says whether pod j runs; returns the micro-GPUs allocated.
+ */
+static int64_t
+random_fit(const struct replay *rp, uint64_t seed, bool *ran)
+{
+	struct bench_rng rng = {seed * UINT64_C(0xbf58476d1ce4e5b9) + 7};
+	size_t nn = rp->s.nnodes, j, n;
+	int64_t *cpu = kai_xcalloc(nn, sizeof(*cpu));
+	int64_t *mem = kai_xcalloc(nn, sizeof(*mem)), got = 0;
+	int32_t *idle = kai_xcalloc(nn * RF_GPUS, sizeof(*idle));
+	uint32_t *fit = kai_xcalloc(nn, sizeof(*fit)), d, nf, k;
+
+	for (n = 0; n < nn; n++) {
+		cpu[n] = rp->s.nodes[n].cpu_millis;
+		mem[n] = rp->s.nodes[n].memory_mib;
+		for (d = 0; d < rp->s.nodes[n].gpus && d < RF_GPUS; d++)
+			idle[n * RF_GPUS + d] = KAI_SCHED_GPU_UNIT;
+	}
+	for (j = 0; j < rp->s.njobs; j++) {
+		const struct kai_sched_snap_task *t = &rp->tasks[j];
+		int32_t *v;
+
+		for (n = 0, nf = 0; n < nn; n++)
+			if (rf_fits(t, cpu[n], mem[n], &idle[n * RF_GPUS],
+				rp->s.nodes[n].gpus))
+				fit[nf++] = (uint32_t)n;
+		if (!(ran[j] = nf > 0))
+			continue;
+		n = fit[bench_below(&rng, nf)];
+		v = &idle[n * RF_GPUS];
+		cpu[n] -= t->cpu_millis;
+		mem[n] -= t->memory_mib;
+		if (t->gpu_fraction > 0) {
+			for (d = 0, k = 0; d < rp->s.nodes[n].gpus; d++)
+				if (v[d] >= t->gpu_fraction)
+					fit[k++] = d;
+			v[fit[bench_below(&rng, k)]] -= (int32_t)t->gpu_fraction;
+			got += t->gpu_fraction;
+			continue;
+		}
+		for (d = 0, k = 0; k < t->gpus; d++)
+			if (v[d] == KAI_SCHED_GPU_UNIT) {
+				v[d] = 0;
+				k++;
+			}
+		got += (int64_t)t->gpus * KAI_SCHED_GPU_UNIT;
+	}
+	free(cpu);
+	free(mem);
+	free(idle);
+	free(fit);
+	return got;
+}
 
 /*
  * Adds to curve[0..NPOINTS) the share of GPUs allocated once the
@@ -206,8 +279,8 @@ replay_init(struct replay *rp, struct kai_sched_snap_node *nodes, size_t nn,
  * it arrives and never changes.
  */
 static void
-add_curve(const struct replay *rp, const struct kai_sched_result *r,
-    int64_t cluster, double *curve)
+add_curve(const struct replay *rp, const bool *ran, int64_t cluster,
+    double *curve)
 {
 	int64_t asked = 0, got = 0;
 	size_t j, pt = 0;
@@ -219,7 +292,7 @@ add_curve(const struct replay *rp, const struct kai_sched_result *r,
 		    : (int64_t)t->gpus * KAI_SCHED_GPU_UNIT;
 
 		asked += u;
-		if (r->jobs[j].state == KAI_SCHED_JOB_RUNNING)
+		if (ran[j])
 			got += u;
 		while (pt < NPOINTS &&
 		    asked >= cluster / 20 * (int64_t)(pt + 1)) {
@@ -242,11 +315,11 @@ write_curve(const char *path, double curve[NPOL][NPOINTS], unsigned seeds)
 		    path);
 		exit(1);
 	}
-	(void)fprintf(f, "arrived_pct,binpack,spread,frag\n");
+	(void)fprintf(f, "arrived_pct,random,binpack,spread,frag\n");
 	for (i = 0; i < NPOINTS; i++)
-		(void)fprintf(f, "%zu,%.4f,%.4f,%.4f\n", 5 * (i + 1),
+		(void)fprintf(f, "%zu,%.4f,%.4f,%.4f,%.4f\n", 5 * (i + 1),
 		    100.0 * curve[0][i] / seeds, 100.0 * curve[1][i] / seeds,
-		    100.0 * curve[2][i] / seeds);
+		    100.0 * curve[2][i] / seeds, 100.0 * curve[3][i] / seeds);
 	(void)fclose(f);
 }
 
@@ -254,12 +327,15 @@ static void
 replay_run(struct replay *rp, const struct pod *pods, size_t npods,
     int64_t cluster, unsigned seeds, const char *curve_path)
 {
-	static const char *const names[NPOL] = {"binpack", "spread", "frag"};
+	static const char *const names[NPOL] = {"random", "binpack",
+	    "spread", "frag"};
 	static const enum kai_sched_placement pol[NPOL] = {KAI_SCHED_BINPACK,
-	    KAI_SCHED_SPREAD, KAI_SCHED_FRAG};
-	double share[NPOL] = {0}, ms[NPOL] = {0}, placed[NPOL] = {0};
+	    KAI_SCHED_BINPACK, KAI_SCHED_SPREAD, KAI_SCHED_FRAG};
+	double share[NPOL] = {0}, ms[NPOL] = {0}, cpu[NPOL] = {0};
+	double placed[NPOL] = {0}, lo[NPOL], hi[NPOL];
 	double curve[NPOL][NPOINTS];
-	size_t cap = 4 * npods, n = 0;
+	size_t cap = 4 * npods, n = 0, j;
+	bool *ran = kai_xcalloc(cap, sizeof(*ran));
 	unsigned s;
 	int p;
 
@@ -270,31 +346,48 @@ replay_run(struct replay *rp, const struct pod *pods, size_t npods,
 		for (p = 0; p < NPOL; p++) {
 			struct kai_sched_result r;
 			struct kai_err err;
-			double t0 = bench_now_ms();
+			double t0 = bench_now_ms(), c0 = bench_cpu_ms(), x;
+			int64_t got;
 
-			rp->s.config.placement = pol[p];
-			rp->s.config.gpu_placement = pol[p];
-			if (kai_sched_cycle(&rp->s, &r, &err) != 0) {
-				(void)fprintf(stderr, "sched-bench: %s\n",
-				    err.msg);
-				exit(1);
+			if (p == 0) {
+				got = random_fit(rp, s, ran);
+			} else {
+				rp->s.config.placement = pol[p];
+				rp->s.config.gpu_placement = pol[p];
+				if (kai_sched_cycle(&rp->s, &r, &err) != 0) {
+					(void)fprintf(stderr,
+					    "sched-bench: %s\n", err.msg);
+					exit(1);
+				}
+				got = r.queues[0].allocated[KAI_SCHED_GPU];
+				for (j = 0; j < n; j++)
+					ran[j] = r.jobs[j].state ==
+					    KAI_SCHED_JOB_RUNNING;
+				kai_sched_result_fini(&r);
 			}
 			ms[p] += bench_now_ms() - t0;
-			share[p] += allocated_share(&r, cluster);
-			placed[p] += (double)r.placed;
-			add_curve(rp, &r, cluster, curve[p]);
-			kai_sched_result_fini(&r);
+			cpu[p] += bench_cpu_ms() - c0;
+			x = (double)got / (double)cluster;
+			share[p] += x;
+			lo[p] = s == 1 || x < lo[p] ? x : lo[p];
+			hi[p] = s == 1 || x > hi[p] ? x : hi[p];
+			for (j = 0; j < n; j++)
+				placed[p] += ran[j];
+			add_curve(rp, ran, cluster, curve[p]);
 		}
 	}
+	free(ran);
 	(void)printf("trace replay: %zu GPU nodes, %.0f GPUs, %zu pods per "
 		     "draw (130%% of the GPUs), mean of %u seeds\n",
 	    rp->s.nnodes, (double)cluster / KAI_SCHED_GPU_UNIT, n, seeds);
 	for (p = 0; p < NPOL; p++)
 		(void)
-		    printf("  %-8s GPUs allocated %5.1f%%, %6.0f pods placed, "
-			   "%6.1f ms per cycle\n",
-			names[p], 100.0 * share[p] / seeds, placed[p] / seeds,
-			ms[p] / seeds);
+		    printf("  %-8s GPUs allocated %5.2f%% (seeds %5.2f-%5.2f%%), "
+			   "%6.0f pods placed, %6.1f / %6.1f ms per cycle "
+			   "(wall / CPU)\n",
+			names[p], 100.0 * share[p] / seeds, 100.0 * lo[p],
+			100.0 * hi[p], placed[p] / seeds, ms[p] / seeds,
+			cpu[p] / seeds);
 	if (curve_path != NULL)
 		write_curve(curve_path, curve, seeds);
 }

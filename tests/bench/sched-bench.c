@@ -3,7 +3,7 @@
  * sched-bench: how fast the scheduler core is (not run by make check).
  *
  *	sched-bench [-n NODES] [-j JOBS] [-q QUEUES] [-r RUNS] [-e EST]
- *	    [-g TYPES] [-t TRACEDIR]
+ *	    [-g TYPES] [-S] [-p PLACEMENT] [-t TRACEDIR]
  *
  * Synthetic part: NODES x 8 GPUs (default 5,000), JOBS pending jobs
  * (default 100,000) in QUEUES leaf queues (default 50, under 5
@@ -20,7 +20,8 @@
  * have time limits of 10 minutes to 8 hours, so the start estimates of
  * the first EST pending jobs (the core's default; -e 0: none) have
  * running jobs' ends to replay; -B RESV gives RESV jobs a backfill
- * reservation (0, the core's default: none).  -g TYPES gives the nodes
+ * reservation (0, the core's default: none); -p binpack|spread|frag
+ * the placement (binpack, the core's default).  -g TYPES gives the nodes
  * TYPES GPU types in turn (doc/scheduler.md, "GPU types"), every leaf
  * queue a limit on the first type of half its GPU quota and a weight of
  * its own on the second, and half the jobs a type (job i names type
@@ -48,6 +49,9 @@
 
 #include "base/xmalloc.h"
 
+/* -p: index = enum kai_sched_placement. */
+static const char *const PLACEMENTS[] = {"binpack", "spread", "frag", NULL};
+
 uint64_t
 bench_rand(struct bench_rng *r)
 {
@@ -72,9 +76,8 @@ bench_now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* CPU time of this process: steadier than wall time on a busy host. */
-static double
-cpu_ms(void)
+double
+bench_cpu_ms(void)
 {
 	struct timespec ts;
 
@@ -307,7 +310,7 @@ timed(struct kai_sched_ctx *c, const struct kai_sched_snapshot *s,
 
 	for (i = 0; i < runs; i++) {
 		struct kai_sched_result r;
-		double w0 = bench_now_ms(), c0 = cpu_ms();
+		double w0 = bench_now_ms(), c0 = bench_cpu_ms();
 
 		int rc = c != NULL ? kai_sched_cycle_ctx(c, s, &r, &err)
 				   : kai_sched_cycle(s, &r, &err);
@@ -317,7 +320,7 @@ timed(struct kai_sched_ctx *c, const struct kai_sched_snapshot *s,
 			exit(1);
 		}
 		wall[i] = bench_now_ms() - w0;
-		cpu[i] = cpu_ms() - c0;
+		cpu[i] = bench_cpu_ms() - c0;
 		/* The last run's result: one result alive at a time, as
 		 * in kaid, so that the peak RSS is a cycle's. */
 		if (i + 1 == runs && keep != NULL)
@@ -366,7 +369,7 @@ estimated(const struct kai_sched_result *r)
 
 static void
 synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
-    uint32_t bf, size_t ntypes, bool stateless)
+    uint32_t bf, size_t ntypes, bool stateless, enum kai_sched_placement pl)
 {
 	struct kai_sched_ctx *c = stateless ? NULL : kai_sched_ctx_new();
 	struct synth y;
@@ -379,10 +382,11 @@ synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
 	synth_types(&y, ntypes);
 	y.s.config.est_jobs = est;
 	y.s.config.bf_reservations = bf;
+	y.s.config.placement = y.s.config.gpu_placement = pl;
 	(void)printf("synthetic: %zu nodes x 8 GPUs, %zu pending jobs (%zu "
-		     "tasks) in %zu queues, %zu GPU types, median of %u runs "
-		     "(wall / CPU)%s\n",
-	    nodes, njobs, y.s.ntasks, nq, ntypes, runs,
+		     "tasks) in %zu queues, %zu GPU types, %s, median of %u "
+		     "runs (wall / CPU)%s\n",
+	    nodes, njobs, y.s.ntasks, nq, ntypes, PLACEMENTS[pl], runs,
 	    stateless ? ", no context" : "");
 	full = timed(c, &y.s, runs, &r1);
 	for (i = 0; i < r1.nqueues; i++)
@@ -409,6 +413,7 @@ synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
 	kai_sched_config_init(&y.s.config);
 	y.s.config.est_jobs = est;
 	y.s.config.bf_reservations = bf;
+	y.s.config.placement = y.s.config.gpu_placement = pl;
 	none_all = timed(c, &y.s, runs, &r1);
 	(void)printf("  nothing fits, all phases:    %7.1f / %7.1f ms  (%zu "
 		     "placed, %zu evicted, %zu moved, %zu estimated)\n",
@@ -428,7 +433,8 @@ usage(FILE *f)
 	(void)fprintf(f,
 	    "usage: sched-bench [-n NODES] [-j JOBS] [-q QUEUES] "
 	    "[-r RUNS] [-s SEEDS] [-e EST] [-B RESV] [-g TYPES] [-S]\n"
-	    "    [-t TRACEDIR [-c CURVE] [-T COMPRESS]] [-b]\n");
+	    "    [-p binpack|spread|frag] [-t TRACEDIR [-c CURVE] "
+	    "[-T COMPRESS]] [-b]\n");
 }
 
 int
@@ -439,11 +445,27 @@ main(int argc, char **argv)
 	unsigned long est = KAI_SCHED_EST_JOBS;
 	const char *trace = NULL, *curve = NULL;
 	unsigned long compress = 0, bf = 0, ntypes = 0;
+	enum kai_sched_placement pl = KAI_SCHED_BINPACK;
 	bool stateless = false;
+	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "bB:c:he:g:n:j:q:r:s:St:T:")) != -1) {
+	while ((c = getopt(argc, argv, "bB:c:he:g:n:j:p:q:r:s:St:T:")) != -1) {
 		switch (c) {
+		case 'p':
+			for (i = 0; PLACEMENTS[i] != NULL &&
+			     strcmp(PLACEMENTS[i], optarg) != 0;
+			     i++)
+				;
+			pl = (enum kai_sched_placement)i;
+			if (PLACEMENTS[i] == NULL) {
+				(void)fprintf(stderr,
+				    "sched-bench: invalid placement \"%s\": "
+				    "expected binpack, spread or frag\n",
+				    optarg);
+				return 2;
+			}
+			break;
 		case 'b':
 			bench_starve();
 			return 0;
@@ -497,7 +519,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	synthetic(nodes, jobs, nq, (unsigned)runs, (uint32_t)est, (uint32_t)bf,
-	    (size_t)ntypes, stateless);
+	    (size_t)ntypes, stateless, pl);
 	if (trace != NULL && bench_trace(trace, (unsigned)seeds, curve) != 0)
 		return 1;
 	if (trace != NULL && compress > 0 &&

@@ -21,6 +21,8 @@ uint64_t bench_rand(struct bench_rng *r);
 /* Uniform in [0, n). */
 uint32_t bench_below(struct bench_rng *r, uint32_t n);
 double bench_now_ms(void);
+/* CPU time of this process: steadier than wall time on a busy host. */
+double bench_cpu_ms(void);
 long bench_peak_rss_kib(void);
 
 /*

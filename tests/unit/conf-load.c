@@ -564,8 +564,8 @@ test_scheduling(void)
 	char *d;
 
 	if (c != NULL) {
-		ok(c->sched_placement == 0 && c->sched_gpu_placement == 0,
-		    "binpack and pack by default");
+		ok(c->sched_placement == 2 && c->sched_gpu_placement == 0,
+		    "frag and pack by default");
 		is_int((int64_t)c->sched_nphases, 0,
 		    "phases unset: kaid's own list");
 		ok(c->sched_k_value == 1.0, "k_value 1.0 by default");

@@ -118,7 +118,9 @@ test_index_matches_scan(enum kai_sched_placement pl, const char *what)
 		struct kai_sched_choice a, b;
 		bool fa, fb;
 
-		if (w->tasks[t].gpus == 0 && w->tasks[t].gpu_fraction == 0 &&
+		/* frag places CPU-only tasks by its measure too */
+		if (pl != KAI_SCHED_FRAG && w->tasks[t].gpus == 0 &&
+		    w->tasks[t].gpu_fraction == 0 &&
 		    w->tasks[t].gpu_memory_mib == 0)
 			continue;
 		fa = kai_sched_choose(&S, t, NULL, 0, NULL, false, &a);
@@ -782,6 +784,8 @@ main(void)
 {
 	test_index_matches_scan(KAI_SCHED_BINPACK, "binpack");
 	test_index_matches_scan(KAI_SCHED_SPREAD, "spread");
+	/* frag: its node-state groups against its scan of every node */
+	test_index_matches_scan(KAI_SCHED_FRAG, "frag");
 	test_rollback_is_exact();
 	test_deterministic();
 	test_refusals();
