@@ -395,14 +395,15 @@ state_on_pod(enum kai_kube_event ev, const struct kai_pod *pod, void *ctx)
 		if (!r->managed)
 			native_follow(k, key, pod, r, now);
 		kai_map_put(&k->pods, key, r);
-		if (ours)
+		/* A workload's pod is bound by kaid too (native.c): its
+		 * name may come again (a StatefulSet's), bound anew. */
+		if (ours || r->managed)
 			dispatch_pod_seen(k, key, r->node[0] != '\0');
 		if (r->managed)
 			reconcile_pod(k, key, r, false, now);
 		break;
 	case KAI_KUBE_DELETED:
-		if (ours)
-			dispatch_pod_seen(k, key, true);
+		dispatch_pod_seen(k, key, true);
 		r = pod_rec_new(pod);
 		r->managed &= ours;
 		if (!r->managed)

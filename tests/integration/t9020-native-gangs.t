@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-# t9010-native-gangs: gangs of Kubernetes-native workloads (issue 13,
+# t9020-native-gangs: gangs of Kubernetes-native workloads (issue 13,
 # doc/k8s-native.md "Owners and gangs") on the real-API tier.  The CRDs
 # of contrib/kubernetes/crds/ and the role of rbac-native.yaml are
 # installed; owners are made as objects and their pods with
@@ -30,7 +30,7 @@
 stack_tiers real -- "owners and CRDs need a real API server"
 stack_require
 
-T=$(mktemp -d /tmp/kai-t9010.XXXXXX)
+T=$(mktemp -d /tmp/kai-t9020.XXXXXX)
 trap 'stack_stop "$T"; [ "${KAI_KEEP_TMP:-0}" = 1 ] || rm -rf "$T"' EXIT
 cat >"$T/nodes.yaml" <<EON
 nodes:
