@@ -26,6 +26,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t1280-impossible.t \
 	tests/integration/t1500-events.t \
 	tests/integration/t9000-native-pods.t \
+	tests/integration/t9010-native-evict.t \
 	tests/integration/t9020-native-gangs.t \
 	tests/integration/t1510-incluster.t \
 	tests/integration/t2000-cancel.t \

@@ -16,8 +16,9 @@
 #   kubeconfig-admin, kubeconfig-kaid, kubeconfig-kubelet-sim
 #                            CA data + token, context namespace "default"
 #   apiserver.url            https://127.0.0.1:PORT
-#   audit.log                one JSON line per pod create or delete
-#                            (audit-policy.yaml): what tests count
+#   audit.log                one JSON line per pod create or delete and
+#                            pods/status patch (audit-policy.yaml): what
+#                            tests count
 #   etcd.pid apiserver.pid   for stop-apiserver.sh DIR
 #   etcd.log apiserver.log   etcd/ (its data)
 #
@@ -150,6 +151,11 @@ rules:
   resources:
   - group: ""
     resources: ["pods"]
+- level: Request
+  verbs: ["patch"]
+  resources:
+  - group: ""
+    resources: ["pods/status"]
 - level: None
 EOF2
 "$APISERVER" \

@@ -425,6 +425,54 @@ dispatch_delete_pod(struct kaid *k, const char *pod, int64_t grace_s)
 	kai_kube_pod_delete(k->kube, pod, grace_s, on_deleted, pc);
 }
 
+/* An eviction's pod: the condition first, then the delete. */
+struct evict_call {
+	struct kaid *k;
+	char *pod;
+	int64_t grace_s;
+};
+
+/*
+ * The condition is a courtesy, the delete is the decision: it follows
+ * whatever the patch got, but for KAI_EAGAIN (a timeout, or kaid
+ * stopping, when no new call may start), after which the pod is left to
+ * evict_retry_deletes() and, after a restart, to reconcile.c.
+ */
+static void
+on_disrupted(int code, const struct kai_err *err, void *ctx)
+{
+	struct evict_call *ec = ctx;
+	struct pod_rec *r;
+
+	if (code == KAI_EAGAIN) {
+		kai_log_warn("%s; deleting it later", kai_err_msg(err));
+		if ((r = kai_map_get(&ec->k->pods, ec->pod)) != NULL)
+			r->deleting = false;
+	} else {
+		if (code != 0 && code != KAI_ENOENT)
+			kai_log_warn("%s", kai_err_msg(err));
+		dispatch_delete_pod(ec->k, ec->pod, ec->grace_s);
+	}
+	free(ec->pod);
+	free(ec);
+}
+
+void
+dispatch_evict_pod(struct kaid *k, const char *pod, int64_t grace_s,
+    const char *why, int64_t now)
+{
+	struct evict_call *ec = kai_xcalloc(1, sizeof(*ec));
+	struct pod_rec *r;
+
+	if ((r = kai_map_get(&k->pods, pod)) != NULL)
+		r->deleting = true;
+	ec->k = k;
+	ec->pod = kai_xstrdup(pod);
+	ec->grace_s = grace_s;
+	kai_kube_pod_disrupt(k->kube, pod, "PreemptionByScheduler", why, now,
+	    on_disrupted, ec);
+}
+
 void
 dispatch_delete_pods(struct kaid *k, const struct kai_job *j, int64_t grace_s)
 {

@@ -52,6 +52,21 @@
 /* SIGTERM, then this long before the kubelet kills a victim's task. */
 #define EVICT_GRACE_S 5
 
+/*
+ * A victim's pod is marked (the condition DisruptionTarget, reason
+ * PreemptionByScheduler, the scheduler's reason as its message) and then
+ * deleted: kaid's own pods with EVICT_GRACE_S, a Kubernetes-native
+ * workload's pod with its own terminationGracePeriodSeconds, which its
+ * owner chose.
+ */
+static void
+evict_pod(struct kaid *k, const struct kai_job *j, const char *pod,
+    const char *why, int64_t now)
+{
+	dispatch_evict_pod(k, pod, native_job(j) ? -1 : EVICT_GRACE_S, why,
+	    now);
+}
+
 bool
 evict_victim(const struct snap *sn, const struct kai_sched_result *r, size_t i)
 {
@@ -184,13 +199,18 @@ post_events(struct kaid *k, const struct kai_job *j, size_t from,
 /* After the commit: delete the run's pods; requeue or forget the job. */
 static void
 victim_done(struct kaid *k, struct kai_job *j, const char *reason,
-    const char *why)
+    const char *why, int64_t now)
 {
+	size_t t;
+
 	kai_log_info("job %" PRIu64 ": PREEMPTED (%s)%s", j->id, why,
 	    j->requeue ? ", requeued" : "");
 	/* kubectl describe pod tells what kqueue tells. */
 	evict_post_events(k, j, reason, why);
-	dispatch_delete_pods(k, j, EVICT_GRACE_S);
+	for (t = 0; t < j->nallocs; t++)
+		evict_pod(k, j, j->allocs[t].pod, why, now);
+	if (j->ntasks > 1)
+		dispatch_delete_service(k, j->id);
 	if (!j->requeue) {
 		state_job_remove(k, j->id);
 		return;
@@ -297,7 +317,7 @@ shrink_change(struct victim *v, int64_t now, struct kai_db_change *c)
 
 /* After the commit: only the shed tasks' pods go; the job runs on. */
 static void
-shrink_done(struct kaid *k, struct victim *v)
+shrink_done(struct kaid *k, struct victim *v, int64_t now)
 {
 	struct kai_job *j = v->j;
 	size_t t;
@@ -306,7 +326,7 @@ shrink_done(struct kaid *k, struct victim *v)
 	    v->nodelist);
 	post_events(k, j, v->keep, v->reason, v->why);
 	for (t = v->keep; t < j->nallocs; t++) {
-		evict_delete_shed(k, j->allocs[t].pod);
+		evict_pod(k, j, j->allocs[t].pod, v->why, now);
 		kai_alloc_fini(&j->allocs[t]);
 	}
 	j->nallocs = v->keep;
@@ -367,9 +387,10 @@ evict_commit(struct kaid *k, const struct snap *sn,
 	for (i = 0; i < n; i++) {
 		/* Not applied: the job moved on (ended, cancelled). */
 		if (applied[v[i].first] && v[i].keep != SIZE_MAX)
-			shrink_done(k, &v[i]);
+			shrink_done(k, &v[i], sn->s.now);
 		else if (applied[v[i].first])
-			victim_done(k, v[i].j, v[i].reason, v[i].why);
+			victim_done(k, v[i].j, v[i].reason, v[i].why,
+			    sn->s.now);
 		done += applied[v[i].first];
 		free(v[i].why);
 		free(v[i].text);

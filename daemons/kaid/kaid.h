@@ -469,6 +469,10 @@ void dispatch_ensure_pods(struct kaid *k, struct kai_job *job, int64_t now);
 void dispatch_delete_pods(struct kaid *k, const struct kai_job *job,
     int64_t grace_s);
 void dispatch_delete_pod(struct kaid *k, const char *pod, int64_t grace_s);
+/* An evicted pod: the condition DisruptionTarget (why), then the delete;
+ * now: when the scheduler decided. */
+void dispatch_evict_pod(struct kaid *k, const char *pod, int64_t grace_s,
+    const char *why, int64_t now);
 /* The pod watch saw pod bound (or deleted): it may be ensured again. */
 void dispatch_pod_seen(struct kaid *k, const char *pod, bool bound_or_gone);
 /* A relist began: forget which pods were made and not yet seen. */

@@ -31,7 +31,7 @@ static const int http_codes[METRICS_HTTP_CODES] = {
 };
 
 static const char *const verb_names[KAI_KUBE_NVERBS] = {
-	"create", "bind", "delete", "watch", "service", "configmap"
+	"create", "bind", "delete", "watch", "service", "configmap", "status"
 };
 
 static const char *const res_names[KAI_SCHED_NRES] = {

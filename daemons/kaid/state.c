@@ -374,7 +374,7 @@ state_on_pod(enum kai_kube_event ev, const struct kai_pod *pod, void *ctx)
 {
 	struct kaid *k = ctx;
 	int64_t now = kaid_now();	/* the event's arrival */
-	struct pod_rec *r;
+	struct pod_rec *r, *old;
 	char *key = NULL;
 	bool ours = false;
 
@@ -391,6 +391,12 @@ state_on_pod(enum kai_kube_event ev, const struct kai_pod *pod, void *ctx)
 	case KAI_KUBE_ADDED:
 	case KAI_KUBE_MODIFIED:
 		r = pod_rec_new(pod);
+		/* A delete kaid sent may not show yet (an eviction marks the
+		 * pod first, and that change comes back before the delete):
+		 * the pod stays deleting, or it would be deleted twice. */
+		old = kai_map_get(&k->pods, key);
+		if (old != NULL && old->deleting)
+			r->deleting = true;
 		r->managed &= ours;
 		if (!r->managed)
 			native_follow(k, key, pod, r, now);

@@ -261,6 +261,15 @@ void kai_kube_pod_create(struct kai_kube *kube, const struct kai_pod_spec *spec,
 /* POST pods/NAME/binding; 409 (already bound) gives KAI_EEXIST. */
 void kai_kube_pod_bind(struct kai_kube *kube, const char *pod,
     const char *node, kai_kube_done_fn *fn, void *ctx);
+/*
+ * PATCH pods/NAME/status: the condition DisruptionTarget (status True,
+ * reason, message, lastTransitionTime now), which says why the pod is
+ * about to go before it is deleted, as kube-scheduler says it when it
+ * preempts (a Job's podFailurePolicy can then ignore the failure).
+ */
+void kai_kube_pod_disrupt(struct kai_kube *kube, const char *pod,
+    const char *reason, const char *message, int64_t now,
+    kai_kube_done_fn *fn, void *ctx);
 /* DELETE with gracePeriodSeconds (-1 = server default); 404 -> KAI_ENOENT. */
 void kai_kube_pod_delete(struct kai_kube *kube, const char *pod,
     int64_t grace_s, kai_kube_done_fn *fn, void *ctx);
@@ -395,6 +404,7 @@ enum kai_kube_verb {
 	KAI_KUBE_WATCH,		/* list or watch nodes or pods */
 	KAI_KUBE_SERVICE,	/* create or delete a job's Service */
 	KAI_KUBE_CONFIGMAP,	/* create the pods' helpers ConfigMap */
+	KAI_KUBE_STATUS,	/* PATCH pods/NAME/status (an eviction) */
 	KAI_KUBE_NVERBS
 };
 /*

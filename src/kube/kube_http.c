@@ -289,7 +289,7 @@ write_cb(char *p, size_t size, size_t nmemb, void *userp)
 }
 
 static void
-req_headers(struct kube_req *req)
+req_headers(struct kube_req *req, const char *method)
 {
 	struct curl_slist *h = NULL;
 
@@ -297,8 +297,12 @@ req_headers(struct kube_req *req)
 	kube_token_refresh(req->kube);
 	if (req->kube->auth_hdr != NULL)
 		h = curl_slist_append(h, req->kube->auth_hdr);
+	/* A PATCH body is a strategic merge patch (lists of objects with a
+	 * merge key, such as a pod's conditions, merge item by item). */
 	if (req->post != NULL)
-		h = curl_slist_append(h, "Content-Type: application/json");
+		h = curl_slist_append(h, strcmp(method, "PATCH") == 0 ?
+		    "Content-Type: application/strategic-merge-patch+json" :
+		    "Content-Type: application/json");
 	KAI_ASSERT(h != NULL);
 	req->hdrs = h;
 }
@@ -349,7 +353,7 @@ kube_req_new(struct kai_kube *kube, const char *method, const char *path,
 	req->url = kai_xasprintf("%s%s", kube->cfg.server, path);
 	req->easy = curl_easy_init();
 	KAI_ASSERT(req->easy != NULL);
-	req_headers(req);
+	req_headers(req, method);
 	req_opts(req, method);
 	return req;
 }

@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/xmalloc.h"
 #include "kube/kube_int.h"
@@ -253,6 +254,42 @@ kai_kube_pod_bind(struct kai_kube *kube, const char *pod, const char *node,
 	    node);
 	call_start(kube, KAI_KUBE_BIND, what, "POST",
 	    kai_xasprintf("%s/binding", base), body, fn, ctx);
+	free(base);
+}
+
+void
+kai_kube_pod_disrupt(struct kai_kube *kube, const char *pod,
+    const char *reason, const char *message, int64_t now,
+    kai_kube_done_fn *fn, void *ctx)
+{
+	struct json_object *b = json_object_new_object(), *st, *conds, *c;
+	char *base = pods_path(kube, pod), *body, when[32];
+	struct tm tm;
+	time_t t = (time_t)now;
+
+	if (gmtime_r(&t, &tm) == NULL ||
+	    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		when[0] = '\0';
+	c = json_object_new_object();
+	json_object_object_add(c, "type",
+	    json_object_new_string("DisruptionTarget"));
+	json_object_object_add(c, "status", json_object_new_string("True"));
+	json_object_object_add(c, "reason", json_object_new_string(reason));
+	json_object_object_add(c, "message", json_object_new_string(message));
+	if (when[0] != '\0')
+		json_object_object_add(c, "lastTransitionTime",
+		    json_object_new_string(when));
+	conds = json_object_new_array();
+	json_object_array_add(conds, c);
+	st = json_object_new_object();
+	json_object_object_add(st, "conditions", conds);
+	json_object_object_add(b, "status", st);
+	body = kai_xstrdup(json_object_to_json_string_ext(b,
+	    JSON_C_TO_STRING_PLAIN));
+	json_object_put(b);
+	call_start(kube, KAI_KUBE_STATUS,
+	    kai_xasprintf("could not mark pod \"%s\" for eviction", pod),
+	    "PATCH", kai_xasprintf("%s/status", base), body, fn, ctx);
 	free(base);
 }
 

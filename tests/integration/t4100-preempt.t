@@ -86,6 +86,15 @@ for e in json.load(sys.stdin)["items"]:
 done
 like "its pod has a Kubernetes event Preempted with the reason" "$pev" \
     "^Warning Preempted .*(preempt|priority)"
+# The pod is marked DisruptionTarget (as kube-scheduler marks the pods it
+# preempts) before it is deleted.
+for _ in $(seq 1 50); do
+	calls=$(stack_pod_calls "kai-$low-0" | tr '\n' ';')
+	case $calls in *delete*) break ;; esac
+	sleep 0.1
+done
+like "its pod got the condition DisruptionTarget, then was deleted" \
+    "$calls" "^create 201;.*patch/status 200 DisruptionTarget:PreemptionByScheduler;delete 200 grace=5;"
 ok "the preemptor runs" wait_state "$high" RUNNING 300
 ok "the victim's allocation was dropped" \
     test "$(stack_psql "select count(*) from allocations where job_id = $low")" = 0

@@ -287,6 +287,62 @@ stack_stop()
 	pg_stop "$d/pg"
 }
 
+# stack_pod_calls [NS/]NAME: the calls that created, marked or deleted pod
+# NAME of namespace NS (default: default), in order, one a line: "create
+# 201", "patch/status 200 DisruptionTarget:PreemptionByScheduler" (the
+# conditions the patch sets, as type:reason), "delete 200 grace=5" (the
+# gracePeriodSeconds asked for, "-" for none: the pod's own); from
+# kubesim's record or the real API server's audit log.
+stack_pod_calls()
+{
+	python3 - "$STACK_API" "$STACK_DIR" "$1" <<'EOP'
+import json, sys, urllib.parse
+api, d, name = sys.argv[1], sys.argv[2], sys.argv[3]
+ns, _, name = name.rpartition("/")
+ns = ns or "default"
+base = "/api/v1/namespaces/%s/pods" % ns
+def grace(query):
+    q = urllib.parse.parse_qs(query or "")
+    return "grace=" + q.get("gracePeriodSeconds", ["-"])[0]
+def conds(body):
+    c = ((body or {}).get("status") or {}).get("conditions") or []
+    return " ".join("%s:%s" % (x.get("type"), x.get("reason")) for x in c)
+if api == "kubesim":
+    for line in open(d + "/kubesim.record"):
+        r = json.loads(line)
+        m, p, body = r.get("method"), r.get("path"), r.get("body")
+        if m == "POST" and p == base and \
+                ((body or {}).get("metadata") or {}).get("name") == name:
+            print("create", r.get("status"))
+        elif m == "PATCH" and p == "%s/%s/status" % (base, name):
+            print("patch/status", r.get("status"), conds(body))
+        elif m == "DELETE" and p == "%s/%s" % (base, name):
+            q = r.get("query")
+            if isinstance(q, dict):
+                q = urllib.parse.urlencode(q, doseq=True)
+            print("delete", r.get("status"), grace(q))
+else:
+    for line in open(d + "/k8s/audit.log"):
+        e = json.loads(line)
+        ref = e.get("objectRef", {})
+        if ref.get("namespace") != ns or ref.get("resource") != "pods":
+            continue
+        n = ref.get("name") or \
+            ((e.get("requestObject") or {}).get("metadata") or {}).get("name")
+        if n != name or e.get("stage") != "ResponseComplete":
+            continue
+        code = e.get("responseStatus", {}).get("code")
+        sub = ref.get("subresource")
+        if e.get("verb") == "create" and not sub:
+            print("create", code)
+        elif e.get("verb") == "patch" and sub == "status":
+            print("patch/status", code, conds(e.get("requestObject")))
+        elif e.get("verb") == "delete" and not sub:
+            print("delete", code,
+                  grace(urllib.parse.urlsplit(e.get("requestURI", "")).query))
+EOP
+}
+
 # stack_pods_created: "TWICE TOTAL": how many pods of namespace default
 # were created (201) more than once, and how many were created, from
 # kubesim's record or the real API server's audit log (start-apiserver.sh).

@@ -10,7 +10,7 @@
 #      ClusterRole, the same call is refused with 403;
 #   3. nothing more is granted: SelfSubjectRulesReview lists exactly the
 #      role's rules, and calls kaid must never make (read secrets, write
-#      pods/status, delete or create nodes, patch pods, ...) get 403.
+#      pods/status whole, delete or create nodes, patch pods, ...) get 403.
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=${top_srcdir:-$HERE/../..}
@@ -105,6 +105,10 @@ try() {
 		as_admin POST $NS/pods "$(pod_json tb)"
 		api "$KAID" POST $NS/pods/tb/binding \
 		    '{"apiVersion":"v1","kind":"Binding","metadata":{"name":"tb"},"target":{"kind":"Node","name":"n1"}}' ;;
+	pods/status:patch)
+		api "$KAID" PATCH $NS/pods/fx/status \
+		    '{"status":{"conditions":[{"type":"DisruptionTarget","status":"True","reason":"PreemptionByScheduler","message":"t"}]}}' \
+		    application/strategic-merge-patch+json ;;
 	pods/log:get) api "$KAID" GET $NS/pods/fx/log ;;
 	nodes:get) api "$KAID" GET /api/v1/nodes/n1 ;;
 	nodes:list) api "$KAID" GET /api/v1/nodes ;;
@@ -133,7 +137,8 @@ try() {
 # The answer each granted call gets (a log of an unbound pod is 204).
 declare -A WANT=(
 	[pods:create]=201 [pods:get]=200 [pods:list]=200 [pods:watch]=200
-	[pods:delete]=200 [pods/binding:create]=201 [pods/log:get]=204
+	[pods:delete]=200 [pods/binding:create]=201 [pods/status:patch]=200
+	[pods/log:get]=204
 	[nodes:get]=200 [nodes:list]=200 [nodes:watch]=200
 	[events:create]=201 [events:patch]=200
 	[services:create]=201 [services:get]=200 [services:delete]=200
@@ -229,8 +234,6 @@ refused "get configmaps" GET $NS/configmaps
 refused "update configmaps" PUT $NS/configmaps/tcm \
     '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"tcm"},"data":{}}'
 refused "delete configmaps" DELETE $NS/configmaps/tcm
-refused "patch pods/status" PATCH $NS/pods/fx/status \
-    '{"status":{"phase":"Running"}}' application/merge-patch+json
 refused "update pods/status" PUT $NS/pods/fx/status "$(pod_json fx)"
 refused "patch pods" PATCH $NS/pods/fx '{"metadata":{"labels":{"a":"b"}}}' \
     application/merge-patch+json
