@@ -28,6 +28,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t9000-native-pods.t \
 	tests/integration/t9010-native-evict.t \
 	tests/integration/t9020-native-gangs.t \
+	tests/integration/t9030-native-gangs-node.t \
 	tests/integration/t1510-incluster.t \
 	tests/integration/t2000-cancel.t \
 	tests/integration/t2010-cancel-others.t \

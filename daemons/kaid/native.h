@@ -79,7 +79,8 @@ void native_retry_parked(struct kaid *k, int64_t now);
 /*
  * native_gang.c: KAI's pod grouper.  The gang size of the object o of
  * kind: a PodGroup's minMember, a Job's 1 (or kai.scheduler/batch-min-
- * member), a StatefulSet's or ReplicaSet's replicas, a JobSet's replicas
+ * member), a StatefulSet's replicas (with podManagementPolicy Parallel,
+ * else 1) or a ReplicaSet's, a JobSet's replicas
  * times parallelism, a PyTorchJob's minAvailable (else the replicas'
  * sum), a RayCluster's head plus its workers' minimum, a
  * LeaderWorkerSet's group size; 0 for a Deployment (a group per pod)

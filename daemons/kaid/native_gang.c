@@ -132,7 +132,20 @@ native_gang_min(const char *kind, const struct kai_kube_obj *o)
 		return int_or(o, "spec.minMember", 0);
 	if (strcmp(kind, "Job") == 0)
 		return (bm = batch_min(o)) > 0 ? bm : 1;
-	if (strcmp(kind, "StatefulSet") == 0 || strcmp(kind, "ReplicaSet") == 0)
+	/*
+	 * A StatefulSet's controller makes pod N+1 only once pod N is ready
+	 * (OrderedReady, the default): a gang of its replicas would wait
+	 * for pods never made.  Only with podManagementPolicy Parallel are
+	 * its replicas one gang.
+	 */
+	if (strcmp(kind, "StatefulSet") == 0) {
+		const char *pol = kai_kube_obj_str(o,
+		    "spec.podManagementPolicy");
+
+		return pol != NULL && strcmp(pol, "Parallel") == 0 ?
+		    int_or(o, "spec.replicas", 1) : 1;
+	}
+	if (strcmp(kind, "ReplicaSet") == 0)
 		return int_or(o, "spec.replicas", 1);
 	if (strcmp(kind, "JobSet") == 0)
 		return jobset_min(o);

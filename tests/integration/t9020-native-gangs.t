@@ -12,7 +12,8 @@
 #    "waiting for N of 4 pods of the group", while fewer pods exist (a
 #    member deleted before its gang started counts out again); with room
 #    for 3 it binds none; with room for 4 it binds all and completes;
-#  - a StatefulSet of 2 replicas is one job of 2 tasks; a member deleted
+#  - a StatefulSet of 2 replicas (podManagementPolicy Parallel) is one
+#    job of 2 tasks; a member deleted
 #    after the start ends the gang and its other pod goes (a stale gang);
 #    the pods made again are a new job that binds both;
 #  - a batch/v1 Job with kai.scheduler/batch-min-member 2 is one job of
@@ -148,6 +149,7 @@ ok "and the job completes when they all do" wait_state "$pg" COMPLETED
 sts=$(mkobj '{"apiVersion": "apps/v1", "kind": "StatefulSet",
  "metadata": {"name": "db"},
  "spec": {"replicas": 2, "serviceName": "db",
+  "podManagementPolicy": "Parallel",
   "selector": {"matchLabels": {"app": "db"}},
   "template": {"metadata": {"labels": {"app": "db"}},
    "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}}') ||
@@ -173,6 +175,21 @@ ok "the pods made again are a new job" \
 db2=$(job_of db)
 ok "which binds both" wait_for 30 all_bound db-0 db-1
 ok "and completes" wait_state "$db2" COMPLETED
+
+# An OrderedReady StatefulSet (the default) makes pod 1 only once pod 0
+# is ready: its pods are not one gang, or pod 0 would wait forever.
+seq=$(mkobj '{"apiVersion": "apps/v1", "kind": "StatefulSet",
+ "metadata": {"name": "seq"},
+ "spec": {"replicas": 2, "serviceName": "seq",
+  "selector": {"matchLabels": {"app": "seq"}},
+  "template": {"metadata": {"labels": {"app": "seq"}},
+   "spec": {"containers": [{"name": "c", "image": "busybox"}]}}}}') ||
+    bail_out "could not create StatefulSet seq"
+mkpod seq-0 1 "$(owner apps/v1 StatefulSet seq "$seq")" ||
+    bail_out "could not create pod seq-0"
+ok "an OrderedReady StatefulSet's first pod is a job" wait_for 20 has_job seq
+is "of one task" "$(col "$(job_of seq)" ntasks)" 1
+ok "which completes alone" wait_state "$(job_of seq)" COMPLETED
 
 # -- A batch/v1 Job with kai.scheduler/batch-min-member ---------------------
 jb=$(mkobj '{"apiVersion": "batch/v1", "kind": "Job",
