@@ -3,7 +3,8 @@
  * kube-object: the parts of the GET of any object (kube_object.c) that
  * need no server: the URL path of each kind native.c reads, and the path
  * accessors over owners as the API server sends them (a JobSet, a
- * PyTorchJob, a PodGroup), present, absent and of the wrong type.
+ * PyTorchJob, a PodGroup), present, absent and of the wrong type; and
+ * the owner and group fields of a pod that native.c reads.
  */
 #include "config.h"
 
@@ -107,10 +108,46 @@ test_access(void)
 	    "invalid JSON is refused (%s)", err.msg);
 }
 
+/* What a foreign pod tells native.c about its owner and group. */
+static void
+test_pod_owner(void)
+{
+	struct kai_pod p;
+	struct kai_err err;
+
+	memset(&p, 0, sizeof(p));
+	is_int(kube_pod_parse("{\"metadata\":{\"name\":\"w-0\","
+	    "\"namespace\":\"t\",\"uid\":\"p-1\","
+	    "\"annotations\":{\"pod-group-name\":\"pg4\"},"
+	    "\"labels\":{\"leaderworkerset.sigs.k8s.io/group-index\":\"3\"},"
+	    "\"ownerReferences\":[{\"apiVersion\":\"apps/v1\","
+	    "\"kind\":\"StatefulSet\",\"name\":\"w\",\"uid\":\"s-1\"},"
+	    "{\"apiVersion\":\"v1\",\"kind\":\"X\",\"name\":\"x\","
+	    "\"uid\":\"x-1\"}]},"
+	    "\"spec\":{\"schedulerName\":\"kai-scheduler\"},"
+	    "\"status\":{\"phase\":\"Pending\"}}", &p, &err), 0,
+	    "a pod with owners and a PodGroup parses");
+	is_str(p.owner_api, "apps/v1", "its first owner's apiVersion");
+	is_str(p.owner_kind, "StatefulSet", "kind");
+	is_str(p.owner_uid, "s-1", "and uid");
+	is_str(p.pod_group, "pg4", "the pod-group-name annotation");
+	is_str(p.lws_group, "3", "the LWS group index label");
+	kube_pod_fini(&p);
+	memset(&p, 0, sizeof(p));
+	is_int(kube_pod_parse("{\"metadata\":{\"name\":\"b\","
+	    "\"namespace\":\"t\",\"uid\":\"p-2\"},\"spec\":{},"
+	    "\"status\":{\"phase\":\"Pending\"}}", &p, &err), 0,
+	    "a bare pod parses");
+	ok(strcmp(p.owner_uid, "") == 0 && strcmp(p.pod_group, "") == 0 &&
+	    strcmp(p.owner_api, "") == 0, "with no owner and no group: \"\"");
+	kube_pod_fini(&p);
+}
+
 int
 main(void)
 {
 	test_paths();
 	test_access();
+	test_pod_owner();
 	return done_testing();
 }
