@@ -12,6 +12,8 @@
 #    "waiting for N of 4 pods of the group", while fewer pods exist (a
 #    member deleted before its gang started counts out again); with room
 #    for 3 it binds none; with room for 4 it binds all and completes;
+#  - a restarted kaid finds a pending gang (its members join again) and
+#    a started one (by its allocations) and keeps one job for each;
 #  - a StatefulSet of 2 replicas (podManagementPolicy Parallel) is one
 #    job of 2 tasks; a member deleted
 #    after the start ends the gang and its other pod goes (a stale gang);
@@ -128,6 +130,14 @@ ok "with 2 pods it waits for 2 of 4" \
     wait_for 20 why_is "$pg" "waiting for 2 of 4 pods of the group"
 ok "and its pods are told so" wait_for 20 eval \
     '[[ "$(events pg4-a)" == *"FailedScheduling|waiting for 2 of 4 pods of the group"* ]]'
+# A restarted kaid finds the pending gang again: its members join it
+# again as the watch lists them (it is not swept as empty meanwhile).
+kaid_stop
+kaid_start || bail_out "kaid did not restart"
+ok "after a restart the members join the same job again" \
+    wait_for 20 why_is "$pg" "waiting for 2 of 4 pods of the group"
+is "still one job for the group, pending" \
+    "$(jobs_named pg4 | grep -c .) $(col "$pg" state)" "1 PENDING"
 kc -n "$NS" delete pod pg4-b --wait=false >/dev/null
 ok "a member deleted before the start counts out: 3 of 4" \
     wait_for 20 why_is "$pg" "waiting for 3 of 4 pods of the group"
@@ -162,6 +172,12 @@ db=$(job_of db)
 is "of 2 tasks (its replicas)" "$(col "$db" ntasks)" 2
 ok "both pods are bound" wait_for 30 all_bound db-0 db-1
 ok "and the job runs" wait_state "$db" RUNNING
+# A restarted kaid finds a started gang by its allocations.
+kaid_stop
+kaid_start || bail_out "kaid did not restart"
+sleep 2
+is "after a restart, still one job for the StatefulSet, RUNNING" \
+    "$(jobs_named db | grep -c .) $(col "$db" state)" "1 RUNNING"
 kc -n "$NS" delete pod db-1 --grace-period=0 --force >/dev/null 2>&1
 ok "a member deleted after the start ends the gang" wait_state "$db" FAILED
 ok "and its other pod goes too (a gang below its minMember)" \

@@ -78,8 +78,9 @@ ok "and the job runs" wait_state "$db" RUNNING
 old0=$(uid_of db-0)
 kc -n "$NS" delete pod db-1 --wait=false >/dev/null
 ok "a member deleted ends the gang" wait_state "$db" FAILED
+replaced() { [ "$(uid_of "$1")" != "$2" ]; }
 ok "its other pod is deleted too (and made again by the controller)" \
-    wait_for 60 eval '[ "$(uid_of db-0)" != "$old0" ]'
+    wait_for 60 replaced db-0 "$old0"
 ok "the pods made again are a new job" wait_for 60 eval '[ "$(njobs db)" = 2 ]'
 db2=$(job_of db)
 ok "which runs both" wait_for 120 running db-0 db-1
