@@ -325,9 +325,11 @@ native_pod(struct kaid *k, const char *key, const struct kai_pod *pod,
 	case NATIVE_WAIT:
 		return NULL;
 	case NATIVE_REFUSED:
-		kai_log_info("pod \"%s\" waits: %s", key, why);
-		events_post(k, key, KAI_EVENT_WARNING, "FailedScheduling",
-		    "%s", why);
+		if (!native_told(k, key, why)) {
+			kai_log_info("pod \"%s\" waits: %s", key, why);
+			events_post(k, key, KAI_EVENT_WARNING,
+			    "FailedScheduling", "%s", why);
+		}
 		free(why);
 		return NULL;
 	case NATIVE_READY:

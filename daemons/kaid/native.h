@@ -71,6 +71,11 @@ enum native_resolve native_resolve(struct kaid *k, const char *key,
     char **why);
 /* The pod keyed key no longer waits for a read (bound, gone). */
 void native_unpark(struct kaid *k, const char *key);
+/*
+ * Whether why was the last refusal told about the pod keyed key (and
+ * records it if not): each refusal is posted once, not at each retry.
+ */
+bool native_told(struct kaid *k, const char *key, const char *why);
 /* Whether pods wait for owner reads. */
 bool native_busy(const struct kaid *k);
 /* Tries again the pods that wait for reads refused a while ago. */

@@ -20,7 +20,8 @@
  * kaid, until a read succeeds.  A read that failed otherwise (a timeout,
  * the API down) is not cached: the pod is tried again on the next tick.
  * A pod whose PodGroup cannot be read gets no job (KAI leaves it pending
- * silently; kaid says why) and is looked at again when it changes.
+ * silently; kaid says why, once) and is tried again on each tick, so
+ * that a PodGroup made after its pods is found within REFUSED_S.
  */
 #include "config.h"
 
@@ -41,6 +42,7 @@ struct native {
 	struct kai_map cache;	  /* key -> struct native_owner * */
 	struct kai_map inflight;  /* key -> (non-NULL) while read */
 	struct kai_map parked;	  /* pod key -> struct kai_pod * (a copy) */
+	struct kai_map told;	  /* pod key -> the refusal posted on it */
 	bool retry;		  /* a parked pod waits for a failed read */
 };
 
@@ -142,6 +144,7 @@ nat(struct kaid *k)
 		kai_map_init(&k->native->cache, owner_free);
 		kai_map_init(&k->native->inflight, NULL);
 		kai_map_init(&k->native->parked, pod_free);
+		kai_map_init(&k->native->told, free);
 	}
 	return k->native;
 }
@@ -154,6 +157,7 @@ native_owner_fini(struct kaid *k)
 	kai_map_fini(&k->native->cache);
 	kai_map_fini(&k->native->inflight);
 	kai_map_fini(&k->native->parked);
+	kai_map_fini(&k->native->told);
 	KAI_FREE(k->native);
 }
 
@@ -310,15 +314,30 @@ park(struct kaid *k, const char *key, const struct kai_pod *pod)
 void
 native_unpark(struct kaid *k, const char *key)
 {
-	if (k->native != NULL)
-		kai_map_del(&k->native->parked, key);
+	if (k->native == NULL)
+		return;
+	kai_map_del(&k->native->parked, key);
+	kai_map_del(&k->native->told, key);
+}
+
+bool
+native_told(struct kaid *k, const char *key, const char *why)
+{
+	const char *was = kai_map_get(&nat(k)->told, key);
+
+	if (was != NULL && strcmp(was, why) == 0)
+		return true;
+	kai_map_put(&nat(k)->told, key, kai_xstrdup(why));
+	return false;
 }
 
 bool
 native_busy(const struct kaid *k)
 {
-	return k->native != NULL && (k->native->parked.len > 0 ||
-	    k->native->inflight.len > 0);
+	/* Pods refused for a missing PodGroup wait too, but for nothing
+	 * kaid reads now: they do not count. */
+	return k->native != NULL && (k->native->inflight.len > 0 ||
+	    k->native->parked.len > k->native->told.len);
 }
 
 void
@@ -371,7 +390,10 @@ native_resolve(struct kaid *k, const char *key, const struct kai_pod *pod,
 		*why = kai_xasprintf("PodGroup \"%s\" (annotation "
 		    "pod-group-name) does not exist or cannot be read",
 		    pod->pod_group);
-		native_unpark(k, key);
+		/* Tried again each tick (read again after REFUSED_S): the
+		 * PodGroup may be made after its pods. */
+		park(k, key, pod);
+		nat(k)->retry = true;
 		return NATIVE_REFUSED;
 	}
 	native_unpark(k, key);

@@ -364,7 +364,11 @@ state_native_retry(struct kaid *k, const char *key, const struct kai_pod *pod,
 	struct pod_rec *r = kai_map_get(&k->pods, key);
 
 	/* Gone, or a job's already, since it began to wait: nothing to do. */
-	if (r == NULL || r->managed)
+	if (r == NULL) {
+		native_unpark(k, key);
+		return;
+	}
+	if (r->managed)
 		return;
 	native_follow(k, key, pod, r, now);
 }

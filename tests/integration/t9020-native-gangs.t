@@ -24,6 +24,10 @@
 #    replicas is one job of 2 tasks named after the JobSet;
 #  - a PyTorchJob of a master and 2 workers is one job of 3 tasks, with
 #    the topology annotation of the PyTorchJob as its constraint;
+#  - a PyTorchJob's minAvailable makes its gang, the pods beyond it are
+#    jobs of their own; kcancel of a gang deletes every member;
+#  - pods naming a PodGroup not made yet wait (one FailedScheduling
+#    event) and become its job once it is made;
 #  - a Deployment's pods (through its ReplicaSet) are a job each, named
 #    after the Deployment, priority inference (KAI's per-kind default).
 
@@ -262,6 +266,58 @@ bert=$(job_of bert)
 is "of 3 tasks (the replicas' sum), in one rack" \
     "$(col "$bert" "ntasks || ' ' || topology")" "3 kaibatch.io/rack"
 ok "it completes" wait_state "$bert" COMPLETED
+
+# minAvailable 2 of 3 replicas: a gang of 2, the third pod alone (KAI
+# schedules pods beyond minMember one by one).
+mini=$(mkobj '{"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
+ "metadata": {"name": "mini"},
+ "spec": {"runPolicy": {"schedulingPolicy": {"minAvailable": 2}},
+  "pytorchReplicaSpecs": {"Master": {"replicas": 1},
+  "Worker": {"replicas": 2}}}}') || bail_out "could not create PyTorchJob mini"
+O=$(owner kubeflow.org/v1 PyTorchJob mini "$mini")
+mkpod mini-master-0 1 "$O" && mkpod mini-worker-0 1 "$O" &&
+    mkpod mini-worker-1 1 "$O" || bail_out "could not create mini's pods"
+mini_tasks() {
+	stack_psql "select string_agg(ntasks::text, ' ' order by ntasks) from jobs where name = 'mini'"
+}
+mini_done() {
+	[ "$(stack_psql "select count(*) from jobs where name = 'mini' and state = 'COMPLETED'")" = 2 ]
+}
+ok "minAvailable 2 of 3: a gang of 2 tasks and the third pod alone" \
+    wait_for 20 eval '[ "$(mini_tasks)" = "1 2" ]'
+ok "both complete" wait_for 30 mini_done
+
+# kcancel of a gang deletes every member.
+mkobj '{"apiVersion": "scheduling.run.ai/v2alpha2", "kind": "PodGroup",
+ "metadata": {"name": "pg2"}, "spec": {"minMember": 2}}' >/dev/null ||
+    bail_out "could not create PodGroup pg2"
+PG='{"pod-group-name": "pg2"}'
+mkpod pg2-a 600 "" "$PG" && mkpod pg2-b 600 "" "$PG" ||
+    bail_out "could not create pg2's pods"
+ok "a PodGroup of 2 runs" wait_for 30 all_bound pg2-a pg2-b
+pg2=$(job_of pg2)
+ok "kcancel of its job" kcancel "$pg2"
+gone() { ! kc -n "$NS" get pod "$1" >/dev/null 2>&1; }
+ok "deletes both pods" wait_for 30 eval 'gone pg2-a && gone pg2-b'
+is "and the job is CANCELLED" "$(col "$pg2" state)" CANCELLED
+
+# Pods that name a PodGroup not made yet wait, saying so once, and
+# become its job once it exists.
+PG='{"pod-group-name": "late"}'
+mkpod late-a 1 "" "$PG" && mkpod late-b 1 "" "$PG" ||
+    bail_out "could not create late's pods"
+ok "pods naming a PodGroup that does not exist wait, saying so" \
+    wait_for 20 eval '[[ "$(events late-a)" == *"FailedScheduling|PodGroup \"late\" (annotation pod-group-name) does not exist or cannot be read"* ]]'
+sleep 3
+is "once, not at every tick" "$(events late-a | grep -c 'PodGroup "late"')" 1
+ok "and they are no job" eval '! has_job late'
+mkobj '{"apiVersion": "scheduling.run.ai/v2alpha2", "kind": "PodGroup",
+ "metadata": {"name": "late"}, "spec": {"minMember": 2}}' >/dev/null ||
+    bail_out "could not create PodGroup late"
+ok "the PodGroup made after its pods is found" wait_for 30 has_job late
+late=$(job_of late)
+is "one job of 2 tasks" "$(col "$late" ntasks)" 2
+ok "which completes" wait_state "$late" COMPLETED
 
 # -- A Deployment: a job per pod --------------------------------------------
 dp=$(mkobj '{"apiVersion": "apps/v1", "kind": "Deployment",
