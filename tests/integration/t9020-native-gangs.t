@@ -28,6 +28,8 @@
 #    jobs of their own; kcancel of a gang deletes every member;
 #  - pods naming a PodGroup not made yet wait (one FailedScheduling
 #    event) and become its job once it is made;
+#  - a RayCluster is a gang of its head and workers, a LeaderWorkerSet a
+#    gang per group;
 #  - a Deployment's pods (through its ReplicaSet) are a job each, named
 #    after the Deployment, priority inference (KAI's per-kind default).
 
@@ -57,12 +59,12 @@ NS=team-g
 kc() { kubectl --kubeconfig "$KC" "$@"; }
 kc create namespace "$NS" >/dev/null || bail_out "could not create $NS"
 C=$top_srcdir/contrib/kubernetes
-kc apply -f "$C/crds/podgroup.yaml" -f "$C/crds/jobset.yaml" \
-    -f "$C/crds/pytorchjob.yaml" -f "$C/rbac-native.yaml" >/dev/null ||
+kc apply -f "$C/crds/" -f "$C/rbac-native.yaml" >/dev/null ||
     bail_out "could not install the CRDs and rbac-native.yaml"
 kc wait --for condition=established --timeout=60s \
     crd/podgroups.scheduling.run.ai crd/jobsets.jobset.x-k8s.io \
-    crd/pytorchjobs.kubeflow.org >/dev/null ||
+    crd/pytorchjobs.kubeflow.org crd/rayclusters.ray.io \
+    crd/leaderworkersets.leaderworkerset.x-k8s.io >/dev/null ||
     bail_out "the CRDs were not established"
 
 wait_for() {	# wait_for SECONDS CMD...: until CMD succeeds
@@ -77,15 +79,15 @@ wait_for() {	# wait_for SECONDS CMD...: until CMD succeeds
 }
 # mkobj JSON: creates an object in $NS; prints its uid.
 mkobj() { kc -n "$NS" create -o jsonpath='{.metadata.uid}' -f - <<<"$1"; }
-# mkpod NAME SECONDS OWNER_JSON [ANNOTATIONS_JSON]: a pod of 1 CPU as a
-# controller makes it ("" = no owner).
+# mkpod NAME SECONDS OWNER_JSON [ANNOTATIONS_JSON [LABELS_JSON]]: a pod
+# of 1 CPU as a controller makes it ("" = no owner).
 mkpod() {
 	local owners='[]'
 	[ -n "$3" ] && owners="[$3]"
 	kc -n "$NS" create -f - >/dev/null <<EOJ
 {"apiVersion": "v1", "kind": "Pod",
  "metadata": {"name": "$1", "ownerReferences": $owners,
-  "annotations": ${4:-{\}}},
+  "annotations": ${4:-{\}}, "labels": ${5:-{\}}},
  "spec": {"schedulerName": "kai-scheduler", "restartPolicy": "Never",
   "containers": [{"name": "c", "image": "busybox",
    "command": ["/bin/sh", "-c", "sleep $2"],
@@ -318,6 +320,38 @@ ok "the PodGroup made after its pods is found" wait_for 30 has_job late
 late=$(job_of late)
 is "one job of 2 tasks" "$(col "$late" ntasks)" 2
 ok "which completes" wait_state "$late" COMPLETED
+
+# -- A RayCluster and a LeaderWorkerSet --------------------------------------
+ray=$(mkobj '{"apiVersion": "ray.io/v1", "kind": "RayCluster",
+ "metadata": {"name": "ray"},
+ "spec": {"headGroupSpec": {}, "workerGroupSpecs": [{"groupName": "w",
+  "replicas": 2, "minReplicas": 0}]}}') || bail_out "could not create RayCluster ray"
+O=$(owner ray.io/v1 RayCluster ray "$ray")
+mkpod ray-head 1 "$O" && mkpod ray-w-a 1 "$O" && mkpod ray-w-b 1 "$O" ||
+    bail_out "could not create ray's pods"
+ok "the RayCluster's pods are one job" wait_for 20 has_job ray
+is "of 3 tasks (the head and its workers)" "$(col "$(job_of ray)" ntasks)" 3
+ok "it completes" wait_state "$(job_of ray)" COMPLETED
+
+lws=$(mkobj '{"apiVersion": "leaderworkerset.x-k8s.io/v1",
+ "kind": "LeaderWorkerSet", "metadata": {"name": "lws"},
+ "spec": {"replicas": 2, "leaderWorkerTemplate": {"size": 2}}}') ||
+    bail_out "could not create LeaderWorkerSet lws"
+O=$(owner leaderworkerset.x-k8s.io/v1 LeaderWorkerSet lws "$lws")
+for g in 0 1; do
+	L="{\"leaderworkerset.sigs.k8s.io/group-index\": \"$g\"}"
+	mkpod "lws-$g" 1 "$O" "" "$L" && mkpod "lws-$g-1" 1 "$O" "" "$L" ||
+	    bail_out "could not create the pods of LWS group $g"
+done
+lws_jobs() {
+	stack_psql "select string_agg(ntasks || ' ' || workload, ',' order by workload) from jobs where name = 'lws'"
+}
+ok "a LeaderWorkerSet is a gang of its group size per group" \
+    wait_for 20 eval '[ "$(lws_jobs)" = "2 team-g/LeaderWorkerSet:lws-group-0,2 team-g/LeaderWorkerSet:lws-group-1" ]'
+lws_done() {
+	[ "$(stack_psql "select count(*) from jobs where name = 'lws' and state = 'COMPLETED'")" = 2 ]
+}
+ok "both complete" wait_for 30 lws_done
 
 # -- A Deployment: a job per pod --------------------------------------------
 dp=$(mkobj '{"apiVersion": "apps/v1", "kind": "Deployment",

@@ -27,6 +27,8 @@ EXTRA_DIST += $(REALAPI_TESTS) \
 	contrib/kubernetes/crds/podgroup.yaml \
 	contrib/kubernetes/crds/jobset.yaml \
 	contrib/kubernetes/crds/pytorchjob.yaml \
+	contrib/kubernetes/crds/raycluster.yaml \
+	contrib/kubernetes/crds/leaderworkerset.yaml \
 	contrib/kubernetes/kaid-deployment.yaml \
 	contrib/kubernetes/kaid-service.yaml \
 	contrib/kubernetes/Containerfile \
