@@ -197,7 +197,7 @@ admit(struct kaid *k, const char *key, const struct kai_pod *pod,
 	js.queue = kai_xstrdup(queue);
 	js.workload = kai_xstrdup(wl);
 	js.ntasks = g->min;
-	/* Every task is sized as the first member asks (doc/k8s-native.md). */
+	/* The first member's size; larger members grow it (grow()). */
 	js.cpus_per_task = pod->cpu_milli > 0 ?
 	    (uint32_t)((pod->cpu_milli + 999) / 1000) : 1;
 	js.gpus_per_task = pod->gpus;
@@ -270,6 +270,46 @@ nmembers(const struct kaid *k, const struct kai_job *j)
 }
 
 /*
+ * Each task of a gang is sized as its largest member asks: a member
+ * that asks for more than the job's tasks so far grows them (a
+ * PyTorchJob's master and workers may differ).  Returns false when the
+ * database could not say so (the pod then does not join: it is tried
+ * again at its next change).
+ */
+static bool
+grow(struct kaid *k, struct kai_job *j, const struct kai_pod *pod)
+{
+	uint32_t cpus = pod->cpu_milli > 0 ?
+	    (uint32_t)((pod->cpu_milli + 999) / 1000) : 1;
+	uint64_t mem = pod->mem_mb > 0 ? pod->mem_mb :
+	    (uint64_t)k->conf->default_mem_mb;
+	struct kai_err err;
+	bool applied = false;
+
+	if (cpus <= j->cpus_per_task && mem <= j->mem_mb &&
+	    pod->gpus <= j->gpus_per_task)
+		return true;
+	if (kai_db_job_grow(k->db, j->id, cpus, mem, pod->gpus, &applied,
+	    &err) != 0) {
+		kai_log_warn("job %" PRIu64 ": could not grow its tasks for "
+		    "a larger member: %s", j->id, err.msg);
+		return false;
+	}
+	if (!applied)
+		return false;	/* not pending in the database: never here */
+	if (cpus > j->cpus_per_task)
+		j->cpus_per_task = cpus;
+	if (mem > j->mem_mb)
+		j->mem_mb = mem;
+	if (pod->gpus > j->gpus_per_task)
+		j->gpus_per_task = pod->gpus;
+	kai_log_info("job %" PRIu64 ": each task now %" PRIu32 " CPUs, %"
+	    PRIu64 " MB, %" PRIu32 " GPUs (its largest member)", j->id,
+	    j->cpus_per_task, j->mem_mb, j->gpus_per_task);
+	return true;
+}
+
+/*
  * A pod of group g: it joins the group's pending job while that has
  * room, else (full, or placed) it is a job of its own.
  */
@@ -287,6 +327,8 @@ join(struct kaid *k, const char *key, const struct kai_pod *pod,
 		KAI_FREE(g->key);	/* beyond minMember: alone */
 		g->min = 1;
 		return admit(k, key, pod, g, now);
+	} else if (!grow(k, j, pod)) {
+		return NULL;
 	} else {
 		kai_log_info("pod \"%s\" joins job %" PRIu64 " (%zu of %"
 		    PRIu32 " pods of the group)", key, j->id, n + 1,

@@ -28,6 +28,7 @@
 #    jobs of their own; kcancel of a gang deletes every member;
 #  - pods naming a PodGroup not made yet wait (one FailedScheduling
 #    event) and become its job once it is made;
+#  - every task of a gang is as large as its largest member asks;
 #  - a RayCluster is a gang of its head and workers, a LeaderWorkerSet a
 #    gang per group;
 #  - a Deployment's pods (through its ReplicaSet) are a job each, named
@@ -320,6 +321,25 @@ ok "the PodGroup made after its pods is found" wait_for 30 has_job late
 late=$(job_of late)
 is "one job of 2 tasks" "$(col "$late" ntasks)" 2
 ok "which completes" wait_state "$late" COMPLETED
+
+# Members that ask for different sizes: each task as the largest asks.
+mkobj '{"apiVersion": "scheduling.run.ai/v2alpha2", "kind": "PodGroup",
+ "metadata": {"name": "big"}, "spec": {"minMember": 2}}' >/dev/null ||
+    bail_out "could not create PodGroup big"
+mkpod big-a 1 "" '{"pod-group-name": "big"}' || bail_out "could not create big-a"
+ok "a PodGroup's first member (1 CPU) makes its job" wait_for 20 has_job big
+big=$(job_of big)
+kc -n "$NS" create -f - >/dev/null <<EOJ || bail_out "could not create big-b"
+{"apiVersion": "v1", "kind": "Pod",
+ "metadata": {"name": "big-b", "annotations": {"pod-group-name": "big"}},
+ "spec": {"schedulerName": "kai-scheduler", "restartPolicy": "Never",
+  "containers": [{"name": "c", "image": "busybox",
+   "command": ["/bin/sh", "-c", "sleep 1"],
+   "resources": {"requests": {"cpu": "2", "memory": "256Mi"}}}]}}
+EOJ
+big_size() { [ "$(col "$big" "cpus_per_task || ' ' || mem_mb")" = "2 256" ]; }
+ok "a larger member grows every task to its size" wait_for 20 big_size
+ok "and the gang completes" wait_state "$big" COMPLETED
 
 # -- A RayCluster and a LeaderWorkerSet --------------------------------------
 ray=$(mkobj '{"apiVersion": "ray.io/v1", "kind": "RayCluster",
