@@ -61,6 +61,14 @@ jf_account(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 	str(j->account, b, n);
 }
 
+/* A job recorded before kaibatch had QoS, or a workload's: none. */
+void
+jf_qos(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	str(j->qos != NULL ? j->qos : "", b, n);
+}
+
 void
 jf_state(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 {

@@ -24,6 +24,7 @@ jobfield_fn jf_id_raw;	/* 42 */
 jobfield_fn jf_name;	/* job name */
 jobfield_fn jf_queue;	/* partition */
 jobfield_fn jf_account;
+jobfield_fn jf_qos;	/* the QoS kaid gave the job; "" = none */
 jobfield_fn jf_state;	/* PENDING, RUNNING, ... */
 jobfield_fn jf_workdir;
 jobfield_fn jf_user;	/* user name, or the uid when kaid knew no name */

@@ -78,6 +78,7 @@ static const struct cliopt table[] = {
 	"fields separated by |, no trailing |"),
     CLIOPT("partition", 'r', CLIOPT_ARG, "LIST",
 	"only jobs in these partitions"),
+    CLIOPT("qos", 'q', CLIOPT_ARG, "LIST", "only jobs of these QoS"),
     CLIOPT("report", K_REPORT, CLIOPT_NOARG, NULL,
 	"usage per partition and user over -S..-E (sreport's way)"),
     CLIOPT("starttime", 'S', CLIOPT_ARG, "TIME",
@@ -98,6 +99,8 @@ struct opts {
 	size_t nnames;
 	char **accounts;
 	size_t naccounts;
+	char **qos; /* -q */
+	size_t nqos;
 	const char *format;
 	const char *start, *end; /* -S, -E as given */
 	bool json, noheader, help, helpformat, version, lng, report;
@@ -336,8 +339,7 @@ a_cputime_raw(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 /*
  * What sacct prints for a job with no steps: kaibatch runs no srun steps,
  * so DerivedExitCode (the highest step exit) is 0:0, TotalCPU (the steps'
- * measured CPU) 00:00:00 and MaxRSS (a step's peak) empty; the QOS is
- * Slurm's default, kaibatch having no other.
+ * measured CPU) 00:00:00 and MaxRSS (a step's peak) empty.
  */
 #define A_CONST(fn, text)                                                      \
 	static void fn(const struct kai_jobinfo *j, int64_t now, char *b,      \
@@ -351,7 +353,6 @@ a_cputime_raw(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 A_CONST(a_derived_exit, "0:0")
 A_CONST(a_total_cpu, "00:00:00")
 A_CONST(a_max_rss, "")
-A_CONST(a_qos, "normal")
 
 /*
  * sacct's ReqTRES: what was asked, known from submission on (AllocTRES
@@ -406,7 +407,7 @@ static const struct afield {
     {"ReqCPUS", 8, true, a_req_cpus},
     {"ReqTRES", 40, false, a_req_tres},
     {"NTasks", 8, true, a_ntasks},
-    {"QOS", 10, true, a_qos},
+    {"QOS", 10, true, jf_qos},
     {"Priority", 10, true, a_prio},
     {"CPUTime", 10, true, a_cputime},
     {"CPUTimeRAW", 10, true, a_cputime_raw},
@@ -504,6 +505,8 @@ set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 	case 'A':
 		return filter_parse_names("account", arg, &o->accounts,
 		    &o->naccounts, err);
+	case 'q':
+		return filter_parse_names("QoS", arg, &o->qos, &o->nqos, err);
 	case 'a':
 		o->q.flags |= KAI_QUERY_ALL_USERS;
 		return 0;
@@ -572,7 +575,8 @@ report_window(struct opts *o, int64_t midnight, struct kai_err *err)
 {
 	const char *bad = o->q.nids > 0 ? "--jobs" :
 	    o->q.state_mask != 0 ? "--state" : o->nnames > 0 ? "--name" :
-	    o->naccounts > 0 ? "--accounts" : o->format != NULL ? "--format" :
+	    o->naccounts > 0 ? "--accounts" : o->nqos > 0 ? "--qos" :
+	    o->format != NULL ? "--format" :
 	    o->lng ? "--long" : NULL;
 
 	if (bad != NULL)
@@ -696,7 +700,8 @@ show(const struct opts *o, const struct columns *c, struct kai_jobinfo *jobs,
 	for (i = 0; i < n; i++) {
 		if (!filter_match_name(o->names, o->nnames, jobs[i].name) ||
 		    !filter_match_name(o->accounts, o->naccounts,
-			jobs[i].account)) {
+			jobs[i].account) ||
+		    !filter_match_name(o->qos, o->nqos, jobs[i].qos)) {
 			kai_jobinfo_fini(&jobs[i]);
 			continue;
 		}
@@ -793,6 +798,7 @@ main_fini(void *ctx)
 	kai_query_fini(&k->o.q);
 	filter_free_names(k->o.names, k->o.nnames);
 	filter_free_names(k->o.accounts, k->o.naccounts);
+	filter_free_names(k->o.qos, k->o.nqos);
 }
 
 int

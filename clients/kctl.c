@@ -2,7 +2,7 @@
 /*
  * kctl: the operator's tool, and scontrol's job verbs for everyone.
  *
- *	kctl show job|node|partition [NAME]	(kctl_show.c)
+ *	kctl show job|node|partition|qos [NAME]	(kctl_show.c)
  *	kctl hold|release|requeue JOBID...	(kctl_job.c)
  *	kctl update job JOBID Key=Value...	(kctl_job.c)
  *
@@ -103,7 +103,7 @@ static const struct cliopt top_table[] = {
 };
 
 static const char *const top_synopsis[] = {
-    "kctl show job|node|partition [NAME]", "kctl hold JOBID...",
+    "kctl show job|node|partition|qos [NAME]", "kctl hold JOBID...",
     "kctl release JOBID...", "kctl requeue JOBID...",
     "kctl update job JOBID [TimeLimit=TIME] [Partition=NAME]",
     "kctl queue list [--json]",

@@ -39,5 +39,7 @@ int kctl_queue_file(const char *path, struct kai_queue_change **c, size_t *n,
 int kctl_show(const char *prog, int argc, char **argv);        /* kctl_show.c */
 int kctl_job_control(const char *prog, int argc, char **argv); /* kctl_job.c */
 int kctl_job_update(const char *prog, int argc, char **argv);  /* kctl_job.c */
+/* kctl show qos [NAME] (kctl_qos.c); name NULL: every QoS. */
+int kctl_show_qos(const char *prog, const char *name);
 
 #endif /* KAI_CLIENTS_KCTL_H */

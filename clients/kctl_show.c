@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * kctl_show.c: kctl show job|node|partition [NAME], in scontrol's
+ * kctl_show.c: kctl show job|node|partition|qos [NAME], in scontrol's
  * Key=Value layout: the first line names the thing, the rest are
  * indented by three spaces, and several things are separated by an empty
  * line.  Anyone may look at any job, node or partition (scontrol's
@@ -105,8 +105,10 @@ show_job(const struct kai_jobinfo *j, int64_t now)
 	(void)printf("JobId=%" PRIu64 " JobName=%s\n", j->id, j->name);
 	(void)printf("   UserId=%s(%" PRIu32 ") GroupId=%s(%" PRIu32 ")\n",
 	    j->user, j->uid, group_name(j->gid, g, sizeof(g)), j->gid);
-	(void)printf("   Priority=%" PRIu32 " Account=%s\n", j->priority,
-	    j->account != NULL && *j->account ? j->account : "(null)");
+	(void)printf("   Priority=%" PRIu32 " Account=%s QOS=%s\n",
+	    j->priority,
+	    j->account != NULL && *j->account ? j->account : "(null)",
+	    j->qos != NULL && *j->qos ? j->qos : "(null)");
 	(void)printf("   JobState=%s Reason=%s\n", kai_jobstate_name(j->state),
 	    j->reason != NULL && *j->reason ? j->reason : "None");
 	(void)printf("   ExitCode=%d:%d\n", j->exit_code, j->exit_signal);
@@ -302,7 +304,7 @@ kctl_show(const char *prog, int argc, char **argv)
 	if (argc < 2) {
 		client_error(prog, NULL,
 		    "missing entity: expected job, "
-		    "node or partition");
+		    "node, partition or qos");
 		return CLIENT_EXIT_USAGE;
 	}
 	if (argc > 3) {
@@ -317,9 +319,11 @@ kctl_show(const char *prog, int argc, char **argv)
 		return show_nodes(prog, "node", name);
 	if (strcmp(what, "partition") == 0 || strcmp(what, "partitions") == 0)
 		return show_nodes(prog, "partition", name);
+	if (strcmp(what, "qos") == 0)
+		return kctl_show_qos(prog, name);
 	client_error(prog, NULL,
 	    "unrecognized entity \"%s\": expected "
-	    "job, node or partition",
+	    "job, node, partition or qos",
 	    what);
 	return CLIENT_EXIT_USAGE;
 }

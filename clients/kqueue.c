@@ -86,6 +86,7 @@ static const struct cliopt table[] = {
 	"only jobs allocated to one of these nodes"),
     CLIOPT("partition", 'p', CLIOPT_ARG, "LIST",
 	"only jobs in these partitions"),
+    CLIOPT("qos", 'q', CLIOPT_ARG, "LIST", "only jobs of these QoS"),
     CLIOPT("sort", 'S', CLIOPT_ARG, "SPEC",
 	"order by -o letters, [+|-]L,...: e.g. -t,p,i"),
     CLIOPT("start", K_START, CLIOPT_NOARG, NULL,
@@ -108,6 +109,8 @@ struct opts {
 	size_t nnames;
 	char **accounts; /* -A */
 	size_t naccounts;
+	char **qos; /* -q */
+	size_t nqos;
 	const char *format; /* -o */
 	const char *Format; /* -O */
 	bool noheader, json, lng, gpus, help, version;
@@ -256,7 +259,7 @@ f_prio_float(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 }
 
 /*
- * The squeue letters for what ksubmit ignores (--qos, --comment,
+ * The squeue letters for what ksubmit ignores (--comment,
  * --nodelist, --exclude, --contiguous, --reservation, --nice, -B) and
  * kaid therefore never has: each prints what squeue prints for a job
  * submitted without the option.
@@ -270,7 +273,6 @@ f_prio_float(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 		out_copy(b, n, text);                                          \
 	}
 
-CONST_FIELD(f_qos, "normal")
 CONST_FIELD(f_null, "(null)")
 CONST_FIELD(f_empty, "")
 CONST_FIELD(f_zero, "0")
@@ -296,7 +298,7 @@ static const struct field {
     {'a', "Account", "ACCOUNT", jf_account},
     {'Q', "PriorityLong", "PRIORITY", f_prio},
     {'p', "Priority", "PRIORITY", f_prio_float},
-    {'q', "QOS", "QOS", f_qos},
+    {'q', "QOS", "QOS", jf_qos},
     {'E', "Dependency", "DEPENDENCY", f_null},
     {'k', "Comment", "COMMENT", f_null},
     {'n', "ReqNodes", "REQ_NODES", f_empty},
@@ -560,7 +562,8 @@ wanted(const struct opts *o, const struct kai_jobinfo *j, uint32_t mask)
 	return (mask & KAI_JOB_STATE_BIT(j->state)) != 0 && on_nodes(o, j) &&
 	    (!o->start || j->state == KAI_JOB_PENDING) &&
 	    filter_match_name(o->names, o->nnames, j->name) &&
-	    filter_match_name(o->accounts, o->naccounts, j->account);
+	    filter_match_name(o->accounts, o->naccounts, j->account) &&
+	    filter_match_name(o->qos, o->nqos, j->qos);
 }
 
 /* "123_4" into 123 and 4; false for a job outside an array. */
@@ -730,6 +733,8 @@ set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 	case 'A':
 		return filter_parse_names("account", arg, &o->accounts,
 		    &o->naccounts, err);
+	case 'q':
+		return filter_parse_names("QoS", arg, &o->qos, &o->nqos, err);
 	case 'O':
 		o->Format = arg;
 		return 0;
@@ -808,6 +813,7 @@ opts_fini(struct opts *o)
 	kai_query_fini(&o->q);
 	filter_free_names(o->names, o->nnames);
 	filter_free_names(o->accounts, o->naccounts);
+	filter_free_names(o->qos, o->nqos);
 	free(o->tasks);
 	free(o->plain);
 	kai_hostlist_free(o->nodes, o->nnodes);

@@ -155,6 +155,7 @@ KSIM_CORE_SOURCES = \
 	clients/ksim_json.c \
 	clients/scenario.c \
 	clients/scenario.h \
+	clients/scenario_caps.c \
 	clients/scenario_expect.c \
 	clients/scenario_jobs.c \
 	clients/scenario_pools.c \
@@ -172,7 +173,7 @@ dist_man_MANS += doc/man/ksim.1
 # YAML reader as ksim.
 bin_PROGRAMS += clients/kctl
 clients_kctl_SOURCES = clients/kctl.c clients/kctl.h clients/kctl_apply.c \
-	clients/kctl_job.c clients/kctl_show.c \
+	clients/kctl_job.c clients/kctl_qos.c clients/kctl_show.c \
 	clients/ytree.c clients/ytree.h
 clients_kctl_CPPFLAGS = $(CLIENT_CPPFLAGS) $(YAML_CFLAGS)
 clients_kctl_LDADD = $(CLIENT_LIBS)

@@ -101,6 +101,8 @@ struct scenario {
 	struct expect expect;
 	struct kai_sched_pool *pools;	/* scenario_pools.c */
 	struct kai_map pool_ix;
+	int64_t *gpu_caps;		/* scenario_caps.c: uGPU each */
+	struct kai_map cap_ix;
 	void **owned;			/* taint, selector, toleration arrays */
 	size_t nowned;
 };
@@ -157,5 +159,11 @@ int scenario_load_taints(struct sload *ld, const struct ynode *ts,
 int scenario_job_pool(struct sload *ld, const struct ynode *m,
     struct kai_sched_snap_job *j) KAI_MUST_CHECK;
 void scenario_pools_fini(struct scenario *sc);
+/* scenario_caps.c: gpu_caps:, a job's gpu_cap:. */
+int scenario_load_caps(struct sload *ld, const struct ynode *cs)
+    KAI_MUST_CHECK;
+int scenario_job_cap(struct sload *ld, const struct ynode *m,
+    struct kai_sched_snap_job *j) KAI_MUST_CHECK;
+void scenario_caps_fini(struct scenario *sc);
 
 #endif /* KAI_CLIENTS_SCENARIO_H */

@@ -253,7 +253,7 @@ load_job(struct sload *ld, const struct ynode *m, size_t i, size_t *t)
 	static const char *const keys[] = {"name", "queue", "priority",
 	    "preemptible", "min_tasks", "state", "created", "topology",
 	    "stale_for_s", "staleness_grace_s", "tasks", "user",
-	    "running_for_s", "held", "time_limit_s", "pool", NULL};
+	    "running_for_s", "held", "time_limit_s", "pool", "gpu_cap", NULL};
 	static const char *const states[] = {"pending", "running", NULL};
 	struct scenario *sc = ld->sc;
 	struct kai_sched_snap_job *j = &sc->jobs[i];
@@ -267,7 +267,8 @@ load_job(struct sload *ld, const struct ynode *m, size_t i, size_t *t)
 	    (rc = sload_index(ld, &sc->job_ix, ytree_get(m, "name"), i,
 		 "job")) != 0 ||
 	    (rc = job_queue(ld, m, j)) != 0 ||
-	    (rc = scenario_job_pool(ld, m, j)) != 0)
+	    (rc = scenario_job_pool(ld, m, j)) != 0 ||
+	    (rc = scenario_job_cap(ld, m, j)) != 0)
 		return rc;
 	if ((ts = ytree_get(m, "tasks")) == NULL || ts->kind != YT_SEQ ||
 	    ts->n == 0)

@@ -75,7 +75,7 @@ enum submit_key {
 	K_USAGE,
 	K_WRAP,
 	K_IMAGE,
-	K_QOS,
+	K_QUEUE, /* --queue, kaibatch's old spelling of --partition */
 	K_GPU_FRACTION,
 	K_GPU_MEMORY,
 	K_MIN_TASKS,

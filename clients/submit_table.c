@@ -88,16 +88,16 @@ const struct cliopt submit_table[] = {
     CLIOPT("output", 'o', CLIOPT_ARG, "PATTERN",
 	"standard output file (default: slurm-%j.out)"),
     CLIOPT("parsable", K_PARSABLE, CLIOPT_NOARG, NULL, "print only the job id"),
-    CLIOPT("partition", 'p', CLIOPT_ARG, "NAME",
-	"partition (queue) of the job"),
+    CLIOPT("partition", 'p', CLIOPT_ARG, "NAME[,NAME...]",
+	"partition (queue) of the job; of a list, the first that can run it"),
+    CLIOPT("qos", 'q', CLIOPT_ARG, "QOS",
+	"quality of service, as kaid.yaml defines them"),
     /*
-     * kaibatch's -q/--queue is the partition, as its design says (queues
-     * and partitions are one thing here); sbatch's -q is --qos, which
-     * kaibatch takes only in its long form.  Accepted in #SBATCH lines.
+     * kaibatch's --queue is the partition (queues and partitions are one
+     * thing here).  It lost its -q to sbatch's -q, --qos, which scripts
+     * use far more (issue 12).
      */
-    CLIOPT("queue", 'q', CLIOPT_ARG, "NAME", "same as --partition"),
-    {"qos", K_QOS, CLIOPT_ARG, "QOS", "quality of service (ignored)",
-	"kaibatch has no QOS", SOPT_IGNORE},
+    CLIOPT("queue", K_QUEUE, CLIOPT_ARG, "NAME", "same as --partition"),
     CLIOPT("quiet", 'Q', CLIOPT_NOARG, NULL, "print no warnings"),
     OPT("requeue", K_REQUEUE, CLIOPT_NOARG, NULL,
 	"requeue the job when it is preempted (the default)", 0),

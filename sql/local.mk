@@ -14,7 +14,8 @@ SQL_MIGRATIONS = \
 	sql/010-umask.sql \
 	sql/011-leader.sql \
 	sql/012-workload.sql \
-	sql/013-leader-address.sql
+	sql/013-leader-address.sql \
+	sql/014-qos.sql
 
 EXTRA_DIST += $(SQL_MIGRATIONS) build-aux/sql2c.sh
 CLEANFILES += sql/migrations.c

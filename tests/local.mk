@@ -24,6 +24,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t1260-log-injection.t \
 	tests/integration/t1270-stack-secrets.t \
 	tests/integration/t1280-impossible.t \
+	tests/integration/t1290-qos.t \
 	tests/integration/t1500-events.t \
 	tests/integration/t9000-native-pods.t \
 	tests/integration/t9010-native-evict.t \
@@ -48,6 +49,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t4200-start.t \
 	tests/integration/t4300-query-scope.t \
 	tests/integration/t4310-slow-read.t \
+	tests/integration/t4400-qos-gpus.t \
 	tests/integration/t4120-elastic.t \
 	tests/integration/t4121-elastic-crash.t \
 	tests/integration/t4122-elastic-shrink.t \
@@ -78,7 +80,8 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 # The benchmarks that drive the whole stack (not run by make check).
 EXTRA_DIST += tests/bench/bench-kaid.sh tests/bench/bench-tools.sh \
 	tests/bench/bench-soak.sh tests/bench/bench-soak.py \
-	tests/bench/bench-dispatch.sh tests/bench/bench-node.sh \
+	tests/bench/bench-dispatch.sh tests/bench/bench-native.sh \
+	tests/bench/bench-node.sh \
 	tests/bench/bench-node.py
 
 # `make check-unit`: the tests that need no stack (unit, scheduler and

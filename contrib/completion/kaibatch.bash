@@ -45,7 +45,7 @@ _kaibatch_kctl()
 	1:*)
 		words="show hold release requeue update queue" ;;
 	2:show:*)
-		words="job node partition" ;;
+		words="job node partition qos" ;;
 	3:show:job | *:hold:* | *:release:* | *:requeue:* | 3:update:job)
 		words=$(_kaibatch_jobids) ;;
 	2:update:*)
@@ -56,6 +56,8 @@ _kaibatch_kctl()
 		words=$(_kaibatch_nodes) ;;
 	3:show:partition)
 		words=$(_kaibatch_partitions) ;;
+	3:show:qos)
+		words=$(_kaibatch_qos) ;;
 	2:queue:*)
 		words="list create update delete apply" ;;
 	*)
@@ -64,6 +66,12 @@ _kaibatch_kctl()
 	mapfile -t COMPREPLY < <(compgen -W "$words" -- "$cur")
 	[[ "${COMPREPLY[0]:-}" == *= ]] && compopt -o nospace 2>/dev/null
 	return 0
+}
+
+# QoS names, from kctl show qos.
+_kaibatch_qos()
+{
+	kctl show qos 2>/dev/null | sed -n 's/^QOS=//p'
 }
 
 _kaibatch_queues()
@@ -118,6 +126,10 @@ _kaibatch()
 		;;
 	--queue)
 		mapfile -t COMPREPLY < <(compgen -W "$(_kaibatch_queues)" -- "$cur")
+		return
+		;;
+	-q | --qos)
+		mapfile -t COMPREPLY < <(compgen -W "$(_kaibatch_qos)" -- "$cur")
 		return
 		;;
 	--open-mode)

@@ -158,6 +158,7 @@ arrays_task_new(const struct kai_job *a, uint64_t id, uint32_t task)
 	j->name = kai_xstrdup(a->name);
 	j->queue = kai_xstrdup(a->queue);
 	j->account = kai_job_optstr(a->account);
+	j->qos = kai_job_optstr(a->qos);
 	j->workdir = kai_xstrdup(a->workdir);
 	j->state = KAI_JOB_PENDING;
 	j->priority = a->priority;

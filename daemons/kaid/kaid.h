@@ -396,6 +396,8 @@ struct snap {
 	struct kai_sched_pool *pools; /* one per partition, same index */
 	struct kai_sched_label *pool_labels;
 	struct kai_sched_toleration *pool_tols;
+	/* policy.c: the per-user GPU caps of QoS (kai_sched's gpu_limits) */
+	int64_t *gpu_limits;
 };
 /*
  * Builds the snapshot of this tick from kaid's caches: nodes, queues,
@@ -415,6 +417,8 @@ void snap_fini(struct snap *sn);
  */
 size_t snap_unstarted_end(const struct kai_job *j);
 
+/* rpc_qos.c */
+bool rpc_qos_list(struct kaid *k, const struct rpc_req *req);
 /* rpc_report.c */
 bool rpc_report(struct kaid *k, const struct rpc_req *req);
 /* rpc_share.c */

@@ -24,6 +24,8 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/metrics.h \
 	daemons/kaid/podenv.c \
 	daemons/kaid/podfail.c \
+	daemons/kaid/policy.c \
+	daemons/kaid/policy.h \
 	daemons/kaid/podspec.c \
 	daemons/kaid/pools.c \
 	daemons/kaid/queues.c \
@@ -36,6 +38,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/rpc_jobctl.c \
 	daemons/kaid/rpc_log.c \
 	daemons/kaid/rpc_nodes.c \
+	daemons/kaid/rpc_qos.c \
 	daemons/kaid/rpc_query.c \
 	daemons/kaid/rpc_queue.c \
 	daemons/kaid/rpc_report.c \

@@ -233,6 +233,7 @@ admit(struct kaid *k, const char *key, const struct kai_pod *pod,
 	j->name = kai_xstrdup(js.name);
 	j->queue = kai_xstrdup(queue);
 	j->account = kai_job_empty;
+	j->qos = kai_job_empty;
 	j->workdir = kai_xstrdup("/");
 	j->state = KAI_JOB_PENDING;
 	j->priority = prio;

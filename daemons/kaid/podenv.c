@@ -251,8 +251,8 @@ add_slurm(const struct kai_job *j, const struct kai_jobspec *js,
 	kv_setu(e, "SLURM_JOB_CPUS_PER_NODE", j->cpus_per_task);
 	kv_setu(e, "SLURM_MEM_PER_NODE", j->mem_mb);
 	kv_setu(e, "SLURM_GPUS_ON_NODE", j->gpus_per_task);
-	/* No QoS yet: Slurm's default QoS. */
-	kv_set(e, "SLURM_JOB_QOS", "normal");
+	if (j->qos != NULL && j->qos[0] != '\0')
+		kv_set(e, "SLURM_JOB_QOS", j->qos);
 	kv_setu(e, "SLURM_RESTART_COUNT", j->requeue_count);
 	if (j->dep_text != NULL)
 		kv_set(e, "SLURM_JOB_DEPENDENCY", j->dep_text);

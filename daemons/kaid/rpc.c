@@ -50,6 +50,7 @@ static const struct rpc_entry {
 	{KAI_MSG_LOG, "log", rpc_log, 0},
 	{KAI_MSG_SHARE, "share", rpc_share, 0},
 	{KAI_MSG_REPORT, "report", rpc_report, 0},
+	{KAI_MSG_QOS_LIST, "qos-list", rpc_qos_list, 0},
 };
 
 bool

@@ -25,6 +25,7 @@
 
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "policy.h"
 #include "proto/msg_tools.h"
 #include "queues.h"
 #include "sys/log.h"
@@ -113,6 +114,33 @@ requeue_one(struct kaid *k, const struct rpc_req *req, struct kai_job *j,
 	return KAI_OK;
 }
 
+/*
+ * The priority a released job gets back: its submission's, from its
+ * priority class and QoS (policy.c).  The store keeps the default class
+ * for a job that named none (db_job.c), so that one reads back as not
+ * given and the QoS's priority applies.
+ */
+static uint32_t
+released_priority(struct kaid *k, const struct kai_job *j)
+{
+	struct kai_jobspec js;
+	struct kai_err err;
+	const char *cls = NULL;
+	uint32_t prio;
+
+	if (kai_db_job_spec(k->db, j->id, &js, &err) != 0) {
+		kai_log_warn("job %" PRIu64 ": could not read its priority "
+		    "class, released with its QoS's: %s", j->id, err.msg);
+		return policy_priority(k, j->qos, NULL);
+	}
+	if (js.priority_class != NULL &&
+	    strcmp(js.priority_class, KAI_PRIO_CLASS_DEFAULT) != 0)
+		cls = js.priority_class;
+	prio = policy_priority(k, j->qos, cls);
+	kai_jobspec_fini(&js);
+	return prio;
+}
+
 /* Holds, releases or requeues one job; returns the code, sets *msg. */
 static int
 control_one(struct kaid *k, const struct rpc_req *req, enum kai_job_op op,
@@ -146,7 +174,7 @@ control_one(struct kaid *k, const struct rpc_req *req, enum kai_job_op op,
 	e.actor_uid = req->uid;
 	e.set_hold = true;
 	e.hold = hold;
-	e.priority = hold ? 0 : 1; /* what a submission gets (rpc_submit.c) */
+	e.priority = hold ? 0 : released_priority(k, j);
 	e.reason = hold ? "JobHeldUser" : "None";
 	e.event = hold ? "held by user" : "released by user";
 	if (kai_db_job_edit(k->db, &e, &applied, &err) != 0) {
@@ -257,6 +285,9 @@ update_check(struct kaid *k, const struct kai_job *j,
 		    "requested time limit exceeds the limit of partition "
 		    "\"%s\"",
 		    p->name);
+	if ((u->set & KAI_JOB_UPD_TIME_LIMIT) &&
+	    policy_check_wall(k, j->qos, tl, err) != 0)
+		return err->code;
 	if (u->partition != NULL)
 		return update_paths(k, j, queue, err);
 	return 0;

@@ -184,6 +184,7 @@ fill(struct kai_jobinfo *o, const struct kai_job *j)
 	o->reason = j->reason;
 	o->why = j->why;
 	o->workload = j->workload;
+	o->qos = j->qos;
 	o->submit_time = j->submit_time;
 	o->start_time = j->start_time;
 	o->time_limit_s = j->time_limit_s;

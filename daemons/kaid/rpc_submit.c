@@ -21,6 +21,7 @@
 #include "arrays.h"
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "policy.h"
 #include "queues.h"
 #include "sys/log.h"
 #include "tick.h"
@@ -37,45 +38,104 @@ user_name(uint32_t uid)
 	return kai_xasprintf("%" PRIu32, uid);
 }
 
-/*
- * The queue a job goes to: the one it names (-p/-q), else kaid.yaml's
- * default partition; it must be a leaf of the queue tree.
- */
+/* Whether queue name exists and is a leaf of the queue tree. */
 static int
-submit_queue(struct kaid *k, const struct kai_jobspec *js, const char **name,
-    struct kai_err *err)
+submit_queue(struct kaid *k, const char *name, struct kai_err *err)
 {
-	const struct kai_conf_partition *def = kai_conf_partition(k->conf, NULL);
 	char kids[256];
 	long qi;
 
-	*name = js->queue != NULL ? js->queue : def->name;
-	if ((qi = queues_find(k, *name)) < 0)
+	if ((qi = queues_find(k, name)) < 0)
 		return kai_err_set(err, KAI_EINVAL,
-		    "invalid partition specified: \"%s\"", *name);
+		    "invalid partition specified: \"%s\"", name);
 	if (queues_is_parent(k, qi)) {
 		queues_children(k, (size_t)qi, kids, sizeof(kids));
 		return kai_err_set(err, KAI_EINVAL,
 		    "queue \"%s\" is not a leaf: submit to one of its "
-		    "children (%s)", *name, kids);
+		    "children (%s)", name, kids);
 	}
 	return 0;
 }
 
 /*
- * Resolves the queue, and what kaid.yaml decides: time limit, memory.
- * A queue made with kctl that is no partition of kaid.yaml has no time
+ * Whether partition queue can run the job: a leaf queue whose time limit
+ * allows the job's, whose filesystems hold its paths and one of whose
+ * nodes could hold a task.  *tl is the job's -t on entry and its limit
+ * in queue on success (the partition's default when it gave none).  A
+ * queue made with kctl that is no partition of kaid.yaml has no time
  * limit of its own.
+ */
+static int
+submit_partition(struct kaid *k, const struct kai_jobspec *js,
+    const char *queue, int64_t *tl, uint64_t mem_mb, struct kai_err *err)
+{
+	const struct kai_conf_partition *p;
+
+	if (submit_queue(k, queue, err) != 0 ||
+	    pools_check_paths(k, js, queue, err) != 0)
+		return err->code;
+	p = kai_conf_partition(k->conf, queue);
+	if (*tl == KAI_TIME_UNSET)
+		*tl = p != NULL ? p->default_time_s : KAI_TIME_UNLIMITED;
+	if (p != NULL && p->max_time_s > 0 &&
+	    (*tl == KAI_TIME_UNLIMITED || *tl > p->max_time_s))
+		return kai_err_set(err, KAI_EINVAL,
+		    "requested time limit exceeds the limit of partition "
+		    "\"%s\"", p->name);
+	return pools_check_fits(k, js, queue, mem_mb, err);
+}
+
+/*
+ * The partition of the job: the one it names, else kaid.yaml's default;
+ * of a list (-p a,b), the first that can run it, in the order given.
+ * Slurm takes the one that would start it first; the first that can run
+ * it is a rule the user can predict and kaid decides once, at
+ * submission.  When none can, the first one's reason is the answer: it
+ * is the partition the user wanted most.  Sets *queue (a copy the
+ * caller owns) and *tl.
+ */
+static int
+submit_partitions(struct kaid *k, const struct kai_jobspec *js,
+    uint64_t mem_mb, char **queue, int64_t *tl, struct kai_err *err)
+{
+	const char *list = js->queue, *p, *end;
+	struct kai_err first;
+	int64_t t;
+	char *name;
+
+	if (list == NULL)
+		list = kai_conf_partition(k->conf, NULL)->name;
+	memset(&first, 0, sizeof(first));
+	for (p = list;; p = end + 1) {
+		end = p + strcspn(p, ",");
+		name = kai_xstrndup(p, (size_t)(end - p));
+		t = *tl;
+		if (submit_partition(k, js, name, &t, mem_mb, err) == 0) {
+			*queue = name;
+			*tl = t;
+			return 0;
+		}
+		free(name);
+		if (first.code == 0)
+			first = *err;
+		if (*end == '\0')
+			break;
+	}
+	*err = first;
+	return err->code;
+}
+
+/*
+ * Resolves the partition, and what kaid.yaml decides: time limit, memory,
+ * QoS and account.
  */
 static int
 submit_resolve(struct kaid *k, const struct rpc_req *req, struct submit *s,
     struct kai_err *err)
 {
-	const struct kai_conf_partition *p;
 	struct kai_jobspec *js = &s->spec;
 	int64_t tl = js->time_limit_s;
-	const char *queue;
-	uint32_t prio;
+	struct policy pol;
 
 	if (kai_jobspec_validate(js, err) != 0)
 		return err->code;
@@ -91,19 +151,10 @@ submit_resolve(struct kaid *k, const struct rpc_req *req, struct submit *s,
 	if (req->uid == 0 && !k->conf->allow_root_jobs)
 		return kai_err_set(err, KAI_EPERM,
 		    "jobs may not run as root on this cluster");
-	if (submit_queue(k, js, &queue, err) != 0)
+	s->nj.mem_mb = js->mem_mb > 0 ? js->mem_mb :
+	    (uint64_t)k->conf->default_mem_mb;
+	if (submit_partitions(k, js, s->nj.mem_mb, &s->queue, &tl, err) != 0)
 		return err->code;
-	if (pools_check_paths(k, js, queue, err) != 0)
-		return err->code;
-	p = kai_conf_partition(k->conf, queue);
-	if (tl == KAI_TIME_UNSET)
-		tl = p != NULL ? p->default_time_s : KAI_TIME_UNLIMITED;
-	if (p != NULL && p->max_time_s > 0 &&
-	    (tl == KAI_TIME_UNLIMITED || tl > p->max_time_s))
-		return kai_err_set(err, KAI_EINVAL,
-		    "requested time limit exceeds the limit of partition "
-		    "\"%s\"", p->name);
-	s->queue = kai_xstrdup(queue);
 	s->user = user_name(req->uid);
 	if (kai_jobspec_check_output(js, s->user, err) != 0)
 		return err->code;
@@ -112,17 +163,12 @@ submit_resolve(struct kaid *k, const struct rpc_req *req, struct submit *s,
 	s->nj.gid = req->gid;
 	s->nj.user = s->user;
 	s->nj.queue = s->queue;
-	s->nj.time_limit_s = tl;
-	s->nj.mem_mb = js->mem_mb > 0 ? js->mem_mb :
-	    (uint64_t)k->conf->default_mem_mb;
-	if (pools_check_fits(k, js, queue, s->nj.mem_mb, err) != 0)
+	if (policy_submit(k, req->uid, js, tl,
+	    js->time_limit_s != KAI_TIME_UNSET, &pol, err) != 0)
 		return err->code;
-	if (kai_prio_class(js->priority_class, &prio, err) != 0)
-		return err->code;
-	/* KAI's rule: preemptible below 100 unless the job says. */
-	s->nj.preemptible = js->preempt == KAI_TRI_DEFAULT
-	    ? prio < KAI_PRIO_PREEMPT_BELOW : js->preempt == KAI_TRI_YES;
-	s->nj.priority = js->hold ? 0 : prio;
+	s->nj.time_limit_s = pol.time_limit_s;
+	s->nj.preemptible = pol.preemptible;
+	s->nj.priority = js->hold ? 0 : pol.priority;
 	s->nj.submit_time = req->now;
 	return 0;
 }
@@ -258,6 +304,7 @@ job_from_submit(const struct submit *s, uint64_t id)
 	j->name = kai_xstrdup(js->name != NULL ? js->name : "");
 	j->queue = kai_xstrdup(s->queue);
 	j->account = kai_job_optstr(js->account);
+	j->qos = kai_job_optstr(js->qos);
 	j->workdir = kai_xstrdup(js->workdir != NULL ? js->workdir : "/");
 	j->state = KAI_JOB_PENDING;
 	j->priority = s->nj.priority;

@@ -44,6 +44,7 @@
 #include "base/xmalloc.h"
 #include "deps.h"
 #include "kaid.h"
+#include "policy.h"
 #include "queues.h"
 #include "sys/log.h"
 
@@ -544,6 +545,7 @@ snap_build(struct kaid *k, struct snap *sn, int64_t now)
 	pools_snap(k, sn);
 	use = kai_xcalloc(sn->s.nnodes + 1, sizeof(*use));
 	snap_jobs(k, sn, use);
+	policy_snap(k, sn);
 	snap_pods(k, sn, use);
 	snap_clamp(sn, use);
 	free(use);
@@ -572,6 +574,7 @@ snap_fini(struct snap *sn)
 	free(sn->lost);
 	free(sn->lost_why);
 	free(sn->lost_code);
+	free(sn->gpu_limits);
 	kai_map_fini(&sn->node_ix);
 	kai_map_fini(&sn->queue_ix);
 	kai_map_fini(&sn->user_ix);

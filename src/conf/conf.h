@@ -66,6 +66,33 @@ struct kai_conf_partition {
 	size_t nfilesystems;
 };
 
+/* How a QoS sets its jobs' preemptibility (kaid.yaml qos[].preemptible). */
+enum kai_conf_preempt {
+	KAI_CONF_PREEMPT_AUTO = 0,	/* the job's own, else KAI's rule */
+	KAI_CONF_PREEMPT_YES,		/* always preemptible */
+	KAI_CONF_PREEMPT_NO		/* not, unless the job says so */
+};
+
+/* A quality of service (kaid.yaml qos:), Slurm's QOS, as ksubmit -q names it. */
+struct kai_conf_qos {
+	char *name;
+	bool is_default;	/* the QoS of jobs that name none */
+	int64_t priority;	/* scheduler priority of its jobs that give
+				 * no --priority class; -1 = the class's */
+	int preemptible;	/* enum kai_conf_preempt */
+	int64_t max_wall_s;	/* Slurm's MaxWall; KAI_TIME_UNLIMITED = none */
+	int64_t max_gpus_user;	/* GPUs one user's running jobs of this QoS
+				 * hold at most (MaxTRESPerUser=gres/gpu);
+				 * -1 = no limit */
+};
+
+/* An account jobs may be charged to (kaid.yaml accounts:, ksubmit -A). */
+struct kai_conf_account {
+	char *name;
+	uint32_t *users;	/* uids that may use it; none = every user */
+	size_t nusers;
+};
+
 struct kai_conf {
 	char *path;			/* the file read, for messages */
 	char *listen;			/* "host:port" for clients; 127.0.0.1:6820 */
@@ -126,6 +153,10 @@ struct kai_conf {
 	size_t noperators;
 	struct kai_conf_partition *partitions; /* at least one */
 	size_t npartitions;
+	struct kai_conf_qos *qos;	/* at least one; exactly one default */
+	size_t nqos;
+	struct kai_conf_account *accounts; /* none = any -A is accepted */
+	size_t naccounts;
 };
 
 /*
@@ -139,6 +170,21 @@ void kai_conf_free(struct kai_conf *conf);
 /* The partition named name, or the default one when name is NULL. */
 const struct kai_conf_partition *kai_conf_partition(
     const struct kai_conf *conf, const char *name);
+
+/* The QoS named name, or the default one when name is NULL; else NULL. */
+const struct kai_conf_qos *kai_conf_qos(const struct kai_conf *conf,
+    const char *name);
+
+/*
+ * The account of a job that user uid charges to name (ksubmit -A), or to
+ * no account when name is NULL: with no accounts: in kaid.yaml, name
+ * itself (NULL stays NULL: every account and none are accepted); else the
+ * account listed with that name if uid may use it, and for NULL the first
+ * account uid may use (Slurm's default account).  NULL with *refused set
+ * when uid may not charge name, or no account at all.
+ */
+const char *kai_conf_account(const struct kai_conf *conf, const char *name,
+    uint32_t uid, bool *refused);
 
 /*
  * The shared filesystems of partition name's jobs: the partition's own

@@ -51,6 +51,8 @@ enum kai_conf_type_id {
 	KAI_CONF_LABELS,	/* mapping of label keys to values */
 	KAI_CONF_TOLERATIONS,	/* sequence of toleration mappings */
 	KAI_CONF_NAMES,		/* sequence of Kubernetes object names */
+	KAI_CONF_QOSLIST,	/* sequence of QoS mappings */
+	KAI_CONF_ACCOUNTS,	/* sequence of account mappings */
 	KAI_CONF_NTYPES
 };
 
@@ -78,8 +80,26 @@ struct kai_conf_entry {
 
 struct kai_conf_table {
 	const struct kai_conf_entry *entries;
-	size_t n;
+	size_t n;			/* at most KAI_CONF_ENTRIES_MAX */
 };
+
+/* The keys of one mapping seen so far: bit i stands for entry i. */
+#define KAI_CONF_ENTRIES_MAX 256
+struct kai_conf_seen {
+	uint64_t bits[KAI_CONF_ENTRIES_MAX / 64];
+};
+
+static inline bool
+kai_conf_seen_has(const struct kai_conf_seen *s, size_t i)
+{
+	return (s->bits[i / 64] & (UINT64_C(1) << (i % 64))) != 0;
+}
+
+static inline void
+kai_conf_seen_add(struct kai_conf_seen *s, size_t i)
+{
+	s->bits[i / 64] |= UINT64_C(1) << (i % 64);
+}
 
 /* kaid.yaml and kai.yaml (conf_table.c). */
 extern const struct kai_conf_table kai_conf_daemon_table;
@@ -152,18 +172,18 @@ int kai_conf_rd_bad(struct kai_conf_rd *rd, const struct kai_conf_entry *e,
  * with the entries of rd->table in scope: entries under prefix (a table
  * key like "partitions", "" for the top) that carry KAI_CONF_ITEM when
  * item is true.  shown is the prefix as messages print it
- * ("partitions[1]").  Sets a bit in *seen (bit i = entry i) for each key
- * found, sections included.
+ * ("partitions[1]").  Adds each key found to *seen, sections included.
  */
 int kai_conf_rd_mapping(struct kai_conf_rd *rd, const char *prefix,
-    const char *shown, bool item, void *base, uint64_t *seen) KAI_MUST_CHECK;
+    const char *shown, bool item, void *base, struct kai_conf_seen *seen)
+    KAI_MUST_CHECK;
 /*
  * Fails with "missing required key" for the first required entry in scope
  * that seen lacks; at mark, or with no position when mark is NULL.
  */
 int kai_conf_rd_required(struct kai_conf_rd *rd, const char *prefix,
-    const char *shown, bool item, uint64_t seen, const yaml_mark_t *mark)
-    KAI_MUST_CHECK;
+    const char *shown, bool item, const struct kai_conf_seen *seen,
+    const yaml_mark_t *mark) KAI_MUST_CHECK;
 /*
  * Reads a whole stream, which must hold at most one document whose top
  * level is a mapping, into base, then checks the required keys.  An empty
@@ -243,6 +263,18 @@ int kai_conf_parse_names(struct kai_conf_rd *rd,
 int kai_conf_dump_names(struct kai_buf *b, const struct kai_conf_entry *e,
     const void *base, int indent);
 void kai_conf_release_names(const struct kai_conf_entry *e, void *base);
+
+/* conf_qos.c: the types of qos: and accounts:. */
+int kai_conf_parse_qos(struct kai_conf_rd *rd, const struct kai_conf_entry *e,
+    const char *shown, void *base);
+int kai_conf_dump_qos(struct kai_buf *b, const struct kai_conf_entry *e,
+    const void *base, int indent);
+void kai_conf_release_qos(const struct kai_conf_entry *e, void *base);
+int kai_conf_parse_accounts(struct kai_conf_rd *rd,
+    const struct kai_conf_entry *e, const char *shown, void *base);
+int kai_conf_dump_accounts(struct kai_buf *b, const struct kai_conf_entry *e,
+    const void *base, int indent);
+void kai_conf_release_accounts(const struct kai_conf_entry *e, void *base);
 
 /* conf_types.c: the current scalar as a duration (checked clean first). */
 int kai_conf_duration_here(struct kai_conf_rd *rd,

@@ -199,9 +199,10 @@ parse_partition(struct kai_conf_rd *rd, const struct kai_conf_entry *e,
 {
 	char disp[KAI_CONF_KEY_MAX];
 	yaml_mark_t mark = kai_conf_rd_mark(rd);
-	uint64_t seen = 0;
+	struct kai_conf_seen seen;
 	int r;
 
+	memset(&seen, 0, sizeof(seen));
 	(void)snprintf(disp, sizeof(disp), "%s[%zu]", shown, n);
 	if (rd->ev.type != YAML_MAPPING_START_EVENT)
 		return kai_conf_rd_bad(rd, e, disp, "expected a mapping");
@@ -209,7 +210,7 @@ parse_partition(struct kai_conf_rd *rd, const struct kai_conf_entry *e,
 	kai_conf_defaults(rd->table, e->key, true, &v[n]);
 	if ((r = kai_conf_rd_mapping(rd, e->key, disp, true, &v[n],
 	    &seen)) != 0 ||
-	    (r = kai_conf_rd_required(rd, e->key, disp, true, seen,
+	    (r = kai_conf_rd_required(rd, e->key, disp, true, &seen,
 	    &mark)) != 0)
 		return r;
 	return check_partition(rd, v, n, mark);

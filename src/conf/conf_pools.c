@@ -114,16 +114,17 @@ parse_fs(struct kai_conf_rd *rd, const struct kai_conf_entry *e,
 {
 	char disp[KAI_CONF_KEY_MAX];
 	yaml_mark_t mark = kai_conf_rd_mark(rd);
-	uint64_t seen = 0;
+	struct kai_conf_seen seen;
 	int r;
 
+	memset(&seen, 0, sizeof(seen));
 	(void)snprintf(disp, sizeof(disp), "%s[%zu]", shown, n);
 	if (rd->ev.type != YAML_MAPPING_START_EVENT)
 		return kai_conf_rd_bad(rd, e, disp, "expected a mapping");
 	kai_conf_defaults(rd->table, FS_PREFIX, true, &v[n]);
 	if ((r = kai_conf_rd_mapping(rd, FS_PREFIX, disp, true, &v[n],
 	    &seen)) != 0 ||
-	    (r = kai_conf_rd_required(rd, FS_PREFIX, disp, true, seen,
+	    (r = kai_conf_rd_required(rd, FS_PREFIX, disp, true, &seen,
 	    &mark)) != 0)
 		return r;
 	return check_fs(rd, disp, v, n, mark);

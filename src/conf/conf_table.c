@@ -31,6 +31,8 @@
 #define P(field) offsetof(struct kai_conf_partition, field)
 #define C(field) offsetof(struct kai_client_conf, field)
 #define F(field) offsetof(struct kai_conf_fs, field)
+#define Q(field) offsetof(struct kai_conf_qos, field)
+#define A(field) offsetof(struct kai_conf_account, field)
 
 /* Index = enum kai_log_level (sys/log.h); tests/unit/conf-load checks it. */
 static const char *const log_levels[] = {"err", "warn", "info", "debug", NULL};
@@ -39,6 +41,8 @@ static const char *const placements[] = {"binpack", "spread", "frag", NULL};
 static const char *const gpu_placements[] = {"pack", "spread", NULL};
 /* Index = enum kai_conf_helpers (conf.h). */
 static const char *const helpers[] = {"configmap", "inline", NULL};
+/* Index = enum kai_conf_preempt (conf.h). */
+static const char *const preempts[] = {"auto", "true", "false", NULL};
 static const char *const phases[] = {"allocate", "consolidation", "reclaim",
     "preempt", "stalegangeviction", NULL};
 
@@ -291,6 +295,48 @@ static const struct kai_conf_entry daemon_entries[] = {
 	  .max = 64, .flags = KAI_CONF_ITEM,
 	  .help = "its own shared filesystems, instead of the top-level "
 		  "list" },
+
+	{ .key = "qos", .type = KAI_CONF_QOSLIST, .offset = D(qos),
+	  .count_offset = D(nqos), .def = "[{name: normal}]", .min = 1,
+	  .max = 256,
+	  .help = "the qualities of service jobs ask for with ksubmit -q" },
+	{ .key = "qos.name", .type = KAI_CONF_STRING, .offset = Q(name),
+	  .min = 1, .max = 63, .flags = KAI_CONF_REQUIRED | KAI_CONF_ITEM,
+	  .help = "QoS name, [A-Za-z0-9_.@-], as given to ksubmit -q" },
+	{ .key = "qos.default", .type = KAI_CONF_BOOL, .offset = Q(is_default),
+	  .def = "false", .flags = KAI_CONF_ITEM,
+	  .help = "jobs that name no QoS get this one (unset: the one "
+		  "named normal, or the only one)" },
+	{ .key = "qos.priority", .type = KAI_CONF_INTEGER,
+	  .offset = Q(priority), .def = "-1", .min = -1, .max = 1000000,
+	  .flags = KAI_CONF_ITEM,
+	  .help = "scheduler priority of its jobs that give no --priority "
+		  "class (train is 50, inference 125); -1 = the class's" },
+	{ .key = "qos.preemptible", .type = KAI_CONF_ENUM,
+	  .offset = Q(preemptible), .def = "auto", .choices = preempts,
+	  .flags = KAI_CONF_ITEM,
+	  .help = "true: its jobs may always be preempted; false: only "
+		  "those that ask; auto: by priority, below 100" },
+	{ .key = "qos.max_wall", .type = KAI_CONF_TIMELIMIT,
+	  .offset = Q(max_wall_s), .def = "UNLIMITED", .flags = KAI_CONF_ITEM,
+	  .help = "longest time limit its jobs may ask for (MaxWall)" },
+	{ .key = "qos.max_gpus_per_user", .type = KAI_CONF_INTEGER,
+	  .offset = Q(max_gpus_user), .def = "-1", .min = -1, .max = 1000000,
+	  .flags = KAI_CONF_ITEM,
+	  .help = "GPUs one user's running jobs of this QoS may hold "
+		  "(MaxTRESPerUser=gres/gpu); more wait; -1 = no limit" },
+
+	{ .key = "accounts", .type = KAI_CONF_ACCOUNTS,
+	  .offset = D(accounts), .count_offset = D(naccounts), .def = "[]",
+	  .max = 4096,
+	  .help = "the accounts ksubmit -A may name; none = any account" },
+	{ .key = "accounts.name", .type = KAI_CONF_STRING, .offset = A(name),
+	  .min = 1, .max = 63, .flags = KAI_CONF_REQUIRED | KAI_CONF_ITEM,
+	  .help = "account name, [A-Za-z0-9_.@-]" },
+	{ .key = "accounts.users", .type = KAI_CONF_UIDS, .offset = A(users),
+	  .count_offset = A(nusers), .def = "[]", .max = 100000,
+	  .flags = KAI_CONF_ITEM,
+	  .help = "users (names or uids) who may charge it; none = anyone" },
 };
 
 const struct kai_conf_table kai_conf_daemon_table = {

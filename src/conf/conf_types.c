@@ -609,4 +609,8 @@ const struct kai_conf_type kai_conf_types[KAI_CONF_NTYPES] = {
 	    kai_conf_dump_tolerations, kai_conf_release_tolerations},
 	[KAI_CONF_NAMES] = {"list", false, kai_conf_parse_names,
 	    kai_conf_dump_names, kai_conf_release_names},
+	[KAI_CONF_QOSLIST] = {"list", true, kai_conf_parse_qos,
+	    kai_conf_dump_qos, kai_conf_release_qos},
+	[KAI_CONF_ACCOUNTS] = {"list", true, kai_conf_parse_accounts,
+	    kai_conf_dump_accounts, kai_conf_release_accounts},
 };

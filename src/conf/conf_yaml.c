@@ -257,18 +257,18 @@ key_text(const struct kai_conf_rd *rd)
 }
 
 static int mapping_key(struct kai_conf_rd *rd, const char *prefix,
-    const char *shown, bool item, void *base, uint64_t *seen,
-    uint64_t *sections);
+    const char *shown, bool item, void *base, struct kai_conf_seen *seen,
+    struct kai_conf_seen *sections);
 
 int
 kai_conf_rd_mapping(struct kai_conf_rd *rd, const char *prefix,
-    const char *shown, bool item, void *base, uint64_t *seen)
+    const char *shown, bool item, void *base, struct kai_conf_seen *seen)
 {
-	uint64_t sections = 0;
+	struct kai_conf_seen sections;
 	int r;
 
-	/* Bit i of seen stands for entry i. */
-	KAI_ASSERT(rd->table->n <= 64);
+	memset(&sections, 0, sizeof(sections));
+	KAI_ASSERT(rd->table->n <= KAI_CONF_ENTRIES_MAX);
 	KAI_ASSERT(rd->ev.type == YAML_MAPPING_START_EVENT);
 	for (;;) {
 		if ((r = kai_conf_rd_next(rd)) != 0)
@@ -284,7 +284,8 @@ kai_conf_rd_mapping(struct kai_conf_rd *rd, const char *prefix,
 /* One key of a mapping (the current event) and its value. */
 static int
 mapping_key(struct kai_conf_rd *rd, const char *prefix, const char *shown,
-    bool item, void *base, uint64_t *seen, uint64_t *sections)
+    bool item, void *base, struct kai_conf_seen *seen,
+    struct kai_conf_seen *sections)
 {
 	char full[KAI_CONF_KEY_MAX], disp[KAI_CONF_KEY_MAX];
 	char kshow[KAI_CONF_SHOW_MAX + 4];
@@ -313,17 +314,17 @@ mapping_key(struct kai_conf_rd *rd, const char *prefix, const char *shown,
 	}
 	if (e != NULL) {
 		idx = (size_t)(e - rd->table->entries);
-		if ((*seen & (UINT64_C(1) << idx)) != 0)
+		if (kai_conf_seen_has(seen, idx))
 			return kai_conf_rd_fail(rd, "duplicate key \"%s\"",
 			    disp);
-		*seen |= UINT64_C(1) << idx;
+		kai_conf_seen_add(seen, idx);
 		return kai_conf_types[e->type].parse(rd, e, disp, base);
 	}
 	if (sec < 0)
 		return kai_conf_rd_fail(rd, "unrecognized key \"%s\"", disp);
-	if ((*sections & (UINT64_C(1) << sec)) != 0)
+	if (kai_conf_seen_has(sections, (size_t)sec))
 		return kai_conf_rd_fail(rd, "duplicate key \"%s\"", disp);
-	*sections |= UINT64_C(1) << sec;
+	kai_conf_seen_add(sections, (size_t)sec);
 	if ((r = kai_conf_rd_next(rd)) != 0)
 		return r;
 	if (rd->ev.type != YAML_MAPPING_START_EVENT)
@@ -333,7 +334,8 @@ mapping_key(struct kai_conf_rd *rd, const char *prefix, const char *shown,
 
 int
 kai_conf_rd_required(struct kai_conf_rd *rd, const char *prefix,
-    const char *shown, bool item, uint64_t seen, const yaml_mark_t *mark)
+    const char *shown, bool item, const struct kai_conf_seen *seen,
+    const yaml_mark_t *mark)
 {
 	const struct kai_conf_entry *e;
 	size_t i, skip = strlen(prefix);
@@ -343,7 +345,7 @@ kai_conf_rd_required(struct kai_conf_rd *rd, const char *prefix,
 		e = &rd->table->entries[i];
 		if ((e->flags & KAI_CONF_REQUIRED) == 0 ||
 		    !kai_conf_in_scope(e, prefix, item) ||
-		    (seen & (UINT64_C(1) << i)) != 0)
+		    kai_conf_seen_has(seen, i))
 			continue;
 		rest = e->key + skip + (skip > 0 ? 1 : 0);
 		if (mark == NULL)
@@ -372,14 +374,15 @@ expect_event(struct kai_conf_rd *rd, yaml_event_type_t type)
 int
 kai_conf_rd_document(struct kai_conf_rd *rd, void *base)
 {
-	uint64_t seen = 0;
+	struct kai_conf_seen seen;
 	int r;
 
+	memset(&seen, 0, sizeof(seen));
 	if ((r = expect_event(rd, YAML_STREAM_START_EVENT)) != 0 ||
 	    (r = kai_conf_rd_next(rd)) != 0)
 		return r;
 	if (rd->ev.type == YAML_STREAM_END_EVENT)
-		return kai_conf_rd_required(rd, "", "", false, 0, NULL);
+		return kai_conf_rd_required(rd, "", "", false, &seen, NULL);
 	if ((r = kai_conf_rd_next(rd)) != 0)
 		return r;
 	if (rd->ev.type == YAML_MAPPING_START_EVENT) {
@@ -394,7 +397,7 @@ kai_conf_rd_document(struct kai_conf_rd *rd, void *base)
 		return r;
 	if (rd->ev.type != YAML_STREAM_END_EVENT)
 		return kai_conf_rd_fail(rd, "more than one YAML document");
-	return kai_conf_rd_required(rd, "", "", false, seen, NULL);
+	return kai_conf_rd_required(rd, "", "", false, &seen, NULL);
 }
 
 void

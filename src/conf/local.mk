@@ -8,6 +8,7 @@ src_conf_libkaiconf_a_SOURCES = \
 	src/conf/conf_fs.c \
 	src/conf/conf_lists.c \
 	src/conf/conf_pools.c \
+	src/conf/conf_qos.c \
 	src/conf/conf_sched.c \
 	src/conf/conf_table.c \
 	src/conf/conf_types.c \
@@ -27,6 +28,12 @@ tests_unit_conf_pools_SOURCES = tests/unit/conf-pools.c
 tests_unit_conf_pools_LDADD = tests/lib/libtap.a src/conf/libkaiconf.a \
 	src/model/libkaimodel.a src/base/libkaibase.a $(YAML_LIBS)
 TESTS += tests/unit/conf-pools
+
+check_PROGRAMS += tests/unit/conf-qos
+tests_unit_conf_qos_SOURCES = tests/unit/conf-qos.c
+tests_unit_conf_qos_LDADD = tests/lib/libtap.a src/conf/libkaiconf.a \
+	src/model/libkaimodel.a src/base/libkaibase.a $(YAML_LIBS)
+TESTS += tests/unit/conf-qos
 
 dist_man_MANS += doc/man/kaid.yaml.5
 EXTRA_DIST += etc/kaid.yaml.example etc/kai.yaml.example

@@ -260,6 +260,7 @@ row_to_job(struct kai_db_row *r, struct kai_job *j)
 	j->topology_preferred = kai_db_get_optstr(r, 26);
 	j->why = kai_db_get_dup(r, 27);
 	j->workload = kai_db_get_optstr(r, 28);
+	j->qos = kai_db_get_optstr(r, 29);
 }
 
 /* Appends allocation row r (of job j) to j->allocs. */
@@ -331,7 +332,8 @@ kai_db_jobs_load_active(struct kai_db *db, struct kai_job **jobs, size_t *n,
 	    "priority, submit_time, start_time, ntasks, cpus_per_task, mem_mb, "
 	    "gpus_per_task, time_limit_s, hold, reason, account, workdir, "
 	    "preemptible, requeue, requeue_count, min_tasks, gpu_fraction, "
-	    "gpu_memory_mb, topology, topology_preferred, why, workload FROM jobs "
+	    "gpu_memory_mb, topology, topology_preferred, why, workload, qos "
+	    "FROM jobs "
 	    "WHERE state IN " DB_ACTIVE_STATES " ORDER BY id",
 	    NULL, PGRES_TUPLES_OK, what, err)) == NULL)
 		r = kai_db_errcode(err);
@@ -383,7 +385,8 @@ row_to_spec(struct kai_db_row *r, struct kai_jobspec *js)
 	js->time_limit_s = kai_db_get_i64(r, 14);
 	js->hold = kai_db_get_bool(r, 15);
 	js->open_mode = kai_db_get_open_mode(r, 16);
-	(void)kai_db_fields_read(r, 17, KAI_JF_REC_SPEC, js);
+	js->priority_class = kai_db_get_dupnull(r, 17);
+	(void)kai_db_fields_read(r, 18, KAI_JF_REC_SPEC, js);
 	return r->bad ? KAI_EDB : 0;
 }
 
@@ -405,7 +408,7 @@ kai_db_job_spec(struct kai_db *db, uint64_t id, struct kai_jobspec *js,
 	if (kai_buf_adds(&sql, "SELECT name, queue, account, script, argv, "
 	    "env, workdir, stdout_pattern, stderr_pattern, image, ntasks, "
 	    "cpus_per_task, mem_mb, gpus_per_task, time_limit_s, hold, "
-	    "open_mode") != 0 ||
+	    "open_mode, priority_class") != 0 ||
 	    kai_db_fields_columns(&sql, KAI_JF_REC_SPEC) != 0 ||
 	    kai_buf_adds(&sql, " FROM jobs WHERE id = $1") != 0)
 		(void)kai_err_set(err, KAI_EINTERNAL,

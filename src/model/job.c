@@ -67,6 +67,7 @@ kai_jobspec_fini(struct kai_jobspec *js)
 	free(js->topology);
 	free(js->topology_preferred);
 	free(js->workload);
+	free(js->qos);
 	memset(js, 0, sizeof(*js));
 }
 
@@ -115,6 +116,7 @@ kai_job_fini(struct kai_job *job)
 	optstr_free(job->topology);
 	optstr_free(job->topology_preferred);
 	optstr_free(job->workload);
+	optstr_free(job->qos);
 	if (job->array_pending != NULL)
 		kai_array_fini(job->array_pending);
 	free(job->array_pending);
@@ -322,6 +324,7 @@ kai_jobspec_validate(const struct kai_jobspec *js, struct kai_err *err)
 	    (r = check_name("job name", js->name, err)) != 0 ||
 	    (r = check_name("partition", js->queue, err)) != 0 ||
 	    (r = check_name("account", js->account, err)) != 0 ||
+	    (r = check_name("qos", js->qos, err)) != 0 ||
 	    (r = check_path("image", js->image, false, err)) != 0 ||
 	    (r = check_path("output pattern", js->stdout_pattern, false,
 		 err)) != 0 ||

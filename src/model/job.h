@@ -106,6 +106,8 @@ struct kai_jobspec {
 				 * "namespace/name" (doc/k8s-native.md):
 				 * kaid binds it instead of making one;
 				 * NULL = a batch job */
+	char *qos;		/* -q/--qos, the job's quality of service;
+				 * NULL = the site's default (kaid fills it) */
 };
 
 struct kai_jobinfo {
@@ -152,6 +154,8 @@ struct kai_jobinfo {
 	uint32_t open_mode;	/* enum kai_open_mode */
 	uint32_t umask;		/* as in struct kai_jobspec */
 	char *workload;		/* as in struct kai_jobspec; "" = none */
+	char *qos;		/* the job's QoS; "" = not known (a job
+				 * recorded before there were QoS) */
 	char *exit_reason;	/* why its container ended, as the node said:
 				 * "OOMKilled", "Error: <its termination
 				 * message>"; read from PostgreSQL only;
@@ -211,6 +215,7 @@ struct kai_job {
 	char *topology_preferred; /* "" = none */
 	char *workload;		/* "namespace/name" of a Kubernetes-native
 				 * workload's pod (native.c); "" = none */
+	char *qos;		/* its QoS; "" = none recorded */
 	/* Job arrays (daemons/kaid/arrays.c) and dependencies (deps.c). */
 	uint64_t array_job_id;	/* the array's first id; 0 = no array */
 	uint32_t array_task_id;	/* this record's task (not the remainder) */

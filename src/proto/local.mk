@@ -16,6 +16,7 @@ src_proto_libkaiproto_a_SOURCES = \
 	src/proto/msg_ping.c \
 	src/proto/msg_queue.c \
 	src/proto/msg_select.c \
+	src/proto/msg_qos.c \
 	src/proto/msg_report.c \
 	src/proto/msg_share.c \
 	src/proto/msg_submit.c \
@@ -25,6 +26,7 @@ src_proto_libkaiproto_a_SOURCES = \
 	src/proto/prom.h \
 	src/proto/proto.h \
 	src/proto/proto_array.h \
+	src/proto/proto_qos.h \
 	src/proto/proto_report.h \
 	src/proto/queue.c
 

@@ -44,8 +44,11 @@ enum kai_msg_type {
 	KAI_MSG_LOG_REPLY = 27,		 /* reply: log bytes, may span frames */
 	/* kacct --report (proto/proto_report.h) */
 	KAI_MSG_REPORT = 28,		 /* request: struct kai_report_req */
-	KAI_MSG_REPORT_REPLY = 29,	 /* reply: rows, may span frames;
-					    30-39 are reserved */
+	KAI_MSG_REPORT_REPLY = 29,	 /* reply: rows, may span frames */
+	/* kctl show qos (proto/proto_qos.h) */
+	KAI_MSG_QOS_LIST = 30,		 /* request: empty body */
+	KAI_MSG_QOS_LIST_REPLY = 31,	 /* reply: QoS list; 32-39 are
+					    reserved */
 	/* Job arrays and dependencies (proto/proto_array.h) */
 	KAI_MSG_SUBMIT_EXT = 40,	 /* request: array, dependency, spec */
 	KAI_MSG_SUBMIT_EXT_REPLY = 41,	 /* reply: u64 job id, as SUBMIT's */

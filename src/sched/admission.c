@@ -2,7 +2,8 @@
 /*
  * admission.c: the hard checks every placement passes, in every phase.
  *
- * Only two things ever block a job by themselves (FORMAT.md, KAI's
+ * Beside the GPU caps of qoslimit.c (a QoS's per-user limit, checked
+ * first), only two things ever block a job by themselves (FORMAT.md, KAI's
  * capacity policy): a queue's limit, at the job's leaf and at every
  * ancestor, and, for a non-preemptible job, the queue's quota at every
  * level (non-preemptible work may only use guaranteed resources, since
@@ -41,6 +42,8 @@ kai_sched_admit(const struct sess *S, uint32_t j, struct kai_sched_why_info *w)
 	int32_t q;
 	int r;
 
+	if (!kai_sched_qoslimit_admit(S, j, w))
+		return false;
 	for (q = (int32_t)J->queue; q >= 0; q = S->q[q].parent) {
 		const struct kai_sched_snap_queue *in = &S->s->queues[q];
 

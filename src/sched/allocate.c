@@ -50,7 +50,9 @@ step(struct sess *S, struct kai_sched_memo *m, uint32_t j,
 	}
 	if (kai_sched_try_step(S, j, true, w))
 		return PLACED;
-	return w->why == KAI_SCHED_WHY_LIMIT || w->why == KAI_SCHED_WHY_NP_QUOTA
+	return w->why == KAI_SCHED_WHY_LIMIT ||
+		w->why == KAI_SCHED_WHY_NP_QUOTA ||
+		w->why == KAI_SCHED_WHY_QOS_GPUS
 	    ? REFUSED
 	    : FAILED;
 }

@@ -19,6 +19,7 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/place.c \
 	src/sched/pools.c \
 	src/sched/preempt.c \
+	src/sched/qoslimit.c \
 	src/sched/reasons.c \
 	src/sched/reclaim.c \
 	src/sched/sched_int.h \
@@ -120,6 +121,7 @@ SCHED_SCENARIOS = \
 	tests/sched/pool-preempt-only-usable-nodes.yaml \
 	tests/sched/pool-selector-and-no-node.yaml \
 	tests/sched/pool-taints-keep-tasks-off.yaml \
+	tests/sched/qos-gpu-cap-per-user.yaml \
 	tests/sched/quota-blocks-nonpreemptible-only.yaml \
 	tests/sched/quota-parent-nonpreemptible.yaml \
 	tests/sched/reasons-held-nodes-never-fits.yaml \

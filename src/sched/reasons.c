@@ -238,6 +238,19 @@ backfill(const struct kai_sched_snapshot *s, const struct kai_sched_why_info *w,
 		    "limit ends after the reservation starts");
 }
 
+static void
+qos_gpus(const struct kai_sched_why_info *w, char *buf, size_t size)
+{
+	char a[32], b[32], c[32];
+
+	kai_sched_fmt_gpu(w->a, a, sizeof(a));
+	kai_sched_fmt_gpu(w->b, b, sizeof(b));
+	kai_sched_fmt_gpu(w->c, c, sizeof(c));
+	(void)snprintf(buf, size, "the QoS lets a user's jobs hold %s GPU%s: "
+	    "%s in use, the job needs %s", a, w->a == GPU_UNIT ? "" : "s", b,
+	    c);
+}
+
 const char *
 kai_sched_why_text(const struct kai_sched_snapshot *s,
     const struct kai_sched_why_info *w, char *buf, size_t size)
@@ -308,6 +321,9 @@ kai_sched_why_text(const struct kai_sched_snapshot *s,
 		    w->a >= 0 && (size_t)w->a < s->npools ?
 		    s->pools[w->a].name : "?");
 		break;
+	case KAI_SCHED_WHY_QOS_GPUS:
+		qos_gpus(w, buf, size);
+		break;
 	case KAI_SCHED_WHY_NCODES:
 		t = "";
 		break;
@@ -338,6 +354,7 @@ kai_sched_why_name(enum kai_sched_why w)
 	    [KAI_SCHED_WHY_RESERVED] = "Resources",
 	    [KAI_SCHED_WHY_BACKFILL] = "Priority",
 	    [KAI_SCHED_WHY_NO_POOL_NODES] = "ReqNodeNotAvail",
+	    [KAI_SCHED_WHY_QOS_GPUS] = "QOSMaxGRESPerUser",
 	};
 
 	if ((unsigned)w >= KAI_SCHED_WHY_NCODES)

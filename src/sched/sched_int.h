@@ -238,7 +238,18 @@ struct sess {
 	uint8_t *pool_ok;
 	uint32_t *pool_nodes; /* [pool + 1]: schedulable nodes it may use */
 	uint32_t nok;	      /* schedulable nodes */
+	/* qoslimit.c: what each GPU cap's jobs hold (uGPU); NULL = none */
+	int64_t *lim_alloc;
 };
+
+/* qoslimit.c: the snapshot's GPU caps (a QoS's per-user GPU limit). */
+void kai_sched_qoslimit_init(struct sess *S);
+void kai_sched_qoslimit_fini(struct sess *S);
+/* Job j's active tasks hold ugpu more (or less, when negative). */
+void kai_sched_qoslimit_account(struct sess *S, uint32_t j, int64_t ugpu);
+/* Whether j's next step keeps its cap; else w says why. */
+bool kai_sched_qoslimit_admit(const struct sess *S, uint32_t j,
+    struct kai_sched_why_info *w);
 
 /* pools.c: node selectors and taints (a job's pool -1 is row 0). */
 void kai_sched_pools_init(struct sess *S);

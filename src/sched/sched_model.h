@@ -217,12 +217,15 @@ struct kai_sched_snap_job {
 	int64_t time_limit_s; /* runs at most this long; < 0: no limit */
 	int32_t pool;         /* index into pools; -1: no selector, and
 				 no taint tolerated */
+	uint32_t gpu_limit;   /* 1 + index into gpu_limits: a cap on what
+				 its group holds (qoslimit.c); 0: none */
 };
 
 /*
  * Defaults for building a snapshot: a top-level queue of priority 100
  * that guarantees and caps nothing (weight 1, min runtimes inherited); a
- * job with no user, topology, staleness, start time or time limit, every
+ * job with no user, topology, staleness, start time, time limit or GPU
+ * cap (as a zeroed job has none), every
  * task in its gang; a pending task with no node.  Names, indices and requests are the
  * caller's to fill in.
  */
@@ -246,6 +249,10 @@ struct kai_sched_snapshot {
 	size_t ntasks;
 	const struct kai_sched_pool *pools;
 	size_t npools;
+	/* Caps on the GPUs the jobs that name one hold together, in
+	 * micro-GPUs (a QoS's per-user limit: qoslimit.c). */
+	const int64_t *gpu_limits;
+	size_t ngpu_limits;
 	int64_t now;
 };
 
@@ -268,6 +275,7 @@ enum kai_sched_why {
 	KAI_SCHED_WHY_RESERVED,    /* a=reserved start, b=nodes */
 	KAI_SCHED_WHY_BACKFILL,    /* would delay job's reservation at a */
 	KAI_SCHED_WHY_NO_POOL_NODES, /* no schedulable node of its pool */
+	KAI_SCHED_WHY_QOS_GPUS,    /* its gpu_limit: a=cap, b=held, c=need */
 	KAI_SCHED_WHY_NCODES
 };
 

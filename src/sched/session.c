@@ -458,6 +458,7 @@ kai_sched_sess_init(struct sess *S, const struct kai_sched_snapshot *s,
 	for (i = 0; i < S->nn; i++)
 		kai_sched_node_refresh(S, i);
 	kai_sched_accounts_init(S);
+	kai_sched_qoslimit_init(S);
 	if (S->cf->placement == KAI_SCHED_FRAG)
 		kai_sched_frag_init(S);
 	return 0;
@@ -470,6 +471,7 @@ kai_sched_sess_fini(struct sess *S)
 	kai_sched_bf_fini(S);
 	kai_sched_frag_fini(S);
 	kai_sched_pools_fini(S);
+	kai_sched_qoslimit_fini(S);
 	kai_sched_order_free(S->ordmem);
 	free(S->ordmem);
 	free(S->est_cand);

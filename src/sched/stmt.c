@@ -61,6 +61,7 @@ account(struct sess *S, uint32_t t, int64_t sign)
 	kai_sched_touch_queue(S, J->queue);
 	S->groups[S->jobs[j].group].alloc_gpu += sign * v[R_GPU];
 	kai_sched_touch_group(S, S->jobs[j].group);
+	kai_sched_qoslimit_account(S, j, sign * v[R_GPU]);
 }
 
 /* Adds (sign 1) or removes what t holds on its node, to alloc or rel. */

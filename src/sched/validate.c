@@ -191,6 +191,8 @@ check_job(const struct kai_sched_snapshot *s,
 		    j->min_tasks, j->ntasks);
 	if (j->pool < -1 || j->pool >= (int64_t)s->npools)
 		return kai_err_set(err, KAI_EINVAL, "no such pool");
+	if (j->gpu_limit > s->ngpu_limits)
+		return kai_err_set(err, KAI_EINVAL, "no such GPU limit");
 	if ((rc = check_topology(s, j, err)) != 0)
 		return rc;
 	for (t = 0; t < j->ntasks; t++)

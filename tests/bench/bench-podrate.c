@@ -9,7 +9,7 @@
  * requests in flight instead, to see how the server scales.
  *
  *	bench-podrate [-c CONC] [-n PODS] [-p PREFIX] [-t POD.json]
- *	    KUBECONFIG NODE...
+ *	    [-m both|create|bind] [-N NAMESPACE] KUBECONFIG NODE...
  *
  * With -t, every pod is the Pod in POD.json (the body kaid itself sent
  * for a job, as bench-dispatch.sh captures it) under a new name: the
@@ -17,6 +17,10 @@
  * byte.  Without it, a pod built by kai_kube_pod_json with the labels
  * and a script of a one-task job but none of kaid's environment and
  * shims (a fifth of the size).  The pods are bound to the NODEs in turn.
+ * -m create only creates the pods, -m bind only binds pods of those
+ * names that exist (bench-native.sh: pods a controller made, then bound
+ * by kaid or by this client); -N: their namespace (else the
+ * kubeconfig's, else default).
  * Prints one line:
  *
  *	pods=N seconds=S pods_per_s=R requests_per_s=Q failed=F
@@ -52,6 +56,7 @@ static CURLM *multi;
 static long nfailed;
 static size_t inflight;
 static struct json_object *tmpl;	/* -t, or NULL */
+static int last_step = 1;		/* -m create: 0 */
 
 static double
 now_s(void)
@@ -194,8 +199,10 @@ finish(CURL *e, CURLcode rc, struct pod **next, struct pod *end)
 			    p->step == 0 ? "create" : "bind", p->name,
 			    curl_easy_strerror(rc), status);
 		p->step = 2;
-	} else if (++p->step == 1) {
+	} else if (++p->step <= last_step) {
 		start(p);
+	} else {
+		p->step = 2;
 	}
 	/* With a cap, a finished pod lets the next one start. */
 	if (p->step == 2 && *next < end)
@@ -205,9 +212,11 @@ finish(CURL *e, CURLcode rc, struct pod **next, struct pod *end)
 int
 main(int argc, char **argv)
 {
-	const char *prefix = "bench", *usage = "usage: bench-podrate "
-	    "[-c CONC] [-n PODS] [-p PREFIX] [-t POD.json] KUBECONFIG "
+	const char *prefix = "bench", *mode = "both", *nsopt = NULL,
+	    *usage = "usage: bench-podrate [-c CONC] [-n PODS] [-p PREFIX] "
+	    "[-t POD.json] [-m both|create|bind] [-N NAMESPACE] KUBECONFIG "
 	    "NODE...\n";
+	int first_step = 0;
 	struct kai_err err;
 	struct pod *pods, *next, *end;
 	long npods = 1000, conc = 0;
@@ -216,9 +225,11 @@ main(int argc, char **argv)
 	int c, left, running;
 	long i;
 
-	while ((c = getopt(argc, argv, "c:n:p:t:")) != -1) {
+	while ((c = getopt(argc, argv, "c:m:n:N:p:t:")) != -1) {
 		switch (c) {
 		case 'c': conc = strtol(optarg, NULL, 10); break;
+		case 'm': mode = optarg; break;
+		case 'N': nsopt = optarg; break;
 		case 'n': npods = strtol(optarg, NULL, 10); break;
 		case 'p': prefix = optarg; break;
 		case 't':
@@ -232,6 +243,12 @@ main(int argc, char **argv)
 		default: fputs(usage, stderr); return 2;
 		}
 	}
+	if (strcmp(mode, "create") == 0)
+		last_step = 0;
+	else if (strcmp(mode, "bind") == 0)
+		first_step = 1;
+	else if (strcmp(mode, "both") != 0)
+		npods = 0;	/* usage */
 	if (argc - optind < 2 || npods <= 0 || conc < 0) {
 		fputs(usage, stderr);
 		return 2;
@@ -242,6 +259,8 @@ main(int argc, char **argv)
 	}
 	if (cfg.namespace != NULL)
 		ns = cfg.namespace;
+	if (nsopt != NULL)
+		ns = nsopt;
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	multi = curl_multi_init();
 	pods = kai_xcalloc((size_t)npods, sizeof(*pods));
@@ -249,6 +268,7 @@ main(int argc, char **argv)
 		(void)snprintf(pods[i].name, sizeof(pods[i].name), "%s-%ld",
 		    prefix, i);
 		pods[i].node = argv[optind + 1 + i % (argc - optind - 1)];
+		pods[i].step = first_step;
 	}
 	next = pods;
 	end = pods + npods;

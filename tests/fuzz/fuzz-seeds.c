@@ -19,6 +19,7 @@
 #include "proto/msg_tools.h"
 #include "proto/proto.h"
 #include "proto/proto_array.h"
+#include "proto/proto_qos.h"
 #include "proto/proto_report.h"
 
 /* Looks like a MUNGE credential; the harnesses never verify it. */
@@ -227,6 +228,19 @@ seeds_queues(struct kai_buf *b)
 	emit("queue-delete-reply", KAI_MSG_QUEUE_DELETE_REPLY, b);
 }
 
+/* kctl show qos: a default QoS and one with every limit. */
+static void
+seeds_qos(struct kai_buf *b)
+{
+	struct kai_qos_info q[2] = {
+		{"normal", true, -1, 0, 0, -1},
+		{"qos_gpu-t3", false, 125, 2, 3600, 8},
+	};
+
+	ok(kai_msg_qos_encode(b, q, 2), "qos list");
+	emit("qos-reply", KAI_MSG_QOS_LIST_REPLY, b);
+}
+
 static void
 seeds_tools(struct kai_buf *b)
 {
@@ -294,6 +308,7 @@ seeds_tools(struct kai_buf *b)
 	ok(kai_msg_report_encode(b, &row, 1, &first, KAI_PROTO_BODY_MAX),
 	    "report");
 	emit("report-reply", KAI_MSG_REPORT_REPLY, b);
+	seeds_qos(b);
 }
 
 int

@@ -17,6 +17,7 @@
 #include "fuzz_msg.h"
 #include "proto/proto.h"
 #include "proto/proto_array.h"
+#include "proto/proto_qos.h"
 #include "proto/proto_report.h"
 #include "proto/msg_tools.h"
 
@@ -379,6 +380,21 @@ m_report(const uint8_t *p, size_t n, struct kai_buf *out)
 }
 
 static int
+m_qos(const uint8_t *p, size_t n, struct kai_buf *out)
+{
+	struct kai_qos_info *v = NULL;
+	struct kai_err err;
+	size_t nv = 0;
+	int r;
+
+	r = kai_msg_qos_decode(p, n, &v, &nv, &err);
+	if (r == 0)
+		r = kai_msg_qos_encode(out, v, nv);
+	kai_qos_info_free(v, nv);
+	return r;
+}
+
+static int
 m_cancel_tasks(const uint8_t *p, size_t n, struct kai_buf *out)
 {
 	struct kai_task_ref *t = NULL;
@@ -420,6 +436,7 @@ static const struct {
 	{KAI_MSG_LOG, m_log},
 	{KAI_MSG_REPORT, m_report_req},
 	{KAI_MSG_REPORT_REPLY, m_report},
+	{KAI_MSG_QOS_LIST_REPLY, m_qos},
 	{KAI_MSG_SUBMIT_EXT, m_submit_ext},
 	{KAI_MSG_SUBMIT_EXT_REPLY, m_u64},
 	{KAI_MSG_CANCEL_TASKS, m_cancel_tasks},

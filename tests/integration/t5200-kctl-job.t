@@ -123,8 +123,9 @@ out=$(as_user "$A" kctl hold "$id2" 2>&1)
 is "holding it again is no error" "$?:$out" "0:"
 out=$(kctl release "$id2" 2>&1)
 is "an operator releases it" "$?:$out" "0:"
+# Released, it gets its submission's priority back (the default class's).
 like "show job: not held any more" "$(kctl show job "$id2")" \
-    'Priority=1 .*'
+    'Priority=50 .*'
 as_user "$A" kcancel "$id2" "$dep"
 
 # A running job is no longer pending.

@@ -306,12 +306,13 @@ test_spellings(void)
 	ok(strcmp(o.qos, "high") == 0 &&
 		strcmp(o.partition, "gpu,gpu-preempt") == 0 &&
 		strcmp(o.account, "six@a100") == 0,
-	    "--qos is kept (and dropped later); lists and @ are kept");
+	    "--qos is kept; lists and @ are kept");
 	submit_opts_fini(&o);
 
 	is_int(parse("#SBATCH -q gpu\n", NULL, &o, &err), 0,
 	    "-q in a directive");
-	is_str(o.partition, "gpu", "-q is --queue, the partition");
+	is_str(o.qos, "gpu", "-q is --qos");
+	ok(o.partition == NULL, "-q is never the partition");
 	submit_opts_fini(&o);
 }
 
@@ -544,12 +545,11 @@ test_warnings_refusals(void)
 	char buf[1024] = "";
 
 	is_int(parse("#SBATCH --mail-type=END --mail-type=FAIL -C a100 "
-		     "--gpus-per-task=v100:1 --qos=high --mem=0\n",
+		     "--gpus-per-task=v100:1 --mem=0\n",
 		   NULL, &o, &err),
 	    0, "ignored options parse");
 	submit_opts_warnings(&o, collect, buf);
 	is_str(buf,
-	    "option \"--qos\" is ignored: kaibatch has no QOS\n"
 	    "option \"--constraint\" is ignored: kaid's scheduler chooses "
 	    "the nodes\n"
 	    "option \"--mail-type\" is ignored: kaibatch sends no mail\n"

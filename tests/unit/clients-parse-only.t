@@ -602,17 +602,20 @@ done <<'EOF'
 --tmp=100G;--tmp
 --switches=1;--switches
 --network=job_vni;--network
---qos=qos_gpu-t3;--qos
 --gpu-bind=closest;--gpu-bind
 --ntasks-per-socket=2;--ntasks-per-socket
 --ntasks-per-core=1;--ntasks-per-core
 --threads-per-core=1;--threads-per-core
 --overcommit;--overcommit
 EOF
-line "-q is --queue, the partition (kaibatch's design)" '[d["qos"], d["partition"], d["warnings"]]' '[null,"high",[]]' \
+line "-q is --qos, never the partition" '[d["qos"], d["partition"], d["warnings"]]' '["high",null,[]]' \
 	'#SBATCH -q high'
-line "--qos is kept and dropped with a warning" '[d["qos"], d["partition"], d["warnings"]]' '["high",null,["--qos"]]' \
-	'#SBATCH --qos high'
+line "--qos is kept, with no warning" '[d["qos"], d["partition"], d["warnings"]]' '["qos_gpu-t3",null,[]]' \
+	'#SBATCH --qos=qos_gpu-t3'
+line "-q after -p leaves the partition alone" '[d["qos"], d["partition"]]' '["debug","batch"]' \
+	'#SBATCH -p batch' '#SBATCH -q debug'
+line "--queue is still the partition" '[d["qos"], d["partition"]]' '[null,"gpu"]' \
+	'#SBATCH --queue=gpu'
 line "a partition list" 'd["partition"]' '"gpu,gpu-preempt"' '#SBATCH -p gpu,gpu-preempt'
 line "an account with @" 'd["account"]' '"six@a100"' '#SBATCH -A six@a100'
 

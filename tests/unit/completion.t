@@ -41,7 +41,7 @@ is "klog --f completes --follow" "$(complete_line klog --f)" "--follow "
 is "kctl's commands" "$(complete_line kctl "")" \
     "show hold release requeue update queue "
 is "kctl show's entities" "$(complete_line kctl show "")" \
-    "job node partition "
+    "job node partition qos "
 is "kctl update job's keys" "$(complete_line kctl update job 42 T)" \
     "TimeLimit= "
 is "kctl queue's commands" "$(complete_line kctl queue de)" "delete "

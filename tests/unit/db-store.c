@@ -327,6 +327,7 @@ test_spec(struct kai_db *db)
 	js.signal_batch = true;
 	js.open_mode = KAI_OPEN_APPEND;
 	js.umask = KAI_JOB_UMASK_SET | 027;
+	js.qos = kai_xstrdup("debug");
 	is_int(kai_db_jobs_insert(db, &nj, 1, &id, &err), 0,
 	    "insert a job with a 100 KiB script");
 	is_int(kai_db_job_spec(db, id, &got, &err), 0, "read its spec back");
@@ -354,6 +355,7 @@ test_spec(struct kai_db *db)
 	    "--signal=B:10@300 round-trips");
 	is_int(got.open_mode, KAI_OPEN_APPEND, "--open-mode=append");
 	is_int(got.umask, KAI_JOB_UMASK_SET | 027, "the umask round-trips");
+	is_str(got.qos, "debug", "the QoS round-trips");
 	kai_jobspec_fini(&got);
 	is_int(kai_db_job_spec(db, 999999999, &got, &err), KAI_ENOENT,
 	    "spec of a missing job");

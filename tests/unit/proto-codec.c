@@ -517,6 +517,7 @@ test_submit_roundtrip(void)
 	js.signal_batch = true;
 	js.open_mode = KAI_OPEN_APPEND;
 	js.umask = KAI_JOB_UMASK_SET | 0077;
+	js.qos = kai_xstrdup("qos_gpu-t3");
 	submit_roundtrip("full spec", &js, true);
 	submit_roundtrip("empty spec (NULL strings, no lists)", &empty, true);
 
@@ -610,8 +611,8 @@ test_submit_limits(void)
 	/* hold, then the scheduling options: a NULL string (4 bytes), four
 	 * u32, a u64 and two NULL strings, 36 bytes in all; then --signal,
 	 * --open-mode and the umask: two u32, a bool and two u32, 17 bytes;
-	 * then the workload, a NULL string, 4 bytes */
-	b.data[b.len - 1 - 36 - 17 - 4] = 2;
+	 * then the workload and the QoS, NULL strings, 4 bytes each */
+	b.data[b.len - 1 - 36 - 17 - 4 - 4] = 2;
 	is_int(kai_msg_submit_decode(b.data, b.len, &got, &err), KAI_EPROTO,
 	    "bool other than 0/1 refused");
 	is_str(err.msg, "invalid value 2 for field \"hold\": must be 0 or 1",
@@ -894,6 +895,7 @@ make_job(struct kai_jobinfo *j, uint64_t id)
 	j->signal_batch = id % 3 == 0;
 	j->open_mode = KAI_OPEN_APPEND;
 	j->umask = id % 2 ? KAI_JOB_UMASK_SET | 027 : 0;
+	j->qos = id % 2 ? kai_xstrdup("debug") : NULL;
 }
 
 static int
@@ -1081,8 +1083,8 @@ test_jobs_edges(void)
 	first = 0;
 	is_int(kai_msg_jobs_encode(&b, &nul, 1, &first, KAI_PROTO_BODY_MAX), 0,
 	    "an all-NULL job encodes");
-	is_int((int64_t)b.len, 4 + 4 + 174,
-	    "smallest record is its length and 174 bytes");
+	is_int((int64_t)b.len, 4 + 4 + 178,
+	    "smallest record is its length and 178 bytes");
 	is_int(kai_msg_jobs_decode(b.data, b.len, &got, &n, &err), 0,
 	    "and decodes");
 	ok(n == 1 && job_eq(&nul, &got[0]), "NULL strings stay NULL");

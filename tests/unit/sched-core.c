@@ -3,8 +3,9 @@
  * sched-core: properties of the scheduler core that a scenario file
  * cannot state -- the node index finds exactly the node a full scan
  * finds, a rolled-back attempt leaves no trace, the same snapshot always
- * gives the same result, bad snapshots are refused with a reason, and
- * every reason code has a name and a text.
+ * gives the same result, bad snapshots are refused with a reason, every
+ * reason code has a name and a text, and no GPU cap (a QoS's per-user
+ * limit) is ever exceeded.
  */
 #include "config.h"
 
@@ -508,6 +509,97 @@ test_invariants(void)
 	free(w);
 }
 
+/* GPUs a task of the result holds, by its request (whole or fraction). */
+static int64_t
+held_ugpu(const struct kai_sched_snap_task *in,
+    const struct kai_sched_task_out *out)
+{
+	if (out->state != KAI_SCHED_TASK_RUNNING &&
+	    out->state != KAI_SCHED_TASK_PIPELINED)
+		return 0;
+	return in->gpu_fraction > 0 ? in->gpu_fraction :
+	    (int64_t)in->gpus * GPU_UNIT;
+}
+
+/*
+ * GPU caps: three jobs of one GPU under a cap of two, beside a job under
+ * none; then random worlds where every capped job's group stays within
+ * its cap through every phase, and jobs are refused only for it.
+ */
+static void
+test_gpu_caps(void)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	int64_t caps[3] = {2 * GPU_UNIT, 2500000, 6 * GPU_UNIT};
+	int64_t sum[3];
+	struct kai_sched_result r;
+	struct kai_err err;
+	size_t i, n, wj, round, over = 0, waiting = 0;
+
+	world_init(w, KAI_SCHED_BINPACK);
+	for (i = 0; i < NN; i++)
+		w->nodes[i].unschedulable = false;
+	for (i = 0; i < 4; i++) {
+		kai_sched_task_init(&w->tasks[i]);
+		w->tasks[i].gpus = 1;
+		w->jobs[i].gpu_limit = i < 3 ? 1 : 0;
+	}
+	w->s.njobs = w->s.ntasks = 4;
+	w->s.gpu_limits = caps;
+	w->s.ngpu_limits = 1;
+	is_int(kai_sched_cycle(&w->s, &r, &err), 0, "caps: a cycle runs");
+	for (i = 0, n = 0, wj = 3; i < 3; i++) {
+		n += r.jobs[i].state == KAI_SCHED_JOB_RUNNING;
+		if (r.jobs[i].state == KAI_SCHED_JOB_PENDING)
+			wj = i;
+	}
+	is_int((int64_t)n, 2, "caps: two jobs of one GPU fit a cap of two");
+	is_int(r.jobs[wj].why.why, KAI_SCHED_WHY_QOS_GPUS,
+	    "caps: the third waits for the cap");
+	ok(r.jobs[wj].why.a == 2 * GPU_UNIT &&
+		r.jobs[wj].why.b == 2 * GPU_UNIT && r.jobs[wj].why.c == GPU_UNIT,
+	    "caps: with the cap, what is held and what it needs");
+	is_str(kai_sched_why_name(r.jobs[wj].why.why), "QOSMaxGRESPerUser",
+	    "caps: Slurm's reason");
+	is_int(r.jobs[3].state, KAI_SCHED_JOB_RUNNING,
+	    "caps: a job under no cap is not held back");
+	kai_sched_result_fini(&r);
+	w->jobs[1].gpu_limit = 2;
+	is_int(kai_sched_cycle(&w->s, &r, &err), KAI_EINVAL,
+	    "caps: a job naming a cap that does not exist is refused");
+	for (round = 0; round < 20; round++) {
+		world_init(w, round % 2 ? KAI_SCHED_SPREAD : KAI_SCHED_BINPACK);
+		for (i = 0; i < NT; i++)
+			if (w->tasks[i].gpu_memory_mib == 0)
+				w->jobs[i].gpu_limit = rnd(4);
+		w->s.gpu_limits = caps;
+		w->s.ngpu_limits = 3;
+		if (kai_sched_cycle(&w->s, &r, &err) != 0) {
+			diag("cycle failed: %s", err.msg);
+			over++;
+			continue;
+		}
+		memset(sum, 0, sizeof(sum));
+		for (i = 0; i < NT; i++) {
+			if (w->jobs[i].gpu_limit > 0)
+				sum[w->jobs[i].gpu_limit - 1] +=
+				    held_ugpu(&w->tasks[i], &r.tasks[i]);
+			waiting += r.jobs[i].why.why == KAI_SCHED_WHY_QOS_GPUS;
+			if (r.jobs[i].why.why == KAI_SCHED_WHY_QOS_GPUS &&
+			    w->jobs[i].gpu_limit == 0)
+				over++;
+		}
+		for (i = 0; i < 3; i++)
+			over += sum[i] > caps[i];
+		kai_sched_result_fini(&r);
+	}
+	is_int((int64_t)over, 0,
+	    "caps: random worlds never pass a cap, nor blame one wrongly");
+	ok(waiting > 0, "caps: ... and jobs did wait for their caps (%zu)",
+	    waiting);
+	free(w);
+}
+
 int
 main(void)
 {
@@ -518,5 +610,6 @@ main(void)
 	test_refusals();
 	test_reason_names();
 	test_invariants();
+	test_gpu_caps();
 	return done_testing();
 }
