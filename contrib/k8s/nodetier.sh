@@ -6,7 +6,7 @@
 # etcd of the real-API tier (start-apiserver.sh) it runs, all on this
 # machine and all stopped by pid:
 #
-#   - kube-controller-manager (deployment, replicaset, job,
+#   - kube-controller-manager (deployment, replicaset, statefulset, job,
 #     garbagecollector, nodelifecycle), so Kubernetes-native workloads
 #     and node conditions behave as on a cluster;
 #   - for each node of the nodes file, a containerd + kubelet pair with
@@ -387,7 +387,7 @@ nodetier_start()
 	}
 	"$NODETIER_K8S/kube-controller-manager" \
 	    --kubeconfig "$k/kubeconfig-admin" \
-	    --controllers=deployment,replicaset,job,garbagecollector,nodelifecycle \
+	    --controllers=deployment,replicaset,statefulset,job,garbagecollector,nodelifecycle \
 	    --leader-elect=false --port=0 --secure-port=0 \
 	    --use-service-account-credentials=false \
 	    </dev/null >"$k/controller-manager.log" 2>&1 &

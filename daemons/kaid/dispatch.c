@@ -397,6 +397,8 @@ dispatch_ensure_pods(struct kaid *k, struct kai_job *j, int64_t now)
 				    on_bound, pc);
 			continue;
 		}
+		if (native_job(j))
+			continue;	/* its controller makes its pods */
 		if (!loaded) {
 			if (j->ntasks > 1)
 				ensure_service(k, j);

@@ -212,6 +212,7 @@ kaid_fini(struct kaid *k)
 	webhook_close(k);
 	server_free(k);
 	kai_kube_free(k->kube);
+	native_owner_fini(k);	/* after the reads it waited for went */
 	reads_close(k);
 	kai_db_close(k->db);
 	state_free(k);

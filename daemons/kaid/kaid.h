@@ -122,6 +122,8 @@ struct kaid {
 	struct httpd *httpd;	  /* httpd.c: health and metrics, or NULL */
 	struct jobauth *jobauth;  /* jobauth.c: job credentials, or NULL */
 	struct webhook *webhook;  /* webhook.c: admission webhook, or NULL */
+	struct native *native;	  /* native_owner.c: owners read, pods
+				     waiting for them; NULL until used */
 };
 
 /* kaid.c */
@@ -368,22 +370,47 @@ void events_post(struct kaid *k, const char *pod, enum kai_event_type type,
 void events_scheduled(struct kaid *k, const char *pod, const char *node);
 
 /*
- * native.c: Kubernetes-native workloads (doc/k8s-native.md).  Whether j
- * is one (its one task is a pod kaid binds, not one it makes); the
- * active job of the pod keyed key ("ns/name"), or NULL.
+ * native.c: Kubernetes-native workloads (doc/k8s-native.md).
+ * native_job: whether j is one (its tasks are pods kaid binds, not ones
+ * it makes); native_gang: one of several pods (its workload is the
+ * group's key "ns/Kind:name", not a pod's).  native_job_of: the active
+ * job of the pod or group keyed key ("ns/name"), a gang's found by its
+ * placed pods too (*task, if not NULL, gets the pod's task), or NULL.
  */
 bool native_job(const struct kai_job *j);
-struct kai_job *native_job_of(const struct kaid *k, const char *key);
+bool native_gang(const struct kai_job *j);
+struct kai_job *native_job_of(const struct kaid *k, const char *key,
+    uint32_t *task);
 /* Whether scheduler is one of kaid.yaml's native.schedulers. */
 bool native_scheduler_ours(const struct kaid *k, const char *scheduler);
 /*
- * A pod the watch shows that kaid did not make: the job it is, made now
+ * A pod the watch shows that kaid did not make: the job it is or joins
+ * (*task its task, NATIVE_NO_TASK for a member not yet placed), made now
  * if the pod asks for one of native.schedulers and waits unbound; NULL
- * if it is none (it only holds capacity) or must wait (the reason is
- * logged and posted on the pod as an Event).
+ * if it is none (it only holds capacity) or must wait (for its owners
+ * to be read, or with a reason logged and posted on the pod).
  */
 struct kai_job *native_pod(struct kaid *k, const char *key,
-    const struct kai_pod *pod, int64_t now);
+    const struct kai_pod *pod, int64_t now, uint32_t *task);
+/* Why pending gang j waits for its pods (caller owns), or NULL. */
+char *native_gang_wait(const struct kaid *k, const struct kai_job *j);
+/*
+ * tick.c: j's pod (each member of a gang) tells the new reason j waits
+ * for as a FailedScheduling event, as the default scheduler's pods do;
+ * nothing if j->why is was.
+ */
+void native_tell(struct kaid *k, const struct kai_job *j, const char *was);
+/* tick.c: the member pods of gang j that the new allocations a[0..n) take. */
+void native_assign(struct kaid *k, const struct kai_job *j,
+    struct kai_alloc *a, size_t n);
+/* tick.c: once placed, each member's record gets its task. */
+void native_placed(struct kaid *k, const struct kai_job *j);
+/* reconcile.c: j ended; its pods go if cancelled or a broken gang. */
+void native_ended(struct kaid *k, const struct kai_job *j, bool cancelled);
+/* tick.c: owner reads to retry; pending gangs whose pods all went. */
+void native_sweep(struct kaid *k, int64_t now);
+/* native_owner.c: frees the owner cache (kaid's end). */
+void native_owner_fini(struct kaid *k);
 
 /* snapshot.c: the scheduler's view of one tick (kai_sched_snapshot). */
 struct snap {

@@ -7,6 +7,9 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/deps.h \
 	daemons/kaid/dispatch.c \
 	daemons/kaid/native.c \
+	daemons/kaid/native.h \
+	daemons/kaid/native_gang.c \
+	daemons/kaid/native_owner.c \
 	daemons/kaid/events.c \
 	daemons/kaid/evict.c \
 	daemons/kaid/helpers.c \

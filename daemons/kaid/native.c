@@ -2,20 +2,29 @@
 /*
  * native.c: Kubernetes-native workloads (doc/k8s-native.md, issue 13).
  *
- * A pod that another controller made (a Job's, a Deployment's, a bare
- * pod) and whose spec.schedulerName is one of kaid.yaml's
- * native.schedulers becomes a job of kaid's while it is unbound: user the
- * namespace, name its owner's (a ReplicaSet's pod takes the Deployment's
- * name), queue the kai.scheduler/queue label or native.default_queue.
- * The job's one task is the pod itself, keyed "namespace/name" as kaid
- * keys every foreign pod: the tick places it like any job and dispatch.c
- * binds it (a bind answered 409 is already bound, so a kaid killed
- * between the commit and the bind binds it at most once); reconcile.c
- * follows it to its end as it does kaid's own pods.
+ * A pod that another controller made (a Job's, a Deployment's, a
+ * PyTorchJob's, a bare pod) and whose spec.schedulerName is one of
+ * kaid.yaml's native.schedulers becomes a job of kaid's while it is
+ * unbound: user the namespace, name its top owner's, queue, priority,
+ * preemptibility and topology from its PodGroup, its top owner, then
+ * itself (native_owner.c reads the owners, native_gang.c groups pods).
  *
- * The job is inserted at once, in its own transaction, before anything
- * else happens in the loop; a unique index on the active jobs' workload
- * (sql/012-workload.sql) keeps one job per pod whatever a restart does.
+ * A pod that is a group of its own is a one-task job keyed by the pod
+ * ("namespace/name", as kaid keys every foreign pod).  A gang (minMember
+ * M >= 2) is one job of M tasks keyed "namespace/Kind:name" (no pod key
+ * has a colon): the first pod of the group makes it, the next ones join
+ * it (their pod records carry its id and NATIVE_NO_TASK) until it has M;
+ * the job waits, "waiting for N of M pods of the group", until then.
+ * Once placed, tick.c gives task t the t-th member in name order
+ * (native_assign) and dispatch.c binds each task's pod; a pod that comes
+ * when its group's job is full or placed is a one-task job of its own,
+ * as KAI schedules pods beyond minMember one by one.
+ *
+ * The job is inserted at once, in its own transaction; a unique index on
+ * the active jobs' workload (sql/012-workload.sql) keeps one job per pod
+ * or group whatever a restart does.  After a restart a placed gang's
+ * pods are found by its allocations, a pending gang's members join it
+ * again as the watch lists them.
  */
 #include "config.h"
 
@@ -25,10 +34,14 @@
 
 #include "base/xmalloc.h"
 #include "daemons/kaid/kaid.h"
+#include "daemons/kaid/native.h"
 #include "daemons/kaid/podshare.h"
 #include "daemons/kaid/queues.h"
 #include "daemons/kaid/tick.h"
 #include "sys/log.h"
+
+/* The largest gang kaid takes: each member is a task of one job. */
+#define GANG_MAX 4096
 
 bool
 native_job(const struct kai_job *j)
@@ -36,17 +49,34 @@ native_job(const struct kai_job *j)
 	return j->workload != NULL && j->workload[0] != '\0';
 }
 
-struct kai_job *
-native_job_of(const struct kaid *k, const char *key)
+bool
+native_gang(const struct kai_job *j)
 {
-	size_t i;
+	return native_job(j) && strchr(j->workload, ':') != NULL;
+}
+
+struct kai_job *
+native_job_of(const struct kaid *k, const char *key, uint32_t *task)
+{
+	size_t i, t;
 
 	/* Linear: workloads are few beside batch jobs (doc/k8s-native.md). */
 	for (i = 0; i < state_njobs(k); i++) {
 		struct kai_job *j = state_job_at(k, i);
 
-		if (native_job(j) && strcmp(j->workload, key) == 0)
+		if (!native_job(j))
+			continue;
+		if (strcmp(j->workload, key) == 0) {
+			if (task != NULL)
+				*task = 0;
 			return j;
+		}
+		for (t = 0; t < j->nallocs && native_gang(j); t++)
+			if (strcmp(j->allocs[t].pod, key) == 0) {
+				if (task != NULL)
+					*task = (uint32_t)t;
+				return j;
+			}
 	}
 	return NULL;
 }
@@ -75,26 +105,6 @@ ours_by_scheduler(const struct kaid *k, const char *name)
 	return false;
 }
 
-/*
- * The workload's name: its owner's, and a ReplicaSet's pod the
- * Deployment's (a ReplicaSet is named "<deployment>-<pod-template-hash>";
- * KAI reads the Deployment itself, kaid the name's convention).
- */
-static char *
-workload_name(const struct kai_pod *pod)
-{
-	const char *dash;
-
-	if (pod->owner_name == NULL || pod->owner_name[0] == '\0')
-		return kai_xstrdup(pod->name);
-	if (strcmp(pod->owner_kind, "ReplicaSet") == 0 &&
-	    (dash = strrchr(pod->owner_name, '-')) != NULL &&
-	    dash != pod->owner_name)
-		return kai_xstrndup(pod->owner_name,
-		    (size_t)(dash - pod->owner_name));
-	return kai_xstrdup(pod->owner_name);
-}
-
 /* Why the pod cannot be a job yet, as a sentence; NULL = it can. */
 static char *
 queue_problem(const struct kaid *k, const char *queue)
@@ -120,7 +130,7 @@ queue_problem(const struct kaid *k, const char *queue)
  * NULL: malformed values are refused as the job's reason, never guessed.
  */
 static char *
-class_problem(const struct kai_pod *pod, const char *cls)
+class_problem(const char *preempt, const char *cls)
 {
 	struct kai_err err;
 	uint32_t prio;
@@ -128,24 +138,44 @@ class_problem(const struct kai_pod *pod, const char *cls)
 	if (kai_prio_class(cls, &prio, &err) != 0)
 		return kai_xasprintf("priorityClassName \"%s\" is not one of "
 		    "%s", cls, kai_prio_class_names());
-	if (pod->kai_preempt[0] != '\0' &&
-	    strcmp(pod->kai_preempt, "preemptible") != 0 &&
-	    strcmp(pod->kai_preempt, "non-preemptible") != 0)
+	if (preempt[0] != '\0' && strcmp(preempt, "preemptible") != 0 &&
+	    strcmp(preempt, "non-preemptible") != 0)
 		return kai_xasprintf("label kai.scheduler/preemptibility \"%s\" "
-		    "is neither preemptible nor non-preemptible",
-		    pod->kai_preempt);
+		    "is neither preemptible nor non-preemptible", preempt);
 	return NULL;
 }
 
-static void
-admit(struct kaid *k, const char *key, const struct kai_pod *pod,
-    int64_t now)
+/* Why the group cannot be a job, as a sentence; NULL = it can. */
+static char *
+problem(const struct kaid *k, const struct native_group *g,
+    const char *queue, const char *cls)
 {
-	const char *queue = pod->kai_queue[0] != '\0' ? pod->kai_queue :
+	char *why;
+
+	if ((why = queue_problem(k, queue)) != NULL ||
+	    (why = class_problem(g->preempt, cls)) != NULL)
+		return why;
+	if (g->min > GANG_MAX)
+		return kai_xasprintf("gang of %" PRIu32 " pods is more than "
+		    "kaid takes in one job (%d)", g->min, GANG_MAX);
+	return NULL;
+}
+
+/*
+ * The job of the pod keyed key, or of its group (g->key) with g->min
+ * tasks, recorded now; NULL (the reason logged and posted on the pod)
+ * when it cannot be one.
+ */
+static struct kai_job *
+admit(struct kaid *k, const char *key, const struct kai_pod *pod,
+    const struct native_group *g, int64_t now)
+{
+	const char *queue = g->queue[0] != '\0' ? g->queue :
 	    k->conf->native_default_queue;
 	/* KAI's per-kind default classes: a Deployment's pods inference. */
-	const char *cls = pod->prio_class[0] != '\0' ? pod->prio_class :
-	    strcmp(pod->owner_kind, "ReplicaSet") == 0 ? "inference" : "train";
+	const char *cls = g->prio_class[0] != '\0' ? g->prio_class :
+	    strcmp(g->top_kind, "Deployment") == 0 ? "inference" : "train";
+	const char *wl = g->key != NULL ? g->key : key;
 	struct kai_db_newjob nj;
 	struct kai_jobspec js;
 	struct kai_job *j;
@@ -155,22 +185,22 @@ admit(struct kaid *k, const char *key, const struct kai_pod *pod,
 	uint32_t prio = 0;
 	char *why;
 
-	if ((why = queue_problem(k, queue)) != NULL ||
-	    (why = class_problem(pod, cls)) != NULL ||
+	if ((why = problem(k, g, queue, cls)) != NULL ||
 	    (why = podshare_problem(pod, &sh)) != NULL) {
 		/* Said at every change the watch shows of the pod. */
 		kai_log_info("pod \"%s\" waits: %s", key, why);
 		events_post(k, key, KAI_EVENT_WARNING, "FailedScheduling",
 		    "%s", why);
 		free(why);
-		return;
+		return NULL;
 	}
 	memset(&js, 0, sizeof(js));
 	memset(&nj, 0, sizeof(nj));
-	js.name = workload_name(pod);
+	js.name = kai_xstrdup(g->name);
 	js.queue = kai_xstrdup(queue);
-	js.workload = kai_xstrdup(key);
-	js.ntasks = 1;
+	js.workload = kai_xstrdup(wl);
+	js.ntasks = g->min;
+	/* The first member's size; larger members grow it (grow()). */
 	js.cpus_per_task = pod->cpu_milli > 0 ?
 	    (uint32_t)((pod->cpu_milli + 999) / 1000) : 1;
 	js.gpus_per_task = pod->gpus;
@@ -179,9 +209,12 @@ admit(struct kaid *k, const char *key, const struct kai_pod *pod,
 	js.script = kai_xstrdup("");
 	js.workdir = kai_xstrdup("/");
 	js.priority_class = kai_xstrdup(cls);
+	js.topology = g->topo_req[0] != '\0' ? kai_xstrdup(g->topo_req) : NULL;
+	js.topology_preferred = g->topo_pref[0] != '\0' ?
+	    kai_xstrdup(g->topo_pref) : NULL;
 	js.requeue = KAI_TRI_NO;	/* its controller makes a new pod */
 	if (kai_prio_class(cls, &prio, &err) != 0)
-		prio = 0;	/* class_problem() said no already: never */
+		prio = 0;	/* problem() said no already: never */
 	nj.spec = &js;
 	nj.user = pod->namespace;
 	nj.queue = queue;
@@ -189,15 +222,15 @@ admit(struct kaid *k, const char *key, const struct kai_pod *pod,
 	nj.mem_mb = pod->mem_mb > 0 ? pod->mem_mb :
 	    (uint64_t)k->conf->default_mem_mb;
 	nj.priority = prio;
-	nj.preemptible = pod->kai_preempt[0] != '\0' ?
-	    strcmp(pod->kai_preempt, "preemptible") == 0 :
+	nj.preemptible = g->preempt[0] != '\0' ?
+	    strcmp(g->preempt, "preemptible") == 0 :
 	    prio < KAI_PRIO_PREEMPT_BELOW;
 	nj.submit_time = now;
 	if (kai_db_jobs_insert(k->db, &nj, 1, &id, &err) != 0) {
 		kai_log_err("pod \"%s\": could not record its job: %s", key,
 		    err.msg);
 		kai_jobspec_fini(&js);
-		return;
+		return NULL;
 	}
 	j = kai_xcalloc(1, sizeof(*j));
 	j->id = id;
@@ -210,7 +243,7 @@ admit(struct kaid *k, const char *key, const struct kai_pod *pod,
 	j->state = KAI_JOB_PENDING;
 	j->priority = prio;
 	j->submit_time = nj.submit_time;
-	j->ntasks = 1;
+	j->ntasks = js.ntasks;
 	j->cpus_per_task = js.cpus_per_task;
 	j->mem_mb = nj.mem_mb;
 	j->gpus_per_task = js.gpus_per_task;
@@ -221,30 +254,261 @@ admit(struct kaid *k, const char *key, const struct kai_pod *pod,
 	j->why = kai_xstrdup("");
 	j->preemptible = nj.preemptible;
 	j->requeue = false;	/* its controller makes a new pod */
-	j->topology = kai_job_empty;
-	j->topology_preferred = kai_job_empty;
-	j->workload = kai_xstrdup(key);
+	j->topology = kai_job_optstr(js.topology);
+	j->topology_preferred = kai_job_optstr(js.topology_preferred);
+	j->workload = kai_xstrdup(wl);
 	kai_jobspec_fini(&js);
-	kai_log_info("pod \"%s\" is job %" PRIu64 " (user %s, queue %s, "
-	    "name %s)", key, id, j->user, j->queue, j->name);
+	kai_log_info("%s \"%s\" is job %" PRIu64 " (user %s, queue %s, "
+	    "name %s, %" PRIu32 " task%s)", g->key != NULL ? "group" : "pod",
+	    wl, id, j->user, j->queue, j->name, j->ntasks,
+	    j->ntasks == 1 ? "" : "s");
 	state_job_add(k, j);
 	tick_soon(k);
+	return j;
+}
+
+/* Members of gang job j now: unbound pods that joined it. */
+static size_t
+nmembers(const struct kaid *k, const struct kai_job *j)
+{
+	size_t n;
+
+	free(native_members(k, j, &n));
+	return n;
+}
+
+/*
+ * Each task of a gang is sized as its largest member asks: a member
+ * that asks for more than the job's tasks so far grows them (a
+ * PyTorchJob's master and workers may differ).  Returns false when the
+ * database could not say so (the pod then does not join: it is tried
+ * again at its next change).
+ */
+static bool
+grow(struct kaid *k, struct kai_job *j, const struct kai_pod *pod)
+{
+	uint32_t cpus = pod->cpu_milli > 0 ?
+	    (uint32_t)((pod->cpu_milli + 999) / 1000) : 1;
+	uint64_t mem = pod->mem_mb > 0 ? pod->mem_mb :
+	    (uint64_t)k->conf->default_mem_mb;
+	struct kai_err err;
+	bool applied = false;
+
+	if (cpus <= j->cpus_per_task && mem <= j->mem_mb &&
+	    pod->gpus <= j->gpus_per_task)
+		return true;
+	if (kai_db_job_grow(k->db, j->id, cpus, mem, pod->gpus, &applied,
+	    &err) != 0) {
+		kai_log_warn("job %" PRIu64 ": could not grow its tasks for "
+		    "a larger member: %s", j->id, err.msg);
+		return false;
+	}
+	if (!applied)
+		return false;	/* not pending in the database: never here */
+	if (cpus > j->cpus_per_task)
+		j->cpus_per_task = cpus;
+	if (mem > j->mem_mb)
+		j->mem_mb = mem;
+	if (pod->gpus > j->gpus_per_task)
+		j->gpus_per_task = pod->gpus;
+	kai_log_info("job %" PRIu64 ": each task now %" PRIu32 " CPUs, %"
+	    PRIu64 " MB, %" PRIu32 " GPUs (its largest member)", j->id,
+	    j->cpus_per_task, j->mem_mb, j->gpus_per_task);
+	return true;
+}
+
+/*
+ * A pod of group g: it joins the group's pending job while that has
+ * room, else (full, or placed) it is a job of its own.
+ */
+static struct kai_job *
+join(struct kaid *k, const char *key, const struct kai_pod *pod,
+    struct native_group *g, int64_t now, uint32_t *task)
+{
+	struct kai_job *j = native_job_of(k, g->key, NULL);
+	size_t n;
+
+	if (j == NULL)
+		j = admit(k, key, pod, g, now);
+	else if (j->state != KAI_JOB_PENDING ||
+	    (n = nmembers(k, j)) >= j->ntasks) {
+		KAI_FREE(g->key);	/* beyond minMember: alone */
+		g->min = 1;
+		return admit(k, key, pod, g, now);
+	} else if (!grow(k, j, pod)) {
+		return NULL;
+	} else {
+		kai_log_info("pod \"%s\" joins job %" PRIu64 " (%zu of %"
+		    PRIu32 " pods of the group)", key, j->id, n + 1,
+		    j->ntasks);
+		tick_soon(k);
+	}
+	*task = NATIVE_NO_TASK;
+	return j;
 }
 
 struct kai_job *
 native_pod(struct kaid *k, const char *key, const struct kai_pod *pod,
-    int64_t now)
+    int64_t now, uint32_t *task)
 {
-	struct kai_job *j = native_job_of(k, key);
+	struct kai_job *j = native_job_of(k, key, task);
+	const struct pod_rec *old;
+	struct native_group g;
+	char *why = NULL;
 
 	if (j != NULL || pod->managed || pod->scheduler == NULL ||
 	    !ours_by_scheduler(k, pod->scheduler))
 		return j;
+	/* A member that joined its group's pending job stays in it. */
+	if ((old = kai_map_get(&k->pods, key)) != NULL && old->managed &&
+	    (j = state_job(k, old->job_id)) != NULL && native_gang(j) &&
+	    j->state == KAI_JOB_PENDING) {
+		*task = old->task;
+		return j;
+	}
 	if (pod->node[0] != '\0' || pod->deleting ||
-	    pod->phase != KAI_POD_PENDING)
+	    pod->phase != KAI_POD_PENDING) {
+		native_unpark(k, key);
 		return NULL;
-	admit(k, key, pod, now);
-	return native_job_of(k, key);
+	}
+	switch (native_resolve(k, key, pod, now, &g, &why)) {
+	case NATIVE_WAIT:
+		return NULL;
+	case NATIVE_REFUSED:
+		if (!native_told(k, key, why)) {
+			kai_log_info("pod \"%s\" waits: %s", key, why);
+			events_post(k, key, KAI_EVENT_WARNING,
+			    "FailedScheduling", "%s", why);
+		}
+		free(why);
+		return NULL;
+	case NATIVE_READY:
+		break;
+	}
+	*task = 0;
+	j = g.key != NULL ? join(k, key, pod, &g, now, task) :
+	    admit(k, key, pod, &g, now);
+	native_group_fini(&g);
+	return j;
+}
+
+char *
+native_gang_wait(const struct kaid *k, const struct kai_job *j)
+{
+	size_t n;
+
+	if (!native_gang(j) || j->state != KAI_JOB_PENDING ||
+	    (n = nmembers(k, j)) >= j->ntasks)
+		return NULL;
+	return kai_xasprintf("waiting for %zu of %" PRIu32 " pods of the "
+	    "group", (size_t)j->ntasks - n, j->ntasks);
+}
+
+void
+native_tell(struct kaid *k, const struct kai_job *j, const char *was)
+{
+	const char **keys;
+	size_t i, n;
+
+	if (!native_job(j) || j->why == NULL || j->why[0] == '\0' ||
+	    strcmp(was, j->why) == 0)
+		return;
+	if (!native_gang(j)) {
+		events_post(k, j->workload, KAI_EVENT_WARNING,
+		    "FailedScheduling", "%s", j->why);
+		return;
+	}
+	keys = native_members(k, j, &n);
+	for (i = 0; i < n; i++)
+		events_post(k, keys[i], KAI_EVENT_WARNING, "FailedScheduling",
+		    "%s", j->why);
+	free(keys);
+}
+
+void
+native_assign(struct kaid *k, const struct kai_job *j, struct kai_alloc *a,
+    size_t n)
+{
+	const char **keys;
+	size_t i, nm;
+
+	if (!native_gang(j))
+		return;
+	keys = native_members(k, j, &nm);
+	/* The snapshot took the job only with all its members (above). */
+	KAI_ASSERT(nm >= n);
+	for (i = 0; i < n; i++) {
+		free(a[i].pod);
+		a[i].pod = kai_xstrdup(keys[i]);
+	}
+	free(keys);
+}
+
+void
+native_placed(struct kaid *k, const struct kai_job *j)
+{
+	size_t t;
+
+	for (t = 0; t < j->nallocs && native_gang(j); t++) {
+		struct pod_rec *r = kai_map_get(&k->pods, j->allocs[t].pod);
+
+		if (r != NULL && r->job_id == j->id)
+			r->task = (uint32_t)t;
+	}
+}
+
+void
+native_ended(struct kaid *k, const struct kai_job *j, bool cancelled)
+{
+	const char *key;
+	void *v;
+	size_t it = 0;
+
+	/*
+	 * A cancelled workload loses its pods, as KAI evicts; a gang that
+	 * ended any other way than all its pods succeeding is below its
+	 * minMember and goes whole (KAI's stale gang), so that its
+	 * controller makes it again.  Its other pods are only capacity.
+	 */
+	while (kai_map_next(&k->pods, &it, &key, &v)) {
+		struct pod_rec *r = v;
+
+		if (!r->managed || r->job_id != j->id)
+			continue;
+		r->managed = false;
+		if (r->deleting || r->phase == KAI_POD_SUCCEEDED ||
+		    r->phase == KAI_POD_FAILED)
+			continue;
+		if (cancelled) {
+			r->deleting = true;
+			dispatch_delete_pod(k, key, -1);
+		} else if (native_gang(j)) {
+			r->deleting = true;
+			evict_delete_shed(k, key);	/* with its grace */
+		}
+	}
+}
+
+void
+native_sweep(struct kaid *k, int64_t now)
+{
+	size_t i;
+
+	native_retry_parked(k, now);
+	/* Not while pods wait for their owners: they may be members. */
+	if (!state_synced(k) || native_busy(k))
+		return;
+	/* A pending gang whose pods are all gone has nothing to run. */
+	for (i = 0; i < state_njobs(k);) {
+		struct kai_job *j = state_job_at(k, i);
+
+		if (native_gang(j) && j->state == KAI_JOB_PENDING &&
+		    nmembers(k, j) == 0 &&
+		    reconcile_finish(k, j, KAI_JOB_CANCELLED,
+		    "every pod of the group was deleted", 0, 0, -1, now) == 0)
+			continue;	/* removed: same index, next job */
+		i++;
+	}
 }
 
 bool

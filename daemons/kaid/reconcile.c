@@ -64,12 +64,7 @@ reconcile_recorded(struct kaid *k, struct kai_job *job,
 	/* A workload's pod belongs to its controller (or its user): kaid
 	 * deletes it only when the job is cancelled, as KAI evicts. */
 	if (native_job(job)) {
-		struct pod_rec *r = kai_map_get(&k->pods, job->workload);
-
-		if (c->to == KAI_JOB_CANCELLED)
-			dispatch_delete_pod(k, job->workload, -1);
-		else if (r != NULL)
-			r->managed = false;	/* only capacity from now */
+		native_ended(k, job, c->to == KAI_JOB_CANCELLED);
 	} else if (job->nallocs > 0) {
 		dispatch_delete_pods(k, job,
 		    c->to == KAI_JOB_CANCELLED ? -1 : 0);

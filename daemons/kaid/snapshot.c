@@ -405,6 +405,13 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 			    "back a moment before it restarts");
 			continue;
 		}
+		if (j->state == KAI_JOB_PENDING &&
+		    (why = native_gang_wait(k, j)) != NULL) {
+			sn->lost[sn->nlost] = j; /* native.c: not yet */
+			sn->lost_code[sn->nlost] = "PodGroup";
+			sn->lost_why[sn->nlost++] = why;
+			continue;
+		}
 		if ((why = queue_problem(k, j)) == NULL) {
 			add_job(k, sn, j, use);
 		} else if (active) {

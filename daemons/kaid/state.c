@@ -17,6 +17,7 @@
 
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "daemons/kaid/native.h"
 #include "sys/log.h"
 #include "tick.h"
 
@@ -341,19 +342,37 @@ pod_key(const struct kaid *k, const struct kai_pod *pod, bool *ours)
 
 /*
  * A foreign pod that is a workload's (native.c) is followed as kaid's
- * own: its record carries the job's id and task 0.
+ * own: its record carries the job's id and its task (NATIVE_NO_TASK for
+ * a gang member not yet placed).
  */
 static void
 native_follow(struct kaid *k, const char *key, const struct kai_pod *pod,
     struct pod_rec *r, int64_t now)
 {
-	struct kai_job *j = native_pod(k, key, pod, now);
+	uint32_t task = 0;
+	struct kai_job *j = native_pod(k, key, pod, now, &task);
 
 	if (j == NULL)
 		return;
 	r->managed = true;
 	r->job_id = j->id;
-	r->task = 0;
+	r->task = task;
+}
+
+void
+state_native_retry(struct kaid *k, const char *key, const struct kai_pod *pod,
+    int64_t now)
+{
+	struct pod_rec *r = kai_map_get(&k->pods, key);
+
+	/* Gone, or a job's already, since it began to wait: nothing to do. */
+	if (r == NULL) {
+		native_unpark(k, key);
+		return;
+	}
+	if (r->managed)
+		return;
+	native_follow(k, key, pod, r, now);
 }
 
 void
@@ -388,14 +407,15 @@ state_on_pod(enum kai_kube_event ev, const struct kai_pod *pod, void *ctx)
 		if (!r->managed)
 			native_follow(k, key, pod, r, now);
 		kai_map_put(&k->pods, key, r);
-		if (ours)
+		/* A workload's pod is bound by kaid too (native.c): its
+		 * name may come again (a StatefulSet's), bound anew. */
+		if (ours || r->managed)
 			dispatch_pod_seen(k, key, r->node[0] != '\0');
 		if (r->managed)
 			reconcile_pod(k, key, r, false, now);
 		break;
 	case KAI_KUBE_DELETED:
-		if (ours)
-			dispatch_pod_seen(k, key, true);
+		dispatch_pod_seen(k, key, true);
 		r = pod_rec_new(pod);
 		r->managed &= ours;
 		if (!r->managed)

@@ -209,7 +209,8 @@ placement_change(const struct snap *sn, const struct kai_sched_result *r,
 			continue;
 		a->task = (uint32_t)n++;
 		a->node = kai_xstrdup(sn->nodes[r->tasks[t].node].name);
-		/* A workload's pod exists: it is bound, not made. */
+		/* A workload's pod exists: it is bound, not made (a
+		 * gang's members are chosen in commit_placements). */
 		a->pod = native_job(j) ? kai_xstrdup(j->workload) :
 		    kai_job_pod_name(j->id, a->task);
 		a->gpus = j->gpus_per_task;
@@ -255,8 +256,11 @@ commit_placements(struct kaid *k, const struct snap *sn,
 	struct kai_err err;
 	size_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		placement_change(sn, r, which[i], &c[i], &allocs[i], &nl[i]);
+		native_assign(k, sn->kjobs[which[i]], allocs[i] +
+		    sn->kjobs[which[i]]->nallocs, c[i].nallocs);
+	}
 	if (kai_db_jobs_change(k->db, c, n, applied, &err) != 0) {
 		kai_log_err("could not commit %zu placements: %s", n, err.msg);
 		memset(applied, 0, n * sizeof(*applied));
@@ -285,6 +289,7 @@ commit_placements(struct kaid *k, const struct snap *sn,
 		else
 			kai_log_info("job %" PRIu64 ": placed on %s", j->id,
 			    nl[i]);
+		native_placed(k, j);
 		dispatch_ensure_pods(k, j, sn->s.now);
 	}
 	for (i = 0; i < n; i++)
@@ -391,10 +396,7 @@ tick_act(struct kaid *k, const struct snap *sn,
 			set_core_reason(j, sn, &r->jobs[i], rs);
 			/* A workload's pod tells why it waits, as the
 			 * default scheduler's do, once per new reason. */
-			if (native_job(j) && j->why != NULL &&
-			    j->why[0] != '\0' && strcmp(was, j->why) != 0)
-				events_post(k, j->workload, KAI_EVENT_WARNING,
-				    "FailedScheduling", "%s", j->why);
+			native_tell(k, j, was);
 			free(was);
 		} else if ((wait = wait_text(k, sn, r, i)) != NULL)
 			set_reason(sn->kjobs[i], "Resources", wait, false, rs);
@@ -442,6 +444,7 @@ tick_run(struct kaid *k)
 			dispatch_ensure_pods(k, j, now);
 	}
 	evict_retry_deletes(k);
+	native_sweep(k, now);
 	deps_update(k, now);
 	snap_build(k, &sn, now);
 	usage_config(k, &sn.s.config);	/* kaid.yaml's scheduling: */
@@ -452,9 +455,14 @@ tick_run(struct kaid *k)
 	rs.nprio = tk(k)->nprio;
 	rs.next = kai_xcalloc(sn.s.njobs + 1, sizeof(*rs.next));
 	for (i = 0; i < sn.nlost; i++) {
+		char *was = kai_xstrdup(sn.lost[i]->why != NULL ?
+		    sn.lost[i]->why : "");
+
 		rs.at = 0; /* lost jobs are not in id order with the rest */
 		set_reason(sn.lost[i], sn.lost_code[i], sn.lost_why[i], false,
 		    &rs);
+		native_tell(k, sn.lost[i], was);
+		free(was);
 		sn.lost[i]->est_start = 0; /* not given to the core: none */
 	}
 	rs.at = 0;

@@ -315,6 +315,14 @@ struct kai_db_jobedit {
 };
 int kai_db_job_edit(struct kai_db *db, const struct kai_db_jobedit *e,
     bool *applied, struct kai_err *err) KAI_MUST_CHECK;
+/*
+ * db_jobsize.c: pending job id's sizes per task become at least those
+ * given (each only grows); *applied is false when the job is no longer
+ * PENDING.
+ */
+int kai_db_job_grow(struct kai_db *db, uint64_t id, uint32_t cpus_per_task,
+    uint64_t mem_mb, uint32_t gpus_per_task, bool *applied,
+    struct kai_err *err) KAI_MUST_CHECK;
 
 /*
  * The decayed usage of the jobs that ran and ended within window_s

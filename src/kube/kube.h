@@ -124,6 +124,10 @@ struct kai_pod {
 	char *scheduler;	/* spec.schedulerName */
 	char *owner_kind;	/* ownerReferences[0].kind */
 	char *owner_name;	/* ownerReferences[0].name */
+	char *owner_api;	/* ownerReferences[0].apiVersion */
+	char *owner_uid;	/* ownerReferences[0].uid */
+	char *pod_group;	/* annotation pod-group-name (KAI's PodGroup) */
+	char *lws_group;	/* label leaderworkerset.sigs.k8s.io/group-index */
 	char *kai_queue;	/* label kai.scheduler/queue */
 	char *prio_class;	/* spec.priorityClassName */
 	char *kai_preempt;	/* label kai.scheduler/preemptibility */
@@ -383,6 +387,41 @@ char *kai_kube_pod_event_json(const struct kai_pod_event *ev, const char *ns,
  */
 void kai_kube_pod_event(struct kai_kube *kube, const struct kai_pod_event *ev);
 /* The namespace of kaid's pods. */
+/*
+ * kube_object.c: GET of one namespaced object (a pod's owner, a PodGroup)
+ * by apiVersion ("apps/v1", "v1"), kind ("Deployment": the resource is
+ * the kind lower-cased plus "s"), namespace and name.  fn runs once:
+ * code 0 with obj, borrowed for the callback only; else the KAI_E* code
+ * (404 -> KAI_ENOENT, 403 -> KAI_EPERM) and NULL; KAI_EAGAIN when the
+ * client is freed first.
+ */
+struct kai_kube_obj;
+typedef void kai_kube_obj_fn(int code, const struct kai_err *err,
+    const struct kai_kube_obj *obj, void *ctx);
+void kai_kube_object_get(struct kai_kube *kube, const char *api_version,
+    const char *kind, const char *ns, const char *name, kai_kube_obj_fn *fn,
+    void *ctx);
+/* The URL path of that object; caller owns.  Exposed for the unit test. */
+char *kai_kube_object_path(const char *api_version, const char *kind,
+    const char *ns, const char *name);
+/*
+ * Reading obj: path is dot-separated keys, a decimal index for an array
+ * element ("spec.replicatedJobs.0.replicas").  _str: a string, or NULL
+ * when absent or not a string (borrowed from obj).  _int: an integer
+ * into *out, else KAI_ENOENT.  _len: elements of an array or keys of an
+ * object, else 0.  _key: the i-th key of the object at path, or NULL.
+ * _label/_annotation: metadata.labels/annotations[key], or NULL.
+ */
+const char *kai_kube_obj_str(const struct kai_kube_obj *o, const char *path);
+int kai_kube_obj_int(const struct kai_kube_obj *o, const char *path,
+    int64_t *out) KAI_MUST_CHECK;
+size_t kai_kube_obj_len(const struct kai_kube_obj *o, const char *path);
+const char *kai_kube_obj_key(const struct kai_kube_obj *o, const char *path,
+    size_t i);
+const char *kai_kube_obj_label(const struct kai_kube_obj *o, const char *key);
+const char *kai_kube_obj_annotation(const struct kai_kube_obj *o,
+    const char *key);
+
 const char *kai_kube_namespace(const struct kai_kube *kube);
 /* Events posted (2xx), failed, dropped: for tests and debugging. */
 void kai_kube_event_counts(const struct kai_kube *kube, uint64_t *posted,

@@ -147,6 +147,10 @@ void kube_event_fini(struct kai_kube *kube);
 /* Sends waiting events as far as their cap allows (see kube_event.c). */
 void kube_event_pump(struct kai_kube *kube);
 
+/* kube_object.c: an object from JSON text (tests), and its free. */
+struct kai_kube_obj *kube_obj_parse(const char *json, struct kai_err *err);
+void kube_obj_free(struct kai_kube_obj *o);
+
 /* kube_json.c */
 /* Parses JSON text with the depth limit; NULL and err on failure. */
 struct json_object *

@@ -764,6 +764,7 @@ pod_workload(struct json_object *meta, struct json_object *spec,
     struct kai_pod *p)
 {
 	struct json_object *refs = NULL, *labels = NULL, *first = NULL;
+	struct json_object *notes = NULL;
 
 	p->scheduler = lenient_str(spec, "schedulerName");
 	if (json_object_object_get_ex(meta, "ownerReferences", &refs) &&
@@ -772,8 +773,15 @@ pod_workload(struct json_object *meta, struct json_object *spec,
 		first = json_object_array_get_idx(refs, 0);
 	p->owner_kind = lenient_str(first, "kind");
 	p->owner_name = lenient_str(first, "name");
+	p->owner_api = lenient_str(first, "apiVersion");
+	p->owner_uid = lenient_str(first, "uid");
 	if (!json_object_object_get_ex(meta, "labels", &labels))
 		labels = NULL;
+	if (!json_object_object_get_ex(meta, "annotations", &notes))
+		notes = NULL;
+	p->pod_group = lenient_str(notes, "pod-group-name");
+	p->lws_group = lenient_str(labels,
+	    "leaderworkerset.sigs.k8s.io/group-index");
 	p->kai_queue = lenient_str(labels, "kai.scheduler/queue");
 	p->prio_class = lenient_str(spec, "priorityClassName");
 	p->kai_preempt = lenient_str(labels, "kai.scheduler/preemptibility");
@@ -839,6 +847,10 @@ kube_pod_fini(struct kai_pod *p)
 	free(p->scheduler);
 	free(p->owner_kind);
 	free(p->owner_name);
+	free(p->owner_api);
+	free(p->owner_uid);
+	free(p->pod_group);
+	free(p->lws_group);
 	free(p->kai_queue);
 	free(p->prio_class);
 	free(p->kai_preempt);

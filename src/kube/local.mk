@@ -14,6 +14,7 @@ src_kube_libkaikube_a_SOURCES = \
 	src/kube/kube_time.c \
 	src/kube/kube_lean.c \
 	src/kube/kube_log.c \
+	src/kube/kube_object.c \
 	src/kube/kube_pod.c \
 	src/kube/kube_podjson.c \
 	src/kube/kube_qty.c \
@@ -42,6 +43,12 @@ tests_unit_kube_admission_SOURCES = tests/unit/kube-admission.c
 tests_unit_kube_admission_CFLAGS = $(AM_CFLAGS) $(JSONC_CFLAGS)
 tests_unit_kube_admission_LDADD = $(KUBE_TEST_LIBS)
 TESTS += tests/unit/kube-admission
+
+check_PROGRAMS += tests/unit/kube-object
+tests_unit_kube_object_SOURCES = tests/unit/kube-object.c
+tests_unit_kube_object_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS)
+tests_unit_kube_object_LDADD = $(KUBE_TEST_LIBS)
+TESTS += tests/unit/kube-object
 
 check_PROGRAMS += tests/unit/kube-podspec
 tests_unit_kube_podspec_SOURCES = tests/unit/kube-podspec.c

@@ -23,6 +23,12 @@ EXTRA_DIST += $(REALAPI_TESTS) \
 	contrib/k8s/kapply \
 	contrib/kubernetes/namespace.yaml \
 	contrib/kubernetes/rbac.yaml \
+	contrib/kubernetes/rbac-native.yaml \
+	contrib/kubernetes/crds/podgroup.yaml \
+	contrib/kubernetes/crds/jobset.yaml \
+	contrib/kubernetes/crds/pytorchjob.yaml \
+	contrib/kubernetes/crds/raycluster.yaml \
+	contrib/kubernetes/crds/leaderworkerset.yaml \
 	contrib/kubernetes/kaid-deployment.yaml \
 	contrib/kubernetes/kaid-service.yaml \
 	contrib/kubernetes/webhook.yaml \

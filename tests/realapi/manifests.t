@@ -23,8 +23,8 @@ SWAGGER=${KAI_K8S_SCHEMA:-$SRC/../shared/k8s-openapi/swagger.json}
 [ -f "$SWAGGER" ] || skip_all "no OpenAPI spec at $SWAGGER"
 M=$SRC/contrib/kubernetes
 KAPPLY=$SRC/contrib/k8s/kapply
-MANIFESTS=("$M/namespace.yaml" "$M/rbac.yaml" "$M/kaid-deployment.yaml"
-    "$M/kaid-service.yaml")
+MANIFESTS=("$M/namespace.yaml" "$M/rbac.yaml" "$M/rbac-native.yaml"
+    "$M/kaid-deployment.yaml" "$M/kaid-service.yaml")
 D=$(mktemp -d "${TMPDIR:-/tmp}/kai-manifests.XXXXXX")
 cleanup() {
 	[ -d "$D/k8s" ] && "$SRC/contrib/k8s/stop-apiserver.sh" "$D/k8s" >/dev/null 2>&1
@@ -33,7 +33,10 @@ cleanup() {
 trap cleanup EXIT
 
 out=$("$KAPPLY" --validate "$SWAGGER" "${MANIFESTS[@]}" 2>&1)
-is "every manifest is valid against the OpenAPI spec" "$out" "kapply: 7 documents valid"
+is "every manifest is valid against the OpenAPI spec" "$out" "kapply: 9 documents valid"
+out=$("$KAPPLY" --validate "$SWAGGER" "$M"/crds/*.yaml 2>&1)
+is "the minimal CRDs (PodGroup, JobSet, PyTorchJob, RayCluster, LWS) are valid" \
+    "$out" "kapply: 5 documents valid"
 
 sed 's/containerPort: 6820/containerPrt: 6820/' "$M/kaid-deployment.yaml" >"$D/typo.yaml"
 out=$("$KAPPLY" --validate "$SWAGGER" "$D/typo.yaml" 2>&1)
@@ -88,7 +91,7 @@ fi
 "$SRC/contrib/k8s/start-apiserver.sh" "$D/k8s" >/dev/null 2>"$D/start.err" ||
     bail_out "start-apiserver.sh: $(head -n 1 "$D/start.err")"
 out=$("$KAPPLY" --kubeconfig "$D/k8s/kubeconfig-admin" "${MANIFESTS[@]}" 2>&1)
-is "real apiserver: every object created" "$(echo "$out" | grep -c ' created$')" 7
+is "real apiserver: every object created" "$(echo "$out" | grep -c ' created$')" 9
 ok "real apiserver: apply again patches them" \
     "$KAPPLY" --kubeconfig "$D/k8s/kubeconfig-admin" "${MANIFESTS[@]}"
 ADMIN=$(cat "$D/k8s/token-admin")

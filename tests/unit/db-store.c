@@ -1070,6 +1070,35 @@ test_reconnect(struct kai_db *db)
 	free(jobs);
 }
 
+/* kai_db_job_grow(): a pending job's sizes per task only grow. */
+static void
+test_grow(struct kai_db *db)
+{
+	uint64_t id = insert_one(db, 1000, "batch", T0 + 900);
+	struct kai_err err;
+	bool applied = false;
+	char arg[32];
+
+	(void)snprintf(arg, sizeof(arg), "%" PRIu64, id);
+	is_int(kai_db_job_grow(db, id, 4, 2048, 1, &applied, &err), 0,
+	    "grow a pending job");
+	ok(applied, "applied");
+	is_int(sql_int("SELECT cpus_per_task * 1000000 + mem_mb * 10 + "
+	    "gpus_per_task FROM jobs WHERE id = $1::bigint", arg),
+	    4 * 1000000 + 4096 * 10 + 1,
+	    "CPUs and GPUs grow, memory never shrinks (4096 > 2048)");
+	is_int(kai_db_job_grow(db, id, 2, 8192, 0, &applied, &err), 0,
+	    "grow again with fewer CPUs and more memory");
+	is_int(sql_int("SELECT cpus_per_task * 1000000 + mem_mb * 10 + "
+	    "gpus_per_task FROM jobs WHERE id = $1::bigint", arg),
+	    4 * 1000000 + 8192 * 10 + 1, "only the memory grew");
+	(void)change(db, id, KAI_JOB_PENDING, KAI_JOB_CANCELLED, T0 + 901,
+	    &applied);
+	is_int(kai_db_job_grow(db, id, 8, 8192, 0, &applied, &err), 0,
+	    "a finished job is not an error");
+	ok(!applied, "but nothing changed");
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1097,6 +1126,7 @@ main(int argc, char **argv)
 	test_query_paths(db);
 	test_changes(db);
 	test_set_reason(db);
+	test_grow(db);
 	test_big_batches(db);
 	test_perf(db);
 	test_reconnect(db);

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * native.h: what native.c, native_owner.c and native_gang.c share
+ * (doc/k8s-native.md).  The rest of kaid sees only the native_*
+ * functions of kaid.h.
+ *
+ * Ownership: a struct native_owner belongs to the owner cache
+ * (native_owner.c) and is borrowed by the functions below for the
+ * length of one call; a struct native_group's strings are its own,
+ * freed by native_group_fini().
+ */
+#ifndef KAI_KAID_NATIVE_H
+#define KAI_KAID_NATIVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "daemons/kaid/kaid.h"
+#include "kube/kube.h"
+
+/* A pending gang member whose task is not chosen yet (tick.c chooses). */
+#define NATIVE_NO_TASK UINT32_MAX
+
+/*
+ * One object of a pod's owner chain, or a PodGroup, as read from the
+ * API server.  Strings are "" when absent.
+ */
+struct native_owner {
+	char *api, *kind, *ns, *name;
+	char *uid;
+	char *up_api, *up_kind, *up_name, *up_uid; /* ownerReferences[0] */
+	char *queue;		/* label kai.scheduler/queue; PodGroup:
+				   spec.queue */
+	char *prio_class;	/* label priorityClassName; PodGroup: spec */
+	char *preempt;		/* label kai.scheduler/preemptibility; PG */
+	char *topo_req;		/* annotation kai.scheduler/topology-
+				   required-placement; PG: topologyConstraint */
+	char *topo_pref;	/* ...-preferred-placement */
+	int64_t min_member;	/* the gang rule's size; 0 = a group per pod */
+	bool readable;		/* false: the API refused it (403, 404) */
+	int64_t read_at;	/* kaid_now() when read */
+};
+
+/* The group a pod belongs to, once its owners are known. */
+struct native_group {
+	char *key;		/* "ns/Kind:name", the gang job's workload;
+				   NULL: the pod is a group of its own */
+	char *name;		/* the job's name: the top owner's */
+	char *top_kind;		/* the top owner's kind, "" for a bare pod */
+	uint32_t min;		/* tasks: minMember (>= 2 for a gang) */
+	char *queue, *prio_class, *preempt, *topo_req, *topo_pref;
+				/* "" = not said by the owners */
+};
+void native_group_fini(struct native_group *g);
+
+enum native_resolve {
+	NATIVE_READY,	/* *g is filled */
+	NATIVE_WAIT,	/* a read is under way; the pod is tried again */
+	NATIVE_REFUSED	/* *why says why the pod cannot be a job */
+};
+
+/*
+ * native_owner.c: the group of pod (keyed key), from its owner chain read
+ * through the API (cached by uid, bounded, read again after a while or
+ * on a miss) and its PodGroup if it names one.  On NATIVE_WAIT the pod
+ * is kept (a copy) and given again to state_native_retry() once the
+ * reads it waits for have answered.  *why is the caller's.
+ */
+enum native_resolve native_resolve(struct kaid *k, const char *key,
+    const struct kai_pod *pod, int64_t now, struct native_group *g,
+    char **why);
+/* The pod keyed key no longer waits for a read (bound, gone). */
+void native_unpark(struct kaid *k, const char *key);
+/*
+ * Whether why was the last refusal told about the pod keyed key (and
+ * records it if not): each refusal is posted once, not at each retry.
+ */
+bool native_told(struct kaid *k, const char *key, const char *why);
+/* Whether pods wait for owner reads. */
+bool native_busy(const struct kaid *k);
+/* Tries again the pods that wait for reads refused a while ago. */
+void native_retry_parked(struct kaid *k, int64_t now);
+
+/*
+ * native_gang.c: KAI's pod grouper.  The gang size of the object o of
+ * kind: a PodGroup's minMember, a Job's 1 (or kai.scheduler/batch-min-
+ * member), a StatefulSet's replicas (with podManagementPolicy Parallel,
+ * else 1) or a ReplicaSet's, a JobSet's replicas
+ * times parallelism, a PyTorchJob's minAvailable (else the replicas'
+ * sum), a RayCluster's head plus its workers' minimum, a
+ * LeaderWorkerSet's group size; 0 for a Deployment (a group per pod)
+ * and every other kind.
+ */
+int64_t native_gang_min(const char *kind, const struct kai_kube_obj *o);
+/*
+ * The group of a pod whose chain is chain[0..n) (chain[0] its first
+ * owner, chain[n-1] the top one; n may be 0) and whose PodGroup is pg
+ * (or NULL): a PodGroup first, else the top owner's rule.  Labels and
+ * annotations come from the top owner first, then the pod.
+ */
+void native_group_make(const struct kai_pod *pod,
+    const struct native_owner *const *chain, size_t n,
+    const struct native_owner *pg, struct native_group *g);
+/*
+ * The members of gang job j: the keys of the unbound pods that joined
+ * it, sorted (the order tasks take them in); *n gets their count.
+ * Caller owns the array, not the keys (they are k->pods' keys).
+ */
+const char **native_members(const struct kaid *k, const struct kai_job *j,
+    size_t *n);
+
+/* state.c: runs the pod keyed key through native_pod() again. */
+void state_native_retry(struct kaid *k, const char *key,
+    const struct kai_pod *pod, int64_t now);
+
+#endif
