@@ -185,6 +185,7 @@ open_kube(struct kaid *k, struct kai_err *err)
 	kai_kube_config_fini(&kc);
 	if (r != 0)
 		return r;
+	kai_kube_set_user_label(k->kube, k->conf->native_user_label);
 	kai_kube_watch_nodes(k->kube, state_on_node, k);
 	kai_kube_watch_pods(k->kube, state_on_pod, k);
 	return 0;

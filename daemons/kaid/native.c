@@ -176,6 +176,9 @@ admit(struct kaid *k, const char *key, const struct kai_pod *pod,
 	const char *cls = g->prio_class[0] != '\0' ? g->prio_class :
 	    strcmp(g->top_kind, "Deployment") == 0 ? "inference" : "train";
 	const char *wl = g->key != NULL ? g->key : key;
+	/* kaid.yaml native.user_label's value, else the namespace. */
+	const char *user = pod->user_label != NULL &&
+	    pod->user_label[0] != '\0' ? pod->user_label : pod->namespace;
 	struct kai_db_newjob nj;
 	struct kai_jobspec js;
 	struct kai_job *j;
@@ -216,7 +219,7 @@ admit(struct kaid *k, const char *key, const struct kai_pod *pod,
 	if (kai_prio_class(cls, &prio, &err) != 0)
 		prio = 0;	/* problem() said no already: never */
 	nj.spec = &js;
-	nj.user = pod->namespace;
+	nj.user = user;
 	nj.queue = queue;
 	nj.time_limit_s = KAI_TIME_UNLIMITED;
 	nj.mem_mb = pod->mem_mb > 0 ? pod->mem_mb :
@@ -234,7 +237,7 @@ admit(struct kaid *k, const char *key, const struct kai_pod *pod,
 	}
 	j = kai_xcalloc(1, sizeof(*j));
 	j->id = id;
-	j->user = kai_xstrdup(pod->namespace);
+	j->user = kai_xstrdup(user);
 	j->name = kai_xstrdup(js.name);
 	j->queue = kai_xstrdup(queue);
 	j->account = kai_job_empty;

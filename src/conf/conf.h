@@ -136,6 +136,8 @@ struct kai_conf {
 	char *native_default_queue;	/* queue of a pod without the
 					   kai.scheduler/queue label; NULL =
 					   none (the pod waits) */
+	char *native_user_label;	/* pod label naming a workload's
+					   user; NULL = its namespace */
 	char *webhook_listen;		/* admission webhook; "off" */
 	char *webhook_cert;		/* its certificate chain; NULL = none */
 	char *webhook_key;		/* its private key; NULL = none */

@@ -181,6 +181,10 @@ static const struct kai_conf_entry daemon_entries[] = {
 	  .offset = D(native_default_queue), .min = 1, .max = 255,
 	  .help = "queue of a Kubernetes workload without the "
 		  "kai.scheduler/queue label; unset = it waits" },
+	{ .key = "native.user_label", .type = KAI_CONF_STRING,
+	  .offset = D(native_user_label), .min = 1, .max = 317,
+	  .help = "pod label whose value is a Kubernetes workload's user "
+		  "(fair share, kqueue, kacct); unset = its namespace" },
 	{ .key = "native.webhook_listen", .type = KAI_CONF_ADDRESS,
 	  .offset = D(webhook_listen), .def = "off", .max = 255,
 	  .flags = KAI_CONF_OFF,

@@ -131,6 +131,8 @@ struct kai_pod {
 	char *kai_queue;	/* label kai.scheduler/queue */
 	char *prio_class;	/* spec.priorityClassName */
 	char *kai_preempt;	/* label kai.scheduler/preemptibility */
+	char *user_label;	/* the label kai_kube_set_user_label() names,
+				 * "" = none or not asked for */
 	struct kai_gpushare_ann share;	/* KAI's GPU-sharing annotations */
 };
 
@@ -165,6 +167,12 @@ int kai_kube_new(struct kai_loop *loop, const struct kai_kube_config *cfg,
  * ctx.  Not to be called from inside a kube callback.
  */
 void kai_kube_free(struct kai_kube *kube);
+/*
+ * The pod label whose value the watches give as kai_pod.user_label
+ * (kaid.yaml native.user_label); NULL or "" = none.  Set before the pod
+ * watch starts.
+ */
+void kai_kube_set_user_label(struct kai_kube *kube, const char *label);
 
 /* Starts the node watch (all nodes). */
 void kai_kube_watch_nodes(struct kai_kube *kube, kai_kube_node_fn *fn,

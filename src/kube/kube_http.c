@@ -583,8 +583,17 @@ kai_kube_free(struct kai_kube *kube)
 	if (kube->auth_hdr != NULL)
 		kai_free_secret(kube->auth_hdr, strlen(kube->auth_hdr));
 	free(kube->ns);
+	free(kube->user_label);
 	free(kube);
 	curl_global_cleanup();
+}
+
+void
+kai_kube_set_user_label(struct kai_kube *kube, const char *label)
+{
+	free(kube->user_label);
+	kube->user_label = label != NULL && label[0] != '\0' ?
+	    kai_xstrdup(label) : NULL;
 }
 
 size_t

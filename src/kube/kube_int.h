@@ -66,6 +66,7 @@ struct kai_kube {
 	char *ns;                   /* namespace of kaid's pods */
 	int64_t timeout_ms;         /* per non-watch call */
 	char *auth_hdr;             /* "Authorization: Bearer ..." or NULL */
+	char *user_label;           /* label read into kai_pod.user_label */
 	struct kube_tokstat {       /* cfg.token_file as last read */
 		int64_t checked_ms; /* last stat, at most once a second */
 		int64_t mtime_ns;
@@ -162,6 +163,9 @@ int kube_node_from_json(struct json_object *o, struct kai_node *node,
     struct kai_err *err) KAI_MUST_CHECK;
 int kube_pod_from_json(struct json_object *o, struct kai_pod *pod,
     struct kai_err *err) KAI_MUST_CHECK;
+/* p->user_label: o's label named label ("" when it has none). */
+void kube_pod_user_label(struct json_object *o, const char *label,
+    struct kai_pod *p);
 /* Text versions of the above, for tests. */
 int kube_node_parse(const char *json, struct kai_node *node,
     struct kai_err *err) KAI_MUST_CHECK;

@@ -785,6 +785,20 @@ pod_workload(struct json_object *meta, struct json_object *spec,
 	p->kai_queue = lenient_str(labels, "kai.scheduler/queue");
 	p->prio_class = lenient_str(spec, "priorityClassName");
 	p->kai_preempt = lenient_str(labels, "kai.scheduler/preemptibility");
+	p->user_label = kai_xstrdup("");
+}
+
+void
+kube_pod_user_label(struct json_object *o, const char *label,
+    struct kai_pod *p)
+{
+	struct json_object *meta = NULL, *labels = NULL;
+
+	if (o == NULL || !json_object_object_get_ex(o, "metadata", &meta) ||
+	    !json_object_object_get_ex(meta, "labels", &labels))
+		labels = NULL;
+	free(p->user_label);
+	p->user_label = lenient_str(labels, label);
 }
 
 static int
@@ -854,6 +868,7 @@ kube_pod_fini(struct kai_pod *p)
 	free(p->kai_queue);
 	free(p->prio_class);
 	free(p->kai_preempt);
+	free(p->user_label);
 	kai_gpushare_ann_fini(&p->share);
 	memset(p, 0, sizeof(*p));
 }

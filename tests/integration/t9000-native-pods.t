@@ -22,7 +22,9 @@
 #  - a workload that cannot be placed gets the scheduler's reason as a
 #    FailedScheduling event; a restarted kaid keeps one job per pod; a
 #    client cannot set the workload field;
-#  - kcancel of a workload deletes its pod.
+#  - kcancel of a workload deletes its pod;
+#  - with native.user_label, a pod's label of that name is its job's
+#    user (fair share, kqueue, kacct); without the label, the namespace.
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
@@ -34,7 +36,8 @@ T=$(mktemp -d /tmp/kai-t9000.XXXXXX)
 trap 'stack_stop "$T"; rm -rf "$T"' EXIT
 KAID_CONF_EXTRA="native:
   schedulers: kaid, kai-scheduler
-  default_queue: batch"
+  default_queue: batch
+  user_label: example.com/owner"
 export KAID_CONF_EXTRA
 stack_start "$T" || bail_out "could not start the stack"
 
@@ -206,5 +209,23 @@ ok "the pod stays unbound" test -z "$(pod_node other)"
 ok "kcancel of the Deployment's pod's job" kcancel "$web"
 ok "deletes its pod" wait_for 30 pod_gone web-5d4f8c7b9-q2xzl
 ok "the job is CANCELLED" wait_state "$web" CANCELLED
+
+# native.user_label: the pod's label of that name is the job's user.
+kc -n "$NS" create -f - >/dev/null <<'EOJ' || bail_out "could not create pod owned"
+{"apiVersion": "v1", "kind": "Pod",
+ "metadata": {"name": "owned", "labels": {"example.com/owner": "ann"}},
+ "spec": {"schedulerName": "kai-scheduler", "restartPolicy": "Never",
+  "containers": [{"name": "c", "image": "busybox",
+   "command": ["/bin/sh", "-c", "sleep 1"],
+   "resources": {"requests": {"cpu": "100m", "memory": "64Mi"}}}]}}
+EOJ
+ok "a pod labelled with native.user_label becomes a job" \
+    wait_for 20 has_job owned
+owned=$(job_of owned)
+is "whose user is the label's value, not the namespace" \
+    "$(kacct -j "$owned" --noheader -X -o user | tr -d ' ')" ann
+is "kqueue says so too" "$(kqueue -j "$owned" -h -o %u | tr -d ' ')" ann
+is "a pod without the label keeps its namespace as user" \
+    "$(kacct -j "$solo" --noheader -X -o user | tr -d ' ')" team-a
 
 done_testing
