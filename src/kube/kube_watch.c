@@ -138,7 +138,7 @@ emit(struct kube_watch *w, enum kai_kube_event ev, struct json_object *o)
 	} else if (kube_pod_from_json(o, &pod, &err) != 0) {
 		warn_object(w, o, &err);
 	} else {
-		if (w->kube->user_label != NULL)
+		if (w->kube != NULL && w->kube->user_label != NULL)
 			kube_pod_user_label(o, w->kube->user_label, &pod);
 		w->pod_fn(ev, &pod, w->ctx);
 		kube_pod_fini(&pod);
