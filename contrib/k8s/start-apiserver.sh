@@ -16,9 +16,9 @@
 #   kubeconfig-admin, kubeconfig-kaid, kubeconfig-kubelet-sim
 #                            CA data + token, context namespace "default"
 #   apiserver.url            https://127.0.0.1:PORT
-#   audit.log                one JSON line per pod create or delete and
-#                            pods/status patch (audit-policy.yaml): what
-#                            tests count
+#   audit.log                one JSON line per pod create, bind or delete
+#                            and pods/status patch (audit-policy.yaml):
+#                            what tests count
 #   etcd.pid apiserver.pid   for stop-apiserver.sh DIR
 #   etcd.log apiserver.log   etcd/ (its data)
 #
@@ -150,7 +150,7 @@ rules:
   verbs: ["create", "delete"]
   resources:
   - group: ""
-    resources: ["pods"]
+    resources: ["pods", "pods/binding"]
 - level: Request
   verbs: ["patch"]
   resources:

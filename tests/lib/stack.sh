@@ -306,8 +306,9 @@ stack_stop()
 
 # stack_pod_calls [NS/]NAME: the calls that created, marked or deleted pod
 # NAME of namespace NS (default: default), in order, one a line: "create
-# 201", "patch/status 200 DisruptionTarget:PreemptionByScheduler" (the
-# conditions the patch sets, as type:reason), "delete 200 grace=5" (the
+# 201", "bind 201", "patch/status 200
+# DisruptionTarget:PreemptionByScheduler" (the conditions the patch sets,
+# as type:reason), "delete 200 grace=5" (the
 # gracePeriodSeconds asked for, "-" for none: the pod's own); from
 # kubesim's record or the real API server's audit log.
 stack_pod_calls()
@@ -331,6 +332,8 @@ if api == "kubesim":
         if m == "POST" and p == base and \
                 ((body or {}).get("metadata") or {}).get("name") == name:
             print("create", r.get("status"))
+        elif m == "POST" and p == "%s/%s/binding" % (base, name):
+            print("bind", r.get("status"))
         elif m == "PATCH" and p == "%s/%s/status" % (base, name):
             print("patch/status", r.get("status"), conds(body))
         elif m == "DELETE" and p == "%s/%s" % (base, name):
@@ -352,6 +355,8 @@ else:
         sub = ref.get("subresource")
         if e.get("verb") == "create" and not sub:
             print("create", code)
+        elif e.get("verb") == "create" and sub == "binding":
+            print("bind", code)
         elif e.get("verb") == "patch" and sub == "status":
             print("patch/status", code, conds(e.get("requestObject")))
         elif e.get("verb") == "delete" and not sub:
