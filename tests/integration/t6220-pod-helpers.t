@@ -110,7 +110,7 @@ is "it mounts the ConfigMap read-only at /kaibatch" \
     "[{'name': 'kai-helpers', 'mountPath': '/kaibatch', 'readOnly': True}]"
 is "the files are executable, the shims in bin/" \
     "$(printf '%s' "$P" | py "[v['configMap'] for v in p['spec']['volumes'] if v['name'] == 'kai-helpers'][0]")" \
-    "{'name': '$cms', 'defaultMode': 365, 'items': [{'key': 'wrapper.sh', 'path': 'wrapper.sh'}, {'key': 'signal.sh', 'path': 'signal.sh'}, {'key': 'scontrol', 'path': 'bin/scontrol'}, {'key': 'srun', 'path': 'bin/srun'}]}"
+    "{'name': '$cms', 'defaultMode': 365, 'items': [{'key': 'wrapper.sh', 'path': 'wrapper.sh'}, {'key': 'signal.sh', 'path': 'signal.sh'}, {'key': 'scontrol', 'path': 'bin/scontrol'}, {'key': 'srun', 'path': 'bin/srun'}, {'key': 'kaistep.gz', 'path': 'kaistep.gz'}]}"
 is "no KAI_SHIM_* variable, KAI_HELPERS names the directory" \
     "$(printf '%s' "$P" | py "sorted(e['name'] + '=' + e.get('value', '') for e in p['spec']['containers'][0]['env'] if e['name'].startswith(('KAI_SHIM', 'KAI_HELPERS')))")" \
     "['KAI_HELPERS=/kaibatch']"
