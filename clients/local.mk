@@ -86,7 +86,8 @@ KSUBMIT_SOURCES = clients/ksubmit.c clients/submit_wait.c \
 clients_ksubmit_SOURCES = $(KSUBMIT_SOURCES)
 clients_ksubmit_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_ksubmit_LDADD = $(CLIENT_LIBS)
-KQUEUE_SOURCES = clients/kqueue.c clients/jobarray.c clients/jobarray.h
+KQUEUE_SOURCES = clients/kqueue.c clients/kqueue_layout.c \
+	clients/kqueue_layout.h clients/jobarray.c clients/jobarray.h
 clients_kqueue_SOURCES = $(KQUEUE_SOURCES)
 clients_kqueue_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kqueue_LDADD = $(CLIENT_LIBS)
