@@ -76,7 +76,8 @@ bin_PROGRAMS += clients/kinfo clients/klog
 clients_klog_SOURCES = clients/klog.c
 clients_klog_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_klog_LDADD = $(CLIENT_LIBS)
-clients_kinfo_SOURCES = clients/kinfo.c
+clients_kinfo_SOURCES = clients/kinfo.c clients/kinfo_layout.c \
+	clients/kinfo_layout.h
 clients_kinfo_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kinfo_LDADD = $(CLIENT_LIBS)
 # The clients' own files, one list each: pod/local.mk builds the in-pod
