@@ -222,6 +222,8 @@ kai_sched_try_step(struct sess *S, uint32_t j, bool allow_pipe,
 			why_gang(why, n, fit, 0);
 		return false;
 	}
+	if (J->tasks_per_node > 0)
+		return kai_sched_place_groups(S, j, allow_pipe, why);
 	if (J->topology < 0)
 		return place_plain(S, tasks, n, allow_pipe, why);
 	kai_sched_why_clear(why);

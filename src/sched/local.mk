@@ -15,6 +15,7 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/fraggroup.c \
 	src/sched/fraggroup.h \
 	src/sched/gang.c \
+	src/sched/nodegroup.c \
 	src/sched/gputype.c \
 	src/sched/heap.c \
 	src/sched/memo.c \
@@ -95,6 +96,9 @@ SCHED_SCENARIOS = \
 	tests/sched/gang-all-or-nothing.yaml \
 	tests/sched/gang-elastic-extra-tasks.yaml \
 	tests/sched/gang-min-unreachable.yaml \
+	tests/sched/gang-pernode-group-one-node.yaml \
+	tests/sched/gang-pernode-groups-distinct-nodes.yaml \
+	tests/sched/gang-pernode-no-node-holds-group.yaml \
 	tests/sched/gang-spans-nodes.yaml \
 	tests/sched/gputype-fair-share-hierarchy.yaml \
 	tests/sched/gputype-fair-share-per-type.yaml \

@@ -344,6 +344,18 @@ kai_sched_why_text(const struct kai_sched_snapshot *s,
 		    s->topologies[w->a].name, s->topologies[w->a].levels[w->b],
 		    w->c);
 		break;
+	case KAI_SCHED_WHY_NODE_GROUP:
+		if (w->b == 0)
+			(void)snprintf(buf, size,
+			    "no node can hold %" PRId64
+			    " task%s of the job together",
+			    w->a, plural(w->a));
+		else
+			(void)snprintf(buf, size,
+			    "needs %" PRId64 " nodes that can each hold %" PRId64
+			    " task%s of the job but only %" PRId64 " can",
+			    w->c, w->a, plural(w->a), w->b);
+		break;
 	case KAI_SCHED_WHY_HIGHER_PRIO:
 		(void)snprintf(buf, size,
 		    "waiting for GPUs held by %" PRId64
@@ -407,6 +419,7 @@ kai_sched_why_name(enum kai_sched_why w)
 	    [KAI_SCHED_WHY_TYPE_LIMIT] = "QOSGrpGRES",
 	    [KAI_SCHED_WHY_TYPE_NP_QUOTA] = "NonPreemptibleOverQuota",
 	    [KAI_SCHED_WHY_NO_TYPE_NODES] = "ReqNodeNotAvail",
+	    [KAI_SCHED_WHY_NODE_GROUP] = "Resources",
 	};
 
 	if ((unsigned)w >= KAI_SCHED_WHY_NCODES)

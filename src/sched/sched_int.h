@@ -223,6 +223,7 @@ struct sess {
 	uint32_t *scratch_tasks;     /* a step's tasks */
 	uint32_t *scratch_tasks2;    /* another job's, to compare */
 	uint32_t *scratch_nodes;     /* a domain's nodes */
+	uint8_t *scratch_nflag;      /* per node, nodegroup.c */
 	int64_t *scratch_pref;       /* per node preference */
 	struct kai_sched_topo *topo; /* per topology level, lazily */
 	/* victim lists: per leaf, preemptible running jobs, victim order */
@@ -384,6 +385,10 @@ void kai_sched_step_req(const struct sess *S, uint32_t j, int64_t req[NRES]);
  * Admission, then placement of j's next step, all-or-nothing.  On
  * failure nothing is changed and why explains it.
  */
+/* Places job j's pending tasks a node group at a time (nodegroup.c):
+ * all of them or none, with a reason. */
+bool kai_sched_place_groups(struct sess *S, uint32_t j, bool pipe,
+    struct kai_sched_why_info *why);
 bool kai_sched_try_step(struct sess *S, uint32_t j, bool allow_pipe,
     struct kai_sched_why_info *why);
 uint32_t kai_sched_elastic_state(const struct sess *S, uint32_t j);

@@ -237,6 +237,12 @@ struct kai_sched_snap_job {
 	uint32_t gpu_limit;   /* 1 + index into gpu_limits: a cap on what
 				 its group holds (qoslimit.c); 0: none */
 	const char *gpu_type; /* GPUs of this type only; NULL or "": any */
+	/* > 0: its tasks come in groups of this many consecutive tasks,
+	 * each group on one node of its own, no two groups on one node
+	 * (Slurm's --ntasks-per-node, and -N with -n); ntasks must be a
+	 * multiple, the gang is every task and there is no topology.
+	 * 0: each task goes anywhere. */
+	uint32_t tasks_per_node;
 };
 
 /*
@@ -298,6 +304,8 @@ enum kai_sched_why {
 				      queue, job, a=limit, b=alloc, c=need */
 	KAI_SCHED_WHY_TYPE_NP_QUOTA, /* the same for the type's quota */
 	KAI_SCHED_WHY_NO_TYPE_NODES, /* no schedulable node of job's type */
+	KAI_SCHED_WHY_NODE_GROUP,  /* a=tasks per node, b=nodes that can
+				      hold them, c=nodes needed */
 	KAI_SCHED_WHY_NCODES
 };
 

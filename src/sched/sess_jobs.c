@@ -169,6 +169,7 @@ kai_sched_jobs_init(struct sess *S, struct kai_err *err)
 	    kai_sched_calloc(S->ctx, most, sizeof(*S->scratch_tasks2));
 	S->scratch_nodes =
 	    kai_sched_calloc(S->ctx, S->nn + 1, sizeof(*S->scratch_nodes));
+	S->scratch_nflag = kai_sched_calloc(S->ctx, S->nn + 1, 1);
 	S->scratch_pref =
 	    kai_sched_calloc(S->ctx, S->nn + 1, sizeof(*S->scratch_pref));
 	S->blocked = kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*S->blocked));
@@ -192,6 +193,7 @@ kai_sched_jobs_fini(struct sess *S)
 	kai_sched_free(S->ctx, S->scratch_tasks);
 	kai_sched_free(S->ctx, S->scratch_tasks2);
 	kai_sched_free(S->ctx, S->scratch_nodes);
+	kai_sched_free(S->ctx, S->scratch_nflag);
 	kai_sched_free(S->ctx, S->scratch_pref);
 	kai_sched_free(S->ctx, S->blocked);
 	kai_sched_free(S->ctx, S->vjobs);

@@ -199,6 +199,19 @@ check_job(const struct kai_sched_snapshot *s, const uint8_t *parent,
 		    "min_tasks (%u) is more "
 		    "than its %zu tasks",
 		    j->min_tasks, j->ntasks);
+	if (j->tasks_per_node > 0 && j->ntasks % j->tasks_per_node != 0)
+		return kai_err_set(err, KAI_EINVAL,
+		    "its %zu tasks are not a multiple of tasks_per_node (%u)",
+		    j->ntasks, j->tasks_per_node);
+	if (j->tasks_per_node > 0 && j->min_tasks != 0 &&
+	    j->min_tasks != j->ntasks)
+		return kai_err_set(err, KAI_EINVAL,
+		    "a job with tasks_per_node runs every task or none "
+		    "(min_tasks %u of %zu)",
+		    j->min_tasks, j->ntasks);
+	if (j->tasks_per_node > 0 && j->topology >= 0)
+		return kai_err_set(err, KAI_EINVAL,
+		    "tasks_per_node and a topology cannot be combined");
 	if (j->pool < -1 || j->pool >= (int64_t)s->npools)
 		return kai_err_set(err, KAI_EINVAL, "no such pool");
 	if (j->gpu_limit > s->ngpu_limits)
