@@ -22,7 +22,9 @@
  * wins.
  *
  * Movable: preemptible, running since before this cycle, no topology
- * constraint (a move could break it), not the pending job itself.  Like
+ * constraint or node groups (a move could break them), not the pending
+ * job itself.  A job with node groups (nodegroup.c) is not given room
+ * by moves either: make_room() places one task at a time.  Like
  * KAI, nothing is consolidated under the spread placement, whose point is
  * to leave room on every node.  Moves do not change any queue's
  * allocation, so fair share and limits are unaffected.
@@ -69,7 +71,8 @@ movable(const struct sess *S, const struct cctx *c, uint32_t j)
 	const struct sjob *sj = &S->jobs[j];
 
 	return j != c->pend && S->s->jobs[j].preemptible &&
-	    S->s->jobs[j].topology < 0 && sj->nactive > 0 && sj->nplaced == 0 &&
+	    S->s->jobs[j].topology < 0 && S->s->jobs[j].tasks_per_node == 0 &&
+	    sj->nactive > 0 && sj->nplaced == 0 &&
 	    sj->nevicted == 0 && sj->nmoved == 0;
 }
 
@@ -461,7 +464,9 @@ attempt(struct sess *S, struct cctx *c, struct kai_sched_memo *memo, uint32_t j,
 	 * placing them inside one required domain at a time; a job with a
 	 * preferred level only keeps the reason its own try gave.
 	 */
-	if (S->s->jobs[j].topology >= 0)
+	if (S->s->jobs[j].tasks_per_node > 0)
+		ok = false; /* moves place one task at a time, not a group */
+	else if (S->s->jobs[j].topology >= 0)
 		ok = place_in_domain(S, c, j, nc);
 	else
 		ok = place_step(S, c, j, NULL, 0, nc);

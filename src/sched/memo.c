@@ -57,6 +57,9 @@ kai_sched_shape_start(struct sjob *sj, const struct kai_sched_snap_job *J)
 	shape_mix(sj,
 	    (uint64_t)(J->required_level + 1) << 32 |
 		(uint32_t)(J->preferred_level + 1));
+	/* Node groups make a placement harder than the same tasks free. */
+	if (J->tasks_per_node > 0)
+		shape_mix(sj, UINT64_C(0x6e6f646567727000) | J->tasks_per_node);
 }
 
 void

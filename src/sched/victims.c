@@ -286,7 +286,9 @@ kai_sched_fmemo_note(const struct sess *S, struct kai_sched_fmemo *m,
 {
 	int64_t lo[NRES];
 
-	if (S->s->jobs[j].topology >= 0)
+	/* A job held back by its topology or node groups says nothing
+	 * about a larger job without them. */
+	if (S->s->jobs[j].topology >= 0 || S->s->jobs[j].tasks_per_node > 0)
 		return;
 	step_shape(S, j, &m->n, lo, m->hi);
 	m->prio = S->s->jobs[j].priority;
