@@ -96,9 +96,11 @@ SCHED_SCENARIOS = \
 	tests/sched/gang-all-or-nothing.yaml \
 	tests/sched/gang-elastic-extra-tasks.yaml \
 	tests/sched/gang-min-unreachable.yaml \
+	tests/sched/gang-pernode-cpu-groups-short.yaml \
 	tests/sched/gang-pernode-group-one-node.yaml \
 	tests/sched/gang-pernode-groups-distinct-nodes.yaml \
 	tests/sched/gang-pernode-no-node-holds-group.yaml \
+	tests/sched/gang-pernode-preempt-frees-one-node.yaml \
 	tests/sched/gang-spans-nodes.yaml \
 	tests/sched/gputype-fair-share-hierarchy.yaml \
 	tests/sched/gputype-fair-share-per-type.yaml \
