@@ -44,6 +44,13 @@ tests_unit_sched_core_LDADD = tests/lib/libtap.a src/sched/libkaisched.a \
 	src/base/libkaibase.a
 TESTS += tests/unit/sched-core
 
+# Node groups (nodegroup.c) hold through every phase in random worlds.
+check_PROGRAMS += tests/unit/sched-nodegroup
+tests_unit_sched_nodegroup_SOURCES = tests/unit/sched-nodegroup.c
+tests_unit_sched_nodegroup_LDADD = tests/lib/libtap.a \
+	src/sched/libkaisched.a src/base/libkaibase.a
+TESTS += tests/unit/sched-nodegroup
+
 # Start estimates: small clusters worked out on paper (estimate.c).
 check_PROGRAMS += tests/unit/sched-estimate
 tests_unit_sched_estimate_SOURCES = tests/unit/sched-estimate.c
