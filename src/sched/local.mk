@@ -103,6 +103,7 @@ SCHED_SCENARIOS = \
 	tests/sched/gang-all-or-nothing.yaml \
 	tests/sched/gang-elastic-extra-tasks.yaml \
 	tests/sched/gang-min-unreachable.yaml \
+	tests/sched/gang-pernode-backfill-reserves-one-node.yaml \
 	tests/sched/gang-pernode-cpu-groups-short.yaml \
 	tests/sched/gang-pernode-group-one-node.yaml \
 	tests/sched/gang-pernode-groups-distinct-nodes.yaml \
