@@ -340,6 +340,13 @@ submit_opts_to_spec(const struct submit_opts *o, const char *cwd,
 	task_shape(o, &ntasks, &per_node);
 	gpus = gpus_per_task(o, ntasks, per_node);
 	js->ntasks = clamp32(ntasks);
+	/* -N or --ntasks-per-node: the tasks of a node share it (Slurm's
+	 * meaning), when they fill their nodes evenly; an uneven -N 2 -n 3
+	 * places its tasks anywhere, as before. */
+	if ((o->ntasks_per_node != SUBMIT_UNSET ||
+		o->nodes_min != SUBMIT_UNSET) &&
+	    per_node <= ntasks && ntasks % per_node == 0)
+		js->ntasks_per_node = clamp32(per_node);
 	js->gpus_per_task = clamp32(gpus);
 	js->cpus_per_task =
 	    o->cpus_per_task != SUBMIT_UNSET ? clamp32(o->cpus_per_task) : 0;

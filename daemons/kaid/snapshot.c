@@ -357,6 +357,11 @@ add_job(const struct kaid *k, struct snap *sn, struct kai_job *j,
 		s->started = j->start_time;
 	s->first_task = first;
 	s->ntasks = sn->s.ntasks - first;
+	/* Node groups (-N, --ntasks-per-node) when the snapshot can hold
+	 * them: the core refuses the whole snapshot otherwise. */
+	if (j->ntasks_per_node > 0 && s->min_tasks == 0 &&
+	    s->topology < 0 && s->ntasks % j->ntasks_per_node == 0)
+		s->tasks_per_node = j->ntasks_per_node;
 	sn->kjobs[sn->s.njobs++] = j;
 }
 

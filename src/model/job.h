@@ -92,6 +92,9 @@ struct kai_jobspec {
 	uint32_t preempt;	/* enum kai_tristate: --[no-]preemptible */
 	uint32_t requeue;	/* enum kai_tristate: --[no-]requeue */
 	uint32_t min_tasks;	/* --min-tasks; 0 = every task */
+	uint32_t ntasks_per_node; /* tasks that share one node, each group
+				 * on a node of its own (-N, --ntasks-per-node);
+				 * divides ntasks; 0 = tasks go anywhere */
 	uint32_t gpu_fraction;	/* --gpu-fraction in micro-GPUs; 0 = none */
 	uint64_t gpu_memory_mb; /* --gpu-memory in MiB; 0 = none */
 	char *topology;		/* --topology: a node label key; NULL = none */
@@ -219,6 +222,7 @@ struct kai_job {
 	bool requeue;		/* back to PENDING when preempted */
 	uint32_t requeue_count;
 	uint32_t min_tasks;	/* 0 = every task */
+	uint32_t ntasks_per_node; /* node groups (kai_jobspec); 0 = none */
 	uint32_t gpu_fraction;	/* micro-GPUs per task; 0 = none */
 	uint64_t gpu_memory_mb; /* MiB of one GPU per task; 0 = none */
 	char *topology;		/* required level; "" = none */

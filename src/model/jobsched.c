@@ -182,6 +182,21 @@ kai_jobspec_check_sched(const struct kai_jobspec *js, struct kai_err *err)
 		    "invalid min-tasks %" PRIu32 ": the job has %" PRIu32
 		    " task%s",
 		    js->min_tasks, ntasks, ntasks == 1 ? "" : "s");
+	if (js->ntasks_per_node > 0 && ntasks % js->ntasks_per_node != 0)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid ntasks-per-node %" PRIu32 ": it does not divide "
+		    "the job's %" PRIu32 " task%s",
+		    js->ntasks_per_node, ntasks, ntasks == 1 ? "" : "s");
+	if (js->ntasks_per_node > 0 && js->min_tasks > 0 &&
+	    js->min_tasks < ntasks)
+		return kai_err_set(err, KAI_EINVAL,
+		    "options \"--min-tasks\" and \"--nodes\" or "
+		    "\"--ntasks-per-node\" are mutually exclusive");
+	if (js->ntasks_per_node > 0 &&
+	    (js->topology != NULL || js->topology_preferred != NULL))
+		return kai_err_set(err, KAI_EINVAL,
+		    "options \"--topology\" and \"--nodes\" or "
+		    "\"--ntasks-per-node\" are mutually exclusive");
 	if ((r = check_level("--topology", js->topology, err)) != 0 ||
 	    (r = check_level("--topology-preferred", js->topology_preferred,
 		 err)) != 0)

@@ -612,8 +612,8 @@ test_submit_limits(void)
 	 * u32, a u64 and two NULL strings, 36 bytes in all; then --signal,
 	 * --open-mode and the umask: two u32, a bool and two u32, 17 bytes;
 	 * then the workload, the QoS and the GPU type, NULL strings, 4
-	 * bytes each */
-	b.data[b.len - 1 - 36 - 17 - 4 - 4 - 4] = 2;
+	 * bytes each; then ntasks_per_node, a u32 */
+	b.data[b.len - 1 - 36 - 17 - 4 - 4 - 4 - 4] = 2;
 	is_int(kai_msg_submit_decode(b.data, b.len, &got, &err), KAI_EPROTO,
 	    "bool other than 0/1 refused");
 	is_str(err.msg, "invalid value 2 for field \"hold\": must be 0 or 1",
