@@ -323,14 +323,19 @@ pools_check_fits(const struct kaid *k, const struct kai_jobspec *js,
     const char *queue, uint64_t mem_mb, struct kai_err *err)
 {
 	const struct kai_conf_partition *p = pools_partition(k, queue);
+	/* A node group (-N, --ntasks-per-node) needs one node for all of
+	 * its tasks; fractions of a GPU may share one, so they count once. */
+	uint32_t group = js->ntasks_per_node > 0 ? js->ntasks_per_node : 1;
 	int64_t cpu = (int64_t)(js->cpus_per_task > 0 ? js->cpus_per_task : 1) *
-	    1000, max_cpu = 0;
-	uint32_t gpus = js->gpus_per_task, max_gpus = 0;
-	uint64_t max_mem = 0;
+	    1000 * group, max_cpu = 0;
+	uint64_t g64 = (uint64_t)js->gpus_per_task * group, max_mem = 0;
+	uint32_t gpus = g64 > UINT32_MAX ? UINT32_MAX : (uint32_t)g64,
+		 max_gpus = 0;
 	const char *key;
 	size_t it = 0, n = 0;
 	void *v;
 
+	mem_mb *= group;
 	if (gpus == 0 && (js->gpu_fraction > 0 || js->gpu_memory_mb > 0))
 		gpus = 1;
 	/* Before the node list is in, or with no node (yet: an autoscaler
@@ -357,7 +362,9 @@ pools_check_fits(const struct kaid *k, const struct kai_jobspec *js,
 	return kai_err_set(err, KAI_EINVAL,
 	    "Requested node configuration is not available: no node of "
 	    "partition \"%s\" has %" PRId64 " CPUs, %" PRIu64 " MiB and %"
-	    PRIu32 " GPUs for one task (the largest have %" PRId64 " CPUs, %"
+	    PRIu32 " GPUs for %s (the largest have %" PRId64 " CPUs, %"
 	    PRIu64 " MiB, %" PRIu32 " GPUs)", p != NULL ? p->name : queue,
-	    cpu / 1000, mem_mb, gpus, max_cpu / 1000, max_mem, max_gpus);
+	    cpu / 1000, mem_mb, gpus,
+	    group > 1 ? "the tasks of one node (--ntasks-per-node)" : "one task",
+	    max_cpu / 1000, max_mem, max_gpus);
 }
