@@ -214,11 +214,27 @@ nodelist(const struct kai_job *j)
 	return out;
 }
 
+/* The tasks that share a node: the job's node groups, or 1. */
+static uint32_t
+group_size(const struct kai_job *j, uint32_t ntasks)
+{
+	uint32_t k = j->ntasks_per_node;
+
+	return k > 0 && ntasks % k == 0 ? k : 1;
+}
+
 static void
 add_slurm(const struct kai_job *j, const struct kai_jobspec *js,
     uint32_t task, struct podenv *e)
 {
 	char *list = nodelist(j), tpn[48];
+	/*
+	 * Each pod (one task) is a Slurm node, but the tasks of a node group
+	 * (-N, --ntasks-per-node: nodegroup.c places tasks k*i .. k*i+k-1
+	 * on one node) see their node as Slurm shows it.
+	 */
+	uint32_t ntasks = j->ntasks > 0 ? j->ntasks : 1,
+		 k = group_size(j, ntasks), nodes = ntasks / k;
 
 	kv_setu(e, "SLURM_JOB_ID", j->id);
 	kv_setu(e, "SLURM_JOBID", j->id);
@@ -232,25 +248,26 @@ add_slurm(const struct kai_job *j, const struct kai_jobspec *js,
 	kv_set(e, "SLURM_SUBMIT_DIR", js->workdir);
 	kv_setu(e, "SLURM_NTASKS", j->ntasks);
 	kv_setu(e, "SLURM_NPROCS", j->ntasks);
-	kv_setu(e, "SLURM_JOB_NUM_NODES", j->ntasks);
-	kv_setu(e, "SLURM_NNODES", j->ntasks);
+	kv_setu(e, "SLURM_JOB_NUM_NODES", nodes);
+	kv_setu(e, "SLURM_NNODES", nodes);
 	kv_set(e, "SLURM_JOB_NODELIST", list);
 	kv_set(e, "SLURM_NODELIST", list);
 	kv_set(e, "SLURMD_NODENAME", pod_of(j, task));
-	kv_setu(e, "SLURM_NODEID", task);
+	kv_setu(e, "SLURM_NODEID", task / k);
 	kv_setu(e, "SLURM_PROCID", task);
-	kv_setu(e, "SLURM_LOCALID", 0);
-	/* One task a pod: Slurm's "1(x4)" for four nodes of one task. */
-	if (j->ntasks > 1)
-		(void)snprintf(tpn, sizeof(tpn), "1(x%" PRIu32 ")", j->ntasks);
+	kv_setu(e, "SLURM_LOCALID", task % k);
+	/* Slurm's "2(x4)": four nodes of two tasks. */
+	if (nodes > 1)
+		(void)snprintf(tpn, sizeof(tpn), "%" PRIu32 "(x%" PRIu32 ")",
+		    k, nodes);
 	else
-		(void)snprintf(tpn, sizeof(tpn), "1");
+		(void)snprintf(tpn, sizeof(tpn), "%" PRIu32, k);
 	kv_set(e, "SLURM_TASKS_PER_NODE", tpn);
 	kv_setu(e, "SLURM_CPUS_PER_TASK", j->cpus_per_task);
-	kv_setu(e, "SLURM_CPUS_ON_NODE", j->cpus_per_task);
-	kv_setu(e, "SLURM_JOB_CPUS_PER_NODE", j->cpus_per_task);
-	kv_setu(e, "SLURM_MEM_PER_NODE", j->mem_mb);
-	kv_setu(e, "SLURM_GPUS_ON_NODE", j->gpus_per_task);
+	kv_setu(e, "SLURM_CPUS_ON_NODE", (uint64_t)j->cpus_per_task * k);
+	kv_setu(e, "SLURM_JOB_CPUS_PER_NODE", (uint64_t)j->cpus_per_task * k);
+	kv_setu(e, "SLURM_MEM_PER_NODE", j->mem_mb * k);
+	kv_setu(e, "SLURM_GPUS_ON_NODE", (uint64_t)j->gpus_per_task * k);
 	if (j->qos != NULL && j->qos[0] != '\0')
 		kv_set(e, "SLURM_JOB_QOS", j->qos);
 	kv_setu(e, "SLURM_RESTART_COUNT", j->requeue_count);

@@ -8,7 +8,9 @@
 # (it used to be split over both, mixing GPU types); -N 2
 # --ntasks-per-node=2 runs two tasks on each node, never four on one; a
 # second 8-task node group waits while no node has 8 GPUs free, and
-# starts on the node that frees them.
+# starts on the node that frees them.  The tasks' SLURM_NNODES,
+# SLURM_TASKS_PER_NODE, SLURM_NODEID, SLURM_LOCALID and SLURM_GPUS_ON_NODE
+# follow the placement.
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
@@ -70,5 +72,26 @@ as_user "$A" kcancel "$j1"
 ok "it starts once a node has 8 free GPUs" wait_state "$j4" RUNNING
 is "all 8 tasks on that node" \
     "$(nodes_of "$j4" | sort | uniq -c | awk '{print $1, $2}')" "8 $n1"
+
+# --- What the tasks of a node see: Slurm's view of the real placement.
+as_user "$A" kcancel "$j2" "$j3" "$j4"
+cat >"$T/work/env.sh" <<'EOS'
+#!/bin/sh
+f=$SLURM_SUBMIT_DIR/env-$SLURM_JOB_ID-$SLURM_PROCID.txt
+for v in SLURM_NNODES SLURM_JOB_NUM_NODES SLURM_TASKS_PER_NODE \
+    SLURM_NODEID SLURM_LOCALID SLURM_GPUS_ON_NODE; do
+	eval "echo $v=\$$v"
+done >"$f"
+EOS
+chown "$A:" "$T/work/env.sh"
+j5=$(submit -N 2 --ntasks-per-node=2 --gres=gpu:2 -t 5 env.sh)
+ok "-N 2 --ntasks-per-node=2 --gres=gpu:2 completes" wait_state "$j5" COMPLETED
+for t in 0 1 2 3; do
+	e=$(tr '\n' ' ' <"$T/work/env-$j5-$t.txt" 2>/dev/null)
+	is "task $t: 2 nodes of 2 tasks, its node and rank on it, 2 GPUs a node" \
+	    "$e" "SLURM_NNODES=2 SLURM_JOB_NUM_NODES=2 SLURM_TASKS_PER_NODE=2(x2) SLURM_NODEID=$((t / 2)) SLURM_LOCALID=$((t % 2)) SLURM_GPUS_ON_NODE=2 "
+done
+is "tasks 0-1 on one node, 2-3 on the other" \
+    "$(nodes_of "$j5" | uniq -c | awk '{print $1}' | tr '\n' ' ')" "2 2 "
 
 done_testing
