@@ -365,6 +365,7 @@ pools_check_fits(const struct kaid *k, const struct kai_jobspec *js,
 	    PRIu32 " GPUs for %s (the largest have %" PRId64 " CPUs, %"
 	    PRIu64 " MiB, %" PRIu32 " GPUs)", p != NULL ? p->name : queue,
 	    cpu / 1000, mem_mb, gpus,
-	    group > 1 ? "the tasks of one node (--ntasks-per-node)" : "one task",
+	    group > 1 ? "the tasks of one node (--ntasks-per-node)"
+		      : "one task",
 	    max_cpu / 1000, max_mem, max_gpus);
 }

@@ -352,7 +352,8 @@ kai_sched_why_text(const struct kai_sched_snapshot *s,
 			    w->a, plural(w->a));
 		else
 			(void)snprintf(buf, size,
-			    "needs %" PRId64 " nodes that can each hold %" PRId64
+			    "needs %" PRId64
+			    " nodes that can each hold %" PRId64
 			    " task%s of the job but only %" PRId64 " can",
 			    w->c, w->a, plural(w->a), w->b);
 		break;

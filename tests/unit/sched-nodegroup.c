@@ -172,9 +172,9 @@ test_random_worlds(void)
 	int seed, runs = 0, bad = 0, bad_without = 0, placed = 0;
 
 	for (seed = 0; seed < 40; seed++) {
-		enum kai_sched_placement pl = seed % 3 == 0 ? KAI_SCHED_FRAG
-		    : seed % 3 == 1			    ? KAI_SCHED_BINPACK
-							    : KAI_SCHED_SPREAD;
+		static const enum kai_sched_placement pls[] = {
+		    KAI_SCHED_FRAG, KAI_SCHED_BINPACK, KAI_SCHED_SPREAD};
+		enum kai_sched_placement pl = pls[seed % 3];
 		struct kai_sched_result r;
 		struct kai_err err;
 		size_t j, t;
