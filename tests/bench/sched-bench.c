@@ -26,6 +26,8 @@
  * queue a limit on the first type of half its GPU quota and a weight of
  * its own on the second, and half the jobs a type (job i names type
  * i / 2 mod TYPES, no random draw, so the shapes are those of -g 0).
+ * -G puts every gang's tasks in node groups (tasks_per_node: as many
+ * tasks as divide the gang and fit 8 GPUs), for the cost of nodegroup.c.
  * The cycles run through one scheduler context (struct kai_sched_ctx),
  * as kaid's do, so every run but the first reuses what the one before
  * kept; -S runs them without one (kai_sched_cycle()), for comparison.
@@ -207,6 +209,27 @@ synth_jobs(struct synth *y, struct bench_rng *rng, size_t njobs, size_t nq,
 	y->s.ntasks = nt;
 }
 
+/*
+ * -G: every gang's tasks in node groups (tasks_per_node), each group as
+ * many tasks as divide the gang and fit 8 GPUs.
+ */
+static void
+synth_groups(struct synth *y)
+{
+	size_t j;
+
+	for (j = 0; j < y->s.njobs; j++) {
+		struct kai_sched_snap_job *J = &y->jobs[j];
+		uint32_t g = y->tasks[J->first_task].gpus, k;
+
+		if (J->ntasks < 2 || g == 0)
+			continue;
+		for (k = 8 / g; k > 1 && J->ntasks % k != 0; k--)
+			;
+		J->tasks_per_node = k;
+	}
+}
+
 /* -g: the nodes' types, two settings per leaf queue, half the jobs. */
 static void
 synth_types(struct synth *y, size_t ntypes)
@@ -369,7 +392,8 @@ estimated(const struct kai_sched_result *r)
 
 static void
 synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
-    uint32_t bf, size_t ntypes, bool stateless, enum kai_sched_placement pl)
+    uint32_t bf, size_t ntypes, bool stateless, bool groups,
+    enum kai_sched_placement pl)
 {
 	struct kai_sched_ctx *c = stateless ? NULL : kai_sched_ctx_new();
 	struct synth y;
@@ -380,14 +404,17 @@ synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
 
 	synth_init(&y, nodes, njobs, nq);
 	synth_types(&y, ntypes);
+	if (groups)
+		synth_groups(&y);
 	y.s.config.est_jobs = est;
 	y.s.config.bf_reservations = bf;
 	y.s.config.placement = y.s.config.gpu_placement = pl;
 	(void)printf("synthetic: %zu nodes x 8 GPUs, %zu pending jobs (%zu "
 		     "tasks) in %zu queues, %zu GPU types, %s, median of %u "
-		     "runs (wall / CPU)%s\n",
+		     "runs (wall / CPU)%s%s\n",
 	    nodes, njobs, y.s.ntasks, nq, ntypes, PLACEMENTS[pl], runs,
-	    stateless ? ", no context" : "");
+	    stateless ? ", no context" : "",
+	    groups ? ", gangs in node groups" : "");
 	full = timed(c, &y.s, runs, &r1);
 	for (i = 0; i < r1.nqueues; i++)
 		if (y.queues[i].parent >= 0)
@@ -432,7 +459,7 @@ usage(FILE *f)
 {
 	(void)fprintf(f,
 	    "usage: sched-bench [-n NODES] [-j JOBS] [-q QUEUES] "
-	    "[-r RUNS] [-s SEEDS] [-e EST] [-B RESV] [-g TYPES] [-S]\n"
+	    "[-r RUNS] [-s SEEDS] [-e EST] [-B RESV] [-g TYPES] [-G] [-S]\n"
 	    "    [-p binpack|spread|frag] [-t TRACEDIR [-c CURVE] "
 	    "[-T COMPRESS]] [-b]\n");
 }
@@ -446,11 +473,11 @@ main(int argc, char **argv)
 	const char *trace = NULL, *curve = NULL;
 	unsigned long compress = 0, bf = 0, ntypes = 0;
 	enum kai_sched_placement pl = KAI_SCHED_BINPACK;
-	bool stateless = false;
+	bool stateless = false, groups = false;
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "bB:c:he:g:n:j:p:q:r:s:St:T:")) != -1) {
+	while ((c = getopt(argc, argv, "bB:c:he:g:Gn:j:p:q:r:s:St:T:")) != -1) {
 		switch (c) {
 		case 'p':
 			for (i = 0; PLACEMENTS[i] != NULL &&
@@ -480,6 +507,9 @@ main(int argc, char **argv)
 			break;
 		case 'g':
 			ntypes = strtoul(optarg, NULL, 10);
+			break;
+		case 'G':
+			groups = true;
 			break;
 		case 'n':
 			nodes = strtoul(optarg, NULL, 10);
@@ -519,7 +549,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	synthetic(nodes, jobs, nq, (unsigned)runs, (uint32_t)est, (uint32_t)bf,
-	    (size_t)ntypes, stateless, pl);
+	    (size_t)ntypes, stateless, groups, pl);
 	if (trace != NULL && bench_trace(trace, (unsigned)seeds, curve) != 0)
 		return 1;
 	if (trace != NULL && compress > 0 &&
