@@ -41,6 +41,8 @@ static const char *const placements[] = {"binpack", "spread", "frag", NULL};
 static const char *const gpu_placements[] = {"pack", "spread", NULL};
 /* Index = enum kai_conf_helpers (conf.h). */
 static const char *const helpers[] = {"configmap", "inline", NULL};
+/* Index = enum kai_conf_queues_source (conf.h). */
+static const char *const queue_sources[] = {"database", "kubernetes", NULL};
 /* Index = enum kai_conf_preempt (conf.h). */
 static const char *const preempts[] = {"auto", "true", "false", NULL};
 static const char *const phases[] = {"allocate", "consolidation", "reclaim",
@@ -177,6 +179,12 @@ static const struct kai_conf_entry daemon_entries[] = {
 	  .offset = D(native_schedulers), .def = "kaid", .min = 1, .max = 1024,
 	  .help = "schedulerNames whose pods kaid schedules, comma-separated "
 		  "(a site leaving KAI adds kai-scheduler)" },
+	{ .key = "queues_source", .type = KAI_CONF_ENUM,
+	  .offset = D(queues_source), .def = "database",
+	  .choices = queue_sources,
+	  .help = "where the queue tree comes from: database (kctl queue) "
+		  "or kubernetes (KAI Queue objects, scheduling.run.ai/v2; "
+		  "kctl's queue writes are then refused)" },
 	{ .key = "native.default_queue", .type = KAI_CONF_STRING,
 	  .offset = D(native_default_queue), .min = 1, .max = 255,
 	  .help = "queue of a Kubernetes workload without the "

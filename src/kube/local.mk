@@ -18,6 +18,7 @@ src_kube_libkaikube_a_SOURCES = \
 	src/kube/kube_pod.c \
 	src/kube/kube_podjson.c \
 	src/kube/kube_qty.c \
+	src/kube/kube_queue.c \
 	src/kube/kube_token.c \
 	src/kube/kube_watch.c
 src_kube_libkaikube_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) \
