@@ -95,7 +95,8 @@ number(struct kai_kube_queue *q, struct json_object *o, const char *key,
 	x = d * mul;
 	if (x > (double)KAI_QUEUE_VALUE_MAX)
 		return fault(q, field, "too large");
-	*out = down ? (int64_t)floor(x + 1e-9) : (int64_t)llround(x);
+	/* x >= 0: the casts truncate, so no libm is needed. */
+	*out = down ? (int64_t)(x + 1e-9) : (int64_t)(x + 0.5);
 	return 0;
 }
 
@@ -183,7 +184,9 @@ kai_kube_duration_s(const char *s, int64_t *out)
 	}
 	if (!isfinite(total) || total > (double)KAI_QUEUE_RUNTIME_MAX)
 		return KAI_EINVAL;
-	*out = (int64_t)ceil(total - 1e-9);
+	*out = (int64_t)total;
+	if ((double)*out < total - 1e-9)
+		(*out)++;
 	return 0;
 }
 
