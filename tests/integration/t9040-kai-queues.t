@@ -59,7 +59,11 @@ wait_for() {	# wait_for SECONDS CMD...: until CMD succeeds
 }
 qrow() { kctl queue list 2>/dev/null | awk -v q="$1" '$1 == q'; }
 has_queue() { [ -n "$(qrow "$1")" ]; }
-no_queue() { [ -z "$(qrow "$1")" ]; }
+no_queue() {	# kaid answers, without queue $1
+	local list
+	list=$(kctl queue list 2>/dev/null) || return 1
+	[ -z "$(printf '%s\n' "$list" | awk -v q="$1" '$1 == q')" ]
+}
 row_like() { [[ "$(qrow "$1")" =~ $2 ]]; }
 qevents() {
 	kc -n default get events --field-selector \
@@ -209,4 +213,6 @@ is "its job is in queue test" \
 # -- Deletion ------------------------------------------------------------------
 kc delete queue fine >/dev/null || bail_out "could not delete queue fine"
 ok "a deleted Queue with no jobs is no queue any more" wait_for 20 no_queue fine
+ok "the others stay" has_queue test
+ok "kaid stops cleanly" kaid_stop_clean
 done_testing
