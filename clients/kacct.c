@@ -34,6 +34,7 @@
 #include "jobfields.h"
 #include "jobquery.h"
 #include "kacct_report.h"
+#include "kacct_fields.h"
 #include "output.h"
 #include "slurmjson.h"
 #include "slurmtime.h"
@@ -46,7 +47,6 @@ static const char *const prog = "kacct";
 	"JobID,JobIDRaw,JobName,Partition,Account,User,UID,State,ExitCode,"    \
 	"Submit,Start,End,Elapsed,Timelimit,AllocCPUS,AllocGPUs,ReqMem,"       \
 	"NNodes,NodeList,AllocTRES,GPUSeconds,WorkDir"
-#define MAX_FIELDS 64
 
 enum {
 	K_JSON = CLIOPT_LONG,
@@ -106,391 +106,6 @@ struct opts {
 	bool json, noheader, help, helpformat, version, lng, report;
 	enum out_mode mode;
 };
-
-/*
- * Fields
- */
-
-/* The fields sacct prints its own way; the common ones are jobfields.c's. */
-
-static void
-a_nodes(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	(void)now;
-	(void)snprintf(b, n, "%s", j->nodelist != NULL && *j->nodelist ?
-	    j->nodelist : "None assigned");
-}
-
-static void
-a_exit(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	(void)now;
-	(void)snprintf(b, n, "%d:%d", j->exit_code, j->exit_signal);
-}
-
-/*
- * Why it ended, as the node said (the container's termination reason and
- * message: "OOMKilled", "Error: <its last log lines>"), else kaid's
- * reason (a pending job's, "cancelled by user", ...).
- */
-static void
-a_reason(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	(void)now;
-	(void)snprintf(b, n, "%s", j->exit_reason != NULL &&
-	    *j->exit_reason != '\0' ? j->exit_reason :
-	    j->reason != NULL ? j->reason : "");
-}
-
-static void
-a_elapsed(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	char t[OUT_TIME_LEN];
-
-	(void)snprintf(b, n, "%s",
-	    out_elapsed_sacct(jobquery_elapsed(j, now), t));
-}
-
-static void
-a_elapsed_raw(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	(void)snprintf(b, n, "%" PRId64, jobquery_elapsed(j, now));
-}
-
-#define TIME_AFIELD(fn, field)                                                 \
-	static void fn(const struct kai_jobinfo *j, int64_t now, char *b,      \
-	    size_t n)                                                          \
-	{                                                                      \
-		char t[OUT_TIME_LEN];                                          \
-		(void)now;                                                     \
-		(void)snprintf(b, n, "%s", out_timestamp(j->field, t));        \
-	}
-
-TIME_AFIELD(a_submit, submit_time)
-TIME_AFIELD(a_start, start_time)
-TIME_AFIELD(a_end, end_time)
-
-static void
-a_limit(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	char t[OUT_TIME_LEN];
-
-	(void)now;
-	(void)snprintf(b, n, "%s", out_limit(j->time_limit_s, true, t));
-}
-
-/*
- * Allocations exist only once a job has started, and are those of the
- * tasks that ran: an elastic job (--min-tasks) may run fewer than asked.
- */
-static uint64_t
-alloc_share(const struct kai_jobinfo *j, uint64_t all)
-{
-	uint32_t n = j->ntasks > 0 ? j->ntasks : 1;
-
-	if (j->start_time == 0)
-		return 0;
-	if (j->tasks_run == 0 || j->tasks_run >= n)
-		return all;
-	return all / n * j->tasks_run;
-}
-
-static void
-a_cpus(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	(void)now;
-	(void)snprintf(b, n, "%" PRIu64, alloc_share(j, jobquery_cpus(j)));
-}
-
-/* Micro-GPUs as GPUs: "2", "0.5", "1.25"; at most six decimals. */
-static void
-gpu_text(uint64_t micro, char *b, size_t n)
-{
-	char frac[8];
-	size_t len;
-
-	if (micro % KAI_GPU_MICRO == 0) {
-		(void)snprintf(b, n, "%" PRIu64, micro / KAI_GPU_MICRO);
-		return;
-	}
-	(void)snprintf(frac, sizeof(frac), "%06" PRIu64,
-	    micro % KAI_GPU_MICRO);
-	for (len = strlen(frac); len > 0 && frac[len - 1] == '0'; len--)
-		frac[len - 1] = '\0';
-	(void)snprintf(b, n, "%" PRIu64 ".%s", micro / KAI_GPU_MICRO, frac);
-}
-
-static uint64_t
-alloc_gpu_micro(const struct kai_jobinfo *j)
-{
-	return j->start_time > 0 ? j->gpu_micro : 0;
-}
-
-static void
-a_gpus(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	(void)now;
-	gpu_text(alloc_gpu_micro(j), b, n);
-}
-
-/* Elapsed seconds x GPUs held, fractions counting, rounded to a second. */
-static void
-a_gpu_seconds(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	uint64_t e = (uint64_t)jobquery_elapsed(j, now);
-	uint64_t g = alloc_gpu_micro(j);
-
-	/* e * g would overflow only past 584,000 GPU-years: split it. */
-	(void)snprintf(b, n, "%" PRIu64, e * (g / KAI_GPU_MICRO) +
-	    (e * (g % KAI_GPU_MICRO) + KAI_GPU_MICRO / 2) / KAI_GPU_MICRO);
-}
-
-/* Distinct nodes of the allocation (kaid's node list has no repeats). */
-static unsigned
-alloc_nodes(const struct kai_jobinfo *j)
-{
-	const char *p = j->nodelist;
-	unsigned count = 1;
-
-	if (p == NULL || *p == '\0')
-		return j->ntasks > 0 ? j->ntasks : 1;
-	for (; *p != '\0'; p++)
-		count += *p == ',';
-	return count;
-}
-
-/*
- * sacct's AllocTRES: billing=4,cpu=4,gres/gpu=2,mem=16G,node=1, keys in
- * sacct's order; billing is the cores (Slurm's default weights), gres/gpu
- * is left out without GPUs and may be a fraction (gres/gpu=0.5); mem is
- * the job's total.  Empty before the job starts, as in sacct.
- */
-static void
-a_tres(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	char gpus[32], gres[48] = "", mem[32];
-	uint64_t cpus = jobquery_cpus(j);
-
-	(void)now;
-	if (j->start_time <= 0) {
-		(void)snprintf(b, n, "%s", "");
-		return;
-	}
-	if (j->gpu_micro > 0) {
-		gpu_text(j->gpu_micro, gpus, sizeof(gpus));
-		(void)snprintf(gres, sizeof(gres), "gres/gpu=%s,", gpus);
-	}
-	(void)jobquery_mem((uint64_t)(j->ntasks > 0 ? j->ntasks : 1) *
-	    j->mem_mb, mem, sizeof(mem));
-	(void)snprintf(b, n, "billing=%" PRIu64 ",cpu=%" PRIu64
-	    ",%smem=%s,node=%u", cpus, cpus, gres, mem, alloc_nodes(j));
-}
-
-static void
-a_ntasks(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	(void)now;
-	(void)snprintf(b, n, "%u", j->ntasks > 0 ? j->ntasks : 1);
-}
-
-static void
-a_mem(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	(void)now;
-	(void)jobquery_mem(j->mem_mb, b, n);
-}
-
-static void
-a_req_cpus(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	(void)now;
-	(void)snprintf(b, n, "%" PRIu64, jobquery_cpus(j));
-}
-
-static void
-a_prio(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	(void)now;
-	(void)snprintf(b, n, "%u", j->priority);
-}
-
-/* CPU time reserved: elapsed x AllocCPUS (sacct's CPUTime/CPUTimeRAW). */
-static int64_t
-cpu_seconds(const struct kai_jobinfo *j, int64_t now)
-{
-	return jobquery_elapsed(j, now) *
-	    (int64_t)alloc_share(j, jobquery_cpus(j));
-}
-
-static void
-a_cputime(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	char t[OUT_TIME_LEN];
-
-	(void)snprintf(b, n, "%s", out_elapsed_sacct(cpu_seconds(j, now), t));
-}
-
-static void
-a_cputime_raw(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	(void)snprintf(b, n, "%" PRId64, cpu_seconds(j, now));
-}
-
-/*
- * What sacct prints for a job with no steps: kaibatch runs no srun steps,
- * so DerivedExitCode (the highest step exit) is 0:0, TotalCPU (the steps'
- * measured CPU) 00:00:00 and MaxRSS (a step's peak) empty.
- */
-#define A_CONST(fn, text)                                                      \
-	static void fn(const struct kai_jobinfo *j, int64_t now, char *b,      \
-	    size_t n)                                                          \
-	{                                                                      \
-		(void)j;                                                       \
-		(void)now;                                                     \
-		(void)snprintf(b, n, "%s", text);                              \
-	}
-
-A_CONST(a_derived_exit, "0:0")
-A_CONST(a_total_cpu, "00:00:00")
-A_CONST(a_max_rss, "")
-
-/*
- * sacct's ReqTRES: what was asked, known from submission on (AllocTRES
- * is empty until the start): billing, cpu, gres/gpu, mem, node=1.
- */
-static void
-a_req_tres(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
-{
-	char gres[48] = "", mem[32];
-	uint64_t cpus = jobquery_cpus(j), gpus = jobquery_gpus(j);
-
-	(void)now;
-	if (gpus > 0)
-		(void)snprintf(gres, sizeof(gres), "gres/gpu=%" PRIu64 ",",
-		    gpus);
-	(void)jobquery_mem((uint64_t)(j->ntasks > 0 ? j->ntasks : 1) *
-	    j->mem_mb, mem, sizeof(mem));
-	(void)snprintf(b, n, "billing=%" PRIu64 ",cpu=%" PRIu64
-	    ",%smem=%s,node=1", cpus, cpus, gres, mem);
-}
-
-static const struct afield {
-	const char *name;
-	int width;
-	bool right;
-	jobfield_fn *fn;
-} afields[] = {
-    {"JobID", 12, false, jf_id},
-    {"JobIDRaw", 12, false, jf_id_raw},
-    {"JobName", 10, true, jf_name},
-    {"Partition", 10, true, jf_queue},
-    {"Account", 10, true, jf_account},
-    {"User", 9, true, jf_user},
-    {"UID", 6, true, jf_uid},
-    {"State", 10, true, jf_state},
-    {"ExitCode", 8, true, a_exit},
-    {"Elapsed", 10, true, a_elapsed},
-    {"ElapsedRaw", 10, true, a_elapsed_raw},
-    {"Submit", 19, true, a_submit},
-    {"Start", 19, true, a_start},
-    {"End", 19, true, a_end},
-    {"Timelimit", 10, true, a_limit},
-    {"AllocCPUS", 10, true, a_cpus},
-    {"AllocGPUs", 9, true, a_gpus},
-    {"AllocTRES", 40, false, a_tres},
-    {"GPUSeconds", 10, true, a_gpu_seconds},
-    {"NNodes", 8, true, a_ntasks},
-    {"NodeList", 15, false, a_nodes},
-    {"ReqMem", 10, true, a_mem},
-    {"WorkDir", 30, false, jf_workdir},
-    {"Reason", 30, false, a_reason},
-    {"ReqCPUS", 8, true, a_req_cpus},
-    {"ReqTRES", 40, false, a_req_tres},
-    {"NTasks", 8, true, a_ntasks},
-    {"QOS", 10, true, jf_qos},
-    {"Priority", 10, true, a_prio},
-    {"CPUTime", 10, true, a_cputime},
-    {"CPUTimeRAW", 10, true, a_cputime_raw},
-    {"TotalCPU", 10, true, a_total_cpu},
-    {"MaxRSS", 10, true, a_max_rss},
-    {"DerivedExitCode", 15, true, a_derived_exit},
-};
-
-struct columns {
-	struct out_col cols[MAX_FIELDS];
-	const struct afield *f[MAX_FIELDS];
-	size_t n;
-};
-
-static const struct afield *
-afield_find(const char *name, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < KAI_NELEM(afields); i++)
-		if (strlen(afields[i].name) == len &&
-		    strncasecmp(afields[i].name, name, len) == 0)
-			return &afields[i];
-	return NULL;
-}
-
-/* "JobID,JobName%30,state": names in any case, %N sets the width. */
-static int
-parse_fields(const char *list, struct columns *c, struct kai_err *err)
-{
-	const char *p = list, *end, *pct;
-	const struct afield *f;
-	int64_t width;
-	char num[16];
-	size_t len;
-
-	for (c->n = 0; *p != '\0'; p = *end == ',' ? end + 1 : end) {
-		end = p + strcspn(p, ",");
-		pct = memchr(p, '%', (size_t)(end - p));
-		len = (size_t)((pct != NULL ? pct : end) - p);
-		if ((f = afield_find(p, len)) == NULL) {
-			(void)kai_err_set(err, KAI_EINVAL,
-			    "invalid field \"%.*s\"", (int)len, p);
-			kai_err_hint(err, "\"kacct -e\" lists the fields.");
-			return KAI_EINVAL;
-		}
-		if (c->n == MAX_FIELDS)
-			return kai_err_set(err, KAI_EINVAL,
-			    "too many fields in \"%s\" (limit %d)", list,
-			    MAX_FIELDS);
-		width = f->width;
-		if (pct != NULL) {
-			len = (size_t)(end - pct - 1);
-			if (len == 0 || len >= sizeof(num))
-				return kai_err_set(err, KAI_EINVAL,
-				    "invalid width in \"%.*s\"", (int)(end - p),
-				    p);
-			memcpy(num, pct + 1, len);
-			num[len] = '\0';
-			if (kai_strtoi64(num, 1, 1000, &width, "width", NULL) !=
-			    0)
-				return kai_err_set(err, KAI_EINVAL,
-				    "invalid width in \"%.*s\"", (int)(end - p),
-				    p);
-		}
-		c->f[c->n] = f;
-		c->cols[c->n].header = f->name;
-		c->cols[c->n].width = (int)width;
-		c->cols[c->n].right = f->right;
-		c->n++;
-	}
-	return 0;
-}
-
-static void
-print_helpformat(void)
-{
-	size_t i;
-
-	for (i = 0; i < KAI_NELEM(afields); i++)
-		(void)printf("%-14s%s", afields[i].name,
-		    i % 5 == 4 || i + 1 == KAI_NELEM(afields) ? "\n" : "");
-}
 
 /*
  * Options
@@ -663,32 +278,6 @@ print_table(const struct opts *o, const struct columns *c,
 	}
 }
 
-/*
- * kqueue's JSON keys, plus the accounting ones: alloc_gpus (a number, a
- * fraction for part of a GPU), alloc_tres and gpu_seconds as printed.
- */
-static void
-add_json_accounting(struct json_object *root,
-    const struct kai_jobinfo *const *v, size_t n, int64_t now)
-{
-	struct json_object *arr, *j;
-	char buf[256];
-	size_t i;
-
-	if (!json_object_object_get_ex(root, "jobs", &arr))
-		return;
-	for (i = 0; i < n; i++) {
-		j = json_object_array_get_idx(arr, i);
-		(void)json_object_object_add(j, "alloc_gpus",
-		    json_object_new_double((double)alloc_gpu_micro(v[i]) /
-		    KAI_GPU_MICRO));
-		a_tres(v[i], now, buf, sizeof(buf));
-		out_json_add_str(j, "alloc_tres", buf);
-		a_gpu_seconds(v[i], now, buf, sizeof(buf));
-		out_json_add_int(j, "gpu_seconds", strtoll(buf, NULL, 10));
-	}
-}
-
 static int
 show(const struct opts *o, const struct columns *c, struct kai_jobinfo *jobs,
     size_t n, int64_t now)
@@ -710,7 +299,7 @@ show(const struct opts *o, const struct columns *c, struct kai_jobinfo *jobs,
 	v = jobquery_sorted(jobs, k, cmp_id);
 	if (o->json) {
 		root = slurmjson_jobs(SLURMJSON_SACCT, v, k, now);
-		add_json_accounting(root, v, k, now);
+		kacct_fields_json(root, v, k, now);
 		out_json_print(stdout, root);
 		(void)json_object_put(root);
 	} else {
@@ -768,7 +357,7 @@ main_parse(void *ctx, int argc, char **argv, enum client_action *act,
 	int r;
 
 	if ((r = parse_args(&k->o, argc, argv, k->now, err)) != 0 ||
-	    (r = parse_fields(k->o.format != NULL ? k->o.format
+	    (r = kacct_fields_parse(k->o.format != NULL ? k->o.format
 		    : k->o.lng                  ? FIELDS_LONG
 						: FIELDS_DEFAULT,
 		 &k->c, err)) != 0)
@@ -784,7 +373,7 @@ main_run(void *ctx)
 	struct kacct *k = ctx;
 
 	if (k->o.helpformat) {
-		print_helpformat();
+		kacct_fields_help();
 		return CLIENT_EXIT_OK;
 	}
 	return k->o.report ? run_report(&k->o) : run(&k->o, &k->c, k->now);

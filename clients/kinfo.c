@@ -14,7 +14,6 @@
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -30,6 +29,7 @@
 #include "cliopt.h"
 #include "filters.h"
 #include "model/hostlist.h"
+#include "kinfo_layout.h"
 #include "nodequery.h"
 #include "output.h"
 
@@ -56,6 +56,8 @@ static const struct cliopt table[] = {
 	"group nodes only when their resources are the same too"),
     CLIOPT("format", 'o', CLIOPT_ARG, "FORMAT",
 	"sinfo-style %-specifiers (see kinfo(1))"),
+    CLIOPT("Format", 'O', CLIOPT_ARG, "FIELDS",
+	"sinfo-style named fields: NodeList,StateLong:.12,CPUs"),
     CLIOPT("gpus", K_GPUS, CLIOPT_NOARG, NULL,
 	"add a GPUS(A/I/T) column to the default or node view"),
     CLIOPT("help", K_HELP, CLIOPT_NOARG, NULL, "print this help and exit"),
@@ -85,319 +87,12 @@ struct opts {
 	size_t nnodes;
 	uint32_t states; /* -t; 0 = all */
 	const char *format;
+	const char *Format; /* -O */
 	bool node_view, summary, noheader, json, gpus, help, version;
 	bool reasons; /* -R */
 	bool exact; /* -e */
 	bool lng; /* -l */
 };
-
-/* One (partition, node) pair that passed the filters. */
-struct row {
-	const struct kai_partinfo *p;
-	const struct kai_nodeinfo *n;
-};
-
-/* Rows that print the same, merged. */
-struct group {
-	const struct row *first;
-	char *key;
-	char **names; /* node names, borrowed */
-	size_t n;
-	int64_t gpus, gpus_alloc, cpus, cpus_alloc, cpus_other;
-	size_t nalloc, nidle, nother; /* nodes by state, for %F */
-};
-
-/*
- * Fields
- */
-
-typedef void field_fn(const struct group *g, char *b, size_t n);
-
-static void
-f_part(const struct group *g, char *b, size_t n)
-{
-	(void)snprintf(b, n, "%s%s", g->first->p->name,
-	    g->first->p->is_default ? "*" : "");
-}
-
-static void
-f_partname(const struct group *g, char *b, size_t n)
-{
-	(void)snprintf(b, n, "%s", g->first->p->name);
-}
-
-static void
-f_avail(const struct group *g, char *b, size_t n)
-{
-	(void)g;
-	(void)snprintf(b, n, "up");
-}
-
-static void
-f_limit(const struct group *g, char *b, size_t n)
-{
-	if (g->first->p->max_time_s <= 0)
-		(void)snprintf(b, n, "infinite");
-	else
-		kai_time_format(g->first->p->max_time_s, b, n);
-}
-
-static void
-f_count(const struct group *g, char *b, size_t n)
-{
-	(void)snprintf(b, n, "%zu", g->n);
-}
-
-static void
-f_state(const struct group *g, char *b, size_t n)
-{
-	(void)snprintf(b, n, "%s", g->first->n->state);
-}
-
-static void
-f_statelong(const struct group *g, char *b, size_t n)
-{
-	(void)snprintf(b, n, "%s", nodequery_state_long(g->first->n->state));
-}
-
-static void
-f_nodelist(const struct group *g, char *b, size_t n)
-{
-	nodequery_hostlist(g->names, g->n, b, n);
-}
-
-static void
-f_cpus(const struct group *g, char *b, size_t n)
-{
-	(void)snprintf(b, n, "%" PRId64, g->first->n->cpu_milli / 1000);
-}
-
-/* sinfo's CPUS(A/I/O/T): allocated, idle, other (down, drained), total. */
-static void
-f_cpustate(const struct group *g, char *b, size_t n)
-{
-	int64_t idle = g->cpus - g->cpus_alloc - g->cpus_other;
-
-	(void)snprintf(b, n, "%" PRId64 "/%" PRId64 "/%" PRId64 "/%" PRId64,
-	    g->cpus_alloc / 1000, (idle > 0 ? idle : 0) / 1000,
-	    g->cpus_other / 1000, g->cpus / 1000);
-}
-
-/* sinfo's NODES(A/I/O/T): allocated or mixed, idle, other, total. */
-static void
-f_nodestate(const struct group *g, char *b, size_t n)
-{
-	(void)snprintf(b, n, "%zu/%zu/%zu/%zu", g->nalloc, g->nidle, g->nother,
-	    g->n);
-}
-
-static void
-f_mem(const struct group *g, char *b, size_t n)
-{
-	(void)snprintf(b, n, "%" PRIu64, g->first->n->mem_mb);
-}
-
-static void
-f_gres(const struct group *g, char *b, size_t n)
-{
-	const struct kai_nodeinfo *nd = g->first->n;
-	char c[32];
-
-	nodequery_gpus(nd->gpus, c, sizeof(c));
-	if (nd->gpus <= 0)
-		(void)snprintf(b, n, "(null)");
-	else if (*nd->gpu_product)
-		(void)snprintf(b, n, "gpu:%s:%s", nd->gpu_product, c);
-	else
-		(void)snprintf(b, n, "gpu:%s", c);
-}
-
-static void
-f_reason(const struct group *g, char *b, size_t n)
-{
-	const char *r = g->first->n->reason;
-
-	(void)snprintf(b, n, "%s", *r ? r : "none");
-}
-
-static void
-f_gpustate(const struct group *g, char *b, size_t n)
-{
-	char a[32], i[32], t[32];
-	int64_t idle = g->gpus - g->gpus_alloc;
-
-	(void)snprintf(b, n, "%s/%s/%s", nodequery_gpus(g->gpus_alloc, a, 32),
-	    nodequery_gpus(idle > 0 ? idle : 0, i, 32),
-	    nodequery_gpus(g->gpus, t, 32));
-}
-
-static void
-f_node(const struct group *g, char *b, size_t n)
-{
-	(void)snprintf(b, n, "%s", g->first->n->name);
-}
-
-/*
- * sinfo -R's USER and TIMESTAMP of a reason: kaid takes a node's reason
- * from Kubernetes (the cordon, the taint), which records neither who set
- * it nor when, so they print as sinfo prints an unknown one.
- */
-static void
-f_unknown(const struct group *g, char *b, size_t n)
-{
-	(void)g;
-	(void)snprintf(b, n, "%s", "Unknown");
-}
-
-/*
- * sinfo -l's columns for what a kaibatch partition or node does not
- * configure, as sinfo prints a slurm.conf that leaves them out: jobs of
- * any size (JOB_SIZE 1-infinite), RootOnly=NO, OverSubscribe=NO,
- * AllowGroups=ALL; a node given only CPUs= (S:C:T cpus:1:1), TmpDisk=0,
- * Weight=1, no Features.
- */
-#define CONST_FIELD(fn, text)                                                  \
-	static void fn(const struct group *g, char *b, size_t n)               \
-	{                                                                      \
-		(void)g;                                                       \
-		(void)snprintf(b, n, "%s", text);                              \
-	}
-
-CONST_FIELD(f_jobsize, "1-infinite")
-CONST_FIELD(f_no, "no")
-CONST_FIELD(f_NO, "NO")
-CONST_FIELD(f_all, "all")
-CONST_FIELD(f_zero, "0")
-CONST_FIELD(f_one, "1")
-CONST_FIELD(f_nofeatures, "(null)")
-
-static void
-f_sct(const struct group *g, char *b, size_t n)
-{
-	(void)snprintf(b, n, "%" PRId64 ":1:1", g->first->n->cpu_milli / 1000);
-}
-
-static const struct field {
-	char c;
-	const char *header;
-	field_fn *fn;
-	bool sums; /* summed over a group, not part of its key */
-} fields[] = {
-    {'P', "PARTITION", f_part, false},
-    {'R', "PARTITION", f_partname, false},
-    {'a', "AVAIL", f_avail, false},
-    {'l', "TIMELIMIT", f_limit, false},
-    {'D', "NODES", f_count, true},
-    {'t', "STATE", f_state, false},
-    {'T', "STATE", f_statelong, false},
-    {'N', "NODELIST", f_nodelist, true},
-    {'n', "HOSTNAMES", f_node, false},
-    {'c', "CPUS", f_cpus, false},
-    {'C', "CPUS(A/I/O/T)", f_cpustate, true},
-    {'F', "NODES(A/I/O/T)", f_nodestate, true},
-    {'m', "MEMORY", f_mem, false},
-    {'G', "GRES", f_gres, false},
-    {'E', "REASON", f_reason, false},
-    {'k', "GPUS(A/I/T)", f_gpustate, true},
-    {'s', "JOB_SIZE", f_jobsize, false},
-    {'r', "ROOT", f_no, false},
-    {'h', "OVERSUBS", f_NO, false},
-    {'g', "GROUPS", f_all, false},
-    {'z', "S:C:T", f_sct, false},
-    {'d', "TMP_DISK", f_zero, false},
-    {'w', "WEIGHT", f_one, false},
-    {'f', "AVAIL_FEATURES", f_nofeatures, false},
-    {'u', "USER", f_unknown, false},
-    {'H', "TIMESTAMP", f_unknown, false},
-};
-
-/* One piece of the line: a field, or literal text when f == NULL. */
-struct seg {
-	const struct field *f;
-	int width;   /* 0 = natural */
-	bool right;  /* '.' */
-	bool widest; /* '#': as wide as the widest value */
-	char *text;
-};
-
-struct layout {
-	struct seg *segs;
-	size_t n;
-};
-
-static void
-layout_add(struct layout *l, const struct field *f, int width, bool right,
-    bool widest, const char *text, size_t tlen)
-{
-	struct seg *s;
-
-	l->segs = kai_xreallocarray(l->segs, l->n + 1, sizeof(*l->segs));
-	s = &l->segs[l->n++];
-	s->f = f;
-	s->width = width;
-	s->right = right;
-	s->widest = widest;
-	s->text = text != NULL ? kai_xstrndup(text, tlen) : NULL;
-}
-
-static void
-layout_free(struct layout *l)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		free(l->segs[i].text);
-	free(l->segs);
-}
-
-static const struct field *
-field_by_letter(char c)
-{
-	size_t i;
-
-	for (i = 0; i < KAI_NELEM(fields); i++)
-		if (fields[i].c == c)
-			return &fields[i];
-	return NULL;
-}
-
-/* "%[#][.][width]X" and literal text, as sinfo -o reads it. */
-static int
-parse_format(const char *fmt, struct layout *l, struct kai_err *err)
-{
-	const char *p = fmt, *lit;
-	const struct field *f;
-	bool right, widest;
-	int width;
-
-	while (*p != '\0') {
-		for (lit = p; *p != '\0' && *p != '%'; p++)
-			;
-		if (p > lit)
-			layout_add(l, NULL, 0, false, false, lit,
-			    (size_t)(p - lit));
-		if (*p++ == '\0')
-			break;
-		widest = *p == '#';
-		p += widest;
-		right = *p == '.';
-		p += right;
-		for (width = 0; isdigit((unsigned char)*p) && width < 1000; p++)
-			width = width * 10 + (*p - '0');
-		if (*p == '%') {
-			layout_add(l, NULL, 0, false, false, "%", 1);
-			p++;
-			continue;
-		}
-		if (*p == '\0' || (f = field_by_letter(*p)) == NULL)
-			return kai_err_set(err, KAI_EINVAL,
-			    "invalid format \"%s\": unrecognized field \"%%%.1s\"",
-			    fmt, p);
-		layout_add(l, f, width, right, widest, NULL, 0);
-		p++;
-	}
-	return 0;
-}
 
 /*
  * Rows and groups
@@ -697,6 +392,9 @@ set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 	case 'o':
 		o->format = arg;
 		return 0;
+	case 'O':
+		o->Format = arg;
+		return 0;
 	case 'h':
 		o->noheader = true;
 		return 0;
@@ -749,17 +447,19 @@ build_layout(const struct opts *o, struct layout *l, struct kai_err *err)
 {
 	char fmt[256];
 
+	if (o->Format != NULL)
+		return kinfo_layout_Format(o->Format, l, err);
 	if (o->format != NULL)
-		return parse_format(o->format, l, err);
+		return kinfo_layout_format(o->format, l, err);
 	if (o->reasons)
-		return parse_format(FMT_REASONS, l, err);
+		return kinfo_layout_format(FMT_REASONS, l, err);
 	(void)snprintf(fmt, sizeof(fmt), "%s%s%s",
 	    o->node_view     ? (o->lng ? FMT_LONG_N : FMT_NODE)
 		: o->summary ? FMT_SUMMARY
 		: o->lng     ? FMT_LONG
 			     : FMT_DEFAULT,
 	    o->gpus ? FMT_GPUS : "", o->node_view ? "" : " %N");
-	return parse_format(fmt, l, err);
+	return kinfo_layout_format(fmt, l, err);
 }
 
 static void
@@ -834,7 +534,7 @@ main_fini(void *ctx)
 {
 	struct kinfo *k = ctx;
 
-	layout_free(&k->l);
+	kinfo_layout_free(&k->l);
 	filter_free_names(k->o.parts, k->o.nparts);
 	filter_free_names(k->o.nodes, k->o.nnodes);
 }

@@ -76,7 +76,8 @@ bin_PROGRAMS += clients/kinfo clients/klog
 clients_klog_SOURCES = clients/klog.c
 clients_klog_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_klog_LDADD = $(CLIENT_LIBS)
-clients_kinfo_SOURCES = clients/kinfo.c
+clients_kinfo_SOURCES = clients/kinfo.c clients/kinfo_layout.c \
+	clients/kinfo_layout.h
 clients_kinfo_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kinfo_LDADD = $(CLIENT_LIBS)
 # The clients' own files, one list each: pod/local.mk builds the in-pod
@@ -86,7 +87,8 @@ KSUBMIT_SOURCES = clients/ksubmit.c clients/submit_wait.c \
 clients_ksubmit_SOURCES = $(KSUBMIT_SOURCES)
 clients_ksubmit_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_ksubmit_LDADD = $(CLIENT_LIBS)
-KQUEUE_SOURCES = clients/kqueue.c clients/jobarray.c clients/jobarray.h
+KQUEUE_SOURCES = clients/kqueue.c clients/kqueue_layout.c \
+	clients/kqueue_layout.h clients/jobarray.c clients/jobarray.h
 clients_kqueue_SOURCES = $(KQUEUE_SOURCES)
 clients_kqueue_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kqueue_LDADD = $(CLIENT_LIBS)
@@ -94,7 +96,8 @@ KCANCEL_SOURCES = clients/kcancel.c
 clients_kcancel_SOURCES = $(KCANCEL_SOURCES)
 clients_kcancel_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kcancel_LDADD = $(CLIENT_LIBS)
-clients_kacct_SOURCES = clients/kacct.c clients/kacct_report.c \
+clients_kacct_SOURCES = clients/kacct.c clients/kacct_fields.c \
+	clients/kacct_fields.h clients/kacct_report.c \
 	clients/kacct_report.h
 clients_kacct_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kacct_LDADD = $(CLIENT_LIBS)

@@ -75,6 +75,13 @@ like "-o: cpus, memory, GRES with the GPU type" "$out" \
     '^gpu-a1\|32\|262144\|gpu:NVIDIA-A100-SXM4-80GB:8\|idle\|idle\|none\|0/8/8$'
 like "-o: a node without GPUs has GRES (null)" "$out" \
     '^cpu-1\|16\|65536\|\(null\)\|idle\|idle\|none\|0/0/0$'
+out=$(as_user "$A" kinfo -N -p batch -n gpu-a1 -O 'NodeList:10,CPUs:.5,StateLong,Gres:30')
+is "-O: sinfo's named fields, their widths, the header" "$out" \
+"NODELIST   CPUSSTATE               GRES                          
+gpu-a1       32idle                gpu:NVIDIA-A100-SXM4-80GB:8   "
+out=$(as_user "$A" kinfo -O 'NodeList,Bogus' 2>&1)
+is "-O with an unknown field: one line, exit 2 (a usage error)" "$?:$out" \
+    '2:kinfo: error: invalid --Format field "Bogus"'
 
 # A job that holds two GPUs for a while.
 cat >"$W/gpu.sh" <<'EOS'
