@@ -32,7 +32,7 @@
 #include "sys/log.h"
 #include "tick.h"
 
-#define RETRY_MS 30000	/* a deletion that waits for jobs to end */
+#define RETRY_MS 10000	/* a deletion that waits for jobs to end */
 
 struct kaiqueues {
 	struct kai_map objs;	/* name -> struct kai_kube_queue * */

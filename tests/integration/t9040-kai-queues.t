@@ -14,7 +14,9 @@
 #    with a log line and a Warning event on it, naming the field, and the
 #    rest apply; fixed, it is accepted;
 #  - a native pod labelled kai.scheduler/queue=test runs in it;
-#  - a deleted Queue's queue goes once no job uses it.
+#  - a deleted Queue's queue goes once no job uses it (at once without
+#    jobs; with a running job, after it ended);
+#  - a cycle of parents is refused on each of its Queues.
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
@@ -199,7 +201,7 @@ kc -n "$NS" create -f - >/dev/null <<'EOJ' || bail_out "could not create the pod
  "metadata": {"name": "in-test", "labels": {"kai.scheduler/queue": "test"}},
  "spec": {"schedulerName": "kai-scheduler", "restartPolicy": "Never",
   "containers": [{"name": "c", "image": "busybox",
-   "command": ["/bin/sh", "-c", "sleep 3"],
+   "command": ["/bin/sh", "-c", "sleep 15"],
    "resources": {"requests": {"cpu": "1", "memory": "64Mi"}}}]}}
 EOJ
 bound() {
@@ -213,6 +215,34 @@ is "its job is in queue test" \
 # -- Deletion ------------------------------------------------------------------
 kc delete queue fine >/dev/null || bail_out "could not delete queue fine"
 ok "a deleted Queue with no jobs is no queue any more" wait_for 20 no_queue fine
-ok "the others stay" has_queue test
+kc delete queue test >/dev/null || bail_out "could not delete queue test"
+ok "a deleted Queue whose queue has a running job: kaid says it waits" \
+    wait_for 20 grep -q 'KAI Queue "test" deleted; its queue stays for now' \
+    "$T/kaid.log"
+ok "and the queue stays while the job runs" has_queue test
+ok "once the job ended, the queue goes" wait_for 60 no_queue test
+ok "the others stay" has_queue default
+
+# -- A cycle of parents ----------------------------------------------------------
+kc apply -f - >/dev/null <<'EOY' || bail_out "could not apply the cycle"
+apiVersion: scheduling.run.ai/v2
+kind: Queue
+metadata:
+  name: cyc-a
+spec:
+  parentQueue: cyc-b
+  resources: {}
+---
+apiVersion: scheduling.run.ai/v2
+kind: Queue
+metadata:
+  name: cyc-b
+spec:
+  parentQueue: cyc-a
+  resources: {}
+EOY
+ok "a cycle of parents is refused on each Queue of it" wait_for 20 eval \
+    '[[ "$(qevents cyc-a)" == *"spec.parentQueue: \"cyc-b\" makes a cycle of parents"* ]]'
+ok "neither is a queue" eval 'no_queue cyc-a && no_queue cyc-b'
 ok "kaid stops cleanly" kaid_stop_clean
 done_testing
