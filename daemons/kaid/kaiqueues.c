@@ -33,6 +33,12 @@
 #include "tick.h"
 
 #define RETRY_MS 10000	/* a deletion that waits for jobs to end */
+/*
+ * Changes are written this long after the first one, together: one
+ * `kubectl apply` of a parent and its child arrives as two events, and
+ * the child alone would be refused for its unknown parent.
+ */
+#define GATHER_MS 200
 
 struct kaiqueues {
 	struct kai_map objs;	/* name -> struct kai_kube_queue * */
@@ -41,6 +47,7 @@ struct kaiqueues {
 	struct kai_map kept;	/* name -> "" : deletion waits (logged once) */
 	bool synced;		/* the list is whole */
 	uint64_t timer;		/* retry of waiting deletions, 0 = none */
+	uint64_t gather;	/* the write of gathered changes, 0 = none */
 };
 
 static void
@@ -335,6 +342,17 @@ kaiqueues_retry(struct kai_loop *loop, uint64_t id, void *ctx)
 }
 
 static void
+kaiqueues_gathered(struct kai_loop *loop, uint64_t id, void *ctx)
+{
+	struct kaid *k = ctx;
+
+	(void)loop;
+	(void)id;
+	k->kaiqueues->gather = 0;
+	kaiqueues_sync(k);
+}
+
+static void
 on_queue(enum kai_kube_event ev, const struct kai_kube_queue *o, void *ctx)
 {
 	struct kaid *k = ctx;
@@ -372,9 +390,12 @@ on_queue(enum kai_kube_event ev, const struct kai_kube_queue *o, void *ctx)
 			kai_log_info("%zu KAI Queue objects listed",
 			    s->nobjs);
 		s->synced = true;
-		break;
+		kaiqueues_sync(k);	/* the whole list at once */
+		return;
 	}
-	kaiqueues_sync(k);
+	if (s->synced && s->gather == 0)
+		s->gather = kai_loop_timer_add(k->loop, GATHER_MS,
+		    kaiqueues_gathered, k);
 }
 
 void
@@ -402,6 +423,8 @@ kaiqueues_free(struct kaid *k)
 		return;
 	if (s->timer != 0)
 		kai_loop_timer_del(k->loop, s->timer);
+	if (s->gather != 0)
+		kai_loop_timer_del(k->loop, s->gather);
 	kai_map_fini(&s->objs);
 	kai_map_fini(&s->told);
 	kai_map_fini(&s->kept);
