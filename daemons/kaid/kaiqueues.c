@@ -92,14 +92,22 @@ struct plan {
 	size_t n;
 };
 
+/* The index of name in the plan (sorted by name), or -1. */
 static long
 plan_find(const struct plan *p, const char *name)
 {
-	size_t i;
+	size_t lo = 0, hi = p->n, mid;
+	int c;
 
-	for (i = 0; name != NULL && i < p->n; i++)
-		if (strcmp(p->o[i]->name, name) == 0)
-			return (long)i;
+	while (name != NULL && lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((c = strcmp(name, p->o[mid]->name)) == 0)
+			return (long)mid;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
 	return -1;
 }
 
@@ -182,15 +190,17 @@ plan_write(struct kaid *k, struct plan *p)
 	size_t i, n = 0, d, maxd = 0;
 	bool changed = false;
 	struct kai_err err;
+	size_t *dep;
 
 	c = kai_xcalloc(p->n + 1, sizeof(*c));
 	res = kai_xcalloc(p->n + 1, sizeof(*res));
+	dep = kai_xcalloc(p->n + 1, sizeof(*dep));
 	for (i = 0; i < p->n; i++)
-		if (p->why[i] == NULL && (d = depth(p, i)) > maxd)
-			maxd = d;
+		if (p->why[i] == NULL && (dep[i] = depth(p, i)) > maxd)
+			maxd = dep[i];
 	for (d = 0; d <= maxd; d++)
 		for (i = 0; i < p->n; i++) {
-			if (p->why[i] != NULL || depth(p, i) != d)
+			if (p->why[i] != NULL || dep[i] != d)
 				continue;
 			c[n].op = KAI_QUEUE_REPLACE;
 			c[n].set = KAI_QUEUE_SET_ALL;
@@ -215,6 +225,7 @@ plan_write(struct kaid *k, struct plan *p)
 			p->why[d] = kai_xstrdup(err.msg);
 		}
 	}
+	free(dep);
 	free(c);
 	free(res);
 	return changed;

@@ -89,6 +89,12 @@ static const struct kai_conf_entry daemon_entries[] = {
 	{ .key = "log_level", .type = KAI_CONF_ENUM, .offset = D(log_level),
 	  .def = "info", .choices = log_levels,
 	  .help = "least severe message logged: err, warn, info, debug" },
+	{ .key = "queues_source", .type = KAI_CONF_ENUM,
+	  .offset = D(queues_source), .def = "database",
+	  .choices = queue_sources,
+	  .help = "where the queue tree comes from: database (kctl queue) "
+		  "or kubernetes (KAI Queue objects, scheduling.run.ai/v2; "
+		  "kctl's queue writes are then refused)" },
 
 	{ .key = "kubernetes.kubeconfig", .type = KAI_CONF_PATH,
 	  .offset = D(kubeconfig), .max = 4095,
@@ -179,12 +185,6 @@ static const struct kai_conf_entry daemon_entries[] = {
 	  .offset = D(native_schedulers), .def = "kaid", .min = 1, .max = 1024,
 	  .help = "schedulerNames whose pods kaid schedules, comma-separated "
 		  "(a site leaving KAI adds kai-scheduler)" },
-	{ .key = "queues_source", .type = KAI_CONF_ENUM,
-	  .offset = D(queues_source), .def = "database",
-	  .choices = queue_sources,
-	  .help = "where the queue tree comes from: database (kctl queue) "
-		  "or kubernetes (KAI Queue objects, scheduling.run.ai/v2; "
-		  "kctl's queue writes are then refused)" },
 	{ .key = "native.default_queue", .type = KAI_CONF_STRING,
 	  .offset = D(native_default_queue), .min = 1, .max = 255,
 	  .help = "queue of a Kubernetes workload without the "
