@@ -11,6 +11,8 @@ src_kube_libkaikube_a_SOURCES = \
 	src/kube/kube_http.c \
 	src/kube/kube_int.h \
 	src/kube/kube_json.c \
+	src/kube/kube_jctx.h \
+	src/kube/kube_podparse.c \
 	src/kube/kube_time.c \
 	src/kube/kube_lean.c \
 	src/kube/kube_log.c \
