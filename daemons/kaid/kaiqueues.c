@@ -419,10 +419,14 @@ kaiqueues_start(struct kaid *k)
 	kai_kube_watch_queues(k->kube, on_queue, k);
 }
 
+/*
+ * The watch, not the setting: a SIGHUP that changes queues_source takes
+ * effect at the next start, and until then one source stays in charge.
+ */
 bool
 kaiqueues_in_charge(const struct kaid *k)
 {
-	return k->conf->queues_source == KAI_CONF_QUEUES_KUBERNETES;
+	return k->kaiqueues != NULL;
 }
 
 void
