@@ -16,7 +16,9 @@
 #  - a native pod labelled kai.scheduler/queue=test runs in it;
 #  - a deleted Queue's queue goes once no job uses it (at once without
 #    jobs; with a running job, after it ended);
-#  - a cycle of parents is refused on each of its Queues.
+#  - a cycle of parents is refused on each of its Queues;
+#  - a restarted kaid keeps the tree and sees what changed while it was
+#    down.
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
@@ -244,5 +246,15 @@ EOY
 ok "a cycle of parents is refused on each Queue of it" wait_for 20 eval \
     '[[ "$(qevents cyc-a)" == *"spec.parentQueue: \"cyc-b\" makes a cycle of parents"* ]]'
 ok "neither is a queue" eval 'no_queue cyc-a && no_queue cyc-b'
+
+# -- A restart: the tree stays; what changed meanwhile is seen -----------------
 ok "kaid stops cleanly" kaid_stop_clean
+kc delete queue tight >/dev/null || bail_out "could not delete queue tight"
+kc patch queue default --type merge -p '{"spec": {"priority": 130}}' \
+    >/dev/null || bail_out "could not patch queue default"
+kaid_start || bail_out "kaid did not restart"
+ok "after a restart, a Queue deleted while kaid was down is no queue" \
+    wait_for 30 no_queue tight
+ok "and a change made meanwhile is seen" wait_for 20 row_like default \
+    '^default +- +130 '
 done_testing
