@@ -209,15 +209,62 @@ runtime(struct kai_kube_queue *q, struct json_object *spec, const char *key,
 	return 0;
 }
 
+/* The fields of q's spec; -1 with q->error set at the first bad one. */
+static int
+read_spec(struct kai_kube_queue *q, struct json_object *spec)
+{
+	struct json_object *res, *prio;
+	const char *parent;
+	struct kai_err e;
+	int r;
+
+	if (kai_queue_name_check(q->name, &e) != 0)
+		return fault(q, "metadata.name", "kaid's queue "
+		    "names are 1 to 63 lower-case letters, digits, '_' and "
+		    "'-'");
+	if (spec == NULL || !json_object_is_type(spec, json_type_object))
+		return fault(q, "spec", "missing");
+	parent = get_str(spec, "parentQueue");
+	if (get(spec, "parentQueue") != NULL && parent == NULL)
+		return fault(q, "spec.parentQueue", "expected a string");
+	if (parent != NULL && *parent != '\0') {
+		if (kai_queue_name_check(parent, &e) != 0)
+			return fault(q, "spec.parentQueue",
+			    "not a valid queue name");
+		q->q.parent = kai_xstrdup(parent);
+	}
+	if ((prio = get(spec, "priority")) != NULL) {
+		if (!json_object_is_type(prio, json_type_int))
+			return fault(q, "spec.priority", "expected an integer");
+		q->q.priority = json_object_get_int64(prio);
+		if (q->q.priority < KAI_QUEUE_PRIO_MIN ||
+		    q->q.priority > KAI_QUEUE_PRIO_MAX)
+			return fault(q, "spec.priority", "out of range");
+	}
+	/* KAI's admission webhook refuses a Queue without resources. */
+	res = get(spec, "resources");
+	if (res == NULL || !json_object_is_type(res, json_type_object))
+		return fault(q, "spec.resources", "missing");
+	for (r = 0; r < KAI_QUEUE_NRES; r++)
+		if (resource(q, res, (enum kai_queue_res)r) != 0)
+			return -1;
+	if (runtime(q, spec, "preemptMinRuntime",
+	    &q->q.preempt_min_runtime_s) != 0 ||
+	    runtime(q, spec, "reclaimMinRuntime",
+	    &q->q.reclaim_min_runtime_s) != 0)
+		return -1;
+	/* Whatever else the record refuses, in its words. */
+	if (kai_queue_check(&q->q, &e) != 0)
+		return fault(q, "spec", e.msg);
+	return 0;
+}
+
 static int
 from_json(struct json_object *o, struct kai_kube_queue *q,
     struct kai_err *err)
 {
-	struct json_object *meta = get(o, "metadata"), *spec = get(o, "spec");
-	struct json_object *res, *prio;
-	const char *name = get_str(meta, "name"), *parent;
-	struct kai_err e;
-	int r;
+	struct json_object *meta = get(o, "metadata");
+	const char *name = get_str(meta, "name");
 
 	memset(q, 0, sizeof(*q));
 	kai_queue_init(&q->q);
@@ -228,47 +275,8 @@ from_json(struct json_object *o, struct kai_kube_queue *q,
 	q->uid = kai_xstrdup(get_str(meta, "uid") != NULL ?
 	    get_str(meta, "uid") : "");
 	q->q.name = kai_xstrdup(name);
-	if (kai_queue_name_check(name, &e) != 0)
-		return fault(q, "metadata.name", "kaid's queue "
-		    "names are 1 to 63 lower-case letters, digits, '_' and "
-		    "'-'"), 0;
-	if (spec == NULL || !json_object_is_type(spec, json_type_object))
-		return fault(q, "spec", "missing"), 0;
-	parent = get_str(spec, "parentQueue");
-	if (get(spec, "parentQueue") != NULL && parent == NULL)
-		return fault(q, "spec.parentQueue",
-		    "expected a string"), 0;
-	if (parent != NULL && *parent != '\0') {
-		if (kai_queue_name_check(parent, &e) != 0)
-			return fault(q, "spec.parentQueue",
-			    "not a valid queue name"), 0;
-		q->q.parent = kai_xstrdup(parent);
-	}
-	if ((prio = get(spec, "priority")) != NULL) {
-		if (!json_object_is_type(prio, json_type_int))
-			return fault(q, "spec.priority",
-			    "expected an integer"), 0;
-		q->q.priority = json_object_get_int64(prio);
-		if (q->q.priority < KAI_QUEUE_PRIO_MIN ||
-		    q->q.priority > KAI_QUEUE_PRIO_MAX)
-			return fault(q, "spec.priority",
-			    "out of range"), 0;
-	}
-	/* KAI's admission webhook refuses a Queue without resources. */
-	res = get(spec, "resources");
-	if (res == NULL || !json_object_is_type(res, json_type_object))
-		return fault(q, "spec.resources", "missing"), 0;
-	for (r = 0; r < KAI_QUEUE_NRES; r++)
-		if (resource(q, res, (enum kai_queue_res)r) != 0)
-			return 0;
-	if (runtime(q, spec, "preemptMinRuntime",
-	    &q->q.preempt_min_runtime_s) != 0 ||
-	    runtime(q, spec, "reclaimMinRuntime",
-	    &q->q.reclaim_min_runtime_s) != 0)
-		return 0;
-	/* Whatever else the record refuses, in its words. */
-	if (kai_queue_check(&q->q, &e) != 0)
-		return fault(q, "spec", e.msg), 0;
+	/* A bad field is q->error, for kaid to say on the object. */
+	(void)read_spec(q, get(o, "spec"));
 	return 0;
 }
 
