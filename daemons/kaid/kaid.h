@@ -407,10 +407,11 @@ struct kai_job *native_pod(struct kaid *k, const char *key,
 char *native_gang_wait(const struct kaid *k, const struct kai_job *j);
 /*
  * tick.c: j's pod (each member of a gang) tells the new reason j waits
- * for as a FailedScheduling event, as the default scheduler's pods do;
- * nothing if j->why is was.
+ * for as a FailedScheduling event, as the default scheduler's pods do: a
+ * new reason code at once, new words of the same code at most once a
+ * minute (now: the tick's clock).
  */
-void native_tell(struct kaid *k, const struct kai_job *j, const char *was);
+void native_tell(struct kaid *k, struct kai_job *j, int64_t now);
 /* tick.c: the member pods of gang j that the new allocations a[0..n) take. */
 void native_assign(struct kaid *k, const struct kai_job *j,
     struct kai_alloc *a, size_t n);

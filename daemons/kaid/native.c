@@ -407,15 +407,32 @@ native_gang_wait(const struct kaid *k, const struct kai_job *j)
 	    "group", (size_t)j->ntasks - n, j->ntasks);
 }
 
+/*
+ * Some reasons change their words every tick ("12 jobs ahead of it",
+ * then 11): told each time, a thousand waiting pods would get an Event
+ * each a tick.  A new reason code (Resources, Priority, QueueLimit...) is
+ * told at once; new words of the same code at most once a minute, the
+ * latest words then.
+ */
+#define TELL_AGAIN_S 60
+
 void
-native_tell(struct kaid *k, const struct kai_job *j, const char *was)
+native_tell(struct kaid *k, struct kai_job *j, int64_t now)
 {
-	const char **keys;
+	const char **keys, *code = j->reason != NULL ? j->reason : "";
 	size_t i, n;
 
 	if (!native_job(j) || j->why == NULL || j->why[0] == '\0' ||
-	    strcmp(was, j->why) == 0)
+	    (j->told_why != NULL && strcmp(j->told_why, j->why) == 0))
 		return;
+	if (j->told_code != NULL && strcmp(j->told_code, code) == 0 &&
+	    now - j->told_at < TELL_AGAIN_S)
+		return;
+	free(j->told_why);
+	free(j->told_code);
+	j->told_why = kai_xstrdup(j->why);
+	j->told_code = kai_xstrdup(code);
+	j->told_at = now;
 	if (!native_gang(j)) {
 		events_post(k, j->workload, KAI_EVENT_WARNING,
 		    "FailedScheduling", "%s", j->why);

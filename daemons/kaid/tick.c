@@ -391,13 +391,11 @@ tick_act(struct kaid *k, const struct snap *sn,
 			sn->kjobs[i]->est_start = 0;
 		if (r->jobs[i].state != KAI_SCHED_JOB_RUNNING) {
 			struct kai_job *j = sn->kjobs[i];
-			char *was = kai_xstrdup(j->why != NULL ? j->why : "");
 
 			set_core_reason(j, sn, &r->jobs[i], rs);
 			/* A workload's pod tells why it waits, as the
-			 * default scheduler's do, once per new reason. */
-			native_tell(k, j, was);
-			free(was);
+			 * default scheduler's do (native.c: how often). */
+			native_tell(k, j, sn->s.now);
 		} else if ((wait = wait_text(k, sn, r, i)) != NULL)
 			set_reason(sn->kjobs[i], "Resources", wait, false, rs);
 		else
@@ -455,14 +453,10 @@ tick_run(struct kaid *k)
 	rs.nprio = tk(k)->nprio;
 	rs.next = kai_xcalloc(sn.s.njobs + 1, sizeof(*rs.next));
 	for (i = 0; i < sn.nlost; i++) {
-		char *was = kai_xstrdup(sn.lost[i]->why != NULL ?
-		    sn.lost[i]->why : "");
-
 		rs.at = 0; /* lost jobs are not in id order with the rest */
 		set_reason(sn.lost[i], sn.lost_code[i], sn.lost_why[i], false,
 		    &rs);
-		native_tell(k, sn.lost[i], was);
-		free(was);
+		native_tell(k, sn.lost[i], now);
 		sn.lost[i]->est_start = 0; /* not given to the core: none */
 	}
 	rs.at = 0;

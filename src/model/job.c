@@ -125,6 +125,8 @@ kai_job_fini(struct kai_job *job)
 	free(job->array_spec);
 	free(job->dep_text);
 	free(job->dep_left);
+	free(job->told_why);
+	free(job->told_code);
 	if (job->dep != NULL)
 		kai_dep_fini(job->dep);
 	free(job->dep);

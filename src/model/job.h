@@ -236,6 +236,11 @@ struct kai_job {
 	struct kai_dep *dep;	/* parsed dep_text; NULL = none or met */
 	char *dep_left;		/* deps.c: the items not met, each with its
 				 * state (squeue's %E); NULL = none */
+	char *told_why;		/* native.c: the reason a Kubernetes-native
+				 * job's pods were last told, and its code;
+				 * NULL = none yet */
+	char *told_code;
+	int64_t told_at;	/* when (unix s) */
 	bool kill_on_invalid_dep;
 	const char *gate;	/* kaid's deps.c: why the scheduler may not
 				 * see it this tick (static); NULL = may */

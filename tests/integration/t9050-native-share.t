@@ -9,7 +9,8 @@
 #    than the node has, the batch jobs first.  While both wait, the GPUs
 #    go 1:3: the pods' queue holds about three quarters of them, however
 #    early the batch jobs came (first come, first served would give them
-#    all to the batch jobs).
+#    all to the batch jobs).  The waiting pods are told why in a few
+#    FailedScheduling events, not one a tick.
 #  - kaid killed (SIGKILL) again and again while native pods are being
 #    scheduled binds each pod once: the decision is committed before the
 #    bind, and a restarted kaid binds what was decided and not bound,
@@ -92,6 +93,15 @@ ok "the pods' queue (weight 3) held about 3/4 of the GPUs: ${share}%" \
     test "$share" -ge 60 -a "$share" -le 90
 ok "the batch queue (weight 1) was not starved: $((100 - share))%" \
     test $((2 * sb_sum)) -ge "$samples"
+# The pods that waited longest were told why as FailedScheduling events:
+# a new reason code at once, new words of a code (the count of jobs
+# ahead changes as they start) at most once a minute, not every tick.
+evs=$(kc -n "$NS" get events --field-selector involvedObject.name=inf-24 \
+    -o jsonpath='{range .items[*]}{.reason}|{.message}{"\n"}{end}' | grep '^FailedScheduling|')
+diag "inf-24's reasons: $(printf '%s' "$evs" | tr '\n' ';')"
+ok "the last pod was told why it waited" test -n "$evs"
+ok "in a few events, not one a tick ($(printf '%s\n' "$evs" | grep -c .))" \
+    test "$(printf '%s\n' "$evs" | grep -c .)" -le 4
 
 # --- kaid killed while native pods are bound: each is bound once.
 for round in 1 2 3; do
