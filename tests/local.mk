@@ -33,6 +33,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t9110-gpushare-node.t \
 	tests/integration/t9020-native-gangs.t \
 	tests/integration/t9030-native-gangs-node.t \
+	tests/integration/t9040-kai-queues.t \
 	tests/integration/t1510-incluster.t \
 	tests/integration/t2000-cancel.t \
 	tests/integration/t2010-cancel-others.t \

@@ -22,7 +22,7 @@ events_post(struct kaid *k, const char *pod, enum kai_event_type type,
     const char *reason, const char *fmt, ...)
 {
 	const struct pod_rec *r = kai_map_get(&k->pods, pod);
-	struct kai_pod_event ev;
+	struct kai_pod_event ev = {0};	/* kind NULL: a pod */
 	char msg[1024];
 	va_list ap;
 

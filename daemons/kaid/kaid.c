@@ -188,6 +188,7 @@ open_kube(struct kaid *k, struct kai_err *err)
 	kai_kube_set_user_label(k->kube, k->conf->native_user_label);
 	kai_kube_watch_nodes(k->kube, state_on_node, k);
 	kai_kube_watch_pods(k->kube, state_on_pod, k);
+	kaiqueues_start(k);
 	return 0;
 }
 
@@ -213,6 +214,7 @@ kaid_fini(struct kaid *k)
 	webhook_close(k);
 	server_free(k);
 	kai_kube_free(k->kube);
+	kaiqueues_free(k);
 	native_owner_fini(k);	/* after the reads it waited for went */
 	reads_close(k);
 	kai_db_close(k->db);

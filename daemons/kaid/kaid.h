@@ -105,6 +105,8 @@ struct kaid {
 
 	struct jobtab *jobs;	  /* state.c: the active jobs, by id */
 	struct queues *queues;	  /* queues.c: the queue tree's cache */
+	struct kaiqueues *kaiqueues; /* kaiqueues.c: KAI Queue objects, or
+				     NULL (queues_source: database) */
 	struct tick *tick;	  /* tick.c: its timer and memory */
 	struct deps *deps;	  /* deps.c: finished targets */
 	struct usage *usage;	  /* usage.c: decayed usage */
@@ -154,6 +156,15 @@ size_t relay_nconns(const struct kaid *k);
 void leader_check(struct kaid *k);
 bool leader_leading(const struct kaid *k);
 void leader_free(struct kaid *k);
+
+/*
+ * kaiqueues.c: with queues_source: kubernetes, watches KAI Queue objects
+ * and makes the queue tree from them (after open_kube's watches).
+ */
+void kaiqueues_start(struct kaid *k);
+/* Whether the Queue objects are in charge (kctl's writes are refused). */
+bool kaiqueues_in_charge(const struct kaid *k);
+void kaiqueues_free(struct kaid *k);
 
 /* server.c */
 void server_init(struct kaid *k);

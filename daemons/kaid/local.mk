@@ -15,6 +15,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/helpers.c \
 	daemons/kaid/httpd.c \
 	daemons/kaid/jobauth.c \
+	daemons/kaid/kaiqueues.c \
 	daemons/kaid/kaid.c \
 	daemons/kaid/kaid.h \
 	daemons/kaid/leader.c \

@@ -82,6 +82,24 @@ refused(struct kaid *k, const struct rpc_req *req, const char *action,
 	server_reply_error(k, req->conn, err->code, err->msg, err->hint);
 }
 
+/*
+ * With queues_source: kubernetes the KAI Queue objects are the tree; a
+ * kctl write would be undone at the next change of one.
+ */
+static bool
+not_ours(struct kaid *k, const struct rpc_req *req, const char *action)
+{
+	struct kai_err err;
+
+	if (!kaiqueues_in_charge(k))
+		return false;
+	(void)kai_err_set(&err, KAI_EPERM, "queues come from KAI Queue objects "
+	    "(queues_source: kubernetes in kaid.yaml): change them with "
+	    "kubectl, not kctl");
+	refused(k, req, action, &err);
+	return true;
+}
+
 bool
 rpc_queue_apply(struct kaid *k, const struct rpc_req *req)
 {
@@ -92,6 +110,8 @@ rpc_queue_apply(struct kaid *k, const struct rpc_req *req)
 	struct kai_buf b;
 	size_t n = 0, i;
 
+	if (not_ours(k, req, "queue-apply"))
+		return false;
 	if (kai_msg_queue_apply_decode(req->body, req->len, &c, &n,
 		&err) != 0) {
 		refused(k, req, "queue-apply", &err);
@@ -135,6 +155,8 @@ rpc_queue_delete(struct kaid *k, const struct rpc_req *req)
 	char **names = NULL;
 	size_t n = 0, i;
 
+	if (not_ours(k, req, "queue-delete"))
+		return false;
 	if (kai_msg_queue_delete_decode(req->body, req->len, &names, &n,
 		&err) != 0) {
 		refused(k, req, "queue-delete", &err);

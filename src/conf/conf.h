@@ -43,6 +43,12 @@ struct kai_conf_toleration {
 	char *effect;		/* "" = every effect, NoSchedule, ... */
 };
 
+/* Where the queue tree comes from (queues_source). */
+enum kai_conf_queues_source {
+	KAI_CONF_QUEUES_DATABASE = 0,	/* kctl queue writes PostgreSQL */
+	KAI_CONF_QUEUES_KUBERNETES	/* KAI Queue objects (kaiqueues.c) */
+};
+
 /* How the wrapper and shims reach a job's pod (kubernetes.pod_helpers). */
 enum kai_conf_helpers {
 	KAI_CONF_HELPERS_CONFIGMAP = 0,	/* one ConfigMap, mounted in every pod */
@@ -103,6 +109,8 @@ struct kai_conf {
 	char *munge_socket;		/* NULL = munged's default */
 	char *job_key_file;		/* job credentials' key; NULL = none */
 	int log_level;			/* enum kai_log_level; "info" */
+	int queues_source;		/* enum kai_conf_queues_source;
+					   database */
 	/* kubernetes: */
 	char *kubeconfig;		/* NULL = in-cluster service account */
 	char *kube_context;		/* NULL = current-context */

@@ -41,6 +41,8 @@ static const char *const placements[] = {"binpack", "spread", "frag", NULL};
 static const char *const gpu_placements[] = {"pack", "spread", NULL};
 /* Index = enum kai_conf_helpers (conf.h). */
 static const char *const helpers[] = {"configmap", "inline", NULL};
+/* Index = enum kai_conf_queues_source (conf.h). */
+static const char *const queue_sources[] = {"database", "kubernetes", NULL};
 /* Index = enum kai_conf_preempt (conf.h). */
 static const char *const preempts[] = {"auto", "true", "false", NULL};
 static const char *const phases[] = {"allocate", "consolidation", "reclaim",
@@ -87,6 +89,12 @@ static const struct kai_conf_entry daemon_entries[] = {
 	{ .key = "log_level", .type = KAI_CONF_ENUM, .offset = D(log_level),
 	  .def = "info", .choices = log_levels,
 	  .help = "least severe message logged: err, warn, info, debug" },
+	{ .key = "queues_source", .type = KAI_CONF_ENUM,
+	  .offset = D(queues_source), .def = "database",
+	  .choices = queue_sources,
+	  .help = "where the queue tree comes from: database (kctl queue) "
+		  "or kubernetes (KAI Queue objects, scheduling.run.ai/v2; "
+		  "kctl's queue writes are then refused)" },
 
 	{ .key = "kubernetes.kubeconfig", .type = KAI_CONF_PATH,
 	  .offset = D(kubeconfig), .max = 4095,

@@ -28,6 +28,7 @@
 #include "base/compiler.h"
 #include "base/err.h"
 #include "kube/gpushare.h"
+#include "proto/proto.h"
 #include "sys/loop.h"
 
 struct kai_kube_config {
@@ -146,6 +147,30 @@ enum kai_kube_event {
 
 typedef void kai_kube_node_fn(enum kai_kube_event ev,
     const struct kai_node *node, void *ctx);	/* node NULL for RESET/SYNCED */
+/*
+ * A KAI Queue object (scheduling.run.ai/v2, cluster-scoped) as kaid's
+ * queue record (kube_queue.c: KAI's units and defaults, doc/k8s-native.md).
+ * error is NULL when q is a queue kai_queue_check() accepts; else it
+ * names the field and the reason ("spec.resources.gpu.limit: is below
+ * the quota") and q is not to be used.
+ */
+struct kai_kube_queue {
+	char *name;		/* metadata.name */
+	char *uid;		/* metadata.uid, "" if none */
+	struct kai_queue q;
+	char *error;
+};
+typedef void kai_kube_queue_fn(enum kai_kube_event ev,
+    const struct kai_kube_queue *q, void *ctx);	/* q NULL: RESET/SYNCED */
+/* Converts one Queue's JSON; KAI_EKUBE only when it is no object with a
+ * name (a bad field is q->error).  kai_kube_queue_fini() after. */
+int kai_kube_queue_parse(const char *json, struct kai_kube_queue *q,
+    struct kai_err *err) KAI_MUST_CHECK;
+void kai_kube_queue_fini(struct kai_kube_queue *q);
+/* A Go duration ("90s", "1h30m", "1.5h") in whole seconds, rounded up;
+ * KAI_EINVAL when malformed or past KAI_QUEUE_RUNTIME_MAX. */
+int kai_kube_duration_s(const char *s, int64_t *out) KAI_MUST_CHECK;
+
 typedef void kai_kube_pod_fn(enum kai_kube_event ev, const struct kai_pod *pod,
     void *ctx);					/* pod NULL for RESET/SYNCED */
 /* Completion of a create, bind or delete: code 0 or KAI_E*. */
@@ -179,6 +204,10 @@ void kai_kube_watch_nodes(struct kai_kube *kube, kai_kube_node_fn *fn,
     void *ctx);
 /* Starts the pod watch (all namespaces: others' pods use capacity too). */
 void kai_kube_watch_pods(struct kai_kube *kube, kai_kube_pod_fn *fn,
+    void *ctx);
+
+/* Starts the watch of KAI Queues (queues.scheduling.run.ai, v2). */
+void kai_kube_watch_queues(struct kai_kube *kube, kai_kube_queue_fn *fn,
     void *ctx);
 
 /* What kaid wants a pod to be; kube turns it into the Pod JSON. */
@@ -375,6 +404,11 @@ struct kai_pod_event {
 	enum kai_event_type type;
 	const char *reason;	/* "Scheduled", "Preempted", "Evicted", ... */
 	const char *message;	/* cut to 1024 bytes */
+	/* NULL: a v1 Pod.  Else the involved object's kind and apiVersion,
+	 * a cluster-scoped object (a KAI Queue): the Event then lives in
+	 * namespace "default", as kubectl describe looks for it there. */
+	const char *kind;
+	const char *api_version;
 };
 
 /*
@@ -394,7 +428,13 @@ char *kai_kube_pod_event_json(const struct kai_pod_event *ev, const char *ns,
  * counting the ones it stood for).  Never fails, never blocks.
  */
 void kai_kube_pod_event(struct kai_kube *kube, const struct kai_pod_event *ev);
-/* The namespace of kaid's pods. */
+/*
+ * An event on the cluster-scoped KAI Queue name (uid may be NULL), as
+ * kai_kube_pod_event() posts one.
+ */
+void kai_kube_queue_event(struct kai_kube *kube, const char *name,
+    const char *uid, enum kai_event_type type, const char *reason,
+    const char *message);
 /*
  * kube_object.c: GET of one namespaced object (a pod's owner, a PodGroup)
  * by apiVersion ("apps/v1", "v1"), kind ("Deployment": the resource is

@@ -87,10 +87,11 @@ kai_kube_pod_event_json(const struct kai_pod_event *ev, const char *ns,
 	add_str(m, "namespace", ns);
 	json_object_object_add(o, "metadata", m);
 	io = json_object_new_object();
-	add_str(io, "apiVersion", "v1");
-	add_str(io, "kind", "Pod");
+	add_str(io, "apiVersion", ev->kind != NULL ? ev->api_version : "v1");
+	add_str(io, "kind", ev->kind != NULL ? ev->kind : "Pod");
 	add_str(io, "name", ev->pod);
-	add_str(io, "namespace", ns);
+	if (ev->kind == NULL)
+		add_str(io, "namespace", ns);
 	if (ev->uid != NULL && ev->uid[0] != '\0')
 		add_str(io, "uid", ev->uid);
 	json_object_object_add(o, "involvedObject", io);
@@ -248,8 +249,13 @@ kai_kube_pod_event(struct kai_kube *kube, const struct kai_pod_event *ev)
 		now = kube->ev_last_ns + 1;
 	kube->ev_last_ns = now;
 	/* A pod of another namespace is named "ns/name" (kube_pod.c). */
-	slash = strchr(ev->pod, '/');
-	if (slash != NULL) {
+	slash = ev->kind == NULL ? strchr(ev->pod, '/') : NULL;
+	if (ev->kind != NULL) {
+		/* A cluster-scoped object's events live in "default". */
+		e->ns = kai_xstrdup("default");
+		e->body = kai_kube_pod_event_json(ev, e->ns, instance(kube),
+		    now);
+	} else if (slash != NULL) {
 		struct kai_pod_event own = *ev;
 
 		e->ns = kai_xstrndup(ev->pod, (size_t)(slash - ev->pod));
@@ -265,6 +271,18 @@ kai_kube_pod_event(struct kai_kube *kube, const struct kai_pod_event *ev)
 	kube->evq_tail = &e->next;
 	kube->nevq++;
 	kube_event_pump(kube);
+}
+
+void
+kai_kube_queue_event(struct kai_kube *kube, const char *name,
+    const char *uid, enum kai_event_type type, const char *reason,
+    const char *message)
+{
+	struct kai_pod_event ev = {.pod = name, .uid = uid, .type = type,
+	    .reason = reason, .message = message, .kind = "Queue",
+	    .api_version = "scheduling.run.ai/v2"};
+
+	kai_kube_pod_event(kube, &ev);
 }
 
 void

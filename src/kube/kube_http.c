@@ -565,6 +565,7 @@ kai_kube_free(struct kai_kube *kube)
 		return;
 	kube_watch_free(kube->wnodes);
 	kube_watch_free(kube->wpods);
+	kube_watch_free(kube->wqueues);
 	kube_event_fini(kube);
 	kube_calls_fini(kube);
 	for (req = kube->queued; req != NULL; req = next) {

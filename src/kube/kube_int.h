@@ -86,6 +86,7 @@ struct kai_kube {
 	uint64_t nerrors[KAI_KUBE_NVERBS]; /* failed calls (metrics) */
 	struct kube_watch *wnodes;
 	struct kube_watch *wpods;
+	struct kube_watch *wqueues;
 	struct kube_event *evq;       /* events waiting for a slot */
 	struct kube_event **evq_tail;
 	size_t nevq;                  /* waiting */
@@ -172,6 +173,8 @@ int kube_node_parse(const char *json, struct kai_node *node,
 int kube_pod_parse(const char *json, struct kai_pod *pod,
     struct kai_err *err) KAI_MUST_CHECK;
 /* Free the strings of a parsed node/pod (not the struct); idempotent. */
+int kube_queue_from_json(struct json_object *o, struct kai_kube_queue *q,
+    struct kai_err *err);
 void kube_node_fini(struct kai_node *node);
 void kube_pod_fini(struct kai_pod *pod);
 /* The "message" of a Status reply, else the body's first line, in out. */
@@ -197,6 +200,8 @@ void kube_watch_free(struct kube_watch *w);
 struct kube_watch *kube_watch_test_new(kai_kube_pod_fn *fn, void *ctx);
 /* The same for a node watch. */
 struct kube_watch *kube_watch_test_new_nodes(kai_kube_node_fn *fn, void *ctx);
+struct kube_watch *kube_watch_test_new_queues(kai_kube_queue_fn *fn,
+    void *ctx);
 int kube_watch_test_feed(struct kube_watch *w, const char *p, size_t n);
 int kube_watch_test_end(const struct kube_watch *w);
 /* One list page (JSON text) as if a list request returned it. */

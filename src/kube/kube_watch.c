@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * kube_watch.c: list + watch of nodes and pods, kept going for ever.
+ * kube_watch.c: list + watch of nodes, pods and KAI Queues, kept going
+ * for ever.
  *
  * A watch is a small state machine:
  *
@@ -52,10 +53,12 @@ enum watch_end {
 struct kube_watch {
 	struct kai_kube *kube;
 	bool pods;
-	const char *noun; /* "node", "pod": for messages */
+	bool queues;      /* KAI Queues (then pods is false) */
+	const char *noun; /* "node", "pod", "queue": for messages */
 	const char *path;
 	kai_kube_node_fn *node_fn;
 	kai_kube_pod_fn *pod_fn;
+	kai_kube_queue_fn *queue_fn;
 	void *ctx;
 	struct kube_req *req; /* the list or watch in flight */
 	uint64_t timer;       /* backoff, 0 = none */
@@ -119,9 +122,21 @@ emit(struct kube_watch *w, enum kai_kube_event ev, struct json_object *o)
 {
 	struct kai_node node;
 	struct kai_pod pod;
+	struct kai_kube_queue q;
 	struct kai_err err;
 
 	kai_err_clear(&err);
+	if (w->queues) {
+		if (o == NULL) {
+			w->queue_fn(ev, NULL, w->ctx);
+		} else if (kube_queue_from_json(o, &q, &err) != 0) {
+			warn_object(w, o, &err);
+		} else {
+			w->queue_fn(ev, &q, w->ctx);
+			kai_kube_queue_fini(&q);
+		}
+		return;
+	}
 	if (!w->pods) {
 		if (o == NULL) {
 			w->node_fn(ev, NULL, w->ctx);
@@ -542,6 +557,19 @@ kai_kube_watch_pods(struct kai_kube *kube, kai_kube_pod_fn *fn, void *ctx)
 }
 
 void
+kai_kube_watch_queues(struct kai_kube *kube, kai_kube_queue_fn *fn,
+    void *ctx)
+{
+	KAI_ASSERT(kube->wqueues == NULL);
+	kube->wqueues = watch_new(kube, false, ctx);
+	kube->wqueues->queues = true;
+	kube->wqueues->noun = "KAI queue";
+	kube->wqueues->path = "/apis/scheduling.run.ai/v2/queues";
+	kube->wqueues->queue_fn = fn;
+	watch_start(kube->wqueues);
+}
+
+void
 kube_watch_free(struct kube_watch *w)
 {
 	size_t i;
@@ -575,6 +603,17 @@ kube_watch_test_new_nodes(kai_kube_node_fn *fn, void *ctx)
 	struct kube_watch *w = watch_new(NULL, false, ctx);
 
 	w->node_fn = fn;
+	return w;
+}
+
+struct kube_watch *
+kube_watch_test_new_queues(kai_kube_queue_fn *fn, void *ctx)
+{
+	struct kube_watch *w = watch_new(NULL, false, ctx);
+
+	w->queues = true;
+	w->noun = "KAI queue";
+	w->queue_fn = fn;
 	return w;
 }
 

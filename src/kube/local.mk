@@ -20,13 +20,15 @@ src_kube_libkaikube_a_SOURCES = \
 	src/kube/kube_pod.c \
 	src/kube/kube_podjson.c \
 	src/kube/kube_qty.c \
+	src/kube/kube_queue.c \
 	src/kube/kube_token.c \
 	src/kube/kube_watch.c
 src_kube_libkaikube_a_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS) \
 	$(YAML_CFLAGS)
 
-KUBE_TEST_LIBS = tests/lib/libtap.a src/kube/libkaikube.a src/sys/libkaisys.a \
-	src/base/libkaibase.a $(CURL_LIBS) $(JSONC_LIBS) $(YAML_LIBS)
+KUBE_TEST_LIBS = tests/lib/libtap.a src/kube/libkaikube.a \
+	src/proto/libkaiproto.a src/sys/libkaisys.a src/base/libkaibase.a \
+	$(CURL_LIBS) $(JSONC_LIBS) $(YAML_LIBS)
 
 check_PROGRAMS += tests/unit/kube-json
 tests_unit_kube_json_SOURCES = tests/unit/kube-json.c
@@ -78,3 +80,9 @@ tests_bench_bench_podrate_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS)
 tests_bench_bench_podrate_LDADD = src/kube/libkaikube.a src/sys/libkaisys.a \
 	src/base/libkaibase.a $(CURL_LIBS) $(JSONC_LIBS) $(YAML_LIBS)
 # End of src/kube/local.mk
+
+check_PROGRAMS += tests/unit/kube-queue
+tests_unit_kube_queue_SOURCES = tests/unit/kube-queue.c
+tests_unit_kube_queue_CFLAGS = $(AM_CFLAGS) $(CURL_CFLAGS) $(JSONC_CFLAGS)
+tests_unit_kube_queue_LDADD = $(KUBE_TEST_LIBS)
+TESTS += tests/unit/kube-queue

@@ -5,7 +5,8 @@
  * seam.  The first byte says how: its high bit picks the node watch
  * (else the pod watch), the low seven bits are the size of the pieces the
  * stream is fed in (0: all at once).  The rest is the stream, and also
- * the list page.
+ * the list page.  Stream and page go to a KAI Queue watch as well
+ * (kube_queue.c's conversion).
  */
 #include "config.h"
 
@@ -31,6 +32,17 @@ on_node(enum kai_kube_event ev, const struct kai_node *node, void *ctx)
 
 	if (node != NULL && node->name != NULL)
 		*n += (size_t)ev + (size_t)node->name[0];
+}
+
+static void
+on_queue(enum kai_kube_event ev, const struct kai_kube_queue *q, void *ctx)
+{
+	size_t *n = ctx;
+
+	if (q != NULL)
+		*n += (size_t)ev + (size_t)q->name[0] +
+		    (q->error != NULL ? (size_t)q->error[0] :
+		    (size_t)q->q.res[0].quota);
 }
 
 static struct kube_watch *
@@ -68,6 +80,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	list = fuzz_strdup(data, size);
 	w = watch(nodes, &seen);
 	(void)!kube_watch_test_list(w, list, &err);
+	kube_watch_free(w);
+	w = kube_watch_test_new_queues(on_queue, &seen);
+	(void)!kube_watch_test_list(w, list, &err);
+	(void)kube_watch_test_feed(w, (const char *)data, size);
 	kube_watch_free(w);
 	free(list);
 	return 0;

@@ -14,7 +14,7 @@ FUZZ_LINK_FLAGS = $(AM_LDFLAGS) $(KAI_FUZZ_LDFLAGS)
 FUZZ_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/clients -I$(top_srcdir)/tests/fuzz
 FUZZ_PROTO_LIBS = src/proto/libkaiproto.a src/model/libkaimodel.a \
 	src/base/libkaibase.a
-FUZZ_KUBE_LIBS = src/kube/libkaikube.a src/sys/libkaisys.a \
+FUZZ_KUBE_LIBS = src/kube/libkaikube.a src/proto/libkaiproto.a src/sys/libkaisys.a \
 	src/base/libkaibase.a $(CURL_LIBS) $(JSONC_LIBS) $(YAML_LIBS)
 
 FUZZ_HARNESSES = \

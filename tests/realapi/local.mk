@@ -25,6 +25,7 @@ EXTRA_DIST += $(REALAPI_TESTS) \
 	contrib/kubernetes/rbac.yaml \
 	contrib/kubernetes/rbac-native.yaml \
 	contrib/kubernetes/crds/podgroup.yaml \
+	contrib/kubernetes/crds/queue.yaml \
 	contrib/kubernetes/crds/jobset.yaml \
 	contrib/kubernetes/crds/pytorchjob.yaml \
 	contrib/kubernetes/crds/raycluster.yaml \

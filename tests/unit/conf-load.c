@@ -107,6 +107,8 @@ test_defaults(void)
 	ok(c->munge_socket == NULL && c->kubeconfig == NULL &&
 	    c->kube_context == NULL, "optional paths unset by default");
 	is_int(c->log_level, KAI_LOG_INFO, "default log_level is info");
+	is_int(c->queues_source, KAI_CONF_QUEUES_DATABASE,
+	    "default queues_source is database (kctl queue)");
 	ok(c->namespace == NULL, "namespace unset: kaid asks the cluster config");
 	is_str(c->default_image, "debian:bookworm-slim", "default image");
 	is_str(c->cluster_domain, "cluster.local", "default cluster domain");
@@ -134,6 +136,7 @@ static const char full_yaml[] =
     "database: 'host=db dbname=kai user=kaid password=s3cret'\n"
     "munge_socket: /run/munge/alt.socket\n"
     "log_level: debug\n"
+    "queues_source: kubernetes\n"
     "kubernetes:\n"
     "  kubeconfig: /etc/kaibatch/kubeconfig\n"
     "  context: lab\n"
@@ -167,6 +170,8 @@ test_full(void)
 	is_str(c->http_listen, "0.0.0.0:9100", "http_listen address");
 	is_str(c->munge_socket, "/run/munge/alt.socket", "munge_socket");
 	is_int(c->log_level, KAI_LOG_DEBUG, "log_level debug");
+	is_int(c->queues_source, KAI_CONF_QUEUES_KUBERNETES,
+	    "queues_source kubernetes (KAI Queue objects)");
 	ok(strcmp(c->kubeconfig, "/etc/kaibatch/kubeconfig") == 0 &&
 	    strcmp(c->kube_context, "lab") == 0 &&
 	    strcmp(c->namespace, "kai-jobs") == 0 &&
@@ -298,6 +303,9 @@ test_errors_values(void)
 	load_bad(DB "log_level: verbose\n",
 	    ":2:12: invalid value \"verbose\" for \"log_level\": "
 	    "expected one of err, warn, info, debug", "an enum out of its set");
+	load_bad(DB "queues_source: etcd\n",
+	    ":2:16: invalid value \"etcd\" for \"queues_source\": "
+	    "expected one of database, kubernetes", "a queue source unknown");
 	load_bad(DB "listen: localhost\n",
 	    ":2:9: invalid value \"localhost\" for \"listen\": "
 	    "expected host:port with a port between 1 and 65535",

@@ -629,7 +629,7 @@ static void
 test_events(struct t *t)
 {
 	struct kai_pod_event ev = {"kai-t-9", "0b1c", KAI_EVENT_WARNING,
-	    "Preempted", NULL};
+	    "Preempted", NULL, NULL, NULL};
 	struct json_object *o, *v;
 	char longmsg[2000], pod[16], *json;
 	uint64_t posted, failed, dropped;
@@ -706,7 +706,8 @@ static void
 test_call_cap(struct t *t, const struct kai_kube_config *cfg)
 {
 	struct kai_pod_event ev = {"kai-cap-ev", NULL, KAI_EVENT_NORMAL,
-	    "Scheduled", "Successfully assigned default/kai-cap-ev to n1"};
+	    "Scheduled", "Successfully assigned default/kai-cap-ev to n1", NULL,
+	    NULL};
 	uint64_t posted0, posted, failed, dropped;
 	struct kai_kube *kube;
 	struct kai_err err;
