@@ -68,6 +68,11 @@ j4=$(submit -N 1 --ntasks-per-node=8 --gres=gpu:8 --wrap "sleep 300")
 sleep 2
 is "a second node group of 8 waits: 4 GPUs are free, on one node" \
     "$(stack_psql "select state from jobs where id = $j4")" PENDING
+is "its grouping is stored with it" \
+    "$(stack_psql "select ntasks_per_node from jobs where id = $j4")" 8
+# A restarted kaid loads it with its grouping (placed below).
+kaid_stop
+kaid_start || bail_out "kaid did not restart"
 as_user "$A" kcancel "$j1"
 ok "it starts once a node has 8 free GPUs" wait_state "$j4" RUNNING
 is "all 8 tasks on that node" \
