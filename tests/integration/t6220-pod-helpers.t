@@ -108,9 +108,14 @@ is "the pod runs the mounted wrapper" \
 is "it mounts the ConfigMap read-only at /kaibatch" \
     "$(printf '%s' "$P" | py "[m for m in p['spec']['containers'][0]['volumeMounts'] if m['mountPath'] == '/kaibatch']")" \
     "[{'name': 'kai-helpers', 'mountPath': '/kaibatch', 'readOnly': True}]"
+# The in-pod clients travel with them when kaid was built with them
+# (configure: static libraries, no sanitizers).
+kaistep_item=
+[ -x "$STACK_BIN/pod/kaistep" ] &&
+    kaistep_item=", {'key': 'kaistep.gz', 'path': 'kaistep.gz'}"
 is "the files are executable, the shims in bin/" \
     "$(printf '%s' "$P" | py "[v['configMap'] for v in p['spec']['volumes'] if v['name'] == 'kai-helpers'][0]")" \
-    "{'name': '$cms', 'defaultMode': 365, 'items': [{'key': 'wrapper.sh', 'path': 'wrapper.sh'}, {'key': 'signal.sh', 'path': 'signal.sh'}, {'key': 'scontrol', 'path': 'bin/scontrol'}, {'key': 'srun', 'path': 'bin/srun'}, {'key': 'kaistep.gz', 'path': 'kaistep.gz'}]}"
+    "{'name': '$cms', 'defaultMode': 365, 'items': [{'key': 'wrapper.sh', 'path': 'wrapper.sh'}, {'key': 'signal.sh', 'path': 'signal.sh'}, {'key': 'scontrol', 'path': 'bin/scontrol'}, {'key': 'srun', 'path': 'bin/srun'}$kaistep_item]}"
 is "no KAI_SHIM_* variable, KAI_HELPERS names the directory" \
     "$(printf '%s' "$P" | py "sorted(e['name'] + '=' + e.get('value', '') for e in p['spec']['containers'][0]['env'] if e['name'].startswith(('KAI_SHIM', 'KAI_HELPERS')))")" \
     "['KAI_HELPERS=/kaibatch']"
