@@ -109,6 +109,10 @@ pod_dup(const struct kai_pod *p)
 	c->kai_preempt = dup0(p->kai_preempt);
 	c->pod_group = dup0(p->pod_group);
 	c->lws_group = dup0(p->lws_group);
+	c->user_label = dup0(p->user_label);
+	/* podshare.c judges the GPU-sharing annotations of a parked pod
+	 * too: without them it would be a job of no share. */
+	kai_gpushare_ann_dup(&p->share, &c->share);
 	return c;
 }
 
@@ -133,6 +137,8 @@ pod_free(void *p)
 	free(c->kai_preempt);
 	free(c->pod_group);
 	free(c->lws_group);
+	free(c->user_label);
+	kai_gpushare_ann_fini(&c->share);
 	free(c);
 }
 

@@ -289,6 +289,30 @@ kai_gpushare_from_json(struct json_object *pod, struct kai_gpushare_ann *a)
 	    a);
 }
 
+static char *
+dup_or_null(const char *s)
+{
+	return s != NULL ? kai_xstrdup(s) : NULL;
+}
+
+void
+kai_gpushare_ann_dup(const struct kai_gpushare_ann *a,
+    struct kai_gpushare_ann *out)
+{
+	size_t i, n = a->ncontainers + a->ninit;
+
+	*out = *a;
+	out->fraction = dup_or_null(a->fraction);
+	out->memory = dup_or_null(a->memory);
+	out->num_devices = dup_or_null(a->num_devices);
+	out->container = dup_or_null(a->container);
+	out->mps = dup_or_null(a->mps);
+	out->configmap = dup_or_null(a->configmap);
+	out->names = n > 0 ? kai_xcalloc(n, sizeof(*out->names)) : NULL;
+	for (i = 0; i < n; i++)
+		out->names[i] = dup_or_null(a->names[i]);
+}
+
 void
 kai_gpushare_ann_fini(struct kai_gpushare_ann *a)
 {

@@ -87,5 +87,8 @@ struct json_object;
 void kai_gpushare_from_json(struct json_object *pod,
     struct kai_gpushare_ann *a);
 void kai_gpushare_ann_fini(struct kai_gpushare_ann *a);
+/* A deep copy of a into *out (which holds nothing yet). */
+void kai_gpushare_ann_dup(const struct kai_gpushare_ann *a,
+    struct kai_gpushare_ann *out);
 
 #endif /* KAI_KUBE_GPUSHARE_H */
