@@ -29,6 +29,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t9000-native-pods.t \
 	tests/integration/t9010-native-evict.t \
 	tests/integration/t9050-native-share.t \
+	tests/integration/t9060-native-reclaim-node.t \
 	tests/integration/t9100-gpushare.t \
 	tests/integration/t9110-gpushare-node.t \
 	tests/integration/t9020-native-gangs.t \
