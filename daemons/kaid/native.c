@@ -412,7 +412,9 @@ native_gang_wait(const struct kaid *k, const struct kai_job *j)
  * then 11): told each time, a thousand waiting pods would get an Event
  * each a tick.  A new reason code (Resources, Priority, QueueLimit...) is
  * told at once; new words of the same code at most once a minute, the
- * latest words then.
+ * latest words then.  A gang waiting for its pods (PodGroup) is told
+ * each new count: those change only as its pods arrive, at most once per
+ * member, and say what the user is waiting for.
  */
 #define TELL_AGAIN_S 60
 
@@ -426,7 +428,7 @@ native_tell(struct kaid *k, struct kai_job *j, int64_t now)
 	    (j->told_why != NULL && strcmp(j->told_why, j->why) == 0))
 		return;
 	if (j->told_code != NULL && strcmp(j->told_code, code) == 0 &&
-	    now - j->told_at < TELL_AGAIN_S)
+	    strcmp(code, "PodGroup") != 0 && now - j->told_at < TELL_AGAIN_S)
 		return;
 	free(j->told_why);
 	free(j->told_code);
