@@ -35,8 +35,8 @@ trap cleanup EXIT
 out=$("$KAPPLY" --validate "$SWAGGER" "${MANIFESTS[@]}" 2>&1)
 is "every manifest is valid against the OpenAPI spec" "$out" "kapply: 9 documents valid"
 out=$("$KAPPLY" --validate "$SWAGGER" "$M"/crds/*.yaml 2>&1)
-is "the minimal CRDs (PodGroup, JobSet, PyTorchJob, RayCluster, LWS) are valid" \
-    "$out" "kapply: 5 documents valid"
+is "the minimal CRDs (PodGroup, JobSet, PyTorchJob, RayCluster, LWS, Queue) are valid" \
+    "$out" "kapply: 6 documents valid"
 
 sed 's/containerPort: 6820/containerPrt: 6820/' "$M/kaid-deployment.yaml" >"$D/typo.yaml"
 out=$("$KAPPLY" --validate "$SWAGGER" "$D/typo.yaml" 2>&1)
