@@ -291,25 +291,6 @@ kinfo_layout_format(const char *fmt, struct layout *l, struct kai_err *err)
 	return 0;
 }
 
-/* "[.]digits" between p and end. */
-static int
-parse_width(const char *p, const char *end, int *width, bool *right)
-{
-	int w = 0;
-
-	*right = p < end && *p == '.';
-	p += *right;
-	if (p == end)
-		return -1;
-	for (; p < end; p++) {
-		if (!isdigit((unsigned char)*p) || w > 1000)
-			return -1;
-		w = w * 10 + (*p - '0');
-	}
-	*width = w;
-	return w <= 1000 ? 0 : -1;
-}
-
 int
 kinfo_layout_Format(const char *fmt, struct layout *l, struct kai_err *err)
 {
@@ -332,7 +313,7 @@ kinfo_layout_Format(const char *fmt, struct layout *l, struct kai_err *err)
 		width = 20;	/* sinfo -O's default */
 		right = false;
 		if (colon != NULL &&
-		    parse_width(colon + 1, end, &width, &right) != 0)
+		    out_field_width(colon + 1, end, 1000, &width, &right) != 0)
 			return kai_err_set(err, KAI_EINVAL,
 			    "invalid --Format field \"%.*s\": bad width",
 			    (int)(end - p), p);

@@ -315,25 +315,6 @@ kqueue_layout_format(const char *fmt, struct layout *l, struct kai_err *err)
 	return 0;
 }
 
-/* "[.]digits" between p and end. */
-static int
-parse_width(const char *p, const char *end, int *width, bool *right)
-{
-	int w = 0;
-
-	*right = p < end && *p == '.';
-	p += *right;
-	if (p == end)
-		return -1;
-	for (; p < end; p++) {
-		if (!isdigit((unsigned char)*p) || w > FIELD_WIDTH_MAX / 10)
-			return -1;
-		w = w * 10 + (*p - '0');
-	}
-	*width = w;
-	return w <= FIELD_WIDTH_MAX ? 0 : -1;
-}
-
 /* "JobID,UserName:10,State:.8": squeue -O, 20 wide by default. */
 int
 kqueue_layout_Format(const char *fmt, struct layout *l, struct kai_err *err)
@@ -356,8 +337,8 @@ kqueue_layout_Format(const char *fmt, struct layout *l, struct kai_err *err)
 			    "invalid --Format field \"%.*s\"", (int)len, p);
 		width = 20;
 		right = false;
-		if (colon != NULL &&
-		    parse_width(colon + 1, end, &width, &right) != 0)
+		if (colon != NULL && out_field_width(colon + 1, end,
+		    FIELD_WIDTH_MAX, &width, &right) != 0)
 			return kai_err_set(err, KAI_EINVAL,
 			    "invalid --Format field \"%.*s\": bad width",
 			    (int)(end - p), p);
@@ -372,7 +353,8 @@ kqueue_layout_Format(const char *fmt, struct layout *l, struct kai_err *err)
  */
 
 void
-kqueue_layout_print(const struct layout *l, const struct kai_jobinfo *j, int64_t now)
+kqueue_layout_print(const struct layout *l, const struct kai_jobinfo *j,
+    int64_t now)
 {
 	static struct out_line ln;
 	char buf[4096];

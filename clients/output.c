@@ -316,3 +316,22 @@ out_json_print(FILE *f, struct json_object *root)
 	    f);
 	(void)fputc('\n', f);
 }
+
+int
+out_field_width(const char *p, const char *end, int max, int *width,
+    bool *right)
+{
+	int w = 0;
+
+	*right = p < end && *p == '.';
+	p += *right;
+	if (p == end)
+		return -1;
+	for (; p < end; p++) {
+		if (*p < '0' || *p > '9' || w > max / 10)
+			return -1;
+		w = w * 10 + (*p - '0');
+	}
+	*width = w;
+	return w <= max ? 0 : -1;
+}

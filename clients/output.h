@@ -95,6 +95,13 @@ void out_table_end_row(struct out_table *t);
  * listing.  Both always NUL-terminate (when n > 0) and truncate to fit.
  */
 void out_copy(char *b, size_t n, const char *s);
+/*
+ * The width of a -O field, "[.]digits" between p and end, as squeue and
+ * sinfo read it ("." right-justifies); -1 when it is not that or passes
+ * max.
+ */
+int out_field_width(const char *p, const char *end, int max, int *width,
+    bool *right);
 void out_u64(char *b, size_t n, uint64_t v);
 
 #define OUT_TIME_LEN 32
