@@ -52,8 +52,8 @@ kube_jchild(struct json_object *o, const char *key)
 
 /* o[key] as type t, or NULL when absent; an error for another type. */
 int
-kube_jget(const struct jctx *c, struct json_object *o, const char *key, json_type t,
-    const char *field, struct json_object **out)
+kube_jget(const struct jctx *c, struct json_object *o, const char *key,
+    json_type t, const char *field, struct json_object **out)
 {
 	static const char *const names[] = {
 	    [json_type_object] = "an object",
