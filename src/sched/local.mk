@@ -77,6 +77,7 @@ SCHED_SCENARIOS = \
 	tests/sched/backfill-off-starves.yaml \
 	tests/sched/consolidate-across-nodes.yaml \
 	tests/sched/consolidate-fractions-onto-one-gpu.yaml \
+	tests/sched/consolidate-keeps-topology.yaml \
 	tests/sched/consolidate-moves-lowest-newest.yaml \
 	tests/sched/consolidate-moves-newest-of-equals.yaml \
 	tests/sched/consolidate-off-with-spread.yaml \
@@ -102,6 +103,7 @@ SCHED_SCENARIOS = \
 	tests/sched/frac-share-same-gpu.yaml \
 	tests/sched/gang-all-or-nothing.yaml \
 	tests/sched/gang-elastic-extra-tasks.yaml \
+	tests/sched/gang-elastic-running-grows.yaml \
 	tests/sched/gang-min-unreachable.yaml \
 	tests/sched/gang-pernode-backfill-reserves-one-node.yaml \
 	tests/sched/gang-pernode-cpu-groups-short.yaml \
@@ -138,6 +140,7 @@ SCHED_SCENARIOS = \
 	tests/sched/place-spread-vs-binpack.yaml \
 	tests/sched/place-unschedulable-node.yaml \
 	tests/sched/preempt-build-evicts-train.yaml \
+	tests/sched/preempt-for-elastic-growth.yaml \
 	tests/sched/preempt-elastic-tasks-first.yaml \
 	tests/sched/preempt-gang-victim-whole.yaml \
 	tests/sched/preempt-lowest-newest-smallest-set.yaml \
