@@ -291,35 +291,34 @@ kinfo_layout_format(const char *fmt, struct layout *l, struct kai_err *err)
 	return 0;
 }
 
+static const void *
+field_by_name(const char *name, size_t len, void *ctx)
+{
+	size_t i;
+
+	(void)ctx;
+	for (i = 0; i < KAI_NELEM(fields); i++)
+		if (strlen(fields[i].oname) == len &&
+		    strncasecmp(fields[i].oname, name, len) == 0)
+			return &fields[i];
+	return NULL;
+}
+
+static void
+add_named(const void *f, int width, bool right, void *ctx)
+{
+	layout_add(ctx, f, width, right, false, NULL, 0);
+}
+
 int
 kinfo_layout_Format(const char *fmt, struct layout *l, struct kai_err *err)
 {
-	const char *p = fmt, *end, *colon;
-	size_t i, len;
-	int width;
-	bool right;
+	int r;
 
-	while (*p != '\0') {
-		end = p + strcspn(p, ",");
-		colon = memchr(p, ':', (size_t)(end - p));
-		len = (size_t)((colon != NULL ? colon : end) - p);
-		for (i = 0; i < KAI_NELEM(fields); i++)
-			if (strlen(fields[i].oname) == len &&
-			    strncasecmp(fields[i].oname, p, len) == 0)
-				break;
-		if (i == KAI_NELEM(fields))
-			return kai_err_set(err, KAI_EINVAL,
-			    "invalid --Format field \"%.*s\"", (int)len, p);
-		width = 20;	/* sinfo -O's default */
-		right = false;
-		if (colon != NULL &&
-		    out_field_width(colon + 1, end, 1000, &width, &right) != 0)
-			return kai_err_set(err, KAI_EINVAL,
-			    "invalid --Format field \"%.*s\": bad width",
-			    (int)(end - p), p);
-		layout_add(l, &fields[i], width, right, false, NULL, 0);
-		p = *end == ',' ? end + 1 : end;
-	}
+	/* sinfo -O's default width is 20 */
+	if ((r = out_format_list(fmt, 20, 1000, field_by_name, add_named, l,
+	    err)) != 0)
+		return r;
 	if (l->n == 0)
 		return kai_err_set(err, KAI_EINVAL, "invalid --Format \"%s\": "
 		    "no field", fmt);

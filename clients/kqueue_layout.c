@@ -315,37 +315,31 @@ kqueue_layout_format(const char *fmt, struct layout *l, struct kai_err *err)
 	return 0;
 }
 
+static const void *
+field_by_name(const char *name, size_t len, void *ctx)
+{
+	size_t i;
+
+	(void)ctx;
+	for (i = 0; i < KAI_NELEM(fields); i++)
+		if (strlen(fields[i].oname) == len &&
+		    strncasecmp(fields[i].oname, name, len) == 0)
+			return &fields[i];
+	return NULL;
+}
+
+static void
+add_named(const void *f, int width, bool right, void *ctx)
+{
+	layout_add(ctx, f, width, right, NULL, 0);
+}
+
 /* "JobID,UserName:10,State:.8": squeue -O, 20 wide by default. */
 int
 kqueue_layout_Format(const char *fmt, struct layout *l, struct kai_err *err)
 {
-	const char *p = fmt, *end, *colon;
-	size_t i, len;
-	int width;
-	bool right;
-
-	while (*p != '\0') {
-		end = p + strcspn(p, ",");
-		colon = memchr(p, ':', (size_t)(end - p));
-		len = (size_t)((colon != NULL ? colon : end) - p);
-		for (i = 0; i < KAI_NELEM(fields); i++)
-			if (strlen(fields[i].oname) == len &&
-			    strncasecmp(fields[i].oname, p, len) == 0)
-				break;
-		if (i == KAI_NELEM(fields))
-			return kai_err_set(err, KAI_EINVAL,
-			    "invalid --Format field \"%.*s\"", (int)len, p);
-		width = 20;
-		right = false;
-		if (colon != NULL && out_field_width(colon + 1, end,
-		    FIELD_WIDTH_MAX, &width, &right) != 0)
-			return kai_err_set(err, KAI_EINVAL,
-			    "invalid --Format field \"%.*s\": bad width",
-			    (int)(end - p), p);
-		layout_add(l, &fields[i], width, right, NULL, 0);
-		p = *end == ',' ? end + 1 : end;
-	}
-	return 0;
+	return out_format_list(fmt, 20, FIELD_WIDTH_MAX, field_by_name,
+	    add_named, l, err);
 }
 
 /*

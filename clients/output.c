@@ -317,9 +317,9 @@ out_json_print(FILE *f, struct json_object *root)
 	(void)fputc('\n', f);
 }
 
-int
-out_field_width(const char *p, const char *end, int max, int *width,
-    bool *right)
+/* "[.]digits" between p and end; -1 when it is not that or passes max. */
+static int
+field_width(const char *p, const char *end, int max, int *width, bool *right)
 {
 	int w = 0;
 
@@ -334,4 +334,36 @@ out_field_width(const char *p, const char *end, int max, int *width,
 	}
 	*width = w;
 	return w <= max ? 0 : -1;
+}
+
+int
+out_format_list(const char *list, int def, int max,
+    const void *(*find)(const char *name, size_t len, void *ctx),
+    void (*add)(const void *field, int width, bool right, void *ctx),
+    void *ctx, struct kai_err *err)
+{
+	const char *p = list, *end, *colon;
+	const void *f;
+	size_t len;
+	int width;
+	bool right;
+
+	while (*p != '\0') {
+		end = p + strcspn(p, ",");
+		colon = memchr(p, ':', (size_t)(end - p));
+		len = (size_t)((colon != NULL ? colon : end) - p);
+		if ((f = find(p, len, ctx)) == NULL)
+			return kai_err_set(err, KAI_EINVAL,
+			    "invalid --Format field \"%.*s\"", (int)len, p);
+		width = def;
+		right = false;
+		if (colon != NULL &&
+		    field_width(colon + 1, end, max, &width, &right) != 0)
+			return kai_err_set(err, KAI_EINVAL,
+			    "invalid --Format field \"%.*s\": bad width",
+			    (int)(end - p), p);
+		add(f, width, right, ctx);
+		p = *end == ',' ? end + 1 : end;
+	}
+	return 0;
 }

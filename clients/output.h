@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/err.h"
+
 struct json_object;
 
 enum out_trunc {
@@ -96,12 +98,16 @@ void out_table_end_row(struct out_table *t);
  */
 void out_copy(char *b, size_t n, const char *s);
 /*
- * The width of a -O field, "[.]digits" between p and end, as squeue and
- * sinfo read it ("." right-justifies); -1 when it is not that or passes
- * max.
+ * A -O list as squeue and sinfo read it, "JobID,UserName:10,State:.8":
+ * for each name, find(name, len, ctx) gives its field (NULL: "invalid
+ * --Format field"), then its width ("[.]digits", "." right-justifies;
+ * def when absent; above max refused) goes to add(field, width, right,
+ * ctx).  KAI_EINVAL naming the item at the first bad one.
  */
-int out_field_width(const char *p, const char *end, int max, int *width,
-    bool *right);
+int out_format_list(const char *list, int def, int max,
+    const void *(*find)(const char *name, size_t len, void *ctx),
+    void (*add)(const void *field, int width, bool right, void *ctx),
+    void *ctx, struct kai_err *err);
 void out_u64(char *b, size_t n, uint64_t v);
 
 #define OUT_TIME_LEN 32
