@@ -307,20 +307,41 @@ hconn_timeout(struct kai_loop *loop, uint64_t id, void *ctx)
 		hconn_close(c);
 }
 
+/* Whether c has sent nothing: none read, none waiting in its socket. */
+static bool
+hconn_silent(const struct hconn *c)
+{
+	char b;
+	ssize_t n;
+
+	if (c->inlen > 0)
+		return false;
+	/* 0: the peer has gone, which is as idle as it gets. */
+	n = recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+	return n == 0 || (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK));
+}
+
 /*
  * The oldest connection still reading its head, of peer (or of anyone
- * when peer is NULL), or NULL.  The list is newest first.
+ * when peer is NULL), or NULL.  One that has sent nothing is chosen
+ * before one whose request is on its way: when a burst of connections
+ * is accepted before the loop reads the ones already there, a probe's
+ * request may sit unread in its socket.  The list is newest first.
  */
 static struct hconn *
 oldest_unserved(struct httpd *h, const char *peer)
 {
-	struct hconn *c, *found = NULL;
+	struct hconn *c, *silent = NULL, *any = NULL;
 
-	for (c = h->conns; c != NULL; c = c->next)
-		if (c->state == H_READ &&
-		    (peer == NULL || strcmp(c->peer, peer) == 0))
-			found = c;
-	return found;
+	for (c = h->conns; c != NULL; c = c->next) {
+		if (c->state != H_READ ||
+		    (peer != NULL && strcmp(c->peer, peer) != 0))
+			continue;
+		any = c;
+		if (hconn_silent(c))
+			silent = c;
+	}
+	return silent != NULL ? silent : any;
 }
 
 /*
