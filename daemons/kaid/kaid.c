@@ -91,6 +91,7 @@ before_sleep(struct kai_loop *loop, void *ctx)
 {
 	(void)loop;
 	submit_commit(ctx);
+	native_burst_commit(ctx);
 }
 
 /*
@@ -216,6 +217,7 @@ kaid_fini(struct kaid *k)
 	kai_kube_free(k->kube);
 	kaiqueues_free(k);
 	native_owner_fini(k);	/* after the reads it waited for went */
+	native_burst_free(k);	/* its pods are jobs at the next start */
 	reads_close(k);
 	kai_db_close(k->db);
 	state_free(k);

@@ -126,6 +126,8 @@ struct kaid {
 	struct webhook *webhook;  /* webhook.c: admission webhook, or NULL */
 	struct native *native;	  /* native_owner.c: owners read, pods
 				     waiting for them; NULL until used */
+	struct native_burst *nburst; /* native_burst.c: one-pod jobs of
+				     this burst, not yet recorded */
 };
 
 /* kaid.c */
@@ -423,6 +425,9 @@ void native_ended(struct kaid *k, const struct kai_job *j, bool cancelled);
 void native_sweep(struct kaid *k, int64_t now);
 /* native_owner.c: frees the owner cache (kaid's end). */
 void native_owner_fini(struct kaid *k);
+/* native_burst.c: records the burst's jobs (before the loop sleeps). */
+void native_burst_commit(struct kaid *k);
+void native_burst_free(struct kaid *k);
 
 /* snapshot.c: the scheduler's view of one tick (kai_sched_snapshot). */
 struct snap {

@@ -8,6 +8,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/dispatch.c \
 	daemons/kaid/native.c \
 	daemons/kaid/native.h \
+	daemons/kaid/native_burst.c \
 	daemons/kaid/native_gang.c \
 	daemons/kaid/native_owner.c \
 	daemons/kaid/events.c \

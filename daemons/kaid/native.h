@@ -16,7 +16,9 @@
 #include <stdint.h>
 
 #include "daemons/kaid/kaid.h"
+#include "db/db.h"
 #include "kube/kube.h"
+#include "model/job.h"
 
 /* A pending gang member whose task is not chosen yet (tick.c chooses). */
 #define NATIVE_NO_TASK UINT32_MAX
@@ -108,6 +110,35 @@ void native_group_make(const struct kai_pod *pod,
  */
 const char **native_members(const struct kaid *k, const struct kai_job *j,
     size_t *n);
+
+/*
+ * A workload's job built but not yet recorded: the row to insert and the
+ * job to add to the state once it has its id.  Everything is its own.
+ */
+struct native_new {
+	char *key;			/* the pod's key ("ns/name") */
+	struct kai_jobspec js;		/* nj.spec */
+	struct kai_db_newjob nj;	/* its user and queue are j's */
+	struct kai_job *j;		/* id 0 until recorded */
+};
+
+/*
+ * native_burst.c: the one-pod jobs of one watch burst, recorded together.
+ * native_burst_add takes nn, to be recorded by native_burst_commit()
+ * (kaid's loop calls it before it sleeps, once every ready event was
+ * handled) in one transaction with the burst's others; the pod then
+ * becomes the job's if the watch still shows it pending, unbound and
+ * not deleted.  native_burst_has: whether the pod keyed key waits so.
+ */
+void native_burst_add(struct kaid *k, struct native_new *nn);
+bool native_burst_has(const struct kaid *k, const char *key);
+/*
+ * Records nn alone (a gang's job, at once: its next members join it),
+ * frees it and returns the job now in the state; NULL, logged, when the
+ * database refused it (the pod is tried again at its next change).
+ */
+struct kai_job *native_new_record(struct kaid *k, struct native_new *nn);
+void native_new_free(struct native_new *nn);
 
 /* state.c: runs the pod keyed key through native_pod() again. */
 void state_native_retry(struct kaid *k, const char *key,
