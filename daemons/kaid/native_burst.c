@@ -196,6 +196,8 @@ native_burst_commit(struct kaid *k)
 	if (n > 0 && kai_db_jobs_insert(k->db, rows, n, ids, &err) == 0) {
 		for (i = 0; i < n; i++)
 			follow(k, v[i]->key, settle(k, v[i], ids[i]));
+		kai_log_debug("recorded the jobs of %zu pods in one "
+		    "transaction", n);
 	} else if (n > 1) {
 		kai_log_warn("recording the jobs of %zu pods in one transaction "
 		    "failed (%s); recording them one by one", n, err.msg);
@@ -205,11 +207,8 @@ native_burst_commit(struct kaid *k)
 		    v[0]->key, err.msg);
 		done = 0;
 	}
-	if (done > 0) {
-		kai_log_debug("recorded the jobs of %zu pods in one burst",
-		    done);
+	if (done > 0)
 		tick_soon(k);
-	}
 	for (i = 0; i < b->n; i++)
 		native_new_free(b->v[i]);
 	b->n = 0;
