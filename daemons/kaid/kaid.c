@@ -189,6 +189,7 @@ open_kube(struct kaid *k, struct kai_err *err)
 	kai_kube_set_user_label(k->kube, k->conf->native_user_label);
 	kai_kube_watch_nodes(k->kube, state_on_node, k);
 	kai_kube_watch_pods(k->kube, state_on_pod, k);
+	native_watch_podgroups(k);
 	kaiqueues_start(k);
 	return 0;
 }
@@ -200,6 +201,8 @@ kaid_init(struct kaid *k)
 	metrics_init(&k->metrics, kaid_now());
 	kai_map_init(&k->nodes, node_free);
 	kai_map_init(&k->pods, pod_rec_free);
+	kai_map_init(&k->pgstatus, free);
+	kai_map_init(&k->qstatus, free);
 	dispatch_init(k);
 	podfail_init(k);
 	deps_init(k);
@@ -229,6 +232,8 @@ kaid_fini(struct kaid *k)
 	queues_free(k);
 	kai_map_fini(&k->nodes);
 	kai_map_fini(&k->pods);
+	kai_map_fini(&k->pgstatus);
+	kai_map_fini(&k->qstatus);
 	dispatch_free(k);
 	podfail_free(k);
 	metrics_fini(&k->metrics);

@@ -128,6 +128,10 @@ struct kaid {
 				     waiting for them; NULL until used */
 	struct native_burst *nburst; /* native_burst.c: one-pod jobs of
 				     this burst, not yet recorded */
+	struct kai_map pgstatus;  /* native_pgstatus.c: "ns/name" of a
+				     PodGroup -> what its status says */
+	struct kai_map qstatus;	  /* kaiqueue_status.c: a Queue's name ->
+				     what its status says */
 };
 
 /* kaid.c */
@@ -166,6 +170,14 @@ void leader_free(struct kaid *k);
 void kaiqueues_start(struct kaid *k);
 /* Whether the Queue objects are in charge (kctl's writes are refused). */
 bool kaiqueues_in_charge(const struct kaid *k);
+/* Whether a KAI Queue object of that name exists (the list is whole). */
+bool kaiqueues_has(const struct kaid *k, const char *name);
+/*
+ * kaiqueue_status.c: writes each KAI Queue's status (requested,
+ * allocated, allocatedNonPreemptible, its children's included) where it
+ * changed, as KAI's queue-controller does (each tick).
+ */
+void kaiqueues_status(struct kaid *k, int64_t now);
 void kaiqueues_free(struct kaid *k);
 
 /* server.c */
@@ -425,6 +437,13 @@ void native_ended(struct kaid *k, const struct kai_job *j, bool cancelled);
 void native_sweep(struct kaid *k, int64_t now);
 /* native_owner.c: frees the owner cache (kaid's end). */
 void native_owner_fini(struct kaid *k);
+/*
+ * native_pgstatus.c: writes the status of the PodGroups of active gangs
+ * (requests, allocations, why they wait) where it changed (each tick).
+ */
+void native_pg_status(struct kaid *k, int64_t now);
+/* native_owner.c: starts the list and watch of KAI PodGroups. */
+void native_watch_podgroups(struct kaid *k);
 /* native_burst.c: records the burst's jobs (before the loop sleeps). */
 void native_burst_commit(struct kaid *k);
 void native_burst_free(struct kaid *k);
