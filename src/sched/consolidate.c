@@ -22,9 +22,10 @@
  * wins.
  *
  * Movable: preemptible, running since before this cycle, no topology
- * constraint or node groups (a move could break them), not the pending
- * job itself.  A job with node groups (nodegroup.c) is not given room
- * by moves either: make_room() places one task at a time.  Like
+ * constraint (a move could break it), not the pending job itself.  A
+ * job with node groups (nodegroup.c) moves group by group, each group
+ * onto one node (kai_sched_move_groups()); such a job is not given room
+ * by moves, though: make_room() places one task at a time.  Like
  * KAI, nothing is consolidated under the spread placement, whose point is
  * to leave room on every node.  Moves do not change any queue's
  * allocation, so fair share and limits are unaffected.
@@ -43,7 +44,6 @@ struct cctx {
 	uint32_t *vj; /* victim jobs of the current plan */
 	uint32_t nvj;
 	uint8_t *seen;    /* per job: in vj */
-	uint32_t *moving; /* tasks evicted by the current try */
 	uint32_t moved;   /* tasks moved for the current job */
 	uint32_t pend;    /* the pending job */
 	bool tany;        /* the current try moved a job: */
@@ -71,8 +71,7 @@ movable(const struct sess *S, const struct cctx *c, uint32_t j)
 	const struct sjob *sj = &S->jobs[j];
 
 	return j != c->pend && S->s->jobs[j].preemptible &&
-	    S->s->jobs[j].topology < 0 && S->s->jobs[j].tasks_per_node == 0 &&
-	    sj->nactive > 0 && sj->nplaced == 0 &&
+	    S->s->jobs[j].topology < 0 && sj->nactive > 0 && sj->nplaced == 0 &&
 	    sj->nevicted == 0 && sj->nmoved == 0;
 }
 
@@ -232,6 +231,28 @@ plan(const struct sess *S, struct cctx *c, uint32_t n, uint64_t devs,
 	return tasks;
 }
 
+/* Places the evicted tasks of victim job j again; false if one fails. */
+static bool
+replace_victim(struct sess *S, uint32_t j)
+{
+	const struct kai_sched_snap_job *J = &S->s->jobs[j];
+	struct kai_sched_choice ch;
+	size_t k;
+
+	kai_sched_bf_running(S, j);
+	if (J->tasks_per_node > 0)
+		return kai_sched_move_groups(S, j);
+	for (k = J->first_task; k < J->first_task + J->ntasks; k++) {
+		if (S->tasks[k].state != KAI_SCHED_TASK_EVICTED)
+			continue;
+		if (!kai_sched_choose(S, (uint32_t)k, NULL, 0, NULL, true, &ch))
+			return false;
+		kai_sched_place(S, (uint32_t)k, (uint32_t)ch.node, ch.mask,
+		    ch.ugpu, true);
+	}
+	return true;
+}
+
 /* Evicts the victims, places t on n, re-places every victim task. */
 static bool
 move(struct sess *S, struct cctx *c, uint32_t t, uint32_t n)
@@ -247,20 +268,15 @@ move(struct sess *S, struct cctx *c, uint32_t t, uint32_t n)
 		for (k = J->first_task; k < J->first_task + J->ntasks; k++)
 			if (kai_sched_task_active(&S->tasks[k])) {
 				kai_sched_evict(S, (uint32_t)k);
-				c->moving[nm++] = (uint32_t)k;
+				nm++;
 			}
 	}
 	if (!kai_sched_fit_node(S, t, n, true, &ch))
 		goto fail;
 	kai_sched_place(S, t, n, ch.mask, ch.ugpu, true);
-	for (k = 0; k < nm; k++) {
-		kai_sched_bf_running(S, kai_sched_task_job(S, c->moving[k]));
-		if (!kai_sched_choose(S, c->moving[k], NULL, 0, NULL, true,
-			&ch))
+	for (i = 0; i < c->nvj; i++)
+		if (!replace_victim(S, c->vj[i]))
 			goto fail;
-		kai_sched_place(S, c->moving[k], (uint32_t)ch.node, ch.mask,
-		    ch.ugpu, true);
-	}
 	kai_sched_bf_job(S, c->pend, S->s->now);
 	c->moved += (uint32_t)nm;
 	for (i = 0; i < c->nvj; i++) {
@@ -493,8 +509,6 @@ kai_sched_consolidate(struct sess *S)
 	tasks_by_node(S, &c);
 	c.vj = kai_sched_calloc(S->ctx, S->s->njobs + 1, sizeof(*c.vj));
 	c.seen = kai_sched_calloc(S->ctx, S->s->njobs + 1, 1);
-	c.moving =
-	    kai_sched_calloc(S->ctx, S->s->ntasks + 1, sizeof(*c.moving));
 	nc = kai_sched_calloc(S->ctx, S->nn + 1, sizeof(*nc));
 	kai_sched_memo_init(&memo);
 	kai_sched_order_init(&o, S, want);
@@ -509,5 +523,4 @@ kai_sched_consolidate(struct sess *S)
 	kai_sched_free(S->ctx, c.ntask);
 	kai_sched_free(S->ctx, c.vj);
 	kai_sched_free(S->ctx, c.seen);
-	kai_sched_free(S->ctx, c.moving);
 }

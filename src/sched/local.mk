@@ -80,6 +80,8 @@ SCHED_SCENARIOS = \
 	tests/sched/consolidate-keeps-topology.yaml \
 	tests/sched/consolidate-moves-lowest-newest.yaml \
 	tests/sched/consolidate-moves-newest-of-equals.yaml \
+	tests/sched/consolidate-moves-node-group-whole.yaml \
+	tests/sched/consolidate-never-splits-node-group.yaml \
 	tests/sched/consolidate-off-with-spread.yaml \
 	tests/sched/consolidate-only-if-all-replaced.yaml \
 	tests/sched/consolidate-required-domain.yaml \
