@@ -24,8 +24,8 @@
  * Movable: preemptible, running since before this cycle, no topology
  * constraint (a move could break it), not the pending job itself.  A
  * job with node groups (nodegroup.c) moves group by group, each group
- * onto one node (kai_sched_move_groups()); such a job is not given room
- * by moves, though: make_room() places one task at a time.  Like
+ * onto one node (kai_sched_move_groups()), and is given room a group at
+ * a time (place_groups_moving()).  Like
  * KAI, nothing is consolidated under the spread placement, whose point is
  * to leave room on every node.  Moves do not change any queue's
  * allocation, so fair share and limits are unaffected.
@@ -44,6 +44,7 @@ struct cctx {
 	uint32_t *vj; /* victim jobs of the current plan */
 	uint32_t nvj;
 	uint8_t *seen;    /* per job: in vj */
+	uint8_t *gused;   /* per node: holds a group of the pending job */
 	uint32_t moved;   /* tasks moved for the current job */
 	uint32_t pend;    /* the pending job */
 	bool tany;        /* the current try moved a job: */
@@ -448,6 +449,91 @@ place_in_domain(struct sess *S, struct cctx *c, uint32_t j,
 		dstart[best + 1] - dstart[best], nc);
 }
 
+/*
+ * The cost fields of a try, as before it; never vj and nvj, by which
+ * plan() clears seen[].
+ */
+static void
+cost_restore(struct cctx *c, const struct cctx *before)
+{
+	c->moved = before->moved;
+	c->tany = before->tany;
+	c->tprio = before->tprio;
+	c->tcreated = before->tcreated;
+}
+
+/*
+ * The tasks [first, first + k) of a group go on node n, others moved off
+ * it for those that do not fit; false leaves the caller to roll back.
+ */
+static bool
+group_onto(struct sess *S, struct cctx *c, size_t first, uint32_t k,
+    uint32_t n, struct nodecost *nc)
+{
+	struct kai_sched_choice ch;
+	size_t t;
+
+	for (t = first; t < first + k; t++) {
+		if (kai_sched_choose(S, (uint32_t)t, &n, 1, NULL, false, &ch))
+			kai_sched_place(S, (uint32_t)t, n, ch.mask, ch.ugpu,
+			    ch.pipelined);
+		else if (!make_room(S, c, (uint32_t)t, nc, &n, 1))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A job whose tasks share nodes in groups (nodegroup.c) and runs nothing
+ * yet: each group in turn goes whole onto one node no other group of
+ * the job holds, moving others off that node as for any task.  Of the
+ * nodes where that works, the one whose moves cost least in victim order
+ * wins (try_better(), as between required domains), and is done again
+ * for good.  All the groups or none.
+ */
+static bool
+place_groups_moving(struct sess *S, struct cctx *c, uint32_t j,
+    struct nodecost *nc)
+{
+	const struct kai_sched_snap_job *J = &S->s->jobs[j];
+	uint32_t k = J->tasks_per_node, g, n, best;
+	size_t mark = kai_sched_mark(S);
+	struct cctx bc, before; /* only their cost fields are used */
+
+	if (S->jobs[j].nactive > 0 || J->topology >= 0)
+		return false;
+	c->pend = j;
+	c->moved = 0;
+	c->tany = false;
+	memset(c->gused, 0, S->nn);
+	for (g = 0; g < J->ntasks / k; g++) {
+		size_t first = J->first_task + (size_t)g * k;
+
+		best = NONE32;
+		before = *c;
+		memset(&bc, 0, sizeof(bc));
+		for (n = 0; n < S->nn; n++) {
+			size_t m = kai_sched_mark(S);
+
+			if (c->gused[n] || !S->nodes[n].ok)
+				continue;
+			if (group_onto(S, c, first, k, n, nc) &&
+			    (best == NONE32 || try_better(c, &bc))) {
+				best = n;
+				bc = *c;
+			}
+			kai_sched_rollback(S, m);
+			cost_restore(c, &before);
+		}
+		if (best == NONE32 || !group_onto(S, c, first, k, best, nc)) {
+			kai_sched_rollback(S, mark);
+			return false;
+		}
+		c->gused[best] = 1;
+	}
+	return true;
+}
+
 static void
 attempt(struct sess *S, struct cctx *c, struct kai_sched_memo *memo, uint32_t j,
     struct nodecost *nc)
@@ -481,7 +567,7 @@ attempt(struct sess *S, struct cctx *c, struct kai_sched_memo *memo, uint32_t j,
 	 * preferred level only keeps the reason its own try gave.
 	 */
 	if (S->s->jobs[j].tasks_per_node > 0)
-		ok = false; /* moves place one task at a time, not a group */
+		ok = place_groups_moving(S, c, j, nc);
 	else if (S->s->jobs[j].topology >= 0)
 		ok = place_in_domain(S, c, j, nc);
 	else
@@ -509,6 +595,7 @@ kai_sched_consolidate(struct sess *S)
 	tasks_by_node(S, &c);
 	c.vj = kai_sched_calloc(S->ctx, S->s->njobs + 1, sizeof(*c.vj));
 	c.seen = kai_sched_calloc(S->ctx, S->s->njobs + 1, 1);
+	c.gused = kai_sched_calloc(S->ctx, S->nn + 1, 1);
 	nc = kai_sched_calloc(S->ctx, S->nn + 1, sizeof(*nc));
 	kai_sched_memo_init(&memo);
 	kai_sched_order_init(&o, S, want);
@@ -523,4 +610,5 @@ kai_sched_consolidate(struct sess *S)
 	kai_sched_free(S->ctx, c.ntask);
 	kai_sched_free(S->ctx, c.vj);
 	kai_sched_free(S->ctx, c.seen);
+	kai_sched_free(S->ctx, c.gused);
 }
