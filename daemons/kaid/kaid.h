@@ -72,6 +72,7 @@ struct pod_rec {
 	uint64_t mem_mb;
 	uint32_t gpus;
 	char *queue;		/* "" when the pod has no queue label */
+	char *subgroup;		/* KAI subgroup label, "" if none */
 	uint64_t gpu_mask;	/* devices, from kaid's label; 0 = unknown */
 	uint32_t gpu_share;	/* micro-GPUs of a fraction; 0 = whole */
 	char *share_cm;		/* a native pod's GPU-share ConfigMap

@@ -290,6 +290,22 @@ nmembers(const struct kaid *k, const struct kai_job *j)
 	return n;
 }
 
+/* Members of gang job j now in KAI subgroup sg. */
+static size_t
+nmembers_in(const struct kaid *k, const struct kai_job *j, const char *sg)
+{
+	const char **keys = native_members(k, j, &(size_t){0});
+	const struct pod_rec *r;
+	size_t i, n = 0;
+
+	for (i = 0; keys[i] != NULL; i++)
+		if ((r = kai_map_get(&k->pods, keys[i])) != NULL &&
+		    strcmp(r->subgroup, sg) == 0)
+			n++;
+	free(keys);
+	return n;
+}
+
 /*
  * Each task of a gang is sized as its largest member asks: a member
  * that asks for more than the job's tasks so far grows them (a
@@ -344,8 +360,10 @@ join(struct kaid *k, const char *key, const struct kai_pod *pod,
 	if (j == NULL)
 		j = admit(k, key, pod, g, now);
 	else if (j->state != KAI_JOB_PENDING ||
-	    (n = nmembers(k, j)) >= j->ntasks) {
-		KAI_FREE(g->key);	/* beyond minMember: alone */
+	    (n = nmembers(k, j)) >= j->ntasks || (g->subgroup != NULL &&
+	    nmembers_in(k, j, g->subgroup) >= g->sg_min)) {
+		/* Beyond minMember, or its subgroup's: alone. */
+		KAI_FREE(g->key);
 		g->min = 1;
 		return admit(k, key, pod, g, now);
 	} else if (!grow(k, j, pod)) {

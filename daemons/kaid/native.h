@@ -39,6 +39,9 @@ struct native_owner {
 				   required-placement; PG: topologyConstraint */
 	char *topo_pref;	/* ...-preferred-placement */
 	int64_t min_member;	/* the gang rule's size; 0 = a group per pod */
+	char **sg_name;		/* PodGroup: its leaf subgroups' names */
+	int64_t *sg_min;	/* and each one's minMember */
+	size_t nsg;
 	bool readable;		/* false: the API refused it (403, 404) */
 	int64_t read_at;	/* kaid_now() when read */
 };
@@ -50,6 +53,10 @@ struct native_group {
 	char *name;		/* the job's name: the top owner's */
 	char *top_kind;		/* the top owner's kind, "" for a bare pod */
 	uint32_t min;		/* tasks: minMember (>= 2 for a gang) */
+	char *subgroup;		/* the pod's leaf subgroup of its PodGroup,
+				   NULL if none is named or known */
+	uint32_t sg_min;	/* that subgroup's minMember: the members
+				   of it the gang takes */
 	char *queue, *prio_class, *preempt, *topo_req, *topo_pref;
 				/* "" = not said by the owners */
 };
@@ -85,7 +92,7 @@ void native_retry_parked(struct kaid *k, int64_t now);
 
 /*
  * native_gang.c: KAI's pod grouper.  The gang size of the object o of
- * kind: a PodGroup's minMember, a Job's 1 (or kai.scheduler/batch-min-
+ * kind: a PodGroup's minMember (else its leaf subgroups'), a Job's 1 (or kai.scheduler/batch-min-
  * member), a StatefulSet's replicas (with podManagementPolicy Parallel,
  * else 1) or a ReplicaSet's, a JobSet's replicas
  * times parallelism, a PyTorchJob's minAvailable (else the replicas'
@@ -94,6 +101,15 @@ void native_retry_parked(struct kaid *k, int64_t now);
  * and every other kind.
  */
 int64_t native_gang_min(const char *kind, const struct kai_kube_obj *o);
+/*
+ * The leaf subgroups of PodGroup o (spec.subGroups that are no other's
+ * parent, at most NATIVE_SG_MAX): their names and minMember into *names
+ * and *mins (the caller's, free() each name and both arrays); returns
+ * their count.
+ */
+#define NATIVE_SG_MAX 64
+size_t native_pg_subgroups(const struct kai_kube_obj *o, char ***names,
+    int64_t **mins);
 /*
  * The group of a pod whose chain is chain[0..n) (chain[0] its first
  * owner, chain[n-1] the top one; n may be 0) and whose PodGroup is pg

@@ -89,6 +89,10 @@ owner_free(void *p)
 	free(o->preempt);
 	free(o->topo_req);
 	free(o->topo_pref);
+	while (o->nsg > 0)
+		free(o->sg_name[--o->nsg]);
+	free(o->sg_name);
+	free(o->sg_min);
 	free(o);
 }
 
@@ -124,6 +128,7 @@ pod_dup(const struct kai_pod *p)
 	c->kai_preempt = dup0(p->kai_preempt);
 	c->pod_group = dup0(p->pod_group);
 	c->lws_group = dup0(p->lws_group);
+	c->subgroup = dup0(p->subgroup);
 	c->user_label = dup0(p->user_label);
 	/* podshare.c judges the GPU-sharing annotations of a parked pod
 	 * too: without them it would be a job of no share. */
@@ -152,6 +157,7 @@ pod_free(void *p)
 	free(c->kai_preempt);
 	free(c->pod_group);
 	free(c->lws_group);
+	free(c->subgroup);
 	free(c->user_label);
 	kai_gpushare_ann_fini(&c->share);
 	free(c);
@@ -223,6 +229,8 @@ owner_from(const char *api, const char *kind, const char *ns,
 	    kai_kube_obj_annotation(o,
 		"kai.scheduler/topology-preferred-placement"));
 	w->min_member = o != NULL ? native_gang_min(kind, o) : 0;
+	if (pg && o != NULL)
+		w->nsg = native_pg_subgroups(o, &w->sg_name, &w->sg_min);
 	return w;
 }
 

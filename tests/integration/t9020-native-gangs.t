@@ -34,6 +34,9 @@
 #    list PodGroups; with it, it lists and watches them, and a PodGroup
 #    made after its pods is seen at once;
 #  - every task of a gang is as large as its largest member asks;
+#  - a PodGroup of KAI subgroups (no minMember of its own) is a gang of
+#    their minMembers' sum, each subgroup taking only its minMember of
+#    the pods;
 #  - a RayCluster is a gang of its head and workers, a LeaderWorkerSet a
 #    gang per group;
 #  - a Deployment's pods (through its ReplicaSet) are a job each, named
@@ -414,6 +417,37 @@ is "of one task each, priority inference (125)" \
     "$(stack_psql "select distinct ntasks || ' ' || priority from jobs where name = 'web'")" \
     "1 125"
 
+
+# -- KAI subgroups -------------------------------------------------------------
+# A PodGroup of subgroups alone, as KAI's podgrouper writes a PyTorchJob's
+# (master, minMember 1; worker, minMember 2; no spec.minMember): the gang
+# is their sum, each subgroup takes its minMember of the pods (the label
+# kai.scheduler/subgroup-name says which), a worker beyond it is a job of
+# its own.
+mkobj '{"apiVersion": "scheduling.run.ai/v2alpha2", "kind": "PodGroup",
+ "metadata": {"name": "sg"}, "spec": {"subGroups": [
+  {"name": "master", "minMember": 1}, {"name": "worker", "minMember": 2}]}}' \
+    >/dev/null || bail_out "could not create PodGroup sg"
+PG='{"pod-group-name": "sg"}'
+W='{"kai.scheduler/subgroup-name": "worker"}'
+mkpod sg-worker-0 2 "" "$PG" "$W" && mkpod sg-worker-1 2 "" "$PG" "$W" &&
+    mkpod sg-worker-2 2 "" "$PG" "$W" || bail_out "could not create sg's workers"
+sg_tasks() {
+	stack_psql "select string_agg(ntasks::text, ' ' order by ntasks) from jobs where name = 'sg'"
+}
+ok "3 workers, a subgroup of 2: a gang of 3 (its sum) and a worker alone" \
+    wait_for 20 eval '[ "$(sg_tasks)" = "1 3" ]'
+sg=$(stack_psql "select id from jobs where name = 'sg' and ntasks = 3")
+ok "the gang waits for its master" \
+    wait_for 20 why_is "$sg" "waiting for 1 of 3 pods of the group"
+mkpod sg-master-0 2 "" "$PG" '{"kai.scheduler/subgroup-name": "master"}' ||
+    bail_out "could not create sg's master"
+ok "with its master the gang binds" wait_for 30 eval \
+    '[ "$(stack_psql "select count(*) from allocations where job_id = $sg")" = 3 ]'
+is "its pods: the master and two workers" \
+    "$(stack_psql "select string_agg(pod, ' ' order by pod) from allocations where job_id = $sg" |
+        sed 's/team-g\/sg-worker-[0-9]/W/g')" "team-g/sg-master-0 W W"
+ok "and completes" wait_state "$sg" COMPLETED
 
 # -- PodGroups listed and watched --------------------------------------------
 # The CRD came after kaid started: kaid said once that it could not list

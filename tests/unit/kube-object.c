@@ -179,7 +179,8 @@ test_pod_owner(void)
 	is_int(kube_pod_parse("{\"metadata\":{\"name\":\"w-0\","
 	    "\"namespace\":\"t\",\"uid\":\"p-1\","
 	    "\"annotations\":{\"pod-group-name\":\"pg4\"},"
-	    "\"labels\":{\"leaderworkerset.sigs.k8s.io/group-index\":\"3\"},"
+	    "\"labels\":{\"leaderworkerset.sigs.k8s.io/group-index\":\"3\","
+	    "\"kai.scheduler/subgroup-name\":\"worker\"},"
 	    "\"ownerReferences\":[{\"apiVersion\":\"apps/v1\","
 	    "\"kind\":\"StatefulSet\",\"name\":\"w\",\"uid\":\"s-1\"},"
 	    "{\"apiVersion\":\"v1\",\"kind\":\"X\",\"name\":\"x\","
@@ -192,6 +193,7 @@ test_pod_owner(void)
 	is_str(p.owner_uid, "s-1", "and uid");
 	is_str(p.pod_group, "pg4", "the pod-group-name annotation");
 	is_str(p.lws_group, "3", "the LWS group index label");
+	is_str(p.subgroup, "worker", "the KAI subgroup label");
 	kube_pod_fini(&p);
 	memset(&p, 0, sizeof(p));
 	is_int(kube_pod_parse("{\"metadata\":{\"name\":\"b\","
