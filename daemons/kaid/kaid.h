@@ -133,6 +133,7 @@ struct kaid {
 				     PodGroup -> what its status says */
 	struct kai_map qstatus;	  /* kaiqueue_status.c: a Queue's name ->
 				     what its status says */
+	unsigned status_inflight; /* status writes of both under way */
 };
 
 /* kaid.c */
@@ -443,6 +444,13 @@ void native_owner_fini(struct kaid *k);
  * (requests, allocations, why they wait) where it changed (each tick).
  */
 void native_pg_status(struct kaid *k, int64_t now);
+/*
+ * Status writes (PodGroups', Queues') in flight at most: the others of a
+ * tick wait for the next one, behind the binds and deletes that matter.
+ */
+#define STATUS_INFLIGHT_MAX 32
+/* The callback of a status write; ctx is the kaid. */
+void native_status_done(int code, const struct kai_err *err, void *ctx);
 /* native_owner.c: starts the list and watch of KAI PodGroups. */
 void native_watch_podgroups(struct kaid *k);
 /* native_burst.c: records the burst's jobs (before the loop sleeps). */

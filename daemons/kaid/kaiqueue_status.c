@@ -15,7 +15,8 @@
  * and a Queue's status is written (a PATCH of its status subresource)
  * only when they changed.  Only queues that are Queue objects are
  * written (a partition of kaid.yaml may not be one); a write that fails
- * is logged at info and waits for the next change.
+ * is logged at info and waits for the next change; writes share the
+ * PodGroups' bound (STATUS_INFLIGHT_MAX in flight).
  */
 #include "config.h"
 
@@ -29,14 +30,6 @@
 
 #define QUEUE_API   "scheduling.run.ai/v2"
 #define DEPTH_MAX   64	/* ancestors followed: a cycle cannot loop */
-
-static void
-qstatus_done(int code, const struct kai_err *err, void *ctx)
-{
-	(void)ctx;
-	if (code != 0 && code != KAI_EAGAIN)
-		kai_log_info("%s", err->msg);
-}
 
 static void
 res_add(struct kai_kube_res *to, const struct kai_kube_res *r)
@@ -119,15 +112,18 @@ kaiqueues_status(struct kaid *k, int64_t now)
 			continue;
 		st[i].now = now;
 		sig = kai_kube_kai_status_key(&st[i]);
-		if ((was = kai_map_get(&k->qstatus, name)) != NULL &&
-		    strcmp(was, sig) == 0) {
+		/* Unchanged, or no room now: the next tick sees it again. */
+		if (((was = kai_map_get(&k->qstatus, name)) != NULL &&
+		    strcmp(was, sig) == 0) ||
+		    k->status_inflight >= STATUS_INFLIGHT_MAX) {
 			free(sig);
 			continue;
 		}
 		kai_map_put(&k->qstatus, name, sig);
+		k->status_inflight++;
 		kai_kube_object_patch_status(k->kube, QUEUE_API, "Queue", NULL,
 		    name, kai_kube_kai_status_json(&st[i], false),
-		    qstatus_done, NULL);
+		    native_status_done, k);
 	}
 	/* Queues gone from the tree: nothing more to write for them. */
 	while (kai_map_next(&k->qstatus, &it, &key, &v))

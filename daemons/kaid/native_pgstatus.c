@@ -18,7 +18,9 @@
  * A write that fails (the PodGroup deleted, no right to patch its
  * status: rbac-native.yaml) is logged at info and not retried until the
  * status changes again: the status is for people and tools to read,
- * nothing of kaid's depends on it.
+ * nothing of kaid's depends on it.  At most STATUS_INFLIGHT_MAX writes
+ * (PodGroups' and Queues') are under way: the rest wait for a later
+ * tick, so that a thousand gangs placed at once do not hold up binds.
  */
 #include "config.h"
 
@@ -40,10 +42,13 @@ struct pgsum {
 	struct kai_kube_kai_status st;
 };
 
-static void
-pgstatus_done(int code, const struct kai_err *err, void *ctx)
+void
+native_status_done(int code, const struct kai_err *err, void *ctx)
 {
-	(void)ctx;
+	struct kaid *k = ctx;
+
+	if (k->status_inflight > 0)
+		k->status_inflight--;
 	if (code != 0 && code != KAI_EAGAIN)
 		kai_log_info("%s", err->msg);
 }
@@ -119,8 +124,9 @@ static void
 write_status(struct kaid *k, const char *ns, const char *name,
     const struct kai_kube_kai_status *st)
 {
+	k->status_inflight++;
 	kai_kube_object_patch_status(k->kube, PG_API, "PodGroup", ns, name,
-	    kai_kube_kai_status_json(st, true), pgstatus_done, NULL);
+	    kai_kube_kai_status_json(st, true), native_status_done, k);
 }
 
 /* The groups written before whose job is no longer active: a last one. */
@@ -181,8 +187,10 @@ native_pg_status(struct kaid *k, int64_t now)
 		}
 		kai_map_put(&seen, key, (void *)1);
 		sig = kai_kube_kai_status_key(&s[i].st);
-		if ((was = kai_map_get(&k->pgstatus, key)) != NULL &&
-		    strcmp(was, sig) == 0) {
+		/* Unchanged, or no room now: the next tick sees it again. */
+		if (((was = kai_map_get(&k->pgstatus, key)) != NULL &&
+		    strcmp(was, sig) == 0) ||
+		    k->status_inflight >= STATUS_INFLIGHT_MAX) {
 			free(sig);
 			continue;
 		}
