@@ -36,6 +36,33 @@
 
 #define PG_API "scheduling.run.ai/v2alpha2"
 
+/*
+ * What was written on a PodGroup (k->pgstatus's values, one allocation:
+ * free() frees it): the status's key, its reason code, and the number
+ * of the condition's changes (KAI's transitionID).
+ */
+struct written {
+	uint32_t transition;
+	char *reason;		/* points into buf */
+	char *sig;		/* points into buf */
+	char buf[];
+};
+
+static struct written *
+written_new(const char *sig, const struct kai_kube_kai_status *st)
+{
+	const char *reason = st->reason != NULL ? st->reason : "";
+	size_t ls = strlen(sig) + 1, lr = strlen(reason) + 1;
+	struct written *w = kai_xmalloc(sizeof(*w) + ls + lr);
+
+	w->transition = st->transition;
+	w->sig = w->buf;
+	w->reason = w->buf + ls;
+	memcpy(w->sig, sig, ls);
+	memcpy(w->reason, reason, lr);
+	return w;
+}
+
 /* One PodGroup's sums this tick. */
 struct pgsum {
 	const struct kai_job *j;
@@ -175,7 +202,8 @@ native_pg_status(struct kaid *k, int64_t now)
 	kai_map_init(&seen, NULL);
 	for (i = 0; i < n; i++) {
 		const struct kai_job *j = s[i].j;
-		char *sig, *was;
+		const struct written *was;
+		char *sig;
 
 		(void)pg_of(j, ns, name, sizeof(ns));
 		(void)snprintf(key, sizeof(key), "%s/%s", ns, name);
@@ -187,14 +215,18 @@ native_pg_status(struct kaid *k, int64_t now)
 		}
 		kai_map_put(&seen, key, (void *)1);
 		sig = kai_kube_kai_status_key(&s[i].st);
+		was = kai_map_get(&k->pgstatus, key);
 		/* Unchanged, or no room now: the next tick sees it again. */
-		if (((was = kai_map_get(&k->pgstatus, key)) != NULL &&
-		    strcmp(was, sig) == 0) ||
+		if ((was != NULL && strcmp(was->sig, sig) == 0) ||
 		    k->status_inflight >= STATUS_INFLIGHT_MAX) {
 			free(sig);
 			continue;
 		}
-		kai_map_put(&k->pgstatus, key, sig);
+		s[i].st.transition = was == NULL ? 1 : was->transition +
+		    (strcmp(was->reason, s[i].st.reason != NULL ?
+		    s[i].st.reason : "") != 0);
+		kai_map_put(&k->pgstatus, key, written_new(sig, &s[i].st));
+		free(sig);
 		write_status(k, ns, name, &s[i].st);
 	}
 	forget_ended(k, &seen, now);

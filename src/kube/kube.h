@@ -505,6 +505,8 @@ struct kai_kube_kai_status {
 	const char *reason;	/* PodGroup: kaid's reason code, or NULL */
 	const char *message;	/* its words */
 	int64_t now;		/* unix s: the condition's time */
+	uint32_t transition;	/* the condition's transitionID: KAI counts
+				   its changes, 1, 2, ... */
 };
 char *kai_kube_kai_status_json(const struct kai_kube_kai_status *st,
     bool podgroup);

@@ -72,7 +72,7 @@ conditions(const struct kai_kube_kai_status *st)
 	if (gmtime_r(&t, &tm) == NULL ||
 	    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
 		when[0] = '\0';
-	(void)snprintf(id, sizeof(id), "%" PRId64, st->now);
+	(void)snprintf(id, sizeof(id), "%" PRIu32, st->transition);
 	r = json_object_new_object();
 	json_object_object_add(r, "reason", json_object_new_string(
 	    st->reason));

@@ -53,7 +53,7 @@ test_kai_status(void)
 	    .requested = {4000, 256, 1500000},
 	    .allocated = {1000, 64, 500000},
 	    .reason = "Resources", .message = "needs 4 CPUs",
-	    .now = INT64_C(1800000000)};
+	    .now = INT64_C(1800000000), .transition = 3};
 	static const char qprefix[] =
 	    "{\"status\":{\"requested\":{\"cpu\":\"4000m\"";
 	char *j = kai_kube_kai_status_json(&st, true), *k1, *k2;
@@ -70,8 +70,8 @@ test_kai_status(void)
 	    "\"needs 4 CPUs\",\"reasons\":[{\"reason\":\"Resources\","
 	    "\"message\":\"needs 4 CPUs\"}]") != NULL,
 	    "while it waits, the condition with the reason");
-	ok(strstr(j, "\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"") !=
-	    NULL, "and its time");
+	ok(strstr(j, "\"transitionID\":\"3\",\"lastTransitionTime\":"
+	    "\"2027-01-15T08:00:00Z\"") != NULL, "and its change's number and time");
 	free(j);
 	st.reason = NULL;
 	j = kai_kube_kai_status_json(&st, true);
