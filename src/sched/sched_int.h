@@ -97,14 +97,21 @@ struct snode {
 	uint32_t ver;        /* bumped at every change (frag.c caches) */
 };
 
+/*
+ * One per task, 3.5 million of them at a million pending jobs: packed
+ * into 16 bytes (24 unpacked).  What a task holds on one device is at
+ * most GPU_UNIT, which 24 bits hold; the state is below 8.
+ */
 struct stask {
-	uint8_t state; /* enum kai_sched_task_state */
-	bool fresh;    /* placed this cycle */
-	bool moved;    /* running task re-placed by consolidation */
-	int32_t node;
 	uint64_t mask; /* devices */
-	int32_t ugpu;  /* held per device (GPU_UNIT for whole) */
+	int32_t node;
+	unsigned ugpu : 24;  /* held per device (GPU_UNIT for whole) */
+	unsigned state : 4;  /* enum kai_sched_task_state */
+	unsigned fresh : 1;  /* placed this cycle */
+	unsigned moved : 1;  /* running task re-placed by consolidation */
 };
+_Static_assert(GPU_UNIT < (1 << 24), "stask.ugpu holds GPU_UNIT");
+_Static_assert(KAI_SCHED_TASK_EVICTED < 16, "stask.state holds a state");
 
 /* A job's reason is kept in the result, r->jobs[j].why, not here. */
 struct sjob {
