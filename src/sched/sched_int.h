@@ -237,6 +237,7 @@ struct sess {
 	uint32_t *vjobs;
 	uint32_t *vstart;  /* per queue: vjobs[vstart[q], vstart[q+1]) */
 	uint32_t *blocked; /* per leaf: jobs left waiting for resources */
+	uint8_t *closed;   /* per leaf: closed in this allocate (closed.c) */
 	bool allocated;    /* the allocate phase has run */
 	struct kai_sched_order *ordmem; /* order arrays kept between phases */
 	uint32_t *est_cand; /* estimate.c: allocate's first failed jobs */
@@ -554,6 +555,11 @@ typedef bool kai_sched_want_fn(const struct sess *S, uint32_t j);
 void kai_sched_order_init(struct kai_sched_order *o, struct sess *S,
     kai_sched_want_fn *want);
 void kai_sched_order_fini(struct kai_sched_order *o);
+/*
+ * closed.c: S->closed[q] = 1 for every leaf q none of whose jobs (those
+ * want() takes) can be placed on the idle capacity now.
+ */
+void kai_sched_closed_leaves(struct sess *S, kai_sched_want_fn *want);
 /* Frees an order's arrays (sess_fini, for the ones kept between phases). */
 void kai_sched_order_free(struct kai_sched_order *o);
 /* The next job in queue order, or -1. */

@@ -173,6 +173,7 @@ kai_sched_jobs_init(struct sess *S, struct kai_err *err)
 	S->scratch_pref =
 	    kai_sched_calloc(S->ctx, S->nn + 1, sizeof(*S->scratch_pref));
 	S->blocked = kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*S->blocked));
+	S->closed = kai_sched_calloc(S->ctx, S->nq + 1, 1);
 	return 0;
 }
 
@@ -196,6 +197,7 @@ kai_sched_jobs_fini(struct sess *S)
 	kai_sched_free(S->ctx, S->scratch_nflag);
 	kai_sched_free(S->ctx, S->scratch_pref);
 	kai_sched_free(S->ctx, S->blocked);
+	kai_sched_free(S->ctx, S->closed);
 	kai_sched_free(S->ctx, S->vjobs);
 	kai_sched_free(S->ctx, S->vstart);
 }
