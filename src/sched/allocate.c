@@ -168,6 +168,59 @@ pass(struct sess *S, kai_sched_want_fn *which)
 }
 
 /*
+ * The closed leaves' pass.  Nothing can be placed, so nothing changes
+ * between their jobs: no queue's key, no capacity, no admission.  Each
+ * leaf is taken on its own, in its own order (which is all its jobs'
+ * reasons and "N ahead" counts depend on; the memo's reasons depend on
+ * the shape and the capacity only), without re-keying the tree at every
+ * job.  The start-estimate candidates are the first waiting jobs in the
+ * tree's order: the order is rewound and walked until they are found
+ * (est_note() takes what failed() would have given it: a reason it
+ * stored is a waiting job's own, or Priority for one, never a limit's).
+ */
+static void
+closed_pass(struct sess *S)
+{
+	struct kai_sched_order o;
+	struct kai_sched_memo m;
+	int64_t top;
+	uint32_t q;
+
+	kai_sched_memo_init(&m);
+	kai_sched_order_init(&o, S, want_closed);
+	for (q = 0; q < S->nq; q++) {
+		while (S->closed[q] &&
+		    (top = kai_sched_order_leaf_top(&o, q)) >= 0) {
+			uint32_t j = (uint32_t)top;
+			struct kai_sched_why_info w;
+
+			enum outcome how;
+
+			kai_sched_why_clear(&w);
+			if ((how = step(S, &m, j, &w)) == PLACED)
+				kai_sched_commit(S); /* closed.c is wrong */
+			else
+				failed(S, &m, j, how, &w);
+			kai_sched_order_leaf_next(&o, j);
+		}
+	}
+	S->nest_cand = 0;
+	if (S->cf->est_jobs > 0) {
+		kai_sched_order_rewind(&o);
+		while (S->nest_cand < S->cf->est_jobs &&
+		    (top = kai_sched_order_top(&o)) >= 0) {
+			uint32_t j = (uint32_t)top;
+
+			if (S->jobs[j].nactive == 0 && S->jobs[j].nplaced == 0)
+				kai_sched_est_note(S, j, &S->r->jobs[j].why);
+			kai_sched_order_next(&o, j, false);
+		}
+	}
+	kai_sched_order_fini(&o);
+	kai_sched_memo_fini(&m);
+}
+
+/*
  * Closed leaves (closed.c) take no part in the order: their jobs get
  * their reasons first, against the capacity at the phase's start, in an
  * order of their own and with a memo of their own, so the open leaves'
@@ -184,7 +237,7 @@ kai_sched_allocate(struct sess *S)
 	S->bf_on = S->cf->bf_reservations > 0; /* until the cycle ends */
 	S->bf_clock = S->s->now;
 	kai_sched_closed_leaves(S, want);
-	pass(S, want_closed);
+	closed_pass(S);
 	if (S->nest_cand > 0) {
 		cand = kai_xcalloc(S->nest_cand, sizeof(*cand));
 		memcpy(cand, S->est_cand, S->nest_cand * sizeof(*cand));

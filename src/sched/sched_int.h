@@ -564,6 +564,14 @@ void kai_sched_closed_leaves(struct sess *S, kai_sched_want_fn *want);
 void kai_sched_order_free(struct kai_sched_order *o);
 /* The next job in queue order, or -1. */
 int64_t kai_sched_order_top(struct kai_sched_order *o);
+/*
+ * A closed leaf's next job in its own order, or -1, and done with it;
+ * then back to the start (closed.c, allocate.c).
+ */
+int64_t kai_sched_order_leaf_top(const struct kai_sched_order *o,
+    uint32_t leaf);
+void kai_sched_order_leaf_next(struct kai_sched_order *o, uint32_t j);
+void kai_sched_order_rewind(struct kai_sched_order *o);
 /* Done with the top job j; keep = it has more to place (elastic). */
 void kai_sched_order_next(struct kai_sched_order *o, uint32_t j, bool keep);
 bool kai_sched_qkey_update(struct sess *S, uint32_t q, const int64_t *req);

@@ -43,6 +43,7 @@ struct world {
 	struct kai_sched_snap_node nodes[NN];
 	char names[NN][16];
 	struct kai_sched_snap_queue qs[NQ];
+	struct kai_sched_snap_user users[4];
 	struct kai_sched_snap_job jobs[NJ];
 	struct kai_sched_snap_task tasks[NT];
 	char jnames[NJ][16];
@@ -83,7 +84,7 @@ add_job(struct world *w, uint32_t leaf, uint32_t big)
 	(void)snprintf(w->jnames[i], sizeof(w->jnames[i]), "j%zu", i);
 	J->name = w->jnames[i];
 	J->queue = leaf;
-	J->user = -1;
+	J->user = (int32_t)rnd(5) - 1; /* -1: none */
 	J->priority = 50 + rnd(3);
 	J->preemptible = rnd(3) != 0;
 	J->created = (int64_t)i;
@@ -131,6 +132,14 @@ world_init(struct world *w, uint32_t seed)
 	w->qs[5].priority = 200;
 	w->qs[0].res[KAI_SCHED_GPU].quota = INT64_C(1000) * KAI_SCHED_GPU_UNIT;
 	w->qs[1].res[KAI_SCHED_GPU].quota = INT64_C(16) * KAI_SCHED_GPU_UNIT;
+	for (i = 0; i < 4; i++) {
+		static const char *const un[4] = {"u0", "u1", "u2", "u3"};
+
+		w->users[i].name = un[i];
+		w->users[i].usage = (double)rnd(100) / 400.0;
+	}
+	w->s.users = w->users;
+	w->s.nusers = 4;
 	w->s.nodes = w->nodes;
 	w->s.nnodes = NN;
 	w->s.queues = w->qs;
@@ -250,6 +259,7 @@ shuffled(const struct world *w, uint32_t closed, struct world *o)
 	o->s.tasks = o->tasks;
 	o->s.nodes = o->nodes;
 	o->s.queues = o->qs;
+	o->s.users = o->users;
 	for (j = 0; j < w->s.njobs; j++) {
 		if (!(closed & (1u << w->jobs[j].queue)))
 			continue;
