@@ -230,21 +230,24 @@ closed_pass(struct sess *S)
 void
 kai_sched_allocate(struct sess *S)
 {
-	uint32_t *cand = NULL, ncand = 0, i;
+	uint32_t *cand = NULL, ncand = 0, nclosed, nopen, i;
 	struct kai_sched_why_info none;
 
 	memset(S->blocked, 0, S->nq * sizeof(*S->blocked));
 	S->bf_on = S->cf->bf_reservations > 0; /* until the cycle ends */
 	S->bf_clock = S->s->now;
-	kai_sched_closed_leaves(S, want);
-	closed_pass(S);
+	/* A pass with no job is still two walks over every job: skipped. */
+	kai_sched_closed_leaves(S, want, &nclosed, &nopen);
+	if (nclosed > 0)
+		closed_pass(S);
 	if (S->nest_cand > 0) {
 		cand = kai_xcalloc(S->nest_cand, sizeof(*cand));
 		memcpy(cand, S->est_cand, S->nest_cand * sizeof(*cand));
 		ncand = S->nest_cand;
 		S->nest_cand = 0;
 	}
-	pass(S, want_open);
+	if (nopen > 0)
+		pass(S, want_open);
 	/* They passed est_note's test when noted: a cleared reason
 	 * lets them through again, after the open leaves' own. */
 	kai_sched_why_clear(&none);

@@ -129,14 +129,18 @@ job_hopeless(const struct sess *S, const struct idle *I, uint32_t j)
 }
 
 void
-kai_sched_closed_leaves(struct sess *S, kai_sched_want_fn *want)
+kai_sched_closed_leaves(struct sess *S, kai_sched_want_fn *want,
+    uint32_t *nclosed, uint32_t *nopen)
 {
 	struct idle I;
 	uint32_t j, q;
 
 	memset(S->closed, 0, S->nq);
+	*nclosed = 0;
+	*nopen = 1; /* not counted: some, as far as the caller knows */
 	if (S->nrel > 0 || S->cf->bf_reservations > 0)
 		return;
+	*nopen = 0;
 	idle_init(S, &I);
 	/* 1: a leaf with a job to place; 2: ... and one that might fit. */
 	for (j = 0; j < S->s->njobs; j++) {
@@ -146,6 +150,9 @@ kai_sched_closed_leaves(struct sess *S, kai_sched_want_fn *want)
 			continue;
 		*c = job_hopeless(S, &I, j) ? 1 : 2;
 	}
-	for (q = 0; q < S->nq; q++)
+	for (q = 0; q < S->nq; q++) {
+		*nopen += S->closed[q] == 2;
 		S->closed[q] = S->closed[q] == 1;
+		*nclosed += S->closed[q];
+	}
 }

@@ -557,9 +557,11 @@ void kai_sched_order_init(struct kai_sched_order *o, struct sess *S,
 void kai_sched_order_fini(struct kai_sched_order *o);
 /*
  * closed.c: S->closed[q] = 1 for every leaf q none of whose jobs (those
- * want() takes) can be placed on the idle capacity now.
+ * want() takes) can be placed on the idle capacity now; *nclosed such
+ * leaves, and *nopen leaves with a job that might be (0: none).
  */
-void kai_sched_closed_leaves(struct sess *S, kai_sched_want_fn *want);
+void kai_sched_closed_leaves(struct sess *S, kai_sched_want_fn *want,
+    uint32_t *nclosed, uint32_t *nopen);
 /* Frees an order's arrays (sess_fini, for the ones kept between phases). */
 void kai_sched_order_free(struct kai_sched_order *o);
 /* The next job in queue order, or -1. */

@@ -214,19 +214,24 @@ want(const struct sess *S, uint32_t j)
 
 /* Property 1: returns the closed leaves (bits), counts wrong verdicts. */
 static uint32_t
-verdicts(const struct world *w, int *wrong, int *tried)
+verdicts(const struct world *w, int *wrong, int *tried, int *counted)
 {
 	struct kai_sched_result r;
 	struct sess S;
-	uint32_t j, q, closed = 0;
+	uint32_t j, q, closed = 0, open, nclosed, nopen;
 
 	if (kai_sched_sess_init(&S, NULL, NULL, &w->s, &r, NULL) != 0)
 		return 0;
 	kai_sched_fairshare(&S);
-	kai_sched_closed_leaves(&S, want);
+	kai_sched_closed_leaves(&S, want, &nclosed, &nopen);
 	for (q = 0; q < NQ; q++)
 		if (S.closed[q])
 			closed |= 1u << q;
+	for (j = 0, open = 0; j < w->s.njobs; j++)
+		if (want(&S, j) && !S.closed[S.jobs[j].queue])
+			open |= 1u << S.jobs[j].queue;
+	(*counted) += (uint32_t)__builtin_popcount(closed) == nclosed &&
+	    (uint32_t)__builtin_popcount(open) == nopen;
 	for (j = 0; j < w->s.njobs; j++) {
 		struct kai_sched_why_info why;
 		size_t mark = kai_sched_mark(&S);
@@ -339,7 +344,7 @@ int
 main(void)
 {
 	static struct world w;
-	int seed, wrong = 0, tried = 0, diff = 0, placed_closed = 0,
+	int seed, wrong = 0, tried = 0, diff = 0, placed_closed = 0, counted = 0,
 		  worlds = 0, with_closed = 0, with_open = 0;
 
 	for (seed = 0; seed < 200; seed++) {
@@ -351,7 +356,7 @@ main(void)
 			continue;
 		delta(&w);
 		worlds++;
-		closed = verdicts(&w, &wrong, &tried);
+		closed = verdicts(&w, &wrong, &tried, &counted);
 		with_closed += closed != 0;
 		with_open += (closed & leaves) != leaves;
 		/* Allocate only: the phase the rule is about.  No
@@ -366,6 +371,7 @@ main(void)
 	    "the worlds have closed leaves (%d) and open ones (%d)",
 	    with_closed, with_open);
 	ok(tried > 0, "closed leaves' jobs tried: %d", tried);
+	is_int(counted, worlds, "the closed and the open leaves are counted right");
 	is_int(wrong, 0, "no job of a closed leaf can be placed");
 	is_int(diff, 0,
 	    "the other jobs are decided alike whatever order closed leaves are in");
