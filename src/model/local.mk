@@ -10,6 +10,8 @@ src_model_libkaimodel_a_SOURCES = \
 	src/model/job.h \
 	src/model/hostlist.c \
 	src/model/hostlist.h \
+	src/model/nodelists.c \
+	src/model/nodelists.h \
 	src/model/constraint.c \
 	src/model/constraint.h \
 	src/model/jobfields.c \

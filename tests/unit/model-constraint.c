@@ -7,10 +7,13 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/err.h"
 #include "model/constraint.h"
+#include "model/hostlist.h"
+#include "model/nodelists.h"
 #include "tap.h"
 
 /*
@@ -126,11 +129,55 @@ test_satisfied(void)
 	kai_constraint_fini(&c);
 }
 
+static void
+test_nodelists(void)
+{
+	struct kai_err err;
+	char *req = NULL, buf[64], **names;
+	size_t n;
+
+	kai_err_clear(&err);
+	is_int(kai_node_req_make("gpu-a[1-3], gpu-b7", NULL, &req, &err), 0,
+	    "-w alone");
+	is_str(req, "gpu-a[1-3],gpu-b7;", "-w alone: field");
+	is_str(kai_node_req_text(req, KAI_NODE_REQ_ONLY, buf, sizeof(buf)),
+	    "gpu-a[1-3],gpu-b7", "-w text");
+	is_str(kai_node_req_text(req, KAI_NODE_REQ_NEVER, buf, sizeof(buf)),
+	    "", "-x text empty");
+	is_int(kai_node_req_names(req, KAI_NODE_REQ_ONLY, &names, &n, &err),
+	    0, "-w names");
+	is_int((int64_t)n, 4, "-w: 4 names");
+	if (n == 4)
+		is_str(names[3], "gpu-b7", "-w: last name");
+	kai_hostlist_free(names, n);
+	free(req);
+	is_int(kai_node_req_make("", "n[01-02]", &req, &err), 0, "-x alone");
+	is_str(req, ";n[01-02]", "-x alone: field");
+	is_int(kai_node_req_names(req, KAI_NODE_REQ_NEVER, &names, &n, &err),
+	    0, "-x names");
+	is_int((int64_t)n, 2, "-x: 2 names");
+	if (n == 2)
+		is_str(names[0], "n01", "-x: width kept");
+	kai_hostlist_free(names, n);
+	free(req);
+	req = (char *)"x";
+	is_int(kai_node_req_make(NULL, "", &req, &err), 0, "neither");
+	ok(req == NULL, "neither: no field");
+	is_int(kai_node_req_make("n[1-", NULL, &req, &err), KAI_EINVAL,
+	    "bad -w refused");
+	ok(req == NULL, "bad -w: no field");
+	is_int(kai_node_req_make("a;b", NULL, &req, &err), KAI_EINVAL,
+	    "';' refused");
+	is_str(kai_err_msg(&err), "invalid node list \"a;b\": a node name "
+	    "has no ';'", "';' message");
+}
+
 int
 main(void)
 {
 	test_spellings();
 	test_refusals();
 	test_satisfied();
+	test_nodelists();
 	return done_testing();
 }
