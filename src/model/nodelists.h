@@ -5,10 +5,11 @@
  * either part empty).  Node names never hold a ';' (Kubernetes names are
  * DNS subdomains), so the separator is unambiguous.
  *
- * Slurm's -w asks that the job's nodes include every listed node;
- * kaibatch runs one pod per task, so it reads -w as "only these nodes"
- * (doc/scheduler.md, "Node constraints"), and ksubmit refuses a list of
- * more nodes than the job has tasks, which Slurm would refuse too.
+ * Slurm's -w asks that the job's nodes include every listed node, and
+ * grows -N to their number; kaibatch runs one pod per task on the nodes
+ * the scheduler picks, so it reads -w as "only these nodes"
+ * (doc/scheduler.md, "Node constraints"): a job of as many node groups
+ * (-N) as listed nodes gets each of them, as in Slurm.
  */
 #ifndef KAI_MODEL_NODELISTS_H
 #define KAI_MODEL_NODELISTS_H
