@@ -221,6 +221,9 @@ show_node(const struct nodequery *q, const struct kai_nodeinfo *n)
 	(void)printf("NodeName=%s\n", n->name);
 	(void)printf("   CPUAlloc=%" PRId64 " CPUTot=%" PRId64 "\n",
 	    n->cpu_alloc_milli / 1000, n->cpu_milli / 1000);
+	(void)printf("   AvailableFeatures=%s ActiveFeatures=%s\n",
+	    n->features != NULL && *n->features ? n->features : "(null)",
+	    n->features != NULL && *n->features ? n->features : "(null)");
 	nodequery_gpus(n->gpus, t, sizeof(t));
 	nodequery_gpus(n->gpus_alloc, a, sizeof(a));
 	if (n->gpus > 0)
