@@ -87,10 +87,13 @@ SCHED_SCENARIOS = \
 	tests/sched/consolidate-off-with-spread.yaml \
 	tests/sched/consolidate-only-if-all-replaced.yaml \
 	tests/sched/consolidate-required-domain.yaml \
+	tests/sched/constraint-backfill-reserves-usable-nodes.yaml \
+	tests/sched/constraint-consolidate-keeps-features.yaml \
 	tests/sched/constraint-features.yaml \
 	tests/sched/constraint-matching-or-grows.yaml \
 	tests/sched/constraint-matching-or.yaml \
 	tests/sched/constraint-preempt-only-usable-nodes.yaml \
+	tests/sched/constraint-reclaim-only-usable-nodes.yaml \
 	tests/sched/cycle-all-phases.yaml \
 	tests/sched/fairshare-hierarchy-depth3.yaml \
 	tests/sched/fairshare-limit-and-request-cap.yaml \

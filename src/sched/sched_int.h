@@ -597,6 +597,8 @@ bool kai_sched_solve(struct sess *S, uint32_t j, kai_sched_next_victim_fn *next,
 void kai_sched_evict_unit(struct sess *S, const struct kai_sched_unit *u);
 bool kai_sched_victim_unit(const struct sess *S, uint32_t v, int64_t min_run,
     struct kai_sched_unit *u);
+/* Whether running job v has a task on a node job j's tasks may use. */
+bool kai_sched_victim_helps(const struct sess *S, uint32_t j, uint32_t v);
 void kai_sched_victims_build(struct sess *S);
 
 struct kai_sched_fmemo {
