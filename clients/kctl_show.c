@@ -221,9 +221,6 @@ show_node(const struct nodequery *q, const struct kai_nodeinfo *n)
 	(void)printf("NodeName=%s\n", n->name);
 	(void)printf("   CPUAlloc=%" PRId64 " CPUTot=%" PRId64 "\n",
 	    n->cpu_alloc_milli / 1000, n->cpu_milli / 1000);
-	(void)printf("   AvailableFeatures=%s ActiveFeatures=%s\n",
-	    n->features != NULL && *n->features ? n->features : "(null)",
-	    n->features != NULL && *n->features ? n->features : "(null)");
 	nodequery_gpus(n->gpus, t, sizeof(t));
 	nodequery_gpus(n->gpus_alloc, a, sizeof(a));
 	if (n->gpus > 0)
@@ -245,6 +242,9 @@ show_node(const struct nodequery *q, const struct kai_nodeinfo *n)
 			    q->parts[i].name);
 	if (k == 0)
 		(void)printf("(null)");
+	(void)printf("\n   AvailableFeatures=%s ActiveFeatures=%s",
+	    n->features != NULL && *n->features ? n->features : "(null)",
+	    n->features != NULL && *n->features ? n->features : "(null)");
 	(void)printf("\n   CfgTRES=cpu=%" PRId64 ",mem=%" PRIu64 "M%s%s\n",
 	    n->cpu_milli / 1000, n->mem_mb, n->gpus > 0 ? ",gres/gpu=" : "",
 	    n->gpus > 0 ? t : "");

@@ -57,8 +57,13 @@ nodes_of()
 	    paste -sd, -
 }
 
-# --- The nodes' features, from their labels.
-feat=$(kinfo -N --noheader -o '%n %f' | sort)
+# --- The nodes' features, from their labels (once kaid's node watch has
+# synced: until then the list may be short).
+for _ in $(seq 1 50); do
+	[ "$(as_user "$A" kinfo -N -h -o '%n' | sort -u | wc -l)" -ge 3 ] && break
+	sleep 0.2
+done
+feat=$(as_user "$A" kinfo -N --noheader -o '%n %f' | sort -u)
 like "kinfo %f: a1 has A100 (gpu.product) and ib (feature.NAME)" \
     "$(printf '%s\n' "$feat" | grep '^a1 ')" '^a1 (A100,ib|ib,A100)$'
 is "kinfo %f: a2 has A100 only" "$(printf '%s\n' "$feat" | grep '^a2 ')" \
@@ -67,9 +72,9 @@ like "kinfo %f: h1 has H100 and the kaibatch.io/features list" \
     "$(printf '%s\n' "$feat" | grep '^h1 ')" '^h1 .*H100'
 like "... hbm3 and ib" "$(printf '%s\n' "$feat" | grep '^h1 ')" \
     '^h1 .*hbm3,ib'
-like "kctl show node: AvailableFeatures" "$(kctl show node a2)" \
+like "kctl show node: AvailableFeatures" "$(as_user "$A" kctl show node a2)" \
     '^   AvailableFeatures=A100 ActiveFeatures=A100$'
-is "the header of %f is sinfo's" "$(kinfo -N -o '%f' | head -n 1)" \
+is "the header of %f is sinfo's" "$(as_user "$A" kinfo -N -o '%f' | head -n 1)" \
     'AVAIL_FEATURES'
 
 # --- Refusals at submission, as sbatch's.
