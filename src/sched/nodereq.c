@@ -123,13 +123,13 @@ kai_sched_nodereq_init(struct sess *S)
 		const struct kai_sched_nodereq *R = &s->nodereqs[r];
 
 		for (n = 0; n < S->nn; n++) {
-			bool f;
+			bool f = R->nalts == 0 || satisfied(S, R, n) != 0;
 
-			if (!S->nodes[n].ok)
-				continue;
-			f = R->nalts == 0 || satisfied(S, R, n) != 0;
+			/* Any node, schedulable or not: whether the
+			 * features exist at all. */
 			S->req_feat[r] += f;
-			S->req_nodes[r] += f && lists_allow(R, n);
+			S->req_nodes[r] += S->nodes[n].ok && f &&
+			    lists_allow(R, n);
 		}
 	}
 	S->open = kai_sched_calloc(S->ctx, s->njobs, sizeof(*S->open));

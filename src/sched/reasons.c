@@ -379,15 +379,15 @@ kai_sched_why_text(const struct kai_sched_snapshot *s,
 		    s->pools[w->a].name : "?");
 		break;
 	case KAI_SCHED_WHY_NO_FEATURE_NODES:
-		(void)snprintf(buf, size, "no schedulable node has the "
+		(void)snprintf(buf, size, "no node has the "
 		    "features \"%s\"", w->a >= 0 &&
 		    (size_t)w->a < s->nnodereqs &&
 		    s->nodereqs[w->a].text != NULL ? s->nodereqs[w->a].text :
 		    "?");
 		break;
 	case KAI_SCHED_WHY_NO_REQ_NODES:
-		t = "no schedulable node is left by its --nodelist, "
-		    "--exclude and --constraint";
+		t = "no schedulable node is left by its --constraint, "
+		    "--nodelist and --exclude";
 		break;
 	case KAI_SCHED_WHY_QOS_GPUS:
 		qos_gpus(w, buf, size);

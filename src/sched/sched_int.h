@@ -250,7 +250,7 @@ struct sess {
 	int64_t *lim_alloc;
 	struct kai_sched_gtypes *gt; /* gputype.c; NULL: no GPU types */
 	/* nodereq.c: per nodereq the schedulable nodes it allows, and
-	 * those with its features; per job of a matching OR the
+	 * the nodes (any) with its features; per job of a matching OR the
 	 * alternatives its active nodes all satisfy; the alternative
 	 * kai_sched_try_step() is trying for try_job (-1: none) */
 	uint32_t *req_nodes, *req_feat;

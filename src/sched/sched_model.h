@@ -336,8 +336,8 @@ enum kai_sched_why {
 				      hold them, c=nodes needed */
 	KAI_SCHED_WHY_NO_REQ_NODES, /* no schedulable node meets job's
 				      nodereq: a=its index */
-	KAI_SCHED_WHY_NO_FEATURE_NODES, /* ... none even has the features
-					  it asks for: a=its index */
+	KAI_SCHED_WHY_NO_FEATURE_NODES, /* ... no node at all has the
+					  features it asks for: a=its index */
 	KAI_SCHED_WHY_NCODES
 };
 
