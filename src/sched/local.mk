@@ -21,6 +21,7 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/heap.c \
 	src/sched/memo.c \
 	src/sched/nodeidx.c \
+	src/sched/nodereq.c \
 	src/sched/order.c \
 	src/sched/place.c \
 	src/sched/pools.c \
@@ -95,6 +96,13 @@ SCHED_SCENARIOS = \
 	tests/sched/consolidate-off-with-spread.yaml \
 	tests/sched/consolidate-only-if-all-replaced.yaml \
 	tests/sched/consolidate-required-domain.yaml \
+	tests/sched/constraint-backfill-reserves-usable-nodes.yaml \
+	tests/sched/constraint-consolidate-keeps-features.yaml \
+	tests/sched/constraint-features.yaml \
+	tests/sched/constraint-matching-or-grows.yaml \
+	tests/sched/constraint-matching-or.yaml \
+	tests/sched/constraint-preempt-only-usable-nodes.yaml \
+	tests/sched/constraint-reclaim-only-usable-nodes.yaml \
 	tests/sched/cycle-all-phases.yaml \
 	tests/sched/fairshare-hierarchy-depth3.yaml \
 	tests/sched/fairshare-limit-and-request-cap.yaml \
@@ -135,6 +143,7 @@ SCHED_SCENARIOS = \
 	tests/sched/minruntime-preempt-protects.yaml \
 	tests/sched/minruntime-reclaim-elapsed.yaml \
 	tests/sched/minruntime-reclaim-lca.yaml \
+	tests/sched/nodelist-exclude.yaml \
 	tests/sched/order-closed-queue-takes-no-part.yaml \
 	tests/sched/order-drf-cpu-vs-gpu.yaml \
 	tests/sched/order-elastic-growth-after-minimums.yaml \

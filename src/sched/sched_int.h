@@ -257,6 +257,14 @@ struct sess {
 	/* qoslimit.c: what each GPU cap's jobs hold (uGPU); NULL = none */
 	int64_t *lim_alloc;
 	struct kai_sched_gtypes *gt; /* gputype.c; NULL: no GPU types */
+	/* nodereq.c: per nodereq the schedulable nodes it allows, and
+	 * the nodes (any) with its features; per job of a matching OR the
+	 * alternatives its active nodes all satisfy; the alternative
+	 * kai_sched_try_step() is trying for try_job (-1: none) */
+	uint32_t *req_nodes, *req_feat;
+	uint64_t *open;
+	int64_t try_job;
+	int32_t try_alt;
 	int32_t *qtype;		     /* per queue: its key's type (order.c) */
 };
 
@@ -288,6 +296,24 @@ bool kai_sched_pool_allows(const struct sess *S, uint32_t t, uint32_t n);
 uint32_t kai_sched_pool_nodes(const struct sess *S, int32_t pool);
 /* The most idle whole GPUs on a node task t's pool may use. */
 uint32_t kai_sched_pool_most_idle(const struct sess *S, uint32_t t);
+
+/* nodereq.c: the job's own node requirements (-C, -w, -x). */
+void kai_sched_nodereq_init(struct sess *S);
+void kai_sched_nodereq_fini(struct sess *S);
+/* Whether node n may take a task of job j by j's requirements. */
+bool kai_sched_nodereq_allows(const struct sess *S, uint32_t j, uint32_t n);
+/* stmt.c: task t is being placed on its node (not active yet). */
+void kai_sched_nodereq_placed(struct sess *S, uint32_t t);
+/* stmt.c: a placement or eviction of task t was undone. */
+void kai_sched_nodereq_undone(struct sess *S, uint32_t t);
+/* How many alternatives j's next start should try one by one (0: no
+ * need: no matching OR, one alternative, or tasks already active). */
+uint32_t kai_sched_nodereq_starts(const struct sess *S, uint32_t j);
+/* Placements of j start on alternative alt only; alt < 0: any again. */
+void kai_sched_nodereq_try(struct sess *S, uint32_t j, int32_t alt);
+/* No schedulable node meets j's requirements: true and w says so. */
+bool kai_sched_nodereq_none(const struct sess *S, uint32_t j,
+    struct kai_sched_why_info *w);
 
 /* sess_jobs.c */
 void kai_sched_queues_init(struct sess *S);
@@ -594,6 +620,8 @@ bool kai_sched_solve(struct sess *S, uint32_t j, kai_sched_next_victim_fn *next,
 void kai_sched_evict_unit(struct sess *S, const struct kai_sched_unit *u);
 bool kai_sched_victim_unit(const struct sess *S, uint32_t v, int64_t min_run,
     struct kai_sched_unit *u);
+/* Whether running job v has a task on a node job j's tasks may use. */
+bool kai_sched_victim_helps(const struct sess *S, uint32_t j, uint32_t v);
 void kai_sched_victims_build(struct sess *S);
 
 struct kai_sched_fmemo {

@@ -342,7 +342,8 @@ static_fails(struct sess *S)
 		else if (kai_sched_pool_nodes(S, J->pool) == 0) {
 			w.why = KAI_SCHED_WHY_NO_POOL_NODES;
 			w.a = J->pool;
-		}
+		} else
+			(void)kai_sched_nodereq_none(S, (uint32_t)j, &w);
 		for (t = J->first_task; w.why == KAI_SCHED_WHY_NONE &&
 		     t < J->first_task + J->ntasks;
 		     t++)
