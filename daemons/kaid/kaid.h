@@ -492,6 +492,8 @@ struct snap {
 	struct kai_sched_toleration *pool_tols;
 	/* policy.c: the per-user GPU caps of QoS (kai_sched's gpu_limits) */
 	int64_t *gpu_limits;
+	/* nodefeat.c: the jobs' -C, -w, -x as the core's requirements */
+	struct nodefeat_snap *nf;
 };
 /*
  * Builds the snapshot of this tick from kaid's caches: nodes, queues,
@@ -649,6 +651,24 @@ int pools_check_paths(const struct kaid *k, const struct kai_jobspec *js,
  */
 int pools_check_fits(const struct kaid *k, const struct kai_jobspec *js,
     const char *queue, uint64_t mem_mb, struct kai_err *err) KAI_MUST_CHECK;
+/* nodefeat.c: node features and a job's -C, -w, -x. */
+/* Whether node nd has feature name, by its labels and kaid.yaml. */
+bool nodefeat_has(const struct kai_conf *c, const struct kai_node *nd,
+    const char *name);
+/* Node nd's features, comma-separated, into buf; returns the length. */
+size_t nodefeat_text(const struct kai_conf *c, const struct kai_node *nd,
+    char *buf, size_t size);
+/*
+ * At submission: a -w or -x name no node has is refused ("Invalid node
+ * name specified"), and so is a job no node of partition queue could
+ * ever take by its constraint and lists ("Requested node configuration
+ * is not available"); 0 before the node list is in.
+ */
+int nodefeat_check_submit(const struct kaid *k, const struct kai_jobspec *js,
+    const char *queue, struct kai_err *err) KAI_MUST_CHECK;
+/* The snapshot's requirements and node feature bits (snap_build). */
+void nodefeat_snap(const struct kaid *k, struct snap *sn);
+void nodefeat_snap_fini(struct snap *sn);
 /* The snapshot's pools: one per kaid.yaml partition (snap_build). */
 void pools_snap(const struct kaid *k, struct snap *sn);
 /* Room for every node's taints, then each node's into the node s. */

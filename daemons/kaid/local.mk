@@ -34,6 +34,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/policy.c \
 	daemons/kaid/policy.h \
 	daemons/kaid/podspec.c \
+	daemons/kaid/nodefeat.c \
 	daemons/kaid/pools.c \
 	daemons/kaid/queues.c \
 	daemons/kaid/queues.h \
