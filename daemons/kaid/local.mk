@@ -32,6 +32,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/policy.h \
 	daemons/kaid/podspec.c \
 	daemons/kaid/pools.c \
+	daemons/kaid/ptyrelay.c \
 	daemons/kaid/queues.c \
 	daemons/kaid/queues.h \
 	daemons/kaid/reads.c \

@@ -57,6 +57,8 @@ static const struct rpc_entry {
 	{KAI_MSG_SHARE, "share", rpc_share, RPC_JOB},
 	{KAI_MSG_REPORT, "report", rpc_report, RPC_JOB},
 	{KAI_MSG_QOS_LIST, "qos-list", rpc_qos_list, RPC_JOB},
+	{KAI_MSG_PTY_ATTACH, "pty-attach", rpc_pty_attach, 0},
+	{KAI_MSG_PTY_SERVE, "pty-serve", rpc_pty_serve, RPC_JOB},
 };
 
 bool

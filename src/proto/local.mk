@@ -14,6 +14,7 @@ src_proto_libkaiproto_a_SOURCES = \
 	src/proto/msg_jobs.c \
 	src/proto/msg_nodes.c \
 	src/proto/msg_ping.c \
+	src/proto/msg_pty.c \
 	src/proto/msg_queue.c \
 	src/proto/msg_select.c \
 	src/proto/msg_qos.c \
@@ -26,6 +27,7 @@ src_proto_libkaiproto_a_SOURCES = \
 	src/proto/prom.h \
 	src/proto/proto.h \
 	src/proto/proto_array.h \
+	src/proto/proto_pty.h \
 	src/proto/proto_qos.h \
 	src/proto/proto_report.h \
 	src/proto/queue.c \
