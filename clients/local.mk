@@ -44,7 +44,8 @@ TESTS += tests/unit/clients-directives
 # credential, frame, replies.  Links: proto, auth (libmunge), conf
 # (libyaml), model, base.
 noinst_LIBRARIES += clients/libkaiclient.a
-clients_libkaiclient_a_SOURCES = clients/client.c clients/client.h
+clients_libkaiclient_a_SOURCES = clients/client.c clients/client.h \
+	clients/client_pty.c clients/client_pty.h
 clients_libkaiclient_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS)
 
 # The auth backend, chosen at link time (client.h client_cred_new()):

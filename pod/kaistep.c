@@ -30,6 +30,7 @@ static const struct {
 	{"kcancel", kaistep_kcancel},
 	{"scancel", kaistep_kcancel},
 	{"kctl", kaistep_kctl},
+	{"pty-serve", kaistep_ptyserve},
 };
 
 static step_main_fn *
