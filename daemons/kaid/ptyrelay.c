@@ -517,6 +517,9 @@ join_greet(struct psess *s, struct pend *e, const struct claim *c)
 	size_t off, n;
 
 	memset(&io, 0, sizeof(io));
+	io.kind = KAI_PTY_START;
+	(void)end_send(e->is_pod ? s->client : s->pod != NULL ? e : NULL,
+	    &io);
 	if (e->is_pod) {
 		if (s->rows != 0 || s->cols != 0) {
 			io.kind = KAI_PTY_WINSIZE;
@@ -534,7 +537,7 @@ join_greet(struct psess *s, struct pend *e, const struct claim *c)
 		s->rows = c->rows;
 		s->cols = c->cols;
 	}
-	if (!c->owner && s->back.len > 0) {
+	if (s->back.len > 0) {
 		io.kind = KAI_PTY_DATA;
 		io.stream = 1;
 		for (off = 0; off < s->back.len; off += n) {

@@ -108,6 +108,7 @@ kai_msg_pty_io_encode(struct kai_buf *b, const struct kai_pty_io *io)
 			r = kai_codec_put_u8(b, io->stream);
 		break;
 	case KAI_PTY_HANGUP:
+	case KAI_PTY_START:
 		break;
 	case KAI_PTY_NOTICE:
 		if (io->len > KAI_PTY_DATA_MAX)
@@ -174,6 +175,7 @@ kai_msg_pty_io_decode(const void *p, size_t n, struct kai_pty_io *io,
 			return rc;
 		break;
 	case KAI_PTY_HANGUP:
+	case KAI_PTY_START:
 		break;
 	case KAI_PTY_NOTICE:
 		v.data = (const char *)r.p + r.off;

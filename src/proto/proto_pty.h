@@ -24,6 +24,7 @@
  *	EOF	u8 stream: that stream is closed (the client's stdin)
  *	HANGUP	nothing: the client that owned the session left
  *	NOTICE	the rest of the body, a message for the user (UTF-8)
+ *	START	nothing: kaid tells the client the pod serves now
  */
 #ifndef KAI_PROTO_PROTO_PTY_H
 #define KAI_PROTO_PROTO_PTY_H
@@ -54,6 +55,7 @@ enum kai_pty_kind {
 	KAI_PTY_EOF = 3,
 	KAI_PTY_HANGUP = 4,
 	KAI_PTY_NOTICE = 5,
+	KAI_PTY_START = 6,
 	KAI_PTY_NKINDS
 };
 

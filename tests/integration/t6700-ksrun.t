@@ -1,0 +1,179 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# t6700-ksrun: interactive sessions relayed through kaid (ksrun(1),
+# ksalloc(1), ksattach(1)), driven from a pseudo-terminal as a user types
+# (tests/tools/pty-drive.py).  kubesim's pods are processes on this host
+# and mount no Secret, so the test plays the kubelet's part for the job
+# key (as t6500 does): the keys of the first job ids are derived from
+# kaid's master key into files only alice reads, and a `kaistep` first in
+# the job's PATH points KAI_JOB_KEY at its job's before it runs the real
+# one.  Checked: `ksrun --pty bash` runs commands, reports and follows
+# the window size, passes Ctrl-C as the terminal's SIGINT, returns the
+# shell's exit status and ends the job; `ksrun CMD` streams stdout and
+# stderr apart and returns CMD's status; ksalloc gives a shell in the
+# job; ksattach joins a job's terminal, sees its earlier output and
+# types to it; the refusals (a second client, another user, an ended
+# job, a bad id) are one line each.
+
+. "$top_srcdir/tests/lib/tap.sh"
+. "$top_srcdir/tests/lib/stack.sh"
+
+stack_tiers kubesim real -- "the job key is the test's file here"
+stack_require
+step=$STACK_BIN/pod/kaistep
+[ -x "$step" ] || skip_all "pod/kaistep not built (configure: no static libraries)"
+drive=$top_srcdir/tests/tools/pty-drive.py
+
+T=$(mktemp -d /tmp/kai-t6700.XXXXXX)
+chmod 755 "$T"
+trap 'stack_stop "$T"; [ -n "$KEEP" ] || rm -rf "$T"' EXIT
+python3 -c 'import os; print(os.urandom(32).hex())' >"$T/master.key"
+chmod 600 "$T/master.key"
+KAID_CONF_EXTRA="job_key_file: $T/master.key" KAID_POD_CONTROLLER=listen \
+    stack_start "$T" ||
+    bail_out "could not start the stack"
+
+A=$STACK_ALICE
+B=$STACK_BOB
+W=$T/work-alice
+mkdir -p "$W/keys" "$W/bin" && chown -R "$A:" "$W"
+python3 - "$T/master.key" "$W/keys" <<'EOP'
+import hashlib, hmac, struct, sys
+m = bytes.fromhex(open(sys.argv[1]).read().strip())
+for i in range(1, 200):
+    k = hmac.new(m, b"kaibatch job key v1\0" + struct.pack(">Q", i),
+                 hashlib.sha256).hexdigest()
+    open("%s/key-%d" % (sys.argv[2], i), "w").write(k + "\n")
+EOP
+chown -R "$A:" "$W/keys" && chmod 400 "$W/keys"/*
+cat >"$W/bin/kaistep" <<EOS
+#!/bin/sh
+KAI_JOB_KEY=$W/keys/key-\$KAI_JOB_ID exec "$step" "\$@"
+EOS
+chmod 755 "$W/bin/kaistep"
+
+# as_alice CMD...: CMD as alice in her directory, kaistep on her PATH.
+as_alice()
+{
+	(cd "$W" && as_user "$A" env PATH="$W/bin:$PATH" "$@")
+}
+# steps FILE LINE...: a pty-drive.py step file.
+steps()
+{
+	local f=$1
+	shift
+	printf '%s\n' "$@" >"$f"
+	chmod 644 "$f"
+}
+last_job() { stack_psql "select max(id) from jobs"; }
+
+# ksrun --pty bash: a shell on the job's terminal.
+steps "$T/bash.steps" \
+    'expect kai\$ ' \
+    'send echo hello-$((6*7))\r' 'expect hello-42' \
+    'send stty size\r' 'expect 24 80' \
+    'winsize 40 120' 'sleep 0.5' \
+    'send stty size\r' 'expect 40 120' \
+    'send echo job=$SLURM_JOB_ID tty=$(tty)\r' 'expect job=[0-9]+ tty=/dev/pts/' \
+    'send sleep 100\r' 'sleep 1' 'send \x03' \
+    'send echo interrupted=$?\r' 'expect interrupted=130' \
+    'send exit 7\r'
+out=$(PTY_LOG=$W/bash.log as_alice env PS1='kai$ ' python3 "$drive" \
+    "$T/bash.steps" -- ksrun --pty -t 5 -J term bash --norc --noprofile \
+    2>&1)
+id=$(last_job)
+like "ksrun --pty bash: the shell runs what is typed" "$out" "seen: hello-42"
+like "... stty size is the terminal's" "$out" "seen: 24 80"
+like "... and follows it when the window changes (SIGWINCH)" "$out" "seen: 40 120"
+like "... the shell is in the job, on a terminal" "$out" "seen: job="
+like "... Ctrl-C interrupts the command, not the session" "$out" \
+    "seen: interrupted=130"
+unlike "... nothing was missed" "$out" "missing:"
+like "... ksrun exits with the shell's status" "$out" "exit 7$"
+ok "... and the job ends when the shell exits" wait_state "$id" FAILED
+is "... with the shell's exit code" \
+    "$(stack_psql "select exit_code from jobs where id = $id")" 7
+
+# ksrun CMD: the output streams, apart, and the status.
+out=$(as_alice ksrun -t 2 sh -c 'echo to-out; echo to-err >&2; exit 3' \
+    2>"$T/err")
+rc=$?
+is "ksrun CMD: stdout is CMD's" "$out" "to-out"
+is "... stderr is CMD's, apart" "$(cat "$T/err")" "to-err"
+is "... and ksrun exits with CMD's status" "$rc" 3
+is "ksrun hostname (a pod is a process here)" "$(as_alice ksrun hostname)" \
+    "$(hostname)"
+is "... stdin reaches the command" \
+    "$(echo typed | as_alice ksrun -t 2 cat)" "typed"
+
+# ksalloc: a shell in a new allocation.
+steps "$T/alloc.steps" \
+    'expect Pending job allocation [0-9]+' \
+    'expect kai\$ ' \
+    'send echo in=$SLURM_JOB_ID\r' 'expect in=[0-9]+' \
+    'send exit\r' 'expect Relinquishing job allocation'
+out=$(PTY_LOG=$W/alloc.log as_alice env PS1='kai$ ' SHELL=/bin/sh python3 \
+    "$drive" "$T/alloc.steps" -- ksalloc -t 2 2>&1)
+like "ksalloc: a shell in the job" "$out" "seen: in="
+unlike "... nothing was missed" "$out" "missing:"
+like "... exits 0 with it" "$out" "exit 0$"
+
+# ksattach: a batch job that offers a terminal, joined later.
+cat >"$W/offer.sh" <<'EOS'
+#!/bin/sh
+exec kaistep pty-serve --pty sh -c 'echo ready-to-read; read x; echo got-$x; sleep 1; exit 4'
+EOS
+chown "$A:" "$W/offer.sh"
+bid=$(as_alice ksubmit --parsable -t 2 offer.sh)
+ok "a batch job with a terminal runs" wait_state "$bid" RUNNING
+for _ in $(seq 1 50); do
+	grep -q "action=pty-serve job=$bid" "$T/kaid.log" && break
+	sleep 0.1
+done
+out=$(as_user "$B" ksattach "$bid" </dev/null 2>&1)
+rc=$?
+like "ksattach by another user is refused" "$out" \
+    "^ksattach: error: permission denied: job $bid belongs to another user$"
+is "... exit 1" "$rc" 1
+steps "$T/attach.steps" \
+    'expect ready-to-read' 'send abc\r' 'expect got-abc'
+out=$(PTY_LOG=$W/attach.log as_alice python3 "$drive" "$T/attach.steps" \
+    -- ksattach "$bid.0" 2>&1)
+like "ksattach: the output from before" "$out" "seen: ready-to-read"
+like "... then types to the job" "$out" "seen: got-abc"
+like "... and ends with the job's command's status" "$out" "exit 4$"
+
+# Refusals: each one line, with the reason.
+steps "$T/hold.steps" 'expect kai\$ ' 'sleep 3' 'send exit\r'
+(PTY_LOG=$W/hold.log as_alice env PS1='kai$ ' python3 "$drive" \
+    "$T/hold.steps" -- ksrun --pty -t 2 sh >"$T/hold.out" 2>&1 &)
+sleep 1.5
+hid=$(last_job)
+for _ in $(seq 1 50); do
+	grep -q "action=pty-serve job=$hid" "$T/kaid.log" && break
+	sleep 0.1
+done
+out=$(as_alice ksattach "$hid" </dev/null 2>&1)
+like "a second client is refused" "$out" \
+    "^ksattach: error: job $hid's terminal already has a client attached$"
+ok "... the first session goes on" wait_state "$hid" COMPLETED
+out=$(as_alice ksattach "$hid" </dev/null 2>&1)
+is "ksattach to an ended job" "$out" \
+    "ksattach: error: job $hid is not active: it has ended or never existed"
+out=$(as_alice ksattach 12x 2>&1)
+rc=$?
+like "ksattach with a bad id: usage, exit 2" "$out$rc" \
+    "invalid job id \"12x\": expected JOBID\\[\\.STEP\\].*2$"
+out=$(as_alice ksattach "$hid.3" 2>&1)
+like "... a step other than 0" "$out" "invalid step \"3\""
+out=$(as_alice ksrun --array=1-2 true 2>&1)
+like "ksrun refuses options of batch jobs" "$out" \
+    "option \"--array\" is not for ksrun"
+out=$(as_alice ksrun 2>&1)
+like "ksrun without a command" "$out" "no command given"
+out=$(as_alice "$step" pty-serve true 2>&1)
+like "pty-serve outside a job has no credential" "$out" \
+    "no job credential here"
+
+done_testing
