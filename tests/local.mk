@@ -93,7 +93,7 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 EXTRA_DIST += tests/bench/bench-kaid.sh tests/bench/bench-tools.sh \
 	tests/bench/bench-soak.sh tests/bench/bench-soak.py \
 	tests/bench/bench-dispatch.sh tests/bench/bench-native.sh \
-	tests/bench/bench-node.sh \
+	tests/bench/bench-node.sh tests/bench/benchlib.sh \
 	tests/bench/bench-node.py tests/bench/bench-webhook.sh \
 	tests/bench/bench-pty.sh
 
