@@ -65,6 +65,13 @@ tests_unit_proto_tools_LDADD = tests/lib/libtap.a src/proto/libkaiproto.a \
 	src/model/libkaimodel.a src/base/libkaibase.a
 TESTS += tests/unit/proto-tools
 
+# The interactive session messages (proto_pty.h).
+check_PROGRAMS += tests/unit/proto-pty
+tests_unit_proto_pty_SOURCES = tests/unit/proto-pty.c
+tests_unit_proto_pty_LDADD = tests/lib/libtap.a src/proto/libkaiproto.a \
+	src/model/libkaimodel.a src/base/libkaibase.a
+TESTS += tests/unit/proto-pty
+
 # kshare's messages: round trips, frames that split, bad frames.
 check_PROGRAMS += tests/unit/proto-share
 tests_unit_proto_share_SOURCES = tests/unit/proto-share.c
