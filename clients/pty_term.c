@@ -83,7 +83,7 @@ raw_on(struct term *t)
 		return;
 	r = t->tio;
 	cfmakeraw(&r);
-	if (tcsetattr(STDIN_FILENO, TCSAFLUSH, &r) == 0)
+	if (tcsetattr(STDIN_FILENO, TCSADRAIN, &r) == 0)
 		t->raw = true;
 }
 
@@ -91,7 +91,7 @@ static void
 raw_off(struct term *t)
 {
 	if (t->raw)
-		(void)tcsetattr(STDIN_FILENO, TCSAFLUSH, &t->tio);
+		(void)tcsetattr(STDIN_FILENO, TCSADRAIN, &t->tio);
 	t->raw = false;
 }
 

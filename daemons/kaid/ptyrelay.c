@@ -343,7 +343,7 @@ end_parse(struct pend *e)
 	}
 	return true;
 bad:
-	kai_log_warn("session of job %" PRIu64 ": %s %s: closed",
+	kai_log_warn("session of job %" PRIu64 ": %s: %s: closed",
 	    e->s != NULL ? e->s->job : 0, e->is_pod ? "pod" : "client",
 	    kai_err_msg(&err));
 	return false;
@@ -681,14 +681,14 @@ rpc_pty_serve(struct kaid *k, const struct rpc_req *req)
 	struct claim c;
 	struct kai_err err;
 
-	if (kai_msg_pty_serve_decode(req->body, req->len, &o, &err) != 0) {
-		server_reply_error(k, req->conn, err.code, err.msg, NULL);
-		return false;
-	}
 	if (req->job_id == 0) {
 		server_reply_error(k, req->conn, KAI_EPERM,
 		    "permission denied: a terminal is served with a job "
 		    "credential", "kaistep pty-serve runs inside a job");
+		return false;
+	}
+	if (kai_msg_pty_serve_decode(req->body, req->len, &o, &err) != 0) {
+		server_reply_error(k, req->conn, err.code, err.msg, NULL);
 		return false;
 	}
 	memset(&c, 0, sizeof(c));

@@ -144,6 +144,92 @@ like "ksattach: the output from before" "$out" "seen: ready-to-read"
 like "... then types to the job" "$out" "seen: got-abc"
 like "... and ends with the job's command's status" "$out" "exit 4$"
 
+# Nothing a client sends after its session opened crashes kaid: a
+# broken header, an oversized frame, a frame with a credential, a kind a
+# client may not send; each closes that connection alone.
+cat >"$W/idle.sh" <<'EOS'
+#!/bin/sh
+exec kaistep pty-serve --pty sh -c 'echo idle; sleep 60'
+EOS
+chown "$A:" "$W/idle.sh"
+iid=$(as_alice ksubmit --parsable -t 2 idle.sh)
+for _ in $(seq 1 100); do
+	grep -q "action=pty-serve job=$iid" "$T/kaid.log" && break
+	sleep 0.1
+done
+sleep 1
+# hostile HEX...: an attach to the idle job, then each HEX in turn;
+# prints what kaid answered and whether it closed the connection.
+hostile()
+{
+	python3 -c 'import struct, sys; sys.stdout.buffer.write(struct.pack(">QIHH", int(sys.argv[1]), 0, 0, 0))' \
+	    "$iid" >"$W/attach.bin"
+	as_alice kai-rawreq --type 56 --body-file "$W/attach.bin" \
+	    --save "$W/attach.frame" --no-send >/dev/null || return 1
+	as_alice python3 - "$W/attach.frame" "$@" <<'EOP'
+import os, socket, struct, sys
+host, port = os.environ["KAI_CONTROLLER"].rsplit(":", 1)
+s = socket.create_connection((host, int(port)), timeout=5)
+s.sendall(open(sys.argv[1], "rb").read())
+got = b""
+def frames():
+    global got
+    out = []
+    while len(got) >= 20:
+        t, n = struct.unpack(">H", got[6:8])[0], struct.unpack(">I", got[16:20])[0]
+        if len(got) < 20 + n:
+            break
+        out.append(t)
+        got = got[20 + n:]
+    return out
+types = []
+s.settimeout(0.5)
+try:
+    while True:
+        d = s.recv(65536)
+        if not d:
+            break
+        got += d
+        types += frames()
+except socket.timeout:
+    pass
+s.settimeout(5)
+for h in sys.argv[2:]:
+    s.sendall(bytes.fromhex(h))
+closed = False
+try:
+    while True:
+        d = s.recv(65536)
+        if not d:
+            closed = True
+            break
+        got += d
+        types += frames()
+except socket.timeout:
+    pass
+print(" ".join(map(str, types)), "closed" if closed else "open")
+EOP
+}
+hdr() { printf '4b414962%04x%04x%08x%08x%08x' 3 "$1" 0 "$2" "$3"; }
+is "an attacher's broken header: the reply, START, the backlog, then closed" \
+    "$(hostile 474554202f20485454502f312e310d0a486f73743a20780d0a0d0a)" "57 61 61 closed"
+is "... an IO frame over its limit" "$(hostile "$(hdr 60 0 1000000)")" \
+    "57 61 closed"
+is "... an IO frame with a credential" "$(hostile "$(hdr 60 4 1)41414141")" \
+    "57 61 closed"
+is "... a kind a client may not send (EXIT)" \
+    "$(hostile "$(hdr 60 0 5)0200000000")" "57 61 closed"
+is "... an unknown kind" "$(hostile "$(hdr 60 0 1)63")" "57 61 closed"
+is "... a WINSIZE cut short" "$(hostile "$(hdr 60 0 3)010018")" "57 61 closed"
+ok "kaid logged why" grep -q "session of job $iid: client: .*closed" \
+    "$T/kaid.log"
+is "kaid still answers, and the job still runs" \
+    "$(as_alice kqueue --noheader -j "$iid" -o %T)" RUNNING
+out=$(as_alice kai-rawreq --type 58 --body-file /dev/null 2>&1)
+like "PTY_SERVE with MUNGE is refused" "$out" \
+    "permission denied: a terminal is served with a job credential"
+as_alice kcancel "$iid"
+
 # Refusals: each one line, with the reason.
 steps "$T/hold.steps" 'expect kai\$ ' 'sleep 3' 'send exit\r'
 (PTY_LOG=$W/hold.log as_alice env PS1='kai$ ' python3 "$drive" \
