@@ -16,7 +16,9 @@
  * SIGINT and SIGQUIT ignored, which exec keeps).
  *
  * When CMD exits, its status goes to the client (EXIT) and is
- * pty-serve's own, so the job's exit code is the command's.  When the
+ * pty-serve's own, so the job's exit code is the command's.  SIGTERM to
+ * pty-serve (kcancel, the time limit: the wrapper's) is passed on to
+ * CMD's session, which is not the wrapper's process group.  When the
  * client that owns the session leaves (HANGUP) or kaid goes, CMD's
  * session gets SIGHUP, as a terminal's hangup gives, and SIGKILL
  * PTYSERVE_KILL_S seconds later if it is still there.
@@ -63,6 +65,7 @@ struct serve {
 
 static int chld_pipe[2] = {-1, -1};
 static volatile sig_atomic_t alarmed;
+static volatile sig_atomic_t terminated;
 
 static void
 on_chld(int sig)
@@ -171,6 +174,16 @@ on_alarm(int sig)
 {
 	(void)sig;
 	alarmed = 1;
+}
+
+/* kcancel, the time limit: the wrapper's SIGTERM to the pod's processes
+ * does not reach CMD's own session; relayed in the loop. */
+static void
+on_term(int sig)
+{
+	(void)sig;
+	terminated = 1;
+	on_chld(sig);
 }
 
 static void
@@ -287,6 +300,11 @@ relay(struct serve *s)
 			break;	/* a process CMD left keeps writing */
 		if (alarmed && !s->reaped)
 			(void)kill(-s->pid, SIGKILL);
+		if (terminated == 1 && !s->reaped) {
+			terminated = 2;
+			(void)kill(-s->pid, SIGTERM);
+			(void)kill(-s->pid, SIGCONT);
+		}
 		/* CMD exited but something it left holds its output
 		 * open: a last look, then stop. */
 		timeout = s->reaped ? 200 : -1;
@@ -399,6 +417,8 @@ kaistep_ptyserve(int argc, char **argv)
 	sa.sa_handler = on_alarm;
 	sa.sa_flags = 0;
 	(void)sigaction(SIGALRM, &sa, NULL);
+	sa.sa_handler = on_term;
+	(void)sigaction(SIGTERM, &sa, NULL);
 	(void)signal(SIGPIPE, SIG_IGN);
 	if (start(&s, cmd) != 0)
 		return CLIENT_EXIT_REFUSED;

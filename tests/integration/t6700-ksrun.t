@@ -107,6 +107,25 @@ is "ksrun hostname (a pod is a process here)" "$(as_alice ksrun hostname)" \
 is "... stdin reaches the command" \
     "$(echo typed | as_alice ksrun -t 2 cat)" "typed"
 
+# kcancel of a session: the command gets SIGTERM (its TERM trap runs, its
+# output still comes back) and its status is ksrun's.
+(as_alice ksrun -t 2 sh -c 'trap "echo got-term; exit 5" TERM; echo armed;
+    while :; do sleep 0.1; done' >"$W/term.out" 2>&1; echo "rc=$?" >>"$W/term.out") &
+for _ in $(seq 1 100); do
+	grep -q armed "$W/term.out" 2>/dev/null && break
+	sleep 0.1
+done
+tid=$(last_job)
+as_alice kcancel "$tid"
+for _ in $(seq 1 150); do
+	grep -q 'rc=' "$W/term.out" && break
+	sleep 0.1
+done
+out=$(cat "$W/term.out")
+like "kcancel: the command's TERM trap runs, its output comes back" "$out" \
+    "got-term"
+like "... and its status is ksrun's" "$out" "rc=5$"
+
 # ksalloc: a shell in a new allocation.
 steps "$T/alloc.steps" \
     'expect Pending job allocation [0-9]+' \
