@@ -35,6 +35,7 @@
 #include "client_pty.h"
 #include "model/job.h"
 #include "proto/proto.h"
+#include "proto/proto_array.h"
 #include "pty_term.h"
 #include "submit_env.h"
 #include "submit_opts.h"
@@ -104,21 +105,34 @@ on_submit(uint16_t type, const void *body, size_t len, void *ctx)
 	return CLIENT_EXIT_OK;
 }
 
+/* A plain SUBMIT, or SUBMIT_EXT around it with a dependency (-d). */
 static int
-send_job(const struct kai_jobspec *js, uint64_t *id)
+send_job(const struct submit_opts *o, const struct kai_jobspec *js,
+    uint64_t *id)
 {
+	struct kai_submit_ext x;
 	struct kai_buf b;
-	int rc;
+	uint16_t type = KAI_MSG_SUBMIT;
+	int r, rc;
 
 	kai_buf_init(&b, (size_t)KAI_PROTO_BODY_MAX);
-	if (kai_msg_submit_encode(&b, js) != 0) {
+	if (o->dep_spec == NULL) {
+		r = kai_msg_submit_encode(&b, js);
+	} else {
+		type = KAI_MSG_SUBMIT_EXT;
+		memset(&x, 0, sizeof(x));
+		x.dependency = o->dep_spec;
+		x.kill_on_invalid_dep = o->kill_invalid_dep;
+		x.spec = *js; /* borrowed: not finished here */
+		r = kai_msg_submit_ext_encode(&b, &x);
+	}
+	if (r != 0) {
 		kai_buf_fini(&b);
 		client_error(prog, NULL, "job is too large to send: the "
 		    "request passes %d bytes", KAI_PROTO_BODY_MAX);
 		return CLIENT_EXIT_USAGE;
 	}
-	rc = client_request(prog, KAI_MSG_SUBMIT, b.data, b.len, on_submit,
-	    id);
+	rc = client_request(prog, type, b.data, b.len, on_submit, id);
 	kai_buf_fini(&b);
 	return rc;
 }
@@ -173,6 +187,31 @@ build(struct submit_opts *o, int argc, char **argv, bool pty,
 	    err)) != 0)
 		return r;
 	return kai_jobspec_validate(js, err);
+}
+
+static void
+print_warning(const char *option, const char *msg, void *ctx)
+{
+	(void)option;
+	(void)ctx;
+	client_warn(prog, "%s", msg);
+}
+
+/* As ksubmit: options kaid cannot honour yet are refused, ignored ones
+ * warned about. */
+static int
+refuse_or_warn(const struct submit_opts *o)
+{
+	const char *names[1];
+
+	if (submit_opts_refusals(o, names, 1) > 0) {
+		client_error(prog, NULL, "%s is not supported by kaid yet",
+		    names[0]);
+		return CLIENT_EXIT_USAGE;
+	}
+	if (!o->quiet)
+		submit_opts_warnings(o, print_warning, NULL);
+	return CLIENT_EXIT_OK;
 }
 
 /* Takes --pty out of the options (it is ksrun's, not ksubmit's). */
@@ -252,7 +291,8 @@ main(int argc, char **argv)
 	} else if (o.version) {
 		(void)printf("%s (kaibatch) %s\n", prog, PACKAGE_VERSION);
 		rc = CLIENT_EXIT_OK;
-	} else if ((rc = send_job(&js, &id)) == CLIENT_EXIT_OK) {
+	} else if ((rc = refuse_or_warn(&o)) == CLIENT_EXIT_OK &&
+	    (rc = send_job(&o, &js, &id)) == CLIENT_EXIT_OK) {
 		if (alloc_mode)
 			(void)fprintf(stderr, "%s: Pending job allocation %"
 			    PRIu64 "\n", prog, id);

@@ -247,6 +247,15 @@ is "kaid still answers, and the job still runs" \
 out=$(as_alice kai-rawreq --type 58 --body-file /dev/null 2>&1)
 like "PTY_SERVE with MUNGE is refused" "$out" \
     "permission denied: a terminal is served with a job credential"
+
+# Ctrl-C while the job waits (here for a dependency): the job is cancelled.
+steps "$T/pend.steps" 'sleep 2' 'send \x03' 'expect job [0-9]+ cancelled'
+out=$(PTY_LOG=$W/pend.log as_alice python3 "$drive" "$T/pend.steps" -- \
+    ksrun --pty -t 2 -d "afterok:$iid" sh 2>&1)
+pid=$(last_job)
+like "Ctrl-C while the job waits cancels it" "$out" "seen: job"
+like "... and ksrun exits 130" "$out" "exit 130$"
+ok "... the job is cancelled" wait_state "$pid" CANCELLED
 as_alice kcancel "$iid"
 
 # Refusals: each one line, with the reason.
