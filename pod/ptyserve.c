@@ -23,9 +23,12 @@
  * session gets SIGHUP, as a terminal's hangup gives, and SIGKILL
  * PTYSERVE_KILL_S seconds later if it is still there.
  *
- * Only task 0 serves: in a job of several tasks the others keep their
- * pods (the allocation) until the job ends, as Slurm's interactive step
- * runs on the allocation's first node.
+ * Only task 0 serves, as Slurm's interactive step runs on the
+ * allocation's first node.  The other tasks end at once, with status 0:
+ * while every pod runs the job's script (pod/wrapper.sh), nothing in the
+ * session could reach their pods, and a task that waited would keep
+ * the job running after the session ended (kaid ends a job when every
+ * task has succeeded, reconcile.c).
  */
 #include "config.h"
 
@@ -355,15 +358,6 @@ exit_code(int st)
 }
 
 
-static int
-others_wait(void)
-{
-	/* Not task 0: hold the allocation until the job ends (SIGTERM). */
-	while (pause() < 0 && errno == EINTR)
-		continue;
-	return CLIENT_EXIT_OK;
-}
-
 int
 kaistep_ptyserve(int argc, char **argv)
 {
@@ -392,7 +386,7 @@ kaistep_ptyserve(int argc, char **argv)
 		return CLIENT_EXIT_USAGE;
 	}
 	if (procid != NULL && strcmp(procid, "0") != 0)
-		return others_wait();
+		return CLIENT_EXIT_OK; /* not task 0: see the top */
 	if (i < argc) {
 		cmd = argv + i;
 	} else {

@@ -104,6 +104,10 @@ is "... stderr is CMD's, apart" "$(cat "$T/err")" "to-err"
 is "... and ksrun exits with CMD's status" "$rc" 3
 is "ksrun hostname (a pod is a process here)" "$(as_alice ksrun hostname)" \
     "$(hostname)"
+out=$(as_alice ksrun -n 2 -t 2 sh -c 'echo task-$SLURM_PROCID')
+nid=$(last_job)
+is "ksrun -n 2: the command runs once, in task 0" "$out" "task-0"
+ok "... and the job ends with it" wait_state "$nid" COMPLETED
 is "... stdin reaches the command" \
     "$(echo typed | as_alice ksrun -t 2 cat)" "typed"
 
