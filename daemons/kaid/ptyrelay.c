@@ -19,7 +19,8 @@
  * consumer make kaid hold PTY_HIGH plus a frame per direction, never
  * more.  What the pod writes while no client is attached is kept, the
  * last PTY_BACKLOG bytes of it, and given to the next client (ksattach
- * sees the screen's recent past).  At most PTY_SESSIONS sessions.
+ * sees the screen's recent past).  At most PTY_SESSIONS sessions, and
+ * PTY_PER_USER of one user's jobs.
  *
  * Lifetime: a client that opened the session as its owner (ksrun, ksalloc)
  * ends it when it goes: the pod gets HANGUP and ends the command, as the
@@ -44,6 +45,7 @@
 #include "sys/log.h"
 
 #define PTY_SESSIONS 1024
+#define PTY_PER_USER 64	/* so that one user cannot take them all */
 #define PTY_HIGH     (256 * 1024)
 #define PTY_OUT_MAX  (PTY_HIGH + 2 * (KAI_PROTO_HDR_LEN + KAI_PTY_IO_MAX))
 #define PTY_IN_MAX   (KAI_PROTO_HDR_LEN + KAI_PTY_IO_MAX)
@@ -451,6 +453,7 @@ claim_session(struct kaid *k, struct pend *e, const struct claim *c)
 	struct ptyrelay *r = relay_of(k);
 	const struct kai_job *j = state_job(k, c->job);
 	struct psess *s = sess_find(k, c->job);
+	size_t i, mine;
 	char msg[256];
 
 	if (j == NULL || kai_jobstate_is_terminal(j->state)) {
@@ -493,9 +496,13 @@ claim_session(struct kaid *k, struct pend *e, const struct claim *c)
 	}
 	if (s != NULL)
 		return s;
-	if (r->n == PTY_SESSIONS) {
-		end_refuse(e, KAI_EAGAIN, "too many interactive sessions",
-		    NULL);
+	for (i = 0, mine = 0; i < r->n; i++)
+		mine += r->v[i]->uid == j->uid;
+	if (r->n == PTY_SESSIONS || mine >= PTY_PER_USER) {
+		(void)snprintf(msg, sizeof(msg), "too many interactive "
+		    "sessions: %s", r->n == PTY_SESSIONS ? "kaid's limit "
+		    "(1024) is reached" : "the job's user has 64");
+		end_refuse(e, KAI_EAGAIN, msg, NULL);
 		return NULL;
 	}
 	s = kai_xcalloc(1, sizeof(*s));

@@ -272,6 +272,8 @@ for _ in $(seq 1 50); do
 	grep -q "action=pty-serve job=$hid" "$T/kaid.log" && break
 	sleep 0.1
 done
+is "kaid's /metrics counts the session" "$(curl -sS -m 10 "$KAID_HTTP/metrics" |
+    awk '$1 == "kaibatch_pty_sessions" { print $2 }')" 1
 out=$(as_alice ksattach "$hid" </dev/null 2>&1)
 like "a second client is refused" "$out" \
     "^ksattach: error: job $hid's terminal already has a client attached$"
