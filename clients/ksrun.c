@@ -214,7 +214,36 @@ refuse_or_warn(const struct submit_opts *o)
 	return CLIENT_EXIT_OK;
 }
 
-/* Takes --pty out of the options (it is ksrun's, not ksubmit's). */
+/* Whether option word w (argv[i], before the command) takes the next
+ * word as its value: -t 5, --time 5, -Nt 5; not -t5 or --time=5. */
+static bool
+takes_next(const char *w)
+{
+	size_t i, j, len;
+
+	if (w[1] == '-') {
+		if (strchr(w, '=') != NULL)
+			return false;
+		for (i = 0; i < submit_table_len; i++)
+			if (submit_table[i].name != NULL &&
+			    strcmp(submit_table[i].name, w + 2) == 0)
+				return submit_table[i].arg == CLIOPT_ARG;
+		return false;
+	}
+	len = strlen(w);
+	for (j = 1; j < len; j++)
+		for (i = 0; i < submit_table_len; i++)
+			if (submit_table[i].key == (unsigned char)w[j] &&
+			    submit_table[i].arg == CLIOPT_ARG)
+				return j == len - 1; /* else: the rest is it */
+	return false;
+}
+
+/*
+ * Takes --pty out of the options (it is ksrun's, not ksubmit's): any
+ * word before the command, which is the first word that is neither an
+ * option nor an option's value.
+ */
 static bool
 take_pty(int *argc, char **argv)
 {
@@ -227,8 +256,11 @@ take_pty(int *argc, char **argv)
 			continue;
 		}
 		argv[j++] = argv[i];
-		if (strcmp(argv[i], "--") == 0 || argv[i][0] != '-')
+		if (strcmp(argv[i], "--") == 0 || argv[i][0] != '-' ||
+		    argv[i][1] == '\0')
 			break;
+		if (takes_next(argv[i]) && i + 1 < *argc)
+			argv[j++] = argv[++i];
 	}
 	for (i++; i < *argc; i++)
 		argv[j++] = argv[i];

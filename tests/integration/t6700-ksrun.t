@@ -80,7 +80,7 @@ steps "$T/bash.steps" \
     'send echo interrupted=$?\r' 'expect interrupted=130' \
     'send exit 7\r'
 out=$(PTY_LOG=$W/bash.log as_alice env PS1='kai$ ' python3 "$drive" \
-    "$T/bash.steps" -- ksrun --pty -t 5 -J term bash --norc --noprofile \
+    "$T/bash.steps" -- ksrun -t 5 -J term --pty bash --norc --noprofile \
     2>&1)
 id=$(last_job)
 like "ksrun --pty bash: the shell runs what is typed" "$out" "seen: hello-42"
