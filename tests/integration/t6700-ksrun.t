@@ -130,6 +130,22 @@ like "kcancel: the command's TERM trap runs, its output comes back" "$out" \
     "got-term"
 like "... and its status is ksrun's" "$out" "rc=5$"
 
+# The client goes (SIGKILL: no goodbye): the command is hung up and the
+# job ends, releasing its allocation.
+as_alice ksrun -t 2 sleep 300 >/dev/null 2>&1 &
+sleep 1
+gid=$(last_job)
+for _ in $(seq 1 100); do
+	grep -q "action=pty-serve job=$gid" "$T/kaid.log" && break
+	sleep 0.1
+done
+kpid=$(pgrep -u "$A" -f '^ksrun -t 2 sleep 300$')
+like "... (ksrun found)" "$kpid" '^[0-9]+$'
+kill -KILL $kpid
+ok "a client killed outright: the job ends" wait_state "$gid" FAILED
+is "... its command was hung up (SIGHUP: ExitCode 0:1)" "$(stack_psql \
+    "select exit_code || ':' || exit_signal from jobs where id = $gid")" 0:1
+
 # ksalloc: a shell in a new allocation.
 steps "$T/alloc.steps" \
     'expect Pending job allocation [0-9]+' \
