@@ -273,7 +273,7 @@ static int
 run(uint64_t id, bool pty)
 {
 	struct kai_pty_open o = {id, KAI_PTY_OWNER, 0, 0};
-	struct pty_term_opts t = {prog, id, pty, true, id};
+	struct pty_term_opts t = {prog, id, pty, alloc_mode, true, id};
 	uint64_t job;
 	int fd, rc;
 

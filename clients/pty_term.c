@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/buf.h"
@@ -36,7 +37,19 @@
 #include "client_pty.h"
 #include "proto/proto.h"
 
+/* How long a job may take to start before "queued" is said. */
+#define PTY_TERM_QUIET_MS 1000
+
 static int sig_pipe[2] = {-1, -1};
+
+static int64_t
+monotonic_ms(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 struct term {
 	const struct pty_term_opts *o;
@@ -44,6 +57,8 @@ struct term {
 	bool started;		/* the pod's end joined */
 	bool raw;		/* the terminal's settings are saved in tio */
 	struct termios tio;
+	char waiting[512];	/* kaid's "queued" line, not said yet */
+	bool queued;		/* it was said */
 	bool exited;
 	int status;
 	char notice[512];	/* kaid's last word, if any */
@@ -138,6 +153,13 @@ on_io(const struct kai_pty_io *io, void *ctx)
 		break;
 	case KAI_PTY_START:
 		t->started = true;
+		t->waiting[0] = '\0';
+		if (t->queued)
+			(void)fprintf(stderr, "%s: job %" PRIu64 " has been "
+			    "allocated resources\n", t->o->prog, t->o->job);
+		if (t->o->alloc)
+			(void)fprintf(stderr, "%s: Granted job allocation %"
+			    PRIu64 "\n", t->o->prog, t->o->job);
 		raw_on(t);
 		send_winsize(t);
 		break;
@@ -150,6 +172,15 @@ on_io(const struct kai_pty_io *io, void *ctx)
 		    sizeof(t->notice) - 1;
 		memcpy(t->notice, io->data, n);
 		t->notice[n] = '\0';
+		/* Before the command runs, kaid's word is that the job
+		 * waits: said if it still waits a second later (a job that
+		 * starts at the next scheduling pass is not "queued" to a
+		 * user); after, it is why the session ended. */
+		if (!t->started && !t->queued) {
+			(void)snprintf(t->waiting, sizeof(t->waiting), "%s",
+			    t->notice);
+			t->notice[0] = '\0';
+		}
 		break;
 	default:
 		break;
@@ -218,8 +249,9 @@ pty_term_run(const struct pty_term_opts *o, int sock)
 	bool in_open = true;
 	unsigned char sig;
 	const char *esc;
+	int64_t t0 = monotonic_ms();
 	ssize_t n;
-	int r, rc = -1;
+	int r, rc = -1, wait_ms;
 
 	memset(&t, 0, sizeof(t));
 	t.o = o;
@@ -233,11 +265,23 @@ pty_term_run(const struct pty_term_opts *o, int sock)
 	signals(true);
 	client_pty_rd_init(&rd);
 	while (rc < 0 && !t.exited) {
+		if (t.waiting[0] != '\0' && !t.queued &&
+		    monotonic_ms() - t0 >= PTY_TERM_QUIET_MS) {
+			(void)fprintf(stderr, "%s: %s\n", o->prog, t.waiting);
+			t.queued = true;
+			t.waiting[0] = '\0';
+		}
+		wait_ms = -1;
+		if (t.waiting[0] != '\0')
+			wait_ms = (int)(PTY_TERM_QUIET_MS - (monotonic_ms() -
+			    t0));
+		if (t.waiting[0] != '\0' && wait_ms < 0)
+			wait_ms = 0;
 		p[0] = (struct pollfd){sock, POLLIN, 0};
 		p[1] = (struct pollfd){sig_pipe[0], POLLIN, 0};
 		p[2] = (struct pollfd){in_open && t.started ? STDIN_FILENO :
 		    -1, POLLIN, 0};
-		if (poll(p, 3, -1) < 0) {
+		if (poll(p, 3, wait_ms) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;

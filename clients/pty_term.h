@@ -16,6 +16,7 @@ struct pty_term_opts {
 	const char *prog;
 	uint64_t job;
 	bool pty;	/* the remote end is a terminal: raw mode here */
+	bool alloc;	/* ksalloc: salloc's "Granted job allocation" */
 	bool owner;	/* a signal here ends the session (ksrun, ksalloc);
 			 * else Ctrl-] (PTY_TERM_DETACH) detaches */
 	/* The job to cancel when the user gives up before it starts

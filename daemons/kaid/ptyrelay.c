@@ -520,7 +520,9 @@ claim_session(struct kaid *k, struct pend *e, const struct claim *c)
 static void
 join_greet(struct psess *s, struct pend *e, const struct claim *c)
 {
+	const struct kai_job *j;
 	struct kai_pty_io io;
+	char msg[96];
 	size_t off, n;
 
 	memset(&io, 0, sizeof(io));
@@ -543,6 +545,13 @@ join_greet(struct psess *s, struct pend *e, const struct claim *c)
 	if (c->rows != 0) {
 		s->rows = c->rows;
 		s->cols = c->cols;
+	}
+	/* srun's line, which users wait on when the cluster is full. */
+	j = state_job(e->k, s->job);
+	if (s->pod == NULL && j != NULL && j->state == KAI_JOB_PENDING) {
+		(void)snprintf(msg, sizeof(msg), "job %" PRIu64 " queued and "
+		    "waiting for resources", s->job);
+		end_notice(e, msg);
 	}
 	if (s->back.len > 0) {
 		io.kind = KAI_PTY_DATA;
