@@ -5,11 +5,16 @@
  * the warnings, and the per-task request sent to kaid.  See
  * submit_opts.h.
  *
- * kaibatch runs one pod per task, so every request ends up per task:
- * --mem (per node) is divided among the tasks of a node, --gres=gpu:N and
- * --gpus-per-node likewise, --gpus among all tasks, and -N without -n
- * means one task per node, as in Slurm.  Divisions round up, so a job
- * never gets less than it asked for.
+ * kaibatch runs one pod per task, so most requests end up per task:
+ * --mem (per node) is divided among the tasks of a node, --gpus among all
+ * tasks, and -N without -n means one task per node, as in Slurm.
+ * Divisions round up, so a job never gets less than it asked for.
+ * --gres=gpu:N and --gpus-per-node=N stay per node, as Slurm means them:
+ * the tasks of a node form a node group (one node for all the tasks when
+ * neither -N nor --ntasks-per-node says otherwise, as Slurm packs them)
+ * and kaid spreads the node's N GPUs over its pods
+ * (src/model/jobgpus.c); only an uneven -N 2 -n 3, which has no groups,
+ * falls back to N per task, divided as --mem is.
  */
 #include "config.h"
 
@@ -232,6 +237,19 @@ clamp32(int64_t v)
 	return v < 0 ? 0 : v > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
+/*
+ * Whether the GPUs are asked per node (--gres, --gpus-per-node) alone, by
+ * a job that may have node groups (--topology and --min-tasks exclude
+ * them: such a job keeps N per task, divided among a node's tasks).
+ */
+static bool
+gpus_by_node(const struct submit_opts *o)
+{
+	return o->gpus_task.count == SUBMIT_UNSET && o->gpus_node.count > 0 &&
+	    o->topo_required == NULL && o->topo_preferred == NULL &&
+	    o->min_tasks == SUBMIT_UNSET;
+}
+
 static int64_t
 gpus_per_task(const struct submit_opts *o, int64_t ntasks, int64_t per_node)
 {
@@ -340,14 +358,19 @@ submit_opts_to_spec(const struct submit_opts *o, const char *cwd,
 	task_shape(o, &ntasks, &per_node);
 	gpus = gpus_per_task(o, ntasks, per_node);
 	js->ntasks = clamp32(ntasks);
-	/* -N or --ntasks-per-node: the tasks of a node share it (Slurm's
-	 * meaning), when they fill their nodes evenly; an uneven -N 2 -n 3
-	 * places its tasks anywhere, as before. */
+	/* -N or --ntasks-per-node, or GPUs per node: the tasks of a node
+	 * share it (Slurm's meaning), when they fill their nodes evenly; an
+	 * uneven -N 2 -n 3 places its tasks anywhere, as before. */
 	if ((o->ntasks_per_node != SUBMIT_UNSET ||
-		o->nodes_min != SUBMIT_UNSET) &&
+		o->nodes_min != SUBMIT_UNSET || gpus_by_node(o)) &&
 	    per_node <= ntasks && ntasks % per_node == 0)
 		js->ntasks_per_node = clamp32(per_node);
-	js->gpus_per_task = clamp32(gpus);
+	/* gpus stays the share of one task, for --cpus-per-gpu and
+	 * --mem-per-gpu. */
+	if (gpus_by_node(o) && js->ntasks_per_node > 0)
+		js->gpus_per_node = clamp32(o->gpus_node.count);
+	else
+		js->gpus_per_task = clamp32(gpus);
 	js->cpus_per_task =
 	    o->cpus_per_task != SUBMIT_UNSET ? clamp32(o->cpus_per_task) : 0;
 	if (o->cpus_per_gpu != SUBMIT_UNSET) {
@@ -356,7 +379,7 @@ submit_opts_to_spec(const struct submit_opts *o, const char *cwd,
 			    "option \"--cpus-per-gpu\" needs a GPU request");
 		js->cpus_per_task = clamp32(o->cpus_per_gpu * gpus);
 	}
-	if (mem_per_task(o, per_node, js->cpus_per_task, js->gpus_per_task,
+	if (mem_per_task(o, per_node, js->cpus_per_task, clamp32(gpus),
 		&js->mem_mb, err) != 0)
 		return KAI_EINVAL;
 	js->time_limit_s = o->time_limit_s;

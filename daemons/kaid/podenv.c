@@ -267,7 +267,8 @@ add_slurm(const struct kai_job *j, const struct kai_jobspec *js,
 	kv_setu(e, "SLURM_CPUS_ON_NODE", (uint64_t)j->cpus_per_task * k);
 	kv_setu(e, "SLURM_JOB_CPUS_PER_NODE", (uint64_t)j->cpus_per_task * k);
 	kv_setu(e, "SLURM_MEM_PER_NODE", j->mem_mb * k);
-	kv_setu(e, "SLURM_GPUS_ON_NODE", (uint64_t)j->gpus_per_task * k);
+	kv_setu(e, "SLURM_GPUS_ON_NODE", kai_job_node_gpus(j->gpus_per_task,
+	    j->gpus_per_node, k));
 	if (j->qos != NULL && j->qos[0] != '\0')
 		kv_set(e, "SLURM_JOB_QOS", j->qos);
 	kv_setu(e, "SLURM_RESTART_COUNT", j->requeue_count);

@@ -242,12 +242,13 @@ snap_unstarted_end(const struct kai_job *j)
 
 static void
 add_task(struct snap *sn, const struct kai_job *j, const struct kai_alloc *a,
-    long node, struct nodeuse *use)
+    uint32_t task, long node, struct nodeuse *use)
 {
 	struct kai_sched_snap_task *t = &sn->tasks[sn->s.ntasks++];
 
 	kai_sched_task_init(t);
-	t->gpus = a != NULL ? a->gpus : j->gpus_per_task;
+	t->gpus = a != NULL ? a->gpus : kai_job_task_gpus(j->gpus_per_task,
+	    j->gpus_per_node, j->ntasks_per_node, task);
 	t->gpu_fraction = j->gpu_fraction;
 	t->gpu_memory_mib = clamp_i64(j->gpu_memory_mb);
 	t->cpu_millis = (int64_t)(a != NULL ? a->cpus : j->cpus_per_task) *
@@ -319,15 +320,16 @@ add_job(const struct kaid *k, struct snap *sn, struct kai_job *j,
 
 	if (j->state == KAI_JOB_PENDING) {
 		for (t = 0; t < (j->ntasks > 0 ? j->ntasks : 1); t++)
-			add_task(sn, j, NULL, -1, use);
+			add_task(sn, j, NULL, (uint32_t)t, -1, use);
 	} else {
 		for (t = 0; t < j->nallocs; t++)
 			if ((ni = map_ix(&sn->node_ix, j->allocs[t].node)) >= 0)
-				add_task(sn, j, &j->allocs[t], ni, use);
+				add_task(sn, j, &j->allocs[t],
+				    j->allocs[t].task, ni, use);
 		if (sn->s.ntasks == first)
 			return; /* every node it ran on is gone */
 		for (t = j->nallocs; t < snap_unstarted_end(j); t++)
-			add_task(sn, j, NULL, -1, use);
+			add_task(sn, j, NULL, (uint32_t)t, -1, use);
 	}
 	if (sn->s.ntasks == first)
 		return;
