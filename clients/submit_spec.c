@@ -199,16 +199,12 @@ submit_opts_refusals(const struct submit_opts *o, const char **names,
  * Warnings
  */
 
-static const char *const mem_labels[] = {"--mem", "--mem-per-cpu",
-    "--mem-per-gpu"};
-
 void
 submit_opts_warnings(const struct submit_opts *o,
     void (*fn)(const char *option, const char *msg, void *ctx), void *ctx)
 {
 	char label[80], msg[256];
 	size_t i;
-	int k = submit_opts_mem_kind(o);
 
 	for (i = 0; i < submit_table_len; i++) {
 		if (!o->seen[i])
@@ -217,13 +213,6 @@ submit_opts_warnings(const struct submit_opts *o,
 		(void)snprintf(msg, sizeof(msg), "option \"%s\" is ignored: %s",
 		    label, submit_table[i].note);
 		fn(label, msg, ctx);
-	}
-	if (k >= 0 && o->mem[k].mib == 0) {
-		(void)snprintf(msg, sizeof(msg),
-		    "option \"%s=0\" (all the memory of a node) is ignored: "
-		    "the job gets kaid's default memory",
-		    mem_labels[k]);
-		fn(mem_labels[k], msg, ctx);
 	}
 }
 
@@ -382,6 +371,13 @@ submit_opts_to_spec(const struct submit_opts *o, const char *cwd,
 	if (mem_per_task(o, per_node, js->cpus_per_task, clamp32(gpus),
 		&js->mem_mb, err) != 0)
 		return KAI_EINVAL;
+	/* --mem=0 (or --mem-per-cpu=0): all the memory of each node, as in
+	 * Slurm; kaid sizes the pods when it knows the nodes. */
+	js->whole_node = (o->exclusive ? KAI_JOB_WHOLE_EXCL : 0) |
+	    (submit_opts_mem_kind(o) >= 0 &&
+			o->mem[submit_opts_mem_kind(o)].mib == 0
+		    ? KAI_JOB_WHOLE_MEM
+		    : 0);
 	js->time_limit_s = o->time_limit_s;
 	js->hold = o->hold;
 	dup_opt(&js->name, o->name);

@@ -364,6 +364,9 @@ add_job(const struct kaid *k, struct snap *sn, struct kai_job *j,
 	if (j->ntasks_per_node > 0 && s->min_tasks == 0 &&
 	    s->topology < 0 && s->ntasks % j->ntasks_per_node == 0)
 		s->tasks_per_node = j->ntasks_per_node;
+	/* --mem=0 takes all of a node's memory, which leaves no room for
+	 * another job's pod: the core keeps them off as for --exclusive. */
+	s->exclusive = j->whole_node != 0;
 	sn->kjobs[sn->s.njobs++] = j;
 }
 

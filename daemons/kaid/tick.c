@@ -44,6 +44,7 @@
 #include "sys/log.h"
 #include "tick.h"
 #include "usage.h"
+#include "wholenode.h"
 
 #define TICK_SOON_MS 20
 /*
@@ -220,6 +221,7 @@ placement_change(const struct snap *sn, const struct kai_sched_result *r,
 		a->gpu_mask = r->tasks[t].gpu_mask;
 		a->gpu_fraction = (uint32_t)r->tasks[t].gpu_fraction;
 	}
+	wholenode_share(sn, j, *allocs, j->nallocs, n);
 	*nodelist = state_nodelist(*allocs, n);
 	memset(c, 0, sizeof(*c));
 	c->id = j->id;

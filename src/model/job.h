@@ -33,6 +33,9 @@
 #define KAI_JOB_NTASKS_MAX   1024
 #define KAI_JOB_CPUS_MAX     4096
 #define KAI_JOB_GPUS_MAX     64
+/* kai_jobspec.whole_node: what of its nodes a job takes whole. */
+#define KAI_JOB_WHOLE_EXCL   1u /* --exclusive: the nodes, all of them */
+#define KAI_JOB_WHOLE_MEM    2u /* --mem=0: all of each node's memory */
 #define KAI_JOB_GPU_MEM_MAX  (16 * 1024 * 1024) /* MiB of one GPU: 16 TiB */
 
 /* A yes / no option that may be left to its default. */
@@ -99,6 +102,9 @@ struct kai_jobspec {
 				 * of each node group, spread over its tasks
 				 * (kai_job_task_gpus); needs ntasks_per_node
 				 * and gpus_per_task 0; 0 = none */
+	uint32_t whole_node;	/* KAI_JOB_WHOLE_* bits: --exclusive, and
+				 * --mem=0 (all of a node's memory); 0 = the
+				 * job shares its nodes by its requests */
 	uint32_t gpu_fraction;	/* --gpu-fraction in micro-GPUs; 0 = none */
 	uint64_t gpu_memory_mb; /* --gpu-memory in MiB; 0 = none */
 	char *topology;		/* --topology: a node label key; NULL = none */
@@ -230,6 +236,7 @@ struct kai_job {
 	uint32_t min_tasks;	/* 0 = every task */
 	uint32_t ntasks_per_node; /* node groups (kai_jobspec); 0 = none */
 	uint32_t gpus_per_node;	/* GPUs of each node group (kai_jobspec) */
+	uint32_t whole_node;	/* KAI_JOB_WHOLE_* (kai_jobspec) */
 	uint32_t gpu_fraction;	/* micro-GPUs per task; 0 = none */
 	uint64_t gpu_memory_mb; /* MiB of one GPU per task; 0 = none */
 	char *topology;		/* required level; "" = none */

@@ -188,6 +188,10 @@ kai_jobspec_check_sched(const struct kai_jobspec *js, struct kai_err *err)
 		    "invalid ntasks-per-node %" PRIu32 ": it does not divide "
 		    "the job's %" PRIu32 " task%s",
 		    js->ntasks_per_node, ntasks, ntasks == 1 ? "" : "s");
+	if (js->whole_node > (KAI_JOB_WHOLE_EXCL | KAI_JOB_WHOLE_MEM))
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid whole-node request %" PRIu32 ": expected 0 to 3",
+		    js->whole_node);
 	if (js->gpus_per_node > 0 &&
 	    (js->ntasks_per_node == 0 || js->gpus_per_task > 0))
 		return kai_err_set(err, KAI_EINVAL,

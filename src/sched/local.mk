@@ -9,6 +9,7 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/decay.c \
 	src/sched/decay.h \
 	src/sched/estimate.c \
+	src/sched/exclusive.c \
 	src/sched/cycle.c \
 	src/sched/fairshare.c \
 	src/sched/frag.c \
@@ -84,6 +85,11 @@ SCHED_SCENARIOS = \
 	tests/sched/consolidate-only-if-all-replaced.yaml \
 	tests/sched/consolidate-required-domain.yaml \
 	tests/sched/cycle-all-phases.yaml \
+	tests/sched/excl-avoids-shared-node.yaml \
+	tests/sched/excl-keeps-others-off.yaml \
+	tests/sched/excl-own-tasks-share.yaml \
+	tests/sched/excl-preempts-whole-node.yaml \
+	tests/sched/excl-waits-for-empty-node.yaml \
 	tests/sched/fairshare-hierarchy-depth3.yaml \
 	tests/sched/fairshare-limit-and-request-cap.yaml \
 	tests/sched/fairshare-priority-levels.yaml \

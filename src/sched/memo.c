@@ -60,6 +60,10 @@ kai_sched_shape_start(struct sjob *sj, const struct kai_sched_snap_job *J)
 	/* Node groups make a placement harder than the same tasks free. */
 	if (J->tasks_per_node > 0)
 		shape_mix(sj, UINT64_C(0x6e6f646567727000) | J->tasks_per_node);
+	/* So does --exclusive (exclusive.c): the same tasks may fit where
+	 * the exclusive ones do not. */
+	if (J->exclusive)
+		shape_mix(sj, UINT64_C(0x6578636c75736976));
 }
 
 void

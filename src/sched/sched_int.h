@@ -80,6 +80,13 @@ void kai_sched_idx_set(struct kai_sched_nodeidx *ix, uint32_t rank,
 int64_t kai_sched_idx_find(const struct kai_sched_nodeidx *ix, uint32_t bucket,
     uint32_t from, int64_t room, int64_t cpu, int64_t mem);
 
+/* Tasks held on a node, and how many of them an exclusive job's. */
+struct excl_count {
+	uint32_t tasks; /* tasks of any job */
+	uint32_t excl;  /* of them, tasks of exclusive jobs */
+	uint32_t job;   /* the exclusive job (valid while excl > 0) */
+};
+
 struct snode {
 	uint32_t rank; /* position in name order */
 	uint32_t gpu0; /* first device in dalloc/drel */
@@ -95,6 +102,8 @@ struct snode {
 	bool has_rel;        /* something is releasing here */
 	bool in_rellist;     /* listed in sess.relnodes */
 	uint32_t ver;        /* bumped at every change (frag.c caches) */
+	struct excl_count ex_act; /* active tasks (exclusive.c) */
+	struct excl_count ex_rel; /* releasing and evicted ones */
 };
 
 struct stask {
@@ -321,6 +330,16 @@ void kai_sched_touch_group(struct sess *S, uint32_t g);
  * logged, never undone: for the start estimate's replay only.
  */
 void kai_sched_release(struct sess *S, uint32_t t);
+
+/* exclusive.c: --exclusive, no other job on a node. */
+/* Counts task t on node in or out (sign 1 or -1) of its active (rel
+ * false) or releasing tasks; called by every hold(). */
+void kai_sched_excl_hold(struct sess *S, uint32_t t, uint32_t node,
+    int32_t sign, bool rel);
+/* Whether t may go on node n as far as exclusive jobs go; *wait: only
+ * once releasing tasks have left (a pipelined placement). */
+bool kai_sched_excl_ok(const struct sess *S, uint32_t t, uint32_t n,
+    bool allow_pipe, bool *wait);
 
 /* place.c */
 struct kai_sched_choice {

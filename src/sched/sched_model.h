@@ -243,6 +243,9 @@ struct kai_sched_snap_job {
 	 * multiple, the gang is every task and there is no topology.
 	 * 0: each task goes anywhere. */
 	uint32_t tasks_per_node;
+	/* Slurm's --exclusive: no other job's task on a node that holds
+	 * one of its tasks (exclusive.c); kaid gives it the whole node. */
+	bool exclusive;
 };
 
 /*
@@ -306,6 +309,8 @@ enum kai_sched_why {
 	KAI_SCHED_WHY_NO_TYPE_NODES, /* no schedulable node of job's type */
 	KAI_SCHED_WHY_NODE_GROUP,  /* a=tasks per node, b=nodes that can
 				      hold them, c=nodes needed */
+	KAI_SCHED_WHY_EXCLUSIVE,   /* --exclusive: no node free of other
+				      jobs has room for a task */
 	KAI_SCHED_WHY_NCODES
 };
 

@@ -85,6 +85,7 @@ hold(struct sess *S, uint32_t t, int32_t sign, bool rel)
 	}
 	acc[R_CPU] += sign * in->cpu_millis;
 	acc[R_MEM] += sign * in->memory_mib;
+	kai_sched_excl_hold(S, t, (uint32_t)st->node, sign, rel);
 }
 
 static struct undo *

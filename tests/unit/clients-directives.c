@@ -295,7 +295,7 @@ test_spellings(void)
 	    "no expansion inside directives");
 	submit_opts_fini(&o);
 
-	is_int(parse("#SBATCH --exclusive --exclusive=user --mail-type=END\n",
+	is_int(parse("#SBATCH --get-user-env --get-user-env=L --mail-type=END\n",
 		   NULL, &o, &err),
 	    0, "optional-argument option");
 	submit_opts_fini(&o);
@@ -552,9 +552,7 @@ test_warnings_refusals(void)
 	is_str(buf,
 	    "option \"--constraint\" is ignored: kaid's scheduler chooses "
 	    "the nodes\n"
-	    "option \"--mail-type\" is ignored: kaibatch sends no mail\n"
-	    "option \"--mem=0\" (all the memory of a node) is ignored: the job "
-	    "gets kaid's default memory\n",
+	    "option \"--mail-type\" is ignored: kaibatch sends no mail\n",
 	    "one warning per ignored option (a GPU type is kaid's to match)");
 	is_int((int)submit_opts_refusals(&o, names, 8), 0, "nothing refused");
 	submit_opts_fini(&o);
@@ -633,8 +631,9 @@ test_spec(void)
 		   none, &o, &err),
 	    0, "CPUs per GPU");
 	is_int(submit_opts_to_spec(&o, CWD, &js, &err), 0, "to spec");
-	ok(js.cpus_per_task == 12 && js.mem_mb == 0,
-	    "12 CPUs for 2 GPUs; --mem=0 leaves kaid's default");
+	ok(js.cpus_per_task == 12 && js.mem_mb == 0 &&
+		js.whole_node == KAI_JOB_WHOLE_MEM,
+	    "12 CPUs for 2 GPUs; --mem=0 asks for each node's memory");
 	kai_jobspec_fini(&js);
 	submit_opts_fini(&o);
 

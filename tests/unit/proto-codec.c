@@ -613,8 +613,9 @@ test_submit_limits(void)
 	 * --open-mode and the umask: two u32, a bool and two u32, 17 bytes;
 	 * then the workload, the QoS and the GPU type, NULL strings, 4
 	 * bytes each; then ntasks_per_node, a u32, the four holes of
-	 * fields not merged yet, a byte each, and gpus_per_node, a u32 */
-	b.data[b.len - 1 - 36 - 17 - 4 - 4 - 4 - 4 - 4 - 4] = 2;
+	 * fields not merged yet, a byte each, then gpus_per_node and
+	 * whole_node, a u32 each */
+	b.data[b.len - 1 - 36 - 17 - 4 - 4 - 4 - 4 - 4 - 4 - 4] = 2;
 	is_int(kai_msg_submit_decode(b.data, b.len, &got, &err), KAI_EPROTO,
 	    "bool other than 0/1 refused");
 	is_str(err.msg, "invalid value 2 for field \"hold\": must be 0 or 1",
