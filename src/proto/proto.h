@@ -129,6 +129,8 @@ int kai_msg_u64_decode(const void *p, size_t n, uint64_t *v,
 /* KAI_MSG_QUERY: which jobs kqueue / kacct want. */
 #define KAI_QUERY_ALL_USERS 0x1 /* kacct -a; kqueue shows all by default */
 #define KAI_QUERY_HISTORY   0x2 /* include finished jobs (kacct) */
+#define KAI_QUERY_DUPLICATES 0x4 /* and each earlier run of a requeued job,
+				  * as a REQUEUED record (kacct -D) */
 struct kai_query {
 	uint64_t *ids;		/* NULL/0 = any job */
 	size_t nids;

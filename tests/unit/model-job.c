@@ -410,6 +410,7 @@ test_states(void)
 	    {KAI_JOB_PREEMPTED, "PREEMPTED", "PR", true},
 	    {KAI_JOB_NODE_FAIL, "NODE_FAIL", "NF", true},
 	    {KAI_JOB_OUT_OF_MEMORY, "OUT_OF_MEMORY", "OOM", true},
+	    {KAI_JOB_REQUEUED, "REQUEUED", "RQ", true},
 	};
 	enum kai_job_state s;
 	size_t i;
@@ -444,6 +445,8 @@ test_states(void)
 	    "PD -> CF");
 	ok(kai_jobstate_can_move(KAI_JOB_PENDING, KAI_JOB_CANCELLED),
 	    "PD -> CA");
+	ok(!kai_jobstate_can_move(KAI_JOB_RUNNING, KAI_JOB_REQUEUED),
+	    "no job moves to REQUEUED (kacct -D's earlier runs only)");
 	ok(!kai_jobstate_can_move(KAI_JOB_PENDING, KAI_JOB_RUNNING),
 	    "PD -/-> R (must be placed first)");
 	ok(!kai_jobstate_can_move(KAI_JOB_PENDING, KAI_JOB_COMPLETED),
@@ -474,7 +477,7 @@ test_states(void)
 		    KAI_JOB_STATE_BIT(KAI_JOB_CONFIGURING) |
 		    KAI_JOB_STATE_BIT(KAI_JOB_RUNNING)),
 	    "active mask");
-	is_int(KAI_JOB_STATES_ALL, 0x3ff, "all-states mask");
+	is_int(KAI_JOB_STATES_ALL, 0x7ff, "all-states mask");
 }
 
 /* A valid spec with one scheduling field set by the caller. */
