@@ -81,6 +81,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t6430-exclusive.t \
 	tests/integration/t6440-kacct-duplicates.t \
 	tests/integration/t6450-submit-host.t \
+	tests/integration/t6460-account-fairshare.t \
 	tests/integration/t6500-jobcred.t \
 	tests/integration/t6510-node-jobcred.t
 TESTS += $(INTEGRATION_TESTS)

@@ -341,6 +341,7 @@ add_job(const struct kaid *k, struct snap *sn, struct kai_job *j,
 	s->pool = pools_snap_index(k, j->queue);
 	s->gpu_type = j->gpu_type;
 	s->user = user_index(sn, j->user != NULL ? j->user : "");
+	s->account = (int32_t)map_ix(&sn->acct_ix, j->account);
 	s->priority = j->priority;
 	s->preemptible = j->preemptible;
 	/*
@@ -566,6 +567,27 @@ snap_clamp(struct snap *sn, const struct nodeuse *use)
 	}
 }
 
+/*
+ * kaid.yaml's accounts and their fair-share weights (src/sched/
+ * acctshare.c); a job charged to an account no longer listed has none.
+ */
+static void
+snap_accounts(const struct kaid *k, struct snap *sn)
+{
+	size_t i, n = k->conf->naccounts;
+
+	sn->accounts = kai_xcalloc(n + 1, sizeof(*sn->accounts));
+	for (i = 0; i < n; i++) {
+		sn->accounts[i].name = k->conf->accounts[i].name;
+		sn->accounts[i].weight = k->conf->accounts[i].fairshare > 0
+		    ? k->conf->accounts[i].fairshare : 1;
+		kai_map_put(&sn->acct_ix, sn->accounts[i].name,
+		    (void *)(uintptr_t)(i + 1));
+	}
+	sn->s.accounts = sn->accounts;
+	sn->s.naccounts = n;
+}
+
 void
 snap_build(struct kaid *k, struct snap *sn, int64_t now)
 {
@@ -575,11 +597,13 @@ snap_build(struct kaid *k, struct snap *sn, int64_t now)
 	kai_map_init(&sn->node_ix, NULL);
 	kai_map_init(&sn->queue_ix, NULL);
 	kai_map_init(&sn->user_ix, NULL);
+	kai_map_init(&sn->acct_ix, NULL);
 	kai_sched_config_init(&sn->s.config);
 	/* All five phases, in KAI's order (kai_sched_config_init()). */
 	sn->s.now = now;
 	snap_nodes(k, sn);
 	snap_queues(k, sn);
+	snap_accounts(k, sn);
 	pools_snap(k, sn);
 	use = kai_xcalloc(sn->s.nnodes + 1, sizeof(*use));
 	snap_jobs(k, sn, use);
@@ -604,6 +628,7 @@ snap_fini(struct snap *sn)
 	free(sn->queues);
 	free(sn->qtypes);
 	free(sn->users);
+	free(sn->accounts);
 	free(sn->jobs);
 	free(sn->kjobs);
 	free(sn->jnames);
@@ -617,6 +642,7 @@ snap_fini(struct snap *sn)
 	kai_map_fini(&sn->node_ix);
 	kai_map_fini(&sn->queue_ix);
 	kai_map_fini(&sn->user_ix);
+	kai_map_fini(&sn->acct_ix);
 	pools_snap_fini(sn);
 	memset(sn, 0, sizeof(*sn));
 }

@@ -486,12 +486,19 @@ char *kai_share_type_text(const struct kai_share_type *x);
 int kai_share_type_parse(const char *s, struct kai_share_type *x,
     struct kai_err *err) KAI_MUST_CHECK;
 
-/* A user's part of a leaf queue. */
+/*
+ * A user's part of a leaf queue; or, with account set (and user ""), an
+ * account's part: kaid.yaml's accounts.fairshare weight and its share of
+ * the queue's GPU fair share by weight among the queue's accounts.
+ */
 struct kai_share_user {
 	char *queue;
 	char *user;
 	int64_t usage[KAI_QUEUE_NRES];	   /* decayed, resource-seconds */
 	int64_t allocated[KAI_QUEUE_NRES]; /* held by the user's jobs now */
+	char *account;		/* NULL or "" = a user's row */
+	int64_t shares;		/* the account's weight */
+	int64_t fair_share_gpu; /* its part of the queue's, micro-GPUs */
 };
 
 struct kai_share {

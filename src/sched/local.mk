@@ -1,6 +1,7 @@
 # src/sched: the pure scheduler core.  Uses base only; no I/O, no clock.
 noinst_LIBRARIES += src/sched/libkaisched.a
 src_sched_libkaisched_a_SOURCES = \
+	src/sched/acctshare.c \
 	src/sched/admission.c \
 	src/sched/allocate.c \
 	src/sched/backfill.c \
@@ -70,6 +71,7 @@ TESTS += tests/unit/sched-decay
 # The scheduler scenarios (FORMAT.md): every tests/sched/*.yaml through
 # "ksim --check", one TAP line each; and ksim's own command line.
 SCHED_SCENARIOS = \
+	tests/sched/acct-fairshare-weights.yaml \
 	tests/sched/alloc-node-binpack.yaml \
 	tests/sched/alloc-queue-fair-share-order.yaml \
 	tests/sched/backfill-ends-before-reservation.yaml \

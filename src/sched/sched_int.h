@@ -168,6 +168,8 @@ struct squeue {
 struct sgroup {
 	uint32_t leaf;
 	int32_t user;
+	int32_t account;   /* the snapshot's account index, -1 = none */
+	int32_t slot;      /* its (leaf, account) in acctshare.c, or -1 */
 	int64_t alloc_gpu; /* uGPU the group's jobs hold */
 };
 
@@ -218,6 +220,11 @@ struct sess {
 	uint32_t *task_job; /* task -> job */
 	struct sgroup *groups;
 	uint32_t ng;
+	/* acctshare.c: per (leaf, account) slot, the GPUs its groups hold
+	 * and its groups (slot_grp[slot_at[s] .. slot_at[s + 1])) */
+	int64_t *slot_gpu;
+	uint32_t *slot_at, *slot_grp;
+	uint32_t nslots;
 	/* change tracking for the orderings */
 	uint8_t *qdirty;
 	uint32_t *qdirty_list;
@@ -330,6 +337,14 @@ void kai_sched_touch_group(struct sess *S, uint32_t g);
  * logged, never undone: for the start estimate's replay only.
  */
 void kai_sched_release(struct sess *S, uint32_t t);
+
+/* acctshare.c: the accounts' weighted shares inside a leaf queue. */
+/* Builds the (leaf, account) slots of the groups (after make_groups). */
+void kai_sched_acct_init(struct sess *S);
+/* Adds ugpu to the GPUs of group g's slot; touch: re-key its groups. */
+void kai_sched_acct_add(struct sess *S, uint32_t g, int64_t ugpu, bool touch);
+/* Group g's account key: its slot's GPUs over the account's weight. */
+double kai_sched_acct_key(const struct sess *S, uint32_t g);
 
 /* exclusive.c: --exclusive, no other job on a node. */
 /* Counts task t on node in or out (sign 1 or -1) of its active (rel
@@ -544,6 +559,7 @@ struct okey { /* what job order compares: one per pending job, small */
 
 struct gkey { /* what group order compares: its head job's key, and */
 	struct okey k;
+	double acct;       /* its account's GPUs in the leaf / weight */
 	double usage;      /* the user's usage */
 	int64_t req[NRES]; /* the head's next step, for queue keys */
 };

@@ -187,6 +187,15 @@ struct kai_sched_snap_user {
 	double usage; /* decayed GPU usage / decayed capacity */
 };
 
+/*
+ * An account jobs are charged to, with its weight among the accounts
+ * whose jobs share a leaf queue (Slurm's association shares: acctshare.c).
+ */
+struct kai_sched_snap_account {
+	const char *name;
+	int64_t weight; /* > 0 */
+};
+
 enum kai_sched_task_state {
 	KAI_SCHED_TASK_PENDING = 0,
 	KAI_SCHED_TASK_RUNNING,
@@ -218,6 +227,7 @@ struct kai_sched_snap_job {
 	const char *name;
 	uint32_t queue;   /* a leaf queue */
 	int32_t user;     /* index into users, -1 = none */
+	int32_t account;  /* index into accounts, -1 = none */
 	int64_t priority; /* higher first */
 	bool preemptible;
 	bool held;              /* never scheduled (JobHeldUser) */
@@ -270,6 +280,8 @@ struct kai_sched_snapshot {
 	size_t ntopologies;
 	const struct kai_sched_snap_user *users;
 	size_t nusers;
+	const struct kai_sched_snap_account *accounts;
+	size_t naccounts;
 	const struct kai_sched_snap_job *jobs;
 	size_t njobs;
 	const struct kai_sched_snap_task *tasks;

@@ -63,6 +63,7 @@ account(struct sess *S, uint32_t t, int64_t sign)
 	kai_sched_touch_queue(S, J->queue);
 	S->groups[S->jobs[j].group].alloc_gpu += sign * v[R_GPU];
 	kai_sched_touch_group(S, S->jobs[j].group);
+	kai_sched_acct_add(S, S->jobs[j].group, sign * v[R_GPU], true);
 	kai_sched_qoslimit_account(S, j, sign * v[R_GPU]);
 }
 
