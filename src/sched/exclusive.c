@@ -34,8 +34,13 @@ kai_sched_excl_hold(struct sess *S, uint32_t t, uint32_t node, int32_t sign,
 	if (!S->s->jobs[j].exclusive)
 		return;
 	c->excl = (uint32_t)((int32_t)c->excl + sign);
+	/* Two exclusive jobs' tasks (releasing ones) make the count no
+	 * job's own: every job then waits for all of them, until none is
+	 * left. */
 	if (sign > 0)
-		c->job = j;
+		c->job = c->excl > 1 && c->job != j ? UINT32_MAX : j;
+	else if (c->excl == 0)
+		c->job = 0;
 }
 
 /* Tasks of jobs other than j counted in c. */

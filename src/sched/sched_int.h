@@ -84,7 +84,8 @@ int64_t kai_sched_idx_find(const struct kai_sched_nodeidx *ix, uint32_t bucket,
 struct excl_count {
 	uint32_t tasks; /* tasks of any job */
 	uint32_t excl;  /* of them, tasks of exclusive jobs */
-	uint32_t job;   /* the exclusive job (valid while excl > 0) */
+	uint32_t job;   /* the exclusive job (valid while excl > 0);
+			   UINT32_MAX: several (releasing) */
 };
 
 struct snode {
