@@ -76,6 +76,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t7010-node-two.t \
 	tests/integration/t7100-node-pods.t \
 	tests/integration/t6400-umask.t \
+	tests/integration/t6800-mail.t \
 	tests/integration/t6410-pernode.t \
 	tests/integration/t6500-jobcred.t \
 	tests/integration/t6510-node-jobcred.t

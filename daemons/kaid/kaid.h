@@ -126,6 +126,8 @@ struct kaid {
 	struct webhook *webhook;  /* webhook.c: admission webhook, or NULL */
 	struct native *native;	  /* native_owner.c: owners read, pods
 				     waiting for them; NULL until used */
+	struct mailer *mailer;	  /* mail.c: job mail programs running
+				     and waiting; NULL until used */
 };
 
 /* kaid.c */

@@ -25,6 +25,7 @@
 
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "mail.h"
 #include "policy.h"
 #include "proto/msg_tools.h"
 #include "queues.h"
@@ -109,6 +110,7 @@ requeue_one(struct kaid *k, const struct rpc_req *req, struct kai_job *j,
 	}
 	evict_post_events(k, j, "Evicted", REQUEUE_REASON);
 	dispatch_delete_pods(k, j, -1);
+	mail_requeued(k, j, req->now);
 	evict_requeued(j, REQUEUE_REASON, req->now);
 	*msg = "ok";
 	return KAI_OK;

@@ -15,6 +15,8 @@ src_model_libkaimodel_a_SOURCES = \
 	src/model/jobfields.h \
 	src/model/jobstate.c \
 	src/model/jobstate.h \
+	src/model/mail.c \
+	src/model/mail.h \
 	src/model/jobsched.c
 
 check_PROGRAMS += tests/unit/model-job
@@ -34,4 +36,9 @@ tests_unit_model_array_SOURCES = tests/unit/model-array.c
 tests_unit_model_array_LDADD = tests/lib/libtap.a src/model/libkaimodel.a \
 	src/base/libkaibase.a
 TESTS += tests/unit/model-array
+check_PROGRAMS += tests/unit/model-mail
+tests_unit_model_mail_SOURCES = tests/unit/model-mail.c
+tests_unit_model_mail_LDADD = tests/lib/libtap.a src/model/libkaimodel.a \
+	src/base/libkaibase.a
+TESTS += tests/unit/model-mail
 # End of src/model/local.mk

@@ -552,7 +552,6 @@ test_warnings_refusals(void)
 	is_str(buf,
 	    "option \"--constraint\" is ignored: kaid's scheduler chooses "
 	    "the nodes\n"
-	    "option \"--mail-type\" is ignored: kaibatch sends no mail\n"
 	    "option \"--mem=0\" (all the memory of a node) is ignored: the job "
 	    "gets kaid's default memory\n",
 	    "one warning per ignored option (a GPU type is kaid's to match)");
