@@ -50,10 +50,10 @@
 #include "model/mail.h"
 #include "sys/log.h"
 
-#define MAIL_RUNNING_MAX 8	/* programs at once */
-#define MAIL_QUEUE_MAX	 4096	/* notices waiting for one */
-#define MAIL_TIMEOUT_S	 120	/* Slurm's MAIL_PROG_TIMEOUT */
-#define MAIL_REAP_MS	 200	/* how often running programs are reaped */
+#define MAIL_RUNNING_MAX 8    /* programs at once */
+#define MAIL_QUEUE_MAX   4096 /* notices waiting for one */
+#define MAIL_TIMEOUT_S   120  /* Slurm's MAIL_PROG_TIMEOUT */
+#define MAIL_REAP_MS     200  /* how often running programs are reaped */
 
 struct mail_msg {
 	char *subject;
@@ -65,19 +65,19 @@ struct mail_msg {
 
 struct mail_run {
 	pid_t pid;
-	int64_t started;	/* unix s */
+	int64_t started; /* unix s */
 	uint64_t job;
 	bool killed;
 };
 
 struct mailer {
-	struct mail_msg **q;	/* waiting, oldest first */
+	struct mail_msg **q; /* waiting, oldest first */
 	size_t nq;
 	struct mail_run run[MAIL_RUNNING_MAX];
 	size_t nrun;
-	uint64_t timer;		/* the reaper; 0 = none */
-	char *warned;		/* the mail_prog last found missing */
-	size_t dropped;		/* notices dropped since the last log */
+	uint64_t timer; /* the reaper; 0 = none */
+	char *warned;   /* the mail_prog last found missing */
+	size_t dropped; /* notices dropped since the last log */
 };
 
 static struct mailer *
@@ -103,12 +103,12 @@ void
 mail_submit_defaults(struct kai_jobspec *js, const char *user)
 {
 	char buf[KAI_MAIL_TYPE_TEXT_MAX];
+	uint32_t mask = kai_mail_type_mask(js->mail_type);
 
-	if (js->mail_type == NULL)
-		js->mail_type = kai_xstrdup("NONE");
-	else	/* the stored text is the canonical one */
-		js->mail_type = kai_xstrdup(kai_mail_type_format(
-		    kai_mail_type_mask(js->mail_type), buf, sizeof(buf)));
+	/* The stored text is the canonical one, whatever a client sent. */
+	free(js->mail_type);
+	js->mail_type = kai_xstrdup(kai_mail_type_format(mask, buf,
+	    sizeof(buf)));
 	if (js->mail_user == NULL)
 		js->mail_user = kai_xstrdup(user);
 }
@@ -124,10 +124,11 @@ prog_ok(struct kaid *k)
 		KAI_FREE(m->warned);
 		return true;
 	}
-	if (m->warned == NULL || strcmp(m->warned, prog != NULL ? prog : "") !=
-	    0) {
+	if (m->warned == NULL ||
+	    strcmp(m->warned, prog != NULL ? prog : "") != 0) {
 		kai_log_warn("mail_prog \"%s\" is not an executable file: no "
-		    "job mail is sent", prog != NULL ? prog : "");
+			     "job mail is sent",
+		    prog != NULL ? prog : "");
 		free(m->warned);
 		m->warned = kai_xstrdup(prog != NULL ? prog : "");
 	}
@@ -142,8 +143,8 @@ arm(struct kaid *k)
 	struct mailer *m = k->mailer;
 
 	if (m->timer == 0 && m->nrun > 0)
-		m->timer = kai_loop_timer_add(k->loop, MAIL_REAP_MS, mail_reap,
-		    k);
+		m->timer =
+		    kai_loop_timer_add(k->loop, MAIL_REAP_MS, mail_reap, k);
 }
 
 /* Runs msg; false when it could not be started (logged). */
@@ -177,14 +178,16 @@ spawn(struct kaid *k, struct mail_msg *msg)
 	(void)posix_spawnattr_setsigmask(&attr, &none);
 	(void)posix_spawnattr_setsigdefault(&attr, &all);
 	(void)posix_spawnattr_setpgroup(&attr, 0);
-	(void)posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
-	    POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+	(void)posix_spawnattr_setflags(&attr,
+	    POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+		POSIX_SPAWN_SETPGROUP);
 	r = posix_spawn(&pid, argv[0], &fa, &attr, argv, msg->env);
 	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	if (r != 0) {
 		kai_log_warn("job %" PRIu64 ": could not run mail_prog \"%s\": "
-		    "%s", msg->job, argv[0], strerror(r));
+			     "%s",
+		    msg->job, argv[0], strerror(r));
 		return false;
 	}
 	kai_log_debug("job %" PRIu64 ": mail to %s: %s", msg->job, msg->addr,
@@ -251,7 +254,7 @@ mail_reap(struct kai_loop *loop, uint64_t id, void *ctx)
 
 		if (p == m->run[i].pid || (p < 0 && errno == ECHILD)) {
 			reaped(k, i, status);
-			continue;	/* i now holds the last one */
+			continue; /* i now holds the last one */
 		}
 		if (!m->run[i].killed &&
 		    now - m->run[i].started >= MAIL_TIMEOUT_S) {
@@ -271,7 +274,8 @@ enqueue(struct kaid *k, struct mail_msg *msg)
 	if (m->nq >= MAIL_QUEUE_MAX) {
 		if (m->dropped++ % 1000 == 0)
 			kai_log_warn("job %" PRIu64 ": %zu notices wait for "
-			    "mail_prog: this one is dropped", msg->job, m->nq);
+				     "mail_prog: this one is dropped",
+			    msg->job, m->nq);
 		msg_free(msg);
 		return;
 	}
@@ -284,8 +288,9 @@ enqueue(struct kaid *k, struct mail_msg *msg)
 static char *
 address(const struct kaid *k, const struct kai_job *j)
 {
-	const char *u = j->mail_user != NULL && j->mail_user[0] != '\0' ?
-	    j->mail_user : j->user;
+	const char *u = j->mail_user != NULL && j->mail_user[0] != '\0'
+	    ? j->mail_user
+	    : j->user;
 
 	if (strchr(u, '@') == NULL && k->conf->mail_domain != NULL)
 		return kai_xasprintf("%s@%s", u, k->conf->mail_domain);
@@ -294,8 +299,8 @@ address(const struct kaid *k, const struct kai_job *j)
 
 /* The notice's view of j. */
 static void
-describe(const struct kaid *k, const struct kai_job *j,
-    struct kai_mail_job *mj, const char **names)
+describe(const struct kaid *k, const struct kai_job *j, struct kai_mail_job *mj,
+    const char **names)
 {
 	size_t t;
 
@@ -332,9 +337,10 @@ send_notice(struct kaid *k, const struct kai_job *j,
 	msg->job = j->id;
 	msg->addr = address(k, j);
 	kai_mail_build(mj, event, now, &msg->subject, &msg->env, &msg->nenv);
-	msg->env = kai_xreallocarray(msg->env, msg->nenv + 2,
-	    sizeof(*msg->env));
-	msg->env[msg->nenv++] = kai_xstrdup("PATH=/usr/sbin:/usr/bin:/sbin:/bin");
+	msg->env =
+	    kai_xreallocarray(msg->env, msg->nenv + 2, sizeof(*msg->env));
+	msg->env[msg->nenv++] =
+	    kai_xstrdup("PATH=/usr/sbin:/usr/bin:/sbin:/bin");
 	msg->env[msg->nenv] = NULL;
 	kai_log_info("job %" PRIu64 ": mail to %s: %s", j->id, msg->addr,
 	    msg->subject);
@@ -346,8 +352,8 @@ static void
 notice(struct kaid *k, const struct kai_job *j, struct kai_mail_job *mj,
     uint32_t event, int64_t now)
 {
-	const char **names = j->nallocs > 0 ?
-	    kai_xcalloc(j->nallocs, sizeof(*names)) : NULL;
+	const char **names =
+	    j->nallocs > 0 ? kai_xcalloc(j->nallocs, sizeof(*names)) : NULL;
 	char *nodes = NULL;
 	struct kai_mail_job base;
 
@@ -423,8 +429,8 @@ array_ended(struct kaid *k, const struct kai_job *j, struct kai_mail_job *mj,
 	struct kai_err err;
 
 	if (kai_db_mail_array(k->db, j->array_job_id, &a, &err) != 0) {
-		kai_log_warn("job %" PRIu64 ": %s: its mail is not sent",
-		    j->id, err.msg);
+		kai_log_warn("job %" PRIu64 ": %s: its mail is not sent", j->id,
+		    err.msg);
 		return;
 	}
 	if (a.active > 0 || !claim(k, j->array_job_id, KAI_MAIL_END))
@@ -449,8 +455,8 @@ mail_ended(struct kaid *k, const struct kai_job *j, enum kai_job_state to,
 {
 	struct kai_mail_job mj;
 
-	if ((j->mail_mask & (KAI_MAIL_END | KAI_MAIL_FAIL |
-	    KAI_MAIL_REQUEUE)) == 0)
+	if ((j->mail_mask &
+		(KAI_MAIL_END | KAI_MAIL_FAIL | KAI_MAIL_REQUEUE)) == 0)
 		return;
 	describe(k, j, &mj, NULL);
 	mj.state = to;

@@ -25,9 +25,8 @@ void mail_submit_defaults(struct kai_jobspec *js, const char *user);
 /* j moved to RUNNING at now (BEGIN). */
 void mail_started(struct kaid *k, const struct kai_job *j, int64_t now);
 /* j ended in state to (END or FAIL; an array's summary at its end). */
-void mail_ended(struct kaid *k, const struct kai_job *j,
-    enum kai_job_state to, int32_t exit_code, int32_t exit_signal,
-    int64_t end_time);
+void mail_ended(struct kaid *k, const struct kai_job *j, enum kai_job_state to,
+    int32_t exit_code, int32_t exit_signal, int64_t end_time);
 /* j, still RUNNING or CONFIGURING, goes back to PENDING at now. */
 void mail_requeued(struct kaid *k, const struct kai_job *j, int64_t now);
 /* The time limits' notices of running jobs, once per tick. */

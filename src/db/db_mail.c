@@ -19,8 +19,8 @@
 #include "db/db_internal.h"
 
 int
-kai_db_mail_claim(struct kai_db *db, uint64_t id, uint32_t bit,
-    bool *claimed, struct kai_err *err)
+kai_db_mail_claim(struct kai_db *db, uint64_t id, uint32_t bit, bool *claimed,
+    struct kai_err *err)
 {
 	struct kai_db_params p;
 	PGresult *res;

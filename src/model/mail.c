@@ -144,10 +144,12 @@ kai_mail_user_check(const char *s, struct kai_err *err)
 		return kai_err_set(err, KAI_EINVAL,
 		    "invalid --mail-user \"%s\": may not begin with '-'", s);
 	for (i = 0; s[i] != '\0'; i++)
-		if (!isgraph((unsigned char)s[i]) && !((unsigned char)s[i] & 0x80))
+		if (!isgraph((unsigned char)s[i]) &&
+		    !((unsigned char)s[i] & 0x80))
 			return kai_err_set(err, KAI_EINVAL,
 			    "invalid --mail-user \"%s\": spaces and control "
-			    "characters are not allowed", s);
+			    "characters are not allowed",
+			    s);
 	return 0;
 }
 
@@ -160,8 +162,9 @@ kai_mail_duration(int64_t secs, char *buf, size_t len)
 	if (secs < 0)
 		snprintf(buf, len, "INVALID");
 	else if (d > 0)
-		snprintf(buf, len, "%" PRId64 "-%02" PRId64 ":%02" PRId64
-		    ":%02" PRId64, d, h, m, s);
+		snprintf(buf, len,
+		    "%" PRId64 "-%02" PRId64 ":%02" PRId64 ":%02" PRId64, d, h,
+		    m, s);
 	else
 		snprintf(buf, len, "%02" PRId64 ":%02" PRId64 ":%02" PRId64, h,
 		    m, s);
@@ -202,7 +205,7 @@ struct envb {
 };
 
 static void KAI_PRINTF(3, 4)
-env_add(struct envb *e, const char *name, const char *fmt, ...)
+    env_add(struct envb *e, const char *name, const char *fmt, ...)
 {
 	char val[1024];
 	va_list ap;
@@ -225,8 +228,8 @@ orempty(const char *s)
  * the variable that carries the duration.
  */
 static void
-job_time(const struct kai_mail_job *j, uint32_t event, int64_t now,
-    char *buf, size_t len, struct envb *e)
+job_time(const struct kai_mail_job *j, uint32_t event, int64_t now, char *buf,
+    size_t len, struct envb *e)
 {
 	char d[32];
 
@@ -259,8 +262,8 @@ exited(const struct kai_mail_job *j)
 
 /* ", COMPLETED, ExitCode 0" (Slurm's _set_job_term_info()). */
 static void
-term_info(const struct kai_mail_job *j, uint32_t event, char *buf,
-    size_t len, struct envb *e)
+term_info(const struct kai_mail_job *j, uint32_t event, char *buf, size_t len,
+    struct envb *e)
 {
 	const char *st = kai_jobstate_name(j->state);
 
@@ -350,17 +353,18 @@ kai_mail_build(const struct kai_mail_job *j, uint32_t event, int64_t now,
 	term_info(j, event, term, sizeof(term), &e);
 	if (j->summary)
 		*subject = kai_xasprintf("Slurm Array Summary Job_id=%" PRIu64
-		    "_* (%" PRIu64 ") Name=%s %s%s",
+					 "_* (%" PRIu64 ") Name=%s %s%s",
 		    j->array_job_id, j->id, orempty(j->name), what, term);
 	else if (j->array_job_id != 0)
-		*subject = kai_xasprintf("Slurm Array Task Job_id=%" PRIu64
-		    "_%" PRIu32 " (%" PRIu64 ") Name=%s %s%s%s",
-		    j->array_job_id, j->array_task_id, j->id,
-		    orempty(j->name), what, jt, term);
+		*subject =
+		    kai_xasprintf("Slurm Array Task Job_id=%" PRIu64 "_%" PRIu32
+				  " (%" PRIu64 ") Name=%s %s%s%s",
+			j->array_job_id, j->array_task_id, j->id,
+			orempty(j->name), what, jt, term);
 	else
-		*subject = kai_xasprintf("Slurm Job_id=%" PRIu64
-		    " Name=%s %s%s%s",
-		    j->id, orempty(j->name), what, jt, term);
+		*subject =
+		    kai_xasprintf("Slurm Job_id=%" PRIu64 " Name=%s %s%s%s",
+			j->id, orempty(j->name), what, jt, term);
 	*env = e.v;
 	*nenv = e.n;
 }

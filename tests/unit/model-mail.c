@@ -103,8 +103,7 @@ subjects(void)
 	j.state = KAI_JOB_PENDING;
 	j.end_time = 1100;
 	subject_is(&j, KAI_MAIL_REQUEUE, 1100,
-	    "Slurm Job_id=12 Name=train Requeued, Run time 00:01:37",
-	    NULL);
+	    "Slurm Job_id=12 Name=train Requeued, Run time 00:01:37", NULL);
 	j.state = KAI_JOB_RUNNING;
 	j.end_time = 0;
 	subject_is(&j, KAI_MAIL_TIME90, 1003 + 540,
@@ -147,8 +146,7 @@ users(void)
 	is_int(kai_mail_user_check("", &err), KAI_EINVAL, "empty refused");
 	is_int(kai_mail_user_check("-oQ/tmp/x", &err), KAI_EINVAL,
 	    "an option refused");
-	is_int(kai_mail_user_check("a b", &err), KAI_EINVAL,
-	    "a space refused");
+	is_int(kai_mail_user_check("a b", &err), KAI_EINVAL, "a space refused");
 }
 
 int
