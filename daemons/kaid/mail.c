@@ -368,14 +368,23 @@ notice(struct kaid *k, const struct kai_job *j, struct kai_mail_job *mj,
 	free(names);
 }
 
-/* Claims notice bit of job id in the database; false: sent already, or
- * the database cannot say (then nothing is sent: never twice). */
+/*
+ * Claims notice bit of job id in the database; false: sent already, or
+ * the database cannot say (then nothing is sent: never twice).  The
+ * cached job, if any, remembers the bit, so the database is asked once
+ * (a task split off an array later copies it with the row).
+ */
 static bool
 claim(struct kaid *k, uint64_t id, uint32_t bit)
 {
+	struct kai_job *c = state_job(k, id);
 	struct kai_err err;
 	bool claimed = false;
 
+	if (c != NULL && (c->mail_sent & bit) != 0)
+		return false;
+	if (c != NULL)
+		c->mail_sent |= bit;
 	if (kai_db_mail_claim(k->db, id, bit, &claimed, &err) != 0) {
 		kai_log_warn("job %" PRIu64 ": %s: its mail is not sent", id,
 		    err.msg);
@@ -409,6 +418,21 @@ mail_started(struct kaid *k, const struct kai_job *j, int64_t now)
 	mj.id = j->array_job_id;
 	mj.summary = true;
 	notice(k, j, &mj, KAI_MAIL_BEGIN, now);
+}
+
+void
+mail_invalid_depend(struct kaid *k, const struct kai_job *j, int64_t now)
+{
+	struct kai_mail_job mj;
+
+	if ((j->mail_mask & KAI_MAIL_INVALID_DEPEND) == 0 ||
+	    (j->mail_sent & KAI_MAIL_INVALID_DEPEND) != 0 ||
+	    !claim(k, j->id, KAI_MAIL_INVALID_DEPEND))
+		return;
+	describe(k, j, &mj, NULL);
+	/* A pending array's row is the array. */
+	mj.summary = !per_task(j);
+	notice(k, j, &mj, KAI_MAIL_INVALID_DEPEND, now);
 }
 
 /* Slurm's failed states: FAIL mail rather than END. */
@@ -521,7 +545,6 @@ mail_tick(struct kaid *k, int64_t now)
 			    (j->mail_sent & bit) != 0 ||
 			    ran * 100 < j->time_limit_s * limits[l].pct)
 				continue;
-			j->mail_sent |= bit;
 			if (claim(k, j->id, bit))
 				notice(k, j, NULL, bit, now);
 		}

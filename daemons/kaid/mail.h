@@ -29,6 +29,9 @@ void mail_ended(struct kaid *k, const struct kai_job *j, enum kai_job_state to,
     int32_t exit_code, int32_t exit_signal, int64_t end_time);
 /* j, still RUNNING or CONFIGURING, goes back to PENDING at now. */
 void mail_requeued(struct kaid *k, const struct kai_job *j, int64_t now);
+/* j's dependency can never be met (INVALID_DEPEND), once. */
+void mail_invalid_depend(struct kaid *k, const struct kai_job *j,
+    int64_t now);
 /* The time limits' notices of running jobs, once per tick. */
 void mail_tick(struct kaid *k, int64_t now);
 /* Frees what mail.c keeps; programs still running are left to finish. */

@@ -6,10 +6,11 @@
 # the notices a user asks for with --mail-type arrive with slurmctld's
 # subjects and variables: BEGIN and END of a job that succeeds, FAIL of
 # one that exits 2, a TIMEOUT, REQUEUE (kctl requeue), a time limit's
-# 50%, none for NONE, one BEGIN and one summary for an array; mail_domain
-# qualifies a bare user; a bad --mail-type is refused with sbatch's
-# words; kctl show job shows MailUser and MailType; a kaid restart sends
-# nothing again; a mail_prog that is missing is one warning.
+# 50%, INVALID_DEPEND, none for NONE, one BEGIN and one summary for an
+# array; mail_domain qualifies a bare user; a bad --mail-type is refused
+# with sbatch's words; kctl show job shows MailUser and MailType; a kaid
+# restart sends nothing again; a mail_prog that is missing is one
+# warning.
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
@@ -128,6 +129,12 @@ is "an address with @ is kept as given" "$(sed -n 4p "$d/argv")" \
     alice@lab.example
 ok "SLURM_JOB_EXIT_CODE_MAX=2" grep -qx SLURM_JOB_EXIT_CODE_MAX=2 "$d/env"
 
+# INVALID_DEPEND: a dependency on that failed job can never be met.
+dep=$(submit -J dep --mail-type=INVALID_DEPEND -d "afterok:$id" --wrap true)
+ok "one mail" wait_mails "$dep" 1
+is "INVALID_DEPEND: once, in Slurm's words" "$(subjects "$dep")" \
+    "Slurm Job_id=$dep Name=dep Invalid dependency"
+
 # END only: a failed job gets "Ended" (Slurm's rule), FAIL only: a
 # completed job gets nothing.
 id=$(submit -J endonly --mail-type=END --wrap 'exit 3')
@@ -210,7 +217,7 @@ kaid_stop
 kaid_start || bail_out "kaid did not restart"
 sleep 2
 is "a restart sends no notice again" "$(ls "$M" | wc -l)" "$before"
-as_user "$A" kcancel "$tl"
+as_user "$A" kcancel "$tl" "$dep"
 
 # A mail_prog that does not exist: one warning, nothing sent.
 KAID_CONF_EXTRA="mail_prog: $T/nowhere"
