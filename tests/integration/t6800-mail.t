@@ -189,6 +189,25 @@ Slurm Array Summary Job_id=${aid}_* ($aid) Name=arr Ended, COMPLETED, ExitCode [
 is "no task mails of its own" \
     "$(grep -l "^SLURM_ARRAY_JOB_ID=$aid" "$M"/m.*/env 2>/dev/null | wc -l)" 0
 
+# An array whose tasks exit 0, 1 and 2: the summary says Failed, Mixed,
+# with the range of exit codes; with ARRAY_TASKS each task is told alone.
+mix=$(submit -J mix -a 0-2 --mail-type=FAIL --wrap 'exit $SLURM_ARRAY_TASK_ID')
+per=$(submit -J per -a 0-1 --mail-type=FAIL,ARRAY_TASKS \
+    --wrap 'exit $SLURM_ARRAY_TASK_ID')
+ok "the mixed array's summary" wait_mails "$mix" 1
+is "FAIL summary: Mixed, ExitCode [0-2]" "$(subjects "$mix")" \
+    "Slurm Array Summary Job_id=${mix}_* ($mix) Name=mix Failed, Mixed, ExitCode [0-2]"
+for _ in $(seq 200); do
+	[ -n "$(grep -l "^SLURM_ARRAY_JOB_ID=$per" "$M"/m.*/env 2>/dev/null)" ] && break
+	sleep 0.1
+done
+d=$(dirname "$(grep -l "^SLURM_ARRAY_JOB_ID=$per" "$M"/m.*/env | head -1)")
+like "ARRAY_TASKS: the failed task is told alone" "$(sed -n 3p "$d/argv")" \
+    "^Slurm Array Task Job_id=${per}_1 \([0-9]+\) Name=per Failed, Run time [0-9:]+, FAILED, ExitCode 1\$"
+sleep 0.5
+is "and only that task" \
+    "$(grep -l "^SLURM_ARRAY_JOB_ID=$per" "$M"/m.*/env | wc -l)" 1
+
 # A bad --mail-type is refused with sbatch's words, in a script too.
 err=$(cd "$W" && as_user "$A" ksubmit --mail-type=BOGUS --wrap true 2>&1)
 rc=$?
