@@ -449,9 +449,16 @@ static void
 array_ended(struct kaid *k, const struct kai_job *j, struct kai_mail_job *mj,
     int64_t now)
 {
+	const struct kai_job *row = state_job(k, j->array_job_id);
 	struct kai_db_mail_array a;
 	struct kai_err err;
 
+	/* The array's own row is its unsplit tasks, then its last one: while
+	 * another task holds it the array goes on, and the database is not
+	 * asked (a 10,000-task array would otherwise cost 10,000 reads of
+	 * all its rows). */
+	if (row != NULL && row != j)
+		return;
 	if (kai_db_mail_array(k->db, j->array_job_id, &a, &err) != 0) {
 		kai_log_warn("job %" PRIu64 ": %s: its mail is not sent", j->id,
 		    err.msg);
