@@ -330,6 +330,8 @@ struct kai_db_jobedit {
 	int64_t time_limit_s;
 	const char *queue;	/* NULL = unchanged */
 	const char *reason;	/* the stored pending reason; NULL = unchanged */
+	const char *mail_type;	/* NULL = unchanged */
+	const char *mail_user;	/* NULL = unchanged */
 	const char *event;	/* what changed, for the event row */
 };
 int kai_db_job_edit(struct kai_db *db, const struct kai_db_jobedit *e,

@@ -208,6 +208,24 @@ sleep 0.5
 is "and only that task" \
     "$(grep -l "^SLURM_ARRAY_JOB_ID=$per" "$M"/m.*/env | wc -l)" 1
 
+# kctl update job: MailType and MailUser of a pending job, as scontrol.
+id=$(submit -J upd -H --mail-type=END --wrap 'sleep 1')
+out=$(as_user "$A" kctl update job "$id" MailType=begin MailUser=x@y.example 2>&1)
+is "kctl update job MailType= MailUser=: exit 0, silent" "$?:$out" "0:"
+is "kctl show job shows them" \
+    "$(as_user "$A" kctl show job "$id" | grep -e MailType= -e MailUser= | tr -d ' ' | sort | tr '\n' ' ')" \
+    "MailType=BEGIN MailUser=x@y.example "
+err=$(as_user "$A" kctl update job "$id" MailType=SOMETIMES 2>&1)
+like "MailType=SOMETIMES is refused" "$?:$err" \
+    '^[12]:kctl: error: Invalid --mail-type specification "SOMETIMES"'
+as_user "$A" kctl release "$id"
+ok "the updated job completes" wait_state "$id" COMPLETED
+ok "one mail" wait_mails "$id" 1
+sleep 0.5
+is "BEGIN only, to the new address" \
+    "$(subjects "$id" | sed 's/, Queued time.*//'):$(sed -n 4p "$(mail_of "$id" Began)/argv")" \
+    "Slurm Job_id=$id Name=upd Began:x@y.example"
+
 # A bad --mail-type is refused with sbatch's words, in a script too.
 err=$(cd "$W" && as_user "$A" ksubmit --mail-type=BOGUS --wrap true 2>&1)
 rc=$?
