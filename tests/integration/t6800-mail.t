@@ -63,6 +63,7 @@ subjects()
 	done | sort
 }
 # wait_mails JOB N: until N mails about JOB arrived (20 s at most).
+# shellcheck disable=SC2317 # called through ok
 wait_mails()
 {
 	for _ in $(seq 200); do
