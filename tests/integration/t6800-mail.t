@@ -199,7 +199,7 @@ ok "the mixed array's summary" wait_mails "$mix" 1
 is "FAIL summary: Mixed, ExitCode [0-2]" "$(subjects "$mix")" \
     "Slurm Array Summary Job_id=${mix}_* ($mix) Name=mix Failed, Mixed, ExitCode [0-2]"
 for _ in $(seq 200); do
-	[ -n "$(grep -l "^SLURM_ARRAY_JOB_ID=$per" "$M"/m.*/env 2>/dev/null)" ] && break
+	grep -qs "^SLURM_ARRAY_JOB_ID=$per" "$M"/m.*/env && break
 	sleep 0.1
 done
 d=$(dirname "$(grep -l "^SLURM_ARRAY_JOB_ID=$per" "$M"/m.*/env | head -1)")
