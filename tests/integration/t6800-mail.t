@@ -16,7 +16,6 @@
 . "$top_srcdir/tests/lib/stack.sh"
 
 stack_require
-stack_require_kubesim
 
 T=$(mktemp -d /tmp/kai-t6800.XXXXXX)
 trap 'stack_stop "$T"; rm -rf "$T"' EXIT
