@@ -183,6 +183,8 @@ arrays_task_new(const struct kai_job *a, uint64_t id, uint32_t task)
 	j->mail_mask = a->mail_mask;
 	j->mail_sent = a->mail_sent;
 	j->mail_user = kai_job_optstr(a->mail_user);
+	j->features = kai_job_optstr(a->features);
+	j->node_req = kai_job_optstr(a->node_req);
 	j->array_job_id = a->array_job_id;
 	j->array_task_id = task;
 	j->array_spec = a->array_spec != NULL ? kai_xstrdup(a->array_spec) :
