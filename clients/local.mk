@@ -170,8 +170,10 @@ KSIM_CORE_SOURCES = \
 	clients/scenario.c \
 	clients/scenario.h \
 	clients/scenario_caps.c \
+	clients/scenario_accts.c \
 	clients/scenario_expect.c \
 	clients/scenario_jobs.c \
+	clients/scenario_nodereq.c \
 	clients/scenario_pools.c \
 	clients/scenario_types.c \
 	clients/ytree.c \

@@ -349,7 +349,7 @@ load_node(struct sload *ld, const struct ynode *m, size_t i, size_t *used)
 {
 	static const char *const keys[] = {"name", "gpus", "gpu_memory_mib",
 	    "cpu_millis", "memory_mib", "memory_mb", "labels", "unschedulable",
-	    "taints", NULL};
+	    "taints", "features", NULL};
 	struct kai_sched_snap_node *n = &ld->sc->nodes[i];
 	const struct ynode *l;
 	int64_t gpus = 0, mb = -1;
@@ -383,6 +383,8 @@ load_node(struct sload *ld, const struct ynode *m, size_t i, size_t *used)
 	n->gpus = (uint32_t)gpus;
 	if ((l = ytree_get(m, "taints")) != NULL &&
 	    (rc = scenario_load_taints(ld, l, n)) != 0)
+		return rc;
+	if ((rc = scenario_node_features(ld, m, n)) != 0)
 		return rc;
 	if ((l = ytree_get(m, "labels")) != NULL)
 		return load_labels(ld, l, n, used);
@@ -567,7 +569,7 @@ load_root(struct sload *ld, const struct ynode *root)
 {
 	static const char *const keys[] = {"name", "source", "description",
 	    "config", "nodes", "queues", "topologies", "usage", "jobs",
-	    "expect", "pools", "gpu_caps", NULL};
+	    "expect", "pools", "gpu_caps", "accounts", NULL};
 	struct scenario *sc = ld->sc;
 	const char *dummy = NULL;
 	int rc;
@@ -589,6 +591,8 @@ load_root(struct sload *ld, const struct ynode *root)
 	    (rc = load_topologies(ld, ytree_get(root, "topologies"))) != 0 ||
 	    (rc = scenario_load_pools(ld, ytree_get(root, "pools"))) != 0 ||
 	    (rc = scenario_load_caps(ld, ytree_get(root, "gpu_caps"))) != 0 ||
+	    (rc = scenario_load_accounts(ld, ytree_get(root, "accounts"))) !=
+		0 ||
 	    (rc = scenario_load_jobs(ld, ytree_get(root, "jobs"))) != 0 ||
 	    (rc = scenario_load_usage(ld, ytree_get(root, "usage"))) != 0)
 		return rc;
@@ -613,6 +617,7 @@ scenario_load(const char *path, struct scenario *sc, struct kai_err *err)
 	kai_map_init(&sc->user_ix, NULL);
 	kai_map_init(&sc->pool_ix, NULL);
 	kai_map_init(&sc->cap_ix, NULL);
+	kai_map_init(&sc->acct_ix, NULL);
 	kai_sched_config_init(&sc->snap.config);
 	ld.sc = sc;
 	ld.err = err;
@@ -630,6 +635,8 @@ scenario_fini(struct scenario *sc)
 	scenario_expect_fini(&sc->expect);
 	scenario_pools_fini(sc);
 	scenario_caps_fini(sc);
+	free(sc->nodereqs);
+	scenario_accounts_fini(sc);
 	kai_map_fini(&sc->node_ix);
 	kai_map_fini(&sc->queue_ix);
 	kai_map_fini(&sc->job_ix);

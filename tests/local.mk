@@ -27,6 +27,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t1290-qos.t \
 	tests/integration/t1500-events.t \
 	tests/integration/t9000-native-pods.t \
+	tests/integration/t9005-native-burst.t \
 	tests/integration/t9010-native-evict.t \
 	tests/integration/t9050-native-share.t \
 	tests/integration/t9060-native-reclaim-node.t \
@@ -77,8 +78,14 @@ INTEGRATION_TESTS = \
 	tests/integration/t7100-node-pods.t \
 	tests/integration/t6400-umask.t \
 	tests/integration/t6410-pernode.t \
+	tests/integration/t6420-gres-pernode.t \
+	tests/integration/t6430-exclusive.t \
+	tests/integration/t6440-kacct-duplicates.t \
+	tests/integration/t6450-submit-host.t \
+	tests/integration/t6460-account-fairshare.t \
 	tests/integration/t6500-jobcred.t \
-	tests/integration/t6510-node-jobcred.t
+	tests/integration/t6510-node-jobcred.t \
+	tests/integration/t6900-constraint.t
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/lib/hostlist-cases.txt \

@@ -97,6 +97,8 @@ struct kai_conf_account {
 	char *name;
 	uint32_t *users;	/* uids that may use it; none = every user */
 	size_t nusers;
+	int64_t fairshare;	/* its weight among the accounts of a queue
+				 * (Slurm's association shares); 1 */
 };
 
 struct kai_conf {
@@ -135,6 +137,9 @@ struct kai_conf {
 	int64_t sched_bf_reservations;	/* backfill; 4 */
 	char *sched_gpu_type_label;	/* node label of GPU types;
 					   "nvidia.com/gpu.product" */
+	char *sched_feature_labels;	/* node labels whose values are
+					   features, comma-separated
+					   (daemons/kaid/nodefeat.c) */
 	int64_t usage_half_life_ms;	/* 0 = no decay; 1 day */
 	int64_t usage_window_ms;	/* 7 days */
 	int64_t usage_refresh_ms;	/* re-read finished jobs; 1 min */

@@ -344,6 +344,11 @@ kai_sched_why_text(const struct kai_sched_snapshot *s,
 		    s->topologies[w->a].name, s->topologies[w->a].levels[w->b],
 		    w->c);
 		break;
+	case KAI_SCHED_WHY_EXCLUSIVE:
+		(void)snprintf(buf, size,
+		    "exclusive: no node without other jobs has room for a "
+		    "task of the job");
+		break;
 	case KAI_SCHED_WHY_NODE_GROUP:
 		if (w->b == 0)
 			(void)snprintf(buf, size,
@@ -377,6 +382,17 @@ kai_sched_why_text(const struct kai_sched_snapshot *s,
 		    "nodeSelector and tolerations of partition \"%s\"",
 		    w->a >= 0 && (size_t)w->a < s->npools ?
 		    s->pools[w->a].name : "?");
+		break;
+	case KAI_SCHED_WHY_NO_FEATURE_NODES:
+		(void)snprintf(buf, size, "no node has the "
+		    "features \"%s\"", w->a >= 0 &&
+		    (size_t)w->a < s->nnodereqs &&
+		    s->nodereqs[w->a].text != NULL ? s->nodereqs[w->a].text :
+		    "?");
+		break;
+	case KAI_SCHED_WHY_NO_REQ_NODES:
+		t = "no schedulable node is left by its --constraint, "
+		    "--nodelist and --exclude";
 		break;
 	case KAI_SCHED_WHY_QOS_GPUS:
 		qos_gpus(w, buf, size);
@@ -421,6 +437,9 @@ kai_sched_why_name(enum kai_sched_why w)
 	    [KAI_SCHED_WHY_TYPE_NP_QUOTA] = "NonPreemptibleOverQuota",
 	    [KAI_SCHED_WHY_NO_TYPE_NODES] = "ReqNodeNotAvail",
 	    [KAI_SCHED_WHY_NODE_GROUP] = "Resources",
+	    [KAI_SCHED_WHY_NO_REQ_NODES] = "ReqNodeNotAvail",
+	    [KAI_SCHED_WHY_NO_FEATURE_NODES] = "BadConstraints",
+	    [KAI_SCHED_WHY_EXCLUSIVE] = "Resources",
 	};
 
 	if ((unsigned)w >= KAI_SCHED_WHY_NCODES)

@@ -158,6 +158,28 @@ struct kai_sched_pool {
 	size_t ntolerations;
 };
 
+/*
+ * Where a job may run by its own choice (Slurm's --constraint, --nodelist
+ * and --exclude; doc/scheduler.md, "Node constraints").  A node may take
+ * the job's tasks when it has every feature of one alternative (any node
+ * when there are none), is among `only` when only_set, and is not among
+ * `never`.  With match (Slurm's [a|b]) every node of the job satisfies
+ * the same alternative.  Feature bits are the caller's: the snapshot's
+ * nodes and requirements must agree on them (kaid numbers the features
+ * the jobs name, at most 64 per cycle).
+ */
+struct kai_sched_nodereq {
+	const char *text;      /* the constraint as written, for reasons */
+	const uint64_t *alts;  /* each alternative's features */
+	size_t nalts;	       /* 0: features do not matter */
+	bool match;
+	bool only_set;	       /* only[] restricts the nodes (-w) */
+	const uint32_t *only;  /* node indices, ascending */
+	size_t nonly;
+	const uint32_t *never; /* node indices, ascending (-x) */
+	size_t nnever;
+};
+
 struct kai_sched_snap_node {
 	const char *name;       /* unique */
 	uint32_t gpus;          /* whole GPUs, <= KAI_SCHED_MAX_NODE_GPUS */
@@ -173,6 +195,8 @@ struct kai_sched_snap_node {
 	const struct kai_sched_taint *taints;
 	size_t ntaints;
 	const char *gpu_type; /* its GPUs' type; NULL or "": none */
+	uint64_t features; /* bit i: it has the cycle's feature i (the
+			      bits of kai_sched_nodereq.alts) */
 };
 
 /* Topology levels are node label keys, widest first. */
@@ -185,6 +209,15 @@ struct kai_sched_topology {
 struct kai_sched_snap_user {
 	const char *name;
 	double usage; /* decayed GPU usage / decayed capacity */
+};
+
+/*
+ * An account jobs are charged to, with its weight among the accounts
+ * whose jobs share a leaf queue (Slurm's association shares: acctshare.c).
+ */
+struct kai_sched_snap_account {
+	const char *name;
+	int64_t weight; /* > 0 */
 };
 
 enum kai_sched_task_state {
@@ -218,6 +251,7 @@ struct kai_sched_snap_job {
 	const char *name;
 	uint32_t queue;   /* a leaf queue */
 	int32_t user;     /* index into users, -1 = none */
+	int32_t account;  /* index into accounts, -1 = none */
 	int64_t priority; /* higher first */
 	bool preemptible;
 	bool held;              /* never scheduled (JobHeldUser) */
@@ -243,6 +277,10 @@ struct kai_sched_snap_job {
 	 * multiple, the gang is every task and there is no topology.
 	 * 0: each task goes anywhere. */
 	uint32_t tasks_per_node;
+	uint32_t nodereq; /* 1 + index into nodereqs; 0: any node */
+	/* Slurm's --exclusive: no other job's task on a node that holds
+	 * one of its tasks (exclusive.c); kaid gives it the whole node. */
+	bool exclusive;
 };
 
 /*
@@ -267,6 +305,8 @@ struct kai_sched_snapshot {
 	size_t ntopologies;
 	const struct kai_sched_snap_user *users;
 	size_t nusers;
+	const struct kai_sched_snap_account *accounts;
+	size_t naccounts;
 	const struct kai_sched_snap_job *jobs;
 	size_t njobs;
 	const struct kai_sched_snap_task *tasks;
@@ -277,6 +317,9 @@ struct kai_sched_snapshot {
 	 * micro-GPUs (a QoS's per-user limit: qoslimit.c). */
 	const int64_t *gpu_limits;
 	size_t ngpu_limits;
+	/* The jobs' own node requirements (Slurm's -C, -w, -x). */
+	const struct kai_sched_nodereq *nodereqs;
+	size_t nnodereqs;
 	int64_t now;
 };
 
@@ -306,6 +349,12 @@ enum kai_sched_why {
 	KAI_SCHED_WHY_NO_TYPE_NODES, /* no schedulable node of job's type */
 	KAI_SCHED_WHY_NODE_GROUP,  /* a=tasks per node, b=nodes that can
 				      hold them, c=nodes needed */
+	KAI_SCHED_WHY_NO_REQ_NODES, /* no schedulable node meets job's
+				      nodereq: a=its index */
+	KAI_SCHED_WHY_NO_FEATURE_NODES, /* ... no node at all has the
+					  features it asks for: a=its index */
+	KAI_SCHED_WHY_EXCLUSIVE,   /* --exclusive: no node free of other
+				      jobs has room for a task */
 	KAI_SCHED_WHY_NCODES
 };
 

@@ -209,6 +209,7 @@ hold(struct sess *S, uint32_t t, bool rel, struct kai_err *err)
 
 	acc[R_CPU] += in->cpu_millis;
 	acc[R_MEM] += in->memory_mib;
+	kai_sched_excl_hold(S, t, (uint32_t)in->node, 1, rel);
 	if (nd->alloc[R_CPU] + nd->rel[R_CPU] > nd->cap[R_CPU] ||
 	    nd->alloc[R_MEM] + nd->rel[R_MEM] > nd->cap[R_MEM])
 		return kai_err_set(err, KAI_EINVAL,
@@ -466,6 +467,7 @@ kai_sched_sess_init(struct sess *S, struct kai_sched_ctx *c,
 	if ((rc = kai_sched_jobs_init(S, err)) != 0 ||
 	    (rc = layout(S, err)) != 0)
 		return rc;
+	kai_sched_nodereq_init(S);
 	kai_sched_idx_init(&S->idx, S->nn, S->max_gpus);
 	for (i = 0; i < S->nn; i++)
 		kai_sched_node_refresh(S, i);
@@ -484,6 +486,7 @@ kai_sched_sess_fini(struct sess *S)
 	kai_sched_bf_fini(S);
 	kai_sched_frag_fini(S);
 	kai_sched_pools_fini(S);
+	kai_sched_nodereq_fini(S);
 	kai_sched_qoslimit_fini(S);
 	kai_sched_types_fini(S);
 	kai_sched_order_free(S->ordmem);

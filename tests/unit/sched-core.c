@@ -139,6 +139,14 @@ test_index_matches_scan(enum kai_sched_placement pl, const char *what)
 	free(w);
 }
 
+/* The counts, and the exclusive job while there is one. */
+static bool
+excl_equal(const struct excl_count *a, const struct excl_count *b)
+{
+	return a->tasks == b->tasks && a->excl == b->excl &&
+	    (a->excl == 0 || a->job == b->job);
+}
+
 static bool
 nodes_equal(const struct sess *a, const struct snode *saved,
     const int32_t *dalloc, size_t ndev)
@@ -152,7 +160,9 @@ nodes_equal(const struct sess *a, const struct snode *saved,
 		if (memcmp(x->alloc, y->alloc, sizeof(x->alloc)) != 0 ||
 		    memcmp(x->rel, y->rel, sizeof(x->rel)) != 0 ||
 		    x->whole_idle != y->whole_idle || x->room != y->room ||
-		    x->idle_ugpu != y->idle_ugpu || x->has_rel != y->has_rel) {
+		    x->idle_ugpu != y->idle_ugpu || x->has_rel != y->has_rel ||
+		    !excl_equal(&x->ex_act, &y->ex_act) ||
+		    !excl_equal(&x->ex_rel, &y->ex_rel)) {
 			diag("node %u differs", i);
 			return false;
 		}
@@ -171,11 +181,25 @@ test_rollback_is_exact(void)
 	size_t ndev = 0, mark, t;
 	int64_t q0[NRES];
 
+	static const struct kai_sched_snap_account accts[] = {{"a", 3},
+	    {"b", 1}};
+	int64_t slots[4] = {0};
+
 	world_init(w, KAI_SCHED_BINPACK);
 	for (t = 0; t < NN; t++)
 		ndev += w->nodes[t].gpus;
+	/* Exclusive jobs and accounts keep counts that must roll back too
+	 * (exclusive.c, acctshare.c). */
+	w->s.accounts = accts;
+	w->s.naccounts = 2;
+	for (t = 0; t < NT; t++) {
+		w->jobs[t].exclusive = t % 5 == 0;
+		w->jobs[t].account = (int32_t)(t % 3) - 1;
+	}
 	ok(kai_sched_sess_init(&S, NULL, NULL, &w->s, &r, NULL) == 0,
 	    "rollback: session");
+	ok(S.nslots >= 1 && S.nslots <= 4, "rollback: account slots");
+	memcpy(slots, S.slot_gpu, S.nslots * sizeof(*slots));
 	saved = calloc(S.nn, sizeof(*saved));
 	dalloc = calloc(ndev, sizeof(*dalloc));
 	memcpy(saved, S.nodes, S.nn * sizeof(*saved));
@@ -199,6 +223,8 @@ test_rollback_is_exact(void)
 	    "rollback: every node and device is as before");
 	ok(memcmp(q0, S.q[0].alloc, sizeof(q0)) == 0,
 	    "rollback: the queue's allocation is as before");
+	ok(memcmp(slots, S.slot_gpu, S.nslots * sizeof(*slots)) == 0,
+	    "rollback: the accounts' GPUs are as before");
 	kai_sched_sess_fini(&S);
 	kai_sched_result_fini(&r);
 	free(saved);
@@ -324,7 +350,41 @@ test_reason_names(void)
  */
 struct inv {
 	int over_dev, mixed, broken_gang, over_limit, np_evicted, over_cpu;
+	int shared_excl;
 };
+
+/* A node with an exclusive job's active task and another job's. */
+static int
+shared_exclusive(const struct world *w, const struct kai_sched_result *r)
+{
+	int32_t first[NN], bad = 0;
+	bool excl[NN];
+	size_t j, t, n;
+
+	for (n = 0; n < NN; n++) {
+		first[n] = -1;
+		excl[n] = false;
+	}
+	for (j = 0; j < NT; j++) {
+		for (t = w->jobs[j].first_task;
+		    t < w->jobs[j].first_task + w->jobs[j].ntasks; t++) {
+			const struct kai_sched_task_out *o = &r->tasks[t];
+
+			if ((o->state != KAI_SCHED_TASK_RUNNING &&
+				o->state != KAI_SCHED_TASK_PIPELINED) ||
+			    o->node < 0)
+				continue;
+			n = (size_t)o->node;
+			if (first[n] >= 0 && first[n] != (int32_t)j &&
+			    (excl[n] || w->jobs[j].exclusive))
+				bad++;
+			if (first[n] < 0)
+				first[n] = (int32_t)j;
+			excl[n] |= w->jobs[j].exclusive;
+		}
+	}
+	return bad;
+}
 
 static void
 check_world(const struct world *w, const struct kai_sched_result *r,
@@ -510,6 +570,54 @@ test_invariants(void)
 	is_int(bad.np_evicted, 0,
 	    "invariants: non-preemptible jobs are evicted "
 	    "only as stale gangs");
+	free(w);
+}
+
+/*
+ * Exclusive jobs (exclusive.c) in random worlds: after allocate, reclaim
+ * and preempt, no node holds an exclusive job's task and another job's,
+ * and the other invariants hold.  (Consolidation is left out: it can
+ * move a GPU-memory task onto a smaller GPU, which raises its queue's
+ * allocation, with or without exclusive jobs; reported apart.)
+ */
+static void
+test_exclusive_invariants(void)
+{
+	static const enum kai_sched_action ph[] = {KAI_SCHED_ALLOCATE,
+	    KAI_SCHED_RECLAIM, KAI_SCHED_PREEMPT};
+	struct world *w = calloc(1, sizeof(*w));
+	struct kai_sched_snap_queue qs[4];
+	bool was_below[NT];
+	struct inv bad;
+	int seed, runs = 0;
+	size_t j, k;
+
+	memset(&bad, 0, sizeof(bad));
+	for (seed = 0; seed < 40; seed++) {
+		struct kai_sched_result r;
+
+		world_init(w, seed % 2 ? KAI_SCHED_BINPACK : KAI_SCHED_SPREAD);
+		world_queues_gangs(w, qs);
+		for (j = 0; j < NT; j++)
+			w->jobs[j].exclusive = rnd(6) == 0;
+		settle_world(w, was_below);
+		kai_sched_config_init(&w->s.config);
+		for (k = 0; k < KAI_NELEM(ph); k++)
+			w->s.config.phases[k] = ph[k];
+		w->s.config.nphases = KAI_NELEM(ph);
+		if (kai_sched_cycle(&w->s, &r, NULL) != 0)
+			continue;
+		runs++;
+		check_world(w, &r, was_below, &bad);
+		bad.shared_excl += shared_exclusive(w, &r);
+		kai_sched_result_fini(&r);
+	}
+	is_int(runs, 40, "exclusive: every random world is a valid snapshot");
+	is_int(bad.shared_excl, 0,
+	    "exclusive: no node holds an exclusive job and another job");
+	is_int(bad.over_dev + bad.mixed + bad.over_cpu + bad.broken_gang +
+		bad.over_limit,
+	    0, "exclusive: the other invariants hold");
 	free(w);
 }
 
@@ -779,6 +887,154 @@ test_type_invariants(void)
 	free(w);
 }
 
+/*
+ * Random worlds with node features and job requirements (Slurm's -C, -w,
+ * -x; nodereq.c), all phases: no active task is on a node its job's
+ * requirement refuses, and the tasks of a matching OR share one
+ * alternative.
+ */
+#define NREQ 16
+
+static bool
+req_sat(const struct kai_sched_nodereq *R, uint64_t f, size_t a)
+{
+	return (R->alts[a] & ~f) == 0;
+}
+
+static bool
+req_lists(const struct kai_sched_nodereq *R, uint32_t n)
+{
+	size_t i;
+	bool in = !R->only_set;
+
+	for (i = 0; i < R->nnever; i++)
+		if (R->never[i] == n)
+			return false;
+	for (i = 0; i < R->nonly; i++)
+		in |= R->only[i] == n;
+	return in;
+}
+
+static void
+make_reqs(struct world *w, struct kai_sched_nodereq *reqs,
+    uint64_t alts[NREQ][3], uint32_t sets[NREQ][2][8])
+{
+	size_t i, k;
+
+	for (i = 0; i < NN; i++)
+		w->nodes[i].features = rnd(16);
+	for (i = 0; i < NREQ; i++) {
+		struct kai_sched_nodereq *R = &reqs[i];
+
+		memset(R, 0, sizeof(*R));
+		R->text = "x";
+		R->nalts = rnd(4);
+		for (k = 0; k < R->nalts; k++)
+			alts[i][k] = 1 + rnd(15);
+		R->alts = alts[i];
+		R->match = R->nalts > 1 && rnd(2);
+		/* Ascending node sets: every k-th node from a start. */
+		if (rnd(3) == 0) {
+			uint32_t step = 1 + rnd(12), n = rnd(step);
+
+			for (k = 0; k < 8 && n < NN; k++, n += step)
+				sets[i][0][k] = n;
+			R->only = sets[i][0];
+			R->nonly = k;
+			R->only_set = true;
+		}
+		if (rnd(3) == 0) {
+			uint32_t step = 1 + rnd(12), n = rnd(step);
+
+			for (k = 0; k < 8 && n < NN; k++, n += step)
+				sets[i][1][k] = n;
+			R->never = sets[i][1];
+			R->nnever = k;
+		}
+	}
+	w->s.nodereqs = reqs;
+	w->s.nnodereqs = NREQ;
+	for (i = 0; i < NT; i++)
+		w->jobs[i].nodereq = rnd(3) == 0 ? 0 : 1 + rnd(NREQ);
+}
+
+static void
+check_reqs(const struct world *w, const struct kai_sched_result *r,
+    int *refused, int *mixed)
+{
+	size_t j, t, a;
+
+	for (j = 0; j < NT; j++) {
+		const struct kai_sched_snap_job *J = &w->jobs[j];
+		const struct kai_sched_nodereq *R;
+		uint64_t open = ~UINT64_C(0);
+
+		if (J->nodereq == 0)
+			continue;
+		R = &w->s.nodereqs[J->nodereq - 1];
+		for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
+			const struct kai_sched_task_out *o = &r->tasks[t];
+			uint64_t f, sat = 0;
+
+			if (o->state != KAI_SCHED_TASK_RUNNING &&
+			    o->state != KAI_SCHED_TASK_PIPELINED)
+				continue;
+			f = w->nodes[o->node].features;
+			for (a = 0; a < R->nalts; a++)
+				sat |= (uint64_t)req_sat(R, f, a) << a;
+			*refused += !req_lists(R, (uint32_t)o->node) ||
+			    (R->nalts > 0 && sat == 0);
+			open &= sat;
+		}
+		*mixed += R->match && open == 0;
+	}
+}
+
+static void
+test_nodereq_invariants(void)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	struct kai_sched_snap_queue qs[4];
+	struct kai_sched_nodereq reqs[NREQ];
+	uint64_t alts[NREQ][3];
+	uint32_t sets[NREQ][2][8];
+	bool was_below[NT];
+	struct kai_err err;
+	int seed, runs = 0, refused = 0, mixed = 0, placed = 0;
+	size_t t;
+
+	for (seed = 0; seed < 40; seed++) {
+		struct kai_sched_result r;
+
+		world_init(w,
+		    seed % 3 == 0 ? KAI_SCHED_SPREAD : KAI_SCHED_BINPACK);
+		world_queues_gangs(w, qs);
+		make_reqs(w, reqs, alts, sets);
+		settle_world(w, was_below);
+		kai_sched_config_init(&w->s.config);
+		w->s.config.placement = seed % 3 == 0 ? KAI_SCHED_SPREAD
+		    : seed % 6 == 1		      ? KAI_SCHED_FRAG
+						      : KAI_SCHED_BINPACK;
+		w->s.config.bf_reservations = seed % 2 ? 4 : 0;
+		if (kai_sched_cycle(&w->s, &r, &err) != 0) {
+			diag("seed %d: %s", seed, err.msg);
+			continue;
+		}
+		runs++;
+		for (t = 0; t < NT; t++)
+			placed += r.tasks[t].state == KAI_SCHED_TASK_RUNNING;
+		check_reqs(w, &r, &refused, &mixed);
+		kai_sched_result_fini(&r);
+	}
+	is_int(runs, 40, "nodereq: every random world is a valid snapshot");
+	ok(placed > 40 * NT / 4, "nodereq: the worlds run tasks (%d)", placed);
+	is_int(refused, 0,
+	    "nodereq: no task runs on a node its requirement refuses");
+	is_int(mixed, 0,
+	    "nodereq: a matching OR's tasks share one alternative");
+	free(w);
+}
+
 int
 main(void)
 {
@@ -787,6 +1043,7 @@ main(void)
 	/* frag: its node-state groups against its scan of every node */
 	test_index_matches_scan(KAI_SCHED_FRAG, "frag");
 	test_rollback_is_exact();
+	test_exclusive_invariants();
 	test_deterministic();
 	test_refusals();
 	test_reason_names();
@@ -794,5 +1051,6 @@ main(void)
 	test_context();
 	test_gpu_caps();
 	test_type_invariants();
+	test_nodereq_invariants();
 	return done_testing();
 }
