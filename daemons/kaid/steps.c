@@ -1,0 +1,582 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * steps.c: job steps, srun inside a job (proto_step.h, types 44-51).
+ *
+ * Slurm's model: the batch script runs once, in task 0's pod, and srun
+ * starts a step, its command on the job's tasks.  Every pod of a job
+ * runs a step agent (pod/kaistep_agent.c) that long-polls kaid with
+ * KAI_MSG_STEP_AGENT for the events of its job after the last it saw;
+ * srun (pod/kaistep_srun.c) asks kaid for a step with KAI_MSG_STEP_RUN,
+ * kaid places its tasks on the pods, appends a RUN event (which answers
+ * the agents' waiting requests at once: no polling interval on the
+ * launch path), and answers srun when every task reported its status
+ * (KAI_MSG_STEP_DONE).  Both waits are deferred replies bounded by
+ * KAI_STEP_POLL_S, so that no client sits on a socket past its receive
+ * timeout; the client asks again.
+ *
+ * The state is memory only, per job, and goes when the job is no longer
+ * running (checked on every request and by the wait timer), or when
+ * kaid stops.  Each request must carry the job's credential: a job
+ * reaches its own steps only.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xmalloc.h"
+#include "kaid.h"
+#include "proto/codec.h"
+#include "proto/proto_step.h"
+#include "sys/log.h"
+
+#define POLL_MS	 ((int64_t)KAI_STEP_POLL_S * 1000)
+#define SWEEP_MS 1000
+
+struct step {
+	uint32_t id;
+	uint32_t ntasks;
+	uint32_t left;		/* tasks not reported yet */
+	uint32_t *status;	/* wait status of each task */
+	bool *done;
+	bool kill_on_bad_exit;
+	bool killed;		/* a SIGKILL event was sent */
+	struct kai_step_event *run; /* its RUN event, in the job's log */
+};
+
+struct step_job {
+	uint64_t id;
+	uint32_t next_step;	/* SLURM_STEP_ID of the next srun */
+	bool ended;		/* the batch script ended */
+	struct kai_step_event **events; /* the log; seq = index + 1 */
+	size_t nevents;
+	struct step **steps;	/* steps[i]->id == i */
+	size_t nsteps;
+	struct step_job *next;
+};
+
+/* A deferred request: an agent's (step == UINT32_MAX) or srun's. */
+struct step_wait {
+	struct conn *conn;	/* NULL once the client went away */
+	uint64_t job;
+	uint32_t step;
+	uint64_t seq;		/* an agent's: the last event it saw */
+	int64_t due_ms;		/* answer by then, with what there is */
+	struct step_wait *next;
+};
+
+struct steps {
+	struct step_job *jobs;
+	struct step_wait *waits;
+	uint64_t timer;		/* the sweep, while something waits */
+};
+
+#define AGENT UINT32_MAX
+
+static struct steps *
+steps_of(struct kaid *k)
+{
+	if (k->steps == NULL)
+		k->steps = kai_xcalloc(1, sizeof(*k->steps));
+	return k->steps;
+}
+
+static void
+step_free(struct step *s)
+{
+	free(s->status);
+	free(s->done);
+	free(s);
+}
+
+static void
+job_free(struct step_job *sj)
+{
+	size_t i;
+
+	for (i = 0; i < sj->nevents; i++) {
+		kai_step_event_fini(sj->events[i]);
+		free(sj->events[i]);
+	}
+	free(sj->events);
+	for (i = 0; i < sj->nsteps; i++)
+		step_free(sj->steps[i]);
+	free(sj->steps);
+	free(sj);
+}
+
+static struct step_job *
+job_find(struct kaid *k, uint64_t id, bool create)
+{
+	struct steps *st = steps_of(k);
+	struct step_job *sj;
+
+	for (sj = st->jobs; sj != NULL; sj = sj->next)
+		if (sj->id == id)
+			return sj;
+	if (!create)
+		return NULL;
+	sj = kai_xcalloc(1, sizeof(*sj));
+	sj->id = id;
+	sj->next = st->jobs;
+	st->jobs = sj;
+	return sj;
+}
+
+static bool
+job_active(const struct kaid *k, uint64_t id)
+{
+	const struct kai_job *j = state_job(k, id);
+
+	return j != NULL && (j->state == KAI_JOB_RUNNING ||
+	    j->state == KAI_JOB_CONFIGURING);
+}
+
+static void
+reply_empty(struct kaid *k, struct conn *conn, uint16_t type)
+{
+	struct kai_buf b;
+
+	kai_buf_init(&b, 16);
+	server_reply(k, conn, type, 0, &b);
+	kai_buf_fini(&b);
+}
+
+/* srun's answer: the step, and whether it is done and how. */
+static void
+reply_step(struct kaid *k, struct conn *conn, const struct step *s)
+{
+	struct kai_step_result r = {s->id, s->left == 0, NULL, 0};
+	struct kai_buf b;
+
+	if (r.done) {
+		r.status = s->status;
+		r.ntasks = s->ntasks;
+	}
+	kai_buf_init(&b, 64 + 4 * (size_t)s->ntasks);
+	if (kai_msg_step_result_encode(&b, &r) == 0)
+		server_reply(k, conn, KAI_MSG_STEP_RUN_REPLY, 0, &b);
+	else
+		server_reply_error(k, conn, KAI_EINTERNAL,
+		    "could not encode the step's result", NULL);
+	kai_buf_fini(&b);
+}
+
+/* An agent's answer: the events after seq (none when there are none). */
+static void
+reply_events(struct kaid *k, struct conn *conn, const struct step_job *sj,
+    uint64_t seq)
+{
+	size_t n = sj != NULL && seq < sj->nevents ? sj->nevents - seq : 0;
+	struct kai_buf b;
+
+	kai_buf_init(&b, 4096);
+	b.max = KAI_PROTO_BODY_MAX;
+	if (kai_msg_step_events_encode(&b,
+	    (const struct kai_step_event *const *)(n > 0 ? sj->events + seq
+		: NULL), &n) == 0)
+		server_reply(k, conn, KAI_MSG_STEP_AGENT_REPLY, 0, &b);
+	else
+		server_reply_error(k, conn, KAI_EINTERNAL,
+		    "a step event does not fit in a frame", NULL);
+	kai_buf_fini(&b);
+}
+
+static void sweep(struct kai_loop *loop, uint64_t id, void *ctx);
+
+static void
+arm(struct kaid *k)
+{
+	struct steps *st = steps_of(k);
+
+	if (st->timer == 0 && st->waits != NULL)
+		st->timer = kai_loop_timer_add(k->loop, SWEEP_MS, sweep, k);
+}
+
+static void
+wait_add(struct kaid *k, const struct rpc_req *req, uint32_t step,
+    uint64_t seq)
+{
+	struct steps *st = steps_of(k);
+	struct step_wait *w = kai_xcalloc(1, sizeof(*w));
+
+	w->conn = req->conn;
+	w->job = req->job_id;
+	w->step = step;
+	w->seq = seq;
+	w->due_ms = kai_loop_now_ms(k->loop) + POLL_MS;
+	w->next = st->waits;
+	st->waits = w;
+	arm(k);
+}
+
+/*
+ * Answers the waits that can be answered: all of them when `all` (the
+ * sweep: the due ones with what there is), else those with news.  A
+ * wait whose job is gone gets an error.
+ */
+static void
+wake(struct kaid *k, uint64_t job)
+{
+	struct steps *st = steps_of(k);
+	struct step_wait **pw = &st->waits, *w;
+	int64_t now = kai_loop_now_ms(k->loop);
+
+	while ((w = *pw) != NULL) {
+		struct step_job *sj = job_find(k, w->job, false);
+		bool answer = w->conn == NULL;
+
+		if (!answer && (job == 0 || w->job == job)) {
+			if (sj == NULL || !job_active(k, w->job)) {
+				server_reply_error(k, w->conn, KAI_ENOENT,
+				    "the job is no longer running", NULL);
+				answer = true;
+			} else if (w->step == AGENT) {
+				if (w->seq < sj->nevents || now >= w->due_ms) {
+					reply_events(k, w->conn, sj, w->seq);
+					answer = true;
+				}
+			} else if (w->step < sj->nsteps &&
+			    (sj->steps[w->step]->left == 0 ||
+				now >= w->due_ms)) {
+				reply_step(k, w->conn, sj->steps[w->step]);
+				answer = true;
+			}
+			if (answer)
+				server_resume(k, w->conn);
+		}
+		if (answer) {
+			*pw = w->next;
+			free(w);
+		} else {
+			pw = &w->next;
+		}
+	}
+}
+
+/* Forgets the jobs that ended (their waits were answered by wake()). */
+static void
+reap_jobs(struct kaid *k)
+{
+	struct steps *st = steps_of(k);
+	struct step_job **pj = &st->jobs, *sj;
+
+	while ((sj = *pj) != NULL) {
+		if (!job_active(k, sj->id)) {
+			*pj = sj->next;
+			job_free(sj);
+		} else {
+			pj = &sj->next;
+		}
+	}
+}
+
+static void
+sweep(struct kai_loop *loop, uint64_t id, void *ctx)
+{
+	struct kaid *k = ctx;
+
+	(void)loop;
+	(void)id;
+	k->steps->timer = 0;
+	wake(k, 0);
+	reap_jobs(k);
+	arm(k);
+}
+
+static struct kai_step_event *
+event_add(struct step_job *sj, uint32_t kind, uint32_t step)
+{
+	struct kai_step_event *ev = kai_xcalloc(1, sizeof(*ev));
+
+	sj->events = kai_xreallocarray(sj->events, sj->nevents + 1,
+	    sizeof(*sj->events));
+	sj->events[sj->nevents++] = ev;
+	ev->seq = sj->nevents;
+	ev->kind = kind;
+	ev->step = step;
+	return ev;
+}
+
+static bool
+refuse(struct kaid *k, const struct rpc_req *req, int code, const char *msg,
+    const char *hint)
+{
+	server_reply_error(k, req->conn, code, msg, hint);
+	return false;
+}
+
+/*
+ * Where the tasks go: over nn of the job's nodes (groups of g pods), in
+ * blocks (Slurm's default distribution): node i gets tpn tasks, or
+ * n / nn and one more for the first n % nn.  Task t of a node runs in
+ * the node's pod t % g.  0, or an error message in err.
+ */
+static int
+place(const struct kai_job *j, const struct kai_step_req *r,
+    struct kai_step_event *ev, struct kai_err *err)
+{
+	uint32_t pods = j->ntasks > 0 ? j->ntasks : 1;
+	uint32_t g = j->ntasks_per_node > 0 && pods % j->ntasks_per_node == 0
+	    ? j->ntasks_per_node : 1;
+	uint32_t jn = pods / g, nn, n, node, l, t = 0;
+
+	nn = r->nnodes;
+	n = r->ntasks;
+	if (n == 0)
+		n = r->ntasks_per_node > 0 ? r->ntasks_per_node *
+		    (nn > 0 ? nn : jn) : nn > 0 ? nn : pods;
+	if (nn == 0)
+		nn = r->ntasks_per_node > 0 ?
+		    (n + r->ntasks_per_node - 1) / r->ntasks_per_node :
+		    (n + g - 1) / g;
+	if (nn > jn)
+		nn = r->nnodes > 0 ? nn : jn;
+	if (nn > jn)
+		return kai_err_set(err, KAI_EINVAL,
+		    "unable to create step for job %" PRIu64 ": %" PRIu32
+		    " nodes requested, the job has %" PRIu32, j->id, nn, jn);
+	if (n > KAI_STEP_TASKS_MAX || n < nn)
+		return kai_err_set(err, KAI_EINVAL,
+		    "unable to create step for job %" PRIu64 ": %" PRIu32
+		    " tasks on %" PRIu32 " nodes", j->id, n, nn);
+	if (r->ntasks_per_node > 0 && n > r->ntasks_per_node * nn)
+		return kai_err_set(err, KAI_EINVAL,
+		    "unable to create step for job %" PRIu64 ": %" PRIu32
+		    " tasks exceed %" PRIu32 " per node on %" PRIu32 " nodes",
+		    j->id, n, r->ntasks_per_node, nn);
+	ev->pod = kai_xcalloc(n, sizeof(*ev->pod));
+	ev->node = kai_xcalloc(n, sizeof(*ev->node));
+	ev->local = kai_xcalloc(n, sizeof(*ev->local));
+	ev->ntasks = n;
+	for (node = 0; node < nn; node++) {
+		uint32_t here = r->ntasks_per_node > 0 ? r->ntasks_per_node :
+		    n / nn + (node < n % nn ? 1 : 0);
+
+		if (here > g)
+			return kai_err_set(err, KAI_EINVAL,
+			    "unable to create step for job %" PRIu64 ": more "
+			    "processors requested than permitted (%" PRIu32
+			    " tasks on a node of %" PRIu32 ")", j->id, here, g);
+		for (l = 0; l < here && t < n; l++, t++) {
+			ev->pod[t] = node * g + l % g;
+			ev->node[t] = node;
+			ev->local[t] = l;
+		}
+	}
+	return 0;
+}
+
+static bool
+step_start(struct kaid *k, const struct rpc_req *req, struct step_job *sj,
+    struct kai_step_req *r)
+{
+	const struct kai_job *j = state_job(k, req->job_id);
+	struct kai_step_event tmp;
+	struct kai_step_event *ev;
+	struct step *s;
+	struct kai_err err;
+
+	if (sj->ended)
+		return refuse(k, req, KAI_EINVAL, "the batch script has ended",
+		    NULL);
+	if (r->argc == 0)
+		return refuse(k, req, KAI_EINVAL, "no command to execute",
+		    NULL);
+	memset(&tmp, 0, sizeof(tmp));
+	if (place(j, r, &tmp, &err) != 0) {
+		kai_step_event_fini(&tmp);
+		return refuse(k, req, err.code, err.msg, NULL);
+	}
+	ev = event_add(sj, KAI_STEP_EV_RUN, sj->next_step);
+	tmp.seq = ev->seq;
+	tmp.kind = ev->kind;
+	tmp.step = ev->step;
+	*ev = tmp;
+	ev->label = r->label;
+	ev->cwd = r->cwd;
+	ev->out = r->out;
+	ev->err = r->err;
+	ev->argv = r->argv;
+	ev->argc = r->argc;
+	ev->env = r->env;
+	ev->nenv = r->nenv;
+	r->cwd = r->out = r->err = NULL;
+	r->argv = r->env = NULL;
+	r->argc = r->nenv = 0;
+	s = kai_xcalloc(1, sizeof(*s));
+	s->id = sj->next_step++;
+	s->ntasks = s->left = (uint32_t)ev->ntasks;
+	s->status = kai_xcalloc(ev->ntasks, sizeof(*s->status));
+	s->done = kai_xcalloc(ev->ntasks, sizeof(*s->done));
+	s->kill_on_bad_exit = r->kill_on_bad_exit;
+	s->run = ev;
+	sj->steps = kai_xreallocarray(sj->steps, sj->nsteps + 1,
+	    sizeof(*sj->steps));
+	sj->steps[sj->nsteps++] = s;
+	kai_log_info("job %" PRIu64 ": step %" PRIu32 " started: %" PRIu32
+	    " tasks, %s", req->job_id, s->id, s->ntasks, ev->argv[0]);
+	wait_add(k, req, s->id, 0);
+	wake(k, req->job_id);
+	return true;
+}
+
+bool
+rpc_step_run(struct kaid *k, const struct rpc_req *req)
+{
+	struct kai_step_req r;
+	struct step_job *sj;
+	struct kai_err err;
+	bool deferred;
+
+	if (req->job_id == 0)
+		return refuse(k, req, KAI_EPERM,
+		    "job steps are started from inside a job", NULL);
+	if (kai_msg_step_req_decode(req->body, req->len, &r, &err) != 0) {
+		kai_step_req_fini(&r);
+		return refuse(k, req, KAI_EPROTO, err.msg, NULL);
+	}
+	sj = job_find(k, req->job_id, true);
+	/* r.step is the step's id + 1: 0 asks for a new one. */
+	if (r.step == 0) {
+		deferred = step_start(k, req, sj, &r);
+	} else if (r.step > sj->nsteps) {
+		deferred = refuse(k, req, KAI_ENOENT, "no such step", NULL);
+	} else if (sj->steps[r.step - 1]->left == 0) {
+		reply_step(k, req->conn, sj->steps[r.step - 1]);
+		deferred = false;
+	} else {
+		wait_add(k, req, r.step - 1, 0);
+		deferred = true;
+	}
+	kai_step_req_fini(&r);
+	return deferred;
+}
+
+bool
+rpc_step_agent(struct kaid *k, const struct rpc_req *req)
+{
+	struct step_job *sj;
+	uint32_t pod;
+	uint64_t seq;
+	struct kai_err err;
+
+	if (req->job_id == 0)
+		return refuse(k, req, KAI_EPERM,
+		    "the step agent runs inside a job", NULL);
+	if (kai_msg_step_agent_decode(req->body, req->len, &pod, &seq,
+	    &err) != 0)
+		return refuse(k, req, KAI_EPROTO, err.msg, NULL);
+	sj = job_find(k, req->job_id, true);
+	if (seq < sj->nevents) {
+		reply_events(k, req->conn, sj, seq);
+		return false;
+	}
+	wait_add(k, req, AGENT, seq);
+	return true;
+}
+
+bool
+rpc_step_done(struct kaid *k, const struct rpc_req *req)
+{
+	struct step_job *sj;
+	struct step *s;
+	uint32_t step, task, status;
+	struct kai_err err;
+
+	if (req->job_id == 0)
+		return refuse(k, req, KAI_EPERM,
+		    "step tasks report from inside their job", NULL);
+	if (kai_msg_step_done_decode(req->body, req->len, &step, &task,
+	    &status, &err) != 0)
+		return refuse(k, req, KAI_EPROTO, err.msg, NULL);
+	sj = job_find(k, req->job_id, false);
+	if (sj == NULL || step >= sj->nsteps ||
+	    task >= sj->steps[step]->ntasks)
+		return refuse(k, req, KAI_ENOENT, "no such step task", NULL);
+	s = sj->steps[step];
+	if (!s->done[task]) {
+		s->done[task] = true;
+		s->status[task] = status;
+		s->left--;
+		if (status != 0 && s->kill_on_bad_exit && !s->killed &&
+		    s->left > 0) {
+			struct kai_step_event *ev = event_add(sj,
+			    KAI_STEP_EV_SIGNAL, step);
+
+			ev->sig = SIGKILL;
+			s->killed = true;
+		}
+		if (s->left == 0) {
+			/* Every pod with a task has it: the rest need
+			 * neither the command nor the environment. */
+			kai_codec_strv_free(s->run->env, s->run->nenv);
+			s->run->env = NULL;
+			s->run->nenv = 0;
+			kai_log_info("job %" PRIu64 ": step %" PRIu32 " done",
+			    req->job_id, step);
+		}
+	}
+	reply_empty(k, req->conn, KAI_MSG_STEP_DONE_REPLY);
+	wake(k, req->job_id);
+	return false;
+}
+
+bool
+rpc_step_end(struct kaid *k, const struct rpc_req *req)
+{
+	struct step_job *sj;
+	int32_t status;
+	struct kai_err err;
+
+	if (req->job_id == 0)
+		return refuse(k, req, KAI_EPERM,
+		    "only a job's own wrapper ends its steps", NULL);
+	if (kai_msg_step_end_decode(req->body, req->len, &status, &err) != 0)
+		return refuse(k, req, KAI_EPROTO, err.msg, NULL);
+	sj = job_find(k, req->job_id, true);
+	if (!sj->ended) {
+		sj->ended = true;
+		(void)event_add(sj, KAI_STEP_EV_END, 0);
+		kai_log_debug("job %" PRIu64 ": batch script ended (%" PRId32
+		    ")", req->job_id, status);
+	}
+	reply_empty(k, req->conn, KAI_MSG_STEP_END_REPLY);
+	wake(k, req->job_id);
+	return false;
+}
+
+void
+steps_forget_conn(struct kaid *k, struct conn *conn)
+{
+	struct step_wait *w;
+
+	if (k->steps == NULL)
+		return;
+	for (w = k->steps->waits; w != NULL; w = w->next)
+		if (w->conn == conn)
+			w->conn = NULL;
+}
+
+void
+steps_free(struct kaid *k)
+{
+	struct step_job *sj;
+	struct step_wait *w;
+
+	if (k->steps == NULL)
+		return;
+	if (k->steps->timer != 0)
+		kai_loop_timer_del(k->loop, k->steps->timer);
+	while ((sj = k->steps->jobs) != NULL) {
+		k->steps->jobs = sj->next;
+		job_free(sj);
+	}
+	while ((w = k->steps->waits) != NULL) {
+		k->steps->waits = w->next;
+		free(w);
+	}
+	KAI_FREE(k->steps);
+}
