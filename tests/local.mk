@@ -78,7 +78,8 @@ INTEGRATION_TESTS = \
 	tests/integration/t6400-umask.t \
 	tests/integration/t6410-pernode.t \
 	tests/integration/t6500-jobcred.t \
-	tests/integration/t6510-node-jobcred.t
+	tests/integration/t6510-node-jobcred.t \
+	tests/integration/t6600-steps.t
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/lib/hostlist-cases.txt \

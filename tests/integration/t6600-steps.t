@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+#
+# t6600-steps: Slurm's job model inside the pods (daemons/kaid/steps.c,
+# pod/kaistep_srun.c, pod/kaistep_agent.c).  The batch script of a
+# two-task job runs once, in task 0's pod, and `srun` in it starts a
+# step whose tasks the step agent of each pod runs, with SLURM_PROCID,
+# SLURM_LOCALID, SLURM_NODEID and SLURM_STEP_ID of their own; -l labels
+# the lines; srun exits with the worst task status; a refused step says
+# why; `srun CMD >file` writes the tasks' output to that file.  kubesim
+# gives its pods their ConfigMap (the wrapper and kaistep) and the job
+# key's Secret (KUBESIM_VOLUMES); t6610 is the node tier's.
+
+. "$top_srcdir/tests/lib/tap.sh"
+. "$top_srcdir/tests/lib/stack.sh"
+
+stack_tiers kubesim -- "kubesim's pods get their volumes here; t6610 is the node tier's"
+stack_require
+stack_require_kubesim
+[ -x "$STACK_BIN/pod/kaistep" ] ||
+	skip_all "pod/kaistep not built (configure: no static libraries)"
+
+T=$(mktemp -d /tmp/kai-t6600.XXXXXX)
+trap 'stack_stop "$T"; rm -rf "$T"' EXIT
+python3 -c 'import os; print(os.urandom(32).hex())' >"$T/master.key"
+chmod 600 "$T/master.key"
+KUBESIM_VOLUMES=1 KAID_POD_HELPERS=configmap \
+    KAID_CONF_EXTRA="job_key_file: $T/master.key" KAID_POD_CONTROLLER=listen \
+    stack_start "$T" ||
+    bail_out "could not start the stack"
+
+A=$STACK_ALICE
+W=$T/work
+mkdir -p "$W" && chown "$A:" "$W"
+
+# A torchrun-style script: set-up and post-processing once, the launch
+# on every task.
+cat >"$W/two.sh" <<'EOS'
+#!/bin/sh
+#SBATCH -n 2
+#SBATCH -t 5
+echo "pre once $SLURM_PROCID"
+export MASTER_PORT=29500
+srun -l sh -c 'echo "rank $SLURM_PROCID local $SLURM_LOCALID node $SLURM_NODEID step $SLURM_STEP_ID port $MASTER_PORT"'
+echo "launch: $?"
+srun -n 1 sh -c 'echo "one task $SLURM_PROCID of $SLURM_STEP_NUM_TASKS step $SLURM_STEPID"'
+srun --ntasks=2 sh -c 'exit $((SLURM_PROCID * 3))'
+echo "worst: $?"
+srun -n 3 true
+echo "too many: $?"
+srun sh -c 'echo "file $SLURM_PROCID"' >"$SLURM_SUBMIT_DIR/step.out"
+echo "post once"
+EOS
+chown "$A:" "$W/two.sh"
+
+id=$(cd "$W" && as_user "$A" ksubmit --parsable -o "$W/two-%j.out" two.sh)
+like "ksubmit takes the two-task job" "$id" '^[0-9]+$'
+ok "the job completes" wait_state "$id" COMPLETED 600
+out=$W/two-$id.out
+diag "$(cat "$out" 2>/dev/null)"
+is "the set-up line ran once, in task 0" \
+    "$(grep -c '^pre once' "$out")" 1
+is "... as task 0" "$(grep '^pre once' "$out")" "pre once 0"
+is "the post-processing line ran once" "$(grep -c '^post once' "$out")" 1
+is "srun -l ran task 0 of step 0, labelled" \
+    "$(grep '^0: rank' "$out")" "0: rank 0 local 0 node 0 step 0 port 29500"
+is "... and task 1, on the other pod (node 1), labelled" \
+    "$(grep '^1: rank' "$out")" "1: rank 1 local 0 node 1 step 0 port 29500"
+is "srun exits 0 when every task did" "$(grep "^launch:" "$out")" "launch: 0"
+is "srun -n 1 runs one task, as step 1" \
+    "$(grep '^one task' "$out")" "one task 0 of 1 step 1"
+is "srun exits with the worst task status" \
+    "$(grep '^worst:' "$out")" "worst: 3"
+like "... and says which task failed" "$(cat "$out")" \
+    "srun: error: task 1: Exited with exit code 3"
+like "a step larger than the job is refused, with the reason" \
+    "$(cat "$out")" "srun: error: unable to create step for job $id: more processors requested than permitted"
+is "... and srun exits 1" "$(grep '^too many:' "$out")" "too many: 1"
+is "srun CMD >file: both tasks wrote to the file" \
+    "$(sort "$W/step.out" 2>/dev/null | tr '\n' ' ')" "file 0 file 1 "
+is "... and nothing of it to the job's output" "$(grep -c '^file' "$out")" 0
+
+done_testing
