@@ -53,7 +53,7 @@ run_build()
 {
 	local name=$1 dir=$top/build/$1 target=${check_target:-check}
 	shift
-	echo "=== $name: configure $*"
+	echo "=== $name: configure $* (at ${SECONDS} s)"
 	rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 	if ! "$top/configure" -q "$@" >configure.out 2>&1; then
 		cat configure.out
@@ -65,7 +65,7 @@ run_build()
 		failed=$((failed + 1))
 		return
 	fi
-	echo "=== $name: make $target"
+	echo "=== $name: make $target (at ${SECONDS} s)"
 	make -j"$jobs" "$target" >check.out 2>&1
 	grep -E '^(FAIL|ERROR|SKIP):|^# (TOTAL|PASS|SKIP|FAIL|ERROR):' check.out |
 	    grep -v '^SKIP:.*# SKIP' | head -n 60
@@ -84,7 +84,7 @@ run_build()
 real_api_tier()
 {
 	local dir=$top/build/werror tests
-	echo "=== real kube-apiserver: build (cached) and integration tests"
+	echo "=== real kube-apiserver: build (cached) and integration tests (at ${SECONDS} s)"
 	if ! "$top/contrib/k8s/build-apiserver.sh" >"$top/build/apiserver-build.out" 2>&1; then
 		tail -n 30 "$top/build/apiserver-build.out"
 		failed=$((failed + 1))
@@ -110,7 +110,7 @@ real_api_tier()
 node_tier()
 {
 	local dir=$top/build/werror tests
-	echo "=== node tier: images (cached) and integration tests on real nodes"
+	echo "=== node tier: images (cached) and integration tests on real nodes (at ${SECONDS} s)"
 	if ! "$top/contrib/k8s/build-images.sh" >"$top/build/images-build.out" 2>&1; then
 		tail -n 30 "$top/build/images-build.out"
 		failed=$((failed + 1))
@@ -138,7 +138,7 @@ node_tier()
 fuzz_tier()
 {
 	local dir=$top/build/fuzz p f
-	echo "=== fuzz: configure CC=clang --enable-fuzzing"
+	echo "=== fuzz: configure CC=clang --enable-fuzzing (at ${SECONDS} s)"
 	rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
 	if ! "$top/configure" -q CC=clang --enable-fuzzing \
 	    >configure.out 2>&1 ||
@@ -148,7 +148,7 @@ fuzz_tier()
 		cd "$top" || exit 1
 		return
 	fi
-	echo "=== fuzz: each harness for ${FUZZ_SECONDS:-15} s"
+	echo "=== fuzz: each harness for ${FUZZ_SECONDS:-15} s (at ${SECONDS} s)"
 	"$top/tests/fuzz/run.sh" -t "${FUZZ_SECONDS:-15}" "$dir" >fuzz.out 2>&1
 	cat fuzz.out
 	p=$(grep -c '^PASS:' fuzz.out)
@@ -176,7 +176,7 @@ valgrind_tier()
 	tests="$tests tests/integration/t1251-http-limits.t"
 	tests="$tests tests/integration/t2000-cancel.t"
 	tests="$tests tests/integration/t5000-http.t"
-	echo "=== valgrind: client-port tests with kaid under valgrind"
+	echo "=== valgrind: client-port tests with kaid under valgrind (at ${SECONDS} s)"
 	rm -rf "$vg" && mkdir -p "$vg" && cd "$dir" || exit 1
 	KAI_KAID_WRAPPER="valgrind -q --error-exitcode=99 --log-file=$vg/kaid.%p.log" \
 	    make -j"$jobs" check TESTS="$tests" >check-valgrind.out 2>&1
@@ -212,7 +212,7 @@ if [ "$quick" = no ]; then
 	    run_build sanitizers --enable-werror --enable-sanitizers
 	valgrind_tier
 	fuzz_tier
-	echo "=== distcheck"
+	echo "=== distcheck (at ${SECONDS} s)"
 	cd "$top/build/werror" || exit 1
 	# The tarball is checked with the unit tests; the integration tier ran
 	# twice above already.
@@ -224,5 +224,6 @@ if [ "$quick" = no ]; then
 		tail -n 40 distcheck.out
 	fi
 fi
+echo "=== done (at ${SECONDS} s)"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -92,7 +92,7 @@ EXTRA_DIST += $(INTEGRATION_TESTS) \
 EXTRA_DIST += tests/bench/bench-kaid.sh tests/bench/bench-tools.sh \
 	tests/bench/bench-soak.sh tests/bench/bench-soak.py \
 	tests/bench/bench-dispatch.sh tests/bench/bench-native.sh \
-	tests/bench/bench-node.sh \
+	tests/bench/bench-node.sh tests/bench/benchlib.sh \
 	tests/bench/bench-node.py tests/bench/bench-webhook.sh
 
 # `make check-unit`: the tests that need no stack (unit, scheduler and

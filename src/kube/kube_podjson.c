@@ -388,12 +388,53 @@ pod_spec(const struct kai_pod_spec *spec)
 	return s;
 }
 
+/*
+ * A new object of kind (apiVersion v1) named name in ns, labelled as
+ * kaid's and, with job_id, as that job's; *meta is its metadata.
+ */
+static struct json_object *
+object_new(const char *kind, const char *name, const char *ns,
+    const char *job_id, struct json_object **meta)
+{
+	struct json_object *o = json_object_new_object(), *labels;
+
+	add_str(o, "apiVersion", "v1");
+	add_str(o, "kind", kind);
+	*meta = json_object_new_object();
+	add_str(*meta, "name", name);
+	add_str(*meta, "namespace", ns);
+	labels = json_object_new_object();
+	add_str(labels, "app.kubernetes.io/managed-by", "kaid");
+	if (job_id != NULL)
+		add_str(labels, "kaibatch.io/job-id", job_id);
+	json_object_object_add(*meta, "labels", labels);
+	json_object_object_add(o, "metadata", *meta);
+	return o;
+}
+
+/*
+ * o's text, a copy of the caller's, and o freed; wipe: json-c's own
+ * copy is zeroed first (a Secret's text holds the job's key).
+ */
+static char *
+object_text(struct json_object *o, bool wipe)
+{
+	const char *text = json_object_to_json_string_ext(o,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	char *s;
+
+	KAI_ASSERT(text != NULL); /* only out of memory */
+	s = kai_xstrdup(text);
+	if (wipe)
+		explicit_bzero((char *)text, strlen(text));
+	json_object_put(o);
+	return s;
+}
+
 char *
 kai_kube_pod_json(const struct kai_pod_spec *spec, const char *ns)
 {
 	struct json_object *pod;
-	const char *text;
-	char *s;
 
 	KAI_ASSERT(spec->name != NULL && spec->image != NULL && ns != NULL);
 	pod = json_object_new_object();
@@ -401,12 +442,7 @@ kai_kube_pod_json(const struct kai_pod_spec *spec, const char *ns)
 	add_str(pod, "kind", "Pod");
 	json_object_object_add(pod, "metadata", pod_meta(spec, ns));
 	json_object_object_add(pod, "spec", pod_spec(spec));
-	text = json_object_to_json_string_ext(pod,
-	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	KAI_ASSERT(text != NULL); /* only out of memory */
-	s = kai_xstrdup(text);
-	json_object_put(pod);
-	return s;
+	return object_text(pod, false);
 }
 
 char *
@@ -437,81 +473,35 @@ kai_kube_configmap_owned_json(const char *name, const char *const *kv,
     size_t n, const char *const *bin_kv, size_t nbin, const char *ns,
     const char *owner_pod, const char *owner_uid)
 {
-	struct json_object *bin;
-	struct json_object *cm = json_object_new_object(), *meta, *labels;
-	const char *text;
-	char *s;
+	struct json_object *meta, *bin;
+	struct json_object *cm = object_new("ConfigMap", name, ns, NULL, &meta);
 
-	add_str(cm, "apiVersion", "v1");
-	add_str(cm, "kind", "ConfigMap");
-	meta = json_object_new_object();
-	add_str(meta, "name", name);
-	add_str(meta, "namespace", ns);
-	labels = json_object_new_object();
-	add_str(labels, "app.kubernetes.io/managed-by", "kaid");
-	json_object_object_add(meta, "labels", labels);
 	if (owner_pod != NULL)
 		add_pod_owner(meta, owner_pod, owner_uid);
-	json_object_object_add(cm, "metadata", meta);
 	json_object_object_add(cm, "data", kv_map(kv, n));
 	if ((bin = kv_map(bin_kv, nbin)) != NULL)
 		json_object_object_add(cm, "binaryData", bin);
-	text = json_object_to_json_string_ext(cm,
-	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	KAI_ASSERT(text != NULL); /* only out of memory */
-	s = kai_xstrdup(text);
-	json_object_put(cm);
-	return s;
+	return object_text(cm, false);
 }
 
 char *
 kai_kube_secret_json(const char *name, const char *job_id,
     const char *const *kv, size_t n, const char *ns)
 {
-	struct json_object *sec = json_object_new_object(), *meta, *labels;
-	const char *text;
-	char *s;
+	struct json_object *meta;
+	struct json_object *sec = object_new("Secret", name, ns, job_id, &meta);
 
-	add_str(sec, "apiVersion", "v1");
-	add_str(sec, "kind", "Secret");
-	meta = json_object_new_object();
-	add_str(meta, "name", name);
-	add_str(meta, "namespace", ns);
-	labels = json_object_new_object();
-	add_str(labels, "app.kubernetes.io/managed-by", "kaid");
-	add_str(labels, "kaibatch.io/job-id", job_id);
-	json_object_object_add(meta, "labels", labels);
-	json_object_object_add(sec, "metadata", meta);
 	add_str(sec, "type", "Opaque");
 	json_object_object_add(sec, "data", kv_map(kv, n));
-	text = json_object_to_json_string_ext(sec,
-	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	KAI_ASSERT(text != NULL); /* only out of memory */
-	s = kai_xstrdup(text);
-	/* The text holds the job's key: wipe json-c's copy. */
-	explicit_bzero((char *)text, strlen(text));
-	json_object_put(sec);
-	return s;
+	return object_text(sec, true);
 }
 
 char *
 kai_kube_service_json(const char *name, const char *job_id, const char *ns)
 {
-	struct json_object *svc = json_object_new_object(), *meta, *spec;
-	struct json_object *labels, *sel;
-	const char *text;
-	char *s;
+	struct json_object *meta, *spec, *sel;
+	struct json_object *svc = object_new("Service", name, ns, job_id, &meta);
 
-	add_str(svc, "apiVersion", "v1");
-	add_str(svc, "kind", "Service");
-	meta = json_object_new_object();
-	add_str(meta, "name", name);
-	add_str(meta, "namespace", ns);
-	labels = json_object_new_object();
-	add_str(labels, "app.kubernetes.io/managed-by", "kaid");
-	add_str(labels, "kaibatch.io/job-id", job_id);
-	json_object_object_add(meta, "labels", labels);
-	json_object_object_add(svc, "metadata", meta);
 	spec = json_object_new_object();
 	add_str(spec, "clusterIP", "None");
 	sel = json_object_new_object();
@@ -522,10 +512,5 @@ kai_kube_service_json(const char *name, const char *job_id, const char *ns)
 	json_object_object_add(spec, "publishNotReadyAddresses",
 	    json_object_new_boolean(1));
 	json_object_object_add(svc, "spec", spec);
-	text = json_object_to_json_string_ext(svc,
-	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
-	KAI_ASSERT(text != NULL); /* only out of memory */
-	s = kai_xstrdup(text);
-	json_object_put(svc);
-	return s;
+	return object_text(svc, false);
 }

@@ -22,9 +22,10 @@
  * wins.
  *
  * Movable: preemptible, running since before this cycle, no topology
- * constraint or node groups (a move could break them), not the pending
- * job itself.  A job with node groups (nodegroup.c) is not given room
- * by moves either: make_room() places one task at a time.  Like
+ * constraint (a move could break it), not the pending job itself.  A
+ * job with node groups (nodegroup.c) moves group by group, each group
+ * onto one node (kai_sched_move_groups()), and is given room a group at
+ * a time (place_groups_moving()).  Like
  * KAI, nothing is consolidated under the spread placement, whose point is
  * to leave room on every node.  Moves do not change any queue's
  * allocation, so fair share and limits are unaffected.
@@ -43,7 +44,7 @@ struct cctx {
 	uint32_t *vj; /* victim jobs of the current plan */
 	uint32_t nvj;
 	uint8_t *seen;    /* per job: in vj */
-	uint32_t *moving; /* tasks evicted by the current try */
+	uint8_t *gused;   /* per node: holds a group of the pending job */
 	uint32_t moved;   /* tasks moved for the current job */
 	uint32_t pend;    /* the pending job */
 	bool tany;        /* the current try moved a job: */
@@ -71,8 +72,7 @@ movable(const struct sess *S, const struct cctx *c, uint32_t j)
 	const struct sjob *sj = &S->jobs[j];
 
 	return j != c->pend && S->s->jobs[j].preemptible &&
-	    S->s->jobs[j].topology < 0 && S->s->jobs[j].tasks_per_node == 0 &&
-	    sj->nactive > 0 && sj->nplaced == 0 &&
+	    S->s->jobs[j].topology < 0 && sj->nactive > 0 && sj->nplaced == 0 &&
 	    sj->nevicted == 0 && sj->nmoved == 0;
 }
 
@@ -232,6 +232,28 @@ plan(const struct sess *S, struct cctx *c, uint32_t n, uint64_t devs,
 	return tasks;
 }
 
+/* Places the evicted tasks of victim job j again; false if one fails. */
+static bool
+replace_victim(struct sess *S, uint32_t j)
+{
+	const struct kai_sched_snap_job *J = &S->s->jobs[j];
+	struct kai_sched_choice ch;
+	size_t k;
+
+	kai_sched_bf_running(S, j);
+	if (J->tasks_per_node > 0)
+		return kai_sched_move_groups(S, j);
+	for (k = J->first_task; k < J->first_task + J->ntasks; k++) {
+		if (S->tasks[k].state != KAI_SCHED_TASK_EVICTED)
+			continue;
+		if (!kai_sched_choose(S, (uint32_t)k, NULL, 0, NULL, true, &ch))
+			return false;
+		kai_sched_place(S, (uint32_t)k, (uint32_t)ch.node, ch.mask,
+		    ch.ugpu, true);
+	}
+	return true;
+}
+
 /* Evicts the victims, places t on n, re-places every victim task. */
 static bool
 move(struct sess *S, struct cctx *c, uint32_t t, uint32_t n)
@@ -247,20 +269,15 @@ move(struct sess *S, struct cctx *c, uint32_t t, uint32_t n)
 		for (k = J->first_task; k < J->first_task + J->ntasks; k++)
 			if (kai_sched_task_active(&S->tasks[k])) {
 				kai_sched_evict(S, (uint32_t)k);
-				c->moving[nm++] = (uint32_t)k;
+				nm++;
 			}
 	}
 	if (!kai_sched_fit_node(S, t, n, true, &ch))
 		goto fail;
 	kai_sched_place(S, t, n, ch.mask, ch.ugpu, true);
-	for (k = 0; k < nm; k++) {
-		kai_sched_bf_running(S, kai_sched_task_job(S, c->moving[k]));
-		if (!kai_sched_choose(S, c->moving[k], NULL, 0, NULL, true,
-			&ch))
+	for (i = 0; i < c->nvj; i++)
+		if (!replace_victim(S, c->vj[i]))
 			goto fail;
-		kai_sched_place(S, c->moving[k], (uint32_t)ch.node, ch.mask,
-		    ch.ugpu, true);
-	}
 	kai_sched_bf_job(S, c->pend, S->s->now);
 	c->moved += (uint32_t)nm;
 	for (i = 0; i < c->nvj; i++) {
@@ -432,6 +449,91 @@ place_in_domain(struct sess *S, struct cctx *c, uint32_t j,
 		dstart[best + 1] - dstart[best], nc);
 }
 
+/*
+ * The cost fields of a try, as before it; never vj and nvj, by which
+ * plan() clears seen[].
+ */
+static void
+cost_restore(struct cctx *c, const struct cctx *before)
+{
+	c->moved = before->moved;
+	c->tany = before->tany;
+	c->tprio = before->tprio;
+	c->tcreated = before->tcreated;
+}
+
+/*
+ * The tasks [first, first + k) of a group go on node n, others moved off
+ * it for those that do not fit; false leaves the caller to roll back.
+ */
+static bool
+group_onto(struct sess *S, struct cctx *c, size_t first, uint32_t k,
+    uint32_t n, struct nodecost *nc)
+{
+	struct kai_sched_choice ch;
+	size_t t;
+
+	for (t = first; t < first + k; t++) {
+		if (kai_sched_choose(S, (uint32_t)t, &n, 1, NULL, false, &ch))
+			kai_sched_place(S, (uint32_t)t, n, ch.mask, ch.ugpu,
+			    ch.pipelined);
+		else if (!make_room(S, c, (uint32_t)t, nc, &n, 1))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A job whose tasks share nodes in groups (nodegroup.c) and runs nothing
+ * yet: each group in turn goes whole onto one node no other group of
+ * the job holds, moving others off that node as for any task.  Of the
+ * nodes where that works, the one whose moves cost least in victim order
+ * wins (try_better(), as between required domains), and is done again
+ * for good.  All the groups or none.
+ */
+static bool
+place_groups_moving(struct sess *S, struct cctx *c, uint32_t j,
+    struct nodecost *nc)
+{
+	const struct kai_sched_snap_job *J = &S->s->jobs[j];
+	uint32_t k = J->tasks_per_node, g, n, best;
+	size_t mark = kai_sched_mark(S);
+	struct cctx bc, before; /* only their cost fields are used */
+
+	if (S->jobs[j].nactive > 0 || J->topology >= 0)
+		return false;
+	c->pend = j;
+	c->moved = 0;
+	c->tany = false;
+	memset(c->gused, 0, S->nn);
+	for (g = 0; g < J->ntasks / k; g++) {
+		size_t first = J->first_task + (size_t)g * k;
+
+		best = NONE32;
+		before = *c;
+		memset(&bc, 0, sizeof(bc));
+		for (n = 0; n < S->nn; n++) {
+			size_t m = kai_sched_mark(S);
+
+			if (c->gused[n] || !S->nodes[n].ok)
+				continue;
+			if (group_onto(S, c, first, k, n, nc) &&
+			    (best == NONE32 || try_better(c, &bc))) {
+				best = n;
+				bc = *c;
+			}
+			kai_sched_rollback(S, m);
+			cost_restore(c, &before);
+		}
+		if (best == NONE32 || !group_onto(S, c, first, k, best, nc)) {
+			kai_sched_rollback(S, mark);
+			return false;
+		}
+		c->gused[best] = 1;
+	}
+	return true;
+}
+
 static void
 attempt(struct sess *S, struct cctx *c, struct kai_sched_memo *memo, uint32_t j,
     struct nodecost *nc)
@@ -465,7 +567,7 @@ attempt(struct sess *S, struct cctx *c, struct kai_sched_memo *memo, uint32_t j,
 	 * preferred level only keeps the reason its own try gave.
 	 */
 	if (S->s->jobs[j].tasks_per_node > 0)
-		ok = false; /* moves place one task at a time, not a group */
+		ok = place_groups_moving(S, c, j, nc);
 	else if (S->s->jobs[j].topology >= 0)
 		ok = place_in_domain(S, c, j, nc);
 	else
@@ -493,8 +595,7 @@ kai_sched_consolidate(struct sess *S)
 	tasks_by_node(S, &c);
 	c.vj = kai_sched_calloc(S->ctx, S->s->njobs + 1, sizeof(*c.vj));
 	c.seen = kai_sched_calloc(S->ctx, S->s->njobs + 1, 1);
-	c.moving =
-	    kai_sched_calloc(S->ctx, S->s->ntasks + 1, sizeof(*c.moving));
+	c.gused = kai_sched_calloc(S->ctx, S->nn + 1, 1);
 	nc = kai_sched_calloc(S->ctx, S->nn + 1, sizeof(*nc));
 	kai_sched_memo_init(&memo);
 	kai_sched_order_init(&o, S, want);
@@ -509,5 +610,5 @@ kai_sched_consolidate(struct sess *S)
 	kai_sched_free(S->ctx, c.ntask);
 	kai_sched_free(S->ctx, c.vj);
 	kai_sched_free(S->ctx, c.seen);
-	kai_sched_free(S->ctx, c.moving);
+	kai_sched_free(S->ctx, c.gused);
 }

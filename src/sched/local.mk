@@ -78,8 +78,11 @@ SCHED_SCENARIOS = \
 	tests/sched/consolidate-across-nodes.yaml \
 	tests/sched/consolidate-fractions-onto-one-gpu.yaml \
 	tests/sched/consolidate-keeps-topology.yaml \
+	tests/sched/consolidate-makes-room-for-node-group.yaml \
 	tests/sched/consolidate-moves-lowest-newest.yaml \
 	tests/sched/consolidate-moves-newest-of-equals.yaml \
+	tests/sched/consolidate-moves-node-group-whole.yaml \
+	tests/sched/consolidate-never-splits-node-group.yaml \
 	tests/sched/consolidate-off-with-spread.yaml \
 	tests/sched/consolidate-only-if-all-replaced.yaml \
 	tests/sched/consolidate-required-domain.yaml \

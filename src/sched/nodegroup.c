@@ -22,12 +22,26 @@
  * jobs of 8 one-GPU tasks: one allocate cycle takes 14 ms grouped by 8,
  * 7 ms free (it was 11 s before the filter, trying every half-full node
  * for every job).
+ *
+ * Consolidation moves a running grouped job as a whole: every task is
+ * evicted, then the groups are placed again by the same rule
+ * (kai_sched_move_groups()), so a move never splits a group.  Only there
+ * do evicted tasks count as ones to place; elsewhere an evicted task
+ * stays evicted.
  */
 #include "config.h"
 
 #include <string.h>
 
 #include "sched/sched_int.h"
+
+/* Whether task t is one to place: pending, or evicted when moving. */
+static bool
+to_place(const struct sess *S, size_t t, bool moving)
+{
+	return S->tasks[t].state == KAI_SCHED_TASK_PENDING ||
+	    (moving && S->tasks[t].state == KAI_SCHED_TASK_EVICTED);
+}
 
 /* The node a task of group [first, first + k) is active on, or -1. */
 static int32_t
@@ -49,7 +63,7 @@ group_node(const struct sess *S, size_t first, uint32_t k)
  */
 static uint32_t
 candidates(const struct sess *S, const uint8_t *used, size_t first,
-    uint32_t k, bool pipe, uint32_t *out)
+    uint32_t k, bool pipe, bool moving, uint32_t *out)
 {
 	int64_t need[NRES] = {0};
 	uint32_t n, nc = 0;
@@ -59,7 +73,7 @@ candidates(const struct sess *S, const uint8_t *used, size_t first,
 	for (t = first; t < first + k; t++) {
 		const struct kai_sched_snap_task *in = &S->s->tasks[t];
 
-		if (S->tasks[t].state != KAI_SCHED_TASK_PENDING)
+		if (!to_place(S, t, moving))
 			continue;
 		need[R_GPU] += in->gpus;
 		need[R_CPU] += in->cpu_millis;
@@ -81,13 +95,13 @@ candidates(const struct sess *S, const uint8_t *used, size_t first,
 /* The pending tasks of the group go on node (all of them, or none). */
 static bool
 fill_node(struct sess *S, size_t first, uint32_t k, uint32_t node,
-    bool pipe)
+    bool pipe, bool moving)
 {
 	struct kai_sched_choice c;
 	size_t t;
 
 	for (t = first; t < first + k; t++) {
-		if (S->tasks[t].state != KAI_SCHED_TASK_PENDING)
+		if (!to_place(S, t, moving))
 			continue;
 		if (!kai_sched_choose(S, (uint32_t)t, &node, 1, NULL, pipe, &c))
 			return false;
@@ -97,14 +111,14 @@ fill_node(struct sess *S, size_t first, uint32_t k, uint32_t node,
 	return true;
 }
 
-/* The first pending task of the group, or first + k when none is. */
+/* The group's first task to place, or first + k when none is. */
 static size_t
-first_pending(const struct sess *S, size_t first, uint32_t k)
+first_pending(const struct sess *S, size_t first, uint32_t k, bool moving)
 {
 	size_t t;
 
 	for (t = first; t < first + k; t++)
-		if (S->tasks[t].state == KAI_SCHED_TASK_PENDING)
+		if (to_place(S, t, moving))
 			break;
 	return t;
 }
@@ -116,19 +130,19 @@ first_pending(const struct sess *S, size_t first, uint32_t k)
  */
 static bool
 place_new_group(struct sess *S, size_t first, uint32_t k, uint8_t *used,
-    bool pipe)
+    bool pipe, bool moving)
 {
 	uint32_t *cand = S->scratch_nodes, nc, tried = 0, i;
-	size_t t0 = first_pending(S, first, k), mark;
+	size_t t0 = first_pending(S, first, k, moving), mark;
 	struct kai_sched_choice c;
 	bool ok = false;
 
-	while ((nc = candidates(S, used, first, k, pipe, cand)) > 0) {
+	while ((nc = candidates(S, used, first, k, pipe, moving, cand)) > 0) {
 		if (!kai_sched_choose(S, (uint32_t)t0, cand, nc, NULL, pipe,
 			&c))
 			break;
 		mark = kai_sched_mark(S);
-		if (fill_node(S, first, k, (uint32_t)c.node, pipe)) {
+		if (fill_node(S, first, k, (uint32_t)c.node, pipe, moving)) {
 			ok = true;
 			break;
 		}
@@ -149,7 +163,8 @@ place_new_group(struct sess *S, size_t first, uint32_t k, uint8_t *used,
  * group: a long queue of such jobs would otherwise cost nodes^2 each.
  */
 static uint32_t
-most_group_gpus(const struct sess *S, const struct kai_sched_snap_job *J)
+most_group_gpus(const struct sess *S, const struct kai_sched_snap_job *J,
+    bool moving)
 {
 	uint32_t k = J->tasks_per_node, g, most = 0;
 
@@ -160,7 +175,7 @@ most_group_gpus(const struct sess *S, const struct kai_sched_snap_job *J)
 		if (group_node(S, first, k) >= 0)
 			continue;
 		for (t = first; t < first + k; t++)
-			if (S->tasks[t].state == KAI_SCHED_TASK_PENDING)
+			if (to_place(S, t, moving))
 				sum += S->s->tasks[t].gpus;
 		if (sum > most)
 			most = sum;
@@ -179,8 +194,8 @@ why_groups(struct kai_sched_why_info *why, uint32_t k, uint32_t placed,
 	why->c = ngroups;
 }
 
-bool
-kai_sched_place_groups(struct sess *S, uint32_t j, bool pipe,
+static bool
+place_groups(struct sess *S, uint32_t j, bool pipe, bool moving,
     struct kai_sched_why_info *why)
 {
 	const struct kai_sched_snap_job *J = &S->s->jobs[j];
@@ -192,7 +207,7 @@ kai_sched_place_groups(struct sess *S, uint32_t j, bool pipe,
 	bool ok = true;
 
 	if (!(pipe && S->nrel > 0) &&
-	    most_group_gpus(S, J) > kai_sched_most_idle_gpus(S)) {
+	    most_group_gpus(S, J, moving) > kai_sched_most_idle_gpus(S)) {
 		why_groups(why, k, 0, ngroups);
 		return false;
 	}
@@ -205,13 +220,14 @@ kai_sched_place_groups(struct sess *S, uint32_t j, bool pipe,
 	for (g = 0; g < ngroups; g++) {
 		size_t first = J->first_task + (size_t)g * k;
 
-		if (first_pending(S, first, k) == first + k) {
+		if (first_pending(S, first, k, moving) == first + k) {
 			placed++;
 			continue;
 		}
 		node = group_node(S, first, k);
-		if (node >= 0 ? fill_node(S, first, k, (uint32_t)node, pipe)
-			      : place_new_group(S, first, k, used, pipe)) {
+		if (node >= 0
+			? fill_node(S, first, k, (uint32_t)node, pipe, moving)
+			: place_new_group(S, first, k, used, pipe, moving)) {
 			placed++;
 			used[group_node(S, first, k)] = 1;
 			continue;
@@ -223,4 +239,19 @@ kai_sched_place_groups(struct sess *S, uint32_t j, bool pipe,
 	kai_sched_rollback(S, mark);
 	why_groups(why, k, placed, ngroups);
 	return false;
+}
+
+bool
+kai_sched_place_groups(struct sess *S, uint32_t j, bool pipe,
+    struct kai_sched_why_info *why)
+{
+	return place_groups(S, j, pipe, false, why);
+}
+
+bool
+kai_sched_move_groups(struct sess *S, uint32_t j)
+{
+	struct kai_sched_why_info why;
+
+	return place_groups(S, j, true, true, &why);
 }

@@ -381,14 +381,17 @@ bool kai_sched_topo_place(struct sess *S, uint32_t j, const uint32_t *tasks,
 uint32_t kai_sched_step_tasks(const struct sess *S, uint32_t j, uint32_t *out,
     bool *short_gang);
 void kai_sched_step_req(const struct sess *S, uint32_t j, int64_t req[NRES]);
-/*
- * Admission, then placement of j's next step, all-or-nothing.  On
- * failure nothing is changed and why explains it.
- */
 /* Places job j's pending tasks a node group at a time (nodegroup.c):
  * all of them or none, with a reason. */
 bool kai_sched_place_groups(struct sess *S, uint32_t j, bool pipe,
     struct kai_sched_why_info *why);
+/* Places every evicted task of the grouped job j again, pipelined, a
+ * group on a node (consolidation's move): all or none. */
+bool kai_sched_move_groups(struct sess *S, uint32_t j);
+/*
+ * Admission, then placement of j's next step, all-or-nothing.  On
+ * failure nothing is changed and why explains it.
+ */
 bool kai_sched_try_step(struct sess *S, uint32_t j, bool allow_pipe,
     struct kai_sched_why_info *why);
 uint32_t kai_sched_elastic_state(const struct sess *S, uint32_t j);

@@ -60,6 +60,7 @@ STACK_BIN=$(cd "${1:-$top/build/werror}" && pwd)
 export STACK_SRC STACK_BIN
 . "$top/tests/lib/tap.sh"
 . "$top/tests/lib/stack.sh"
+. "$top/tests/bench/benchlib.sh"
 # shellcheck disable=SC2034 # read by stack_missing (the real tier)
 STACK_API=real
 stack_require
@@ -85,38 +86,13 @@ STACK_DIR=$T
 export STACK_DIR
 chmod 755 "$T"
 
-median()
-{
-	sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
-# admin METHOD PATH [BODY]
-admin()
-{
-	curl -sS -o /dev/null -w '%{http_code}' --cacert "$T/k8s/ca.crt" \
-	    -H "Authorization: Bearer $(cat "$T/k8s/token-admin")" \
-	    -H 'Content-Type: application/json' -X "$1" ${3:+--data-binary "$3"} \
-	    "$(cat "$T/k8s/apiserver.url")$2"
-}
-
 # apiserver_up: a fresh control plane, kaid's RBAC and NODES big nodes.
 apiserver_up()
 {
 	local i
-	"$top/contrib/k8s/stop-apiserver.sh" "$T/k8s" >/dev/null 2>&1
-	rm -rf "$T/k8s"
-	mkdir -p "$T/k8s"
-	"$top/contrib/k8s/start-apiserver.sh" "$T/k8s" >"$T/start.log" 2>&1 ||
-	    { tail -n 5 "$T/start.log" >&2; exit 1; }
-	"$top/contrib/k8s/kapply" --kubeconfig "$T/k8s/kubeconfig-admin" \
-	    "$top/contrib/kubernetes/namespace.yaml" \
-	    "$top/contrib/kubernetes/rbac.yaml" >/dev/null || exit 1
+	apiserver_fresh
 	for i in $(seq 1 "$NODES"); do
-		admin POST /api/v1/nodes "{\"apiVersion\":\"v1\",\"kind\":\"Node\",
-		    \"metadata\":{\"name\":\"bench-$i\"},\"status\":{
-		    \"capacity\":{\"cpu\":\"2000\",\"memory\":\"8Ti\",\"pods\":\"5000\"},
-		    \"allocatable\":{\"cpu\":\"2000\",\"memory\":\"8Ti\",\"pods\":\"5000\"},
-		    \"conditions\":[{\"type\":\"Ready\",\"status\":\"True\"}]}}" >/dev/null
+		node_post "bench-$i" "\"cpu\":\"2000\",\"memory\":\"8Ti\",\"pods\":\"5000\""
 	done
 }
 

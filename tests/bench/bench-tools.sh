@@ -36,6 +36,7 @@ STACK_BIN=$(cd "${1:-$top/build/werror}" && pwd)
 export STACK_SRC STACK_BIN
 . "$top/tests/lib/tap.sh"
 . "$top/tests/lib/stack.sh"
+. "$top/tests/bench/benchlib.sh"
 stack_require
 RUNS=${RUNS:-5}
 NJOBS=${NJOBS:-50000}
@@ -53,11 +54,6 @@ printf '#!/bin/sh\ntrue\n' >job.sh
 now_ns()
 {
 	date +%s%N
-}
-
-median()
-{
-	sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
 # secs CMD...: wall seconds of one run of CMD (output discarded).
