@@ -13,6 +13,7 @@ src_db_libkaidb_a_SOURCES = \
 	src/db/db_job.c \
 	src/db/db_jobedit.c \
 	src/db/db_jobsize.c \
+	src/db/db_steps.c \
 	src/db/db_leader.c \
 	src/db/db_query.c \
 	src/db/db_queue.c \

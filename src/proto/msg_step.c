@@ -6,10 +6,12 @@
  */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/xmalloc.h"
+#include "model/job.h"
 #include "proto/codec.h"
 #include "proto/proto.h"
 #include "proto/proto_step.h"
@@ -333,4 +335,105 @@ kai_msg_step_end_decode(const void *p, size_t len, int32_t *status,
 	if ((rc = kai_codec_get_i32(&r, "status", status)) != 0)
 		return rc;
 	return kai_codec_rd_end(&r);
+}
+
+/* clang-format off */
+#define I(m) offsetof(struct kai_step_info, m)
+
+static const struct kai_codec_field info_fields[] = {
+	{"job", KAI_CODEC_U64, I(job), 0, 0, 0},
+	{"step", KAI_CODEC_U32, I(step), 0, 0, 0},
+	{"name", KAI_CODEC_STR, I(name), 0, 4096, 0},
+	{"state", KAI_CODEC_ENUM, I(state), 0, KAI_JOB_NSTATES, 0},
+	{"exit_status", KAI_CODEC_U32, I(exit_status), 0, 0, 0},
+	{"ntasks", KAI_CODEC_U32, I(ntasks), 0, 0, 0},
+	{"nodelist", KAI_CODEC_STR, I(nodelist), 0, 65536, 0},
+	{"start", KAI_CODEC_I64, I(start), 0, 0, 0},
+	{"end", KAI_CODEC_I64, I(end), 0, 0, 0},
+};
+/* clang-format on */
+
+int
+kai_msg_step_list_encode(struct kai_buf *b, const struct kai_step_info *v,
+    size_t *n)
+{
+	size_t start = b->len, first = 0;
+
+	if (*n > KAI_STEP_LIST_MAX || (*n > 0 && v == NULL) ||
+	    kai_codec_put_records(b, info_fields, KAI_NELEM(info_fields), v,
+	    sizeof(*v), *n, &first, start, KAI_STEP_LIST_MAX,
+	    KAI_PROTO_BODY_MAX) != 0 || (first == 0 && *n > 0)) {
+		kai_codec_rollback(b, start);
+		return KAI_EINVAL;
+	}
+	*n = first;
+	return 0;
+}
+
+int
+kai_msg_step_list_decode(const void *p, size_t len, struct kai_step_info **v,
+    size_t *n, struct kai_err *err)
+{
+	struct kai_codec_rd r;
+	size_t c = 0, i;
+	int rc;
+
+	*v = NULL;
+	*n = 0;
+	kai_codec_rd_init(&r, p, len, err);
+	if ((rc = kai_codec_get_count(&r, "steps", KAI_STEP_LIST_MAX,
+	    KAI_CODEC_RECORD_MIN, &c)) != 0)
+		return rc;
+	if (c == 0)
+		return kai_codec_rd_end(&r);
+	*v = kai_xcalloc(c, sizeof(**v));
+	for (i = 0; i < c && rc == 0; i++)
+		rc = kai_codec_get_record(&r, info_fields,
+		    KAI_NELEM(info_fields), &(*v)[i]);
+	if (rc == 0)
+		rc = kai_codec_rd_end(&r);
+	if (rc != 0) {
+		kai_step_info_free(*v, c);
+		*v = NULL;
+		return rc;
+	}
+	*n = c;
+	return 0;
+}
+
+void
+kai_step_info_free(struct kai_step_info *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; v != NULL && i < n; i++) {
+		free(v[i].name);
+		free(v[i].nodelist);
+	}
+	free(v);
+}
+
+int
+kai_msg_step_ids_encode(struct kai_buf *b, const uint64_t *ids, size_t n)
+{
+	return kai_codec_put_u64v(b, ids, n, KAI_STEP_IDS_MAX);
+}
+
+int
+kai_msg_step_ids_decode(const void *p, size_t len, uint64_t **ids, size_t *n,
+    struct kai_err *err)
+{
+	struct kai_codec_rd r;
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	kai_codec_rd_init(&r, p, len, err);
+	if ((rc = kai_codec_get_u64v(&r, "ids", KAI_STEP_IDS_MAX, ids,
+	    n)) == 0 && (rc = kai_codec_rd_end(&r)) == 0)
+		return 0;
+	free(*ids);
+	*ids = NULL;
+	*n = 0;
+	return rc;
 }

@@ -62,7 +62,9 @@ enum kai_msg_type {
 	KAI_MSG_STEP_DONE = 48,		 /* request: step, task, status */
 	KAI_MSG_STEP_DONE_REPLY = 49,	 /* reply: empty */
 	KAI_MSG_STEP_END = 50,		 /* request: i32 batch status */
-	KAI_MSG_STEP_END_REPLY = 51,	 /* reply: empty; 52-55 are
+	KAI_MSG_STEP_END_REPLY = 51,	 /* reply: empty */
+	KAI_MSG_STEP_LIST = 52,		 /* request: u64v job ids (kacct) */
+	KAI_MSG_STEP_LIST_REPLY = 53,	 /* reply: step records; 54-55 are
 					    reserved for steps */
 };
 

@@ -20,6 +20,12 @@
  *	KAI_MSG_STEP_END	i32 status: the batch script ended (task 0's
  *				wrapper); the agents are told to go.
  *				Reply: empty.
+ *	KAI_MSG_STEP_LIST	u64v job ids: their recorded steps (kacct;
+ *				MUNGE or a job credential, the caller's own
+ *				jobs unless an operator).
+ *	KAI_MSG_STEP_LIST_REPLY u32 count, then count struct kai_step_info
+ *				records, one frame (at most
+ *				KAI_STEP_LIST_MAX).
  *
  * kaid keeps steps in memory only, per running job: a step outlives
  * neither its job nor a restart of kaid (srun then fails, as an srun
@@ -101,6 +107,34 @@ struct kai_step_event {
 	uint32_t *local;
 	size_t ntasks;
 };
+
+/* A recorded step (sql/017-job-steps.sql), for kacct. */
+#define KAI_STEP_BATCH 0xfffffffbU /* the batch script: Slurm's number */
+struct kai_step_info {
+	uint64_t job;
+	uint32_t step;		/* or KAI_STEP_BATCH */
+	char *name;		/* the command's first word */
+	uint32_t state;		/* enum kai_job_state */
+	uint32_t exit_status;	/* the worst task's wait status */
+	uint32_t ntasks;
+	char *nodelist;
+	int64_t start;		/* unix s */
+	int64_t end;		/* unix s; 0 = running */
+};
+#define KAI_STEP_LIST_MAX 20000 /* steps in one answer */
+#define KAI_STEP_IDS_MAX  100000 /* jobs in one request */
+
+/* As many as fit in one frame from the first (*n says how many). */
+int kai_msg_step_list_encode(struct kai_buf *b,
+    const struct kai_step_info *v, size_t *n) KAI_MUST_CHECK;
+int kai_msg_step_list_decode(const void *p, size_t len,
+    struct kai_step_info **v, size_t *n, struct kai_err *err) KAI_MUST_CHECK;
+void kai_step_info_free(struct kai_step_info *v, size_t n);
+int kai_msg_step_ids_encode(struct kai_buf *b, const uint64_t *ids,
+    size_t n) KAI_MUST_CHECK;
+/* Caller frees *ids (NULL when there are none). */
+int kai_msg_step_ids_decode(const void *p, size_t len, uint64_t **ids,
+    size_t *n, struct kai_err *err) KAI_MUST_CHECK;
 
 int kai_msg_step_req_encode(struct kai_buf *b,
     const struct kai_step_req *v) KAI_MUST_CHECK;
