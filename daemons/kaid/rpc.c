@@ -61,6 +61,7 @@ static const struct rpc_entry {
 	{KAI_MSG_STEP_AGENT, "step-agent", rpc_step_agent, RPC_JOB},
 	{KAI_MSG_STEP_DONE, "step-done", rpc_step_done, RPC_JOB},
 	{KAI_MSG_STEP_END, "step-end", rpc_step_end, RPC_JOB},
+	{KAI_MSG_STEP_LIST, "step-list", rpc_step_list, RPC_JOB},
 };
 
 bool

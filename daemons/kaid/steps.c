@@ -22,11 +22,14 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <sys/wait.h>
+
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/xmalloc.h"
+#include "db/db.h"
 #include "kaid.h"
 #include "proto/codec.h"
 #include "proto/proto_step.h"
@@ -37,6 +40,9 @@
 
 struct step {
 	uint32_t id;
+	int64_t start;		/* unix s */
+	char *name;		/* the command's base name (JobName) */
+	char *nodelist;
 	uint32_t ntasks;
 	uint32_t left;		/* tasks not reported yet */
 	uint32_t *status;	/* wait status of each task */
@@ -50,6 +56,7 @@ struct step_job {
 	uint64_t id;
 	uint32_t next_step;	/* SLURM_STEP_ID of the next srun */
 	bool ended;		/* the batch script ended */
+	bool batch;		/* its N.batch row was written */
 	struct kai_step_event **events; /* the log; seq = index + 1 */
 	size_t nevents;
 	struct step **steps;	/* steps[i]->id == i */
@@ -86,6 +93,8 @@ steps_of(struct kaid *k)
 static void
 step_free(struct step *s)
 {
+	free(s->name);
+	free(s->nodelist);
 	free(s->status);
 	free(s->done);
 	free(s);
@@ -105,6 +114,86 @@ job_free(struct step_job *sj)
 		step_free(sj->steps[i]);
 	free(sj->steps);
 	free(sj);
+}
+
+/* A row of sql/017-job-steps.sql: at a step's start, or its end. */
+static void
+record_info(struct kaid *k, const struct kai_step_info *i, bool end)
+{
+	struct kai_err err;
+
+	if ((end ? kai_db_step_end(k->db, i, &err) :
+	    kai_db_step_start(k->db, i, &err)) != 0)
+		kai_log_warn("job %" PRIu64 ": step %" PRIu32 ": %s", i->job,
+		    i->step, err.msg);
+}
+
+static void
+record(struct kaid *k, uint64_t job, const struct step *s, bool end,
+    int64_t now)
+{
+	struct kai_step_info i;
+	uint32_t t, worst = 0;
+	bool signalled = false;
+
+	memset(&i, 0, sizeof(i));
+	i.job = job;
+	i.step = s->id;
+	i.name = s->name;
+	i.ntasks = s->ntasks;
+	i.nodelist = s->nodelist;
+	i.start = s->start;
+	if (!end) {
+		record_info(k, &i, false);
+		return;
+	}
+	/* The worst task: the largest exit code, a signal above any. */
+	for (t = 0; t < s->ntasks; t++) {
+		int st = (int)s->status[t];
+
+		if (!s->done[t])
+			continue;
+		if (WIFSIGNALED(st) && !signalled) {
+			signalled = true;
+			worst = (uint32_t)st;
+		} else if (!signalled && WEXITSTATUS(st) > WEXITSTATUS(
+		    (int)worst)) {
+			worst = (uint32_t)st;
+		}
+	}
+	i.exit_status = worst;
+	i.state = s->left > 0 ? KAI_JOB_CANCELLED :
+	    worst == 0 ? KAI_JOB_COMPLETED : KAI_JOB_FAILED;
+	i.end = now;
+	record_info(k, &i, true);
+}
+
+/*
+ * The batch step (N.batch): started when task 0's agent first asks (the
+ * script starts beside it), ended by STEP_END with the script's exit
+ * status, or CANCELLED when the job ended first.
+ */
+static void
+record_batch(struct kaid *k, struct step_job *sj, bool end, uint32_t state,
+    uint32_t status)
+{
+	const struct kai_job *j = state_job(k, sj->id);
+	struct kai_step_info i;
+	static char name[] = "batch";
+	static char none[] = "";
+
+	memset(&i, 0, sizeof(i));
+	i.job = sj->id;
+	i.step = KAI_STEP_BATCH;
+	i.name = name;
+	i.ntasks = 1;
+	i.nodelist = j != NULL && j->nallocs > 0 && j->allocs[0].node != NULL
+	    ? j->allocs[0].node : none;
+	i.start = j != NULL && j->start_time > 0 ? j->start_time : kaid_now();
+	i.state = state;
+	i.exit_status = status;
+	i.end = kaid_now();
+	record_info(k, &i, end);
 }
 
 static struct step_job *
@@ -265,6 +354,17 @@ reap_jobs(struct kaid *k)
 
 	while ((sj = *pj) != NULL) {
 		if (!job_active(k, sj->id)) {
+			size_t i;
+
+			/* Steps whose tasks never all reported: the job
+			 * ended under them. */
+			for (i = 0; i < sj->nsteps; i++)
+				if (sj->steps[i]->left > 0)
+					record(k, sj->id, sj->steps[i], true,
+					    kaid_now());
+			if (sj->batch && !sj->ended)
+				record_batch(k, sj, true, KAI_JOB_CANCELLED,
+				    0);
 			*pj = sj->next;
 			job_free(sj);
 		} else {
@@ -369,6 +469,33 @@ place(const struct kai_job *j, const struct kai_step_req *r,
 	return 0;
 }
 
+/* The nodes of the step's pods, "a,b" in task order, each once. */
+static char *
+step_nodes(const struct kai_job *j, const struct kai_step_event *ev)
+{
+	struct kai_buf b;
+	size_t t, u;
+
+	kai_buf_init(&b, 65536);
+	for (t = 0; t < ev->ntasks; t++) {
+		const char *node = ev->pod[t] < j->nallocs &&
+		    j->allocs[ev->pod[t]].node != NULL ?
+		    j->allocs[ev->pod[t]].node : "";
+		bool seen = false;
+
+		for (u = 0; u < t && !seen; u++)
+			seen = ev->pod[u] < j->nallocs &&
+			    j->allocs[ev->pod[u]].node != NULL &&
+			    strcmp(j->allocs[ev->pod[u]].node, node) == 0;
+		if (seen || node[0] == '\0')
+			continue;
+		if ((b.len > 0 && kai_buf_add(&b, ",", 1) != 0) ||
+		    kai_buf_add(&b, node, strlen(node)) != 0)
+			break;
+	}
+	return kai_buf_detach(&b, NULL);
+}
+
 static bool
 step_start(struct kaid *k, const struct rpc_req *req, struct step_job *sj,
     struct kai_step_req *r)
@@ -413,11 +540,16 @@ step_start(struct kaid *k, const struct rpc_req *req, struct step_job *sj,
 	s->done = kai_xcalloc(ev->ntasks, sizeof(*s->done));
 	s->kill_on_bad_exit = r->kill_on_bad_exit;
 	s->run = ev;
+	s->start = kaid_now();
+	s->name = kai_xstrdup(strrchr(ev->argv[0], '/') != NULL ?
+	    strrchr(ev->argv[0], '/') + 1 : ev->argv[0]);
+	s->nodelist = step_nodes(j, ev);
 	sj->steps = kai_xreallocarray(sj->steps, sj->nsteps + 1,
 	    sizeof(*sj->steps));
 	sj->steps[sj->nsteps++] = s;
 	kai_log_info("job %" PRIu64 ": step %" PRIu32 " started: %" PRIu32
 	    " tasks, %s", req->job_id, s->id, s->ntasks, ev->argv[0]);
+	record(k, req->job_id, s, false, 0);
 	wait_add(k, req, s->id, 0);
 	wake(k, req->job_id);
 	return true;
@@ -470,6 +602,10 @@ rpc_step_agent(struct kaid *k, const struct rpc_req *req)
 	    &err) != 0)
 		return refuse(k, req, KAI_EPROTO, err.msg, NULL);
 	sj = job_find(k, req->job_id, true);
+	if (pod == 0 && !sj->batch) {
+		sj->batch = true;
+		record_batch(k, sj, false, KAI_JOB_RUNNING, 0);
+	}
 	if (seq < sj->nevents) {
 		reply_events(k, req->conn, sj, seq);
 		return false;
@@ -510,6 +646,7 @@ rpc_step_done(struct kaid *k, const struct rpc_req *req)
 			s->killed = true;
 		}
 		if (s->left == 0) {
+			record(k, req->job_id, s, true, kaid_now());
 			/* Every pod with a task has it: the rest need
 			 * neither the command nor the environment. */
 			kai_codec_strv_free(s->run->env, s->run->nenv);
@@ -538,13 +675,50 @@ rpc_step_end(struct kaid *k, const struct rpc_req *req)
 		return refuse(k, req, KAI_EPROTO, err.msg, NULL);
 	sj = job_find(k, req->job_id, true);
 	if (!sj->ended) {
+		/* The shell's status: 128 + N for a signal N. */
+		uint32_t ws = status > 128 && status < 128 + 64 ?
+		    (uint32_t)(status - 128) : ((uint32_t)status & 0xff) << 8;
+
 		sj->ended = true;
 		(void)event_add(sj, KAI_STEP_EV_END, 0);
+		if (sj->batch)
+			record_batch(k, sj, true, ws == 0 ? KAI_JOB_COMPLETED :
+			    KAI_JOB_FAILED, ws);
 		kai_log_debug("job %" PRIu64 ": batch script ended (%" PRId32
 		    ")", req->job_id, status);
 	}
 	reply_empty(k, req->conn, KAI_MSG_STEP_END_REPLY);
 	wake(k, req->job_id);
+	return false;
+}
+
+bool
+rpc_step_list(struct kaid *k, const struct rpc_req *req)
+{
+	struct kai_step_info *v = NULL;
+	uint64_t *ids = NULL;
+	size_t n = 0, nv = 0, fit;
+	struct kai_buf b;
+	struct kai_err err;
+
+	if (kai_msg_step_ids_decode(req->body, req->len, &ids, &n, &err) != 0)
+		return refuse(k, req, KAI_EPROTO, err.msg, NULL);
+	/* As kacct's own rows: the caller's jobs, or all for operators. */
+	if (kai_db_steps_load(k->db, ids, n, rpc_is_operator(k, req->uid) ?
+	    -1 : (int64_t)req->uid, &v, &nv, &err) != 0) {
+		free(ids);
+		return refuse(k, req, err.code, err.msg, NULL);
+	}
+	free(ids);
+	kai_buf_init(&b, KAI_PROTO_BODY_MAX);
+	fit = nv;
+	if (kai_msg_step_list_encode(&b, v, &fit) == 0)
+		server_reply(k, req->conn, KAI_MSG_STEP_LIST_REPLY, 0, &b);
+	else
+		server_reply_error(k, req->conn, KAI_EINTERNAL,
+		    "could not encode the steps", NULL);
+	kai_buf_fini(&b);
+	kai_step_info_free(v, nv);
 	return false;
 }
 
