@@ -248,6 +248,25 @@ seeds_qos(struct kai_buf *b)
 	emit("qos-reply", KAI_MSG_QOS_LIST_REPLY, b);
 }
 
+/* kacct's steps of a job: its batch script and one srun step. */
+static void
+seeds_step_list(struct kai_buf *b)
+{
+	static uint64_t ids[] = {41, 42};
+	struct kai_step_info v[2] = {
+		{42, KAI_STEP_BATCH, "batch", KAI_JOB_COMPLETED, 0, 1,
+		    "gpu-a1", 1767225600, 1767225700},
+		{42, 0, "python3", KAI_JOB_FAILED, 768, 2, "gpu-a1,gpu-a2",
+		    1767225610, 1767225690},
+	};
+	size_t n = 2;
+
+	ok(kai_msg_step_ids_encode(b, ids, 2), "step ids");
+	emit("step-list", KAI_MSG_STEP_LIST, b);
+	ok(kai_msg_step_list_encode(b, v, &n), "step list");
+	emit("step-list-reply", KAI_MSG_STEP_LIST_REPLY, b);
+}
+
 /* srun's step of two tasks on two pods, and what the agents hear. */
 static void
 seeds_steps(struct kai_buf *b)
@@ -291,6 +310,7 @@ seeds_steps(struct kai_buf *b)
 	emit("step-done", KAI_MSG_STEP_DONE, b);
 	ok(kai_msg_step_end_encode(b, 0), "step end");
 	emit("step-end", KAI_MSG_STEP_END, b);
+	seeds_step_list(b);
 }
 
 static void

@@ -494,6 +494,39 @@ m_step_end(const uint8_t *p, size_t n, struct kai_buf *out)
 	return kai_msg_step_end_encode(out, status);
 }
 
+static int
+m_step_list(const uint8_t *p, size_t n, struct kai_buf *out)
+{
+	struct kai_step_info *v = NULL;
+	struct kai_err err;
+	size_t nv = 0, done;
+	int r;
+
+	if (kai_msg_step_list_decode(p, n, &v, &nv, &err) != 0)
+		return -1;
+	done = nv;
+	r = kai_msg_step_list_encode(out, v, &done);
+	if (r == 0 && done < nv)
+		r = -1;
+	kai_step_info_free(v, nv);
+	return r;
+}
+
+static int
+m_step_ids(const uint8_t *p, size_t n, struct kai_buf *out)
+{
+	uint64_t *ids = NULL;
+	struct kai_err err;
+	size_t nv = 0;
+	int r;
+
+	if (kai_msg_step_ids_decode(p, n, &ids, &nv, &err) != 0)
+		return -1;
+	r = kai_msg_step_ids_encode(out, ids, nv);
+	free(ids);
+	return r;
+}
+
 static const struct {
 	uint16_t type;
 	msg_fn *fn;
@@ -532,6 +565,8 @@ static const struct {
 	{KAI_MSG_STEP_AGENT_REPLY, m_step_events},
 	{KAI_MSG_STEP_DONE, m_step_done},
 	{KAI_MSG_STEP_END, m_step_end},
+	{KAI_MSG_STEP_LIST, m_step_ids},
+	{KAI_MSG_STEP_LIST_REPLY, m_step_list},
 };
 
 void

@@ -80,4 +80,29 @@ is "srun CMD >file: both tasks wrote to the file" \
     "$(sort "$W/step.out" 2>/dev/null | tr '\n' ' ')" "file 0 file 1 "
 is "... and nothing of it to the job's output" "$(grep -c '^file' "$out")" 0
 
+
+# kacct: the job, its batch step and the steps srun started (the refused
+# one is none), as sacct shows them; -X the job alone.
+acct=$(as_user "$A" kacct -j "$id" -P -n -o JobID,JobName,State,ExitCode,NTasks)
+diag "$acct"
+is "kacct shows the job, N.batch and the steps N.0 to N.3" "$acct" \
+"$id|two.sh|COMPLETED|0:0|2
+$id.batch|batch|COMPLETED|0:0|1
+$id.0|sh|COMPLETED|0:0|2
+$id.1|sh|COMPLETED|0:0|1
+$id.2|sh|FAILED|3:0|2
+$id.3|sh|COMPLETED|0:0|2"
+is "kacct -X shows the job alone" \
+    "$(as_user "$A" kacct -X -j "$id" -P -n -o JobID,State)" "$id|COMPLETED"
+nodes=$(as_user "$A" kacct -j "$id" -P -n -o JobID,NodeList)
+is "a step of one task ran on one node" \
+    "$(printf '%s\n' "$nodes" | awk -F'|' -v j="$id.1" '$1 == j { print gsub(/,/, ",") }')" 0
+is "... a step of two on the job's nodes" \
+    "$(printf '%s\n' "$nodes" | awk -F'|' -v j="$id.0" '$1 == j { print $2 }')" \
+    "$(printf '%s\n' "$nodes" | awk -F'|' -v j="$id" '$1 == j { print $2 }')"
+start=$(as_user "$A" kacct -j "$id" -P -n -o JobID,Start,End,Elapsed)
+like "a step has its own start, end and elapsed time" \
+    "$(printf '%s\n' "$start" | grep "^$id\.0|")" \
+    "^$id\.0\|[0-9]{4}-[0-9-]+T[0-9:]+\|[0-9]{4}-[0-9-]+T[0-9:]+\|00:00:0[0-9]$"
+
 done_testing
