@@ -326,6 +326,7 @@ bool rpc_step_agent(struct kaid *k, const struct rpc_req *req);
 bool rpc_step_done(struct kaid *k, const struct rpc_req *req);
 bool rpc_step_end(struct kaid *k, const struct rpc_req *req);
 bool rpc_step_list(struct kaid *k, const struct rpc_req *req);
+bool rpc_step_signal(struct kaid *k, const struct rpc_req *req);
 /* The client of a deferred step request went away. */
 void steps_forget_conn(struct kaid *k, struct conn *conn);
 void steps_free(struct kaid *k);

@@ -62,6 +62,8 @@ static const struct rpc_entry {
 	{KAI_MSG_STEP_DONE, "step-done", rpc_step_done, RPC_JOB},
 	{KAI_MSG_STEP_END, "step-end", rpc_step_end, RPC_JOB},
 	{KAI_MSG_STEP_LIST, "step-list", rpc_step_list, RPC_JOB},
+	{KAI_MSG_STEP_SIGNAL, "signal", rpc_step_signal,
+	    RPC_MUTATES | RPC_JOB},
 };
 
 bool

@@ -692,6 +692,78 @@ rpc_step_end(struct kaid *k, const struct rpc_req *req)
 	return false;
 }
 
+/* One job of kcancel --signal: its SIGNAL event(s), or why not. */
+static void
+signal_job(struct kaid *k, const struct rpc_req *req, uint64_t id,
+    uint32_t sig, uint32_t flags, struct kai_cancel_result *r)
+{
+	const struct kai_job *j = state_job(k, id);
+	struct step_job *sj;
+
+	r->id = id;
+	r->code = 0;
+	r->msg = NULL;
+	if (j == NULL || !job_active(k, id)) {
+		r->code = KAI_ENOENT;
+		r->msg = kai_xstrdup("invalid job id specified or job is not "
+		    "running");
+		return;
+	}
+	if (j->uid != req->uid && !rpc_is_operator(k, req->uid)) {
+		kai_log_info("audit: uid=%u action=signal job=%" PRIu64
+		    " result=permission denied", req->uid, id);
+		r->code = KAI_EPERM;
+		r->msg = kai_xstrdup("permission denied");
+		return;
+	}
+	sj = job_find(k, id, false);
+	if (sj == NULL || !sj->batch || sj->ended) {
+		r->code = KAI_EINVAL;
+		r->msg = kai_xstrdup("the job has no step agent to deliver "
+		    "the signal (its pods lack the in-pod programs, or its "
+		    "script has ended)");
+		return;
+	}
+	if (flags & (KAI_STEP_SIG_BATCH | KAI_STEP_SIG_FULL))
+		event_add(sj, KAI_STEP_EV_SIGNAL, KAI_STEP_BATCH)->sig = sig;
+	if (!(flags & KAI_STEP_SIG_BATCH))
+		event_add(sj, KAI_STEP_EV_SIGNAL, AGENT)->sig = sig;
+	kai_log_info("audit: uid=%u action=signal job=%" PRIu64 " signal=%u "
+	    "flags=%#x", req->uid, id, (unsigned)sig, (unsigned)flags);
+	r->msg = kai_xstrdup("");
+}
+
+bool
+rpc_step_signal(struct kaid *k, const struct rpc_req *req)
+{
+	struct kai_cancel_result *res;
+	uint64_t *ids = NULL;
+	uint32_t sig, flags;
+	size_t n = 0, i;
+	struct kai_buf b;
+	struct kai_err err;
+
+	if (kai_msg_step_signal_decode(req->body, req->len, &ids, &n, &sig,
+	    &flags, &err) != 0)
+		return refuse(k, req, KAI_EPROTO, err.msg, NULL);
+	res = kai_xcalloc(n > 0 ? n : 1, sizeof(*res));
+	for (i = 0; i < n; i++) {
+		signal_job(k, req, ids[i], sig, flags, &res[i]);
+		if (res[i].code == 0)
+			wake(k, ids[i]);
+	}
+	kai_buf_init(&b, KAI_PROTO_BODY_MAX);
+	if (kai_msg_cancel_reply_encode(&b, res, n) == 0)
+		server_reply(k, req->conn, KAI_MSG_STEP_SIGNAL_REPLY, 0, &b);
+	else
+		server_reply_error(k, req->conn, KAI_EINTERNAL,
+		    "could not encode the results", NULL);
+	kai_buf_fini(&b);
+	kai_cancel_results_free(res, n);
+	free(ids);
+	return false;
+}
+
 bool
 rpc_step_list(struct kaid *k, const struct rpc_req *req)
 {

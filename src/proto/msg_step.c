@@ -437,3 +437,44 @@ kai_msg_step_ids_decode(const void *p, size_t len, uint64_t **ids, size_t *n,
 	*n = 0;
 	return rc;
 }
+
+int
+kai_msg_step_signal_encode(struct kai_buf *b, const uint64_t *ids, size_t n,
+    uint32_t sig, uint32_t flags)
+{
+	size_t start = b->len;
+
+	if (kai_codec_put_u64v(b, ids, n, KAI_STEP_IDS_MAX) != 0 ||
+	    kai_codec_put_u32(b, sig) != 0 ||
+	    kai_codec_put_u32(b, flags) != 0) {
+		kai_codec_rollback(b, start);
+		return KAI_EINVAL;
+	}
+	return 0;
+}
+
+int
+kai_msg_step_signal_decode(const void *p, size_t len, uint64_t **ids,
+    size_t *n, uint32_t *sig, uint32_t *flags, struct kai_err *err)
+{
+	struct kai_codec_rd r;
+	int rc;
+
+	*ids = NULL;
+	*n = 0;
+	kai_codec_rd_init(&r, p, len, err);
+	if ((rc = kai_codec_get_u64v(&r, "ids", KAI_STEP_IDS_MAX, ids,
+	    n)) == 0 && (rc = kai_codec_get_u32(&r, "signal", sig)) == 0 &&
+	    (rc = kai_codec_get_u32(&r, "flags", flags)) == 0 &&
+	    (rc = kai_codec_rd_end(&r)) == 0) {
+		if (*sig >= 1 && *sig <= 64 &&
+		    (*flags & ~(uint32_t)KAI_STEP_SIG_FLAGS) == 0)
+			return 0;
+		rc = kai_err_set(err, KAI_EPROTO, "invalid signal %u or "
+		    "flags %#x", (unsigned)*sig, (unsigned)*flags);
+	}
+	free(*ids);
+	*ids = NULL;
+	*n = 0;
+	return rc;
+}

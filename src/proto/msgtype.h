@@ -64,8 +64,9 @@ enum kai_msg_type {
 	KAI_MSG_STEP_END = 50,		 /* request: i32 batch status */
 	KAI_MSG_STEP_END_REPLY = 51,	 /* reply: empty */
 	KAI_MSG_STEP_LIST = 52,		 /* request: u64v job ids (kacct) */
-	KAI_MSG_STEP_LIST_REPLY = 53,	 /* reply: step records; 54-55 are
-					    reserved for steps */
+	KAI_MSG_STEP_LIST_REPLY = 53,	 /* reply: step records */
+	KAI_MSG_STEP_SIGNAL = 54,	 /* request: kcancel --signal */
+	KAI_MSG_STEP_SIGNAL_REPLY = 55,	 /* reply: cancel results */
 };
 
 #endif /* KAI_PROTO_MSGTYPE_H */

@@ -23,6 +23,11 @@
  *	KAI_MSG_STEP_LIST	u64v job ids: their recorded steps (kacct;
  *				MUNGE or a job credential, the caller's own
  *				jobs unless an operator).
+ *	KAI_MSG_STEP_SIGNAL	u64v job ids, u32 signal, u32 flags
+ *				(KAI_STEP_SIG_*): kcancel --signal, to the
+ *				jobs' steps through their agents.  Reply
+ *				(KAI_MSG_STEP_SIGNAL_REPLY): CANCEL_REPLY's
+ *				body, one result per id.
  *	KAI_MSG_STEP_LIST_REPLY u32 count, then count struct kai_step_info
  *				records, one frame (at most
  *				KAI_STEP_LIST_MAX).
@@ -157,6 +162,18 @@ int kai_msg_step_events_decode(const void *p, size_t len,
     struct kai_step_event **v, size_t *n, struct kai_err *err) KAI_MUST_CHECK;
 void kai_step_event_fini(struct kai_step_event *v);
 void kai_step_events_free(struct kai_step_event *v, size_t n);
+
+/* kcancel --signal's targets: the steps' tasks unless one says else. */
+#define KAI_STEP_SIG_BATCH 0x1 /* -b: the batch shell alone */
+#define KAI_STEP_SIG_FULL  0x2 /* --full: the batch shell and the steps */
+#define KAI_STEP_SIG_FLAGS 0x3
+int kai_msg_step_signal_encode(struct kai_buf *b, const uint64_t *ids,
+    size_t n, uint32_t sig, uint32_t flags) KAI_MUST_CHECK;
+/* Caller frees *ids (NULL when none); flags outside KAI_STEP_SIG_FLAGS
+ * and signals outside 1..64 are refused. */
+int kai_msg_step_signal_decode(const void *p, size_t len, uint64_t **ids,
+    size_t *n, uint32_t *sig, uint32_t *flags,
+    struct kai_err *err) KAI_MUST_CHECK;
 
 /* The three small requests: their fixed fields in order (u32s, or
  * AGENT's u32 + u64, END's i32 as a u32). */
