@@ -12,7 +12,9 @@
  *		process of their own (below), which reports each task's
  *		status (KAI_MSG_STEP_DONE) when it ends;
  *   SIGNAL	the signal goes to the step's tasks here (through the
- *		runner's pipe: the runner knows its tasks' pids);
+ *		runner's pipe: the runner knows its tasks' pids), to every
+ *		step's (kcancel --signal), or to the batch shell (-b, in
+ *		task 0's pod: the wrapper wrote its pid for the agent);
  *   END	the batch script ended: the tasks still running get
  *		SIGKILL, as slurmstepd ends a job's steps, and the agent
  *		exits 0, so that the pod ends.
@@ -209,29 +211,40 @@ open_out(const char *path, const char *fallback)
 	return fd;
 }
 
-/* Writes the whole lines of buf to fd as "N: line". */
+/*
+ * Writes the whole lines of buf to fd as "N: line", each line in one
+ * write(2): the tasks of every pod append to one file, and O_APPEND
+ * keeps a single write whole, not a label apart from its line.
+ */
 static void
 label_lines(struct kai_buf *buf, uint32_t id, int fd, bool flush)
 {
-	char *s = buf->data, *nl;
+	char *s = buf->data, *nl, *line;
 	size_t off = 0;
 
+	line = kai_xmalloc(LINE_MAX_B + 32);
 	while (off < buf->len) {
-		char head[16];
-		size_t n;
-		int hn;
+		size_t avail = buf->len - off, take, hn, n;
 
-		nl = memchr(s + off, '\n', buf->len - off);
-		if (nl == NULL && !flush && buf->len - off < LINE_MAX_B)
+		nl = memchr(s + off, '\n', avail);
+		if (nl != NULL)
+			take = (size_t)(nl - (s + off)) + 1;
+		else if (flush || avail >= LINE_MAX_B)
+			take = avail;
+		else
 			break;
-		n = nl != NULL ? (size_t)(nl - (s + off)) + 1 : buf->len - off;
-		hn = snprintf(head, sizeof(head), "%u: ", id);
-		if (write(fd, head, (size_t)hn) < 0 ||
-		    write(fd, s + off, n) < 0 ||
-		    (nl == NULL && write(fd, "\n", 1) < 0))
+		if (take > LINE_MAX_B)
+			take = LINE_MAX_B;
+		hn = (size_t)snprintf(line, 16, "%u: ", id);
+		memcpy(line + hn, s + off, take);
+		n = hn + take;
+		if (line[n - 1] != '\n')
+			line[n++] = '\n';
+		if (write(fd, line, n) < 0)
 			break;
-		off += n;
+		off += take;
 	}
+	free(line);
 	memmove(s, s + off, buf->len - off);
 	buf->len -= off;
 	buf->data[buf->len] = '\0';
@@ -454,6 +467,31 @@ signal_runners(struct agent *a, uint32_t step, bool all, int sig)
 			(void)close(a->runners[i].sigfd), a->runners[i].sigfd = -1;
 }
 
+/*
+ * kcancel --signal -b/--full: the batch shell, whose pid the wrapper of
+ * task 0's pod wrote to KAI_BATCH_PID_FILE (none in the other pods).
+ */
+static void
+signal_batch(int sig)
+{
+	const char *f = getenv("KAI_BATCH_PID_FILE");
+	char text[32];
+	uint64_t pid;
+	ssize_t n;
+	int fd;
+
+	if (f == NULL || (fd = open(f, O_RDONLY | O_CLOEXEC)) == -1)
+		return;
+	n = read(fd, text, sizeof(text) - 1);
+	(void)close(fd);
+	if (n <= 0)
+		return;
+	text[n] = '\0';
+	text[strcspn(text, "\n")] = '\0';
+	if (kai_strtou64(text, INT32_MAX, &pid, "pid", NULL) == 0 && pid > 1)
+		(void)kill((pid_t)pid, sig);
+}
+
 static void
 reap(struct agent *a, bool block)
 {
@@ -531,7 +569,11 @@ on_events(uint16_t type, const void *body, size_t len, void *ctx)
 			start(a, &ev[i]);
 			break;
 		case KAI_STEP_EV_SIGNAL:
-			signal_runners(a, ev[i].step, false, (int)ev[i].sig);
+			if (ev[i].step == KAI_STEP_BATCH)
+				signal_batch((int)ev[i].sig);
+			else
+				signal_runners(a, ev[i].step,
+				    ev[i].step == UINT32_MAX, (int)ev[i].sig);
 			break;
 		default:
 			a->end = true;

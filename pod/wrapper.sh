@@ -134,6 +134,8 @@ elif [ -z "$KAI_APPEND" ]; then : >"$KAI_STDERR" && exec 4>>"$KAI_STDERR"
 else exec 4>>"$KAI_STDERR"
 fi || exit 1
 if [ -n "$KAI_BIN" ] && [ -z "$agent" ]; then
+  KAI_BATCH_PID_FILE=$d/batch.pid
+  export KAI_BATCH_PID_FILE
   kaistep step-agent </dev/null >&4 2>&4 3>&- 4>&- & a=$!
 fi
 case $KAI_SIGNAL in
@@ -143,6 +145,9 @@ case $KAI_SIGNAL in
 *)
   (kai_run "$@") >&3 2>&4 3>&- 4>&- &
   c=$!
+  # kcancel --signal -b: the agent signals the script, which keeps this
+  # pid (kai_run execs it).
+  [ -z "$a" ] || echo "$c" >"$d/batch.pid"
   exec 3>&- 4>&-
   g='' x='' k='' l=''
   trap 'g=1; kai_end "" TERM' TERM
