@@ -265,6 +265,9 @@ seeds_step_list(struct kai_buf *b)
 	emit("step-list", KAI_MSG_STEP_LIST, b);
 	ok(kai_msg_step_list_encode(b, v, &n), "step list");
 	emit("step-list-reply", KAI_MSG_STEP_LIST_REPLY, b);
+	ok(kai_msg_step_signal_encode(b, ids, 2, 10, KAI_STEP_SIG_BATCH),
+	    "step signal");
+	emit("step-signal", KAI_MSG_STEP_SIGNAL, b);
 }
 
 /* srun's step of two tasks on two pods, and what the agents hear. */

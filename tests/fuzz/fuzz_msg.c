@@ -527,6 +527,23 @@ m_step_ids(const uint8_t *p, size_t n, struct kai_buf *out)
 	return r;
 }
 
+static int
+m_step_signal(const uint8_t *p, size_t n, struct kai_buf *out)
+{
+	uint64_t *ids = NULL;
+	struct kai_err err;
+	uint32_t sig, flags;
+	size_t nv = 0;
+	int r;
+
+	if (kai_msg_step_signal_decode(p, n, &ids, &nv, &sig, &flags,
+	    &err) != 0)
+		return -1;
+	r = kai_msg_step_signal_encode(out, ids, nv, sig, flags);
+	free(ids);
+	return r;
+}
+
 static const struct {
 	uint16_t type;
 	msg_fn *fn;
@@ -567,6 +584,8 @@ static const struct {
 	{KAI_MSG_STEP_END, m_step_end},
 	{KAI_MSG_STEP_LIST, m_step_ids},
 	{KAI_MSG_STEP_LIST_REPLY, m_step_list},
+	{KAI_MSG_STEP_SIGNAL, m_step_signal},
+	{KAI_MSG_STEP_SIGNAL_REPLY, m_cancel_reply},
 };
 
 void

@@ -105,4 +105,48 @@ like "a step has its own start, end and elapsed time" \
     "$(printf '%s\n' "$start" | grep "^$id\.0|")" \
     "^$id\.0\|[0-9]{4}-[0-9-]+T[0-9:]+\|[0-9]{4}-[0-9-]+T[0-9:]+\|00:00:0[0-9]$"
 
+# kcancel --signal: to the steps' tasks by default (their trap runs and
+# the step ends), to the batch shell alone with -b, through the agents.
+cat >"$W/sig.sh" <<'EOS'
+#!/bin/sh
+#SBATCH -n 2
+#SBATCH -t 5
+trap 'echo "batch got USR1"; touch "$SLURM_SUBMIT_DIR/batch.done"' USR1
+srun -l sh -c 'trap "echo task \$SLURM_PROCID got USR1; exit 0" USR1; echo ready; while :; do sleep 0.1; done'
+echo "steps: $?"
+while [ ! -e "$SLURM_SUBMIT_DIR/batch.done" ]; do sleep 0.1; done
+echo "batch end"
+EOS
+chown "$A:" "$W/sig.sh"
+sid=$(cd "$W" && as_user "$A" ksubmit --parsable -o "$W/sig-%j.out" sig.sh)
+sout=$W/sig-$sid.out
+waitfor() {	# PATTERN: until the job's output has it (30 s)
+	local i
+	for i in $(seq 1 300); do
+		grep -q "$1" "$sout" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+ok "the signal job's step runs on both pods" \
+    eval 'waitfor "^0: ready" && waitfor "^1: ready"'
+out=$(as_user "$STACK_BOB" kcancel --signal=USR1 "$sid" 2>&1)
+is "another user's kcancel --signal is refused" "$?:$out" \
+    "1:kcancel: error: Kill job error on job id $sid: permission denied"
+is "kcancel --signal=USR1 exits 0" \
+    "$(as_user "$A" kcancel --signal=USR1 "$sid" 2>&1; echo $?)" 0
+ok "... the tasks' trap caught it and the step ended" waitfor "^steps: 0"
+is "... in both tasks" "$(grep -c '^[01]: task [01] got USR1' "$sout")" 2
+is "... and the batch shell did not get it" \
+    "$(grep -c 'batch got USR1' "$sout")" 0
+is "kcancel -s USR1 -b exits 0" \
+    "$(as_user "$A" kcancel -s USR1 -b "$sid" 2>&1; echo $?)" 0
+ok "the job completes" wait_state "$sid" COMPLETED 300
+is "the batch shell's trap caught it" \
+    "$(grep -c '^batch got USR1' "$sout")" 1
+diag "$(cat "$sout")"
+out=$(as_user "$A" kcancel -b "$sid" 2>&1)
+is "kcancel -b without --signal is refused" "$?:$out" \
+    '2:kcancel: error: option "--batch" needs "--signal"'
+
 done_testing
