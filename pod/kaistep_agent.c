@@ -31,6 +31,7 @@
  */
 #include "config.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -186,6 +187,7 @@ struct task {
 	uint32_t id;		/* SLURM_PROCID */
 	pid_t pid;		/* 0 once reaped */
 	int status;
+	struct rusage ru;	/* its own and its waited-for descendants' */
 	int out, err;		/* the read ends of its pipes (-l), or -1 */
 	struct kai_buf line[2]; /* a partial line of each */
 };
@@ -313,14 +315,29 @@ on_empty(uint16_t type, const void *body, size_t len, void *ctx)
 	return CLIENT_EXIT_OK;
 }
 
+/*
+ * A task's end to kaid: its status, and its usage as wait4(2) gave it
+ * (ru_maxrss is the peak resident set of the task or of the largest
+ * descendant it waited for, in KiB; the CPU times include those
+ * descendants), which kacct shows as MaxRSS, AveRSS and TotalCPU.
+ */
 static void
-report(uint32_t step, uint32_t task, int status)
+report(uint32_t step, const struct task *tk)
 {
+	struct kai_step_done d;
 	struct kai_buf b;
 	int i;
 
+	d.step = step;
+	d.task = tk->id;
+	d.status = (uint32_t)tk->status;
+	d.max_rss_kb = tk->ru.ru_maxrss > 0 ? (uint64_t)tk->ru.ru_maxrss : 0;
+	d.cpu_usec = (uint64_t)tk->ru.ru_utime.tv_sec * 1000000 +
+	    (uint64_t)tk->ru.ru_utime.tv_usec +
+	    (uint64_t)tk->ru.ru_stime.tv_sec * 1000000 +
+	    (uint64_t)tk->ru.ru_stime.tv_usec;
 	kai_buf_init(&b, 64);
-	if (kai_msg_step_done_encode(&b, step, task, (uint32_t)status) == 0)
+	if (kai_msg_step_done_encode(&b, &d) == 0)
 		for (i = 0; i < RETRY_S && client_request(prog,
 		    KAI_MSG_STEP_DONE, b.data, b.len, on_empty, NULL) ==
 		    CLIENT_EXIT_CONNECT; i++)
@@ -376,7 +393,8 @@ run_step(const struct kai_step_event *ev, uint32_t pod, int sigfd)
 		for (i = 0; i < n; i++) {
 			if (tk[i].pid > 0) {
 				int st;
-				pid_t p = waitpid(tk[i].pid, &st, WNOHANG);
+				pid_t p = wait4(tk[i].pid, &st, WNOHANG,
+				    &tk[i].ru);
 
 				if (p == tk[i].pid) {
 					tk[i].pid = 0;
@@ -445,7 +463,7 @@ run_step(const struct kai_step_event *ev, uint32_t pod, int sigfd)
 		}
 	}
 	for (i = 0; i < n; i++) {
-		report(ev->step, tk[i].id, tk[i].status);
+		report(ev->step, &tk[i]);
 		kai_buf_fini(&tk[i].line[0]);
 		kai_buf_fini(&tk[i].line[1]);
 	}

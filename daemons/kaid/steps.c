@@ -47,6 +47,9 @@ struct step {
 	uint32_t left;		/* tasks not reported yet */
 	uint32_t *status;	/* wait status of each task */
 	bool *done;
+	uint64_t max_rss_kb;	/* the largest task's peak */
+	uint64_t sum_rss_kb;	/* the tasks' peaks, for their mean */
+	uint64_t cpu_usec;	/* all tasks' CPU */
 	bool kill_on_bad_exit;
 	bool killed;		/* a SIGKILL event was sent */
 	struct kai_step_event *run; /* its RUN event, in the job's log */
@@ -162,6 +165,10 @@ record(struct kaid *k, uint64_t job, const struct step *s, bool end,
 		}
 	}
 	i.exit_status = worst;
+	i.max_rss_kb = s->max_rss_kb;
+	i.ave_rss_kb = s->ntasks > s->left ?
+	    s->sum_rss_kb / (s->ntasks - s->left) : 0;
+	i.cpu_usec = s->cpu_usec;
 	i.state = s->left > 0 ? KAI_JOB_CANCELLED :
 	    worst == 0 ? KAI_JOB_COMPLETED : KAI_JOB_FAILED;
 	i.end = now;
@@ -619,15 +626,17 @@ rpc_step_done(struct kaid *k, const struct rpc_req *req)
 {
 	struct step_job *sj;
 	struct step *s;
-	uint32_t step, task, status;
+	struct kai_step_done d;
+	uint32_t step, task;
 	struct kai_err err;
 
 	if (req->job_id == 0)
 		return refuse(k, req, KAI_EPERM,
 		    "step tasks report from inside their job", NULL);
-	if (kai_msg_step_done_decode(req->body, req->len, &step, &task,
-	    &status, &err) != 0)
+	if (kai_msg_step_done_decode(req->body, req->len, &d, &err) != 0)
 		return refuse(k, req, KAI_EPROTO, err.msg, NULL);
+	step = d.step;
+	task = d.task;
 	sj = job_find(k, req->job_id, false);
 	if (sj == NULL || step >= sj->nsteps ||
 	    task >= sj->steps[step]->ntasks)
@@ -635,9 +644,13 @@ rpc_step_done(struct kaid *k, const struct rpc_req *req)
 	s = sj->steps[step];
 	if (!s->done[task]) {
 		s->done[task] = true;
-		s->status[task] = status;
+		s->status[task] = d.status;
 		s->left--;
-		if (status != 0 && s->kill_on_bad_exit && !s->killed &&
+		if (d.max_rss_kb > s->max_rss_kb)
+			s->max_rss_kb = d.max_rss_kb;
+		s->sum_rss_kb += d.max_rss_kb;
+		s->cpu_usec += d.cpu_usec;
+		if (d.status != 0 && s->kill_on_bad_exit && !s->killed &&
 		    s->left > 0) {
 			struct kai_step_event *ev = event_add(sj,
 			    KAI_STEP_EV_SIGNAL, step);

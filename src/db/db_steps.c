@@ -49,7 +49,8 @@ kai_db_step_start(struct kai_db *db, const struct kai_step_info *s,
 	    "nodelist, start_time) VALUES ($1::bigint, $2::int, $3, "
 	    "'RUNNING', $4::int, $5, $6::bigint) "
 	    "ON CONFLICT (job_id, step) DO UPDATE SET name = EXCLUDED.name, "
-	    "state = 'RUNNING', exit_status = 0, ntasks = EXCLUDED.ntasks, "
+	    "state = 'RUNNING', exit_status = 0, max_rss_kb = 0, "
+	    "ave_rss_kb = 0, cpu_usec = 0, ntasks = EXCLUDED.ntasks, "
 	    "nodelist = EXCLUDED.nodelist, start_time = EXCLUDED.start_time, "
 	    "end_time = 0",
 	    &p, "could not record a job step", err);
@@ -72,10 +73,14 @@ kai_db_step_end(struct kai_db *db, const struct kai_step_info *s,
 	(void)kai_db_param_str(&p, kai_jobstate_name(s->state));
 	(void)kai_db_param_i64(&p, s->exit_status);
 	(void)kai_db_param_i64(&p, s->end);
+	(void)kai_db_param_u64(&p, s->max_rss_kb);
+	(void)kai_db_param_u64(&p, s->ave_rss_kb);
+	(void)kai_db_param_u64(&p, s->cpu_usec);
 	r = kai_db_cmd(db,
 	    "UPDATE job_steps SET state = $3, exit_status = $4::int, "
-	    "end_time = $5::bigint WHERE job_id = $1::bigint AND "
-	    "step = $2::int",
+	    "end_time = $5::bigint, max_rss_kb = $6::bigint, "
+	    "ave_rss_kb = $7::bigint, cpu_usec = $8::bigint "
+	    "WHERE job_id = $1::bigint AND step = $2::int",
 	    &p, "could not record the end of a job step", err);
 	kai_db_params_fini(&p);
 	return r;
@@ -109,7 +114,8 @@ kai_db_steps_load(struct kai_db *db, const uint64_t *ids, size_t n,
 	(void)kai_db_param_i64(&p, uid);
 	res = kai_db_exec(db,
 	    "SELECT s.job_id, s.step, s.name, s.state, s.exit_status, "
-	    "s.ntasks, s.nodelist, s.start_time, s.end_time FROM job_steps s "
+	    "s.ntasks, s.nodelist, s.start_time, s.end_time, s.max_rss_kb, "
+	    "s.ave_rss_kb, s.cpu_usec FROM job_steps s "
 	    "JOIN jobs j ON j.id = s.job_id WHERE s.job_id = ANY($1::bigint[]) "
 	    "AND ($2::bigint < 0 OR j.uid = $2::bigint) "
 	    "ORDER BY s.job_id, s.step LIMIT " TEXT(KAI_STEP_LIST_MAX),
@@ -133,6 +139,9 @@ kai_db_steps_load(struct kai_db *db, const uint64_t *ids, size_t n,
 		s->nodelist = kai_db_get_dup(&row, 6);
 		s->start = kai_db_get_i64(&row, 7);
 		s->end = kai_db_get_i64(&row, 8);
+		s->max_rss_kb = kai_db_get_u64(&row, 9);
+		s->ave_rss_kb = kai_db_get_u64(&row, 10);
+		s->cpu_usec = kai_db_get_u64(&row, 11);
 		if (row.bad) {
 			PQclear(res);
 			kai_step_info_free(*v, rows);

@@ -289,14 +289,15 @@ kai_msg_step_agent_decode(const void *p, size_t len, uint32_t *pod,
 }
 
 int
-kai_msg_step_done_encode(struct kai_buf *b, uint32_t step, uint32_t task,
-    uint32_t status)
+kai_msg_step_done_encode(struct kai_buf *b, const struct kai_step_done *v)
 {
 	size_t start = b->len;
 
-	if (kai_codec_put_u32(b, step) != 0 ||
-	    kai_codec_put_u32(b, task) != 0 ||
-	    kai_codec_put_u32(b, status) != 0) {
+	if (kai_codec_put_u32(b, v->step) != 0 ||
+	    kai_codec_put_u32(b, v->task) != 0 ||
+	    kai_codec_put_u32(b, v->status) != 0 ||
+	    kai_codec_put_u64(b, v->max_rss_kb) != 0 ||
+	    kai_codec_put_u64(b, v->cpu_usec) != 0) {
 		kai_codec_rollback(b, start);
 		return KAI_EINVAL;
 	}
@@ -304,16 +305,19 @@ kai_msg_step_done_encode(struct kai_buf *b, uint32_t step, uint32_t task,
 }
 
 int
-kai_msg_step_done_decode(const void *p, size_t len, uint32_t *step,
-    uint32_t *task, uint32_t *status, struct kai_err *err)
+kai_msg_step_done_decode(const void *p, size_t len, struct kai_step_done *v,
+    struct kai_err *err)
 {
 	struct kai_codec_rd r;
 	int rc;
 
+	memset(v, 0, sizeof(*v));
 	kai_codec_rd_init(&r, p, len, err);
-	if ((rc = kai_codec_get_u32(&r, "step", step)) != 0 ||
-	    (rc = kai_codec_get_u32(&r, "task", task)) != 0 ||
-	    (rc = kai_codec_get_u32(&r, "status", status)) != 0)
+	if ((rc = kai_codec_get_u32(&r, "step", &v->step)) != 0 ||
+	    (rc = kai_codec_get_u32(&r, "task", &v->task)) != 0 ||
+	    (rc = kai_codec_get_u32(&r, "status", &v->status)) != 0 ||
+	    (rc = kai_codec_get_u64(&r, "max_rss_kb", &v->max_rss_kb)) != 0 ||
+	    (rc = kai_codec_get_u64(&r, "cpu_usec", &v->cpu_usec)) != 0)
 		return rc;
 	return kai_codec_rd_end(&r);
 }
@@ -350,6 +354,9 @@ static const struct kai_codec_field info_fields[] = {
 	{"nodelist", KAI_CODEC_STR, I(nodelist), 0, 65536, 0},
 	{"start", KAI_CODEC_I64, I(start), 0, 0, 0},
 	{"end", KAI_CODEC_I64, I(end), 0, 0, 0},
+	{"max_rss_kb", KAI_CODEC_U64, I(max_rss_kb), 0, 0, 0},
+	{"ave_rss_kb", KAI_CODEC_U64, I(ave_rss_kb), 0, 0, 0},
+	{"cpu_usec", KAI_CODEC_U64, I(cpu_usec), 0, 0, 0},
 };
 /* clang-format on */
 

@@ -15,8 +15,9 @@
  *				as soon as there is something (or after
  *				about KAI_STEP_POLL_S, with nothing).
  *	KAI_MSG_STEP_AGENT_REPLY u32 count, then count struct kai_step_event.
- *	KAI_MSG_STEP_DONE	u32 step, u32 task, u32 wait status: one task
- *				of a step ended.  Reply: empty.
+ *	KAI_MSG_STEP_DONE	u32 step, u32 task, u32 wait status, u64
+ *				max_rss_kb, u64 cpu_usec: one task of a
+ *				step ended, and what it used.  Reply: empty.
  *	KAI_MSG_STEP_END	i32 status: the batch script ended (task 0's
  *				wrapper); the agents are told to go.
  *				Reply: empty.
@@ -125,6 +126,9 @@ struct kai_step_info {
 	char *nodelist;
 	int64_t start;		/* unix s */
 	int64_t end;		/* unix s; 0 = running */
+	uint64_t max_rss_kb;	/* MaxRSS: the largest task's peak */
+	uint64_t ave_rss_kb;	/* AveRSS: the tasks' peaks' mean */
+	uint64_t cpu_usec;	/* TotalCPU: user + system, all tasks */
 };
 #define KAI_STEP_LIST_MAX 20000 /* steps in one answer */
 #define KAI_STEP_IDS_MAX  100000 /* jobs in one request */
@@ -181,10 +185,18 @@ int kai_msg_step_agent_encode(struct kai_buf *b, uint32_t pod,
     uint64_t seq) KAI_MUST_CHECK;
 int kai_msg_step_agent_decode(const void *p, size_t len, uint32_t *pod,
     uint64_t *seq, struct kai_err *err) KAI_MUST_CHECK;
-int kai_msg_step_done_encode(struct kai_buf *b, uint32_t step,
-    uint32_t task, uint32_t status) KAI_MUST_CHECK;
-int kai_msg_step_done_decode(const void *p, size_t len, uint32_t *step,
-    uint32_t *task, uint32_t *status, struct kai_err *err) KAI_MUST_CHECK;
+/* One task's end: its wait status and usage (wait4(2)'s rusage). */
+struct kai_step_done {
+	uint32_t step;
+	uint32_t task;
+	uint32_t status;
+	uint64_t max_rss_kb;
+	uint64_t cpu_usec;
+};
+int kai_msg_step_done_encode(struct kai_buf *b,
+    const struct kai_step_done *v) KAI_MUST_CHECK;
+int kai_msg_step_done_decode(const void *p, size_t len,
+    struct kai_step_done *v, struct kai_err *err) KAI_MUST_CHECK;
 int kai_msg_step_end_encode(struct kai_buf *b, int32_t status) KAI_MUST_CHECK;
 int kai_msg_step_end_decode(const void *p, size_t len, int32_t *status,
     struct kai_err *err) KAI_MUST_CHECK;

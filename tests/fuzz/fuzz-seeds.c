@@ -255,9 +255,9 @@ seeds_step_list(struct kai_buf *b)
 	static uint64_t ids[] = {41, 42};
 	struct kai_step_info v[2] = {
 		{42, KAI_STEP_BATCH, "batch", KAI_JOB_COMPLETED, 0, 1,
-		    "gpu-a1", 1767225600, 1767225700},
+		    "gpu-a1", 1767225600, 1767225700, 0, 0, 0},
 		{42, 0, "python3", KAI_JOB_FAILED, 768, 2, "gpu-a1,gpu-a2",
-		    1767225610, 1767225690},
+		    1767225610, 1767225690, 524288, 262144, 150000000},
 	};
 	size_t n = 2;
 
@@ -283,6 +283,7 @@ seeds_steps(struct kai_buf *b)
 	struct kai_step_result res = {0, true, status, 2};
 	struct kai_step_event ev[2];
 	const struct kai_step_event *pv[2] = {&ev[0], &ev[1]};
+	struct kai_step_done done = {0, 1, 768, 524288, 2500000};
 	size_t n = 2;
 
 	memset(ev, 0, sizeof(ev));
@@ -309,7 +310,7 @@ seeds_steps(struct kai_buf *b)
 	emit("step-agent", KAI_MSG_STEP_AGENT, b);
 	ok(kai_msg_step_events_encode(b, pv, &n), "step events");
 	emit("step-agent-reply", KAI_MSG_STEP_AGENT_REPLY, b);
-	ok(kai_msg_step_done_encode(b, 0, 1, 768), "step done");
+	ok(kai_msg_step_done_encode(b, &done), "step done");
 	emit("step-done", KAI_MSG_STEP_DONE, b);
 	ok(kai_msg_step_end_encode(b, 0), "step end");
 	emit("step-end", KAI_MSG_STEP_END, b);

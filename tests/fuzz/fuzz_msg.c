@@ -475,12 +475,12 @@ m_step_agent(const uint8_t *p, size_t n, struct kai_buf *out)
 static int
 m_step_done(const uint8_t *p, size_t n, struct kai_buf *out)
 {
+	struct kai_step_done d;
 	struct kai_err err;
-	uint32_t step, task, status;
 
-	if (kai_msg_step_done_decode(p, n, &step, &task, &status, &err) != 0)
+	if (kai_msg_step_done_decode(p, n, &d, &err) != 0)
 		return -1;
-	return kai_msg_step_done_encode(out, step, task, status);
+	return kai_msg_step_done_encode(out, &d);
 }
 
 static int
