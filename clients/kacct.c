@@ -294,15 +294,24 @@ print_table(const struct opts *o, const struct columns *c,
 		out_table_header(&t, true);
 	for (i = 0; i < n; i++) {
 		struct kai_jobinfo *rows;
+		struct kacct_usage ju, *u;
 		char **sfx;
 
+		if (steps != NULL) {
+			kacct_job_usage(v[i], steps, &ju);
+			kacct_fields_usage(&ju);
+		}
 		print_row(&t, c, v[i], NULL, now);
+		kacct_fields_usage(NULL);
 		if (steps == NULL)
 			continue;
-		nr = kacct_step_rows(v[i], steps, &rows, &sfx);
-		for (r = 0; r < nr; r++)
+		nr = kacct_step_rows(v[i], steps, &rows, &sfx, &u);
+		for (r = 0; r < nr; r++) {
+			kacct_fields_usage(&u[r]);
 			print_row(&t, c, &rows[r], sfx[r], now);
-		kacct_rows_free(rows, sfx, nr);
+		}
+		kacct_fields_usage(NULL);
+		kacct_rows_free(rows, sfx, u, nr);
 	}
 }
 

@@ -84,13 +84,14 @@ static char no_queue[] = "";
 
 size_t
 kacct_step_rows(const struct kai_jobinfo *j, const struct kacct_steps *s,
-    struct kai_jobinfo **rows, char ***suffixes)
+    struct kai_jobinfo **rows, char ***suffixes, struct kacct_usage **usage)
 {
 	size_t n = 0, cap = 0, i;
 	struct kai_jobinfo *r;
 
 	*rows = NULL;
 	*suffixes = NULL;
+	*usage = NULL;
 	for (i = 0; i < s->n; i++)
 		if (s->v[i].job == j->id)
 			cap++;
@@ -98,6 +99,7 @@ kacct_step_rows(const struct kai_jobinfo *j, const struct kacct_steps *s,
 		return 0;
 	*rows = kai_xcalloc(cap, sizeof(**rows));
 	*suffixes = kai_xcalloc(cap, sizeof(**suffixes));
+	*usage = kai_xcalloc(cap, sizeof(**usage));
 	for (i = 0; i < s->n; i++) {
 		const struct kai_step_info *st = &s->v[i];
 		int ws = (int)st->exit_status;
@@ -116,6 +118,13 @@ kacct_step_rows(const struct kai_jobinfo *j, const struct kacct_steps *s,
 		r->nodelist = kai_xstrdup(st->nodelist);
 		r->exit_code = WIFEXITED(ws) ? WEXITSTATUS(ws) : 0;
 		r->exit_signal = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
+		/* The batch script's own processes are not measured. */
+		if (st->step != KAI_STEP_BATCH && st->end > 0) {
+			(*usage)[n].rss = (*usage)[n].cpu = true;
+			(*usage)[n].max_rss_kb = st->max_rss_kb;
+			(*usage)[n].ave_rss_kb = st->ave_rss_kb;
+			(*usage)[n].cpu_usec = st->cpu_usec;
+		}
 		(*suffixes)[n++] = st->step == KAI_STEP_BATCH ?
 		    kai_xstrdup(".batch") : kai_xasprintf(".%" PRIu32, st->step);
 	}
@@ -123,7 +132,30 @@ kacct_step_rows(const struct kai_jobinfo *j, const struct kacct_steps *s,
 }
 
 void
-kacct_rows_free(struct kai_jobinfo *rows, char **suffixes, size_t n)
+kacct_job_usage(const struct kai_jobinfo *j, const struct kacct_steps *s,
+    struct kacct_usage *u)
+{
+	size_t i;
+
+	memset(u, 0, sizeof(*u));
+	for (i = 0; i < s->n; i++) {
+		const struct kai_step_info *st = &s->v[i];
+
+		if (st->job != j->id || st->step == KAI_STEP_BATCH ||
+		    st->end == 0)
+			continue;
+		u->rss = u->cpu = true;
+		u->cpu_usec += st->cpu_usec;
+		if (st->max_rss_kb > u->max_rss_kb)
+			u->max_rss_kb = st->max_rss_kb;
+		if (st->ave_rss_kb > u->ave_rss_kb)
+			u->ave_rss_kb = st->ave_rss_kb;
+	}
+}
+
+void
+kacct_rows_free(struct kai_jobinfo *rows, char **suffixes,
+    struct kacct_usage *usage, size_t n)
 {
 	size_t i;
 
@@ -133,4 +165,5 @@ kacct_rows_free(struct kai_jobinfo *rows, char **suffixes, size_t n)
 	}
 	free(rows);
 	free(suffixes);
+	free(usage);
 }

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 
+#include "kacct_fields.h"
 #include "model/job.h"
 #include "proto/proto_step.h"
 
@@ -28,7 +29,15 @@ void kacct_steps_fini(struct kacct_steps *s);
  */
 size_t kacct_step_rows(const struct kai_jobinfo *j,
     const struct kacct_steps *s, struct kai_jobinfo **rows,
-    char ***suffixes);
-void kacct_rows_free(struct kai_jobinfo *rows, char **suffixes, size_t n);
+    char ***suffixes, struct kacct_usage **usage);
+void kacct_rows_free(struct kai_jobinfo *rows, char **suffixes,
+    struct kacct_usage *usage, size_t n);
+/*
+ * The job's own row: TotalCPU is its steps' sum, as sacct's; MaxRSS
+ * and AveRSS its largest step's (sacct leaves them empty there; seff
+ * reads them so).  Nothing known when it has no step.
+ */
+void kacct_job_usage(const struct kai_jobinfo *j,
+    const struct kacct_steps *s, struct kacct_usage *u);
 
 #endif /* KAI_CLIENTS_KACCT_STEPS_H */
