@@ -96,10 +96,10 @@ is "kacct -X shows the job alone" \
     "$(as_user "$A" kacct -X -j "$id" -P -n -o JobID,State)" "$id|COMPLETED"
 nodes=$(as_user "$A" kacct -j "$id" -P -n -o JobID,NodeList)
 is "a step of one task ran on one node" \
-    "$(printf '%s\n' "$nodes" | awk -F'|' -v j="$id.1" '$1 == j { print gsub(/,/, ",") }')" 0
+    "$(printf '%s\n' "$nodes" | awk -F'|' -v j="$id.1" '($1 "") == j { print gsub(/,/, ",") }')" 0
 is "... a step of two on the job's nodes" \
-    "$(printf '%s\n' "$nodes" | awk -F'|' -v j="$id.0" '$1 == j { print $2 }')" \
-    "$(printf '%s\n' "$nodes" | awk -F'|' -v j="$id" '$1 == j { print $2 }')"
+    "$(printf '%s\n' "$nodes" | awk -F'|' -v j="$id.0" '($1 "") == j { print $2 }')" \
+    "$(printf '%s\n' "$nodes" | awk -F'|' -v j="$id" '($1 "") == j { print $2 }')"
 start=$(as_user "$A" kacct -j "$id" -P -n -o JobID,Start,End,Elapsed)
 like "a step has its own start, end and elapsed time" \
     "$(printf '%s\n' "$start" | grep "^$id\.0|")" \
@@ -148,5 +148,46 @@ diag "$(cat "$sout")"
 out=$(as_user "$A" kcancel -b "$sid" 2>&1)
 is "kcancel -b without --signal is refused" "$?:$out" \
     '2:kcancel: error: option "--batch" needs "--signal"'
+
+# Usage per step: a task that holds 200 MiB and burns a second of CPU.
+cat >"$W/mem.sh" <<'EOS'
+#!/bin/sh
+#SBATCH -n 1
+#SBATCH -t 5
+#SBATCH --mem=1G
+srun python3 -c '
+import time
+x = b"a" * (200 << 20)
+t = time.process_time()
+while time.process_time() - t < 1:
+    pass
+'
+EOS
+chown "$A:" "$W/mem.sh"
+mid=$(cd "$W" && as_user "$A" ksubmit --parsable -o "$W/mem-%j.out" mem.sh)
+ok "the memory job completes" wait_state "$mid" COMPLETED 300
+use=$(as_user "$A" kacct -j "$mid" -P -n -o JobID,MaxRSS,AveRSS,TotalCPU)
+diag "$use"
+rss=$(printf '%s\n' "$use" | awk -F'|' -v j="$mid.0" '($1 "") == j { sub(/K$/, "", $2); print $2 }')
+ok "kacct MaxRSS of the step is 200 MiB within 20% ($rss K)" \
+    test "${rss:-0}" -ge $((204800 * 8 / 10)) -a "${rss:-0}" -le $((204800 * 12 / 10))
+is "... AveRSS of its one task the same" \
+    "$(printf '%s\n' "$use" | awk -F'|' -v j="$mid.0" '($1 "") == j { print $3 }')" "${rss}K"
+like "... TotalCPU at least the second it burnt" \
+    "$(printf '%s\n' "$use" | awk -F'|' -v j="$mid.0" '($1 "") == j { print $4 }')" \
+    '^00:0[1-9]\.[0-9]{3}$'
+eff=$(as_user "$A" kseff "$mid")
+diag "$eff"
+like "kseff: the job's CPU used" "$eff" "CPU Utilized: 00:00:0[1-9]"
+like "kseff: its memory" "$eff" \
+    "Memory Utilized: (1[6-9][0-9]|2[0-4][0-9])\.[0-9]{2} MB"
+like "... against the 1 GiB it asked" "$eff" \
+    "Memory Efficiency: [12][0-9]\.[0-9]{2}% of 1\.00 GB \(1\.00 GB/node\)"
+like "kseff: the seff header" "$eff" "^Job ID: $mid
+Cluster: kaibatch
+User/Group: $A/"
+out=$(as_user "$STACK_BOB" kseff "$mid" 2>&1)
+is "kseff of another user's job: not found, exit 1" "$?:$out" \
+    "1:kseff: error: job $mid not found"
 
 done_testing
