@@ -121,8 +121,7 @@ chown "$A:" "$W/sig.sh"
 sid=$(cd "$W" && as_user "$A" ksubmit --parsable -o "$W/sig-%j.out" sig.sh)
 sout=$W/sig-$sid.out
 waitfor() {	# PATTERN: until the job's output has it (30 s)
-	local i
-	for i in $(seq 1 300); do
+	for _ in $(seq 1 300); do
 		grep -q "$1" "$sout" 2>/dev/null && return 0
 		sleep 0.1
 	done
