@@ -198,6 +198,21 @@ nothing(int sig)
 	(void)sig;
 }
 
+/* The runner's self-pipe: SIGCHLD wakes its poll() at a task's end. */
+static int chld_fd[2] = {-1, -1};
+
+static void
+on_chld(int sig)
+{
+	int e = errno;
+
+	(void)sig;
+	if (write(chld_fd[1], "", 1) < 0) {
+		/* full: a wake-up is pending anyway */
+	}
+	errno = e;
+}
+
 static int
 open_out(const char *path, const char *fallback)
 {
@@ -350,7 +365,7 @@ static void
 run_step(const struct kai_step_event *ev, uint32_t pod, int sigfd)
 {
 	struct task *tk = kai_xcalloc(ev->ntasks, sizeof(*tk));
-	struct pollfd *pfd = kai_xcalloc(2 * ev->ntasks + 1, sizeof(*pfd));
+	struct pollfd *pfd = kai_xcalloc(2 * ev->ntasks + 2, sizeof(*pfd));
 	size_t n = 0, i, live;
 	uint32_t nnodes = 0, t;
 	int ofd, efd, sig;
@@ -362,6 +377,11 @@ run_step(const struct kai_step_event *ev, uint32_t pod, int sigfd)
 	(void)sigaction(SIGHUP, &sa, NULL);
 	(void)sigaction(SIGUSR1, &sa, NULL);
 	(void)sigaction(SIGUSR2, &sa, NULL);
+	if (pipe2(chld_fd, O_CLOEXEC | O_NONBLOCK) == 0) {
+		sa.sa_handler = on_chld;
+		sa.sa_flags = SA_NOCLDSTOP;
+		(void)sigaction(SIGCHLD, &sa, NULL);
+	}
 	for (t = 0; t < ev->ntasks; t++)
 		if (ev->node[t] + 1 > nnodes)
 			nnodes = ev->node[t] + 1;
@@ -414,12 +434,21 @@ run_step(const struct kai_step_event *ev, uint32_t pod, int sigfd)
 		}
 		if (live == 0 && np == 0)
 			break;
+		pfd[np].fd = chld_fd[0];
+		pfd[np++].events = POLLIN;
 		pfd[np].fd = sigfd;
 		pfd[np++].events = POLLIN;
-		/* SIGCHLD does not wake poll() here: a short timeout while
-		 * a task lives without pipes. */
-		if (poll(pfd, np, 100) < 0 && errno != EINTR)
+		/* A task's end writes to chld_fd (on_chld()); the timeout is
+		 * for a pipe that could not be made. */
+		if (poll(pfd, np, chld_fd[0] >= 0 ? 1000 : 50) < 0 &&
+		    errno != EINTR)
 			break;
+		if (pfd[np - 2].revents & POLLIN) {
+			char drain[64];
+
+			while (read(chld_fd[0], drain, sizeof(drain)) > 0)
+				;
+		}
 		if (pfd[np - 1].revents & POLLIN) {
 			if (read(sigfd, &sig, sizeof(sig)) == (ssize_t)sizeof(sig))
 				for (i = 0; i < n; i++)
