@@ -148,6 +148,25 @@ out=$(as_user "$A" kcancel -b "$sid" 2>&1)
 is "kcancel -b without --signal is refused" "$?:$out" \
     '2:kcancel: error: option "--batch" needs "--signal"'
 
+# kcancel of a running job: SIGTERM reaches the steps' tasks in every
+# pod (their trap runs, within KillWait) and Slurm's line is written.
+cat >"$W/term.sh" <<'EOS'
+#!/bin/sh
+#SBATCH -n 2
+#SBATCH -t 5
+srun -l sh -c 'trap "echo task \$SLURM_PROCID got TERM; exit 0" TERM; echo ready; while :; do sleep 0.1; done'
+EOS
+chown "$A:" "$W/term.sh"
+tid=$(cd "$W" && as_user "$A" ksubmit --parsable -o "$W/term-%j.out" term.sh)
+sout=$W/term-$tid.out
+ok "the TERM job's step runs on both pods" \
+    eval 'waitfor "^0: ready" && waitfor "^1: ready"'
+as_user "$A" kcancel "$tid"
+ok "the job ends CANCELLED" wait_state "$tid" CANCELLED 300
+ok "... with Slurm's line" waitfor "CANCELLED AT"
+is "... and both tasks' TERM trap ran" \
+    "$(grep -c '^[01]: task [01] got TERM' "$sout")" 2
+
 # Usage per step: a task that holds 200 MiB and burns a second of CPU.
 cat >"$W/mem.sh" <<'EOS'
 #!/bin/sh
