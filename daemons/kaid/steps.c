@@ -37,6 +37,7 @@
 
 #define POLL_MS	 ((int64_t)KAI_STEP_POLL_S * 1000)
 #define SWEEP_MS 1000
+#define STEPS_MAX 65536 /* steps of one job run: each keeps a few bytes */
 
 struct step {
 	uint32_t id;
@@ -203,6 +204,8 @@ record_batch(struct kaid *k, struct step_job *sj, bool end, uint32_t state,
 	record_info(k, &i, end);
 }
 
+static void arm(struct kaid *k);
+
 static struct step_job *
 job_find(struct kaid *k, uint64_t id, bool create)
 {
@@ -218,6 +221,7 @@ job_find(struct kaid *k, uint64_t id, bool create)
 	sj->id = id;
 	sj->next = st->jobs;
 	st->jobs = sj;
+	arm(k);
 	return sj;
 }
 
@@ -287,7 +291,9 @@ arm(struct kaid *k)
 {
 	struct steps *st = steps_of(k);
 
-	if (st->timer == 0 && st->waits != NULL)
+	/* While something waits, or a job's steps wait to be forgotten
+	 * (and their unfinished steps recorded) once it ends. */
+	if (st->timer == 0 && (st->waits != NULL || st->jobs != NULL))
 		st->timer = kai_loop_timer_add(k->loop, SWEEP_MS, sweep, k);
 }
 
@@ -516,6 +522,9 @@ step_start(struct kaid *k, const struct rpc_req *req, struct step_job *sj,
 	if (sj->ended)
 		return refuse(k, req, KAI_EINVAL, "the batch script has ended",
 		    NULL);
+	if (sj->nsteps >= STEPS_MAX)
+		return refuse(k, req, KAI_EINVAL, "too many steps in one job",
+		    "a job runs at most 65536 steps");
 	if (r->argc == 0)
 		return refuse(k, req, KAI_EINVAL, "no command to execute",
 		    NULL);
