@@ -61,6 +61,7 @@ struct step_job {
 	uint32_t next_step;	/* SLURM_STEP_ID of the next srun */
 	bool ended;		/* the batch script ended */
 	bool batch;		/* its N.batch row was written */
+	uint32_t run;		/* the job's requeue_count for this run */
 	struct kai_step_event **events; /* the log; seq = index + 1 */
 	size_t nevents;
 	struct step **steps;	/* steps[i]->id == i */
@@ -205,20 +206,42 @@ record_batch(struct kaid *k, struct step_job *sj, bool end, uint32_t state,
 }
 
 static void arm(struct kaid *k);
+static void job_retire(struct kaid *k, struct step_job *sj);
 
+/* The run of job id now: its requeues (0 if kaid does not know it). */
+static uint32_t
+job_run(const struct kaid *k, uint64_t id)
+{
+	const struct kai_job *j = state_job(k, id);
+
+	return j != NULL ? j->requeue_count : 0;
+}
+
+/*
+ * The steps of job id's current run.  A requeued job's new run starts
+ * afresh (its steps from 0, an event log its new pods read from the
+ * start), even when the sweep has not yet forgotten the old one.
+ */
 static struct step_job *
 job_find(struct kaid *k, uint64_t id, bool create)
 {
 	struct steps *st = steps_of(k);
-	struct step_job *sj;
+	struct step_job **pj, *sj;
 
-	for (sj = st->jobs; sj != NULL; sj = sj->next)
-		if (sj->id == id)
+	for (pj = &st->jobs; (sj = *pj) != NULL; pj = &sj->next) {
+		if (sj->id != id)
+			continue;
+		if (sj->run == job_run(k, id))
 			return sj;
+		*pj = sj->next;
+		job_retire(k, sj);
+		break;
+	}
 	if (!create)
 		return NULL;
 	sj = kai_xcalloc(1, sizeof(*sj));
 	sj->id = id;
+	sj->run = job_run(k, id);
 	sj->next = st->jobs;
 	st->jobs = sj;
 	arm(k);
@@ -358,6 +381,24 @@ wake(struct kaid *k, uint64_t job)
 	}
 }
 
+/*
+ * Forgets a run of a job (unlinked), recording what it left unfinished:
+ * steps whose tasks never all reported and a batch script that never
+ * said it ended were ended under them.
+ */
+static void
+job_retire(struct kaid *k, struct step_job *sj)
+{
+	size_t i;
+
+	for (i = 0; i < sj->nsteps; i++)
+		if (sj->steps[i]->left > 0)
+			record(k, sj->id, sj->steps[i], true, kaid_now());
+	if (sj->batch && !sj->ended)
+		record_batch(k, sj, true, KAI_JOB_CANCELLED, 0);
+	job_free(sj);
+}
+
 /* Forgets the jobs that ended (their waits were answered by wake()). */
 static void
 reap_jobs(struct kaid *k)
@@ -366,20 +407,9 @@ reap_jobs(struct kaid *k)
 	struct step_job **pj = &st->jobs, *sj;
 
 	while ((sj = *pj) != NULL) {
-		if (!job_active(k, sj->id)) {
-			size_t i;
-
-			/* Steps whose tasks never all reported: the job
-			 * ended under them. */
-			for (i = 0; i < sj->nsteps; i++)
-				if (sj->steps[i]->left > 0)
-					record(k, sj->id, sj->steps[i], true,
-					    kaid_now());
-			if (sj->batch && !sj->ended)
-				record_batch(k, sj, true, KAI_JOB_CANCELLED,
-				    0);
+		if (!job_active(k, sj->id) || sj->run != job_run(k, sj->id)) {
 			*pj = sj->next;
-			job_free(sj);
+			job_retire(k, sj);
 		} else {
 			pj = &sj->next;
 		}

@@ -168,6 +168,28 @@ ok "... with Slurm's line" waitfor "CANCELLED AT"
 ok "... and both tasks' TERM trap ran" \
     eval 'waitfor "^0: task 0 got TERM" && waitfor "^1: task 1 got TERM"'
 
+# A job that requeues itself: its second run numbers its steps from 0
+# again, and kacct keeps the last run's.
+cat >"$W/rq.sh" <<'EOS'
+#!/bin/sh
+#SBATCH -t 5
+#SBATCH --open-mode=append
+srun sh -c 'echo "run $SLURM_RESTART_COUNT step $SLURM_STEP_ID"'
+if [ "$SLURM_RESTART_COUNT" = 0 ]; then
+	kctl requeue "$SLURM_JOB_ID"
+	sleep 60
+fi
+EOS
+chown "$A:" "$W/rq.sh"
+rid=$(cd "$W" && as_user "$A" ksubmit --parsable -o "$W/rq-%j.out" rq.sh)
+ok "the requeued job completes" wait_state "$rid" COMPLETED 600
+is "each run's srun was step 0" "$(grep '^run' "$W/rq-$rid.out")" \
+"run 0 step 0
+run 1 step 0"
+is "kacct: the last run's steps" \
+    "$(as_user "$A" kacct -j "$rid" -P -n -o JobID,State | tr '\n' ' ')" \
+    "$rid|COMPLETED $rid.batch|COMPLETED $rid.0|COMPLETED "
+
 # Usage per step: a task that holds 200 MiB and burns a second of CPU.
 cat >"$W/mem.sh" <<'EOS'
 #!/bin/sh
