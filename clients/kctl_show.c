@@ -23,6 +23,7 @@
 
 #include "base/xmalloc.h"
 #include "model/jobfields.h"
+#include "model/nodelists.h"
 #include "client.h"
 #include "filters.h"
 #include "jobquery.h"
@@ -95,6 +96,18 @@ show_fields(const struct kai_jobinfo *j)
 	}
 }
 
+/* -w and -x as scontrol shows them: "(null)" when not given. */
+static void
+show_nodereq(const struct kai_jobinfo *j)
+{
+	char w[KAI_JOB_NODE_REQ_MAX + 1], x[KAI_JOB_NODE_REQ_MAX + 1];
+
+	(void)kai_node_req_text(j->node_req, KAI_NODE_REQ_ONLY, w, sizeof(w));
+	(void)kai_node_req_text(j->node_req, KAI_NODE_REQ_NEVER, x, sizeof(x));
+	(void)printf("   ReqNodeList=%s ExcNodeList=%s\n",
+	    *w != '\0' ? w : "(null)", *x != '\0' ? x : "(null)");
+}
+
 static void
 show_job(const struct kai_jobinfo *j, int64_t now)
 {
@@ -123,6 +136,7 @@ show_job(const struct kai_jobinfo *j, int64_t now)
 	(void)printf("   StartTime=%s EndTime=%s\n",
 	    out_timestamp(j->start_time, t2), out_timestamp(end, t3));
 	(void)printf("   Partition=%s\n", j->queue);
+	show_nodereq(j);
 	(void)printf("   NodeList=%s\n",
 	    j->nodelist != NULL && *j->nodelist ? j->nodelist : "(null)");
 	(void)printf("   NumNodes=%" PRIu32 " NumCPUs=%" PRIu64
@@ -228,6 +242,9 @@ show_node(const struct nodequery *q, const struct kai_nodeinfo *n)
 			    q->parts[i].name);
 	if (k == 0)
 		(void)printf("(null)");
+	(void)printf("\n   AvailableFeatures=%s ActiveFeatures=%s",
+	    n->features != NULL && *n->features ? n->features : "(null)",
+	    n->features != NULL && *n->features ? n->features : "(null)");
 	(void)printf("\n   CfgTRES=cpu=%" PRId64 ",mem=%" PRIu64 "M%s%s\n",
 	    n->cpu_milli / 1000, n->mem_mb, n->gpus > 0 ? ",gres/gpu=" : "",
 	    n->gpus > 0 ? t : "");

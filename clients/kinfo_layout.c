@@ -180,7 +180,15 @@ CONST_FIELD(f_NO, "NO")
 CONST_FIELD(f_all, "all")
 CONST_FIELD(f_zero, "0")
 CONST_FIELD(f_one, "1")
-CONST_FIELD(f_nofeatures, "(null)")
+
+/* The node's features, as sinfo prints them: "(null)" when none. */
+static void
+f_features(const struct group *g, char *b, size_t n)
+{
+	const char *f = g->first->n->features;
+
+	(void)snprintf(b, n, "%s", f != NULL && *f ? f : "(null)");
+}
 
 static void
 f_sct(const struct group *g, char *b, size_t n)
@@ -212,7 +220,7 @@ static const struct field fields[] = {
     {'z', "SocketCoreThread", "S:C:T", f_sct, false},
     {'d', "Disk", "TMP_DISK", f_zero, false},
     {'w', "Weight", "WEIGHT", f_one, false},
-    {'f', "Features", "AVAIL_FEATURES", f_nofeatures, false},
+    {'f', "Features", "AVAIL_FEATURES", f_features, false},
     {'u', "User", "USER", f_unknown, false},
     {'H', "TimeStamp", "TIMESTAMP", f_unknown, false},
 };

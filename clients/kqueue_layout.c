@@ -17,6 +17,7 @@
 
 #include "base/xmalloc.h"
 #include "model/jobstate.h"
+#include "model/nodelists.h"
 #include "jobfields.h"
 #include "jobquery.h"
 #include "kqueue_layout.h"
@@ -40,6 +41,33 @@
 STR_FIELD(f_code, kai_jobstate_code(j->state))
 STR_FIELD(f_nodes, j->nodelist)
 STR_FIELD(f_reason, j->reason != NULL && *j->reason ? j->reason : "None")
+/* -C as written; squeue's "(null)" when none */
+STR_FIELD(f_features,
+    j->features != NULL && *j->features ? j->features : "(null)")
+
+/* -w (%n, ReqNodes) and -x (%x, ExcNodes) as written; "" when none */
+static void
+f_nodereq(const struct kai_jobinfo *j, enum kai_node_req_part part, char *b,
+    size_t n)
+{
+	char t[KAI_JOB_NODE_REQ_MAX + 1];
+
+	out_copy(b, n, kai_node_req_text(j->node_req, part, t, sizeof(t)));
+}
+
+static void
+f_reqnodes(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	f_nodereq(j, KAI_NODE_REQ_ONLY, b, n);
+}
+
+static void
+f_excnodes(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	f_nodereq(j, KAI_NODE_REQ_NEVER, b, n);
+}
 
 static void
 f_used(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
@@ -170,7 +198,6 @@ f_prio_float(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 	}
 
 CONST_FIELD(f_null, "(null)")
-CONST_FIELD(f_empty, "")
 CONST_FIELD(f_zero, "0")
 CONST_FIELD(f_sct, "*:*:*")
 
@@ -197,8 +224,9 @@ static const struct field {
     {'q', "QOS", "QOS", jf_qos},
     {'E', "Dependency", "DEPENDENCY", jf_dependency},
     {'k', "Comment", "COMMENT", f_null},
-    {'n', "ReqNodes", "REQ_NODES", f_empty},
-    {'x', "ExcNodes", "EXC_NODES", f_empty},
+    {'n', "ReqNodes", "REQ_NODES", f_reqnodes},
+    {'x', "ExcNodes", "EXC_NODES", f_excnodes},
+    {'f', "Feature", "FEATURES", f_features},
     {'O', "Contiguous", "CONTIGUOUS", f_zero},
     {'v', "Reservation", "RESERVATION", f_null},
     {'y', "Nice", "NICE", f_zero},

@@ -205,6 +205,65 @@ print_warning(const char *option, const char *msg, void *ctx)
 }
 
 /*
+ * A -w or -x value with a '/' names a file of node names, one or more a
+ * line, as sbatch reads it: the names become one comma list, which the
+ * host list check then reads like a value given inline.
+ */
+static int
+read_node_file(char **val, const char *opt, struct kai_err *err)
+{
+	char buf[65536], *out, *w;
+	size_t len = 0, i;
+	ssize_t got;
+	int fd;
+
+	if (*val == NULL || strchr(*val, '/') == NULL)
+		return 0;
+	if ((fd = open(*val, O_RDONLY | O_CLOEXEC)) < 0)
+		return kai_err_set(err, KAI_EINVAL, "option \"%s\": cannot "
+		    "read node file \"%s\": %s", opt, *val, strerror(errno));
+	while (len < sizeof(buf) &&
+	    (got = read(fd, buf + len, sizeof(buf) - len)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			int e = errno;
+
+			(void)close(fd);
+			return kai_err_set(err, KAI_EINVAL, "option \"%s\": "
+			    "cannot read node file \"%s\": %s", opt, *val,
+			    strerror(e));
+		}
+		len += (size_t)got;
+	}
+	(void)close(fd);
+	if (len == sizeof(buf))
+		return kai_err_set(err, KAI_EINVAL, "option \"%s\": node file "
+		    "\"%s\" is larger than 64 KiB", opt, *val);
+	out = w = kai_xmalloc(len + 1);
+	for (i = 0; i < len; i++) {
+		bool sep = buf[i] == ',' || buf[i] == ' ' || buf[i] == '\t' ||
+		    buf[i] == '\n' || buf[i] == '\r';
+
+		if (!sep)
+			*w++ = buf[i];
+		else if (w > out && w[-1] != ',')
+			*w++ = ',';
+	}
+	if (w > out && w[-1] == ',')
+		w--;
+	*w = '\0';
+	if (*out == '\0') {
+		free(out);
+		return kai_err_set(err, KAI_EINVAL, "option \"%s\": node file "
+		    "\"%s\" names no node", opt, *val);
+	}
+	free(*val);
+	*val = out;
+	return 0;
+}
+
+/*
  * The options in the order sbatch applies them, so that the last value
  * wins: the script's directives, the SBATCH_* variables, the command line.
  */
@@ -231,6 +290,10 @@ apply_options(struct submit_opts *o, const struct script *s, int first,
 		    prog, cwd, SUBMIT_PASS_CLI, NULL, err);
 	if (r == 0)
 		r = submit_opts_finish(o, err);
+	if (r == 0)
+		r = read_node_file(&o->nodelist, "--nodelist", err);
+	if (r == 0)
+		r = read_node_file(&o->exclude, "--exclude", err);
 	return r;
 }
 

@@ -179,6 +179,7 @@ KSIM_CORE_SOURCES = \
 	clients/scenario_caps.c \
 	clients/scenario_expect.c \
 	clients/scenario_jobs.c \
+	clients/scenario_nodereq.c \
 	clients/scenario_pools.c \
 	clients/scenario_types.c \
 	clients/ytree.c \

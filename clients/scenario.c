@@ -349,7 +349,7 @@ load_node(struct sload *ld, const struct ynode *m, size_t i, size_t *used)
 {
 	static const char *const keys[] = {"name", "gpus", "gpu_memory_mib",
 	    "cpu_millis", "memory_mib", "memory_mb", "labels", "unschedulable",
-	    "taints", NULL};
+	    "taints", "features", NULL};
 	struct kai_sched_snap_node *n = &ld->sc->nodes[i];
 	const struct ynode *l;
 	int64_t gpus = 0, mb = -1;
@@ -383,6 +383,8 @@ load_node(struct sload *ld, const struct ynode *m, size_t i, size_t *used)
 	n->gpus = (uint32_t)gpus;
 	if ((l = ytree_get(m, "taints")) != NULL &&
 	    (rc = scenario_load_taints(ld, l, n)) != 0)
+		return rc;
+	if ((rc = scenario_node_features(ld, m, n)) != 0)
 		return rc;
 	if ((l = ytree_get(m, "labels")) != NULL)
 		return load_labels(ld, l, n, used);
@@ -630,6 +632,7 @@ scenario_fini(struct scenario *sc)
 	scenario_expect_fini(&sc->expect);
 	scenario_pools_fini(sc);
 	scenario_caps_fini(sc);
+	free(sc->nodereqs);
 	kai_map_fini(&sc->node_ix);
 	kai_map_fini(&sc->queue_ix);
 	kai_map_fini(&sc->job_ix);

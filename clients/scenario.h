@@ -114,6 +114,10 @@ struct scenario {
 	void **owned;			/* taint, selector, toleration arrays */
 	size_t nowned;
 	const char *gpu_type_label;	/* nodes' GPU type (scenario_types.c) */
+	const char *features[64];	/* scenario_nodereq.c: bit i's name */
+	size_t nfeatures;
+	struct kai_sched_nodereq *nodereqs; /* the jobs' -C, -w, -x */
+	size_t nnodereqs;
 };
 
 int scenario_load(const char *path, struct scenario *sc,
@@ -185,5 +189,11 @@ int scenario_job_type(struct sload *ld, const struct ynode *m,
     struct kai_sched_snap_job *j) KAI_MUST_CHECK;
 int scenario_expect_types(struct sload *ld, const struct ynode *map)
     KAI_MUST_CHECK;
+/* scenario_nodereq.c: a node's features:, a job's constraint:,
+ * nodelist: and exclude:. */
+int scenario_node_features(struct sload *ld, const struct ynode *m,
+    struct kai_sched_snap_node *n) KAI_MUST_CHECK;
+int scenario_job_nodereq(struct sload *ld, const struct ynode *m,
+    struct kai_sched_snap_job *j) KAI_MUST_CHECK;
 
 #endif /* KAI_CLIENTS_SCENARIO_H */

@@ -257,7 +257,8 @@ load_job(struct sload *ld, const struct ynode *m, size_t i, size_t *t)
 	    "preemptible", "min_tasks", "state", "created", "topology",
 	    "stale_for_s", "staleness_grace_s", "tasks", "user",
 	    "running_for_s", "held", "time_limit_s", "pool", "gpu_cap",
-	    "gpu_type", "tasks_per_node", NULL};
+	    "gpu_type", "tasks_per_node", "constraint", "nodelist", "exclude",
+	    NULL};
 	static const char *const states[] = {"pending", "running", NULL};
 	struct scenario *sc = ld->sc;
 	struct kai_sched_snap_job *j = &sc->jobs[i];
@@ -273,7 +274,8 @@ load_job(struct sload *ld, const struct ynode *m, size_t i, size_t *t)
 	    (rc = job_queue(ld, m, j)) != 0 ||
 	    (rc = scenario_job_pool(ld, m, j)) != 0 ||
 	    (rc = scenario_job_cap(ld, m, j)) != 0 ||
-	    (rc = scenario_job_type(ld, m, j)) != 0)
+	    (rc = scenario_job_type(ld, m, j)) != 0 ||
+	    (rc = scenario_job_nodereq(ld, m, j)) != 0)
 		return rc;
 	if ((ts = ytree_get(m, "tasks")) == NULL || ts->kind != YT_SEQ ||
 	    ts->n == 0)

@@ -340,6 +340,8 @@ sched_json(const struct kai_jobspec *js)
 	put(s, "topology", str_or_null(js->topology));
 	put(s, "topology_preferred", str_or_null(js->topology_preferred));
 	put(s, "gpu_type", str_or_null(js->gpu_type));
+	put(s, "features", str_or_null(js->features));
+	put(s, "node_req", str_or_null(js->node_req));
 	return s;
 }
 

@@ -19,6 +19,8 @@
 #include "base/strconv.h"
 #include "base/xmalloc.h"
 #include "directives.h"
+#include "model/constraint.h"
+#include "model/nodelists.h"
 #include "slurmtime.h"
 #include "submit_env.h"
 
@@ -46,7 +48,8 @@ submit_opts_fini(struct submit_opts *o)
 	    &o->error, &o->chdir, &o->export, &o->wrap, &o->array_spec,
 	    &o->dep_spec, &o->begin, &o->input, &o->qos, &o->image,
 	    &o->gpu_fraction, &o->topo_name, &o->topo_required,
-	    &o->topo_preferred, &o->priority_class};
+	    &o->topo_preferred, &o->priority_class, &o->constraint,
+	    &o->nodelist, &o->exclude};
 	size_t i;
 
 	for (i = 0; i < KAI_NELEM(strs); i++)
@@ -219,12 +222,15 @@ static const struct {
 	size_t off; /* of a char * in struct submit_opts */
 } string_opts[] = {
     {'A', offsetof(struct submit_opts, account)},
+    {'C', offsetof(struct submit_opts, constraint)},
     {'e', offsetof(struct submit_opts, error)},
     {'i', offsetof(struct submit_opts, input)},
     {'J', offsetof(struct submit_opts, name)},
     {'o', offsetof(struct submit_opts, output)},
     {'p', offsetof(struct submit_opts, partition)},
     {'q', offsetof(struct submit_opts, qos)},
+    {'w', offsetof(struct submit_opts, nodelist)},
+    {'x', offsetof(struct submit_opts, exclude)},
     {K_QUEUE, offsetof(struct submit_opts, partition)},
     {K_EXPORT, offsetof(struct submit_opts, export)},
     {K_IMAGE, offsetof(struct submit_opts, image)},
@@ -412,6 +418,30 @@ export_ok(const char *arg, struct kai_err *err)
 	return true;
 }
 
+/*
+ * -C in Slurm's grammar and -w/-x host lists, read by kaid's own parsers
+ * where the value is met, so that a fault names its line.  A -w/-x with
+ * a '/' is a file, read later (ksubmit.c).
+ */
+static int
+check_nodes_opt(int key, const char *arg, struct kai_err *err)
+{
+	struct kai_constraint c;
+	char *req;
+	int r;
+
+	if (key == 'C') {
+		r = kai_constraint_parse(arg, &c, err);
+		kai_constraint_fini(&c);
+		return r;
+	}
+	if (strchr(arg, '/') != NULL)
+		return 0;
+	r = kai_node_req_make(arg, NULL, &req, err);
+	free(req);
+	return r;
+}
+
 int
 submit_opts_set(struct submit_opts *o, int key, const char *arg,
     const char *cwd, int pass, struct kai_err *err)
@@ -428,6 +458,9 @@ submit_opts_set(struct submit_opts *o, int key, const char *arg,
 	if (c->flags & SOPT_IGNORE)
 		o->seen[c - submit_table] = 1;
 	if (key == K_EXPORT && !export_ok(arg, err))
+		return KAI_EINVAL;
+	if ((key == 'C' || key == 'w' || key == 'x') &&
+	    check_nodes_opt(key, arg, err) != 0)
 		return KAI_EINVAL;
 	if (set_string_opt(o, key, arg) || set_flag(o, key))
 		return 0;
@@ -570,6 +603,7 @@ static const struct {
 } env_opts[] = {
     {"SBATCH_ACCOUNT", 'A'},
     {"SBATCH_ARRAY_INX", 'a'},
+    {"SBATCH_CONSTRAINT", 'C'},
     {"SBATCH_CPUS_PER_GPU", K_CPUS_PER_GPU},
     {"SBATCH_EXPORT", K_EXPORT},
     {"SBATCH_GPUS", 'G'},

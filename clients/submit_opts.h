@@ -149,6 +149,9 @@ struct submit_opts {
 	char *input;     /* -i */
 	/* sbatch's, dropped with a warning but reported */
 	char *qos; /* -q */
+	char *constraint; /* -C as written */
+	char *nodelist;	  /* -w as written, or a file's names (ksubmit.c) */
+	char *exclude;	  /* -x, likewise */
 	/* kaibatch's */
 	char *image;             /* --image (honoured) */
 	char *gpu_fraction;      /* as written; NULL = not given */

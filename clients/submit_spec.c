@@ -21,6 +21,7 @@
 #include <strings.h>
 
 #include "base/xmalloc.h"
+#include "model/nodelists.h"
 #include "submit_opts.h"
 
 static int64_t
@@ -328,6 +329,12 @@ sched_to_spec(const struct submit_opts *o, struct kai_jobspec *js,
 	if (gpu_type(o, &type, err) != 0)
 		return KAI_EINVAL;
 	dup_opt(&js->gpu_type, type);
+	if (o->constraint != NULL &&
+	    o->constraint[strspn(o->constraint, " \t")] != '\0')
+		dup_opt(&js->features, o->constraint);
+	if (kai_node_req_make(o->nodelist, o->exclude, &js->node_req, err) !=
+	    0)
+		return KAI_EINVAL;
 	return kai_jobspec_check_sched(js, err);
 }
 

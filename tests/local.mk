@@ -27,6 +27,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t1290-qos.t \
 	tests/integration/t1500-events.t \
 	tests/integration/t9000-native-pods.t \
+	tests/integration/t9005-native-burst.t \
 	tests/integration/t9010-native-evict.t \
 	tests/integration/t9050-native-share.t \
 	tests/integration/t9060-native-reclaim-node.t \
@@ -80,7 +81,8 @@ INTEGRATION_TESTS = \
 	tests/integration/t6500-jobcred.t \
 	tests/integration/t6510-node-jobcred.t \
 	tests/integration/t6600-steps.t \
-	tests/integration/t6610-node-steps.t
+	tests/integration/t6610-node-steps.t \
+	tests/integration/t6900-constraint.t
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/lib/hostlist-cases.txt \

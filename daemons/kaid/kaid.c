@@ -91,6 +91,7 @@ before_sleep(struct kai_loop *loop, void *ctx)
 {
 	(void)loop;
 	submit_commit(ctx);
+	native_burst_commit(ctx);
 }
 
 /*
@@ -188,6 +189,7 @@ open_kube(struct kaid *k, struct kai_err *err)
 	kai_kube_set_user_label(k->kube, k->conf->native_user_label);
 	kai_kube_watch_nodes(k->kube, state_on_node, k);
 	kai_kube_watch_pods(k->kube, state_on_pod, k);
+	native_watch_podgroups(k);
 	kaiqueues_start(k);
 	return 0;
 }
@@ -199,6 +201,8 @@ kaid_init(struct kaid *k)
 	metrics_init(&k->metrics, kaid_now());
 	kai_map_init(&k->nodes, node_free);
 	kai_map_init(&k->pods, pod_rec_free);
+	kai_map_init(&k->pgstatus, free);
+	kai_map_init(&k->qstatus, free);
 	dispatch_init(k);
 	podfail_init(k);
 	deps_init(k);
@@ -216,6 +220,7 @@ kaid_fini(struct kaid *k)
 	kai_kube_free(k->kube);
 	kaiqueues_free(k);
 	native_owner_fini(k);	/* after the reads it waited for went */
+	native_burst_free(k);	/* its pods are jobs at the next start */
 	reads_close(k);
 	kai_db_close(k->db);
 	state_free(k);
@@ -227,6 +232,8 @@ kaid_fini(struct kaid *k)
 	queues_free(k);
 	kai_map_fini(&k->nodes);
 	kai_map_fini(&k->pods);
+	kai_map_fini(&k->pgstatus);
+	kai_map_fini(&k->qstatus);
 	dispatch_free(k);
 	podfail_free(k);
 	metrics_fini(&k->metrics);

@@ -72,6 +72,7 @@ struct pod_rec {
 	uint64_t mem_mb;
 	uint32_t gpus;
 	char *queue;		/* "" when the pod has no queue label */
+	char *subgroup;		/* KAI subgroup label, "" if none */
 	uint64_t gpu_mask;	/* devices, from kaid's label; 0 = unknown */
 	uint32_t gpu_share;	/* micro-GPUs of a fraction; 0 = whole */
 	char *share_cm;		/* a native pod's GPU-share ConfigMap
@@ -127,6 +128,13 @@ struct kaid {
 	struct webhook *webhook;  /* webhook.c: admission webhook, or NULL */
 	struct native *native;	  /* native_owner.c: owners read, pods
 				     waiting for them; NULL until used */
+	struct native_burst *nburst; /* native_burst.c: one-pod jobs of
+				     this burst, not yet recorded */
+	struct kai_map pgstatus;  /* native_pgstatus.c: "ns/name" of a
+				     PodGroup -> what its status says */
+	struct kai_map qstatus;	  /* kaiqueue_status.c: a Queue's name ->
+				     what its status says */
+	unsigned status_inflight; /* status writes of both under way */
 };
 
 /* kaid.c */
@@ -165,6 +173,14 @@ void leader_free(struct kaid *k);
 void kaiqueues_start(struct kaid *k);
 /* Whether the Queue objects are in charge (kctl's writes are refused). */
 bool kaiqueues_in_charge(const struct kaid *k);
+/* Whether a KAI Queue object of that name exists (the list is whole). */
+bool kaiqueues_has(const struct kaid *k, const char *name);
+/*
+ * kaiqueue_status.c: writes each KAI Queue's status (requested,
+ * allocated, allocatedNonPreemptible, its children's included) where it
+ * changed, as KAI's queue-controller does (each tick).
+ */
+void kaiqueues_status(struct kaid *k, int64_t now);
 void kaiqueues_free(struct kaid *k);
 
 /* server.c */
@@ -435,6 +451,23 @@ void native_ended(struct kaid *k, const struct kai_job *j, bool cancelled);
 void native_sweep(struct kaid *k, int64_t now);
 /* native_owner.c: frees the owner cache (kaid's end). */
 void native_owner_fini(struct kaid *k);
+/*
+ * native_pgstatus.c: writes the status of the PodGroups of active gangs
+ * (requests, allocations, why they wait) where it changed (each tick).
+ */
+void native_pg_status(struct kaid *k, int64_t now);
+/*
+ * Status writes (PodGroups', Queues') in flight at most: the others of a
+ * tick wait for the next one, behind the binds and deletes that matter.
+ */
+#define STATUS_INFLIGHT_MAX 32
+/* The callback of a status write; ctx is the kaid. */
+void native_status_done(int code, const struct kai_err *err, void *ctx);
+/* native_owner.c: starts the list and watch of KAI PodGroups. */
+void native_watch_podgroups(struct kaid *k);
+/* native_burst.c: records the burst's jobs (before the loop sleeps). */
+void native_burst_commit(struct kaid *k);
+void native_burst_free(struct kaid *k);
 
 /* snapshot.c: the scheduler's view of one tick (kai_sched_snapshot). */
 struct snap {
@@ -471,6 +504,8 @@ struct snap {
 	struct kai_sched_toleration *pool_tols;
 	/* policy.c: the per-user GPU caps of QoS (kai_sched's gpu_limits) */
 	int64_t *gpu_limits;
+	/* nodefeat.c: the jobs' -C, -w, -x as the core's requirements */
+	struct nodefeat_snap *nf;
 };
 /*
  * Builds the snapshot of this tick from kaid's caches: nodes, queues,
@@ -628,6 +663,24 @@ int pools_check_paths(const struct kaid *k, const struct kai_jobspec *js,
  */
 int pools_check_fits(const struct kaid *k, const struct kai_jobspec *js,
     const char *queue, uint64_t mem_mb, struct kai_err *err) KAI_MUST_CHECK;
+/* nodefeat.c: node features and a job's -C, -w, -x. */
+/* Whether node nd has feature name, by its labels and kaid.yaml. */
+bool nodefeat_has(const struct kai_conf *c, const struct kai_node *nd,
+    const char *name);
+/* Node nd's features, comma-separated, into buf; returns the length. */
+size_t nodefeat_text(const struct kai_conf *c, const struct kai_node *nd,
+    char *buf, size_t size);
+/*
+ * At submission: a -w or -x name no node has is refused ("Invalid node
+ * name specified"), and so is a job no node of partition queue could
+ * ever take by its constraint and lists ("Requested node configuration
+ * is not available"); 0 before the node list is in.
+ */
+int nodefeat_check_submit(const struct kaid *k, const struct kai_jobspec *js,
+    const char *queue, struct kai_err *err) KAI_MUST_CHECK;
+/* The snapshot's requirements and node feature bits (snap_build). */
+void nodefeat_snap(const struct kaid *k, struct snap *sn);
+void nodefeat_snap_fini(struct snap *sn);
 /* The snapshot's pools: one per kaid.yaml partition (snap_build). */
 void pools_snap(const struct kaid *k, struct snap *sn);
 /* Room for every node's taints, then each node's into the node s. */

@@ -429,6 +429,13 @@ kaiqueues_in_charge(const struct kaid *k)
 	return k->kaiqueues != NULL;
 }
 
+bool
+kaiqueues_has(const struct kaid *k, const char *name)
+{
+	return k->kaiqueues != NULL && k->kaiqueues->synced &&
+	    kai_map_get(&k->kaiqueues->objs, name) != NULL;
+}
+
 void
 kaiqueues_free(struct kaid *k)
 {

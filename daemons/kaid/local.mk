@@ -8,14 +8,17 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/dispatch.c \
 	daemons/kaid/native.c \
 	daemons/kaid/native.h \
+	daemons/kaid/native_burst.c \
 	daemons/kaid/native_gang.c \
 	daemons/kaid/native_owner.c \
+	daemons/kaid/native_pgstatus.c \
 	daemons/kaid/events.c \
 	daemons/kaid/evict.c \
 	daemons/kaid/helpers.c \
 	daemons/kaid/httpd.c \
 	daemons/kaid/jobauth.c \
 	daemons/kaid/kaiqueues.c \
+	daemons/kaid/kaiqueue_status.c \
 	daemons/kaid/kaid.c \
 	daemons/kaid/kaid.h \
 	daemons/kaid/leader.c \
@@ -31,6 +34,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/policy.c \
 	daemons/kaid/policy.h \
 	daemons/kaid/podspec.c \
+	daemons/kaid/nodefeat.c \
 	daemons/kaid/pools.c \
 	daemons/kaid/queues.c \
 	daemons/kaid/queues.h \

@@ -20,9 +20,11 @@
  * when its group's job is full or placed is a one-task job of its own,
  * as KAI schedules pods beyond minMember one by one.
  *
- * The job is inserted at once, in its own transaction; a unique index on
- * the active jobs' workload (sql/012-workload.sql) keeps one job per pod
- * or group whatever a restart does.  After a restart a placed gang's
+ * A gang's job is inserted at once; a one-pod job at the end of the
+ * watch burst that showed its pod, with the burst's others in one
+ * transaction (native_burst.c).  A unique index on the active jobs'
+ * workload (sql/012-workload.sql) keeps one job per pod or group
+ * whatever a restart does.  After a restart a placed gang's
  * pods are found by its allocations, a pending gang's members join it
  * again as the watch lists them.
  */
@@ -163,8 +165,90 @@ problem(const struct kaid *k, const struct native_group *g,
 
 /*
  * The job of the pod keyed key, or of its group (g->key) with g->min
- * tasks, recorded now; NULL (the reason logged and posted on the pod)
- * when it cannot be one.
+ * tasks, built but not recorded: queue, class and share already judged.
+ */
+static struct native_new *
+build(struct kaid *k, const char *key, const struct kai_pod *pod,
+    const struct native_group *g, const char *queue, const char *cls,
+    const struct kai_gpushare *sh, int64_t now)
+{
+	const char *wl = g->key != NULL ? g->key : key;
+	/* kaid.yaml native.user_label's value, else the namespace. */
+	const char *user = pod->user_label != NULL &&
+	    pod->user_label[0] != '\0' ? pod->user_label : pod->namespace;
+	struct native_new *nn = kai_xcalloc(1, sizeof(*nn));
+	struct kai_jobspec *js = &nn->js;
+	struct kai_job *j;
+	struct kai_err err;
+	uint32_t prio = 0;
+
+	nn->key = kai_xstrdup(key);
+	js->name = kai_xstrdup(g->name);
+	js->queue = kai_xstrdup(queue);
+	js->workload = kai_xstrdup(wl);
+	js->ntasks = g->min;
+	/* The first member's size; larger members grow it (grow()). */
+	js->cpus_per_task = pod->cpu_milli > 0 ?
+	    (uint32_t)((pod->cpu_milli + 999) / 1000) : 1;
+	js->gpus_per_task = pod->gpus;
+	js->gpu_fraction = sh->fraction;
+	js->gpu_memory_mb = sh->memory_mib;
+	js->script = kai_xstrdup("");
+	js->workdir = kai_xstrdup("/");
+	js->priority_class = kai_xstrdup(cls);
+	js->topology = g->topo_req[0] != '\0' ? kai_xstrdup(g->topo_req) :
+	    NULL;
+	js->topology_preferred = g->topo_pref[0] != '\0' ?
+	    kai_xstrdup(g->topo_pref) : NULL;
+	js->requeue = KAI_TRI_NO;	/* its controller makes a new pod */
+	if (kai_prio_class(cls, &prio, &err) != 0)
+		prio = 0;	/* problem() said no already: never */
+	nn->j = j = kai_xcalloc(1, sizeof(*j));
+	j->user = kai_xstrdup(user);
+	j->name = kai_xstrdup(js->name);
+	j->queue = kai_xstrdup(queue);
+	j->account = kai_job_empty;
+	j->qos = kai_job_empty;
+	j->workdir = kai_xstrdup("/");
+	j->state = KAI_JOB_PENDING;
+	j->priority = prio;
+	j->submit_time = now;
+	j->ntasks = js->ntasks;
+	j->cpus_per_task = js->cpus_per_task;
+	j->mem_mb = pod->mem_mb > 0 ? pod->mem_mb :
+	    (uint64_t)k->conf->default_mem_mb;
+	j->gpus_per_task = js->gpus_per_task;
+	j->gpu_fraction = js->gpu_fraction;
+	j->gpu_memory_mb = js->gpu_memory_mb;
+	j->time_limit_s = KAI_TIME_UNLIMITED;
+	j->reason = kai_xstrdup("None");
+	j->why = kai_xstrdup("");
+	j->preemptible = g->preempt[0] != '\0' ?
+	    strcmp(g->preempt, "preemptible") == 0 :
+	    prio < KAI_PRIO_PREEMPT_BELOW;
+	j->requeue = false;	/* its controller makes a new pod */
+	j->topology = kai_job_optstr(js->topology);
+	j->topology_preferred = kai_job_optstr(js->topology_preferred);
+	j->workload = kai_xstrdup(wl);
+	/* The row's strings are the job's: both live as long as nn. */
+	nn->nj.spec = js;
+	nn->nj.user = j->user;
+	nn->nj.queue = j->queue;
+	nn->nj.time_limit_s = KAI_TIME_UNLIMITED;
+	nn->nj.mem_mb = j->mem_mb;
+	nn->nj.priority = prio;
+	nn->nj.preemptible = j->preemptible;
+	nn->nj.submit_time = now;
+	return nn;
+}
+
+/*
+ * The job of the pod keyed key, or of its group (g->key) with g->min
+ * tasks.  A gang's is recorded now and returned: the next members join
+ * it, maybe in this same burst.  A pod that is a group of its own waits
+ * for the end of the watch burst, recorded with the others of the burst
+ * in one transaction (native_burst.c): NULL then, as when it cannot be
+ * a job (the reason logged and posted on the pod).
  */
 static struct kai_job *
 admit(struct kaid *k, const char *key, const struct kai_pod *pod,
@@ -175,17 +259,8 @@ admit(struct kaid *k, const char *key, const struct kai_pod *pod,
 	/* KAI's per-kind default classes: a Deployment's pods inference. */
 	const char *cls = g->prio_class[0] != '\0' ? g->prio_class :
 	    strcmp(g->top_kind, "Deployment") == 0 ? "inference" : "train";
-	const char *wl = g->key != NULL ? g->key : key;
-	/* kaid.yaml native.user_label's value, else the namespace. */
-	const char *user = pod->user_label != NULL &&
-	    pod->user_label[0] != '\0' ? pod->user_label : pod->namespace;
-	struct kai_db_newjob nj;
-	struct kai_jobspec js;
-	struct kai_job *j;
-	struct kai_err err;
 	struct kai_gpushare sh;
-	uint64_t id;
-	uint32_t prio = 0;
+	struct native_new *nn;
 	char *why;
 
 	if ((why = problem(k, g, queue, cls)) != NULL ||
@@ -197,77 +272,12 @@ admit(struct kaid *k, const char *key, const struct kai_pod *pod,
 		free(why);
 		return NULL;
 	}
-	memset(&js, 0, sizeof(js));
-	memset(&nj, 0, sizeof(nj));
-	js.name = kai_xstrdup(g->name);
-	js.queue = kai_xstrdup(queue);
-	js.workload = kai_xstrdup(wl);
-	js.ntasks = g->min;
-	/* The first member's size; larger members grow it (grow()). */
-	js.cpus_per_task = pod->cpu_milli > 0 ?
-	    (uint32_t)((pod->cpu_milli + 999) / 1000) : 1;
-	js.gpus_per_task = pod->gpus;
-	js.gpu_fraction = sh.fraction;
-	js.gpu_memory_mb = sh.memory_mib;
-	js.script = kai_xstrdup("");
-	js.workdir = kai_xstrdup("/");
-	js.priority_class = kai_xstrdup(cls);
-	js.topology = g->topo_req[0] != '\0' ? kai_xstrdup(g->topo_req) : NULL;
-	js.topology_preferred = g->topo_pref[0] != '\0' ?
-	    kai_xstrdup(g->topo_pref) : NULL;
-	js.requeue = KAI_TRI_NO;	/* its controller makes a new pod */
-	if (kai_prio_class(cls, &prio, &err) != 0)
-		prio = 0;	/* problem() said no already: never */
-	nj.spec = &js;
-	nj.user = user;
-	nj.queue = queue;
-	nj.time_limit_s = KAI_TIME_UNLIMITED;
-	nj.mem_mb = pod->mem_mb > 0 ? pod->mem_mb :
-	    (uint64_t)k->conf->default_mem_mb;
-	nj.priority = prio;
-	nj.preemptible = g->preempt[0] != '\0' ?
-	    strcmp(g->preempt, "preemptible") == 0 :
-	    prio < KAI_PRIO_PREEMPT_BELOW;
-	nj.submit_time = now;
-	if (kai_db_jobs_insert(k->db, &nj, 1, &id, &err) != 0) {
-		kai_log_err("pod \"%s\": could not record its job: %s", key,
-		    err.msg);
-		kai_jobspec_fini(&js);
+	nn = build(k, key, pod, g, queue, cls, &sh, now);
+	if (g->key == NULL) {
+		native_burst_add(k, nn);
 		return NULL;
 	}
-	j = kai_xcalloc(1, sizeof(*j));
-	j->id = id;
-	j->user = kai_xstrdup(user);
-	j->name = kai_xstrdup(js.name);
-	j->queue = kai_xstrdup(queue);
-	j->account = kai_job_empty;
-	j->qos = kai_job_empty;
-	j->workdir = kai_xstrdup("/");
-	j->state = KAI_JOB_PENDING;
-	j->priority = prio;
-	j->submit_time = nj.submit_time;
-	j->ntasks = js.ntasks;
-	j->cpus_per_task = js.cpus_per_task;
-	j->mem_mb = nj.mem_mb;
-	j->gpus_per_task = js.gpus_per_task;
-	j->gpu_fraction = js.gpu_fraction;
-	j->gpu_memory_mb = js.gpu_memory_mb;
-	j->time_limit_s = KAI_TIME_UNLIMITED;
-	j->reason = kai_xstrdup("None");
-	j->why = kai_xstrdup("");
-	j->preemptible = nj.preemptible;
-	j->requeue = false;	/* its controller makes a new pod */
-	j->topology = kai_job_optstr(js.topology);
-	j->topology_preferred = kai_job_optstr(js.topology_preferred);
-	j->workload = kai_xstrdup(wl);
-	kai_jobspec_fini(&js);
-	kai_log_info("%s \"%s\" is job %" PRIu64 " (user %s, queue %s, "
-	    "name %s, %" PRIu32 " task%s)", g->key != NULL ? "group" : "pod",
-	    wl, id, j->user, j->queue, j->name, j->ntasks,
-	    j->ntasks == 1 ? "" : "s");
-	state_job_add(k, j);
-	tick_soon(k);
-	return j;
+	return native_new_record(k, nn);
 }
 
 /* Members of gang job j now: unbound pods that joined it. */
@@ -277,6 +287,22 @@ nmembers(const struct kaid *k, const struct kai_job *j)
 	size_t n;
 
 	free(native_members(k, j, &n));
+	return n;
+}
+
+/* Members of gang job j now in KAI subgroup sg. */
+static size_t
+nmembers_in(const struct kaid *k, const struct kai_job *j, const char *sg)
+{
+	const char **keys = native_members(k, j, &(size_t){0});
+	const struct pod_rec *r;
+	size_t i, n = 0;
+
+	for (i = 0; keys[i] != NULL; i++)
+		if ((r = kai_map_get(&k->pods, keys[i])) != NULL &&
+		    strcmp(r->subgroup, sg) == 0)
+			n++;
+	free(keys);
 	return n;
 }
 
@@ -334,8 +360,10 @@ join(struct kaid *k, const char *key, const struct kai_pod *pod,
 	if (j == NULL)
 		j = admit(k, key, pod, g, now);
 	else if (j->state != KAI_JOB_PENDING ||
-	    (n = nmembers(k, j)) >= j->ntasks) {
-		KAI_FREE(g->key);	/* beyond minMember: alone */
+	    (n = nmembers(k, j)) >= j->ntasks || (g->subgroup != NULL &&
+	    nmembers_in(k, j, g->subgroup) >= g->sg_min)) {
+		/* Beyond minMember, or its subgroup's: alone. */
+		KAI_FREE(g->key);
 		g->min = 1;
 		return admit(k, key, pod, g, now);
 	} else if (!grow(k, j, pod)) {
@@ -362,6 +390,10 @@ native_pod(struct kaid *k, const char *key, const struct kai_pod *pod,
 	if (j != NULL || pod->managed || pod->scheduler == NULL ||
 	    !ours_by_scheduler(k, pod->scheduler))
 		return j;
+	/* Its job is built and waits for the burst's end (native_burst.c),
+	 * which looks at the pod again before recording it. */
+	if (native_burst_has(k, key))
+		return NULL;
 	/* A member that joined its group's pending job stays in it. */
 	if ((old = kai_map_get(&k->pods, key)) != NULL && old->managed &&
 	    (j = state_job(k, old->job_id)) != NULL && native_gang(j) &&

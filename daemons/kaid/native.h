@@ -16,7 +16,9 @@
 #include <stdint.h>
 
 #include "daemons/kaid/kaid.h"
+#include "db/db.h"
 #include "kube/kube.h"
+#include "model/job.h"
 
 /* A pending gang member whose task is not chosen yet (tick.c chooses). */
 #define NATIVE_NO_TASK UINT32_MAX
@@ -37,6 +39,9 @@ struct native_owner {
 				   required-placement; PG: topologyConstraint */
 	char *topo_pref;	/* ...-preferred-placement */
 	int64_t min_member;	/* the gang rule's size; 0 = a group per pod */
+	char **sg_name;		/* PodGroup: its leaf subgroups' names */
+	int64_t *sg_min;	/* and each one's minMember */
+	size_t nsg;
 	bool readable;		/* false: the API refused it (403, 404) */
 	int64_t read_at;	/* kaid_now() when read */
 };
@@ -48,6 +53,10 @@ struct native_group {
 	char *name;		/* the job's name: the top owner's */
 	char *top_kind;		/* the top owner's kind, "" for a bare pod */
 	uint32_t min;		/* tasks: minMember (>= 2 for a gang) */
+	char *subgroup;		/* the pod's leaf subgroup of its PodGroup,
+				   NULL if none is named or known */
+	uint32_t sg_min;	/* that subgroup's minMember: the members
+				   of it the gang takes */
 	char *queue, *prio_class, *preempt, *topo_req, *topo_pref;
 				/* "" = not said by the owners */
 };
@@ -83,7 +92,7 @@ void native_retry_parked(struct kaid *k, int64_t now);
 
 /*
  * native_gang.c: KAI's pod grouper.  The gang size of the object o of
- * kind: a PodGroup's minMember, a Job's 1 (or kai.scheduler/batch-min-
+ * kind: a PodGroup's minMember (else its leaf subgroups'), a Job's 1 (or kai.scheduler/batch-min-
  * member), a StatefulSet's replicas (with podManagementPolicy Parallel,
  * else 1) or a ReplicaSet's, a JobSet's replicas
  * times parallelism, a PyTorchJob's minAvailable (else the replicas'
@@ -92,6 +101,15 @@ void native_retry_parked(struct kaid *k, int64_t now);
  * and every other kind.
  */
 int64_t native_gang_min(const char *kind, const struct kai_kube_obj *o);
+/*
+ * The leaf subgroups of PodGroup o (spec.subGroups that are no other's
+ * parent, at most NATIVE_SG_MAX): their names and minMember into *names
+ * and *mins (the caller's, free() each name and both arrays); returns
+ * their count.
+ */
+#define NATIVE_SG_MAX 64
+size_t native_pg_subgroups(const struct kai_kube_obj *o, char ***names,
+    int64_t **mins);
 /*
  * The group of a pod whose chain is chain[0..n) (chain[0] its first
  * owner, chain[n-1] the top one; n may be 0) and whose PodGroup is pg
@@ -108,6 +126,35 @@ void native_group_make(const struct kai_pod *pod,
  */
 const char **native_members(const struct kaid *k, const struct kai_job *j,
     size_t *n);
+
+/*
+ * A workload's job built but not yet recorded: the row to insert and the
+ * job to add to the state once it has its id.  Everything is its own.
+ */
+struct native_new {
+	char *key;			/* the pod's key ("ns/name") */
+	struct kai_jobspec js;		/* nj.spec */
+	struct kai_db_newjob nj;	/* its user and queue are j's */
+	struct kai_job *j;		/* id 0 until recorded */
+};
+
+/*
+ * native_burst.c: the one-pod jobs of one watch burst, recorded together.
+ * native_burst_add takes nn, to be recorded by native_burst_commit()
+ * (kaid's loop calls it before it sleeps, once every ready event was
+ * handled) in one transaction with the burst's others; the pod then
+ * becomes the job's if the watch still shows it pending, unbound and
+ * not deleted.  native_burst_has: whether the pod keyed key waits so.
+ */
+void native_burst_add(struct kaid *k, struct native_new *nn);
+bool native_burst_has(const struct kaid *k, const char *key);
+/*
+ * Records nn alone (a gang's job, at once: its next members join it),
+ * frees it and returns the job now in the state; NULL, logged, when the
+ * database refused it (the pod is tried again at its next change).
+ */
+struct kai_job *native_new_record(struct kaid *k, struct native_new *nn);
+void native_new_free(struct native_new *nn);
 
 /* state.c: runs the pod keyed key through native_pod() again. */
 void state_native_retry(struct kaid *k, const char *key,

@@ -9,7 +9,10 @@
  * kind says how many pods must run together (minMember).  A group of
  * one (a Deployment's pods, a batch/v1 Job without
  * kai.scheduler/batch-min-member, a bare pod) is no gang: each pod is a
- * one-task job, as before gangs.  KAI's subgroups (a JobSet's replicated
+ * one-task job, as before gangs.  A PodGroup's leaf subgroups each take
+ * their minMember of the pods (native.c's join() caps them; the gang's
+ * size is their sum when the PodGroup says no minMember); the subgroups
+ * KAI derives from an owner without a PodGroup (a JobSet's replicated
  * jobs, a PyTorchJob's master and workers) are flattened: the whole set
  * is one all-or-nothing gang of their sum.
  */
@@ -123,13 +126,84 @@ ray_min(const struct kai_kube_obj *o)
 	return sum;
 }
 
+/* Whether subgroup i of o is the parent of another. */
+static bool
+is_parent(const struct kai_kube_obj *o, size_t i, size_t n)
+{
+	char path[64];
+	const char *name, *p;
+	size_t j;
+
+	(void)snprintf(path, sizeof(path), "spec.subGroups.%zu.name", i);
+	if ((name = kai_kube_obj_str(o, path)) == NULL)
+		return false;
+	for (j = 0; j < n; j++) {
+		(void)snprintf(path, sizeof(path), "spec.subGroups.%zu.parent",
+		    j);
+		if ((p = kai_kube_obj_str(o, path)) != NULL &&
+		    strcmp(p, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+size_t
+native_pg_subgroups(const struct kai_kube_obj *o, char ***names,
+    int64_t **mins)
+{
+	size_t n = kai_kube_obj_len(o, "spec.subGroups"), i, cnt = 0;
+	char path[64];
+	const char *name;
+
+	if (n > NATIVE_SG_MAX)
+		n = NATIVE_SG_MAX;
+	*names = kai_xcalloc(n + 1, sizeof(**names));
+	*mins = kai_xcalloc(n + 1, sizeof(**mins));
+	for (i = 0; i < n; i++) {
+		(void)snprintf(path, sizeof(path), "spec.subGroups.%zu.name", i);
+		if ((name = kai_kube_obj_str(o, path)) == NULL ||
+		    is_parent(o, i, n))
+			continue;
+		(void)snprintf(path, sizeof(path),
+		    "spec.subGroups.%zu.minMember", i);
+		(*names)[cnt] = kai_xstrdup(name);
+		(*mins)[cnt++] = int_or(o, path, 0);
+	}
+	return cnt;
+}
+
+/*
+ * A PodGroup's size: spec.minMember, else the sum of its leaf
+ * subgroups' (KAI's podgrouper writes subgroups alone for a PyTorchJob
+ * since v0.13: master and workers, each with its minMember).
+ */
+static int64_t
+pg_min(const struct kai_kube_obj *o)
+{
+	char **names;
+	int64_t *mins, sum = 0, v;
+	size_t n, i;
+
+	if (kai_kube_obj_int(o, "spec.minMember", &v) == 0)
+		return v;
+	n = native_pg_subgroups(o, &names, &mins);
+	for (i = 0; i < n; i++) {
+		if (mins[i] > 0 && sum <= INT32_MAX)
+			sum += mins[i];
+		free(names[i]);
+	}
+	free(names);
+	free(mins);
+	return sum;
+}
+
 int64_t
 native_gang_min(const char *kind, const struct kai_kube_obj *o)
 {
 	int64_t bm;
 
 	if (strcmp(kind, "PodGroup") == 0)
-		return int_or(o, "spec.minMember", 0);
+		return pg_min(o);
 	if (strcmp(kind, "Job") == 0)
 		return (bm = batch_min(o)) > 0 ? bm : 1;
 	/*
@@ -164,6 +238,7 @@ native_group_fini(struct native_group *g)
 	free(g->key);
 	free(g->name);
 	free(g->top_kind);
+	free(g->subgroup);
 	free(g->queue);
 	free(g->prio_class);
 	free(g->preempt);
@@ -221,8 +296,18 @@ native_group_make(const struct kai_pod *pod,
 	else
 		g->top_kind = kai_xstrdup(pod->owner_kind);
 	if (pg != NULL) {
+		size_t i;
+
 		min = pg->min_member;
 		g->name = kai_xstrdup(pg->name);
+		/* Its subgroup takes only its minMember of the pods. */
+		for (i = 0; i < pg->nsg && pod->subgroup != NULL; i++)
+			if (strcmp(pg->sg_name[i], pod->subgroup) == 0 &&
+			    pg->sg_min[i] > 0) {
+				g->subgroup = kai_xstrdup(pod->subgroup);
+				g->sg_min = pg->sg_min[i] > UINT32_MAX ?
+				    UINT32_MAX : (uint32_t)pg->sg_min[i];
+			}
 		g->key = kai_xasprintf("%s/PodGroup:%s", pod->namespace,
 		    pg->name);
 	} else if (top != NULL) {

@@ -22,6 +22,14 @@
  * A pod whose PodGroup cannot be read gets no job (KAI leaves it pending
  * silently; kaid says why, once) and is tried again on each tick, so
  * that a PodGroup made after its pods is found within REFUSED_S.
+ *
+ * PodGroups are listed and watched besides (kube_watch.c): once their
+ * list is whole, the watch's copy (pgs) is the truth, as KAI's informer
+ * cache is: a PodGroup is never read by GET, one the watch does not
+ * show does not exist, and a PodGroup made or changed makes the pods
+ * that wait try again at once.  Until the list is whole, or when it
+ * cannot be (no PodGroup CRD, no right to list them), PodGroups are
+ * read by GET as above.
  */
 #include "config.h"
 
@@ -37,14 +45,21 @@
 #define FRESH_S    30   /* an owner read is used this long */
 #define REFUSED_S  10   /* a refused read is believed this long */
 #define PARKED_MAX 65536 /* pods waiting for reads */
+#define PG_API     "scheduling.run.ai/v2alpha2"
 
 struct native {
 	struct kai_map cache;	  /* key -> struct native_owner * */
 	struct kai_map inflight;  /* key -> (non-NULL) while read */
 	struct kai_map parked;	  /* pod key -> struct kai_pod * (a copy) */
 	struct kai_map told;	  /* pod key -> the refusal posted on it */
+	struct kai_map pgs;	  /* "PodGroup/ns/name" -> struct
+				     native_owner *, from the watch */
+	bool pgs_synced;	  /* the PodGroup list is whole */
 	bool retry;		  /* a parked pod waits for a failed read */
 };
+
+/* What pgs says of a PodGroup it does not hold, once it is whole. */
+static const struct native_owner pg_absent = {.readable = false};
 
 /* The read of one object, with what to cache it as. */
 struct read_ctx {
@@ -74,6 +89,10 @@ owner_free(void *p)
 	free(o->preempt);
 	free(o->topo_req);
 	free(o->topo_pref);
+	while (o->nsg > 0)
+		free(o->sg_name[--o->nsg]);
+	free(o->sg_name);
+	free(o->sg_min);
 	free(o);
 }
 
@@ -109,6 +128,7 @@ pod_dup(const struct kai_pod *p)
 	c->kai_preempt = dup0(p->kai_preempt);
 	c->pod_group = dup0(p->pod_group);
 	c->lws_group = dup0(p->lws_group);
+	c->subgroup = dup0(p->subgroup);
 	c->user_label = dup0(p->user_label);
 	/* podshare.c judges the GPU-sharing annotations of a parked pod
 	 * too: without them it would be a job of no share. */
@@ -137,6 +157,7 @@ pod_free(void *p)
 	free(c->kai_preempt);
 	free(c->pod_group);
 	free(c->lws_group);
+	free(c->subgroup);
 	free(c->user_label);
 	kai_gpushare_ann_fini(&c->share);
 	free(c);
@@ -151,6 +172,7 @@ nat(struct kaid *k)
 		kai_map_init(&k->native->inflight, NULL);
 		kai_map_init(&k->native->parked, pod_free);
 		kai_map_init(&k->native->told, free);
+		kai_map_init(&k->native->pgs, owner_free);
 	}
 	return k->native;
 }
@@ -164,21 +186,22 @@ native_owner_fini(struct kaid *k)
 	kai_map_fini(&k->native->inflight);
 	kai_map_fini(&k->native->parked);
 	kai_map_fini(&k->native->told);
+	kai_map_fini(&k->native->pgs);
 	KAI_FREE(k->native);
 }
 
 /* What the API answered for one object, as the cache keeps it. */
 static struct native_owner *
-owner_from(const struct read_ctx *rc, const struct kai_kube_obj *o,
-    int64_t now)
+owner_from(const char *api, const char *kind, const char *ns,
+    const char *name, const struct kai_kube_obj *o, int64_t now)
 {
 	struct native_owner *w = kai_xcalloc(1, sizeof(*w));
-	bool pg = strcmp(rc->kind, "PodGroup") == 0;
+	bool pg = strcmp(kind, "PodGroup") == 0;
 
-	w->api = kai_xstrdup(rc->api);
-	w->kind = kai_xstrdup(rc->kind);
-	w->ns = kai_xstrdup(rc->ns);
-	w->name = kai_xstrdup(rc->name);
+	w->api = kai_xstrdup(api);
+	w->kind = kai_xstrdup(kind);
+	w->ns = kai_xstrdup(ns);
+	w->name = kai_xstrdup(name);
 	w->read_at = now;
 	w->readable = o != NULL;
 	w->uid = dup0(kai_kube_obj_str(o, "metadata.uid"));
@@ -205,7 +228,9 @@ owner_from(const struct read_ctx *rc, const struct kai_kube_obj *o,
 	    "spec.topologyConstraint.preferredTopologyLevel") :
 	    kai_kube_obj_annotation(o,
 		"kai.scheduler/topology-preferred-placement"));
-	w->min_member = o != NULL ? native_gang_min(rc->kind, o) : 0;
+	w->min_member = o != NULL ? native_gang_min(kind, o) : 0;
+	if (pg && o != NULL)
+		w->nsg = native_pg_subgroups(o, &w->sg_name, &w->sg_min);
 	return w;
 }
 
@@ -257,8 +282,8 @@ on_read(int code, const struct kai_err *err, const struct kai_kube_obj *obj,
 			kai_map_fini(&nat(k)->cache);
 			kai_map_init(&nat(k)->cache, owner_free);
 		}
-		kai_map_put(&nat(k)->cache, rc->key, owner_from(rc,
-		    code == 0 ? obj : NULL, now));
+		kai_map_put(&nat(k)->cache, rc->key, owner_from(rc->api,
+		    rc->kind, rc->ns, rc->name, code == 0 ? obj : NULL, now));
 	} else {
 		kai_log_warn("%s", err->msg);
 		nat(k)->retry = true;	/* next tick */
@@ -368,8 +393,14 @@ native_resolve(struct kaid *k, const char *key, const struct kai_pod *pod,
 	if (pod->pod_group[0] != '\0') {
 		pgkey = kai_xasprintf("PodGroup/%s/%s", pod->namespace,
 		    pod->pod_group);
-		pg = lookup(k, pgkey, "scheduling.run.ai/v2alpha2",
-		    "PodGroup", pod->namespace, pod->pod_group, now);
+		if (nat(k)->pgs_synced) {
+			pg = kai_map_get(&nat(k)->pgs, pgkey);
+			if (pg == NULL)
+				pg = &pg_absent;
+		} else {
+			pg = lookup(k, pgkey, PG_API, "PodGroup",
+			    pod->namespace, pod->pod_group, now);
+		}
 		free(pgkey);
 		wait = pg == NULL;
 	}
@@ -396,13 +427,64 @@ native_resolve(struct kaid *k, const char *key, const struct kai_pod *pod,
 		*why = kai_xasprintf("PodGroup \"%s\" (annotation "
 		    "pod-group-name) does not exist or cannot be read",
 		    pod->pod_group);
-		/* Tried again each tick (read again after REFUSED_S): the
-		 * PodGroup may be made after its pods. */
+		/* The PodGroup may be made after its pods: the watch then
+		 * says so; without it, tried again each tick (read again
+		 * after REFUSED_S). */
 		park(k, key, pod);
-		nat(k)->retry = true;
+		if (!nat(k)->pgs_synced)
+			nat(k)->retry = true;
 		return NATIVE_REFUSED;
 	}
 	native_unpark(k, key);
 	native_group_make(pod, chain, n, pg, g);
 	return NATIVE_READY;
+}
+
+/* The PodGroup watch: pgs follows it (see the top of the file). */
+static void
+on_podgroup(enum kai_kube_event ev, const struct kai_kube_obj *o, void *ctx)
+{
+	struct kaid *k = ctx;
+	struct native *n = nat(k);
+	const char *ns, *name;
+	char *key;
+
+	switch (ev) {
+	case KAI_KUBE_RESET:
+		kai_map_fini(&n->pgs);
+		kai_map_init(&n->pgs, owner_free);
+		n->pgs_synced = false;
+		return;
+	case KAI_KUBE_SYNCED:
+		if (!n->pgs_synced)
+			kai_log_info("PodGroup list synced: %zu PodGroups",
+			    n->pgs.len);
+		n->pgs_synced = true;
+		retry_all(k, kaid_now());
+		return;
+	case KAI_KUBE_ADDED:
+	case KAI_KUBE_MODIFIED:
+	case KAI_KUBE_DELETED:
+		break;
+	}
+	ns = kai_kube_obj_str(o, "metadata.namespace");
+	name = kai_kube_obj_str(o, "metadata.name");
+	if (ns == NULL || name == NULL)
+		return;		/* not an object of a namespace: never */
+	key = kai_xasprintf("PodGroup/%s/%s", ns, name);
+	if (ev == KAI_KUBE_DELETED)
+		kai_map_del(&n->pgs, key);
+	else
+		kai_map_put(&n->pgs, key, owner_from(PG_API, "PodGroup", ns,
+		    name, o, kaid_now()));
+	free(key);
+	/* Pods that wait for it (made after them) try again now. */
+	if (n->pgs_synced && ev != KAI_KUBE_DELETED)
+		retry_all(k, kaid_now());
+}
+
+void
+native_watch_podgroups(struct kaid *k)
+{
+	kai_kube_watch_podgroups(k->kube, on_podgroup, k);
 }

@@ -170,6 +170,8 @@ node_info(const struct kaid *k, const struct kai_node *nd,
 	count_jobs(k, ni);
 	count_pods(k, ni);
 	ni->partitions = node_partitions(k, nd, &served);
+	ni->features = kai_xmalloc(4096);
+	(void)nodefeat_text(k->conf, nd, ni->features, 4096);
 	node_state(nd, served, ni);
 }
 

@@ -190,6 +190,8 @@ fill(struct kai_jobinfo *o, const struct kai_job *j)
 	o->qos = j->qos;
 	o->dependency = j->state == KAI_JOB_PENDING ? j->dep_left : NULL;
 	o->gpu_type = j->gpu_type;
+	o->features = j->features;
+	o->node_req = j->node_req;
 	o->submit_time = j->submit_time;
 	o->start_time = j->start_time;
 	o->time_limit_s = j->time_limit_s;

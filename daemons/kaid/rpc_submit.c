@@ -82,7 +82,9 @@ submit_partition(struct kaid *k, const struct kai_jobspec *js,
 		return kai_err_set(err, KAI_EINVAL,
 		    "requested time limit exceeds the limit of partition "
 		    "\"%s\"", p->name);
-	return pools_check_fits(k, js, queue, mem_mb, err);
+	if (pools_check_fits(k, js, queue, mem_mb, err) != 0)
+		return err->code;
+	return nodefeat_check_submit(k, js, queue, err);
 }
 
 /*
@@ -326,6 +328,8 @@ job_from_submit(const struct submit *s, uint64_t id)
 	j->topology = kai_job_optstr(js->topology);
 	j->topology_preferred = kai_job_optstr(js->topology_preferred);
 	j->gpu_type = kai_job_optstr(js->gpu_type);
+	j->features = kai_job_optstr(js->features);
+	j->node_req = kai_job_optstr(js->node_req);
 	arrays_job_init(j, s);
 	return j;
 }

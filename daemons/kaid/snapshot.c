@@ -578,6 +578,7 @@ snap_build(struct kaid *k, struct snap *sn, int64_t now)
 	pools_snap(k, sn);
 	use = kai_xcalloc(sn->s.nnodes + 1, sizeof(*use));
 	snap_jobs(k, sn, use);
+	nodefeat_snap(k, sn);
 	policy_snap(k, sn);
 	snap_pods(k, sn, use);
 	snap_clamp(sn, use);
@@ -613,5 +614,6 @@ snap_fini(struct snap *sn)
 	kai_map_fini(&sn->queue_ix);
 	kai_map_fini(&sn->user_ix);
 	pools_snap_fini(sn);
+	nodefeat_snap_fini(sn);
 	memset(sn, 0, sizeof(*sn));
 }

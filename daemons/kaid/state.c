@@ -282,6 +282,7 @@ pod_rec_free(void *p)
 	free(r->message);
 	free(r->wait_reason);
 	free(r->queue);
+	free(r->subgroup);
 	free(r->share_cm);
 	free(r);
 }
@@ -318,6 +319,7 @@ pod_rec_new(const struct kai_pod *p)
 	r->mem_mb = p->mem_mb;
 	r->gpus = p->gpus;
 	r->queue = dup_or_empty(p->queue);
+	r->subgroup = dup_or_empty(p->subgroup);
 	r->gpu_mask = p->gpu_mask;
 	r->gpu_share = p->gpu_share;
 	r->share_cm = dup_or_empty(p->share.configmap);

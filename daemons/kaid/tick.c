@@ -443,6 +443,8 @@ tick_run(struct kaid *k)
 	}
 	evict_retry_deletes(k);
 	native_sweep(k, now);
+	native_pg_status(k, now);	/* the last tick's reasons */
+	kaiqueues_status(k, now);
 	deps_update(k, now);
 	snap_build(k, &sn, now);
 	usage_config(k, &sn.s.config);	/* kaid.yaml's scheduling: */

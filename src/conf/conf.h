@@ -135,6 +135,9 @@ struct kai_conf {
 	int64_t sched_bf_reservations;	/* backfill; 4 */
 	char *sched_gpu_type_label;	/* node label of GPU types;
 					   "nvidia.com/gpu.product" */
+	char *sched_feature_labels;	/* node labels whose values are
+					   features, comma-separated
+					   (daemons/kaid/nodefeat.c) */
 	int64_t usage_half_life_ms;	/* 0 = no decay; 1 day */
 	int64_t usage_window_ms;	/* 7 days */
 	int64_t usage_refresh_ms;	/* re-read finished jobs; 1 min */

@@ -168,6 +168,13 @@ static const struct kai_conf_entry daemon_entries[] = {
 	  .min = 1, .max = 316,
 	  .help = "node label whose value is a node's GPU type, for GPU type "
 		  "quotas and --gres=gpu:TYPE:N" },
+	{ .key = "scheduling.node_feature_labels", .type = KAI_CONF_STRING,
+	  .offset = D(sched_feature_labels),
+	  .def = "nvidia.com/gpu.product,nvidia.com/gpu.family",
+	  .min = 1, .max = 4096,
+	  .help = "node labels whose values are node features (--constraint), "
+		  "comma-separated; kaibatch.io/feature.NAME and "
+		  "kaibatch.io/features labels always count" },
 	{ .key = "scheduling.usage_half_life", .type = KAI_CONF_DURATION,
 	  .offset = D(usage_half_life_ms), .def = "1d", .min = 0,
 	  .max = 365 * DAY_MS, .unit = "ms",

@@ -129,6 +129,7 @@ struct kai_pod {
 	char *owner_uid;	/* ownerReferences[0].uid */
 	char *pod_group;	/* annotation pod-group-name (KAI's PodGroup) */
 	char *lws_group;	/* label leaderworkerset.sigs.k8s.io/group-index */
+	char *subgroup;		/* label kai.scheduler/subgroup-name */
 	char *kai_queue;	/* label kai.scheduler/queue */
 	char *prio_class;	/* spec.priorityClassName */
 	char *kai_preempt;	/* label kai.scheduler/preemptibility */
@@ -199,6 +200,8 @@ void kai_kube_free(struct kai_kube *kube);
  */
 void kai_kube_set_user_label(struct kai_kube *kube, const char *label);
 
+struct kai_kube_obj;
+
 /* Starts the node watch (all nodes). */
 void kai_kube_watch_nodes(struct kai_kube *kube, kai_kube_node_fn *fn,
     void *ctx);
@@ -208,6 +211,17 @@ void kai_kube_watch_pods(struct kai_kube *kube, kai_kube_pod_fn *fn,
 
 /* Starts the watch of KAI Queues (queues.scheduling.run.ai, v2). */
 void kai_kube_watch_queues(struct kai_kube *kube, kai_kube_queue_fn *fn,
+    void *ctx);
+
+/*
+ * Starts the watch of KAI PodGroups (podgroups.scheduling.run.ai,
+ * v2alpha2, every namespace).  Each object reaches fn as a struct
+ * kai_kube_obj (below), borrowed for the call; RESET and SYNCED come
+ * with NULL, as for the other watches.
+ */
+typedef void kai_kube_objev_fn(enum kai_kube_event ev,
+    const struct kai_kube_obj *obj, void *ctx);
+void kai_kube_watch_podgroups(struct kai_kube *kube, kai_kube_objev_fn *fn,
     void *ctx);
 
 /* What kaid wants a pod to be; kube turns it into the Pod JSON. */
@@ -449,7 +463,10 @@ typedef void kai_kube_obj_fn(int code, const struct kai_err *err,
 void kai_kube_object_get(struct kai_kube *kube, const char *api_version,
     const char *kind, const char *ns, const char *name, kai_kube_obj_fn *fn,
     void *ctx);
-/* The URL path of that object; caller owns.  Exposed for the unit test. */
+/*
+ * The URL path of that object (ns NULL: a cluster-scoped one); caller
+ * owns.  Exposed for the unit test.
+ */
 char *kai_kube_object_path(const char *api_version, const char *kind,
     const char *ns, const char *name);
 /*
@@ -469,6 +486,36 @@ const char *kai_kube_obj_key(const struct kai_kube_obj *o, const char *path,
 const char *kai_kube_obj_label(const struct kai_kube_obj *o, const char *key);
 const char *kai_kube_obj_annotation(const struct kai_kube_obj *o,
     const char *key);
+
+/*
+ * kube_kaistatus.c: the status kaid writes on KAI's PodGroups and Queues.
+ * Resources in kaid's units; reason NULL or "": a PodGroup placed (its
+ * schedulingConditions removed).  _json: the merge patch's body, caller
+ * owns; podgroup false gives a Queue's.  _patch_status: PATCH of the
+ * object's status subresource (ns NULL: cluster-scoped), taking body;
+ * fn gets 0 or the KAI_E code (404: KAI_ENOENT) and the reason.
+ */
+struct kai_kube_res {
+	uint64_t cpu_milli;
+	uint64_t mem_mb;	/* MiB */
+	uint64_t gpu_micro;	/* GPUs x 10^6: whole ones and shares */
+};
+struct kai_kube_kai_status {
+	struct kai_kube_res requested, allocated, allocated_np;
+	const char *reason;	/* PodGroup: kaid's reason code, or NULL */
+	const char *message;	/* its words */
+	int64_t now;		/* unix s: the condition's time */
+};
+char *kai_kube_kai_status_json(const struct kai_kube_kai_status *st,
+    bool podgroup);
+/*
+ * What decides whether a status is written again: its sums and reason
+ * code, not the reason's words nor the time.  Caller owns the string.
+ */
+char *kai_kube_kai_status_key(const struct kai_kube_kai_status *st);
+void kai_kube_object_patch_status(struct kai_kube *kube,
+    const char *api_version, const char *kind, const char *ns,
+    const char *name, char *body, kai_kube_done_fn *fn, void *ctx);
 
 const char *kai_kube_namespace(const struct kai_kube *kube);
 /* Events posted (2xx), failed, dropped: for tests and debugging. */

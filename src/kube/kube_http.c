@@ -289,19 +289,26 @@ write_cb(char *p, size_t size, size_t nmemb, void *userp)
 }
 
 static void
-req_headers(struct kube_req *req, const char *method)
+req_headers(struct kube_req *req, const char *method, const char *path)
 {
 	struct curl_slist *h = NULL;
+	const char *patch =
+	    "Content-Type: application/strategic-merge-patch+json";
 
 	h = curl_slist_append(h, "Accept: application/json");
 	kube_token_refresh(req->kube);
 	if (req->kube->auth_hdr != NULL)
 		h = curl_slist_append(h, req->kube->auth_hdr);
-	/* A PATCH body is a strategic merge patch (lists of objects with a
-	 * merge key, such as a pod's conditions, merge item by item). */
+	/*
+	 * A PATCH body is a strategic merge patch (lists of objects with a
+	 * merge key, such as a pod's conditions, merge item by item); but
+	 * custom resources (KAI's PodGroups and Queues, under /apis/: kaid
+	 * patches no built-in object there) take only a JSON merge patch.
+	 */
+	if (strncmp(path, "/apis/", 6) == 0)
+		patch = "Content-Type: application/merge-patch+json";
 	if (req->post != NULL)
-		h = curl_slist_append(h, strcmp(method, "PATCH") == 0 ?
-		    "Content-Type: application/strategic-merge-patch+json" :
+		h = curl_slist_append(h, strcmp(method, "PATCH") == 0 ? patch :
 		    "Content-Type: application/json");
 	KAI_ASSERT(h != NULL);
 	req->hdrs = h;
@@ -353,7 +360,7 @@ kube_req_new(struct kai_kube *kube, const char *method, const char *path,
 	req->url = kai_xasprintf("%s%s", kube->cfg.server, path);
 	req->easy = curl_easy_init();
 	KAI_ASSERT(req->easy != NULL);
-	req_headers(req, method);
+	req_headers(req, method, path);
 	req_opts(req, method);
 	return req;
 }
@@ -566,6 +573,7 @@ kai_kube_free(struct kai_kube *kube)
 	kube_watch_free(kube->wnodes);
 	kube_watch_free(kube->wpods);
 	kube_watch_free(kube->wqueues);
+	kube_watch_free(kube->wpgs);
 	kube_event_fini(kube);
 	kube_calls_fini(kube);
 	for (req = kube->queued; req != NULL; req = next) {

@@ -30,6 +30,11 @@ struct kube_event;
 struct kube_req;
 struct kube_watch;
 
+/* A JSON object read through the kai_kube_obj_* accessors (kube.h). */
+struct kai_kube_obj {
+	struct json_object *root;
+};
+
 /* Called once when a request finished (any way but a cancel). */
 typedef void kube_done_fn(struct kube_req *req, void *ctx);
 /*
@@ -87,6 +92,7 @@ struct kai_kube {
 	struct kube_watch *wnodes;
 	struct kube_watch *wpods;
 	struct kube_watch *wqueues;
+	struct kube_watch *wpgs;	/* KAI PodGroups */
 	struct kube_event *evq;       /* events waiting for a slot */
 	struct kube_event **evq_tail;
 	size_t nevq;                  /* waiting */
@@ -201,6 +207,8 @@ struct kube_watch *kube_watch_test_new(kai_kube_pod_fn *fn, void *ctx);
 /* The same for a node watch. */
 struct kube_watch *kube_watch_test_new_nodes(kai_kube_node_fn *fn, void *ctx);
 struct kube_watch *kube_watch_test_new_queues(kai_kube_queue_fn *fn,
+    void *ctx);
+struct kube_watch *kube_watch_test_new_objects(kai_kube_objev_fn *fn,
     void *ctx);
 int kube_watch_test_feed(struct kube_watch *w, const char *p, size_t n);
 int kube_watch_test_end(const struct kube_watch *w);

@@ -28,10 +28,6 @@
 #include "base/xmalloc.h"
 #include "kube/kube_int.h"
 
-struct kai_kube_obj {
-	struct json_object *root;
-};
-
 struct obj_call {
 	char *what; /* "could not read Deployment \"ns/x\"" */
 	kai_kube_obj_fn *fn;
@@ -77,14 +73,17 @@ kai_kube_object_path(const char *api_version, const char *kind,
     const char *ns, const char *name)
 {
 	char *res = kai_xasprintf("%ss", kind), *p, *path;
-	char *e_ns = kube_escape(ns), *e_name = kube_escape(name);
+	char *e_ns = ns != NULL ? kube_escape(ns) : NULL;
+	char *e_name = kube_escape(name);
 
 	for (p = res; *p != '\0'; p++)
 		*p = (char)tolower((unsigned char)*p);
-	/* The core group ("v1") lives under /api, every other under /apis. */
-	path = kai_xasprintf("/%s/%s/namespaces/%s/%s/%s",
+	/* The core group ("v1") lives under /api, every other under /apis;
+	 * a cluster-scoped object (ns NULL) under no namespace. */
+	path = kai_xasprintf("/%s/%s%s%s/%s/%s",
 	    strchr(api_version, '/') != NULL ? "apis" : "api", api_version,
-	    e_ns, res, e_name);
+	    e_ns != NULL ? "/namespaces/" : "", e_ns != NULL ? e_ns : "",
+	    res, e_name);
 	free(res);
 	free(e_ns);
 	free(e_name);

@@ -389,6 +389,7 @@ pod_workload(struct json_object *meta, struct json_object *spec,
 	p->pod_group = lenient_str(notes, "pod-group-name");
 	p->lws_group = lenient_str(labels,
 	    "leaderworkerset.sigs.k8s.io/group-index");
+	p->subgroup = lenient_str(labels, "kai.scheduler/subgroup-name");
 	p->kai_queue = lenient_str(labels, "kai.scheduler/queue");
 	p->prio_class = lenient_str(spec, "priorityClassName");
 	p->kai_preempt = lenient_str(labels, "kai.scheduler/preemptibility");
@@ -472,6 +473,7 @@ kube_pod_fini(struct kai_pod *p)
 	free(p->owner_uid);
 	free(p->pod_group);
 	free(p->lws_group);
+	free(p->subgroup);
 	free(p->kai_queue);
 	free(p->prio_class);
 	free(p->kai_preempt);

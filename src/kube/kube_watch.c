@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * kube_watch.c: list + watch of nodes, pods and KAI Queues, kept going
- * for ever.
+ * kube_watch.c: list + watch of nodes, pods, KAI Queues and KAI
+ * PodGroups, kept going for ever.
  *
  * A watch is a small state machine:
  *
@@ -54,11 +54,13 @@ struct kube_watch {
 	struct kai_kube *kube;
 	bool pods;
 	bool queues;      /* KAI Queues (then pods is false) */
+	bool objects;     /* any kind, as kai_kube_obj (pods false) */
 	const char *noun; /* "node", "pod", "queue": for messages */
 	const char *path;
 	kai_kube_node_fn *node_fn;
 	kai_kube_pod_fn *pod_fn;
 	kai_kube_queue_fn *queue_fn;
+	kai_kube_objev_fn *obj_fn;
 	void *ctx;
 	struct kube_req *req; /* the list or watch in flight */
 	uint64_t timer;       /* backoff, 0 = none */
@@ -76,6 +78,7 @@ struct kube_watch {
 	unsigned int nfail;
 	int64_t last_warn;
 	bool warned; /* a failure was logged at warn */
+	bool absent_told; /* objects: "cannot list them" was logged */
 	char *warned_of[WARNED_MAX];
 	size_t warned_next;
 };
@@ -126,6 +129,12 @@ emit(struct kube_watch *w, enum kai_kube_event ev, struct json_object *o)
 	struct kai_err err;
 
 	kai_err_clear(&err);
+	if (w->objects) {
+		struct kai_kube_obj ko = {o};
+
+		w->obj_fn(ev, o != NULL ? &ko : NULL, w->ctx);
+		return;
+	}
 	if (w->queues) {
 		if (o == NULL) {
 			w->queue_fn(ev, NULL, w->ctx);
@@ -254,6 +263,28 @@ list_page(struct kube_watch *w, struct json_object *o, struct kai_err *err)
 	return 0;
 }
 
+/*
+ * The objects of an optional kind (PodGroups: only where KAI's CRD is)
+ * cannot be listed: 404 (no such resource) or 403 (no right to).  That
+ * is a cluster's lasting state, not a failure: said once at info, the
+ * list tried again every BACKOFF_MAX_MS quietly, and RESET tells the
+ * caller that it has no list (it reads the objects otherwise).
+ */
+static void
+list_absent(struct kube_watch *w, long status)
+{
+	if (!w->absent_told)
+		kai_log_info("kubernetes %s watch: cannot list them (HTTP "
+		    "%ld); trying again every %d s", w->noun, status,
+		    BACKOFF_MAX_MS / 1000);
+	w->absent_told = true;
+	KAI_FREE(w->cont);
+	w->reset_sent = false;
+	emit(w, KAI_KUBE_RESET, NULL);
+	w->timer = kai_loop_timer_add(w->kube->loop, BACKOFF_MAX_MS,
+	    on_retry, w);
+}
+
 static void
 list_done(struct kube_req *req, void *ctx)
 {
@@ -262,6 +293,14 @@ list_done(struct kube_req *req, void *ctx)
 	struct kai_err err;
 
 	w->req = NULL;
+	if (w->objects && (req->status == 404 || req->status == 403)) {
+		list_absent(w, req->status);
+		return;
+	}
+	if (w->objects && req->status == 200 && w->absent_told) {
+		kai_log_info("kubernetes %s watch: listing them", w->noun);
+		w->absent_told = false;
+	}
 	if (req->status == 410 && w->cont != NULL) {
 		/* The continue token expired: start the list over. */
 		kai_log_debug("kubernetes %s watch: list page expired",
@@ -570,6 +609,19 @@ kai_kube_watch_queues(struct kai_kube *kube, kai_kube_queue_fn *fn,
 }
 
 void
+kai_kube_watch_podgroups(struct kai_kube *kube, kai_kube_objev_fn *fn,
+    void *ctx)
+{
+	KAI_ASSERT(kube->wpgs == NULL);
+	kube->wpgs = watch_new(kube, false, ctx);
+	kube->wpgs->objects = true;
+	kube->wpgs->noun = "KAI PodGroup";
+	kube->wpgs->path = "/apis/scheduling.run.ai/v2alpha2/podgroups";
+	kube->wpgs->obj_fn = fn;
+	watch_start(kube->wpgs);
+}
+
+void
 kube_watch_free(struct kube_watch *w)
 {
 	size_t i;
@@ -614,6 +666,17 @@ kube_watch_test_new_queues(kai_kube_queue_fn *fn, void *ctx)
 	w->queues = true;
 	w->noun = "KAI queue";
 	w->queue_fn = fn;
+	return w;
+}
+
+struct kube_watch *
+kube_watch_test_new_objects(kai_kube_objev_fn *fn, void *ctx)
+{
+	struct kube_watch *w = watch_new(NULL, false, ctx);
+
+	w->objects = true;
+	w->noun = "object";
+	w->obj_fn = fn;
 	return w;
 }
 

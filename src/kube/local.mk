@@ -16,6 +16,7 @@ src_kube_libkaikube_a_SOURCES = \
 	src/kube/kube_time.c \
 	src/kube/kube_lean.c \
 	src/kube/kube_log.c \
+	src/kube/kube_kaistatus.c \
 	src/kube/kube_object.c \
 	src/kube/kube_pod.c \
 	src/kube/kube_podjson.c \

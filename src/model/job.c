@@ -69,6 +69,8 @@ kai_jobspec_fini(struct kai_jobspec *js)
 	free(js->workload);
 	free(js->qos);
 	free(js->gpu_type);
+	free(js->features);
+	free(js->node_req);
 	memset(js, 0, sizeof(*js));
 }
 
@@ -119,6 +121,8 @@ kai_job_fini(struct kai_job *job)
 	optstr_free(job->workload);
 	optstr_free(job->qos);
 	optstr_free(job->gpu_type);
+	optstr_free(job->features);
+	optstr_free(job->node_req);
 	if (job->array_pending != NULL)
 		kai_array_fini(job->array_pending);
 	free(job->array_pending);

@@ -25,6 +25,8 @@
 /* Hard limits on what a submission may carry (checked by the codec too). */
 #define KAI_JOB_NAME_MAX     255	      /* bytes of a job name */
 #define KAI_JOB_GPU_TYPE_MAX 63	      /* a GPU type: a label value */
+#define KAI_JOB_FEATURES_MAX 1024     /* bytes of a --constraint */
+#define KAI_JOB_NODE_REQ_MAX 8192     /* bytes of --nodelist;--exclude */
 #define KAI_JOB_PATH_MAX     4096	      /* workdir, -o, -e */
 #define KAI_JOB_SCRIPT_MAX   (100 * 1024) /* a Linux env string is < 128 KiB */
 #define KAI_JOB_ARGS_MAX     256	      /* script arguments */
@@ -116,6 +118,12 @@ struct kai_jobspec {
 				 * value of the node label kaid takes types
 				 * from, doc/scheduler.md "GPU types");
 				 * NULL = any */
+	char *features;		/* -C/--constraint as written (Slurm's
+				 * grammar, model/constraint.h); NULL = any
+				 * node */
+	char *node_req;		/* -w and -x: "NODELIST;EXCLUDE", host
+				 * lists, either part empty
+				 * (model/nodelists.h); NULL = none */
 };
 
 struct kai_jobinfo {
@@ -169,6 +177,8 @@ struct kai_jobinfo {
 				 * shows them ("afterok:12(unfulfilled)");
 				 * NULL or "" = none, or not known (kacct) */
 	char *gpu_type;		/* as in struct kai_jobspec; "" = any */
+	char *features;		/* as in struct kai_jobspec; "" = none */
+	char *node_req;		/* as in struct kai_jobspec; "" = none */
 	char *exit_reason;	/* why its container ended, as the node said:
 				 * "OOMKilled", "Error: <its termination
 				 * message>"; read from PostgreSQL only;
@@ -231,6 +241,8 @@ struct kai_job {
 				 * workload's pod (native.c); "" = none */
 	char *qos;		/* its QoS; "" = none recorded */
 	char *gpu_type;		/* its GPUs' type; "" or NULL = any */
+	char *features;		/* -C as written; "" or NULL = none */
+	char *node_req;		/* -w;-x (model/nodelists.h); "" or NULL */
 	/* Job arrays (daemons/kaid/arrays.c) and dependencies (deps.c). */
 	uint64_t array_job_id;	/* the array's first id; 0 = no array */
 	uint32_t array_task_id;	/* this record's task (not the remainder) */

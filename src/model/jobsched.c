@@ -25,6 +25,10 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "model/constraint.h"
+#include "model/hostlist.h"
+#include "model/nodelists.h"
+
 static const struct {
 	const char *name;
 	uint32_t priority;
@@ -162,6 +166,33 @@ check_gpu_type(const struct kai_jobspec *js, struct kai_err *err)
 	return 0;
 }
 
+/* -C in Slurm's grammar, -w and -x host lists (kaid checks what ksubmit
+ * sent: a client may send anything). */
+static int
+check_nodes(const struct kai_jobspec *js, struct kai_err *err)
+{
+	struct kai_constraint c;
+	char **names;
+	size_t n;
+	int r;
+
+	if (js->features != NULL) {
+		r = kai_constraint_parse(js->features, &c, err);
+		kai_constraint_fini(&c);
+		if (r != 0)
+			return r;
+	}
+	if ((r = kai_node_req_names(js->node_req, KAI_NODE_REQ_ONLY, &names,
+		 &n, err)) != 0)
+		return r;
+	kai_hostlist_free(names, n);
+	if ((r = kai_node_req_names(js->node_req, KAI_NODE_REQ_NEVER, &names,
+		 &n, err)) != 0)
+		return r;
+	kai_hostlist_free(names, n);
+	return 0;
+}
+
 int
 kai_jobspec_check_sched(const struct kai_jobspec *js, struct kai_err *err)
 {
@@ -197,7 +228,8 @@ kai_jobspec_check_sched(const struct kai_jobspec *js, struct kai_err *err)
 		return kai_err_set(err, KAI_EINVAL,
 		    "options \"--topology\" and \"--nodes\" or "
 		    "\"--ntasks-per-node\" are mutually exclusive");
-	if ((r = check_level("--topology", js->topology, err)) != 0 ||
+	if ((r = check_nodes(js, err)) != 0 ||
+	    (r = check_level("--topology", js->topology, err)) != 0 ||
 	    (r = check_level("--topology-preferred", js->topology_preferred,
 		 err)) != 0)
 		return r;

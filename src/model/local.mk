@@ -10,6 +10,10 @@ src_model_libkaimodel_a_SOURCES = \
 	src/model/job.h \
 	src/model/hostlist.c \
 	src/model/hostlist.h \
+	src/model/nodelists.c \
+	src/model/nodelists.h \
+	src/model/constraint.c \
+	src/model/constraint.h \
 	src/model/jobfields.c \
 	src/model/jobfields.def \
 	src/model/jobfields.h \
@@ -34,4 +38,10 @@ tests_unit_model_array_SOURCES = tests/unit/model-array.c
 tests_unit_model_array_LDADD = tests/lib/libtap.a src/model/libkaimodel.a \
 	src/base/libkaibase.a
 TESTS += tests/unit/model-array
+
+check_PROGRAMS += tests/unit/model-constraint
+tests_unit_model_constraint_SOURCES = tests/unit/model-constraint.c
+tests_unit_model_constraint_LDADD = tests/lib/libtap.a \
+	src/model/libkaimodel.a src/base/libkaibase.a
+TESTS += tests/unit/model-constraint
 # End of src/model/local.mk

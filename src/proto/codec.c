@@ -492,6 +492,8 @@ put_field(struct kai_buf *b, const struct kai_codec_field *f, const char *rec)
 		if (n > 0 && v == NULL)
 			return KAI_EINVAL;
 		return kai_codec_put_strv(b, v, n, f->max_n, f->max);
+	case KAI_CODEC_HOLE:
+		return kai_codec_put_bool(b, false);
 	}
 	return KAI_EINVAL;
 }
@@ -597,6 +599,8 @@ get_field(struct kai_codec_rd *r, const struct kai_codec_field *f, char *rec)
 		memcpy(m, &v, sizeof(v));
 		memcpy(rec + f->off_n, &n, sizeof(n));
 		return 0;
+	case KAI_CODEC_HOLE:
+		return kai_codec_get_bool(r, "reserved", &t);
 	}
 	return kai_err_set(r->err, KAI_EINTERNAL, "field \"%s\" has no type",
 	    f->name);

@@ -131,7 +131,9 @@ enum kai_codec_type {
 	KAI_CODEC_I64,  /* int64_t */
 	KAI_CODEC_ENUM, /* a 32-bit enum, as a u32 below max */
 	KAI_CODEC_STR,  /* char *, nullable, at most max bytes */
-	KAI_CODEC_STRV  /* char ** of non-NULL strings, count at off_n */
+	KAI_CODEC_STRV, /* char ** of non-NULL strings, count at off_n */
+	KAI_CODEC_HOLE  /* a tag handed out to a field not merged yet: a u8
+			 * 0 written, a u8 read and dropped (no member) */
 };
 
 struct kai_codec_field {

@@ -40,12 +40,15 @@ _Static_assert(sizeof(enum kai_job_state) == sizeof(uint32_t),
 #define KAI_JF_INFO(m, t, max, st, it, col, json, label, fl)              \
 	[(it) - 1] = {#m, KAI_CODEC_##t, J(m), 0, INFO_MAX_##t(max), 0},
 #define KAI_JF_BOTH KAI_JF_INFO
+#define KAI_JF_HOLE_INFO(it)                                                   \
+	[(it) - 1] = {"reserved", KAI_CODEC_HOLE, 0, 0, 0, 0},
 static const struct kai_codec_field jobinfo_fields[] = {
 #include "model/jobfields.def"
 };
 
 #define KAI_JF_INFO(m, t, max, st, it, col, json, label, fl) +1
 #define KAI_JF_BOTH KAI_JF_INFO
+#define KAI_JF_HOLE_INFO(it) +1
 enum { INFO_ROWS = 0
 #include "model/jobfields.def"
 };

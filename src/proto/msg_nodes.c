@@ -47,6 +47,7 @@ static const struct kai_codec_field node_fields[] = {
 	{"gpu_mem_mb", KAI_CODEC_U64, N(gpu_mem_mb), 0, 0, 0},
 	{"jobs", KAI_CODEC_U32, N(jobs), 0, 0, 0},
 	{"partitions", KAI_CODEC_STR, N(partitions), 0, 64 * 1024, 0},
+	{"features", KAI_CODEC_STR, N(features), 0, 64 * 1024, 0},
 };
 /* clang-format on */
 
@@ -65,6 +66,7 @@ kai_nodeinfo_fini(struct kai_nodeinfo *n)
 	free(n->reason);
 	free(n->gpu_product);
 	free(n->partitions);
+	free(n->features);
 	memset(n, 0, sizeof(*n));
 }
 

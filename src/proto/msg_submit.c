@@ -42,6 +42,8 @@ env_bytes(char *const *env, size_t n)
 #define KAI_JF_BOTH KAI_JF_SPEC
 #define KAI_JF_STRV(m, count, max_len, max_n, st)                         \
 	[(st) - 1] = {#m, KAI_CODEC_STRV, J(m), J(count), max_len, max_n},
+#define KAI_JF_HOLE_SPEC(st)                                                   \
+	[(st) - 1] = {"reserved", KAI_CODEC_HOLE, 0, 0, 0, 0},
 static const struct kai_codec_field spec_fields[] = {
 #include "model/jobfields.def"
 };
@@ -49,6 +51,7 @@ static const struct kai_codec_field spec_fields[] = {
 #define KAI_JF_SPEC(m, t, max, st, it, col, json, label, fl) +1
 #define KAI_JF_BOTH KAI_JF_SPEC
 #define KAI_JF_STRV(m, count, max_len, max_n, st) +1
+#define KAI_JF_HOLE_SPEC(st) +1
 enum { SPEC_ROWS = 0
 #include "model/jobfields.def"
 };

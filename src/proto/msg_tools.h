@@ -50,6 +50,8 @@ struct kai_nodeinfo {
 	uint32_t jobs;       /* kaid's jobs with a task on it */
 	char *partitions;    /* the partitions it serves (its node pools),
 				"a,b"; "*" = every one; "" = none */
+	char *features;      /* its features (--constraint; kaid's
+				nodefeat.c), "a100,ib"; "" = none */
 };
 
 /* Whether node n serves partition part (its "partitions" list). */

@@ -14,6 +14,10 @@
  * queue and is checked before the memo, so only placement failures are
  * shared.
  *
+ * A leaf queue none of whose jobs can fit the idle capacity at the
+ * phase's start is closed (closed.c): it takes no part in the order, and
+ * its jobs get their reasons first, against that capacity.
+ *
  * The first job of a leaf queue left waiting for resources says so; the
  * ones after it say that jobs ahead of them are waiting (Slurm's
  * "Priority").  With backfill (backfill.c), the first jobs left waiting
@@ -62,6 +66,19 @@ static bool
 want(const struct sess *S, uint32_t j)
 {
 	return S->jobs[j].npending > 0 && !S->jobs[j].static_fail;
+}
+
+/* The jobs of closed leaves, and those of the others. */
+static bool
+want_closed(const struct sess *S, uint32_t j)
+{
+	return want(S, j) && S->closed[S->jobs[j].queue];
+}
+
+static bool
+want_open(const struct sess *S, uint32_t j)
+{
+	return want(S, j) && !S->closed[S->jobs[j].queue];
 }
 
 /*
@@ -121,18 +138,16 @@ failed(struct sess *S, struct kai_sched_memo *m, uint32_t j, enum outcome how,
 		S->blocked[leaf]++;
 }
 
-void
-kai_sched_allocate(struct sess *S)
+/* One pass of the phase over the jobs want() takes, in queue order. */
+static void
+pass(struct sess *S, kai_sched_want_fn *which)
 {
 	struct kai_sched_order o;
 	struct kai_sched_memo m;
 	int64_t top;
 
 	kai_sched_memo_init(&m);
-	memset(S->blocked, 0, S->nq * sizeof(*S->blocked));
-	S->bf_on = S->cf->bf_reservations > 0; /* until the cycle ends */
-	S->bf_clock = S->s->now;
-	kai_sched_order_init(&o, S, want);
+	kai_sched_order_init(&o, S, which);
 	while ((top = kai_sched_order_top(&o)) >= 0) {
 		uint32_t j = (uint32_t)top;
 		struct kai_sched_why_info w;
@@ -150,5 +165,94 @@ kai_sched_allocate(struct sess *S)
 	}
 	kai_sched_order_fini(&o);
 	kai_sched_memo_fini(&m);
+}
+
+/*
+ * The closed leaves' pass.  Nothing can be placed, so nothing changes
+ * between their jobs: no queue's key, no capacity, no admission.  Each
+ * leaf is taken on its own, in its own order (which is all its jobs'
+ * reasons and "N ahead" counts depend on; the memo's reasons depend on
+ * the shape and the capacity only), without re-keying the tree at every
+ * job.  The start-estimate candidates are the first waiting jobs in the
+ * tree's order: the order is rewound and walked until they are found
+ * (est_note() takes what failed() would have given it: a reason it
+ * stored is a waiting job's own, or Priority for one, never a limit's).
+ */
+static void
+closed_pass(struct sess *S)
+{
+	struct kai_sched_order o;
+	struct kai_sched_memo m;
+	int64_t top;
+	uint32_t q;
+
+	kai_sched_memo_init(&m);
+	kai_sched_order_init(&o, S, want_closed);
+	for (q = 0; q < S->nq; q++) {
+		while (S->closed[q] &&
+		    (top = kai_sched_order_leaf_top(&o, q)) >= 0) {
+			uint32_t j = (uint32_t)top;
+			struct kai_sched_why_info w;
+
+			enum outcome how;
+
+			kai_sched_why_clear(&w);
+			if ((how = step(S, &m, j, &w)) == PLACED)
+				kai_sched_commit(S); /* closed.c is wrong */
+			else
+				failed(S, &m, j, how, &w);
+			kai_sched_order_leaf_next(&o, j);
+		}
+	}
+	S->nest_cand = 0;
+	if (S->cf->est_jobs > 0) {
+		kai_sched_order_rewind(&o);
+		while (S->nest_cand < S->cf->est_jobs &&
+		    (top = kai_sched_order_top(&o)) >= 0) {
+			uint32_t j = (uint32_t)top;
+
+			if (S->jobs[j].nactive == 0 && S->jobs[j].nplaced == 0)
+				kai_sched_est_note(S, j, &S->r->jobs[j].why);
+			kai_sched_order_next(&o, j, false);
+		}
+	}
+	kai_sched_order_fini(&o);
+	kai_sched_memo_fini(&m);
+}
+
+/*
+ * Closed leaves (closed.c) take no part in the order: their jobs get
+ * their reasons first, against the capacity at the phase's start, in an
+ * order of their own and with a memo of their own, so the open leaves'
+ * pass is what it would be without them.  Their waiting jobs come after
+ * the open leaves' among the start-estimate candidates.
+ */
+void
+kai_sched_allocate(struct sess *S)
+{
+	uint32_t *cand = NULL, ncand = 0, nclosed, nopen, i;
+	struct kai_sched_why_info none;
+
+	memset(S->blocked, 0, S->nq * sizeof(*S->blocked));
+	S->bf_on = S->cf->bf_reservations > 0; /* until the cycle ends */
+	S->bf_clock = S->s->now;
+	/* A pass with no job is still two walks over every job: skipped. */
+	kai_sched_closed_leaves(S, want, &nclosed, &nopen);
+	if (nclosed > 0)
+		closed_pass(S);
+	if (S->nest_cand > 0) {
+		cand = kai_xcalloc(S->nest_cand, sizeof(*cand));
+		memcpy(cand, S->est_cand, S->nest_cand * sizeof(*cand));
+		ncand = S->nest_cand;
+		S->nest_cand = 0;
+	}
+	if (nopen > 0)
+		pass(S, want_open);
+	/* They passed est_note's test when noted: a cleared reason
+	 * lets them through again, after the open leaves' own. */
+	kai_sched_why_clear(&none);
+	for (i = 0; i < ncand; i++)
+		kai_sched_est_note(S, cand[i], &none);
+	free(cand);
 	S->allocated = true;
 }

@@ -195,8 +195,8 @@ place_plain(struct sess *S, const uint32_t *tasks, uint32_t n, bool pipe,
 	return true;
 }
 
-bool
-kai_sched_try_step(struct sess *S, uint32_t j, bool allow_pipe,
+static bool
+try_step(struct sess *S, uint32_t j, bool allow_pipe,
     struct kai_sched_why_info *why)
 {
 	const struct kai_sched_snap_job *J = &S->s->jobs[j];
@@ -232,6 +232,30 @@ kai_sched_try_step(struct sess *S, uint32_t j, bool allow_pipe,
 	if (why->why == KAI_SCHED_WHY_NONE)
 		why_resources(S, tasks[0], why);
 	return false;
+}
+
+/*
+ * A job of a matching OR ([a|b]) that starts tries the alternatives in
+ * order, each on its own, and keeps the first that fits: all its nodes
+ * then have the same features (nodereq.c).  The reason is the first
+ * alternative's.
+ */
+bool
+kai_sched_try_step(struct sess *S, uint32_t j, bool allow_pipe,
+    struct kai_sched_why_info *why)
+{
+	struct kai_sched_why_info w;
+	uint32_t n = kai_sched_nodereq_starts(S, j), a;
+	bool ok = false;
+
+	if (n == 0)
+		return try_step(S, j, allow_pipe, why);
+	for (a = 0; a < n && !ok; a++) {
+		kai_sched_nodereq_try(S, j, (int32_t)a);
+		ok = try_step(S, j, allow_pipe, a == 0 ? why : &w);
+	}
+	kai_sched_nodereq_try(S, j, -1);
+	return ok;
 }
 
 /*

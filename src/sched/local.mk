@@ -4,6 +4,7 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/admission.c \
 	src/sched/allocate.c \
 	src/sched/backfill.c \
+	src/sched/closed.c \
 	src/sched/consolidate.c \
 	src/sched/ctx.c \
 	src/sched/decay.c \
@@ -20,6 +21,7 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/heap.c \
 	src/sched/memo.c \
 	src/sched/nodeidx.c \
+	src/sched/nodereq.c \
 	src/sched/order.c \
 	src/sched/place.c \
 	src/sched/pools.c \
@@ -50,6 +52,14 @@ tests_unit_sched_nodegroup_SOURCES = tests/unit/sched-nodegroup.c
 tests_unit_sched_nodegroup_LDADD = tests/lib/libtap.a \
 	src/sched/libkaisched.a src/base/libkaibase.a
 TESTS += tests/unit/sched-nodegroup
+
+# Closed leaf queues (closed.c): the verdict is sound, and the others'
+# decisions do not depend on a closed leaf's jobs.
+check_PROGRAMS += tests/unit/sched-closed
+tests_unit_sched_closed_SOURCES = tests/unit/sched-closed.c
+tests_unit_sched_closed_LDADD = tests/lib/libtap.a src/sched/libkaisched.a \
+	src/base/libkaibase.a
+TESTS += tests/unit/sched-closed
 
 # Start estimates: small clusters worked out on paper (estimate.c).
 check_PROGRAMS += tests/unit/sched-estimate
@@ -86,6 +96,13 @@ SCHED_SCENARIOS = \
 	tests/sched/consolidate-off-with-spread.yaml \
 	tests/sched/consolidate-only-if-all-replaced.yaml \
 	tests/sched/consolidate-required-domain.yaml \
+	tests/sched/constraint-backfill-reserves-usable-nodes.yaml \
+	tests/sched/constraint-consolidate-keeps-features.yaml \
+	tests/sched/constraint-features.yaml \
+	tests/sched/constraint-matching-or-grows.yaml \
+	tests/sched/constraint-matching-or.yaml \
+	tests/sched/constraint-preempt-only-usable-nodes.yaml \
+	tests/sched/constraint-reclaim-only-usable-nodes.yaml \
 	tests/sched/cycle-all-phases.yaml \
 	tests/sched/fairshare-hierarchy-depth3.yaml \
 	tests/sched/fairshare-limit-and-request-cap.yaml \
@@ -126,6 +143,8 @@ SCHED_SCENARIOS = \
 	tests/sched/minruntime-preempt-protects.yaml \
 	tests/sched/minruntime-reclaim-elapsed.yaml \
 	tests/sched/minruntime-reclaim-lca.yaml \
+	tests/sched/nodelist-exclude.yaml \
+	tests/sched/order-closed-queue-takes-no-part.yaml \
 	tests/sched/order-drf-cpu-vs-gpu.yaml \
 	tests/sched/order-elastic-growth-after-minimums.yaml \
 	tests/sched/order-job-priority-then-age.yaml \

@@ -7,8 +7,9 @@
  * in order, and the topology constraint.  While a phase only consumes
  * resources, a shape that did not fit will not fit later in the phase, so
  * a later job of the same shape fails with the stored reason after one
- * hash lookup.  A job with a topology and tasks already running is never
- * memoised: where it may go depends on where it runs.
+ * hash lookup.  A job with a topology or a matching OR constraint and
+ * tasks already running is never memoised: where it may go depends on
+ * where it runs.  The pool and node requirements are part of the shape.
  *
  * Shapes are compared by two independent 64-bit hashes of every task's
  * request plus the task count (gang.c computes them with the step, in
@@ -60,6 +61,11 @@ kai_sched_shape_start(struct sjob *sj, const struct kai_sched_snap_job *J)
 	/* Node groups make a placement harder than the same tasks free. */
 	if (J->tasks_per_node > 0)
 		shape_mix(sj, UINT64_C(0x6e6f646567727000) | J->tasks_per_node);
+	/* Where it may go: its pool, and the nodes it asked for. */
+	shape_mix(sj, UINT64_C(0x706f6f6c00000000) ^
+		(uint64_t)(uint32_t)(J->pool + 1));
+	if (J->nodereq > 0)
+		shape_mix(sj, UINT64_C(0x6e72657100000000) | J->nodereq);
 }
 
 void
@@ -124,6 +130,10 @@ usable(const struct sess *S, uint32_t j, const struct sjob **sj)
 	const struct sjob *x = &S->jobs[j];
 
 	if (x->topo && x->nactive > 0)
+		return false;
+	/* Nor a matching OR with tasks running: they chose its features. */
+	if (x->nactive > 0 && S->s->jobs[j].nodereq > 0 &&
+	    S->s->nodereqs[S->s->jobs[j].nodereq - 1].match)
 		return false;
 	/* A gang that cannot reach its minimum fails for its own reason. */
 	if (x->min > x->nactive && x->min - x->nactive > x->npending)

@@ -368,12 +368,12 @@ groups_in(struct kai_sched_order *o)
 	kai_sched_free(S->ctx, start);
 }
 
+static void heaps_in(struct kai_sched_order *o);
+
 void
 kai_sched_order_init(struct kai_sched_order *o, struct sess *S,
     kai_sched_want_fn *want)
 {
-	uint32_t q;
-
 	/*
 	 * The arrays are sized from the session and kept in it between
 	 * phases (order_fini hands them back): four phases reuse one set
@@ -400,9 +400,19 @@ kai_sched_order_init(struct kai_sched_order *o, struct sess *S,
 		o->gpos = kai_sched_calloc(S->ctx, S->ng + 1, sizeof(*o->gpos));
 	}
 	o->S = S;
+	jobs_in(o, want);
+	heaps_in(o);
+}
+
+/* The heaps of groups and queues over the runs as they stand. */
+static void
+heaps_in(struct kai_sched_order *o)
+{
+	struct sess *S = o->S;
+	uint32_t q;
+
 	memset(o->qpos, 0xff, (S->nq + 1) * sizeof(*o->qpos));
 	memset(o->gpos, 0xff, (S->ng + 1) * sizeof(*o->gpos));
-	jobs_in(o, want);
 	groups_in(o);
 	kai_sched_heap_init(&o->root, o->rstore, o->qpos, queue_before, o);
 	for (q = 0; q < S->nq; q++)
@@ -569,4 +579,51 @@ kai_sched_order_next(struct kai_sched_order *o, uint32_t j, bool keep)
 	}
 	prefetch_head(o, g);
 	kai_sched_touch_group(o->S, g);
+}
+
+/*
+ * A closed leaf (closed.c) on its own: nothing is placed while its jobs
+ * are taken, so no queue's key changes and the leaf's own order (its
+ * groups' heap) is all there is to keep; the tree is not re-keyed.
+ */
+int64_t
+kai_sched_order_leaf_top(const struct kai_sched_order *o, uint32_t leaf)
+{
+	uint32_t g = kai_sched_heap_top(&o->qh[leaf]);
+
+	return g == NONE32 ? -1 : (int64_t)group_head(o, g);
+}
+
+void
+kai_sched_order_leaf_next(struct kai_sched_order *o, uint32_t j)
+{
+	uint32_t g = o->S->jobs[j].group;
+	struct kai_sched_heap *h = &o->qh[o->S->groups[g].leaf];
+
+	o->gcur[g]++;
+	if (o->gcur[g] == o->gend[g]) {
+		kai_sched_heap_remove(h, g);
+	} else {
+		group_key(o, g);
+		kai_sched_heap_fix(h, g);
+	}
+	prefetch_head(o, g);
+}
+
+/*
+ * Back to the order as kai_sched_order_init() made it (the runs are
+ * contiguous, group after group; jobs taken with keep false only):
+ * every group's cursor at its run's start, the heaps built again.
+ */
+void
+kai_sched_order_rewind(struct kai_sched_order *o)
+{
+	struct sess *S = o->S;
+	uint32_t g;
+
+	for (g = 0; g < S->ng; g++) {
+		o->gcur[g] = g > 0 ? o->gend[g - 1] : 0;
+		group_key(o, g);
+	}
+	heaps_in(o);
 }

@@ -13,7 +13,10 @@
  *
  * The answer depends on the pool and the node only, so it is worked out
  * once per session into a table of (pools + 1) x nodes bytes, and every
- * placement (kai_sched_fit_node) reads one byte.
+ * placement (kai_sched_fit_node) reads one byte.  The job's own
+ * requirements (--constraint, --nodelist, --exclude: nodereq.c) and its
+ * GPU type (gputype.c) are checked here too, so this is the one test of
+ * "may this node take this task".
  */
 #include "config.h"
 
@@ -106,7 +109,9 @@ kai_sched_pool_allows(const struct sess *S, uint32_t t, uint32_t n)
 	int32_t p = S->s->jobs[kai_sched_task_job(S, t)].pool;
 
 	return S->pool_ok[(size_t)(p + 1) * S->nn + n] != 0 &&
-	    (S->gt == NULL || kai_sched_type_allows(S, t, n));
+	    (S->gt == NULL || kai_sched_type_allows(S, t, n)) &&
+	    (S->s->nnodereqs == 0 ||
+		kai_sched_nodereq_allows(S, kai_sched_task_job(S, t), n));
 }
 
 uint32_t

@@ -378,6 +378,17 @@ kai_sched_why_text(const struct kai_sched_snapshot *s,
 		    w->a >= 0 && (size_t)w->a < s->npools ?
 		    s->pools[w->a].name : "?");
 		break;
+	case KAI_SCHED_WHY_NO_FEATURE_NODES:
+		(void)snprintf(buf, size, "no node has the "
+		    "features \"%s\"", w->a >= 0 &&
+		    (size_t)w->a < s->nnodereqs &&
+		    s->nodereqs[w->a].text != NULL ? s->nodereqs[w->a].text :
+		    "?");
+		break;
+	case KAI_SCHED_WHY_NO_REQ_NODES:
+		t = "no schedulable node is left by its --constraint, "
+		    "--nodelist and --exclude";
+		break;
 	case KAI_SCHED_WHY_QOS_GPUS:
 		qos_gpus(w, buf, size);
 		break;
@@ -421,6 +432,8 @@ kai_sched_why_name(enum kai_sched_why w)
 	    [KAI_SCHED_WHY_TYPE_NP_QUOTA] = "NonPreemptibleOverQuota",
 	    [KAI_SCHED_WHY_NO_TYPE_NODES] = "ReqNodeNotAvail",
 	    [KAI_SCHED_WHY_NODE_GROUP] = "Resources",
+	    [KAI_SCHED_WHY_NO_REQ_NODES] = "ReqNodeNotAvail",
+	    [KAI_SCHED_WHY_NO_FEATURE_NODES] = "BadConstraints",
 	};
 
 	if ((unsigned)w >= KAI_SCHED_WHY_NCODES)

@@ -113,8 +113,12 @@ queue_unit(struct sess *S, struct rctx *c, uint32_t v, struct kai_sched_unit *u)
 	uint32_t qa, va;
 
 	diverge(S, c->leaf, v, &qa, &va);
+	/* A victim on nodes the job may not use (its pool, GPU type or
+	 * node requirements) frees nothing for it, and would only take
+	 * its queue down towards its share, sparing the useful ones. */
 	for (; c->cur[v] < S->vstart[v + 1]; c->cur[v]++)
-		if (kai_sched_victim_unit(S, S->vjobs[c->cur[v]], S->q[va].rmin,
+		if (kai_sched_victim_helps(S, c->job, S->vjobs[c->cur[v]]) &&
+		    kai_sched_victim_unit(S, S->vjobs[c->cur[v]], S->q[va].rmin,
 			u))
 			return true;
 	return false;

@@ -97,14 +97,21 @@ struct snode {
 	uint32_t ver;        /* bumped at every change (frag.c caches) */
 };
 
+/*
+ * One per task, 3.5 million of them at a million pending jobs: packed
+ * into 16 bytes (24 unpacked).  What a task holds on one device is at
+ * most GPU_UNIT, which 24 bits hold; the state is below 8.
+ */
 struct stask {
-	uint8_t state; /* enum kai_sched_task_state */
-	bool fresh;    /* placed this cycle */
-	bool moved;    /* running task re-placed by consolidation */
-	int32_t node;
 	uint64_t mask; /* devices */
-	int32_t ugpu;  /* held per device (GPU_UNIT for whole) */
+	int32_t node;
+	unsigned ugpu : 24;  /* held per device (GPU_UNIT for whole) */
+	unsigned state : 4;  /* enum kai_sched_task_state */
+	unsigned fresh : 1;  /* placed this cycle */
+	unsigned moved : 1;  /* running task re-placed by consolidation */
 };
+_Static_assert(GPU_UNIT < (1 << 24), "stask.ugpu holds GPU_UNIT");
+_Static_assert(KAI_SCHED_TASK_EVICTED < 16, "stask.state holds a state");
 
 /* A job's reason is kept in the result, r->jobs[j].why, not here. */
 struct sjob {
@@ -230,6 +237,7 @@ struct sess {
 	uint32_t *vjobs;
 	uint32_t *vstart;  /* per queue: vjobs[vstart[q], vstart[q+1]) */
 	uint32_t *blocked; /* per leaf: jobs left waiting for resources */
+	uint8_t *closed;   /* per leaf: closed in this allocate (closed.c) */
 	bool allocated;    /* the allocate phase has run */
 	struct kai_sched_order *ordmem; /* order arrays kept between phases */
 	uint32_t *est_cand; /* estimate.c: allocate's first failed jobs */
@@ -249,6 +257,14 @@ struct sess {
 	/* qoslimit.c: what each GPU cap's jobs hold (uGPU); NULL = none */
 	int64_t *lim_alloc;
 	struct kai_sched_gtypes *gt; /* gputype.c; NULL: no GPU types */
+	/* nodereq.c: per nodereq the schedulable nodes it allows, and
+	 * the nodes (any) with its features; per job of a matching OR the
+	 * alternatives its active nodes all satisfy; the alternative
+	 * kai_sched_try_step() is trying for try_job (-1: none) */
+	uint32_t *req_nodes, *req_feat;
+	uint64_t *open;
+	int64_t try_job;
+	int32_t try_alt;
 	int32_t *qtype;		     /* per queue: its key's type (order.c) */
 };
 
@@ -280,6 +296,24 @@ bool kai_sched_pool_allows(const struct sess *S, uint32_t t, uint32_t n);
 uint32_t kai_sched_pool_nodes(const struct sess *S, int32_t pool);
 /* The most idle whole GPUs on a node task t's pool may use. */
 uint32_t kai_sched_pool_most_idle(const struct sess *S, uint32_t t);
+
+/* nodereq.c: the job's own node requirements (-C, -w, -x). */
+void kai_sched_nodereq_init(struct sess *S);
+void kai_sched_nodereq_fini(struct sess *S);
+/* Whether node n may take a task of job j by j's requirements. */
+bool kai_sched_nodereq_allows(const struct sess *S, uint32_t j, uint32_t n);
+/* stmt.c: task t is being placed on its node (not active yet). */
+void kai_sched_nodereq_placed(struct sess *S, uint32_t t);
+/* stmt.c: a placement or eviction of task t was undone. */
+void kai_sched_nodereq_undone(struct sess *S, uint32_t t);
+/* How many alternatives j's next start should try one by one (0: no
+ * need: no matching OR, one alternative, or tasks already active). */
+uint32_t kai_sched_nodereq_starts(const struct sess *S, uint32_t j);
+/* Placements of j start on alternative alt only; alt < 0: any again. */
+void kai_sched_nodereq_try(struct sess *S, uint32_t j, int32_t alt);
+/* No schedulable node meets j's requirements: true and w says so. */
+bool kai_sched_nodereq_none(const struct sess *S, uint32_t j,
+    struct kai_sched_why_info *w);
 
 /* sess_jobs.c */
 void kai_sched_queues_init(struct sess *S);
@@ -547,10 +581,25 @@ typedef bool kai_sched_want_fn(const struct sess *S, uint32_t j);
 void kai_sched_order_init(struct kai_sched_order *o, struct sess *S,
     kai_sched_want_fn *want);
 void kai_sched_order_fini(struct kai_sched_order *o);
+/*
+ * closed.c: S->closed[q] = 1 for every leaf q none of whose jobs (those
+ * want() takes) can be placed on the idle capacity now; *nclosed such
+ * leaves, and *nopen leaves with a job that might be (0: none).
+ */
+void kai_sched_closed_leaves(struct sess *S, kai_sched_want_fn *want,
+    uint32_t *nclosed, uint32_t *nopen);
 /* Frees an order's arrays (sess_fini, for the ones kept between phases). */
 void kai_sched_order_free(struct kai_sched_order *o);
 /* The next job in queue order, or -1. */
 int64_t kai_sched_order_top(struct kai_sched_order *o);
+/*
+ * A closed leaf's next job in its own order, or -1, and done with it;
+ * then back to the start (closed.c, allocate.c).
+ */
+int64_t kai_sched_order_leaf_top(const struct kai_sched_order *o,
+    uint32_t leaf);
+void kai_sched_order_leaf_next(struct kai_sched_order *o, uint32_t j);
+void kai_sched_order_rewind(struct kai_sched_order *o);
 /* Done with the top job j; keep = it has more to place (elastic). */
 void kai_sched_order_next(struct kai_sched_order *o, uint32_t j, bool keep);
 bool kai_sched_qkey_update(struct sess *S, uint32_t q, const int64_t *req);
@@ -571,6 +620,8 @@ bool kai_sched_solve(struct sess *S, uint32_t j, kai_sched_next_victim_fn *next,
 void kai_sched_evict_unit(struct sess *S, const struct kai_sched_unit *u);
 bool kai_sched_victim_unit(const struct sess *S, uint32_t v, int64_t min_run,
     struct kai_sched_unit *u);
+/* Whether running job v has a task on a node job j's tasks may use. */
+bool kai_sched_victim_helps(const struct sess *S, uint32_t j, uint32_t v);
 void kai_sched_victims_build(struct sess *S);
 
 struct kai_sched_fmemo {

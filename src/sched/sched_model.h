@@ -158,6 +158,28 @@ struct kai_sched_pool {
 	size_t ntolerations;
 };
 
+/*
+ * Where a job may run by its own choice (Slurm's --constraint, --nodelist
+ * and --exclude; doc/scheduler.md, "Node constraints").  A node may take
+ * the job's tasks when it has every feature of one alternative (any node
+ * when there are none), is among `only` when only_set, and is not among
+ * `never`.  With match (Slurm's [a|b]) every node of the job satisfies
+ * the same alternative.  Feature bits are the caller's: the snapshot's
+ * nodes and requirements must agree on them (kaid numbers the features
+ * the jobs name, at most 64 per cycle).
+ */
+struct kai_sched_nodereq {
+	const char *text;      /* the constraint as written, for reasons */
+	const uint64_t *alts;  /* each alternative's features */
+	size_t nalts;	       /* 0: features do not matter */
+	bool match;
+	bool only_set;	       /* only[] restricts the nodes (-w) */
+	const uint32_t *only;  /* node indices, ascending */
+	size_t nonly;
+	const uint32_t *never; /* node indices, ascending (-x) */
+	size_t nnever;
+};
+
 struct kai_sched_snap_node {
 	const char *name;       /* unique */
 	uint32_t gpus;          /* whole GPUs, <= KAI_SCHED_MAX_NODE_GPUS */
@@ -173,6 +195,8 @@ struct kai_sched_snap_node {
 	const struct kai_sched_taint *taints;
 	size_t ntaints;
 	const char *gpu_type; /* its GPUs' type; NULL or "": none */
+	uint64_t features; /* bit i: it has the cycle's feature i (the
+			      bits of kai_sched_nodereq.alts) */
 };
 
 /* Topology levels are node label keys, widest first. */
@@ -243,6 +267,7 @@ struct kai_sched_snap_job {
 	 * multiple, the gang is every task and there is no topology.
 	 * 0: each task goes anywhere. */
 	uint32_t tasks_per_node;
+	uint32_t nodereq; /* 1 + index into nodereqs; 0: any node */
 };
 
 /*
@@ -277,6 +302,9 @@ struct kai_sched_snapshot {
 	 * micro-GPUs (a QoS's per-user limit: qoslimit.c). */
 	const int64_t *gpu_limits;
 	size_t ngpu_limits;
+	/* The jobs' own node requirements (Slurm's -C, -w, -x). */
+	const struct kai_sched_nodereq *nodereqs;
+	size_t nnodereqs;
 	int64_t now;
 };
 
@@ -306,6 +334,10 @@ enum kai_sched_why {
 	KAI_SCHED_WHY_NO_TYPE_NODES, /* no schedulable node of job's type */
 	KAI_SCHED_WHY_NODE_GROUP,  /* a=tasks per node, b=nodes that can
 				      hold them, c=nodes needed */
+	KAI_SCHED_WHY_NO_REQ_NODES, /* no schedulable node meets job's
+				      nodereq: a=its index */
+	KAI_SCHED_WHY_NO_FEATURE_NODES, /* ... no node at all has the
+					  features it asks for: a=its index */
 	KAI_SCHED_WHY_NCODES
 };
 

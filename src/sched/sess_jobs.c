@@ -173,6 +173,7 @@ kai_sched_jobs_init(struct sess *S, struct kai_err *err)
 	S->scratch_pref =
 	    kai_sched_calloc(S->ctx, S->nn + 1, sizeof(*S->scratch_pref));
 	S->blocked = kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*S->blocked));
+	S->closed = kai_sched_calloc(S->ctx, S->nq + 1, 1);
 	return 0;
 }
 
@@ -196,6 +197,7 @@ kai_sched_jobs_fini(struct sess *S)
 	kai_sched_free(S->ctx, S->scratch_nflag);
 	kai_sched_free(S->ctx, S->scratch_pref);
 	kai_sched_free(S->ctx, S->blocked);
+	kai_sched_free(S->ctx, S->closed);
 	kai_sched_free(S->ctx, S->vjobs);
 	kai_sched_free(S->ctx, S->vstart);
 }
@@ -340,7 +342,8 @@ static_fails(struct sess *S)
 		else if (kai_sched_pool_nodes(S, J->pool) == 0) {
 			w.why = KAI_SCHED_WHY_NO_POOL_NODES;
 			w.a = J->pool;
-		}
+		} else
+			(void)kai_sched_nodereq_none(S, (uint32_t)j, &w);
 		for (t = J->first_task; w.why == KAI_SCHED_WHY_NONE &&
 		     t < J->first_task + J->ntasks;
 		     t++)

@@ -466,6 +466,7 @@ kai_sched_sess_init(struct sess *S, struct kai_sched_ctx *c,
 	if ((rc = kai_sched_jobs_init(S, err)) != 0 ||
 	    (rc = layout(S, err)) != 0)
 		return rc;
+	kai_sched_nodereq_init(S);
 	kai_sched_idx_init(&S->idx, S->nn, S->max_gpus);
 	for (i = 0; i < S->nn; i++)
 		kai_sched_node_refresh(S, i);
@@ -484,6 +485,7 @@ kai_sched_sess_fini(struct sess *S)
 	kai_sched_bf_fini(S);
 	kai_sched_frag_fini(S);
 	kai_sched_pools_fini(S);
+	kai_sched_nodereq_fini(S);
 	kai_sched_qoslimit_fini(S);
 	kai_sched_types_fini(S);
 	kai_sched_order_free(S->ordmem);

@@ -137,6 +137,7 @@ kai_sched_place(struct sess *S, uint32_t t, uint32_t node, uint64_t mask,
 	st->state = (uint8_t)(pipelined || moving ? KAI_SCHED_TASK_PIPELINED
 						  : KAI_SCHED_TASK_RUNNING);
 	st->fresh = true;
+	kai_sched_nodereq_placed(S, t);
 	sj->nactive++;
 	hold(S, t, 1, false);
 	kai_sched_node_refresh(S, node);
@@ -203,6 +204,7 @@ undo_one(struct sess *S, const struct undo *u)
 		}
 		*st = u->prev;
 		kai_sched_node_refresh(S, node);
+		kai_sched_nodereq_undone(S, t);
 		return;
 	}
 	hold(S, t, -1, true);
@@ -212,6 +214,7 @@ undo_one(struct sess *S, const struct undo *u)
 	sj->nactive++;
 	sj->nevicted--;
 	kai_sched_node_refresh(S, node);
+	kai_sched_nodereq_undone(S, t);
 }
 
 void

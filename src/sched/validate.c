@@ -216,11 +216,50 @@ check_job(const struct kai_sched_snapshot *s, const uint8_t *parent,
 		return kai_err_set(err, KAI_EINVAL, "no such pool");
 	if (j->gpu_limit > s->ngpu_limits)
 		return kai_err_set(err, KAI_EINVAL, "no such GPU limit");
+	if (j->nodereq > s->nnodereqs)
+		return kai_err_set(err, KAI_EINVAL, "no such node requirement");
 	if ((rc = check_topology(s, j, err)) != 0)
 		return rc;
 	for (t = 0; t < j->ntasks; t++)
 		if (check_task(s, &s->tasks[j->first_task + t], err) != 0)
 			return kai_err_prefix(err, "task %zu", t);
+	return 0;
+}
+
+/* Node indices ascending and in range. */
+static int
+check_nodeset(const struct kai_sched_snapshot *s, const uint32_t *v, size_t n,
+    const char *what, struct kai_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] >= s->nnodes || (i > 0 && v[i] <= v[i - 1]))
+			return kai_err_set(err, KAI_EINVAL,
+			    "its %s nodes are not ascending node indices",
+			    what);
+	return 0;
+}
+
+static int
+check_nodereqs(const struct kai_sched_snapshot *s, struct kai_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < s->nnodereqs; i++) {
+		const struct kai_sched_nodereq *R = &s->nodereqs[i];
+		int rc;
+
+		if (R->nalts > 64)
+			rc = kai_err_set(err, KAI_EINVAL, "more than 64 "
+			    "alternatives");
+		else if ((rc = check_nodeset(s, R->only, R->nonly, "only",
+			      err)) == 0)
+			rc = check_nodeset(s, R->never, R->nnever, "never",
+			    err);
+		if (rc != 0)
+			return kai_err_prefix(err, "node requirement %zu", i);
+	}
 	return 0;
 }
 
@@ -231,7 +270,9 @@ kai_sched_validate(const struct kai_sched_snapshot *s, struct kai_err *err)
 	size_t i, l;
 	int rc;
 
-	if ((rc = check_nodes(s, err)) != 0 || (rc = check_queues(s, err)) != 0)
+	if ((rc = check_nodes(s, err)) != 0 ||
+	    (rc = check_queues(s, err)) != 0 ||
+	    (rc = check_nodereqs(s, err)) != 0)
 		return rc;
 	for (i = 0; i < s->ntopologies; i++) {
 		const struct kai_sched_topology *tp = &s->topologies[i];

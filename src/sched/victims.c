@@ -93,6 +93,25 @@ kai_sched_victims_build(struct sess *S)
 	kai_sched_free(S->ctx, v);
 }
 
+bool
+kai_sched_victim_helps(const struct sess *S, uint32_t j, uint32_t v)
+{
+	const struct kai_sched_snap_job *J = &S->s->jobs[j], *V = &S->s->jobs[v];
+	size_t t, k;
+
+	for (t = J->first_task; t < J->first_task + J->ntasks; t++)
+		if (S->tasks[t].state == KAI_SCHED_TASK_PENDING)
+			break;
+	if (t == J->first_task + J->ntasks)
+		return true;
+	for (k = V->first_task; k < V->first_task + V->ntasks; k++)
+		if (kai_sched_task_active(&S->tasks[k]) &&
+		    kai_sched_pool_allows(S, (uint32_t)t,
+			(uint32_t)S->tasks[k].node))
+			return true;
+	return false;
+}
+
 /*
  * The next unit of victim job v: an elastic task while it runs above its
  * minimum, then its core unless min_run (s) protects it.  False when v

@@ -9,6 +9,9 @@
  *		  indices off the front yields them in ascending order
  *	dep:      parse, format, parse, format gives the same text
  *	hostlist: expand, compress, expand gives the same names in order
+ *	constraint: at most 64 names and alternatives, each alternative
+ *		  non-empty and distinct, every name in one of them
+ *	node_req: a field made from two host lists reads back as them
  */
 #include "config.h"
 
@@ -18,7 +21,9 @@
 #include "fuzz.h"
 #include "model/array.h"
 #include "model/dep.h"
+#include "model/constraint.h"
 #include "model/hostlist.h"
+#include "model/nodelists.h"
 
 static void
 check_array(const char *s)
@@ -91,6 +96,56 @@ check_hostlist(const char *s)
 	free(list);
 }
 
+static void
+check_constraint(const char *s)
+{
+	struct kai_constraint c;
+	struct kai_err err;
+	uint64_t all = 0;
+	size_t a, b;
+
+	if (kai_constraint_parse(s, &c, &err) != 0) {
+		if (c.nalts != 0 || c.nnames != 0)
+			fuzz_fail("a refused constraint leaves alternatives");
+		kai_constraint_fini(&c);
+		return;
+	}
+	if (c.nalts > KAI_CONSTRAINT_MAX_ALTS ||
+	    c.nnames > KAI_CONSTRAINT_MAX_NAMES)
+		fuzz_fail("a constraint has more than 64 names or alternatives");
+	for (a = 0; a < c.nalts; a++) {
+		if (c.alts[a] == 0)
+			fuzz_fail("a constraint has an empty alternative");
+		for (b = 0; b < a; b++)
+			if (c.alts[a] == c.alts[b])
+				fuzz_fail("a constraint repeats an alternative");
+		all |= c.alts[a];
+	}
+	if (c.nnames > 0 && all != (c.nnames == 64 ? ~UINT64_C(0) :
+	    (UINT64_C(1) << c.nnames) - 1))
+		fuzz_fail("a constraint names a feature no alternative has");
+	kai_constraint_fini(&c);
+}
+
+static void
+check_node_req(const char *s)
+{
+	char *req, **w, **x;
+	struct kai_err err;
+	size_t nw, nx;
+
+	if (kai_node_req_make(s, s, &req, &err) != 0 || req == NULL)
+		return;
+	if (kai_node_req_names(req, KAI_NODE_REQ_ONLY, &w, &nw, &err) != 0 ||
+	    kai_node_req_names(req, KAI_NODE_REQ_NEVER, &x, &nx, &err) != 0)
+		fuzz_fail("a node_req field does not read back");
+	if (nw != nx)
+		fuzz_fail("the two lists of a node_req field differ");
+	kai_hostlist_free(w, nw);
+	kai_hostlist_free(x, nx);
+	free(req);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -99,6 +154,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_array(s);
 	check_dep(s);
 	check_hostlist(s);
+	check_constraint(s);
+	check_node_req(s);
 	free(s);
 	return 0;
 }

@@ -61,9 +61,9 @@ like "-l: the date first, as sinfo -l" "$(printf '%s\n' "$out" | head -1)" \
 is "-l: sinfo's long columns" "$(printf '%s\n' "$out" | tail -n +2)" \
 "PARTITION AVAIL  TIMELIMIT   JOB_SIZE ROOT OVERSUBS     GROUPS  NODES       STATE NODELIST
 batch*       up   infinite 1-infinite   no       NO        all      4        idle cpu-1,gpu-a[1-2],gpu-h1"
-is "-N -l -h: a node's long line (S:C:T of a node given only CPUs)" \
+is "-N -l -h: a node's long line (S:C:T of a node given only CPUs; its GPU product a feature, cut to 8 as sinfo cuts it)" \
     "$(as_user "$A" kinfo -N -l -h -p batch -n gpu-a1)" \
-    "gpu-a1        1 batch*           idle   32   32:1:1 262144        0      1   (null) none                "
+    "gpu-a1        1 batch*           idle   32   32:1:1 262144        0      1 NVIDIA-A none                "
 is "without -e, nodes that print the same are one line" \
     "$(as_user "$A" kinfo -h -p batch -o '%D %N')" "4 cpu-1,gpu-a[1-2],gpu-h1"
 is "-e: only nodes with the same resources share a line" \

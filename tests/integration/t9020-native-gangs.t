@@ -12,6 +12,8 @@
 #    "waiting for N of 4 pods of the group", while fewer pods exist (a
 #    member deleted before its gang started counts out again); with room
 #    for 3 it binds none; with room for 4 it binds all and completes;
+#    its PodGroup's status says why it waits (schedulingConditions) and
+#    what its pods request and are allocated (resourcesStatus);
 #  - a restarted kaid finds a pending gang (its members join again) and
 #    a started one (by its allocations) and keeps one job for each;
 #  - a StatefulSet of 2 replicas (podManagementPolicy Parallel) is one
@@ -28,7 +30,13 @@
 #    jobs of their own; kcancel of a gang deletes every member;
 #  - pods naming a PodGroup not made yet wait (one FailedScheduling
 #    event) and become its job once it is made;
+#  - without the PodGroup CRD kaid says once (at info) that it cannot
+#    list PodGroups; with it, it lists and watches them, and a PodGroup
+#    made after its pods is seen at once;
 #  - every task of a gang is as large as its largest member asks;
+#  - a PodGroup of KAI subgroups (no minMember of its own) is a gang of
+#    their minMembers' sum, each subgroup taking only its minMember of
+#    the pods;
 #  - a RayCluster is a gang of its head and workers, a LeaderWorkerSet a
 #    gang per group;
 #  - a Deployment's pods (through its ReplicaSet) are a job each, named
@@ -152,11 +160,24 @@ mkpod pg4-b 3 "" "$PG" && mkpod pg4-c 3 "" "$PG" && mkpod pg4-d 3 "" "$PG" ||
     bail_out "could not create the PodGroup's other pods"
 ok "with 4 pods and room for 3 it waits for resources" \
     wait_for 20 eval '[ "$(kqueue -j "$pg" --noheader -o %r)" = Resources ]'
+# pgstat PODGROUP JSONPATH: a field of its status, as KAI writes it.
+pgstat() { kc -n "$NS" get podgroup "$1" -o jsonpath="{.status.$2}"; }
+pgstat_is() { [ "$(pgstat "$1" "$2")" = "$3" ]; }
+ok "its PodGroup's status says why it waits, as KAI's scheduler writes it" \
+    wait_for 20 pgstat_is pg4 'schedulingConditions[0].reasons[0].reason' Resources
+is "the condition UnschedulableOnNodePool" \
+    "$(pgstat pg4 'schedulingConditions[0].type')" UnschedulableOnNodePool
+ok "with kqueue's words as its message" \
+    test -n "$(pgstat pg4 'schedulingConditions[0].message')"
+ok "and what its 4 pods request, none of it allocated" wait_for 20 eval \
+    '[ "$(pgstat pg4 resourcesStatus.requested.cpu) $(pgstat pg4 resourcesStatus.allocated.cpu)" = "4000m 0m" ]'
 sleep 2
 is "and binds none of them" "$(nbound pg4-a pg4-b pg4-c pg4-d)" 0
 is "the group is still one job" "$(jobs_named pg4 | grep -c .)" 1
 kc -n "$NS" delete pod blocker --wait=false >/dev/null
 ok "with room for 4 it binds all 4" wait_for 30 all_bound pg4-a pg4-b pg4-c pg4-d
+ok "its PodGroup's status: 4 CPUs allocated, no condition" wait_for 20 eval \
+    '[ "$(pgstat pg4 resourcesStatus.allocated.cpu)|$(pgstat pg4 schedulingConditions)" = "4000m|" ]'
 is "task t is the t-th pod by name" \
     "$(stack_psql "select string_agg(task || '=' || pod, ' ' order by task) from allocations where job_id = $pg")" \
     "0=team-g/pg4-a 1=team-g/pg4-b 2=team-g/pg4-c 3=team-g/pg4-d"
@@ -395,5 +416,63 @@ ok "the Deployment's pods are a job each" \
 is "of one task each, priority inference (125)" \
     "$(stack_psql "select distinct ntasks || ' ' || priority from jobs where name = 'web'")" \
     "1 125"
+
+
+# -- KAI subgroups -------------------------------------------------------------
+# A PodGroup of subgroups alone, as KAI's podgrouper writes a PyTorchJob's
+# (master, minMember 1; worker, minMember 2; no spec.minMember): the gang
+# is their sum, each subgroup takes its minMember of the pods (the label
+# kai.scheduler/subgroup-name says which), a worker beyond it is a job of
+# its own.
+mkobj '{"apiVersion": "scheduling.run.ai/v2alpha2", "kind": "PodGroup",
+ "metadata": {"name": "sg"}, "spec": {"subGroups": [
+  {"name": "master", "minMember": 1}, {"name": "worker", "minMember": 2}]}}' \
+    >/dev/null || bail_out "could not create PodGroup sg"
+PG='{"pod-group-name": "sg"}'
+W='{"kai.scheduler/subgroup-name": "worker"}'
+mkpod sg-worker-0 2 "" "$PG" "$W" && mkpod sg-worker-1 2 "" "$PG" "$W" &&
+    mkpod sg-worker-2 2 "" "$PG" "$W" || bail_out "could not create sg's workers"
+sg_tasks() {
+	stack_psql "select string_agg(ntasks::text, ' ' order by ntasks) from jobs where name = 'sg'"
+}
+ok "3 workers, a subgroup of 2: a gang of 3 (its sum) and a worker alone" \
+    wait_for 20 eval '[ "$(sg_tasks)" = "1 3" ]'
+sg=$(stack_psql "select id from jobs where name = 'sg' and ntasks = 3")
+ok "the gang waits for its master" \
+    wait_for 20 why_is "$sg" "waiting for 1 of 3 pods of the group"
+mkpod sg-master-0 2 "" "$PG" '{"kai.scheduler/subgroup-name": "master"}' ||
+    bail_out "could not create sg's master"
+ok "with its master the gang binds" wait_for 30 eval \
+    '[ "$(stack_psql "select count(*) from allocations where job_id = $sg")" = 3 ]'
+is "its pods: the master and two workers" \
+    "$(stack_psql "select string_agg(pod, ' ' order by pod) from allocations where job_id = $sg" |
+        sed 's/team-g\/sg-worker-[0-9]/W/g')" "team-g/sg-master-0 W W"
+ok "and completes" wait_state "$sg" COMPLETED
+
+# -- PodGroups listed and watched --------------------------------------------
+# The CRD came after kaid started: kaid said once that it could not list
+# PodGroups (and read them by GET meanwhile); a restarted kaid lists and
+# watches them, and a PodGroup made after its pods is seen at once, not
+# at the next read (every 10 s without the watch).
+is "without the CRD, kaid said so once, at info" \
+    "$(grep -c 'info: kubernetes KAI PodGroup watch: cannot list them (HTTP 40[34])' "$T/kaid.log")" 1
+is "and gave no warning for it" \
+    "$(grep -c 'warn: kubernetes KAI PodGroup watch' "$T/kaid.log")" 0
+kaid_stop
+kaid_start || bail_out "kaid did not restart"
+pg_synced() { grep -q 'PodGroup list synced' "$T/kaid.log"; }
+ok "a kaid started with the CRD lists and watches PodGroups" \
+    wait_for 20 pg_synced
+PG='{"pod-group-name": "soon"}'
+mkpod soon-a 1 "" "$PG" && mkpod soon-b 1 "" "$PG" ||
+    bail_out "could not create soon's pods"
+ok "pods naming a PodGroup not made yet wait, saying so" \
+    wait_for 20 eval '[[ "$(events soon-a)" == *"PodGroup \"soon\" (annotation pod-group-name) does not exist"* ]]'
+mkobj '{"apiVersion": "scheduling.run.ai/v2alpha2", "kind": "PodGroup",
+ "metadata": {"name": "soon"}, "spec": {"minMember": 2}}' >/dev/null ||
+    bail_out "could not create PodGroup soon"
+ok "the PodGroup made after its pods is seen at once (3 s)" \
+    wait_for 3 has_job soon
+is "one job of 2 tasks" "$(col "$(job_of soon)" ntasks)" 2
 
 done_testing

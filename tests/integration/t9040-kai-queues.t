@@ -13,7 +13,9 @@
 #  - a bad Queue (an unknown parent; a limit below its quota) is refused
 #    with a log line and a Warning event on it, naming the field, and the
 #    rest apply; fixed, it is accepted;
-#  - a native pod labelled kai.scheduler/queue=test runs in it;
+#  - a native pod labelled kai.scheduler/queue=test runs in it; the
+#    Queue's status (requested, allocated), and its parent's, say what
+#    its job holds, as KAI's queue-controller writes them;
 #  - a deleted Queue's queue goes once no job uses it (at once without
 #    jobs; with a running job, after it ended);
 #  - a cycle of parents is refused on each of its Queues;
@@ -213,6 +215,16 @@ ok "a pod labelled kai.scheduler/queue=test is bound" wait_for 30 bound
 is "its job is in queue test" \
     "$(stack_psql "select queue from jobs where name = 'in-test' order by id desc limit 1")" \
     test
+# qstat QUEUE JSONPATH: a field of the Queue's status.
+qstat() { kc get queue "$1" -o jsonpath="{.status.$2}"; }
+qstat_is() { [ "$(qstat "$1" "$2")" = "$3" ]; }
+ok "Queue test's status: what its job holds, as KAI's queue-controller writes it" \
+    wait_for 20 qstat_is test allocated.cpu 1000m
+is "requested, allocated (CPU, memory, GPUs)" \
+    "$(qstat test requested.cpu) $(qstat test allocated.memory) $(qstat test allocated.nvidia\\.com/gpu)" \
+    "1000m 64Mi 0"
+ok "its parent's status sums its children's" \
+    wait_for 20 qstat_is default allocated.cpu 1000m
 
 # -- Deletion ------------------------------------------------------------------
 kc delete queue fine >/dev/null || bail_out "could not delete queue fine"
@@ -224,6 +236,8 @@ ok "a deleted Queue whose queue has a running job: kaid says it waits" \
 ok "and the queue stays while the job runs" has_queue test
 ok "once the job ended, the queue goes" wait_for 60 no_queue test
 ok "the others stay" has_queue default
+ok "and the parent's status holds nothing once the job ended" \
+    wait_for 20 qstat_is default allocated.cpu 0m
 
 # -- A cycle of parents ----------------------------------------------------------
 kc apply -f - >/dev/null <<'EOY' || bail_out "could not apply the cycle"

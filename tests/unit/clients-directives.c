@@ -545,13 +545,14 @@ test_warnings_refusals(void)
 	char buf[1024] = "";
 
 	is_int(parse("#SBATCH --mail-type=END --mail-type=FAIL -C a100 "
+		     "--hint=nomultithread "
 		     "--gpus-per-task=v100:1 --mem=0\n",
 		   NULL, &o, &err),
 	    0, "ignored options parse");
 	submit_opts_warnings(&o, collect, buf);
 	is_str(buf,
-	    "option \"--constraint\" is ignored: kaid's scheduler chooses "
-	    "the nodes\n"
+	    "option \"--hint\" is ignored: Kubernetes lays out tasks inside "
+	    "a node\n"
 	    "option \"--mail-type\" is ignored: kaibatch sends no mail\n"
 	    "option \"--mem=0\" (all the memory of a node) is ignored: the job "
 	    "gets kaid's default memory\n",

@@ -202,8 +202,9 @@ line "several options: -N1 --ntasks-per-node=32 --gres=gpu:1" \
 	'#SBATCH -N1 --ntasks-per-node=32 --gres=gpu:1'
 line "several options: -A proj -p alvis" '[d["account"], d["partition"]]' \
 	'["proj","alvis"]' '#SBATCH -A proj -p alvis'
-line "several options: --gpus=1 -C \"thin\"" '[d["gpus"][0]["count"], d["warnings"]]' \
-	'[1,["--constraint"]]' '#SBATCH --gpus=1 -C "thin"'
+line "several options: --gpus=1 -C \"thin\"" \
+	'[d["gpus"][0]["count"], d["warnings"], d["sched"]["features"]]' \
+	'[1,[],"thin"]' '#SBATCH --gpus=1 -C "thin"'
 line "several options: -e x.err -o x.out" '[d["stderr_pattern"], d["stdout_pattern"]]' \
 	'["x.err","x.out"]' '#SBATCH -e x.err -o x.out'
 line "several options: --mail-user=a@b --mail-type=FAIL" 'd["warnings"]' \
@@ -225,8 +226,9 @@ line "blank lines, headings and banners among directives" \
 	'#SBATCH -t 10' '#' '   ' '#SBATCH -n 2'
 line "--tasks is --tasks-per-node, not --ntasks" '[d["ntasks"], d["ntasks_per_node"]]' \
 	'[null,4]' '#SBATCH --tasks=4'
-line "--out= --err= --constrain=" '[d["stdout_pattern"], d["stderr_pattern"], d["warnings"]]' \
-	'["o.txt","e.txt",["--constraint"]]' '#SBATCH --out=o.txt --err=e.txt --constrain=x'
+line "--out= --err= --constrain=" \
+	'[d["stdout_pattern"], d["stderr_pattern"], d["sched"]["features"]]' \
+	'["o.txt","e.txt","x"]' '#SBATCH --out=o.txt --err=e.txt --constrain=x'
 badline "--cpus= is ambiguous" \
 	'job.sh:2: option "--cpus" is ambiguous (could be --cpus-per-task, --cpus-per-gpu)' \
 	'#SBATCH --cpus=4'
@@ -585,6 +587,30 @@ line "--begin" '[d["begin"]["spec"], type(d["begin"]["epoch"]).__name__]' \
 badline "--begin=whenever" 'job.sh:2: option "--begin": invalid time "whenever": unexpected "whenever"' \
 	'#SBATCH --begin=whenever'
 
+# -C, -w and -x as real scripts write them: sent as written (the host
+# lists without spaces), no warning
+while IFS=';' read -r opt feat req; do
+	line "$opt" '[d["warnings"], d["sched"]["features"], d["sched"]["node_req"]]' \
+		"[[],$feat,$req]" "#SBATCH $opt"
+done <<'EOF'
+--constraint=amd&rome;"amd&rome";null
+--constraint="[a100|h200|h100]";"[a100|h200|h100]";null
+-C gpu&hbm80g;"gpu&hbm80g";null
+-C knl,quad,cache;"knl,quad,cache";null
+--constraint="";null;null
+--nodelist=g[3107,3115,3109];null;"g[3107,3115,3109];"
+-w gnode[01-03];null;"gnode[01-03];"
+--exclude=e0[1-2];null;";e0[1-2]"
+-w a[1-2] -x a2;null;"a[1-2];a2"
+EOF
+badline "-C with a count" \
+	'job.sh:2: invalid constraint "a100*2": feature counts (NAME*N) are not supported' \
+	'#SBATCH -C a100*2'
+badline "-C unbalanced" 'job.sh:2: invalid constraint "[a|b": a "[" is not closed' \
+	'#SBATCH -C [a|b'
+badline "-w a bad host list" 'job.sh:2: invalid host list "n[1-": unclosed "["' \
+	'#SBATCH -w n[1-'
+
 # Everything else seen: accepted, one warning each, dropped
 while IFS=';' read -r opt label; do
 	line "$opt" 'd["warnings"]' "[\"$label\"]" "#SBATCH $opt"
@@ -592,15 +618,9 @@ done <<'EOF'
 --mail-type=END,FAIL;--mail-type
 --mail-type=TIME_LIMIT_80;--mail-type
 --mail-user=a@b.c;--mail-user
---constraint=amd&rome;--constraint
---constraint=[a100|h200|h100];--constraint
--C gpu&hbm80g;--constraint
 --exclusive;--exclusive
 --exclusive=user;--exclusive
 --hint=nomultithread;--hint
---nodelist=g[3107,3115,3109];--nodelist
--w gnode[01-03];--nodelist
---exclude=e0[1-2];--exclude
 --reservation=course;--reservation
 --licenses=matlab:1;--licenses
 -L gurobi@slurmdb:8;--licenses
@@ -777,12 +797,12 @@ refuse "--begin" --begin --begin=now+1hour plain.sh
 refuse "--input" --input -i in.txt plain.sh
 
 # ... and only then warns, and tries kaid (exit 3 here: nothing listens)
-script warn.sh '#SBATCH --mail-type=END -C a100 --gres=gpu:v100:1 --no-requeue'
+script warn.sh '#SBATCH --mail-type=END --hint=nomultithread --gres=gpu:v100:1 --no-requeue'
 "$ksubmit" warn.sh >"$dir/out" 2>"$dir/err" </dev/null
 is "dropped options: submission goes on" "$?" 3
 is "dropped options: one warning each (a GPU type is kaid's to match)" \
 	"$(head -n 2 "$dir/err")" \
-	'ksubmit: warning: option "--constraint" is ignored: kaid'"'"'s scheduler chooses the nodes
+	'ksubmit: warning: option "--hint" is ignored: Kubernetes lays out tasks inside a node
 ksubmit: warning: option "--mail-type" is ignored: kaibatch sends no mail'
 "$ksubmit" -Q warn.sh >"$dir/out" 2>"$dir/err" </dev/null
 like "-Q: no warnings" "$(cat "$dir/err")" '^ksubmit: error: cannot connect to kaid'

@@ -8,6 +8,8 @@
  */
 #include "config.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +29,8 @@ path_is(const char *api, const char *kind, const char *want)
 static void
 test_paths(void)
 {
+	char *p;
+
 	path_is("apps/v1", "Deployment",
 	    "/apis/apps/v1/namespaces/team%20a/deployments/x");
 	path_is("batch/v1", "Job", "/apis/batch/v1/namespaces/team%20a/jobs/x");
@@ -35,6 +39,62 @@ test_paths(void)
 	    "/apis/scheduling.run.ai/v2alpha2/namespaces/team%20a/podgroups/x");
 	path_is("kubeflow.org/v1", "PyTorchJob",
 	    "/apis/kubeflow.org/v1/namespaces/team%20a/pytorchjobs/x");
+	p = kai_kube_object_path("scheduling.run.ai/v2", "Queue", NULL, "q");
+	is_str(p, "/apis/scheduling.run.ai/v2/queues/q",
+	    "a cluster-scoped Queue has no namespace in its path");
+	free(p);
+}
+
+/* The status kaid writes on KAI's PodGroups and Queues. */
+static void
+test_kai_status(void)
+{
+	struct kai_kube_kai_status st = {
+	    .requested = {4000, 256, 1500000},
+	    .allocated = {1000, 64, 500000},
+	    .reason = "Resources", .message = "needs 4 CPUs",
+	    .now = INT64_C(1800000000)};
+	static const char qprefix[] =
+	    "{\"status\":{\"requested\":{\"cpu\":\"4000m\"";
+	char *j = kai_kube_kai_status_json(&st, true), *k1, *k2;
+
+	ok(strstr(j, "\"resourcesStatus\":{\"requested\":{\"cpu\":\"4000m\","
+	    "\"memory\":\"256Mi\",\"nvidia.com/gpu\":\"1.5\"},"
+	    "\"allocated\":{\"cpu\":\"1000m\",\"memory\":\"64Mi\","
+	    "\"nvidia.com/gpu\":\"0.5\"},\"allocatedNonPreemptible\":"
+	    "{\"cpu\":\"0m\",\"memory\":\"0Mi\",\"nvidia.com/gpu\":\"0\"}}")
+	    != NULL, "a PodGroup's lists, zeros written too (%s)", j);
+	ok(strstr(j, "\"schedulingConditions\":[{\"type\":"
+	    "\"UnschedulableOnNodePool\",\"nodePool\":\"default\","
+	    "\"status\":\"True\",\"reason\":\"Resources\",\"message\":"
+	    "\"needs 4 CPUs\",\"reasons\":[{\"reason\":\"Resources\","
+	    "\"message\":\"needs 4 CPUs\"}]") != NULL,
+	    "while it waits, the condition with the reason");
+	ok(strstr(j, "\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"") !=
+	    NULL, "and its time");
+	free(j);
+	st.reason = NULL;
+	j = kai_kube_kai_status_json(&st, true);
+	ok(strstr(j, "\"schedulingConditions\":null") != NULL,
+	    "placed: the conditions removed (%s)", j);
+	free(j);
+	j = kai_kube_kai_status_json(&st, false);
+	ok(strncmp(j, qprefix, strlen(qprefix)) == 0 &&
+	    strstr(j, "resourcesStatus") == NULL &&
+	    strstr(j, "schedulingConditions") == NULL,
+	    "a Queue's lists are the status's own (%s)", j);
+	free(j);
+	k1 = kai_kube_kai_status_key(&st);
+	st.message = "other words";
+	st.now++;
+	k2 = kai_kube_kai_status_key(&st);
+	is_str(k1, k2, "new words or time alone are no change");
+	free(k2);
+	st.reason = "Priority";
+	k2 = kai_kube_kai_status_key(&st);
+	ok(strcmp(k1, k2) != 0, "a new reason code is one");
+	free(k1);
+	free(k2);
 }
 
 static const char jobset[] =
@@ -119,7 +179,8 @@ test_pod_owner(void)
 	is_int(kube_pod_parse("{\"metadata\":{\"name\":\"w-0\","
 	    "\"namespace\":\"t\",\"uid\":\"p-1\","
 	    "\"annotations\":{\"pod-group-name\":\"pg4\"},"
-	    "\"labels\":{\"leaderworkerset.sigs.k8s.io/group-index\":\"3\"},"
+	    "\"labels\":{\"leaderworkerset.sigs.k8s.io/group-index\":\"3\","
+	    "\"kai.scheduler/subgroup-name\":\"worker\"},"
 	    "\"ownerReferences\":[{\"apiVersion\":\"apps/v1\","
 	    "\"kind\":\"StatefulSet\",\"name\":\"w\",\"uid\":\"s-1\"},"
 	    "{\"apiVersion\":\"v1\",\"kind\":\"X\",\"name\":\"x\","
@@ -132,6 +193,7 @@ test_pod_owner(void)
 	is_str(p.owner_uid, "s-1", "and uid");
 	is_str(p.pod_group, "pg4", "the pod-group-name annotation");
 	is_str(p.lws_group, "3", "the LWS group index label");
+	is_str(p.subgroup, "worker", "the KAI subgroup label");
 	kube_pod_fini(&p);
 	memset(&p, 0, sizeof(p));
 	is_int(kube_pod_parse("{\"metadata\":{\"name\":\"b\","
@@ -143,11 +205,65 @@ test_pod_owner(void)
 	kube_pod_fini(&p);
 }
 
+/* What the PodGroup watch hands on: "EV ns/name minMember", one a line. */
+static char seen[512];
+
+static void
+on_obj(enum kai_kube_event ev, const struct kai_kube_obj *o, void *ctx)
+{
+	static const char *const evs[] = {"RESET", "ADDED", "MODIFIED",
+	    "DELETED", "SYNCED"};
+	size_t n = strlen(seen);
+	int64_t min = -1;
+
+	(void)ctx;
+	if (o == NULL) {
+		(void)snprintf(seen + n, sizeof(seen) - n, "%s\n",
+		    evs[ev]);
+		return;
+	}
+	if (kai_kube_obj_int(o, "spec.minMember", &min) != 0)
+		min = -1;
+	(void)snprintf(seen + n, sizeof(seen) - n, "%s %s/%s %lld\n",
+	    evs[ev], kai_kube_obj_str(o, "metadata.namespace"),
+	    kai_kube_obj_str(o, "metadata.name"), (long long)min);
+}
+
+static void
+test_watch_objects(void)
+{
+	struct kube_watch *w = kube_watch_test_new_objects(on_obj, NULL);
+	struct kai_err err;
+	const char list[] = "{\"kind\":\"PodGroupList\",\"metadata\":"
+	    "{\"resourceVersion\":\"5\"},\"items\":["
+	    "{\"metadata\":{\"namespace\":\"a\",\"name\":\"pg4\"},"
+	    "\"spec\":{\"minMember\":4}},"
+	    "{\"metadata\":{\"namespace\":\"b\",\"name\":\"x\"},"
+	    "\"spec\":{}}]}";
+	const char evs[] = "{\"type\":\"MODIFIED\",\"object\":"
+	    "{\"metadata\":{\"namespace\":\"a\",\"name\":\"pg4\","
+	    "\"resourceVersion\":\"6\"},\"spec\":{\"minMember\":2}}}\n"
+	    "{\"type\":\"DELETED\",\"object\":{\"metadata\":"
+	    "{\"namespace\":\"b\",\"name\":\"x\","
+	    "\"resourceVersion\":\"7\"}}}\n";
+
+	is_int(kube_watch_test_list(w, list, &err), 0, "a PodGroupList is read");
+	is_int(kube_watch_test_feed(w, evs, strlen(evs)), 0,
+	    "then a MODIFIED and a DELETED event");
+	is_str(seen, "RESET\nADDED a/pg4 4\nADDED b/x -1\nSYNCED\n"
+	    "MODIFIED a/pg4 2\nDELETED b/x -1\n",
+	    "each object handed on as it is, between RESET and SYNCED");
+	is_str(kube_watch_test_rv(w), "7", "the watch goes on from the last");
+	kube_watch_free(w);
+}
+
 int
 main(void)
 {
 	test_paths();
 	test_access();
 	test_pod_owner();
+	test_watch_objects();
+	test_kai_status();
 	return done_testing();
 }

@@ -97,9 +97,9 @@ test_nodes(void)
 	    {batch, true, 86400, 3600, 2, 1},
 	    {gpu, false, 0, 0, 0, 0},
 	};
-	char served[] = "batch,gpu-b";
+	char served[] = "batch,gpu-b", feats[] = "a100,ib";
 	struct kai_nodeinfo nodes[1] = {{a1, mix, none, 32000, 4000, 257000,
-	    8192, 8000000, 1500000, prod, 81920, 2, served}};
+	    8192, 8000000, 1500000, prod, 81920, 2, served, feats}};
 	struct kai_partinfo *p;
 	struct kai_nodeinfo *n;
 	struct kai_err err;
@@ -131,6 +131,7 @@ test_nodes(void)
 	is_int((int64_t)n[0].gpu_mem_mb, 81920, "gpu memory");
 	is_int(n[0].jobs, 2, "jobs on the node");
 	is_str(n[0].partitions, "batch,gpu-b", "the partitions it serves");
+	is_str(n[0].features, "a100,ib", "its features");
 	ok(kai_nodeinfo_serves(&n[0], "batch") &&
 		kai_nodeinfo_serves(&n[0], "gpu-b") &&
 		!kai_nodeinfo_serves(&n[0], "gpu") &&

@@ -779,6 +779,154 @@ test_type_invariants(void)
 	free(w);
 }
 
+/*
+ * Random worlds with node features and job requirements (Slurm's -C, -w,
+ * -x; nodereq.c), all phases: no active task is on a node its job's
+ * requirement refuses, and the tasks of a matching OR share one
+ * alternative.
+ */
+#define NREQ 16
+
+static bool
+req_sat(const struct kai_sched_nodereq *R, uint64_t f, size_t a)
+{
+	return (R->alts[a] & ~f) == 0;
+}
+
+static bool
+req_lists(const struct kai_sched_nodereq *R, uint32_t n)
+{
+	size_t i;
+	bool in = !R->only_set;
+
+	for (i = 0; i < R->nnever; i++)
+		if (R->never[i] == n)
+			return false;
+	for (i = 0; i < R->nonly; i++)
+		in |= R->only[i] == n;
+	return in;
+}
+
+static void
+make_reqs(struct world *w, struct kai_sched_nodereq *reqs,
+    uint64_t alts[NREQ][3], uint32_t sets[NREQ][2][8])
+{
+	size_t i, k;
+
+	for (i = 0; i < NN; i++)
+		w->nodes[i].features = rnd(16);
+	for (i = 0; i < NREQ; i++) {
+		struct kai_sched_nodereq *R = &reqs[i];
+
+		memset(R, 0, sizeof(*R));
+		R->text = "x";
+		R->nalts = rnd(4);
+		for (k = 0; k < R->nalts; k++)
+			alts[i][k] = 1 + rnd(15);
+		R->alts = alts[i];
+		R->match = R->nalts > 1 && rnd(2);
+		/* Ascending node sets: every k-th node from a start. */
+		if (rnd(3) == 0) {
+			uint32_t step = 1 + rnd(12), n = rnd(step);
+
+			for (k = 0; k < 8 && n < NN; k++, n += step)
+				sets[i][0][k] = n;
+			R->only = sets[i][0];
+			R->nonly = k;
+			R->only_set = true;
+		}
+		if (rnd(3) == 0) {
+			uint32_t step = 1 + rnd(12), n = rnd(step);
+
+			for (k = 0; k < 8 && n < NN; k++, n += step)
+				sets[i][1][k] = n;
+			R->never = sets[i][1];
+			R->nnever = k;
+		}
+	}
+	w->s.nodereqs = reqs;
+	w->s.nnodereqs = NREQ;
+	for (i = 0; i < NT; i++)
+		w->jobs[i].nodereq = rnd(3) == 0 ? 0 : 1 + rnd(NREQ);
+}
+
+static void
+check_reqs(const struct world *w, const struct kai_sched_result *r,
+    int *refused, int *mixed)
+{
+	size_t j, t, a;
+
+	for (j = 0; j < NT; j++) {
+		const struct kai_sched_snap_job *J = &w->jobs[j];
+		const struct kai_sched_nodereq *R;
+		uint64_t open = ~UINT64_C(0);
+
+		if (J->nodereq == 0)
+			continue;
+		R = &w->s.nodereqs[J->nodereq - 1];
+		for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
+			const struct kai_sched_task_out *o = &r->tasks[t];
+			uint64_t f, sat = 0;
+
+			if (o->state != KAI_SCHED_TASK_RUNNING &&
+			    o->state != KAI_SCHED_TASK_PIPELINED)
+				continue;
+			f = w->nodes[o->node].features;
+			for (a = 0; a < R->nalts; a++)
+				sat |= (uint64_t)req_sat(R, f, a) << a;
+			*refused += !req_lists(R, (uint32_t)o->node) ||
+			    (R->nalts > 0 && sat == 0);
+			open &= sat;
+		}
+		*mixed += R->match && open == 0;
+	}
+}
+
+static void
+test_nodereq_invariants(void)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	struct kai_sched_snap_queue qs[4];
+	struct kai_sched_nodereq reqs[NREQ];
+	uint64_t alts[NREQ][3];
+	uint32_t sets[NREQ][2][8];
+	bool was_below[NT];
+	struct kai_err err;
+	int seed, runs = 0, refused = 0, mixed = 0, placed = 0;
+	size_t t;
+
+	for (seed = 0; seed < 40; seed++) {
+		struct kai_sched_result r;
+
+		world_init(w,
+		    seed % 3 == 0 ? KAI_SCHED_SPREAD : KAI_SCHED_BINPACK);
+		world_queues_gangs(w, qs);
+		make_reqs(w, reqs, alts, sets);
+		settle_world(w, was_below);
+		kai_sched_config_init(&w->s.config);
+		w->s.config.placement = seed % 3 == 0 ? KAI_SCHED_SPREAD
+		    : seed % 6 == 1		      ? KAI_SCHED_FRAG
+						      : KAI_SCHED_BINPACK;
+		w->s.config.bf_reservations = seed % 2 ? 4 : 0;
+		if (kai_sched_cycle(&w->s, &r, &err) != 0) {
+			diag("seed %d: %s", seed, err.msg);
+			continue;
+		}
+		runs++;
+		for (t = 0; t < NT; t++)
+			placed += r.tasks[t].state == KAI_SCHED_TASK_RUNNING;
+		check_reqs(w, &r, &refused, &mixed);
+		kai_sched_result_fini(&r);
+	}
+	is_int(runs, 40, "nodereq: every random world is a valid snapshot");
+	ok(placed > 40 * NT / 4, "nodereq: the worlds run tasks (%d)", placed);
+	is_int(refused, 0,
+	    "nodereq: no task runs on a node its requirement refuses");
+	is_int(mixed, 0,
+	    "nodereq: a matching OR's tasks share one alternative");
+	free(w);
+}
+
 int
 main(void)
 {
@@ -794,5 +942,6 @@ main(void)
 	test_context();
 	test_gpu_caps();
 	test_type_invariants();
+	test_nodereq_invariants();
 	return done_testing();
 }

@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * native_pgstatus.c: a PodGroup's status written back, as KAI writes it
+ * (doc/k8s-native.md, "Status written back"; src/kube/kube_kaistatus.c
+ * has the fields).
+ *
+ * Each tick, for every active gang job whose group is a PodGroup
+ * ("ns/PodGroup:name"), kaid sums its member pods' requests (active
+ * ones: requested; bound ones: allocated, and allocatedNonPreemptible
+ * when the job is not preemptible) and takes the reason it waits
+ * (kqueue's, while it is pending).  The status is written (a PATCH of the
+ * status subresource) only when that changes: the sums or the reason
+ * code, not the reason's words alone (which count the jobs ahead and
+ * change every tick; they go with the next change).  When the job ends,
+ * a last status with nothing requested or allocated and no condition is
+ * written, and the PodGroup is forgotten.
+ *
+ * A write that fails (the PodGroup deleted, no right to patch its
+ * status: rbac-native.yaml) is logged at info and not retried until the
+ * status changes again: the status is for people and tools to read,
+ * nothing of kaid's depends on it.  At most STATUS_INFLIGHT_MAX writes
+ * (PodGroups' and Queues') are under way: the rest wait for a later
+ * tick, so that a thousand gangs placed at once do not hold up binds.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xmalloc.h"
+#include "daemons/kaid/kaid.h"
+#include "daemons/kaid/native.h"
+#include "sys/log.h"
+
+#define PG_API "scheduling.run.ai/v2alpha2"
+
+/* One PodGroup's sums this tick. */
+struct pgsum {
+	const struct kai_job *j;
+	struct kai_kube_kai_status st;
+};
+
+void
+native_status_done(int code, const struct kai_err *err, void *ctx)
+{
+	struct kaid *k = ctx;
+
+	if (k->status_inflight > 0)
+		k->status_inflight--;
+	if (code != 0 && code != KAI_EAGAIN)
+		kai_log_info("%s", err->msg);
+}
+
+/*
+ * Splits a gang's workload "ns/PodGroup:name" into ns and name (into
+ * buffers of n); false for another kind of group.
+ */
+static bool
+pg_of(const struct kai_job *j, char *ns, char *name, size_t n)
+{
+	const char *slash = strchr(j->workload, '/');
+	static const char kind[] = "PodGroup:";
+
+	if (slash == NULL || (size_t)(slash - j->workload) >= n ||
+	    strncmp(slash + 1, kind, sizeof(kind) - 1) != 0 ||
+	    strlen(slash + sizeof(kind)) >= n)
+		return false;
+	memcpy(ns, j->workload, (size_t)(slash - j->workload));
+	ns[slash - j->workload] = '\0';
+	(void)snprintf(name, n, "%s", slash + sizeof(kind));
+	return true;
+}
+
+static void
+add(struct kai_kube_res *r, const struct pod_rec *p, const struct kai_job *j)
+{
+	r->cpu_milli += p->cpu_milli > 0 ? (uint64_t)p->cpu_milli : 0;
+	r->mem_mb += p->mem_mb;
+	/* A share is the job's (its pods ask no whole GPU). */
+	r->gpu_micro += p->gpus > 0 ? (uint64_t)p->gpus * 1000000 :
+	    j->gpu_fraction;
+}
+
+static int
+by_job(const void *a, const void *b)
+{
+	uint64_t x = ((const struct pgsum *)a)->j->id;
+	uint64_t y = ((const struct pgsum *)b)->j->id;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Adds every member pod to the sum of its job (one pass over the pods). */
+static void
+sum_pods(const struct kaid *k, struct pgsum *s, size_t n)
+{
+	const char *key;
+	void *v;
+	size_t it = 0;
+
+	while (kai_map_next(&k->pods, &it, &key, &v)) {
+		const struct pod_rec *p = v;
+		struct kai_job probe = {.id = p->job_id};
+		struct pgsum want = {.j = &probe}, *g;
+
+		if (!p->managed || p->deleting ||
+		    (p->phase != KAI_POD_PENDING &&
+		    p->phase != KAI_POD_RUNNING))
+			continue;
+		if ((g = bsearch(&want, s, n, sizeof(*s), by_job)) == NULL)
+			continue;
+		add(&g->st.requested, p, g->j);
+		if (p->node[0] == '\0')
+			continue;
+		add(&g->st.allocated, p, g->j);
+		if (!g->j->preemptible)
+			add(&g->st.allocated_np, p, g->j);
+	}
+}
+
+static void
+write_status(struct kaid *k, const char *ns, const char *name,
+    const struct kai_kube_kai_status *st)
+{
+	k->status_inflight++;
+	kai_kube_object_patch_status(k->kube, PG_API, "PodGroup", ns, name,
+	    kai_kube_kai_status_json(st, true), native_status_done, k);
+}
+
+/* The groups written before whose job is no longer active: a last one. */
+static void
+forget_ended(struct kaid *k, struct kai_map *seen, int64_t now)
+{
+	struct kai_kube_kai_status st = {.now = now};
+	const char *key;
+	char ns[256];
+	void *v;
+	size_t it = 0;
+
+	while (kai_map_next(&k->pgstatus, &it, &key, &v)) {
+		const char *slash = strchr(key, '/');
+
+		if (kai_map_get(seen, key) != NULL)
+			continue;
+		if (slash != NULL && (size_t)(slash - key) < sizeof(ns)) {
+			memcpy(ns, key, (size_t)(slash - key));
+			ns[slash - key] = '\0';
+			write_status(k, ns, slash + 1, &st);
+		}
+		kai_map_del(&k->pgstatus, key);
+	}
+}
+
+void
+native_pg_status(struct kaid *k, int64_t now)
+{
+	struct pgsum *s;
+	struct kai_map seen;
+	char ns[256], name[256], key[520];
+	size_t i, n = 0;
+
+	if (k->kube == NULL)
+		return;
+	s = kai_xcalloc(state_njobs(k) + 1, sizeof(*s));
+	for (i = 0; i < state_njobs(k); i++) {
+		const struct kai_job *j = state_job_at(k, i);
+
+		if (native_gang(j) && pg_of(j, ns, name, sizeof(ns)))
+			s[n++].j = j;
+	}
+	/* The state's jobs are in id order already: bsearch needs it. */
+	sum_pods(k, s, n);
+	kai_map_init(&seen, NULL);
+	for (i = 0; i < n; i++) {
+		const struct kai_job *j = s[i].j;
+		char *sig, *was;
+
+		(void)pg_of(j, ns, name, sizeof(ns));
+		(void)snprintf(key, sizeof(key), "%s/%s", ns, name);
+		s[i].st.now = now;
+		if (j->state == KAI_JOB_PENDING && j->reason != NULL &&
+		    strcmp(j->reason, "None") != 0) {
+			s[i].st.reason = j->reason;
+			s[i].st.message = j->why;
+		}
+		kai_map_put(&seen, key, (void *)1);
+		sig = kai_kube_kai_status_key(&s[i].st);
+		/* Unchanged, or no room now: the next tick sees it again. */
+		if (((was = kai_map_get(&k->pgstatus, key)) != NULL &&
+		    strcmp(was, sig) == 0) ||
+		    k->status_inflight >= STATUS_INFLIGHT_MAX) {
+			free(sig);
+			continue;
+		}
+		kai_map_put(&k->pgstatus, key, sig);
+		write_status(k, ns, name, &s[i].st);
+	}
+	forget_ended(k, &seen, now);
+	kai_map_fini(&seen);
+	free(s);
+}
