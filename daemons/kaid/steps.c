@@ -468,9 +468,11 @@ place(const struct kai_job *j, const struct kai_step_req *r,
 
 	nn = r->nnodes;
 	n = r->ntasks;
+	/* No -n: as many as the nodes hold (the job's tasks per node,
+	 * which srun inherits from sbatch in Slurm), or all the job's. */
 	if (n == 0)
 		n = r->ntasks_per_node > 0 ? r->ntasks_per_node *
-		    (nn > 0 ? nn : jn) : nn > 0 ? nn : pods;
+		    (nn > 0 ? nn : jn) : nn > 0 ? nn * g : pods;
 	if (nn == 0)
 		nn = r->ntasks_per_node > 0 ?
 		    (n + r->ntasks_per_node - 1) / r->ntasks_per_node :

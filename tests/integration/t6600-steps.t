@@ -168,6 +168,35 @@ ok "... with Slurm's line" waitfor "CANCELLED AT"
 ok "... and both tasks' TERM trap ran" \
     eval 'waitfor "^0: task 0 got TERM" && waitfor "^1: task 1 got TERM"'
 
+# Placement: a job of two nodes of two tasks (-N 2 --ntasks-per-node=2);
+# srun -N 1 keeps to the first node, --ntasks-per-node=1 takes one task
+# of each, and the default fills both in blocks.
+cat >"$W/place.sh" <<'EOS'
+#!/bin/sh
+#SBATCH -N 2
+#SBATCH --ntasks-per-node=2
+#SBATCH -t 5
+srun -N 1 sh -c 'echo "a $SLURM_PROCID node $SLURM_NODEID local $SLURM_LOCALID of $SLURM_STEP_NUM_TASKS"'
+srun --ntasks-per-node=1 sh -c 'echo "b $SLURM_PROCID node $SLURM_NODEID local $SLURM_LOCALID of $SLURM_STEP_NUM_TASKS"'
+srun sh -c 'echo "c $SLURM_PROCID node $SLURM_NODEID local $SLURM_LOCALID of $SLURM_STEP_NUM_TASKS"'
+EOS
+chown "$A:" "$W/place.sh"
+pid=$(cd "$W" && as_user "$A" ksubmit --parsable -o "$W/place-%j.out" place.sh)
+ok "the two-node job completes" wait_state "$pid" COMPLETED 300
+pout=$W/place-$pid.out
+is "srun -N 1: the first node's two tasks" "$(grep '^a' "$pout" | sort)" \
+"a 0 node 0 local 0 of 2
+a 1 node 0 local 1 of 2"
+is "srun --ntasks-per-node=1: one task on each node" \
+    "$(grep '^b' "$pout" | sort)" \
+"b 0 node 0 local 0 of 2
+b 1 node 1 local 0 of 2"
+is "srun: the job's four tasks, in blocks" "$(grep '^c' "$pout" | sort)" \
+"c 0 node 0 local 0 of 4
+c 1 node 0 local 1 of 4
+c 2 node 1 local 0 of 4
+c 3 node 1 local 1 of 4"
+
 # A job that requeues itself: its second run numbers its steps from 0
 # again, and kacct keeps the last run's.
 cat >"$W/rq.sh" <<'EOS'
