@@ -371,12 +371,16 @@ run_step(const struct kai_step_event *ev, uint32_t pod, int sigfd)
 	int ofd, efd, sig;
 	struct sigaction sa;
 
+	/* The runner outlives what its tasks get (the pod's TERM, a
+	 * --signal timer's signal to every process of the pod) to report
+	 * them; exec resets the handlers in the tasks. */
+	static const int sigs[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1,
+	    SIGUSR2, SIGALRM, SIGURG, SIGXCPU, SIGVTALRM, SIGPROF};
+
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = nothing;
-	(void)sigaction(SIGTERM, &sa, NULL);
-	(void)sigaction(SIGHUP, &sa, NULL);
-	(void)sigaction(SIGUSR1, &sa, NULL);
-	(void)sigaction(SIGUSR2, &sa, NULL);
+	for (t = 0; t < sizeof(sigs) / sizeof(sigs[0]); t++)
+		(void)sigaction(sigs[t], &sa, NULL);
 	if (pipe2(chld_fd, O_CLOEXEC | O_NONBLOCK) == 0) {
 		sa.sa_handler = on_chld;
 		sa.sa_flags = SA_NOCLDSTOP;

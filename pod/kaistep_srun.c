@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +209,33 @@ worst(const struct kai_step_result *res)
 	return rc;
 }
 
+static void
+nothing(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * The tasks get the signals themselves (the wrapper's TERM to the pod,
+ * --signal's timer, kcancel --signal through the agents); srun outlives
+ * them to report the step's status, as Slurm's forwards and waits.
+ * SA_RESTART: its wait on kaid goes on.
+ */
+static void
+outlive_signals(void)
+{
+	static const int sigs[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1,
+	    SIGUSR2, SIGALRM, SIGCONT, SIGURG, SIGXCPU, SIGVTALRM, SIGPROF};
+	struct sigaction sa;
+	size_t i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = nothing;
+	sa.sa_flags = SA_RESTART;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		(void)sigaction(sigs[i], &sa, NULL);
+}
+
 int
 kaistep_srun(int argc, char **argv)
 {
@@ -238,6 +266,7 @@ kaistep_srun(int argc, char **argv)
 	r.env = environ;
 	r.out = file_of(1);
 	r.err = file_of(2);
+	outlive_signals();
 	kai_buf_init(&b, 4096);
 	b.max = KAI_PROTO_BODY_MAX;
 	rc = kai_msg_step_req_encode(&b, &r);

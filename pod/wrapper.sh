@@ -137,6 +137,8 @@ if [ -n "$KAI_BIN" ] && [ -z "$agent" ]; then
   KAI_BATCH_PID_FILE=$d/batch.pid
   export KAI_BATCH_PID_FILE
   kaistep step-agent </dev/null >&4 2>&4 3>&- 4>&- & a=$!
+  KAI_AGENT_PID=$a
+  export KAI_AGENT_PID
 fi
 case $KAI_SIGNAL in
 2|3|INT|QUIT)

@@ -23,6 +23,7 @@ export STACK_SRC STACK_BIN
 . "$top/tests/lib/tap.sh"
 . "$top/tests/lib/stack.sh"
 . "$top/tests/bench/benchlib.sh"
+stack_tiers kubesim node -- "steps need the in-pod programs: kubesim (volumes) or real nodes"
 stack_require
 RUNS=${RUNS:-20}
 PODS=${PODS:-2 8}

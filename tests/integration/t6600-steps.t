@@ -148,6 +148,25 @@ out=$(as_user "$A" kcancel -b "$sid" 2>&1)
 is "kcancel -b without --signal is refused" "$?:$out" \
     '2:kcancel: error: option "--batch" needs "--signal"'
 
+# sbatch --signal=USR1@55 (5 s into a 1-minute job): the steps' tasks in
+# both pods get it (in task 0's pod through the agent's processes), srun
+# outlives it and reports the step's status.
+cat >"$W/timer.sh" <<'EOS'
+#!/bin/sh
+#SBATCH -n 2
+#SBATCH -t 1
+#SBATCH --signal=USR1@55
+srun -l sh -c 'trap "echo task \$SLURM_PROCID got USR1; exit 0" USR1; while :; do sleep 0.1; done'
+echo "srun after the signal: $?"
+EOS
+chown "$A:" "$W/timer.sh"
+xid=$(cd "$W" && as_user "$A" ksubmit --parsable -o "$W/timer-%j.out" timer.sh)
+ok "the --signal job completes" wait_state "$xid" COMPLETED 600
+is "both tasks caught the --signal timer's USR1" \
+    "$(grep -c '^[01]: task [01] got USR1' "$W/timer-$xid.out")" 2
+is "... and srun reported the step's end" \
+    "$(grep '^srun after' "$W/timer-$xid.out")" "srun after the signal: 0"
+
 # kcancel of a running job: SIGTERM reaches the steps' tasks in every
 # pod (their trap runs, within KillWait) and Slurm's line is written.
 cat >"$W/term.sh" <<'EOS'
