@@ -17,57 +17,26 @@
  * The state is memory only, per job, and goes when the job is no longer
  * running (checked on every request and by the wait timer), or when
  * kaid stops.  Each request must carry the job's credential: a job
- * reaches its own steps only.
+ * reaches its own steps only.  Where tasks go and the steps' records
+ * are steps_acct.c's.
  */
 #include "config.h"
 
 #include <inttypes.h>
-#include <sys/wait.h>
-
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/xmalloc.h"
-#include "db/db.h"
 #include "kaid.h"
 #include "proto/codec.h"
 #include "proto/proto_step.h"
+#include "steps_int.h"
 #include "sys/log.h"
 
 #define POLL_MS	 ((int64_t)KAI_STEP_POLL_S * 1000)
 #define SWEEP_MS 1000
 #define STEPS_MAX 65536 /* steps of one job run: each keeps a few bytes */
-
-struct step {
-	uint32_t id;
-	int64_t start;		/* unix s */
-	char *name;		/* the command's base name (JobName) */
-	char *nodelist;
-	uint32_t ntasks;
-	uint32_t left;		/* tasks not reported yet */
-	uint32_t *status;	/* wait status of each task */
-	bool *done;
-	uint64_t max_rss_kb;	/* the largest task's peak */
-	uint64_t sum_rss_kb;	/* the tasks' peaks, for their mean */
-	uint64_t cpu_usec;	/* all tasks' CPU */
-	bool kill_on_bad_exit;
-	bool killed;		/* a SIGKILL event was sent */
-	struct kai_step_event *run; /* its RUN event, in the job's log */
-};
-
-struct step_job {
-	uint64_t id;
-	uint32_t next_step;	/* SLURM_STEP_ID of the next srun */
-	bool ended;		/* the batch script ended */
-	bool batch;		/* its N.batch row was written */
-	uint32_t run;		/* the job's requeue_count for this run */
-	struct kai_step_event **events; /* the log; seq = index + 1 */
-	size_t nevents;
-	struct step **steps;	/* steps[i]->id == i */
-	size_t nsteps;
-	struct step_job *next;
-};
 
 /* A deferred request: an agent's (step == UINT32_MAX) or srun's. */
 struct step_wait {
@@ -119,90 +88,6 @@ job_free(struct step_job *sj)
 		step_free(sj->steps[i]);
 	free(sj->steps);
 	free(sj);
-}
-
-/* A row of sql/017-job-steps.sql: at a step's start, or its end. */
-static void
-record_info(struct kaid *k, const struct kai_step_info *i, bool end)
-{
-	struct kai_err err;
-
-	if ((end ? kai_db_step_end(k->db, i, &err) :
-	    kai_db_step_start(k->db, i, &err)) != 0)
-		kai_log_warn("job %" PRIu64 ": step %" PRIu32 ": %s", i->job,
-		    i->step, err.msg);
-}
-
-static void
-record(struct kaid *k, uint64_t job, const struct step *s, bool end,
-    int64_t now)
-{
-	struct kai_step_info i;
-	uint32_t t, worst = 0;
-	bool signalled = false;
-
-	memset(&i, 0, sizeof(i));
-	i.job = job;
-	i.step = s->id;
-	i.name = s->name;
-	i.ntasks = s->ntasks;
-	i.nodelist = s->nodelist;
-	i.start = s->start;
-	if (!end) {
-		record_info(k, &i, false);
-		return;
-	}
-	/* The worst task: the largest exit code, a signal above any. */
-	for (t = 0; t < s->ntasks; t++) {
-		int st = (int)s->status[t];
-
-		if (!s->done[t])
-			continue;
-		if (WIFSIGNALED(st) && !signalled) {
-			signalled = true;
-			worst = (uint32_t)st;
-		} else if (!signalled && WEXITSTATUS(st) > WEXITSTATUS(
-		    (int)worst)) {
-			worst = (uint32_t)st;
-		}
-	}
-	i.exit_status = worst;
-	i.max_rss_kb = s->max_rss_kb;
-	i.ave_rss_kb = s->ntasks > s->left ?
-	    s->sum_rss_kb / (s->ntasks - s->left) : 0;
-	i.cpu_usec = s->cpu_usec;
-	i.state = s->left > 0 ? KAI_JOB_CANCELLED :
-	    worst == 0 ? KAI_JOB_COMPLETED : KAI_JOB_FAILED;
-	i.end = now;
-	record_info(k, &i, true);
-}
-
-/*
- * The batch step (N.batch): started when task 0's agent first asks (the
- * script starts beside it), ended by STEP_END with the script's exit
- * status, or CANCELLED when the job ended first.
- */
-static void
-record_batch(struct kaid *k, struct step_job *sj, bool end, uint32_t state,
-    uint32_t status)
-{
-	const struct kai_job *j = state_job(k, sj->id);
-	struct kai_step_info i;
-	static char name[] = "batch";
-	static char none[] = "";
-
-	memset(&i, 0, sizeof(i));
-	i.job = sj->id;
-	i.step = KAI_STEP_BATCH;
-	i.name = name;
-	i.ntasks = 1;
-	i.nodelist = j != NULL && j->nallocs > 0 && j->allocs[0].node != NULL
-	    ? j->allocs[0].node : none;
-	i.start = j != NULL && j->start_time > 0 ? j->start_time : kaid_now();
-	i.state = state;
-	i.exit_status = status;
-	i.end = kaid_now();
-	record_info(k, &i, end);
 }
 
 static void arm(struct kaid *k);
@@ -393,9 +278,9 @@ job_retire(struct kaid *k, struct step_job *sj)
 
 	for (i = 0; i < sj->nsteps; i++)
 		if (sj->steps[i]->left > 0)
-			record(k, sj->id, sj->steps[i], true, kaid_now());
+			steps_record(k, sj->id, sj->steps[i], true, kaid_now());
 	if (sj->batch && !sj->ended)
-		record_batch(k, sj, true, KAI_JOB_CANCELLED, 0);
+		steps_record_batch(k, sj, true, KAI_JOB_CANCELLED, 0);
 	job_free(sj);
 }
 
@@ -451,96 +336,6 @@ refuse(struct kaid *k, const struct rpc_req *req, int code, const char *msg,
 	return false;
 }
 
-/*
- * Where the tasks go: over nn of the job's nodes (groups of g pods), in
- * blocks (Slurm's default distribution): node i gets tpn tasks, or
- * n / nn and one more for the first n % nn.  Task t of a node runs in
- * the node's pod t % g.  0, or an error message in err.
- */
-static int
-place(const struct kai_job *j, const struct kai_step_req *r,
-    struct kai_step_event *ev, struct kai_err *err)
-{
-	uint32_t pods = j->ntasks > 0 ? j->ntasks : 1;
-	uint32_t g = j->ntasks_per_node > 0 && pods % j->ntasks_per_node == 0
-	    ? j->ntasks_per_node : 1;
-	uint32_t jn = pods / g, nn, n, node, l, t = 0;
-
-	nn = r->nnodes;
-	n = r->ntasks;
-	/* No -n: as many as the nodes hold (the job's tasks per node,
-	 * which srun inherits from sbatch in Slurm), or all the job's. */
-	if (n == 0)
-		n = r->ntasks_per_node > 0 ? r->ntasks_per_node *
-		    (nn > 0 ? nn : jn) : nn > 0 ? nn * g : pods;
-	if (nn == 0)
-		nn = r->ntasks_per_node > 0 ?
-		    (n + r->ntasks_per_node - 1) / r->ntasks_per_node :
-		    (n + g - 1) / g;
-	if (nn > jn)
-		nn = r->nnodes > 0 ? nn : jn;
-	if (nn > jn)
-		return kai_err_set(err, KAI_EINVAL,
-		    "unable to create step for job %" PRIu64 ": %" PRIu32
-		    " nodes requested, the job has %" PRIu32, j->id, nn, jn);
-	if (n > KAI_STEP_TASKS_MAX || n < nn)
-		return kai_err_set(err, KAI_EINVAL,
-		    "unable to create step for job %" PRIu64 ": %" PRIu32
-		    " tasks on %" PRIu32 " nodes", j->id, n, nn);
-	if (r->ntasks_per_node > 0 && n > r->ntasks_per_node * nn)
-		return kai_err_set(err, KAI_EINVAL,
-		    "unable to create step for job %" PRIu64 ": %" PRIu32
-		    " tasks exceed %" PRIu32 " per node on %" PRIu32 " nodes",
-		    j->id, n, r->ntasks_per_node, nn);
-	ev->pod = kai_xcalloc(n, sizeof(*ev->pod));
-	ev->node = kai_xcalloc(n, sizeof(*ev->node));
-	ev->local = kai_xcalloc(n, sizeof(*ev->local));
-	ev->ntasks = n;
-	for (node = 0; node < nn; node++) {
-		uint32_t here = r->ntasks_per_node > 0 ? r->ntasks_per_node :
-		    n / nn + (node < n % nn ? 1 : 0);
-
-		if (here > g)
-			return kai_err_set(err, KAI_EINVAL,
-			    "unable to create step for job %" PRIu64 ": more "
-			    "processors requested than permitted (%" PRIu32
-			    " tasks on a node of %" PRIu32 ")", j->id, here, g);
-		for (l = 0; l < here && t < n; l++, t++) {
-			ev->pod[t] = node * g + l % g;
-			ev->node[t] = node;
-			ev->local[t] = l;
-		}
-	}
-	return 0;
-}
-
-/* The nodes of the step's pods, "a,b" in task order, each once. */
-static char *
-step_nodes(const struct kai_job *j, const struct kai_step_event *ev)
-{
-	struct kai_buf b;
-	size_t t, u;
-
-	kai_buf_init(&b, 65536);
-	for (t = 0; t < ev->ntasks; t++) {
-		const char *node = ev->pod[t] < j->nallocs &&
-		    j->allocs[ev->pod[t]].node != NULL ?
-		    j->allocs[ev->pod[t]].node : "";
-		bool seen = false;
-
-		for (u = 0; u < t && !seen; u++)
-			seen = ev->pod[u] < j->nallocs &&
-			    j->allocs[ev->pod[u]].node != NULL &&
-			    strcmp(j->allocs[ev->pod[u]].node, node) == 0;
-		if (seen || node[0] == '\0')
-			continue;
-		if ((b.len > 0 && kai_buf_add(&b, ",", 1) != 0) ||
-		    kai_buf_add(&b, node, strlen(node)) != 0)
-			break;
-	}
-	return kai_buf_detach(&b, NULL);
-}
-
 static bool
 step_start(struct kaid *k, const struct rpc_req *req, struct step_job *sj,
     struct kai_step_req *r)
@@ -561,7 +356,7 @@ step_start(struct kaid *k, const struct rpc_req *req, struct step_job *sj,
 		return refuse(k, req, KAI_EINVAL, "no command to execute",
 		    NULL);
 	memset(&tmp, 0, sizeof(tmp));
-	if (place(j, r, &tmp, &err) != 0) {
+	if (steps_place(j, r, &tmp, &err) != 0) {
 		kai_step_event_fini(&tmp);
 		return refuse(k, req, err.code, err.msg, NULL);
 	}
@@ -591,13 +386,13 @@ step_start(struct kaid *k, const struct rpc_req *req, struct step_job *sj,
 	s->start = kaid_now();
 	s->name = kai_xstrdup(strrchr(ev->argv[0], '/') != NULL ?
 	    strrchr(ev->argv[0], '/') + 1 : ev->argv[0]);
-	s->nodelist = step_nodes(j, ev);
+	s->nodelist = steps_nodes(j, ev);
 	sj->steps = kai_xreallocarray(sj->steps, sj->nsteps + 1,
 	    sizeof(*sj->steps));
 	sj->steps[sj->nsteps++] = s;
 	kai_log_info("job %" PRIu64 ": step %" PRIu32 " started: %" PRIu32
 	    " tasks, %s", req->job_id, s->id, s->ntasks, ev->argv[0]);
-	record(k, req->job_id, s, false, 0);
+	steps_record(k, req->job_id, s, false, 0);
 	wait_add(k, req, s->id, 0);
 	wake(k, req->job_id);
 	return true;
@@ -652,7 +447,7 @@ rpc_step_agent(struct kaid *k, const struct rpc_req *req)
 	sj = job_find(k, req->job_id, true);
 	if (pod == 0 && !sj->batch) {
 		sj->batch = true;
-		record_batch(k, sj, false, KAI_JOB_RUNNING, 0);
+		steps_record_batch(k, sj, false, KAI_JOB_RUNNING, 0);
 	}
 	if (seq < sj->nevents) {
 		reply_events(k, req->conn, sj, seq);
@@ -700,7 +495,7 @@ rpc_step_done(struct kaid *k, const struct rpc_req *req)
 			s->killed = true;
 		}
 		if (s->left == 0) {
-			record(k, req->job_id, s, true, kaid_now());
+			steps_record(k, req->job_id, s, true, kaid_now());
 			/* Every pod with a task has it: the rest need
 			 * neither the command nor the environment. */
 			kai_codec_strv_free(s->run->env, s->run->nenv);
@@ -736,7 +531,7 @@ rpc_step_end(struct kaid *k, const struct rpc_req *req)
 		sj->ended = true;
 		(void)event_add(sj, KAI_STEP_EV_END, 0);
 		if (sj->batch)
-			record_batch(k, sj, true, ws == 0 ? KAI_JOB_COMPLETED :
+			steps_record_batch(k, sj, true, ws == 0 ? KAI_JOB_COMPLETED :
 			    KAI_JOB_FAILED, ws);
 		kai_log_debug("job %" PRIu64 ": batch script ended (%" PRId32
 		    ")", req->job_id, status);
@@ -815,36 +610,6 @@ rpc_step_signal(struct kaid *k, const struct rpc_req *req)
 	kai_buf_fini(&b);
 	kai_cancel_results_free(res, n);
 	free(ids);
-	return false;
-}
-
-bool
-rpc_step_list(struct kaid *k, const struct rpc_req *req)
-{
-	struct kai_step_info *v = NULL;
-	uint64_t *ids = NULL;
-	size_t n = 0, nv = 0, fit;
-	struct kai_buf b;
-	struct kai_err err;
-
-	if (kai_msg_step_ids_decode(req->body, req->len, &ids, &n, &err) != 0)
-		return refuse(k, req, KAI_EPROTO, err.msg, NULL);
-	/* As kacct's own rows: the caller's jobs, or all for operators. */
-	if (kai_db_steps_load(k->db, ids, n, rpc_is_operator(k, req->uid) ?
-	    -1 : (int64_t)req->uid, &v, &nv, &err) != 0) {
-		free(ids);
-		return refuse(k, req, err.code, err.msg, NULL);
-	}
-	free(ids);
-	kai_buf_init(&b, KAI_PROTO_BODY_MAX);
-	fit = nv;
-	if (kai_msg_step_list_encode(&b, v, &fit) == 0)
-		server_reply(k, req->conn, KAI_MSG_STEP_LIST_REPLY, 0, &b);
-	else
-		server_reply_error(k, req->conn, KAI_EINTERNAL,
-		    "could not encode the steps", NULL);
-	kai_buf_fini(&b);
-	kai_step_info_free(v, nv);
 	return false;
 }
 
