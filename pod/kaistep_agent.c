@@ -635,6 +635,27 @@ on_events(uint16_t type, const void *body, size_t len, void *ctx)
 	return CLIENT_EXIT_OK;
 }
 
+/* Standard error to /dev/null while on, back as it was when off. */
+static void
+quiet_errors(bool on)
+{
+	static int saved = -1;
+	int null;
+
+	if (on && saved < 0) {
+		saved = fcntl(2, F_DUPFD_CLOEXEC, 3);
+		if (saved >= 0 &&
+		    (null = open("/dev/null", O_WRONLY | O_CLOEXEC)) >= 0) {
+			(void)dup2(null, 2);
+			(void)close(null);
+		}
+	} else if (!on && saved >= 0) {
+		(void)dup2(saved, 2);
+		(void)close(saved);
+		saved = -1;
+	}
+}
+
 int
 kaistep_agent(int argc, char **argv)
 {
@@ -668,11 +689,20 @@ kaistep_agent(int argc, char **argv)
 		kai_buf_fini(&b);
 		reap(&a, false);
 		if (rc == CLIENT_EXIT_CONNECT && ++tries < RETRY_S) {
+			/* The first failure said why; the retries (a kaid
+			 * restarting) need not fill the job's error file. */
+			if (tries == 1)
+				quiet_errors(true);
 			(void)sleep(1);
 			continue;
 		}
-		if (rc != CLIENT_EXIT_OK)
+		quiet_errors(false);
+		if (rc != CLIENT_EXIT_OK) {
+			if (tries > 0)
+				client_error(prog, NULL, "gave up reaching kaid "
+				    "after %d tries", tries);
 			break;
+		}
 		tries = 0;
 	}
 	/* The batch script ended (or kaid let the job go): what still runs
