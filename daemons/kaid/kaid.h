@@ -128,6 +128,8 @@ struct kaid {
 	struct webhook *webhook;  /* webhook.c: admission webhook, or NULL */
 	struct native *native;	  /* native_owner.c: owners read, pods
 				     waiting for them; NULL until used */
+	struct mailer *mailer;	  /* mail.c: job mail programs running
+				     and waiting; NULL until used */
 	struct native_burst *nburst; /* native_burst.c: one-pod jobs of
 				     this burst, not yet recorded */
 	struct kai_map pgstatus;  /* native_pgstatus.c: "ns/name" of a
@@ -495,6 +497,8 @@ struct snap {
 	struct kai_map node_ix;	  /* name -> index + 1 */
 	struct kai_map queue_ix;  /* name -> index + 1 */
 	struct kai_map user_ix;	  /* name -> index + 1 */
+	struct kai_sched_snap_account *accounts; /* kaid.yaml's accounts */
+	struct kai_map acct_ix;	  /* name -> index + 1 */
 	/* pools.c: the nodes' taints and kaid.yaml's partitions as pools */
 	struct kai_sched_taint *taints;
 	char **taint_text;	  /* owned copies the taints point into */
