@@ -13,5 +13,9 @@ int kaistep_ksubmit(int argc, char **argv);
 int kaistep_kqueue(int argc, char **argv);
 int kaistep_kcancel(int argc, char **argv);
 int kaistep_kctl(int argc, char **argv);
+/* Job steps (kaistep_srun.c, kaistep_agent.c). */
+int kaistep_srun(int argc, char **argv);
+int kaistep_agent(int argc, char **argv);
+int kaistep_step_end(int argc, char **argv);
 
 #endif /* KAI_POD_KAISTEP_H */

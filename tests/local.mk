@@ -86,6 +86,8 @@ INTEGRATION_TESTS = \
 	tests/integration/t6460-account-fairshare.t \
 	tests/integration/t6500-jobcred.t \
 	tests/integration/t6510-node-jobcred.t \
+	tests/integration/t6600-steps.t \
+	tests/integration/t6610-node-steps.t \
 	tests/integration/t6900-constraint.t
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
@@ -100,7 +102,8 @@ EXTRA_DIST += tests/bench/bench-kaid.sh tests/bench/bench-tools.sh \
 	tests/bench/bench-soak.sh tests/bench/bench-soak.py \
 	tests/bench/bench-dispatch.sh tests/bench/bench-native.sh \
 	tests/bench/bench-node.sh tests/bench/benchlib.sh \
-	tests/bench/bench-node.py tests/bench/bench-webhook.sh
+	tests/bench/bench-node.py tests/bench/bench-webhook.sh \
+	tests/bench/bench-steps.sh
 
 # `make check-unit`: the tests that need no stack (unit, scheduler and
 # pod tests and the fuzz corpora: tests/unit, tests/sched, tests/pod,

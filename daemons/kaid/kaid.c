@@ -242,6 +242,7 @@ kaid_fini(struct kaid *k)
 	deps_free(k);
 	helpers_free(k);
 	jobauth_free(k);
+	steps_free(k);
 	leader_free(k);
 	relay_stop(k);
 	kai_loop_free(k->loop);

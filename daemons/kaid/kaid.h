@@ -124,6 +124,7 @@ struct kaid {
 	struct log_stream *logs;  /* rpc_log.c: klog requests answered */
 	struct httpd *httpd;	  /* httpd.c: health and metrics, or NULL */
 	struct jobauth *jobauth;  /* jobauth.c: job credentials, or NULL */
+	struct steps *steps;	  /* steps.c: running jobs' steps, or NULL */
 	struct webhook *webhook;  /* webhook.c: admission webhook, or NULL */
 	struct native *native;	  /* native_owner.c: owners read, pods
 				     waiting for them; NULL until used */
@@ -336,6 +337,17 @@ bool rpc_job_update(struct kaid *k, const struct rpc_req *req);
 
 /* rpc_log.c: klog */
 bool rpc_log(struct kaid *k, const struct rpc_req *req);
+
+/* steps.c: srun's steps inside a job (proto_step.h) */
+bool rpc_step_run(struct kaid *k, const struct rpc_req *req);
+bool rpc_step_agent(struct kaid *k, const struct rpc_req *req);
+bool rpc_step_done(struct kaid *k, const struct rpc_req *req);
+bool rpc_step_end(struct kaid *k, const struct rpc_req *req);
+bool rpc_step_list(struct kaid *k, const struct rpc_req *req);
+bool rpc_step_signal(struct kaid *k, const struct rpc_req *req);
+/* The client of a deferred step request went away. */
+void steps_forget_conn(struct kaid *k, struct conn *conn);
+void steps_free(struct kaid *k);
 void log_forget_conn(struct kaid *k, struct conn *conn);
 
 /* state.c */

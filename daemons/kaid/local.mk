@@ -53,6 +53,9 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/rpc_share.c \
 	daemons/kaid/rpc_submit.c \
 	daemons/kaid/server.c \
+	daemons/kaid/steps.c \
+	daemons/kaid/steps_acct.c \
+	daemons/kaid/steps_int.h \
 	daemons/kaid/server_int.h \
 	daemons/kaid/server_limits.c \
 	daemons/kaid/share.c \

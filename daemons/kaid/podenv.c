@@ -378,8 +378,12 @@ podenv_build(const struct kai_job *j, const struct kai_jobspec *js,
 	kv_set(e, "KAI_WORKDIR", js->workdir);
 	kv_set(e, "KAI_STDOUT", out);
 	kv_set(e, "KAI_STDERR", err);
-	if (j->ntasks > 1 || js->open_mode == KAI_OPEN_APPEND)
+	/* "tasks": appended to because several pods may write, which the
+	 * wrapper need not do when task 0's pod alone runs the script. */
+	if (js->open_mode == KAI_OPEN_APPEND)
 		kv_set(e, "KAI_APPEND", "1");
+	else if (j->ntasks > 1)
+		kv_set(e, "KAI_APPEND", "tasks");
 	add_signal(j, js, e);
 	add_slurm(j, js, task, e);
 	add_umask(js, e);

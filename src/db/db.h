@@ -346,6 +346,21 @@ int kai_db_job_grow(struct kai_db *db, uint64_t id, uint32_t cpus_per_task,
     struct kai_err *err) KAI_MUST_CHECK;
 
 /*
+ * Job steps (db_steps.c, sql/017-job-steps.sql): a step started (job,
+ * step, name, ntasks, nodelist, start) and ended (state, exit_status,
+ * end); the recorded steps of ids, of uid's jobs only unless uid < 0.
+ * Caller frees *v with kai_step_info_free().
+ */
+struct kai_step_info;
+int kai_db_step_start(struct kai_db *db, const struct kai_step_info *s,
+    struct kai_err *err) KAI_MUST_CHECK;
+int kai_db_step_end(struct kai_db *db, const struct kai_step_info *s,
+    struct kai_err *err) KAI_MUST_CHECK;
+int kai_db_steps_load(struct kai_db *db, const uint64_t *ids, size_t n,
+    int64_t uid, struct kai_step_info **v, size_t *nv,
+    struct kai_err *err) KAI_MUST_CHECK;
+
+/*
  * The decayed usage of the jobs that ran and ended within window_s
  * before now, per queue and user (src/sched/decay.h: half-life 0 = no
  * decay).  One aggregate over a range of end_time; running jobs are the

@@ -14,6 +14,7 @@ src_db_libkaidb_a_SOURCES = \
 	src/db/db_jobedit.c \
 	src/db/db_mail.c \
 	src/db/db_jobsize.c \
+	src/db/db_steps.c \
 	src/db/db_leader.c \
 	src/db/db_query.c \
 	src/db/db_queue.c \
