@@ -114,9 +114,16 @@ clients_kcancel_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kcancel_LDADD = $(CLIENT_LIBS)
 clients_kacct_SOURCES = clients/kacct.c clients/kacct_fields.c \
 	clients/kacct_fields.h clients/kacct_report.c \
-	clients/kacct_report.h
+	clients/kacct_report.h clients/kacct_steps.c clients/kacct_steps.h
 clients_kacct_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kacct_LDADD = $(CLIENT_LIBS)
+# kseff: seff's efficiency report, from kacct's records of steps.
+bin_PROGRAMS += clients/kseff
+clients_kseff_SOURCES = clients/kseff.c clients/kacct_steps.c \
+	clients/kacct_steps.h
+clients_kseff_CPPFLAGS = $(CLIENT_CPPFLAGS)
+clients_kseff_LDADD = $(CLIENT_LIBS)
+dist_man_MANS += doc/man/kseff.1
 
 dist_man_MANS += doc/man/ksubmit.1 doc/man/kqueue.1 doc/man/kcancel.1 \
 	doc/man/kacct.1 doc/man/kinfo.1 doc/man/klog.1
@@ -186,6 +193,7 @@ KSIM_CORE_SOURCES = \
 	clients/scenario.c \
 	clients/scenario.h \
 	clients/scenario_caps.c \
+	clients/scenario_accts.c \
 	clients/scenario_expect.c \
 	clients/scenario_jobs.c \
 	clients/scenario_nodereq.c \

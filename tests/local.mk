@@ -77,9 +77,17 @@ INTEGRATION_TESTS = \
 	tests/integration/t7010-node-two.t \
 	tests/integration/t7100-node-pods.t \
 	tests/integration/t6400-umask.t \
+	tests/integration/t6800-mail.t \
 	tests/integration/t6410-pernode.t \
+	tests/integration/t6420-gres-pernode.t \
+	tests/integration/t6430-exclusive.t \
+	tests/integration/t6440-kacct-duplicates.t \
+	tests/integration/t6450-submit-host.t \
+	tests/integration/t6460-account-fairshare.t \
 	tests/integration/t6500-jobcred.t \
 	tests/integration/t6510-node-jobcred.t \
+	tests/integration/t6600-steps.t \
+	tests/integration/t6610-node-steps.t \
 	tests/integration/t6700-ksrun.t \
 	tests/integration/t6710-node-ksrun.t \
 	tests/integration/t6900-constraint.t
@@ -98,6 +106,7 @@ EXTRA_DIST += tests/bench/bench-kaid.sh tests/bench/bench-tools.sh \
 	tests/bench/bench-dispatch.sh tests/bench/bench-native.sh \
 	tests/bench/bench-node.sh tests/bench/benchlib.sh \
 	tests/bench/bench-node.py tests/bench/bench-webhook.sh \
+	tests/bench/bench-steps.sh
 	tests/bench/bench-pty.sh
 
 # `make check-unit`: the tests that need no stack (unit, scheduler and

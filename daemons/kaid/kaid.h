@@ -124,9 +124,12 @@ struct kaid {
 	struct log_stream *logs;  /* rpc_log.c: klog requests answered */
 	struct httpd *httpd;	  /* httpd.c: health and metrics, or NULL */
 	struct jobauth *jobauth;  /* jobauth.c: job credentials, or NULL */
+	struct steps *steps;	  /* steps.c: running jobs' steps, or NULL */
 	struct webhook *webhook;  /* webhook.c: admission webhook, or NULL */
 	struct native *native;	  /* native_owner.c: owners read, pods
 				     waiting for them; NULL until used */
+	struct mailer *mailer;	  /* mail.c: job mail programs running
+				     and waiting; NULL until used */
 	struct native_burst *nburst; /* native_burst.c: one-pod jobs of
 				     this burst, not yet recorded */
 	struct kai_map pgstatus;  /* native_pgstatus.c: "ns/name" of a
@@ -356,6 +359,17 @@ bool rpc_job_update(struct kaid *k, const struct rpc_req *req);
 
 /* rpc_log.c: klog */
 bool rpc_log(struct kaid *k, const struct rpc_req *req);
+
+/* steps.c: srun's steps inside a job (proto_step.h) */
+bool rpc_step_run(struct kaid *k, const struct rpc_req *req);
+bool rpc_step_agent(struct kaid *k, const struct rpc_req *req);
+bool rpc_step_done(struct kaid *k, const struct rpc_req *req);
+bool rpc_step_end(struct kaid *k, const struct rpc_req *req);
+bool rpc_step_list(struct kaid *k, const struct rpc_req *req);
+bool rpc_step_signal(struct kaid *k, const struct rpc_req *req);
+/* The client of a deferred step request went away. */
+void steps_forget_conn(struct kaid *k, struct conn *conn);
+void steps_free(struct kaid *k);
 void log_forget_conn(struct kaid *k, struct conn *conn);
 
 /* state.c */
@@ -505,6 +519,8 @@ struct snap {
 	struct kai_map node_ix;	  /* name -> index + 1 */
 	struct kai_map queue_ix;  /* name -> index + 1 */
 	struct kai_map user_ix;	  /* name -> index + 1 */
+	struct kai_sched_snap_account *accounts; /* kaid.yaml's accounts */
+	struct kai_map acct_ix;	  /* name -> index + 1 */
 	/* pools.c: the nodes' taints and kaid.yaml's partitions as pools */
 	struct kai_sched_taint *taints;
 	char **taint_text;	  /* owned copies the taints point into */

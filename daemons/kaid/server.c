@@ -49,6 +49,7 @@ server_conn_close(struct kaid *k, struct conn *c)
 	submit_forget_conn(k, c);
 	log_forget_conn(k, c);
 	reads_forget_conn(k, c);
+	steps_forget_conn(k, c);
 	if (c->fd >= 0) {
 		kai_loop_fd_del(k->loop, c->fd);
 		(void)close(c->fd);

@@ -20,6 +20,7 @@ src_proto_libkaiproto_a_SOURCES = \
 	src/proto/msg_qos.c \
 	src/proto/msg_report.c \
 	src/proto/msg_share.c \
+	src/proto/msg_step.c \
 	src/proto/msg_submit.c \
 	src/proto/msg_tools.h \
 	src/proto/msgtype.h \
@@ -30,6 +31,7 @@ src_proto_libkaiproto_a_SOURCES = \
 	src/proto/proto_pty.h \
 	src/proto/proto_qos.h \
 	src/proto/proto_report.h \
+	src/proto/proto_step.h \
 	src/proto/queue.c \
 	src/proto/queue_types.c
 
