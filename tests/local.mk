@@ -106,7 +106,7 @@ EXTRA_DIST += tests/bench/bench-kaid.sh tests/bench/bench-tools.sh \
 	tests/bench/bench-dispatch.sh tests/bench/bench-native.sh \
 	tests/bench/bench-node.sh tests/bench/benchlib.sh \
 	tests/bench/bench-node.py tests/bench/bench-webhook.sh \
-	tests/bench/bench-steps.sh
+	tests/bench/bench-steps.sh \
 	tests/bench/bench-pty.sh
 
 # `make check-unit`: the tests that need no stack (unit, scheduler and
