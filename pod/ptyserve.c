@@ -24,11 +24,13 @@
  * PTYSERVE_KILL_S seconds later if it is still there.
  *
  * Only task 0 serves, as Slurm's interactive step runs on the
- * allocation's first node.  The other tasks end at once, with status 0:
- * while every pod runs the job's script (pod/wrapper.sh), nothing in the
- * session could reach their pods, and a task that waited would keep
- * the job running after the session ended (kaid ends a job when every
- * task has succeeded, reconcile.c).
+ * allocation's first node.  With the helpers ConfigMap the wrapper runs
+ * the script in task 0 alone and the other pods wait for the session's
+ * srun steps (pod/wrapper.sh), ending with it.  Where every pod runs the
+ * script, the other tasks end at once, with status 0: nothing in the
+ * session could reach their pods, and a task that waited would keep the
+ * job running after the session ended (kaid ends a job when every task
+ * has succeeded, reconcile.c).
  */
 #include "config.h"
 
