@@ -4,11 +4,8 @@
 # t6700-ksrun: interactive sessions relayed through kaid (ksrun(1),
 # ksalloc(1), ksattach(1)), driven from a pseudo-terminal as a user types
 # (tests/tools/pty-drive.py).  kubesim's pods are processes on this host
-# and mount no Secret, so the test plays the kubelet's part for the job
-# key (as t6500 does): the keys of the first job ids are derived from
-# kaid's master key into files only alice reads, and a `kaistep` first in
-# the job's PATH points KAI_JOB_KEY at its job's before it runs the real
-# one.  Checked: `ksrun --pty bash` runs commands, reports and follows
+# that get their volumes (the job's key, the helpers ConfigMap with
+# kaistep), as real pods do.  Checked: `ksrun --pty bash` runs commands, reports and follows
 # the window size, passes Ctrl-C as the terminal's SIGINT, returns the
 # shell's exit status and ends the job; `ksrun CMD` streams stdout and
 # stderr apart and returns CMD's status; ksalloc gives a shell in the
@@ -19,8 +16,9 @@
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
 
-stack_tiers kubesim real -- "the job key is the test's file here"
+stack_tiers kubesim -- "kubesim's pods get their volumes here; t6710 is the node tier's"
 stack_require
+stack_require_kubesim
 step=$STACK_BIN/pod/kaistep
 [ -x "$step" ] || skip_all "pod/kaistep not built (configure: no static libraries)"
 drive=$top_srcdir/tests/tools/pty-drive.py
@@ -30,33 +28,20 @@ chmod 755 "$T"
 trap 'stack_stop "$T"; [ -n "$KEEP" ] || rm -rf "$T"' EXIT
 python3 -c 'import os; print(os.urandom(32).hex())' >"$T/master.key"
 chmod 600 "$T/master.key"
-KAID_CONF_EXTRA="job_key_file: $T/master.key" KAID_POD_CONTROLLER=listen \
+KUBESIM_VOLUMES=1 KAID_POD_HELPERS=configmap \
+    KAID_CONF_EXTRA="job_key_file: $T/master.key" KAID_POD_CONTROLLER=listen \
     stack_start "$T" ||
     bail_out "could not start the stack"
 
 A=$STACK_ALICE
 B=$STACK_BOB
 W=$T/work-alice
-mkdir -p "$W/keys" "$W/bin" && chown -R "$A:" "$W"
-python3 - "$T/master.key" "$W/keys" <<'EOP'
-import hashlib, hmac, struct, sys
-m = bytes.fromhex(open(sys.argv[1]).read().strip())
-for i in range(1, 200):
-    k = hmac.new(m, b"kaibatch job key v1\0" + struct.pack(">Q", i),
-                 hashlib.sha256).hexdigest()
-    open("%s/key-%d" % (sys.argv[2], i), "w").write(k + "\n")
-EOP
-chown -R "$A:" "$W/keys" && chmod 400 "$W/keys"/*
-cat >"$W/bin/kaistep" <<EOS
-#!/bin/sh
-KAI_JOB_KEY=$W/keys/key-\$KAI_JOB_ID exec "$step" "\$@"
-EOS
-chmod 755 "$W/bin/kaistep"
+mkdir -p "$W" && chown "$A:" "$W"
 
-# as_alice CMD...: CMD as alice in her directory, kaistep on her PATH.
+# as_alice CMD...: CMD as alice in her directory.
 as_alice()
 {
-	(cd "$W" && as_user "$A" env PATH="$W/bin:$PATH" "$@")
+	(cd "$W" && as_user "$A" "$@")
 }
 # steps FILE LINE...: a pty-drive.py step file.
 steps()
@@ -110,6 +95,12 @@ out=$(as_alice ksrun -n 2 -t 2 sh -c 'echo task-$SLURM_PROCID')
 nid=$(last_job)
 is "ksrun -n 2: the command runs once, in task 0" "$out" "task-0"
 ok "... and the job ends with it" wait_state "$nid" COMPLETED
+# srun's steps write to the job's output file, as in a batch job (the
+# steps' output does not come through the session yet).
+as_alice ksrun -n 2 -t 2 -o "$W/steps.out" sh -c 'srun -l echo hi' >/dev/null
+is "ksrun -n 2: srun in the command runs a step on both pods" \
+    "$(sort "$W/steps.out" 2>&1)" "0: hi
+1: hi"
 is "... stdin reaches the command" \
     "$(echo typed | as_alice ksrun -t 2 cat)" "typed"
 
