@@ -8,8 +8,9 @@
 #
 #   tests/bench/bench-pty.sh [BUILD-DIR]
 #
-# Must run as root (it runs ksrun as a test user).  `ksrun --pty cat`
-# runs in a job; one byte is typed at a time and the clock stops when the
+# Must run as root (it runs ksrun as a test user); kubesim gives the pods
+# their volumes (the job's key, kaistep from the helpers ConfigMap).
+# `ksrun --pty cat` runs in a job; one byte is typed at a time and the clock stops when the
 # remote terminal's echo of it is back: client -> kaid -> pod's pty ->
 # kaid -> client.  Printed: the median, 90th percentile and maximum of
 # KEYS keystrokes (default 500).  Slurm's `srun --pty` relays through
@@ -25,36 +26,22 @@ export STACK_SRC STACK_BIN
 . "$top/tests/lib/stack.sh"
 stack_require
 KEYS=${KEYS:-500}
-step=$STACK_BIN/pod/kaistep
-[ -x "$step" ] || { echo "bench-pty: pod/kaistep not built" >&2; exit 1; }
+[ -x "$STACK_BIN/pod/kaistep" ] ||
+    { echo "bench-pty: pod/kaistep not built" >&2; exit 1; }
 
 T=$(mktemp -d /tmp/kai-bpty.XXXXXX)
 chmod 755 "$T"
 trap 'stack_stop "$T"; rm -rf "$T"' EXIT
 python3 -c 'import os; print(os.urandom(32).hex())' >"$T/master.key"
 chmod 600 "$T/master.key"
-KAID_CONF_EXTRA="job_key_file: $T/master.key" KAID_POD_CONTROLLER=listen \
+KUBESIM_VOLUMES=1 KAID_POD_HELPERS=configmap \
+    KAID_CONF_EXTRA="job_key_file: $T/master.key" KAID_POD_CONTROLLER=listen \
     stack_start "$T" >/dev/null || { echo "bench-pty: no stack" >&2; exit 1; }
 A=$STACK_ALICE
 W=$T/work
-mkdir -p "$W/keys" "$W/bin"
-# The kubelet's part, as in t6700: the job keys in files alice reads.
-python3 - "$T/master.key" "$W/keys" <<'EOP'
-import hashlib, hmac, struct, sys
-m = bytes.fromhex(open(sys.argv[1]).read().strip())
-for i in range(1, 20):
-    k = hmac.new(m, b"kaibatch job key v1\0" + struct.pack(">Q", i),
-                 hashlib.sha256).hexdigest()
-    open("%s/key-%d" % (sys.argv[2], i), "w").write(k + "\n")
-EOP
-cat >"$W/bin/kaistep" <<EOS
-#!/bin/sh
-KAI_JOB_KEY=$W/keys/key-\$KAI_JOB_ID exec "$step" "\$@"
-EOS
-chmod 755 "$W/bin/kaistep"
-chown -R "$A:" "$W" && chmod 400 "$W/keys"/*
+mkdir -p "$W" && chown "$A:" "$W"
 
-cd "$W" && as_user "$A" env PATH="$W/bin:$PATH" KEYS="$KEYS" python3 - <<'EOP'
+cd "$W" && as_user "$A" env KEYS="$KEYS" python3 - <<'EOP'
 import os, pty, select, statistics, sys, termios, time
 pid, fd = pty.fork()
 if pid == 0:
