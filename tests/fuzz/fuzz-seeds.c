@@ -317,6 +317,8 @@ seeds_steps(struct kai_buf *b)
 	ok(kai_msg_step_end_encode(b, 0), "step end");
 	emit("step-end", KAI_MSG_STEP_END, b);
 	seeds_step_list(b);
+}
+
 /* An interactive session: its two openings and a frame of each kind. */
 static void
 seeds_pty(struct kai_buf *b)

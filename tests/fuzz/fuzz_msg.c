@@ -543,6 +543,9 @@ m_step_signal(const uint8_t *p, size_t n, struct kai_buf *out)
 	r = kai_msg_step_signal_encode(out, ids, nv, sig, flags);
 	free(ids);
 	return r;
+}
+
+static int
 m_pty_attach(const uint8_t *p, size_t n, struct kai_buf *out)
 {
 	struct kai_pty_open o;
