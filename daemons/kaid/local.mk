@@ -62,6 +62,8 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/mail.c \
 	daemons/kaid/mail.h \
 	daemons/kaid/tick.c \
+	daemons/kaid/wholenode.c \
+	daemons/kaid/wholenode.h \
 	daemons/kaid/tick.h \
 	daemons/kaid/usage.c \
 	daemons/kaid/usage.h \
