@@ -603,6 +603,11 @@ done <<'EOF'
 --exclude=e0[1-2];null;";e0[1-2]"
 -w a[1-2] -x a2;null;"a[1-2];a2"
 EOF
+line "-w alone: a node per name, a task on each, as sbatch" \
+	'[d["nodes"], d["spec"]["ntasks"], d["spec"]["ntasks_per_node"]]' \
+	'[{"max":3,"min":3},3,1]' '#SBATCH -w a[1-3]'
+line "-w with -n keeps -n" '[d["nodes"], d["spec"]["ntasks"]]' '[null,1]' \
+	'#SBATCH -w a[1-3] -n 1'
 badline "-C with a count" \
 	'job.sh:2: invalid constraint "a100*2": feature counts (NAME*N) are not supported' \
 	'#SBATCH -C a100*2'
