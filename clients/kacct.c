@@ -61,6 +61,8 @@ static const struct cliopt table[] = {
 	"accepted: kaibatch has no job steps"),
     CLIOPT("allusers", 'a', CLIOPT_NOARG, NULL,
 	"jobs of all users (if kaid allows it)"),
+    CLIOPT("duplicates", 'D', CLIOPT_NOARG, NULL,
+	"each run of a requeued job, the earlier ones REQUEUED"),
     CLIOPT("endtime", 'E', CLIOPT_ARG, "TIME", "jobs submitted before TIME"),
     CLIOPT("format", 'o', CLIOPT_ARG, "FIELDS",
 	"fields to show, FIELD[%WIDTH],..."),
@@ -124,6 +126,9 @@ set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 		return filter_parse_names("QoS", arg, &o->qos, &o->nqos, err);
 	case 'a':
 		o->q.flags |= KAI_QUERY_ALL_USERS;
+		return 0;
+	case 'D':
+		o->q.flags |= KAI_QUERY_DUPLICATES;
 		return 0;
 	case 'E':
 		o->end = arg;

@@ -209,6 +209,13 @@ a_ntasks(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 }
 
 static void
+a_nnodes(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)snprintf(b, n, "%" PRIu32, jobquery_nodes(j));
+}
+
+static void
 a_mem(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 {
 	(void)now;
@@ -309,7 +316,7 @@ static const struct afield afields[] = {
     {"AllocGPUs", 9, true, a_gpus},
     {"AllocTRES", 40, false, a_tres},
     {"GPUSeconds", 10, true, a_gpu_seconds},
-    {"NNodes", 8, true, a_ntasks},
+    {"NNodes", 8, true, a_nnodes},
     {"NodeList", 15, false, a_nodes},
     {"ReqMem", 10, true, a_mem},
     {"WorkDir", 30, false, jf_workdir},

@@ -170,6 +170,7 @@ KSIM_CORE_SOURCES = \
 	clients/scenario.c \
 	clients/scenario.h \
 	clients/scenario_caps.c \
+	clients/scenario_accts.c \
 	clients/scenario_expect.c \
 	clients/scenario_jobs.c \
 	clients/scenario_nodereq.c \

@@ -394,6 +394,16 @@ set_value(struct submit_opts *o, int key, const char *arg, const char *cwd,
 		    err);
 	case K_OPEN_MODE:
 		return set_open_mode(o, arg, err);
+	case K_EXCLUSIVE:
+		/* Slurm's =user, =mcs and =topo share nodes among some jobs;
+		 * kaid knows whole nodes only. */
+		if (arg != NULL)
+			return kai_err_set(err, KAI_EINVAL,
+			    "invalid exclusive \"%s\": only whole nodes "
+			    "(--exclusive without a value) are supported",
+			    arg);
+		o->exclusive = true;
+		return 0;
 	case K_KILL_ON_INVALID_DEP:
 		return set_kill_invalid_dep(o, arg, err);
 	case K_SIGNAL:

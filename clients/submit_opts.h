@@ -88,6 +88,7 @@ enum submit_key {
 	K_PARSE_ONLY,
 	K_JSON,
 	K_KILL_ON_INVALID_DEP,
+	K_EXCLUSIVE,
 	K_OTHER /* ignored and refused options: K_OTHER + n */
 };
 
@@ -133,6 +134,7 @@ struct submit_opts {
 	struct submit_gpu gpus_node; /* --gres=gpu, --gpus-per-node */
 	struct submit_gpu gpus_task; /* --gpus-per-task */
 	bool hold;                   /* -H */
+	bool exclusive;              /* --exclusive: whole nodes */
 	int requeue;                 /* --requeue 1, --no-requeue 0, -1 */
 	char open_mode;              /* 'a', 't', or 0 = not given */
 	char *array_spec; /* -a as written; NULL = not an array */

@@ -18,6 +18,7 @@ SQL_MIGRATIONS = \
 	sql/014-qos.sql \
 	sql/015-queue-gpu-types.sql \
 	sql/016-ntasks-per-node.sql \
+	sql/019-gpus-per-node.sql \
 	sql/022-job-constraint.sql
 
 EXTRA_DIST += $(SQL_MIGRATIONS) build-aux/sql2c.sh

@@ -78,6 +78,11 @@ INTEGRATION_TESTS = \
 	tests/integration/t7100-node-pods.t \
 	tests/integration/t6400-umask.t \
 	tests/integration/t6410-pernode.t \
+	tests/integration/t6420-gres-pernode.t \
+	tests/integration/t6430-exclusive.t \
+	tests/integration/t6440-kacct-duplicates.t \
+	tests/integration/t6450-submit-host.t \
+	tests/integration/t6460-account-fairshare.t \
 	tests/integration/t6500-jobcred.t \
 	tests/integration/t6510-node-jobcred.t \
 	tests/integration/t6900-constraint.t

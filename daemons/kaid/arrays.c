@@ -175,6 +175,8 @@ arrays_task_new(const struct kai_job *a, uint64_t id, uint32_t task)
 	j->requeue = a->requeue;
 	j->min_tasks = a->min_tasks;
 	j->ntasks_per_node = a->ntasks_per_node;
+	j->gpus_per_node = a->gpus_per_node;
+	j->whole_node = a->whole_node;
 	j->gpu_fraction = a->gpu_fraction;
 	j->gpu_memory_mb = a->gpu_memory_mb;
 	j->topology = kai_job_optstr(a->topology);

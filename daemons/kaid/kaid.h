@@ -483,6 +483,8 @@ struct snap {
 	struct kai_map node_ix;	  /* name -> index + 1 */
 	struct kai_map queue_ix;  /* name -> index + 1 */
 	struct kai_map user_ix;	  /* name -> index + 1 */
+	struct kai_sched_snap_account *accounts; /* kaid.yaml's accounts */
+	struct kai_map acct_ix;	  /* name -> index + 1 */
 	/* pools.c: the nodes' taints and kaid.yaml's partitions as pools */
 	struct kai_sched_taint *taints;
 	char **taint_text;	  /* owned copies the taints point into */

@@ -60,6 +60,8 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/snapshot.c \
 	daemons/kaid/state.c \
 	daemons/kaid/tick.c \
+	daemons/kaid/wholenode.c \
+	daemons/kaid/wholenode.h \
 	daemons/kaid/tick.h \
 	daemons/kaid/usage.c \
 	daemons/kaid/usage.h \

@@ -216,7 +216,7 @@ render_jobs(const struct kaid *k, struct kai_prom *w)
 	l[0] = "state";
 	for (s = 0; s < KAI_JOB_NSTATES; s++) {
 		if (s == KAI_JOB_PENDING || s == KAI_JOB_CONFIGURING ||
-		    s == KAI_JOB_RUNNING)
+		    s == KAI_JOB_RUNNING || s == KAI_JOB_REQUEUED)
 			continue;
 		l[1] = kai_jobstate_name((enum kai_job_state)s);
 		kai_prom_sample(w, "kaibatch_jobs_finished_total", l, 1,

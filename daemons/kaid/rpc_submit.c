@@ -323,6 +323,8 @@ job_from_submit(const struct submit *s, uint64_t id)
 	j->requeue = js->requeue != KAI_TRI_NO;
 	j->min_tasks = js->min_tasks;
 	j->ntasks_per_node = js->ntasks_per_node;
+	j->gpus_per_node = js->gpus_per_node;
+	j->whole_node = js->whole_node;
 	j->gpu_fraction = js->gpu_fraction;
 	j->gpu_memory_mb = js->gpu_memory_mb;
 	j->topology = kai_job_optstr(js->topology);

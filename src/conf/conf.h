@@ -97,6 +97,8 @@ struct kai_conf_account {
 	char *name;
 	uint32_t *users;	/* uids that may use it; none = every user */
 	size_t nusers;
+	int64_t fairshare;	/* its weight among the accounts of a queue
+				 * (Slurm's association shares); 1 */
 };
 
 struct kai_conf {

@@ -382,6 +382,12 @@ static const struct kai_conf_entry daemon_entries[] = {
 	  .count_offset = A(nusers), .def = "[]", .max = 100000,
 	  .flags = KAI_CONF_ITEM,
 	  .help = "users (names or uids) who may charge it; none = anyone" },
+	{ .key = "accounts.fairshare", .type = KAI_CONF_INTEGER,
+	  .offset = A(fairshare), .def = "1", .min = 1, .max = 1000000,
+	  .flags = KAI_CONF_ITEM,
+	  .help = "its weight among the accounts whose jobs share a queue "
+		  "(Slurm's Fairshare=): GPUs go to the account furthest "
+		  "below its share first" },
 };
 
 const struct kai_conf_table kai_conf_daemon_table = {

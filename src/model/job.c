@@ -352,6 +352,8 @@ kai_jobspec_validate(const struct kai_jobspec *js, struct kai_err *err)
 	    (r = check_count("cpus-per-task", js->cpus_per_task, 0,
 		 KAI_JOB_CPUS_MAX, err)) != 0 ||
 	    (r = check_count("gpus-per-task", js->gpus_per_task, 0,
+		 KAI_JOB_GPUS_MAX, err)) != 0 ||
+	    (r = check_count("gpus-per-node", js->gpus_per_node, 0,
 		 KAI_JOB_GPUS_MAX, err)) != 0)
 		return r;
 	if (js->time_limit_s < KAI_TIME_UNSET ||

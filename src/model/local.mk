@@ -17,6 +17,7 @@ src_model_libkaimodel_a_SOURCES = \
 	src/model/jobfields.c \
 	src/model/jobfields.def \
 	src/model/jobfields.h \
+	src/model/jobgpus.c \
 	src/model/jobstate.c \
 	src/model/jobstate.h \
 	src/model/jobsched.c

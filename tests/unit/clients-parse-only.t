@@ -166,7 +166,7 @@ is "Slurm's output defaults" "$(get '[d["stdout_pattern"], d["stderr_pattern"], 
 	"[\"slurm-%j.out\",\"slurm-%j.out\",\"$dir\"]"
 is "export defaults to ALL" "$(get 'd["export"]')" '{"mode":"ALL","pass":[],"set":{}}'
 is "the per-task request" "$(get 'd["spec"]')" \
-	'{"cpus_per_task":0,"gpus_per_task":0,"mem_mib_per_task":0,"ntasks":1,"ntasks_per_node":0}'
+	'{"cpus_per_task":0,"exclusive":false,"gpus_per_node":0,"gpus_per_task":0,"mem_mib_per_task":0,"mem_whole_node":false,"ntasks":1,"ntasks_per_node":0}'
 "$ksubmit" --parse-only plain.sh >"$dir/pretty" 2>&1
 is "--parse-only alone prints it pretty: exit 0" "$?" 0
 ok "--parse-only alone prints it pretty: several lines" \
@@ -342,10 +342,12 @@ for m in 32G:32768 40G:40960 142G:145408; do
 	line "--mem-per-gpu=${m%%:*}" 'd["memory"]' "{\"mib\":${m#*:},\"per\":\"gpu\"}" \
 		"#SBATCH --gpus-per-task=1 --mem-per-gpu=${m%%:*}"
 done
-line "--mem=0 is the whole node" '[d["memory"], d["warnings"]]' \
-	'[{"all":true,"per":"node"},["--mem"]]' '#SBATCH --mem=0'
-line "--exclusive --mem=0" 'd["warnings"]' '["--exclusive","--mem"]' \
+line "--mem=0 is the whole node" '[d["memory"], d["warnings"], d["spec"]["mem_whole_node"]]' \
+	'[{"all":true,"per":"node"},[],true]' '#SBATCH --mem=0'
+line "--exclusive --mem=0" '[d["warnings"], d["spec"]["exclusive"], d["spec"]["mem_whole_node"]]' '[[],true,true]' \
 	'#SBATCH --exclusive --mem=0'
+badline "--exclusive=user" 'job.sh:2: invalid exclusive "user": only whole nodes (--exclusive without a value) are supported' \
+	'#SBATCH --exclusive=user'
 badline "--mem=1.5G" 'job.sh:2: invalid memory size "1.5G"' '#SBATCH --mem=1.5G'
 badline "--mem=MEM" 'job.sh:2: invalid memory size "MEM"' '#SBATCH --mem=MEM'
 badline "--mem and --mem-per-cpu" \
@@ -425,15 +427,19 @@ line "-N 2-4" 'd["nodes"]' '{"max":4,"min":2}' '#SBATCH --nodes=2-4'
 line "-N 1-1" 'd["nodes"]' '{"max":1,"min":1}' '#SBATCH -N 1-1'
 line "--tasks-per-node" 'd["ntasks_per_node"]' 8 '#SBATCH --tasks-per-node=8'
 line "one rank per GPU" 'd["spec"]' \
-	'{"cpus_per_task":8,"gpus_per_task":1,"mem_mib_per_task":16384,"ntasks":8,"ntasks_per_node":4}' \
+	'{"cpus_per_task":8,"exclusive":false,"gpus_per_node":4,"gpus_per_task":0,"mem_mib_per_task":16384,"mem_whole_node":false,"ntasks":8,"ntasks_per_node":4}' \
 	'#SBATCH -N 2 --ntasks-per-node=4 --gres=gpu:4 --mem=64G -c 8'
 line "one launcher per node" 'd["spec"]' \
-	'{"cpus_per_task":0,"gpus_per_task":8,"mem_mib_per_task":0,"ntasks":2,"ntasks_per_node":1}' \
+	'{"cpus_per_task":0,"exclusive":false,"gpus_per_node":8,"gpus_per_task":0,"mem_mib_per_task":0,"mem_whole_node":false,"ntasks":2,"ntasks_per_node":1}' \
 	'#SBATCH -N 2 --ntasks-per-node=1 --gpus-per-node=8'
 # The tasks of a node share it: kaid places each node's tasks together.
 line "8 tasks of one node together" 'd["spec"]' \
-	'{"cpus_per_task":0,"gpus_per_task":1,"mem_mib_per_task":0,"ntasks":8,"ntasks_per_node":8}' \
+	'{"cpus_per_task":0,"exclusive":false,"gpus_per_node":8,"gpus_per_task":0,"mem_mib_per_task":0,"mem_whole_node":false,"ntasks":8,"ntasks_per_node":8}' \
 	'#SBATCH -N 1 --ntasks-per-node=8 --gres=gpu:8'
+# Slurm: --gres is per node; -n 2 --gres=gpu:1 is one node, one GPU.
+line "-n 2 --gres=gpu:1: one node with one GPU" 'd["spec"]' \
+	'{"cpus_per_task":0,"exclusive":false,"gpus_per_node":1,"gpus_per_task":0,"mem_mib_per_task":0,"mem_whole_node":false,"ntasks":2,"ntasks_per_node":2}' \
+	'#SBATCH -n 2 --gres=gpu:1'
 line "-N 2 -n 4: two on each node" 'd["spec"]["ntasks_per_node"]' 2 \
 	'#SBATCH -N 2 -n 4'
 line "-n 2 without -N: anywhere" 'd["spec"]["ntasks_per_node"]' 0 \
@@ -623,8 +629,6 @@ done <<'EOF'
 --mail-type=END,FAIL;--mail-type
 --mail-type=TIME_LIMIT_80;--mail-type
 --mail-user=a@b.c;--mail-user
---exclusive;--exclusive
---exclusive=user;--exclusive
 --hint=nomultithread;--hint
 --reservation=course;--reservation
 --licenses=matlab:1;--licenses
