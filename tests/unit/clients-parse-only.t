@@ -621,6 +621,12 @@ badline "-C unbalanced" 'job.sh:2: invalid constraint "[a|b": a "[" is not close
 	'#SBATCH -C [a|b'
 badline "-w a bad host list" 'job.sh:2: invalid host list "n[1-": unclosed "["' \
 	'#SBATCH -w n[1-'
+script plain-c.sh '#SBATCH -J c'
+bad "-C longer than kaid takes" 'invalid constraint: longer than 1024 bytes' \
+	-C "$(printf 'a100|%.0s' $(seq 1 300))a100" plain-c.sh
+bad "-w and -x longer than kaid takes" \
+	'invalid node lists: --nodelist and --exclude together are longer than 8192 bytes' \
+	-n 1 -w "$(printf 'n%d,' $(seq 1 2000))n" plain-c.sh
 
 # Everything else seen: accepted, one warning each, dropped
 while IFS=';' read -r opt label; do
