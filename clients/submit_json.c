@@ -234,6 +234,8 @@ add_slurm(struct json_object *r, const struct submit_opts *o,
 	put(r, "partition", str_or_null(o->partition));
 	put(r, "account", str_or_null(o->account));
 	put(r, "qos", str_or_null(o->qos));
+	put(r, "mail_type", str_or_null(o->mail_type));
+	put(r, "mail_user", str_or_null(o->mail_user));
 	put(r, "time_limit_s",
 	    o->time_limit_s == KAI_TIME_UNSET
 		? J_NULL

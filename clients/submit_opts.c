@@ -49,7 +49,7 @@ submit_opts_fini(struct submit_opts *o)
 	    &o->dep_spec, &o->begin, &o->input, &o->qos, &o->image,
 	    &o->gpu_fraction, &o->topo_name, &o->topo_required,
 	    &o->topo_preferred, &o->priority_class, &o->constraint,
-	    &o->nodelist, &o->exclude};
+	    &o->nodelist, &o->exclude, &o->mail_type, &o->mail_user};
 	size_t i;
 
 	for (i = 0; i < KAI_NELEM(strs); i++)
@@ -354,6 +354,22 @@ set_kai(struct submit_opts *o, int key, const char *arg, struct kai_err *err)
 	}
 }
 
+/*
+ * --mail-type, kept as the canonical text kaid stores.  As sbatch, a
+ * type it does not know next to known ones is dropped.
+ */
+static int
+set_mail_type(struct submit_opts *o, const char *arg, struct kai_err *err)
+{
+	char buf[KAI_MAIL_TYPE_TEXT_MAX];
+	uint32_t mask;
+
+	if (kai_mail_type_parse(arg, &mask, NULL, err) != 0)
+		return KAI_EINVAL;
+	set_str(&o->mail_type, kai_mail_type_format(mask, buf, sizeof(buf)));
+	return 0;
+}
+
 static int
 set_value(struct submit_opts *o, int key, const char *arg, const char *cwd,
     int pass, struct kai_err *err)
@@ -406,6 +422,13 @@ set_value(struct submit_opts *o, int key, const char *arg, const char *cwd,
 		return 0;
 	case K_KILL_ON_INVALID_DEP:
 		return set_kill_invalid_dep(o, arg, err);
+	case K_MAIL_TYPE:
+		return set_mail_type(o, arg, err);
+	case K_MAIL_USER:
+		if (kai_mail_user_check(arg, err) != 0)
+			return KAI_EINVAL;
+		set_str(&o->mail_user, arg);
+		return 0;
 	case K_SIGNAL:
 		if (submit_signal_parse(arg, &o->signal, err) != 0)
 			return KAI_EINVAL;

@@ -89,6 +89,8 @@ enum submit_key {
 	K_JSON,
 	K_KILL_ON_INVALID_DEP,
 	K_EXCLUSIVE,
+	K_MAIL_TYPE,
+	K_MAIL_USER,
 	K_OTHER /* ignored and refused options: K_OTHER + n */
 };
 
@@ -145,6 +147,8 @@ struct submit_opts {
 	bool signal_set;       /* --signal given */
 	struct submit_signal signal;
 	bool wait; /* -W: ksubmit waits for the job to end */
+	char *mail_type; /* --mail-type, canonical (model/mail.h); NULL */
+	char *mail_user; /* --mail-user; NULL = kaid's default, the user */
 	/* sbatch's, parsed but not honoured yet (SOPT_LATER) */
 	char *begin;     /* -b as written */
 	int64_t begin_t; /* and as unix seconds */

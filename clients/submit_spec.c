@@ -415,6 +415,8 @@ submit_opts_to_spec(const struct submit_opts *o, const char *cwd,
 	dup_opt(&js->queue, o->partition);
 	dup_opt(&js->account, o->account);
 	dup_opt(&js->qos, o->qos);
+	dup_opt(&js->mail_type, o->mail_type);
+	dup_opt(&js->mail_user, o->mail_user);
 	dup_opt(&js->stdout_pattern, o->output);
 	dup_opt(&js->stderr_pattern, o->error);
 	dup_opt(&js->image, o->image);

@@ -28,7 +28,6 @@
 	}
 
 /* Reasons printed after "option \"--x\" is ignored: ". */
-#define R_MAIL   "kaibatch sends no mail"
 #define R_NODES  "kaid's scheduler chooses the nodes"
 #define R_LAYOUT "Kubernetes lays out tasks inside a node"
 #define R_SHARE  "pods share nodes by the resources they request"
@@ -85,6 +84,11 @@ const struct cliopt submit_table[] = {
 	"tasks on each node"),
     CLIOPT("tasks-per-node", K_NTASKS_PER_NODE, CLIOPT_ARG, "N",
 	"same as --ntasks-per-node"),
+    CLIOPT("mail-type", K_MAIL_TYPE, CLIOPT_ARG, "TYPE[,TYPE...]",
+	"mail on BEGIN, END, FAIL, REQUEUE, ALL, TIME_LIMIT[_90|_80|_50], "
+	"ARRAY_TASKS or NONE"),
+    CLIOPT("mail-user", K_MAIL_USER, CLIOPT_ARG, "ADDRESS",
+	"where the mail goes (default: your user name)"),
     CLIOPT("open-mode", K_OPEN_MODE, CLIOPT_ARG, "append|truncate",
 	"how output files are opened (default: truncate)"),
     CLIOPT("output", 'o', CLIOPT_ARG, "PATTERN",
@@ -142,8 +146,6 @@ const struct cliopt submit_table[] = {
     IGN("hint", K_OTHER + 17, CLIOPT_ARG, R_LAYOUT),
     IGN("ignore-pbs", K_OTHER + 18, CLIOPT_NOARG, "no PBS directives"),
     IGN("licenses", 'L', CLIOPT_ARG, "kaibatch has no licenses"),
-    IGN("mail-type", K_OTHER + 20, CLIOPT_ARG, R_MAIL),
-    IGN("mail-user", K_OTHER + 21, CLIOPT_ARG, R_MAIL),
     IGN("mcs-label", K_OTHER + 22, CLIOPT_ARG, R_NOTYET),
     IGN("mem-bind", K_OTHER + 23, CLIOPT_ARG, R_LAYOUT),
     IGN("mincpus", K_OTHER + 24, CLIOPT_ARG, "use --cpus-per-task"),

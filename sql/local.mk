@@ -19,6 +19,7 @@ SQL_MIGRATIONS = \
 	sql/015-queue-gpu-types.sql \
 	sql/016-ntasks-per-node.sql \
 	sql/019-gpus-per-node.sql \
+	sql/021-job-mail.sql \
 	sql/022-job-constraint.sql
 
 EXTRA_DIST += $(SQL_MIGRATIONS) build-aux/sql2c.sh

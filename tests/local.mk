@@ -77,6 +77,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t7010-node-two.t \
 	tests/integration/t7100-node-pods.t \
 	tests/integration/t6400-umask.t \
+	tests/integration/t6800-mail.t \
 	tests/integration/t6410-pernode.t \
 	tests/integration/t6420-gres-pernode.t \
 	tests/integration/t6430-exclusive.t \

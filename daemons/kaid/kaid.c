@@ -19,6 +19,7 @@
 #include "base/xmalloc.h"
 #include "deps.h"
 #include "kaid.h"
+#include "mail.h"
 #include "queues.h"
 #include "share.h"
 #include "sys/log.h"
@@ -226,6 +227,7 @@ kaid_fini(struct kaid *k)
 	state_free(k);
 	submit_free(k);
 	tick_free(k);
+	mail_free(k);
 	usage_free(k);
 	writeq_free(k);
 	share_free(k);

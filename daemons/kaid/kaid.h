@@ -127,6 +127,8 @@ struct kaid {
 	struct webhook *webhook;  /* webhook.c: admission webhook, or NULL */
 	struct native *native;	  /* native_owner.c: owners read, pods
 				     waiting for them; NULL until used */
+	struct mailer *mailer;	  /* mail.c: job mail programs running
+				     and waiting; NULL until used */
 	struct native_burst *nburst; /* native_burst.c: one-pod jobs of
 				     this burst, not yet recorded */
 	struct kai_map pgstatus;  /* native_pgstatus.c: "ns/name" of a

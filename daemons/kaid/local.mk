@@ -59,6 +59,8 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/share.h \
 	daemons/kaid/snapshot.c \
 	daemons/kaid/state.c \
+	daemons/kaid/mail.c \
+	daemons/kaid/mail.h \
 	daemons/kaid/tick.c \
 	daemons/kaid/wholenode.c \
 	daemons/kaid/wholenode.h \

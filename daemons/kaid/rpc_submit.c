@@ -21,6 +21,7 @@
 #include "arrays.h"
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "mail.h"
 #include "policy.h"
 #include "queues.h"
 #include "sys/log.h"
@@ -160,6 +161,7 @@ submit_resolve(struct kaid *k, const struct rpc_req *req, struct submit *s,
 	s->user = user_name(req->uid);
 	if (kai_jobspec_check_output(js, s->user, err) != 0)
 		return err->code;
+	mail_submit_defaults(js, s->user);
 	s->nj.spec = js;
 	s->nj.uid = req->uid;
 	s->nj.gid = req->gid;
@@ -330,6 +332,8 @@ job_from_submit(const struct submit *s, uint64_t id)
 	j->topology = kai_job_optstr(js->topology);
 	j->topology_preferred = kai_job_optstr(js->topology_preferred);
 	j->gpu_type = kai_job_optstr(js->gpu_type);
+	j->mail_mask = kai_mail_type_mask(js->mail_type);
+	j->mail_user = kai_job_optstr(js->mail_user);
 	j->features = kai_job_optstr(js->features);
 	j->node_req = kai_job_optstr(js->node_req);
 	arrays_job_init(j, s);

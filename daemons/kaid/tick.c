@@ -39,6 +39,7 @@
 #include "base/xmalloc.h"
 #include "deps.h"
 #include "kaid.h"
+#include "mail.h"
 #include "queues.h"
 #include "share.h"
 #include "sys/log.h"
@@ -435,6 +436,7 @@ tick_run(struct kaid *k)
 	if (!state_synced(k))
 		return;
 	metrics_tick_begin(&k->metrics);
+	mail_tick(k, now);	/* time limits' notices */
 	if (queues_stale(k) && queues_reload(k, &err) != 0)
 		kai_log_debug("queues still not reloaded: %s", err.msg);
 	for (i = 0; i < state_njobs(k); i++) {

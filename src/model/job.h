@@ -21,6 +21,7 @@
 #include "model/array.h"
 #include "model/dep.h"
 #include "model/jobstate.h"
+#include "model/mail.h"
 
 /* Hard limits on what a submission may carry (checked by the codec too). */
 #define KAI_JOB_NAME_MAX     255	      /* bytes of a job name */
@@ -128,6 +129,11 @@ struct kai_jobspec {
 				 * value of the node label kaid takes types
 				 * from, doc/scheduler.md "GPU types");
 				 * NULL = any */
+	char *mail_type;	/* --mail-type as kai_mail_type_format()
+				 * writes it; NULL = none (kaid stores
+				 * "NONE") */
+	char *mail_user;	/* --mail-user; NULL = the submitter's
+				 * name (kaid fills it) */
 	char *features;		/* -C/--constraint as written (Slurm's
 				 * grammar, model/constraint.h); NULL = any
 				 * node */
@@ -189,6 +195,9 @@ struct kai_jobinfo {
 				 * shows them ("afterok:12(unfulfilled)");
 				 * NULL or "" = none, or not known (kacct) */
 	char *gpu_type;		/* as in struct kai_jobspec; "" = any */
+	char *mail_type;	/* as stored: "NONE", "BEGIN,END"; "" = not
+				 * known (a job recorded before mail) */
+	char *mail_user;	/* as stored; "" = not known */
 	char *features;		/* as in struct kai_jobspec; "" = none */
 	char *node_req;		/* as in struct kai_jobspec; "" = none */
 	char *exit_reason;	/* why its container ended, as the node said:
@@ -255,6 +264,10 @@ struct kai_job {
 				 * workload's pod (native.c); "" = none */
 	char *qos;		/* its QoS; "" = none recorded */
 	char *gpu_type;		/* its GPUs' type; "" or NULL = any */
+	uint32_t mail_mask;	/* its KAI_MAIL_* types; 0 = none */
+	uint32_t mail_sent;	/* notices claimed (jobs.mail_sent) */
+	char *mail_user;	/* where its mail goes, as stored; "" or
+				 * NULL = its user */
 	char *features;		/* -C as written; "" or NULL = none */
 	char *node_req;		/* -w;-x (model/nodelists.h); "" or NULL */
 	/* Job arrays (daemons/kaid/arrays.c) and dependencies (deps.c). */

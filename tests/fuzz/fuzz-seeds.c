@@ -155,7 +155,8 @@ seeds_select(struct kai_buf *b)
 	struct kai_cancel_result res[2] = {
 		{42, KAI_OK, ""}, {43, KAI_EPERM, "job 43 is not yours"}};
 	struct kai_job_control jc = {KAI_JOB_OP_HOLD, ids, 2};
-	struct kai_job_update u = {42, KAI_JOB_UPD_ALL, 7200, "gpu"};
+	struct kai_job_update u = {42, KAI_JOB_UPD_ALL, 7200, "gpu", "END,FAIL",
+	    "a@b.c"};
 	struct kai_log_req l = {42, 1, true};
 	struct kai_task_ref t[2] = {{40, 3}, {40, 7}};
 

@@ -159,7 +159,7 @@ is "a plain script: exit 0" "$rc" 0
 is "a plain script: nothing on stderr" "$err" ""
 is "one line of JSON" "$(printf '%s\n' "$out" | wc -l)" 1
 is "every key is there" "$(get 'sorted(d)')" \
-	'["account","array","begin","chdir","cpus_per_gpu","cpus_per_task","dependency","error","export","gpu_fraction","gpu_memory_mib","gpus","hold","image","job_name","memory","min_tasks","nodes","ntasks","ntasks_per_node","open_mode","partition","preemptible","priority_class","qos","refused","requeue","sched","signal","spec","stderr_pattern","stdin_pattern","stdout_pattern","time_limit_s","topology","valid","wait","warnings"]'
+	'["account","array","begin","chdir","cpus_per_gpu","cpus_per_task","dependency","error","export","gpu_fraction","gpu_memory_mib","gpus","hold","image","job_name","mail_type","mail_user","memory","min_tasks","nodes","ntasks","ntasks_per_node","open_mode","partition","preemptible","priority_class","qos","refused","requeue","sched","signal","spec","stderr_pattern","stdin_pattern","stdout_pattern","time_limit_s","topology","valid","wait","warnings"]'
 is "defaults" "$(get '[d["valid"], d["error"], d["job_name"], d["partition"], d["time_limit_s"], d["nodes"], d["ntasks"], d["memory"], d["gpus"], d["array"], d["requeue"], d["open_mode"], d["warnings"], d["refused"]]')" \
 	'[true,null,"hello",null,null,null,null,null,[],null,null,null,[],[]]'
 is "Slurm's output defaults" "$(get '[d["stdout_pattern"], d["stderr_pattern"], d["chdir"]]')" \
@@ -207,8 +207,9 @@ line "several options: --gpus=1 -C \"thin\"" \
 	'[1,[],"thin"]' '#SBATCH --gpus=1 -C "thin"'
 line "several options: -e x.err -o x.out" '[d["stderr_pattern"], d["stdout_pattern"]]' \
 	'["x.err","x.out"]' '#SBATCH -e x.err -o x.out'
-line "several options: --mail-user=a@b --mail-type=FAIL" 'd["warnings"]' \
-	'["--mail-type","--mail-user"]' '#SBATCH --mail-user=a@b --mail-type=FAIL'
+line "several options: --mail-user=a@b --mail-type=FAIL" \
+	'[d["mail_user"], d["mail_type"], d["warnings"]]' \
+	'["a@b","FAIL",[]]' '#SBATCH --mail-user=a@b --mail-type=FAIL'
 line "a trailing comment" 'd["memory"]' '{"mib":32768,"per":"node"}' \
 	'#SBATCH --mem=32G   # per node'
 line "an unquoted # ends the value" 'd["job_name"]' '"exp"' '#SBATCH --job-name=exp#2'
@@ -242,14 +243,25 @@ line "repeated --signal: the last wins" 'd["signal"]["name"]' '"USR2"' \
 	'#SBATCH --signal=USR1@60' '#SBATCH --signal=USR2@60'
 line "--requeue then --no-requeue" 'd["requeue"]' false '#SBATCH --requeue' '#SBATCH --no-requeue'
 line "--no-requeue then --requeue" 'd["requeue"]' true '#SBATCH --no-requeue' '#SBATCH --requeue'
-line "--mail-type twice: one warning" 'd["warnings"]' '["--mail-type"]' \
+line "--mail-type twice: the last wins" 'd["mail_type"]' '"FAIL"' \
 	'#SBATCH --mail-type=END' '#SBATCH --mail-type=FAIL'
 line "-J \$1 stays \$1" 'd["job_name"]' '"$1"' '#SBATCH -J $1'
 line "\${HOME} is not expanded" 'd["stdout_pattern"]' '"${HOME}/logs/%j.out"' \
 	'#SBATCH --output=${HOME}/logs/%j.out'
 line "\$USER is not expanded" 'd["stdout_pattern"]' '"log_$USER_%Y-%m-%d.out"' \
 	'#SBATCH --output=log_$USER_%Y-%m-%d.out'
-line "--mail-type=all in lower case" 'd["warnings"]' '["--mail-type"]' '#SBATCH --mail-type=all'
+line "--mail-type=all in lower case" 'd["mail_type"]' \
+	'"INVALID_DEPEND,BEGIN,END,FAIL,REQUEUE,STAGE_OUT"' '#SBATCH --mail-type=all'
+line "--mail-type: an unknown type next to known ones is dropped, as sbatch does" \
+	'[d["mail_type"], d["warnings"]]' '["END,TIME_LIMIT_80",[]]' \
+	'#SBATCH --mail-type=time_limit_80,END,SOMETIMES'
+line "--mail-type=NONE" 'd["mail_type"]' '"NONE"' '#SBATCH --mail-type=NONE'
+badline "--mail-type=BOGUS is refused" \
+	'job.sh:2: Invalid --mail-type specification "BOGUS": expected NONE, BEGIN, END, FAIL, REQUEUE, ALL, INVALID_DEPEND, STAGE_OUT, TIME_LIMIT, TIME_LIMIT_90, TIME_LIMIT_80, TIME_LIMIT_50 or ARRAY_TASKS' \
+	'#SBATCH --mail-type=BOGUS'
+badline "--mail-user=-x is refused" \
+	"job.sh:2: invalid --mail-user \"-x\": may not begin with '-'" \
+	'#SBATCH --mail-user=-x'
 line "--export=all" 'd["export"]["mode"]' '"ALL"' '#SBATCH --export=all'
 line "--export=none" 'd["export"]["mode"]' '"NONE"' '#SBATCH --export=none'
 for m in 64gb 64Gb 64GB 64G 64g; do
@@ -632,9 +644,6 @@ bad "-w and -x longer than kaid takes" \
 while IFS=';' read -r opt label; do
 	line "$opt" 'd["warnings"]' "[\"$label\"]" "#SBATCH $opt"
 done <<'EOF'
---mail-type=END,FAIL;--mail-type
---mail-type=TIME_LIMIT_80;--mail-type
---mail-user=a@b.c;--mail-user
 --hint=nomultithread;--hint
 --reservation=course;--reservation
 --licenses=matlab:1;--licenses
@@ -812,13 +821,13 @@ refuse "--begin" --begin --begin=now+1hour plain.sh
 refuse "--input" --input -i in.txt plain.sh
 
 # ... and only then warns, and tries kaid (exit 3 here: nothing listens)
-script warn.sh '#SBATCH --mail-type=END --hint=nomultithread --gres=gpu:v100:1 --no-requeue'
+script warn.sh '#SBATCH --licenses=matlab:1 --hint=nomultithread --gres=gpu:v100:1 --no-requeue'
 "$ksubmit" warn.sh >"$dir/out" 2>"$dir/err" </dev/null
 is "dropped options: submission goes on" "$?" 3
 is "dropped options: one warning each (a GPU type is kaid's to match)" \
 	"$(head -n 2 "$dir/err")" \
 	'ksubmit: warning: option "--hint" is ignored: Kubernetes lays out tasks inside a node
-ksubmit: warning: option "--mail-type" is ignored: kaibatch sends no mail'
+ksubmit: warning: option "--licenses" is ignored: kaibatch has no licenses'
 "$ksubmit" -Q warn.sh >"$dir/out" 2>"$dir/err" </dev/null
 like "-Q: no warnings" "$(cat "$dir/err")" '^ksubmit: error: cannot connect to kaid'
 

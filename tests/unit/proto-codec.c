@@ -614,10 +614,10 @@ test_submit_limits(void)
 	 * then the workload, the QoS and the GPU type, NULL strings, 4
 	 * bytes each; then ntasks_per_node, a u32; the four holes 34-37
 	 * of fields of branches not merged yet, a byte each; gpus_per_node
-	 * and whole_node, a u32 each; the holes 40-41; then the features
-	 * and node_req, NULL strings */
-	b.data[b.len - 1 - 36 - 17 - 4 - 4 - 4 - 4 - 4 - 4 - 4 - 2 - 4 - 4] =
-	    2;
+	 * and whole_node, a u32 each; then the mail type and user, the
+	 * features and node_req, NULL strings */
+	b.data[b.len - 1 - 36 - 17 - 4 - 4 - 4 - 4 - 4 - 4 - 4 - 4 - 4 - 4 -
+	    4] = 2;
 	is_int(kai_msg_submit_decode(b.data, b.len, &got, &err), KAI_EPROTO,
 	    "bool other than 0/1 refused");
 	is_str(err.msg, "invalid value 2 for field \"hold\": must be 0 or 1",
@@ -1089,10 +1089,10 @@ test_jobs_edges(void)
 	is_int(kai_msg_jobs_encode(&b, &nul, 1, &first, KAI_PROTO_BODY_MAX), 0,
 	    "an all-NULL job encodes");
 	/* 186, then four holes (a byte each), gpus_per_node and
-	 * whole_node (a u32 each), two holes, the features and node_req
-	 * (NULL strings, 4 bytes each) */
-	is_int((int64_t)b.len, 4 + 4 + 208,
-	    "smallest record is its length and 208 bytes");
+	 * whole_node (a u32 each), the mail type and user, the features
+	 * and node_req (NULL strings, 4 bytes each) */
+	is_int((int64_t)b.len, 4 + 4 + 214,
+	    "smallest record is its length and 214 bytes");
 	is_int(kai_msg_jobs_decode(b.data, b.len, &got, &n, &err), 0,
 	    "and decodes");
 	ok(n == 1 && job_eq(&nul, &got[0]), "NULL strings stay NULL");
