@@ -792,8 +792,11 @@ is "the SBATCH_* variables ksubmit reads" \
 out=$(SBATCH_TIMELIMIT=abc "$ksubmit" --parse-only --json plain.sh 2>/dev/null)
 is "a bad variable names itself" "$(get 'd["error"]')" \
 	'"SBATCH_TIMELIMIT: invalid time limit \"abc\""'
-out=$(SBATCH_CONSTRAINT=a100 "$ksubmit" --parse-only --json plain.sh 2>&1)
+out=$(SBATCH_HINT=nomultithread "$ksubmit" --parse-only --json plain.sh 2>&1)
 is "variables of dropped options are not read" "$(get 'd["warnings"]')" '[]'
+out=$(SBATCH_CONSTRAINT='[a100|h100]' "$ksubmit" --parse-only --json plain.sh 2>&1)
+is "SBATCH_CONSTRAINT is -C" "$(get '[d["warnings"], d["sched"]["features"]]')" \
+	'[[],"[a100|h100]"]'
 
 # ---------------------------------------------------------------------
 # A real submission refuses what kaid cannot honour yet, before sending
