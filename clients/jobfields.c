@@ -206,6 +206,17 @@ jf_tres_task(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 		(void)snprintf(b, n, "gres/gpu:%" PRIu32, j->gpus_per_task);
 }
 
+/* squeue -O tres-per-node: "gres/gpu:1" for --gres=gpu:1, "N/A" else. */
+void
+jf_tres_node(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	if (j->gpus_per_node == 0)
+		out_copy(b, n, "N/A");
+	else
+		(void)snprintf(b, n, "gres/gpu:%" PRIu32, j->gpus_per_node);
+}
+
 /* squeue -O PendingTime: seconds from submission to start (or now). */
 void
 jf_pending_time(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)

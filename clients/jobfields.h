@@ -37,6 +37,7 @@ jobfield_fn jf_end;		/* squeue %e: end, or start + limit; N/A */
 jobfield_fn jf_cpus_per_task;	/* squeue %c, -O cpus-per-task */
 jobfield_fn jf_gid;		/* squeue %G */
 jobfield_fn jf_tres_task;	/* squeue -O tres-per-task: gres/gpu:N */
+jobfield_fn jf_tres_node;	/* squeue -O tres-per-node: gres/gpu:N */
 jobfield_fn jf_pending_time;	/* squeue -O PendingTime: seconds */
 
 #endif /* KAI_CLIENTS_JOBFIELDS_H */

@@ -96,7 +96,18 @@ jobquery_elapsed(const struct kai_jobinfo *j, int64_t now)
 uint64_t
 jobquery_gpus(const struct kai_jobinfo *j)
 {
-	return (uint64_t)(j->ntasks > 0 ? j->ntasks : 1) * j->gpus_per_task;
+	return kai_job_gpus(j->gpus_per_task, j->gpus_per_node,
+	    j->ntasks_per_node, j->ntasks);
+}
+
+uint32_t
+jobquery_nodes(const struct kai_jobinfo *j)
+{
+	uint32_t ntasks = j->ntasks > 0 ? j->ntasks : 1,
+		 k = j->ntasks_per_node;
+
+	/* Each pod is a node, but the tasks of a group share theirs. */
+	return k > 0 && ntasks % k == 0 ? ntasks / k : ntasks;
 }
 
 uint64_t

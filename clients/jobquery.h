@@ -26,8 +26,11 @@ void jobquery_free(struct kai_jobinfo *jobs, size_t n);
 /* Seconds the job has run by now: 0 before it starts. */
 int64_t jobquery_elapsed(const struct kai_jobinfo *j, int64_t now);
 
-/* The job's GPUs: ntasks x gpus_per_task. */
+/* The job's GPUs: ntasks x gpus_per_task, or per node group. */
 uint64_t jobquery_gpus(const struct kai_jobinfo *j);
+
+/* The job's nodes, as Slurm counts them: its node groups, else tasks. */
+uint32_t jobquery_nodes(const struct kai_jobinfo *j);
 
 /* The job's CPUs: ntasks x cpus_per_task (0 counts as 1). */
 uint64_t jobquery_cpus(const struct kai_jobinfo *j);

@@ -11,7 +11,8 @@
  * end in "+", as in sacct.  The time window follows sacct's DEFAULT TIME
  * WINDOW rules: with neither -j nor -s, midnight today until now; with -j
  * all time; with -s alone the window starts now (so give -S with -s).
- * kaibatch has no job steps: one line per job, and -X changes nothing.
+ * Under each job that started come its steps (kacct_steps.c): N.batch
+ * and the N.0, N.1... that srun started; -X leaves them out.
  */
 #include "config.h"
 
@@ -35,6 +36,7 @@
 #include "jobquery.h"
 #include "kacct_report.h"
 #include "kacct_fields.h"
+#include "kacct_steps.h"
 #include "output.h"
 #include "slurmjson.h"
 #include "slurmtime.h"
@@ -58,9 +60,11 @@ enum {
 static const struct cliopt table[] = {
     CLIOPT("accounts", 'A', CLIOPT_ARG, "LIST", "only jobs of these accounts"),
     CLIOPT("allocations", 'X', CLIOPT_NOARG, NULL,
-	"accepted: kaibatch has no job steps"),
+	"the jobs alone, not their steps"),
     CLIOPT("allusers", 'a', CLIOPT_NOARG, NULL,
 	"jobs of all users (if kaid allows it)"),
+    CLIOPT("duplicates", 'D', CLIOPT_NOARG, NULL,
+	"each run of a requeued job, the earlier ones REQUEUED"),
     CLIOPT("endtime", 'E', CLIOPT_ARG, "TIME", "jobs submitted before TIME"),
     CLIOPT("format", 'o', CLIOPT_ARG, "FIELDS",
 	"fields to show, FIELD[%WIDTH],..."),
@@ -104,6 +108,7 @@ struct opts {
 	const char *format;
 	const char *start, *end; /* -S, -E as given */
 	bool json, noheader, help, helpformat, version, lng, report;
+	bool allocations; /* -X */
 	enum out_mode mode;
 };
 
@@ -124,6 +129,9 @@ set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 		return filter_parse_names("QoS", arg, &o->qos, &o->nqos, err);
 	case 'a':
 		o->q.flags |= KAI_QUERY_ALL_USERS;
+		return 0;
+	case 'D':
+		o->q.flags |= KAI_QUERY_DUPLICATES;
 		return 0;
 	case 'E':
 		o->end = arg;
@@ -166,6 +174,7 @@ set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 		o->version = true;
 		return 0;
 	case 'X':
+		o->allocations = true;
 		return 0;
 	case K_JSON:
 		o->json = true;
@@ -258,23 +267,56 @@ cmp_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* One row; a step's JobID and JobIDRaw take its suffix. */
+static void
+print_row(struct out_table *t, const struct columns *c,
+    const struct kai_jobinfo *j, const char *suffix, int64_t now)
+{
+	char buf[4096];
+	size_t k, l;
+
+	for (k = 0; k < c->n; k++) {
+		c->f[k]->fn(j, now, buf, sizeof(buf));
+		if (suffix != NULL && (c->f[k]->fn == jf_id ||
+		    c->f[k]->fn == jf_id_raw) &&
+		    (l = strlen(buf)) + strlen(suffix) < sizeof(buf))
+			memcpy(buf + l, suffix, strlen(suffix) + 1);
+		out_table_cell(t, buf);
+	}
+	out_table_end_row(t);
+}
+
 static void
 print_table(const struct opts *o, const struct columns *c,
-    const struct kai_jobinfo *const *v, size_t n, int64_t now)
+    const struct kai_jobinfo *const *v, size_t n,
+    const struct kacct_steps *steps, int64_t now)
 {
 	struct out_table t;
-	char buf[4096];
-	size_t i, k;
+	size_t i, r, nr;
 
 	out_table_init(&t, stdout, c->cols, c->n, o->mode, OUT_TRUNC_PLUS);
 	if (!o->noheader)
 		out_table_header(&t, true);
 	for (i = 0; i < n; i++) {
-		for (k = 0; k < c->n; k++) {
-			c->f[k]->fn(v[i], now, buf, sizeof(buf));
-			out_table_cell(&t, buf);
+		struct kai_jobinfo *rows;
+		struct kacct_usage ju, *u;
+		char **sfx;
+
+		if (steps != NULL) {
+			kacct_job_usage(v[i], steps, &ju);
+			kacct_fields_usage(&ju);
 		}
-		out_table_end_row(&t);
+		print_row(&t, c, v[i], NULL, now);
+		kacct_fields_usage(NULL);
+		if (steps == NULL)
+			continue;
+		nr = kacct_step_rows(v[i], steps, &rows, &sfx, &u);
+		for (r = 0; r < nr; r++) {
+			kacct_fields_usage(&u[r]);
+			print_row(&t, c, &rows[r], sfx[r], now);
+		}
+		kacct_fields_usage(NULL);
+		kacct_rows_free(rows, sfx, u, nr);
 	}
 }
 
@@ -302,8 +344,19 @@ show(const struct opts *o, const struct columns *c, struct kai_jobinfo *jobs,
 		kacct_fields_json(root, v, k, now);
 		out_json_print(stdout, root);
 		(void)json_object_put(root);
+	} else if (o->allocations) {
+		print_table(o, c, v, k, NULL, now);
 	} else {
-		print_table(o, c, v, k, now);
+		struct kacct_steps steps;
+		int rc = kacct_steps_fetch(prog, v, k, &steps);
+
+		if (rc != CLIENT_EXIT_OK) {
+			free(v);
+			jobquery_free(jobs, k);
+			return rc;
+		}
+		print_table(o, c, v, k, &steps, now);
+		kacct_steps_fini(&steps);
 	}
 	free(v);
 	jobquery_free(jobs, k);

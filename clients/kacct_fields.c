@@ -209,6 +209,13 @@ a_ntasks(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 }
 
 static void
+a_nnodes(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)snprintf(b, n, "%" PRIu32, jobquery_nodes(j));
+}
+
+static void
 a_mem(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 {
 	(void)now;
@@ -266,8 +273,70 @@ a_cputime_raw(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 	}
 
 A_CONST(a_derived_exit, "0:0")
-A_CONST(a_total_cpu, "00:00:00")
-A_CONST(a_max_rss, "")
+
+/*
+ * The usage of the row being printed.  The field writers take a job
+ * record alone, and usage is no job field: kacct's loop sets this for
+ * each row (kacct_fields_usage()), NULL between.
+ */
+static const struct kacct_usage *row_usage;
+
+void
+kacct_fields_usage(const struct kacct_usage *u)
+{
+	row_usage = u;
+}
+
+void
+kacct_cpu_text(uint64_t usec, char *b, size_t n)
+{
+	uint64_t s = usec / 1000000;
+
+	if (s < 3600)
+		(void)snprintf(b, n, "%02" PRIu64 ":%02" PRIu64 ".%03" PRIu64,
+		    s / 60, s % 60, usec / 1000 % 1000);
+	else if (s < 86400)
+		(void)snprintf(b, n, "%02" PRIu64 ":%02" PRIu64 ":%02" PRIu64,
+		    s / 3600, s / 60 % 60, s % 60);
+	else
+		(void)snprintf(b, n, "%" PRIu64 "-%02" PRIu64 ":%02" PRIu64
+		    ":%02" PRIu64, s / 86400, s / 3600 % 24, s / 60 % 60,
+		    s % 60);
+}
+
+static void
+a_total_cpu(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)j;
+	(void)now;
+	if (row_usage != NULL && row_usage->cpu)
+		kacct_cpu_text(row_usage->cpu_usec, b, n);
+	else
+		(void)snprintf(b, n, "00:00:00");
+}
+
+/* sacct's RSS: KiB with a K. */
+static void
+a_max_rss(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)j;
+	(void)now;
+	if (row_usage != NULL && row_usage->rss)
+		(void)snprintf(b, n, "%" PRIu64 "K", row_usage->max_rss_kb);
+	else
+		b[0] = '\0';
+}
+
+static void
+a_ave_rss(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)j;
+	(void)now;
+	if (row_usage != NULL && row_usage->rss)
+		(void)snprintf(b, n, "%" PRIu64 "K", row_usage->ave_rss_kb);
+	else
+		b[0] = '\0';
+}
 
 /*
  * sacct's ReqTRES: what was asked, known from submission on (AllocTRES
@@ -309,7 +378,7 @@ static const struct afield afields[] = {
     {"AllocGPUs", 9, true, a_gpus},
     {"AllocTRES", 40, false, a_tres},
     {"GPUSeconds", 10, true, a_gpu_seconds},
-    {"NNodes", 8, true, a_ntasks},
+    {"NNodes", 8, true, a_nnodes},
     {"NodeList", 15, false, a_nodes},
     {"ReqMem", 10, true, a_mem},
     {"WorkDir", 30, false, jf_workdir},
@@ -323,6 +392,7 @@ static const struct afield afields[] = {
     {"CPUTimeRAW", 10, true, a_cputime_raw},
     {"TotalCPU", 10, true, a_total_cpu},
     {"MaxRSS", 10, true, a_max_rss},
+    {"AveRSS", 10, true, a_ave_rss},
     {"DerivedExitCode", 15, true, a_derived_exit},
 };
 

@@ -19,6 +19,23 @@
 
 #define MAX_FIELDS 64
 
+/*
+ * What a row's tasks used, as kaid recorded it for steps
+ * (kacct_steps.c): MaxRSS, AveRSS and TotalCPU print it for the row
+ * being printed, set by kacct_fields_usage() before its cells; with none
+ * set, they print sacct's values for a job that ran no step.
+ */
+struct kacct_usage {
+	bool rss;		/* max_rss_kb, ave_rss_kb are known */
+	bool cpu;		/* cpu_usec is known */
+	uint64_t max_rss_kb;
+	uint64_t ave_rss_kb;
+	uint64_t cpu_usec;
+};
+void kacct_fields_usage(const struct kacct_usage *u);
+/* sacct's TotalCPU text: "MM:SS.mmm" under an hour, else [D-]HH:MM:SS. */
+void kacct_cpu_text(uint64_t usec, char *b, size_t n);
+
 /* A sacct field: its name (-o, --helpformat), width and writer. */
 struct afield {
 	const char *name;

@@ -15,6 +15,9 @@
  * first asks kaid for the matching active jobs and cancels those by id.
  * "123" names a whole job array; "123_4" and "123_[1-3,7]" name array
  * tasks and go in a request of their own (KAI_MSG_CANCEL_TASKS).
+ * --signal=SIG sends SIG instead, as scancel does, to the running jobs'
+ * steps (-b the batch shell alone, --full both): kaid passes it to the
+ * step agents in the jobs' pods (KAI_MSG_STEP_SIGNAL, proto_step.h).
  */
 #include "config.h"
 
@@ -35,6 +38,8 @@
 #include "jobquery.h"
 #include "proto/proto.h"
 #include "proto/proto_array.h"
+#include "proto/proto_step.h"
+#include "submit_values.h"
 
 static const char *const prog = "kcancel";
 
@@ -44,6 +49,12 @@ enum {
 };
 
 static const struct cliopt table[] = {
+    CLIOPT("batch", 'b', CLIOPT_NOARG, NULL,
+	"with --signal: the batch shell alone"),
+    CLIOPT("full", 'f', CLIOPT_NOARG, NULL,
+	"with --signal: the batch shell and the steps"),
+    CLIOPT("signal", 's', CLIOPT_ARG, "SIG",
+	"send SIG to the running jobs' steps instead of cancelling"),
     CLIOPT("help", 'h', CLIOPT_NOARG, NULL, "print this help and exit"),
     CLIOPT("me", K_ME, CLIOPT_NOARG, NULL, "only my jobs"),
     CLIOPT("name", 'n', CLIOPT_ARG, "LIST", "only jobs with these names"),
@@ -70,6 +81,8 @@ struct opts {
 	char **names; /* -n */
 	size_t nnames;
 	bool quiet, verbose, help, version;
+	int sig;	    /* --signal; 0 = cancel */
+	uint32_t sigflags;  /* KAI_STEP_SIG_* */
 };
 
 static int
@@ -86,6 +99,23 @@ set_opt(void *ctx, int c, const char *arg, struct kai_err *err)
 	struct opts *o = ctx;
 
 	switch (c) {
+	case 'b':
+		o->sigflags |= KAI_STEP_SIG_BATCH;
+		return 0;
+	case 'f':
+		o->sigflags |= KAI_STEP_SIG_FULL;
+		return 0;
+	case 's': {
+		struct submit_signal sg;
+
+		if (strpbrk(arg, ":@") != NULL ||
+		    submit_signal_parse(arg, &sg, err) != 0)
+			return kai_err_set(err, KAI_EINVAL, "invalid signal "
+			    "\"%s\": expected a name (USR1, SIGTERM) or a "
+			    "number from 1 to 64", arg);
+		o->sig = sg.number;
+		return 0;
+	}
 	case 'n':
 		return filter_parse_names("job name", arg, &o->names,
 		    &o->nnames, err);
@@ -143,6 +173,17 @@ parse_args(struct opts *o, int argc, char **argv, struct kai_err *err)
 	if (r == 0 && o->quiet && o->verbose)
 		r = kai_err_set(err, KAI_EINVAL,
 		    "options \"--quiet\" and \"--verbose\" exclude each other");
+	if (r == 0 && o->sigflags != 0 && o->sig == 0)
+		r = kai_err_set(err, KAI_EINVAL, "option \"--%s\" needs "
+		    "\"--signal\"", o->sigflags & KAI_STEP_SIG_BATCH ? "batch"
+		    : "full");
+	if (r == 0 && o->sigflags == KAI_STEP_SIG_FLAGS)
+		r = kai_err_set(err, KAI_EINVAL,
+		    "options \"--batch\" and \"--full\" exclude each other");
+	if (r == 0 && o->sig != 0 && o->ntasks > 0)
+		r = kai_err_set(err, KAI_EINVAL, "option \"--signal\" takes "
+		    "whole jobs, not array tasks such as \"%" PRIu64 "_%" PRIu32
+		    "\"", o->tasks[0].array_id, o->tasks[0].task);
 	if (r == 0 && !o->help && !o->version && o->c.nids == 0 &&
 	    o->ntasks == 0 &&
 	    o->c.nuids == 0 && o->c.nqueues == 0 && o->c.state_mask == 0 &&
@@ -163,7 +204,8 @@ on_results(uint16_t type, const void *body, size_t len, void *ctx)
 	struct results *res = ctx;
 	struct kai_cancel_result *r = NULL;
 	bool ours = type == KAI_MSG_CANCEL_REPLY ||
-	    type == KAI_MSG_CANCEL_TASKS_REPLY;
+	    type == KAI_MSG_CANCEL_TASKS_REPLY ||
+	    type == KAI_MSG_STEP_SIGNAL_REPLY;
 	struct kai_err err;
 	size_t n = 0, i;
 
@@ -176,7 +218,11 @@ on_results(uint16_t type, const void *body, size_t len, void *ctx)
 	}
 	for (i = 0; i < n; i++) {
 		if (r[i].code == KAI_OK) {
-			if (res->o->verbose)
+			if (res->o->verbose && res->o->sig != 0)
+				(void)fprintf(stderr,
+				    "%s: Signal %d to job %" PRIu64 "\n", prog,
+				    res->o->sig, r[i].id);
+			else if (res->o->verbose)
 				(void)fprintf(stderr,
 				    "%s: Terminating job %" PRIu64 "\n", prog,
 				    r[i].id);
@@ -260,6 +306,35 @@ cancel_tasks(struct opts *o, struct results *res)
 	return rc;
 }
 
+/* --signal: the jobs named, or those the filters match, signalled. */
+static int
+send_signal(struct opts *o)
+{
+	struct results res = {o, 0};
+	struct kai_buf b;
+	int rc;
+
+	if ((o->nnames > 0 || o->c.nids == 0) &&
+	    (rc = resolve_names(o)) != CLIENT_EXIT_OK)
+		return rc;
+	if (o->c.nids == 0)
+		return CLIENT_EXIT_OK;
+	kai_buf_init(&b, (size_t)KAI_PROTO_BODY_MAX);
+	if (kai_msg_step_signal_encode(&b, o->c.ids, o->c.nids,
+	    (uint32_t)o->sig, o->sigflags) != 0) {
+		kai_buf_fini(&b);
+		client_error(prog, NULL, "too many jobs: at most %d",
+		    KAI_STEP_IDS_MAX);
+		return CLIENT_EXIT_USAGE;
+	}
+	rc = client_request(prog, KAI_MSG_STEP_SIGNAL, b.data, b.len,
+	    on_results, &res);
+	kai_buf_fini(&b);
+	if (rc != CLIENT_EXIT_OK)
+		return rc;
+	return res.refused > 0 ? CLIENT_EXIT_REFUSED : CLIENT_EXIT_OK;
+}
+
 static int
 cancel(struct opts *o)
 {
@@ -313,7 +388,9 @@ main_parse(void *ctx, int argc, char **argv, enum client_action *act,
 static int
 main_run(void *ctx)
 {
-	return cancel((struct opts *)ctx);
+	struct opts *o = ctx;
+
+	return o->sig != 0 ? send_signal(o) : cancel(o);
 }
 
 static void

@@ -112,7 +112,8 @@ static const struct cliopt top_table[] = {
 static const char *const top_synopsis[] = {
     "kctl show job|node|partition|qos [NAME]", "kctl hold JOBID...",
     "kctl release JOBID...", "kctl requeue JOBID...",
-    "kctl update job JOBID [TimeLimit=TIME] [Partition=NAME]",
+    "kctl update job JOBID [TimeLimit=TIME] [Partition=NAME] "
+    "[MailType=TYPES] [MailUser=ADDRESS]",
     "kctl queue list [--json]",
     "kctl queue create NAME [options]", "kctl queue update NAME [options]",
     "kctl queue delete NAME...", "kctl queue apply -f FILE", NULL};

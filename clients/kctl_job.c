@@ -12,7 +12,7 @@
  * could not is one error line in scontrol's words ("Job is no longer
  * pending execution for job 42"); the exit status is then 1.  Update
  * keys are scontrol's, in any case: TimeLimit (any of Slurm's six time
- * formats, or UNLIMITED) and Partition.  Nothing is printed on success,
+ * formats, or UNLIMITED), Partition, MailType and MailUser.  Nothing is printed on success,
  * as scontrol prints nothing.
  */
 #include "config.h"
@@ -27,6 +27,7 @@
 #include "client.h"
 #include "filters.h"
 #include "kctl.h"
+#include "model/mail.h"
 #include "proto/msg_tools.h"
 
 struct ctl_ctx {
@@ -125,6 +126,23 @@ kctl_job_control(const char *prog, int argc, char **argv)
 	return rc;
 }
 
+/* MailType=, kept as the canonical text kaid stores (model/mail.h). */
+static int
+update_mail_type(struct kai_job_update *u, const char *v,
+    struct kai_err *err)
+{
+	char buf[KAI_MAIL_TYPE_TEXT_MAX];
+	uint32_t mask;
+
+	if (kai_mail_type_parse(v, &mask, NULL, err) != 0)
+		return KAI_EINVAL;
+	u->set |= KAI_JOB_UPD_MAIL_TYPE;
+	free(u->mail_type);
+	u->mail_type = kai_xstrdup(kai_mail_type_format(mask, buf,
+	    sizeof(buf)));
+	return 0;
+}
+
 /* One "Key=Value" of update; sets u or err. */
 static int
 update_pair(struct kai_job_update *u, const char *kv, struct kai_err *err)
@@ -149,12 +167,22 @@ update_pair(struct kai_job_update *u, const char *kv, struct kai_err *err)
 		u->partition = kai_xstrdup(v);
 		return 0;
 	}
+	if (klen == 8 && strncasecmp(kv, "MailType", 8) == 0)
+		return update_mail_type(u, v, err);
+	if (klen == 8 && strncasecmp(kv, "MailUser", 8) == 0) {
+		if (kai_mail_user_check(v, err) != 0)
+			return KAI_EINVAL;
+		u->set |= KAI_JOB_UPD_MAIL_USER;
+		free(u->mail_user);
+		u->mail_user = kai_xstrdup(v);
+		return 0;
+	}
 	if (klen == 5 && strncasecmp(kv, "JobId", 5) == 0)
 		return kai_err_set(err, KAI_EINVAL,
 		    "invalid update \"%s\": JobId given twice", kv);
 	return kai_err_set(err, KAI_EINVAL,
-	    "unrecognized update key \"%.*s\": expected TimeLimit or "
-	    "Partition",
+	    "unrecognized update key \"%.*s\": expected TimeLimit, "
+	    "Partition, MailType or MailUser",
 	    (int)klen, kv);
 }
 
@@ -188,8 +216,8 @@ update_parse(int argc, char **argv, struct kai_job_update *u,
 		    "invalid job id \"%s\": update takes one job", id);
 	if (i >= argc)
 		return kai_err_set(err, KAI_EINVAL,
-		    "nothing to update: expected TimeLimit=... or "
-		    "Partition=...");
+		    "nothing to update: expected TimeLimit=..., "
+		    "Partition=..., MailType=... or MailUser=...");
 	for (; i < argc; i++)
 		if ((r = update_pair(u, argv[i], err)) != 0)
 			return r;

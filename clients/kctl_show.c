@@ -141,11 +141,11 @@ show_job(const struct kai_jobinfo *j, int64_t now)
 	    j->nodelist != NULL && *j->nodelist ? j->nodelist : "(null)");
 	(void)printf("   NumNodes=%" PRIu32 " NumCPUs=%" PRIu64
 		     " NumTasks=%" PRIu32 " CPUs/Task=%" PRIu32 "\n",
-	    ntasks, jobquery_cpus(j), ntasks,
+	    jobquery_nodes(j), jobquery_cpus(j), ntasks,
 	    j->cpus_per_task ? j->cpus_per_task : 1);
 	(void)printf("   TRES=cpu=%" PRIu64 ",mem=%" PRIu64 "M,node=%" PRIu32,
-	    jobquery_cpus(j), (uint64_t)ntasks * j->mem_mb, ntasks);
-	if (j->gpus_per_task > 0)
+	    jobquery_cpus(j), (uint64_t)ntasks * j->mem_mb, jobquery_nodes(j));
+	if (jobquery_gpus(j) > 0)
 		(void)printf(",gres/gpu=%" PRIu64, jobquery_gpus(j));
 	(void)printf("\n   MinMemoryNode=%" PRIu64 "M\n", j->mem_mb);
 	(void)printf("   Command=(null)\n");

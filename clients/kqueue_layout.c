@@ -251,6 +251,7 @@ static const struct field {
     {0, "NumTasks", "TASKS", f_ntasks},
     {0, "cpus-per-task", "CPUS_PER_TASK", jf_cpus_per_task},
     {0, "tres-per-task", "TRES_PER_TASK", jf_tres_task},
+    {0, "tres-per-node", "TRES_PER_NODE", jf_tres_node},
     {0, "PendingTime", "PENDING_TIME", jf_pending_time},
 };
 

@@ -232,6 +232,15 @@ user_cells(const struct kai_share *s, const struct kai_share_user *u,
 	(void)snprintf(cell[1], CELL, "%s", u->user);
 	for (i = 2; i < tb->ncols; i++)
 		cell[i][0] = '\0';
+	if (u->account != NULL && u->account[0] != '\0') {
+		/* An account: its weight and part of the queue's GPUs. */
+		(void)snprintf(cell[1], CELL, "account:%.80s", u->account);
+		(void)snprintf(cell[c + 2], CELL, "%" PRId64, u->shares);
+		fmt(u->fair_share_gpu, unit[0], cell[c + 3]);
+		for (r = 0; r < KAI_QUEUE_NRES; r++, c += PER_RES)
+			fmt(u->allocated[r], unit[r], cell[c + 4]);
+		return;
+	}
 	for (r = 0; r < KAI_QUEUE_NRES; r++) {
 		fmt(u->allocated[r], unit[r], cell[c + 4]);
 		fmt_usage(u->usage[r], r, cell[c + 6]);
@@ -446,6 +455,13 @@ json_user(const struct kai_share_user *u)
 
 	out_json_add_str(o, "queue", u->queue);
 	out_json_add_str(o, "user", u->user);
+	if (u->account != NULL && u->account[0] != '\0') {
+		out_json_add_str(o, "account", u->account);
+		(void)json_object_object_add(o, "fairshare",
+		    json_object_new_int64(u->shares));
+		(void)json_object_object_add(o, "gpu_fair_share",
+		    json_units(u->fair_share_gpu, unit[0]));
+	}
 	for (r = 0; r < KAI_QUEUE_NRES; r++) {
 		b = json_object_new_object();
 		(void)json_object_object_add(b, "allocated",

@@ -294,6 +294,8 @@ apply_options(struct submit_opts *o, const struct script *s, int first,
 		r = read_node_file(&o->nodelist, "--nodelist", err);
 	if (r == 0)
 		r = read_node_file(&o->exclude, "--exclude", err);
+	if (r == 0)
+		submit_opts_nodelist_nodes(o);
 	return r;
 }
 
@@ -301,6 +303,7 @@ static int
 build_spec(const struct submit_opts *o, struct script *s, int argc, char **argv,
     int first, struct kai_jobspec *js, struct kai_err *err)
 {
+	char host[256];
 	int i, r;
 
 	if (js->name == NULL)
@@ -316,6 +319,11 @@ build_spec(const struct submit_opts *o, struct script *s, int argc, char **argv,
 	if ((r = submit_env_build(o->export, environ, &js->env, &js->nenv,
 		 err)) != 0)
 		return r;
+	/* A name too long for the buffer is cut: it is only informative. */
+	if (gethostname(host, sizeof(host)) == 0) {
+		host[sizeof(host) - 1] = '\0';
+		submit_env_submit_host(&js->env, &js->nenv, host);
+	}
 	return kai_jobspec_validate(js, err);
 }
 

@@ -44,7 +44,8 @@ TESTS += tests/unit/clients-directives
 # credential, frame, replies.  Links: proto, auth (libmunge), conf
 # (libyaml), model, base.
 noinst_LIBRARIES += clients/libkaiclient.a
-clients_libkaiclient_a_SOURCES = clients/client.c clients/client.h
+clients_libkaiclient_a_SOURCES = clients/client.c clients/client.h \
+	clients/client_pty.c clients/client_pty.h
 clients_libkaiclient_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS)
 
 # The auth backend, chosen at link time (client.h client_cred_new()):
@@ -73,6 +74,21 @@ CLIENT_CPPFLAGS = $(AM_CPPFLAGS) $(JSONC_CFLAGS)
 
 bin_PROGRAMS += clients/ksubmit clients/kqueue clients/kcancel clients/kacct
 bin_PROGRAMS += clients/kinfo clients/klog
+# Interactive sessions (ksrun(1)): ksrun and ksalloc are one program
+# under two names, ksattach joins a running one.
+bin_PROGRAMS += clients/ksrun clients/ksalloc clients/ksattach
+KSRUN_SOURCES = clients/ksrun.c clients/pty_term.c clients/pty_term.h
+clients_ksrun_SOURCES = $(KSRUN_SOURCES)
+clients_ksrun_CPPFLAGS = $(CLIENT_CPPFLAGS)
+clients_ksrun_LDADD = $(CLIENT_LIBS)
+clients_ksalloc_SOURCES = $(KSRUN_SOURCES)
+clients_ksalloc_CPPFLAGS = $(CLIENT_CPPFLAGS)
+clients_ksalloc_LDADD = $(CLIENT_LIBS)
+clients_ksattach_SOURCES = clients/ksattach.c clients/pty_term.c \
+	clients/pty_term.h
+clients_ksattach_CPPFLAGS = $(CLIENT_CPPFLAGS)
+clients_ksattach_LDADD = $(CLIENT_LIBS)
+dist_man_MANS += doc/man/ksrun.1 doc/man/ksalloc.1 doc/man/ksattach.1
 clients_klog_SOURCES = clients/klog.c
 clients_klog_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_klog_LDADD = $(CLIENT_LIBS)
@@ -98,9 +114,16 @@ clients_kcancel_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kcancel_LDADD = $(CLIENT_LIBS)
 clients_kacct_SOURCES = clients/kacct.c clients/kacct_fields.c \
 	clients/kacct_fields.h clients/kacct_report.c \
-	clients/kacct_report.h
+	clients/kacct_report.h clients/kacct_steps.c clients/kacct_steps.h
 clients_kacct_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kacct_LDADD = $(CLIENT_LIBS)
+# kseff: seff's efficiency report, from kacct's records of steps.
+bin_PROGRAMS += clients/kseff
+clients_kseff_SOURCES = clients/kseff.c clients/kacct_steps.c \
+	clients/kacct_steps.h
+clients_kseff_CPPFLAGS = $(CLIENT_CPPFLAGS)
+clients_kseff_LDADD = $(CLIENT_LIBS)
+dist_man_MANS += doc/man/kseff.1
 
 dist_man_MANS += doc/man/ksubmit.1 doc/man/kqueue.1 doc/man/kcancel.1 \
 	doc/man/kacct.1 doc/man/kinfo.1 doc/man/klog.1
@@ -170,6 +193,7 @@ KSIM_CORE_SOURCES = \
 	clients/scenario.c \
 	clients/scenario.h \
 	clients/scenario_caps.c \
+	clients/scenario_accts.c \
 	clients/scenario_expect.c \
 	clients/scenario_jobs.c \
 	clients/scenario_nodereq.c \

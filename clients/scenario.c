@@ -569,7 +569,7 @@ load_root(struct sload *ld, const struct ynode *root)
 {
 	static const char *const keys[] = {"name", "source", "description",
 	    "config", "nodes", "queues", "topologies", "usage", "jobs",
-	    "expect", "pools", "gpu_caps", NULL};
+	    "expect", "pools", "gpu_caps", "accounts", NULL};
 	struct scenario *sc = ld->sc;
 	const char *dummy = NULL;
 	int rc;
@@ -591,6 +591,8 @@ load_root(struct sload *ld, const struct ynode *root)
 	    (rc = load_topologies(ld, ytree_get(root, "topologies"))) != 0 ||
 	    (rc = scenario_load_pools(ld, ytree_get(root, "pools"))) != 0 ||
 	    (rc = scenario_load_caps(ld, ytree_get(root, "gpu_caps"))) != 0 ||
+	    (rc = scenario_load_accounts(ld, ytree_get(root, "accounts"))) !=
+		0 ||
 	    (rc = scenario_load_jobs(ld, ytree_get(root, "jobs"))) != 0 ||
 	    (rc = scenario_load_usage(ld, ytree_get(root, "usage"))) != 0)
 		return rc;
@@ -615,6 +617,7 @@ scenario_load(const char *path, struct scenario *sc, struct kai_err *err)
 	kai_map_init(&sc->user_ix, NULL);
 	kai_map_init(&sc->pool_ix, NULL);
 	kai_map_init(&sc->cap_ix, NULL);
+	kai_map_init(&sc->acct_ix, NULL);
 	kai_sched_config_init(&sc->snap.config);
 	ld.sc = sc;
 	ld.err = err;
@@ -633,6 +636,7 @@ scenario_fini(struct scenario *sc)
 	scenario_pools_fini(sc);
 	scenario_caps_fini(sc);
 	free(sc->nodereqs);
+	scenario_accounts_fini(sc);
 	kai_map_fini(&sc->node_ix);
 	kai_map_fini(&sc->queue_ix);
 	kai_map_fini(&sc->job_ix);

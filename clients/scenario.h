@@ -111,6 +111,8 @@ struct scenario {
 	struct kai_map pool_ix;
 	int64_t *gpu_caps;		/* scenario_caps.c: uGPU each */
 	struct kai_map cap_ix;
+	struct kai_sched_snap_account *accounts; /* scenario_accts.c */
+	struct kai_map acct_ix;
 	void **owned;			/* taint, selector, toleration arrays */
 	size_t nowned;
 	const char *gpu_type_label;	/* nodes' GPU type (scenario_types.c) */
@@ -178,6 +180,12 @@ int scenario_load_caps(struct sload *ld, const struct ynode *cs)
 int scenario_job_cap(struct sload *ld, const struct ynode *m,
     struct kai_sched_snap_job *j) KAI_MUST_CHECK;
 void scenario_caps_fini(struct scenario *sc);
+/* scenario_accts.c: accounts:, a job's account:. */
+int scenario_load_accounts(struct sload *ld, const struct ynode *as)
+    KAI_MUST_CHECK;
+int scenario_job_account(struct sload *ld, const struct ynode *m,
+    struct kai_sched_snap_job *j) KAI_MUST_CHECK;
+void scenario_accounts_fini(struct scenario *sc);
 /* scenario_types.c: config's gpu_type_label, gpu_types:, gpu_type:. */
 int scenario_type_label(struct sload *ld, const struct ynode *config)
     KAI_MUST_CHECK;

@@ -217,7 +217,7 @@ job_times(struct sload *ld, const struct ynode *m, size_t i,
     struct kai_sched_snap_job *j)
 {
 	int64_t stale = -1, ran = -1, min = -1, tpn = 0;
-	bool held = false;
+	bool held = false, excl = false;
 	int rc;
 
 	j->created = (int64_t)i;
@@ -236,6 +236,7 @@ job_times(struct sload *ld, const struct ynode *m, size_t i,
 	    (rc = sload_get_i64(ld, m, "tasks_per_node", 0,
 		 (int64_t)j->ntasks, &tpn)) != 0 ||
 	    (rc = sload_get_bool(ld, m, "held", &held)) != 0 ||
+	    (rc = sload_get_bool(ld, m, "exclusive", &excl)) != 0 ||
 	    (rc = sload_get_i64(ld, m, "time_limit_s", -1, INT32_MAX,
 		 &j->time_limit_s)) != 0)
 		return rc;
@@ -247,6 +248,7 @@ job_times(struct sload *ld, const struct ynode *m, size_t i,
 			       : (uint32_t)min;
 	j->held = held;
 	j->tasks_per_node = (uint32_t)tpn;
+	j->exclusive = excl;
 	return 0;
 }
 
@@ -258,7 +260,7 @@ load_job(struct sload *ld, const struct ynode *m, size_t i, size_t *t)
 	    "stale_for_s", "staleness_grace_s", "tasks", "user",
 	    "running_for_s", "held", "time_limit_s", "pool", "gpu_cap",
 	    "gpu_type", "tasks_per_node", "constraint", "nodelist", "exclude",
-	    NULL};
+	    "exclusive", "account", NULL};
 	static const char *const states[] = {"pending", "running", NULL};
 	struct scenario *sc = ld->sc;
 	struct kai_sched_snap_job *j = &sc->jobs[i];
@@ -274,6 +276,7 @@ load_job(struct sload *ld, const struct ynode *m, size_t i, size_t *t)
 	    (rc = job_queue(ld, m, j)) != 0 ||
 	    (rc = scenario_job_pool(ld, m, j)) != 0 ||
 	    (rc = scenario_job_cap(ld, m, j)) != 0 ||
+	    (rc = scenario_job_account(ld, m, j)) != 0 ||
 	    (rc = scenario_job_type(ld, m, j)) != 0 ||
 	    (rc = scenario_job_nodereq(ld, m, j)) != 0)
 		return rc;

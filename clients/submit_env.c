@@ -147,6 +147,18 @@ submit_export_fini(struct submit_export *e)
 	free_list(&e->set, &e->nset);
 }
 
+void
+submit_env_submit_host(char ***env, size_t *nenv, const char *host)
+{
+	struct envv e = {*env, *nenv};
+	char *kv = kai_xasprintf("SLURM_SUBMIT_HOST=%s", host);
+
+	env_put(&e, kv);
+	free(kv);
+	*env = e.v;
+	*nenv = e.n;
+}
+
 int
 submit_env_build(const char *export, char *const *envp, char ***env,
     size_t *nenv, struct kai_err *err)

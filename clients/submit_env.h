@@ -51,4 +51,12 @@ void submit_export_fini(struct submit_export *e);
 int submit_env_build(const char *export, char *const *envp, char ***env,
     size_t *nenv, struct kai_err *err) KAI_MUST_CHECK;
 
+/*
+ * Sets SLURM_SUBMIT_HOST=host in the job environment built above (sbatch
+ * sets it whatever --export says), replacing one the submitter had.
+ * kaid passes it to the job and trusts it for nothing: it is the
+ * client's word.
+ */
+void submit_env_submit_host(char ***env, size_t *nenv, const char *host);
+
 #endif /* KAI_CLIENTS_SUBMIT_ENV_H */

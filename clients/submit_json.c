@@ -234,6 +234,8 @@ add_slurm(struct json_object *r, const struct submit_opts *o,
 	put(r, "partition", str_or_null(o->partition));
 	put(r, "account", str_or_null(o->account));
 	put(r, "qos", str_or_null(o->qos));
+	put(r, "mail_type", str_or_null(o->mail_type));
+	put(r, "mail_user", str_or_null(o->mail_user));
 	put(r, "time_limit_s",
 	    o->time_limit_s == KAI_TIME_UNSET
 		? J_NULL
@@ -320,8 +322,13 @@ spec_json(const struct kai_jobspec *js)
 	put(s, "ntasks", json_object_new_int64(js->ntasks));
 	put(s, "cpus_per_task", json_object_new_int64(js->cpus_per_task));
 	put(s, "mem_mib_per_task", json_object_new_int64((int64_t)js->mem_mb));
+	put(s, "gpus_per_node", json_object_new_int64(js->gpus_per_node));
 	put(s, "gpus_per_task", json_object_new_int64(js->gpus_per_task));
 	put(s, "ntasks_per_node", json_object_new_int64(js->ntasks_per_node));
+	put(s, "exclusive",
+	    json_object_new_boolean(js->whole_node & KAI_JOB_WHOLE_EXCL));
+	put(s, "mem_whole_node",
+	    json_object_new_boolean((js->whole_node & KAI_JOB_WHOLE_MEM) != 0));
 	return s;
 }
 

@@ -49,7 +49,7 @@ submit_opts_fini(struct submit_opts *o)
 	    &o->dep_spec, &o->begin, &o->input, &o->qos, &o->image,
 	    &o->gpu_fraction, &o->topo_name, &o->topo_required,
 	    &o->topo_preferred, &o->priority_class, &o->constraint,
-	    &o->nodelist, &o->exclude};
+	    &o->nodelist, &o->exclude, &o->mail_type, &o->mail_user};
 	size_t i;
 
 	for (i = 0; i < KAI_NELEM(strs); i++)
@@ -354,6 +354,22 @@ set_kai(struct submit_opts *o, int key, const char *arg, struct kai_err *err)
 	}
 }
 
+/*
+ * --mail-type, kept as the canonical text kaid stores.  As sbatch, a
+ * type it does not know next to known ones is dropped.
+ */
+static int
+set_mail_type(struct submit_opts *o, const char *arg, struct kai_err *err)
+{
+	char buf[KAI_MAIL_TYPE_TEXT_MAX];
+	uint32_t mask;
+
+	if (kai_mail_type_parse(arg, &mask, NULL, err) != 0)
+		return KAI_EINVAL;
+	set_str(&o->mail_type, kai_mail_type_format(mask, buf, sizeof(buf)));
+	return 0;
+}
+
 static int
 set_value(struct submit_opts *o, int key, const char *arg, const char *cwd,
     int pass, struct kai_err *err)
@@ -394,8 +410,26 @@ set_value(struct submit_opts *o, int key, const char *arg, const char *cwd,
 		    err);
 	case K_OPEN_MODE:
 		return set_open_mode(o, arg, err);
+	case K_EXCLUSIVE:
+		/* Slurm's =user, =mcs and =topo share nodes among some jobs;
+		 * kaid knows whole nodes only.  SBATCH_EXCLUSIVE="" is the
+		 * plain option. */
+		if (arg != NULL && arg[0] != '\0')
+			return kai_err_set(err, KAI_EINVAL,
+			    "invalid exclusive \"%s\": only whole nodes "
+			    "(--exclusive without a value) are supported",
+			    arg);
+		o->exclusive = true;
+		return 0;
 	case K_KILL_ON_INVALID_DEP:
 		return set_kill_invalid_dep(o, arg, err);
+	case K_MAIL_TYPE:
+		return set_mail_type(o, arg, err);
+	case K_MAIL_USER:
+		if (kai_mail_user_check(arg, err) != 0)
+			return KAI_EINVAL;
+		set_str(&o->mail_user, arg);
+		return 0;
 	case K_SIGNAL:
 		if (submit_signal_parse(arg, &o->signal, err) != 0)
 			return KAI_EINVAL;
@@ -605,6 +639,7 @@ static const struct {
     {"SBATCH_ARRAY_INX", 'a'},
     {"SBATCH_CONSTRAINT", 'C'},
     {"SBATCH_CPUS_PER_GPU", K_CPUS_PER_GPU},
+    {"SBATCH_EXCLUSIVE", K_EXCLUSIVE},
     {"SBATCH_EXPORT", K_EXPORT},
     {"SBATCH_GPUS", 'G'},
     {"SBATCH_GPUS_PER_NODE", K_GPUS_PER_NODE},

@@ -88,6 +88,9 @@ enum submit_key {
 	K_PARSE_ONLY,
 	K_JSON,
 	K_KILL_ON_INVALID_DEP,
+	K_EXCLUSIVE,
+	K_MAIL_TYPE,
+	K_MAIL_USER,
 	K_OTHER /* ignored and refused options: K_OTHER + n */
 };
 
@@ -133,6 +136,7 @@ struct submit_opts {
 	struct submit_gpu gpus_node; /* --gres=gpu, --gpus-per-node */
 	struct submit_gpu gpus_task; /* --gpus-per-task */
 	bool hold;                   /* -H */
+	bool exclusive;              /* --exclusive: whole nodes */
 	int requeue;                 /* --requeue 1, --no-requeue 0, -1 */
 	char open_mode;              /* 'a', 't', or 0 = not given */
 	char *array_spec; /* -a as written; NULL = not an array */
@@ -143,6 +147,8 @@ struct submit_opts {
 	bool signal_set;       /* --signal given */
 	struct submit_signal signal;
 	bool wait; /* -W: ksubmit waits for the job to end */
+	char *mail_type; /* --mail-type, canonical (model/mail.h); NULL */
+	char *mail_user; /* --mail-user; NULL = kaid's default, the user */
 	/* sbatch's, parsed but not honoured yet (SOPT_LATER) */
 	char *begin;     /* -b as written */
 	int64_t begin_t; /* and as unix seconds */
@@ -219,6 +225,12 @@ int submit_opts_env(struct submit_opts *o, char *const *envp, const char *cwd,
  */
 int
 submit_opts_finish(struct submit_opts *o, struct kai_err *err) KAI_MUST_CHECK;
+
+/*
+ * -w without -N, -n or --ntasks-per-node: as many nodes as listed names,
+ * as sbatch gives them (call once -w holds names, a file's read).
+ */
+void submit_opts_nodelist_nodes(struct submit_opts *o);
 
 /*
  * The options that kaid cannot honour yet, as "--array" labels, in table

@@ -5,11 +5,16 @@
  * the warnings, and the per-task request sent to kaid.  See
  * submit_opts.h.
  *
- * kaibatch runs one pod per task, so every request ends up per task:
- * --mem (per node) is divided among the tasks of a node, --gres=gpu:N and
- * --gpus-per-node likewise, --gpus among all tasks, and -N without -n
- * means one task per node, as in Slurm.  Divisions round up, so a job
- * never gets less than it asked for.
+ * kaibatch runs one pod per task, so most requests end up per task:
+ * --mem (per node) is divided among the tasks of a node, --gpus among all
+ * tasks, and -N without -n means one task per node, as in Slurm.
+ * Divisions round up, so a job never gets less than it asked for.
+ * --gres=gpu:N and --gpus-per-node=N stay per node, as Slurm means them:
+ * the tasks of a node form a node group (one node for all the tasks when
+ * neither -N nor --ntasks-per-node says otherwise, as Slurm packs them)
+ * and kaid spreads the node's N GPUs over its pods
+ * (src/model/jobgpus.c); only an uneven -N 2 -n 3, which has no groups,
+ * falls back to N per task, divided as --mem is.
  */
 #include "config.h"
 
@@ -21,6 +26,7 @@
 #include <strings.h>
 
 #include "base/xmalloc.h"
+#include "model/hostlist.h"
 #include "model/nodelists.h"
 #include "submit_opts.h"
 
@@ -52,6 +58,29 @@ task_shape(const struct submit_opts *o, int64_t *ntasks, int64_t *per_node)
 		*per_node = *ntasks;
 	if (*per_node < 1)
 		*per_node = 1;
+}
+
+/*
+ * sbatch -w gives the job every listed node: without -N, -n or
+ * --ntasks-per-node the job has as many nodes as names, a task on each
+ * (Slurm's node count is raised to the list's).  kaibatch keeps a job's
+ * tasks on the listed nodes, so one task per node and as many as names
+ * give the job each of them.
+ */
+void
+submit_opts_nodelist_nodes(struct submit_opts *o)
+{
+	struct kai_err err;
+	char **names;
+	size_t n;
+
+	if (o->nodelist == NULL || o->nodes_min != SUBMIT_UNSET ||
+	    o->ntasks != SUBMIT_UNSET || o->ntasks_per_node != SUBMIT_UNSET ||
+	    kai_hostlist_expand(o->nodelist, &names, &n, &err) != 0)
+		return;
+	kai_hostlist_free(names, n);
+	if (n > 1)
+		o->nodes_min = o->nodes_max = (int64_t)n;
 }
 
 int
@@ -195,16 +224,12 @@ submit_opts_refusals(const struct submit_opts *o, const char **names,
  * Warnings
  */
 
-static const char *const mem_labels[] = {"--mem", "--mem-per-cpu",
-    "--mem-per-gpu"};
-
 void
 submit_opts_warnings(const struct submit_opts *o,
     void (*fn)(const char *option, const char *msg, void *ctx), void *ctx)
 {
 	char label[80], msg[256];
 	size_t i;
-	int k = submit_opts_mem_kind(o);
 
 	for (i = 0; i < submit_table_len; i++) {
 		if (!o->seen[i])
@@ -213,13 +238,6 @@ submit_opts_warnings(const struct submit_opts *o,
 		(void)snprintf(msg, sizeof(msg), "option \"%s\" is ignored: %s",
 		    label, submit_table[i].note);
 		fn(label, msg, ctx);
-	}
-	if (k >= 0 && o->mem[k].mib == 0) {
-		(void)snprintf(msg, sizeof(msg),
-		    "option \"%s=0\" (all the memory of a node) is ignored: "
-		    "the job gets kaid's default memory",
-		    mem_labels[k]);
-		fn(mem_labels[k], msg, ctx);
 	}
 }
 
@@ -231,6 +249,19 @@ static uint32_t
 clamp32(int64_t v)
 {
 	return v < 0 ? 0 : v > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/*
+ * Whether the GPUs are asked per node (--gres, --gpus-per-node) alone, by
+ * a job that may have node groups (--topology and --min-tasks exclude
+ * them: such a job keeps N per task, divided among a node's tasks).
+ */
+static bool
+gpus_by_node(const struct submit_opts *o)
+{
+	return o->gpus_task.count == SUBMIT_UNSET && o->gpus_node.count > 0 &&
+	    o->topo_required == NULL && o->topo_preferred == NULL &&
+	    o->min_tasks == SUBMIT_UNSET;
 }
 
 static int64_t
@@ -347,14 +378,19 @@ submit_opts_to_spec(const struct submit_opts *o, const char *cwd,
 	task_shape(o, &ntasks, &per_node);
 	gpus = gpus_per_task(o, ntasks, per_node);
 	js->ntasks = clamp32(ntasks);
-	/* -N or --ntasks-per-node: the tasks of a node share it (Slurm's
-	 * meaning), when they fill their nodes evenly; an uneven -N 2 -n 3
-	 * places its tasks anywhere, as before. */
+	/* -N or --ntasks-per-node, or GPUs per node: the tasks of a node
+	 * share it (Slurm's meaning), when they fill their nodes evenly; an
+	 * uneven -N 2 -n 3 places its tasks anywhere, as before. */
 	if ((o->ntasks_per_node != SUBMIT_UNSET ||
-		o->nodes_min != SUBMIT_UNSET) &&
+		o->nodes_min != SUBMIT_UNSET || gpus_by_node(o)) &&
 	    per_node <= ntasks && ntasks % per_node == 0)
 		js->ntasks_per_node = clamp32(per_node);
-	js->gpus_per_task = clamp32(gpus);
+	/* gpus stays the share of one task, for --cpus-per-gpu and
+	 * --mem-per-gpu. */
+	if (gpus_by_node(o) && js->ntasks_per_node > 0)
+		js->gpus_per_node = clamp32(o->gpus_node.count);
+	else
+		js->gpus_per_task = clamp32(gpus);
 	js->cpus_per_task =
 	    o->cpus_per_task != SUBMIT_UNSET ? clamp32(o->cpus_per_task) : 0;
 	if (o->cpus_per_gpu != SUBMIT_UNSET) {
@@ -363,15 +399,24 @@ submit_opts_to_spec(const struct submit_opts *o, const char *cwd,
 			    "option \"--cpus-per-gpu\" needs a GPU request");
 		js->cpus_per_task = clamp32(o->cpus_per_gpu * gpus);
 	}
-	if (mem_per_task(o, per_node, js->cpus_per_task, js->gpus_per_task,
+	if (mem_per_task(o, per_node, js->cpus_per_task, clamp32(gpus),
 		&js->mem_mb, err) != 0)
 		return KAI_EINVAL;
+	/* --mem=0 (or --mem-per-cpu=0): all the memory of each node, as in
+	 * Slurm; kaid sizes the pods when it knows the nodes. */
+	js->whole_node = (o->exclusive ? KAI_JOB_WHOLE_EXCL : 0) |
+	    (submit_opts_mem_kind(o) >= 0 &&
+			o->mem[submit_opts_mem_kind(o)].mib == 0
+		    ? KAI_JOB_WHOLE_MEM
+		    : 0);
 	js->time_limit_s = o->time_limit_s;
 	js->hold = o->hold;
 	dup_opt(&js->name, o->name);
 	dup_opt(&js->queue, o->partition);
 	dup_opt(&js->account, o->account);
 	dup_opt(&js->qos, o->qos);
+	dup_opt(&js->mail_type, o->mail_type);
+	dup_opt(&js->mail_user, o->mail_user);
 	dup_opt(&js->stdout_pattern, o->output);
 	dup_opt(&js->stderr_pattern, o->error);
 	dup_opt(&js->image, o->image);

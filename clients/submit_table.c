@@ -28,7 +28,6 @@
 	}
 
 /* Reasons printed after "option \"--x\" is ignored: ". */
-#define R_MAIL   "kaibatch sends no mail"
 #define R_NODES  "kaid's scheduler chooses the nodes"
 #define R_LAYOUT "Kubernetes lays out tasks inside a node"
 #define R_SHARE  "pods share nodes by the resources they request"
@@ -53,6 +52,8 @@ const struct cliopt submit_table[] = {
 	"start after other jobs", 0),
     CLIOPT("error", 'e', CLIOPT_ARG, "PATTERN",
 	"standard error file (default: the output file)"),
+    CLIOPT("exclusive", K_EXCLUSIVE, CLIOPT_OPTARG, NULL,
+	"whole nodes: no other job on the job's nodes"),
     CLIOPT("export", K_EXPORT, CLIOPT_ARG, "ALL|NONE|VARS",
 	"environment passed to the job (default: ALL)"),
     CLIOPT("gpus", 'G', CLIOPT_ARG, "[TYPE:]N", "GPUs for the whole job"),
@@ -83,6 +84,11 @@ const struct cliopt submit_table[] = {
 	"tasks on each node"),
     CLIOPT("tasks-per-node", K_NTASKS_PER_NODE, CLIOPT_ARG, "N",
 	"same as --ntasks-per-node"),
+    CLIOPT("mail-type", K_MAIL_TYPE, CLIOPT_ARG, "TYPE[,TYPE...]",
+	"mail on BEGIN, END, FAIL, REQUEUE, ALL, TIME_LIMIT[_90|_80|_50], "
+	"ARRAY_TASKS or NONE"),
+    CLIOPT("mail-user", K_MAIL_USER, CLIOPT_ARG, "ADDRESS",
+	"where the mail goes (default: your user name)"),
     CLIOPT("open-mode", K_OPEN_MODE, CLIOPT_ARG, "append|truncate",
 	"how output files are opened (default: truncate)"),
     CLIOPT("output", 'o', CLIOPT_ARG, "PATTERN",
@@ -131,7 +137,6 @@ const struct cliopt submit_table[] = {
     IGN("distribution", 'm', CLIOPT_ARG, R_LAYOUT),
     OPT("exclude", 'x', CLIOPT_ARG, "HOSTLIST",
 	"never run on these nodes (a host list, or a file with a /)", 0),
-    IGN("exclusive", K_OTHER + 12, CLIOPT_OPTARG, R_SHARE),
     IGN("extra-node-info", 'B', CLIOPT_ARG, R_LAYOUT),
     IGN("get-user-env", K_OTHER + 13, CLIOPT_OPTARG,
 	"the job gets the --export environment"),
@@ -141,8 +146,6 @@ const struct cliopt submit_table[] = {
     IGN("hint", K_OTHER + 17, CLIOPT_ARG, R_LAYOUT),
     IGN("ignore-pbs", K_OTHER + 18, CLIOPT_NOARG, "no PBS directives"),
     IGN("licenses", 'L', CLIOPT_ARG, "kaibatch has no licenses"),
-    IGN("mail-type", K_OTHER + 20, CLIOPT_ARG, R_MAIL),
-    IGN("mail-user", K_OTHER + 21, CLIOPT_ARG, R_MAIL),
     IGN("mcs-label", K_OTHER + 22, CLIOPT_ARG, R_NOTYET),
     IGN("mem-bind", K_OTHER + 23, CLIOPT_ARG, R_LAYOUT),
     IGN("mincpus", K_OTHER + 24, CLIOPT_ARG, "use --cpus-per-task"),

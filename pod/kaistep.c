@@ -30,6 +30,10 @@ static const struct {
 	{"kcancel", kaistep_kcancel},
 	{"scancel", kaistep_kcancel},
 	{"kctl", kaistep_kctl},
+	{"srun", kaistep_srun},
+	{"step-agent", kaistep_agent},
+	{"step-end", kaistep_step_end},
+	{"pty-serve", kaistep_ptyserve},
 };
 
 static step_main_fn *

@@ -8,8 +8,11 @@
 # kai_timer SHELLPID sleeps KAI_SIGNAL_AFTER seconds and then signals
 # the batch shell alone (KAI_SIGNAL_BATCH, sbatch's "B:") or every
 # process the script started and not the shell itself (sbatch's default
-# signals the job steps, not the batch shell; here srun runs its command
-# as a child of the script).
+# signals the job steps, not the batch shell; without the step agent
+# srun runs its command as a child of the script), and in task 0's pod
+# with steps also the step agent's processes (KAI_AGENT_PID: its tasks;
+# kaistep's srun and runners outlive the signal).  In the other pods the
+# script is the agent itself.
 #
 # kai_kids ROOT SKIP prints the descendants of ROOT, found from the
 # parent pids in /proc (no ps in a minimal image), leaving out SKIP (the
@@ -29,6 +32,9 @@ kai_timer() {
   else
     me=$(exec sh -c 'echo $PPID')
     p=$(kai_kids "$1" "$me")
+    # Task 0's pod with steps: this pod's tasks are the step agent's.
+    [ -z "$KAI_AGENT_PID" ] || p="$p
+$(kai_kids "$KAI_AGENT_PID" "$me")"
     # One pid a line: the list is split on purpose.
     # shellcheck disable=SC2086
     [ -z "$p" ] || kill -"$KAI_SIGNAL" $p

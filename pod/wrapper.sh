@@ -16,10 +16,16 @@
 # script in KAI_SCRIPT) and the wrapper writes them into a private bin
 # directory at the front of PATH.
 #
-# Model: every pod of a job runs the batch script once, as task
-# SLURM_PROCID of SLURM_NTASKS (the SPMD model of Kubeflow and kjob), so
-# `srun CMD` runs CMD once in each pod, as that pod's task.  ksubmit(1)
-# says where this differs from Slurm.
+# Model: with kaistep (the job has a key, KAI_JOB_KEY, and the helpers
+# carry it), Slurm's: the batch script runs once, in task 0's pod, beside
+# a step agent (`kaistep step-agent`, pod/kaistep_agent.c); every other
+# pod runs only the agent, which starts that pod's tasks of each step
+# that `srun` (kaistep's) asks kaid for.  When the script ends, task 0's
+# wrapper says so (`kaistep step-end`), kaid tells the agents, and the
+# other pods end.  Without kaistep (inline helpers, no job_key_file, a
+# kaid built without static libraries) every pod runs the batch script,
+# as task SLURM_PROCID of SLURM_NTASKS (SPMD), and the shim `srun CMD`
+# runs CMD once in each pod, as that pod's task.  ksubmit(1) says so.
 #
 # Output files are opened the way sbatch opens them (truncate; one file
 # for both streams unless -e was given), or appended to with
@@ -72,10 +78,12 @@ if [ -n "$KAI_HELPERS" ]; then
   if [ -n "$KAI_JOB_KEY" ] && [ -r "$KAI_HELPERS/kaistep.gz" ] &&
       gzip -dc <"$KAI_HELPERS/kaistep.gz" >"$d/bin/kaistep" 2>/dev/null &&
       chmod 700 "$d/bin/kaistep"; then
-    for n in ksubmit sbatch kqueue squeue kcancel scancel kctl; do
+    for n in ksubmit sbatch kqueue squeue kcancel scancel kctl srun; do
       ln -s kaistep "$d/bin/$n" || exit 1
     done
     PATH="$d/bin:$PATH"
+    KAI_BIN="$d/bin"
+    export KAI_BIN
   fi
 else
   printf '%s' "$KAI_SHIM_SCONTROL" >"$d/bin/scontrol" || exit 1
@@ -99,10 +107,18 @@ kai_run() {
     kai_timer "$s" </dev/null >/dev/null 2>&1 &
     echo $! >"$d/timer"
   fi
+  [ -z "$agent" ] || exec kaistep step-agent
   exec "$d/script" "$@"
 }
 t=
-if [ -z "$KAI_APPEND" ]; then
+# a: the step agent's pid in task 0's pod; agent: this pod runs the
+# agent instead of the script.
+a='' agent=''
+if [ -n "$KAI_BIN" ]; then
+  [ "$KAI_APPEND" != tasks ] || KAI_APPEND=''
+  [ "${SLURM_PROCID:-0}" -eq 0 ] || agent=1
+fi
+if [ -z "$KAI_APPEND" ] && [ -z "$agent" ]; then
   if (: >"$KAI_STDOUT") 2>/dev/null; then
     tail -n +1 -f "$KAI_STDOUT" 2>/dev/null & t=$!
   fi
@@ -110,12 +126,20 @@ elif (: >>"$KAI_STDOUT") 2>/dev/null; then
   o=$(wc -c <"$KAI_STDOUT")
   tail -c +$((o + 1)) -f "$KAI_STDOUT" 2>/dev/null & t=$!
 fi
+if [ -n "$agent" ]; then KAI_APPEND=1; fi
 if [ -z "$KAI_APPEND" ]; then : >"$KAI_STDOUT" || exit 1; fi
 exec 3>>"$KAI_STDOUT" || exit 1
 if [ "$KAI_STDOUT" = "$KAI_STDERR" ]; then exec 4>&3
 elif [ -z "$KAI_APPEND" ]; then : >"$KAI_STDERR" && exec 4>>"$KAI_STDERR"
 else exec 4>>"$KAI_STDERR"
 fi || exit 1
+if [ -n "$KAI_BIN" ] && [ -z "$agent" ]; then
+  KAI_BATCH_PID_FILE=$d/batch.pid
+  export KAI_BATCH_PID_FILE
+  kaistep step-agent </dev/null >&4 2>&4 3>&- 4>&- & a=$!
+  KAI_AGENT_PID=$a
+  export KAI_AGENT_PID
+fi
 case $KAI_SIGNAL in
 2|3|INT|QUIT)
   (kai_run "$@") >&3 2>&4 3>&- 4>&-; rc=$?
@@ -123,6 +147,9 @@ case $KAI_SIGNAL in
 *)
   (kai_run "$@") >&3 2>&4 3>&- 4>&- &
   c=$!
+  # kcancel --signal -b: the agent signals the script, which keeps this
+  # pid (kai_run execs it).
+  [ -z "$a" ] || echo "$c" >"$d/batch.pid"
   exec 3>&- 4>&-
   g='' x='' k='' l=''
   trap 'g=1; kai_end "" TERM' TERM
@@ -138,6 +165,12 @@ case $KAI_SIGNAL in
   [ -z "$l" ] || kill "$l" 2>/dev/null ;;
 esac
 if [ -s "$d/timer" ] && read -r w <"$d/timer"; then kill "$w" 2>/dev/null; fi
+# The script ended: kaid tells every pod's agent, this one's included.
+if [ -n "$a" ]; then
+  kaistep step-end "$rc" </dev/null >/dev/null 2>>"$KAI_STDERR" ||
+    kill "$a" 2>/dev/null
+  wait "$a"
+fi
 if [ -n "$t" ]; then sleep 0.2 2>/dev/null || sleep 1; kill "$t" 2>/dev/null; fi
 rm -rf "$d"
 [ "$x" != ALRM ] || exit 124

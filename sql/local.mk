@@ -18,6 +18,9 @@ SQL_MIGRATIONS = \
 	sql/014-qos.sql \
 	sql/015-queue-gpu-types.sql \
 	sql/016-ntasks-per-node.sql \
+	sql/017-job-steps.sql \
+	sql/019-gpus-per-node.sql \
+	sql/021-job-mail.sql \
 	sql/022-job-constraint.sql
 
 EXTRA_DIST += $(SQL_MIGRATIONS) build-aux/sql2c.sh

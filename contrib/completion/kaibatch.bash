@@ -136,6 +136,12 @@ _kaibatch()
 		mapfile -t COMPREPLY < <(compgen -W "append truncate" -- "$cur")
 		return
 		;;
+	--mail-type)
+		mapfile -t COMPREPLY < <(compgen -W "NONE BEGIN END FAIL REQUEUE
+		    ALL INVALID_DEPEND STAGE_OUT TIME_LIMIT TIME_LIMIT_90
+		    TIME_LIMIT_80 TIME_LIMIT_50 ARRAY_TASKS" -- "$cur")
+		return
+		;;
 	--kill-on-invalid-dep)
 		mapfile -t COMPREPLY < <(compgen -W "yes no" -- "$cur")
 		return

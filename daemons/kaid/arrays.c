@@ -175,11 +175,16 @@ arrays_task_new(const struct kai_job *a, uint64_t id, uint32_t task)
 	j->requeue = a->requeue;
 	j->min_tasks = a->min_tasks;
 	j->ntasks_per_node = a->ntasks_per_node;
+	j->gpus_per_node = a->gpus_per_node;
+	j->whole_node = a->whole_node;
 	j->gpu_fraction = a->gpu_fraction;
 	j->gpu_memory_mb = a->gpu_memory_mb;
 	j->topology = kai_job_optstr(a->topology);
 	j->topology_preferred = kai_job_optstr(a->topology_preferred);
 	j->gpu_type = kai_job_optstr(a->gpu_type);
+	j->mail_mask = a->mail_mask;
+	j->mail_sent = a->mail_sent;
+	j->mail_user = kai_job_optstr(a->mail_user);
 	j->features = kai_job_optstr(a->features);
 	j->node_req = kai_job_optstr(a->node_req);
 	j->array_job_id = a->array_job_id;

@@ -26,6 +26,7 @@
 #include "base/xmalloc.h"
 #include "deps.h"
 #include "kaid.h"
+#include "mail.h"
 #include "sys/log.h"
 
 /* What deps.c keeps between ticks: nobody else reads it. */
@@ -302,6 +303,9 @@ deps_update(struct kaid *k, int64_t now)
 		if (!gated(j))
 			continue;
 		j->gate = gate_of(k, &act, j, now);
+		if (j->gate != NULL &&
+		    strcmp(j->gate, "DependencyNeverSatisfied") == 0)
+			mail_invalid_depend(k, j, now);
 		if (j->gate != NULL && j->kill_on_invalid_dep &&
 		    strcmp(j->gate, "DependencyNeverSatisfied") == 0) {
 			kill = kai_xreallocarray(kill, nkill + 1,

@@ -47,6 +47,7 @@
 
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "mail.h"
 #include "sys/log.h"
 
 /* SIGTERM, then this long before the kubelet kills a victim's task. */
@@ -212,9 +213,11 @@ victim_done(struct kaid *k, struct kai_job *j, const char *reason,
 	if (j->ntasks > 1)
 		dispatch_delete_service(k, j->id);
 	if (!j->requeue) {
+		mail_ended(k, j, KAI_JOB_PREEMPTED, 0, 0, now);
 		state_job_remove(k, j->id);
 		return;
 	}
+	mail_requeued(k, j, now);
 	evict_requeued(j, why, now);
 }
 

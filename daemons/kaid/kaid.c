@@ -19,6 +19,7 @@
 #include "base/xmalloc.h"
 #include "deps.h"
 #include "kaid.h"
+#include "mail.h"
 #include "queues.h"
 #include "share.h"
 #include "sys/log.h"
@@ -217,6 +218,7 @@ kaid_fini(struct kaid *k)
 	httpd_close(k);
 	webhook_close(k);
 	server_free(k);
+	ptyrelay_free(k);
 	kai_kube_free(k->kube);
 	kaiqueues_free(k);
 	native_owner_fini(k);	/* after the reads it waited for went */
@@ -226,6 +228,7 @@ kaid_fini(struct kaid *k)
 	state_free(k);
 	submit_free(k);
 	tick_free(k);
+	mail_free(k);
 	usage_free(k);
 	writeq_free(k);
 	share_free(k);
@@ -240,6 +243,7 @@ kaid_fini(struct kaid *k)
 	deps_free(k);
 	helpers_free(k);
 	jobauth_free(k);
+	steps_free(k);
 	leader_free(k);
 	relay_stop(k);
 	kai_loop_free(k->loop);

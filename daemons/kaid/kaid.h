@@ -124,9 +124,12 @@ struct kaid {
 	struct log_stream *logs;  /* rpc_log.c: klog requests answered */
 	struct httpd *httpd;	  /* httpd.c: health and metrics, or NULL */
 	struct jobauth *jobauth;  /* jobauth.c: job credentials, or NULL */
+	struct steps *steps;	  /* steps.c: running jobs' steps, or NULL */
 	struct webhook *webhook;  /* webhook.c: admission webhook, or NULL */
 	struct native *native;	  /* native_owner.c: owners read, pods
 				     waiting for them; NULL until used */
+	struct mailer *mailer;	  /* mail.c: job mail programs running
+				     and waiting; NULL until used */
 	struct native_burst *nburst; /* native_burst.c: one-pod jobs of
 				     this burst, not yet recorded */
 	struct kai_map pgstatus;  /* native_pgstatus.c: "ns/name" of a
@@ -134,6 +137,8 @@ struct kaid {
 	struct kai_map qstatus;	  /* kaiqueue_status.c: a Queue's name ->
 				     what its status says */
 	unsigned status_inflight; /* status writes of both under way */
+	struct ptyrelay *ptyrelay; /* ptyrelay.c: interactive sessions;
+				     NULL until used */
 };
 
 /* kaid.c */
@@ -216,6 +221,18 @@ void server_flush(struct kaid *k, struct conn *conn);
 typedef bool server_produce_fn(struct kaid *k, struct conn *conn, void *ctx);
 #define SERVER_STREAM_LOW (256 * 1024)
 bool server_stream(struct kaid *k, struct conn *conn, server_produce_fn *fn,
+    void (*free_fn)(void *ctx), void *ctx);
+/*
+ * Hands conn's socket over to another owner once the current request is
+ * done (an interactive session, ptyrelay.c): server.c stops watching it,
+ * forgets the connection without closing the socket and calls fn with
+ * the descriptor and the bytes read past the request (borrowed for the
+ * call).  free_fn releases ctx if the connection closes first.  Returns
+ * true: the handler's request is deferred until then.
+ */
+typedef void server_adopt_fn(struct kaid *k, int fd, const void *ahead,
+    size_t nahead, uint16_t version, void *ctx);
+bool server_handoff(struct kaid *k, struct conn *conn, server_adopt_fn *fn,
     void (*free_fn)(void *ctx), void *ctx);
 
 /* httpd.c: GET /healthz, /readyz, /metrics (doc/metrics.md). */
@@ -313,6 +330,14 @@ bool rpc_query(struct kaid *k, const struct rpc_req *req);
 enum kai_db_scope query_scope(struct kaid *k, uint32_t uid,
     const struct kai_query *q);
 
+/* ptyrelay.c: interactive sessions (ksrun, ksalloc, ksattach) */
+bool rpc_pty_attach(struct kaid *k, const struct rpc_req *req);
+bool rpc_pty_serve(struct kaid *k, const struct rpc_req *req);
+/* Sessions open now (metrics, tests). */
+size_t ptyrelay_count(const struct kaid *k);
+/* Closes every session's sockets and frees the state. */
+void ptyrelay_free(struct kaid *k);
+
 /* rpc_cancel.c */
 bool rpc_cancel(struct kaid *k, const struct rpc_req *req);
 /* rpc_array.c: kcancel of array tasks */
@@ -334,6 +359,17 @@ bool rpc_job_update(struct kaid *k, const struct rpc_req *req);
 
 /* rpc_log.c: klog */
 bool rpc_log(struct kaid *k, const struct rpc_req *req);
+
+/* steps.c: srun's steps inside a job (proto_step.h) */
+bool rpc_step_run(struct kaid *k, const struct rpc_req *req);
+bool rpc_step_agent(struct kaid *k, const struct rpc_req *req);
+bool rpc_step_done(struct kaid *k, const struct rpc_req *req);
+bool rpc_step_end(struct kaid *k, const struct rpc_req *req);
+bool rpc_step_list(struct kaid *k, const struct rpc_req *req);
+bool rpc_step_signal(struct kaid *k, const struct rpc_req *req);
+/* The client of a deferred step request went away. */
+void steps_forget_conn(struct kaid *k, struct conn *conn);
+void steps_free(struct kaid *k);
 void log_forget_conn(struct kaid *k, struct conn *conn);
 
 /* state.c */
@@ -483,6 +519,8 @@ struct snap {
 	struct kai_map node_ix;	  /* name -> index + 1 */
 	struct kai_map queue_ix;  /* name -> index + 1 */
 	struct kai_map user_ix;	  /* name -> index + 1 */
+	struct kai_sched_snap_account *accounts; /* kaid.yaml's accounts */
+	struct kai_map acct_ix;	  /* name -> index + 1 */
 	/* pools.c: the nodes' taints and kaid.yaml's partitions as pools */
 	struct kai_sched_taint *taints;
 	char **taint_text;	  /* owned copies the taints point into */

@@ -36,6 +36,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/podspec.c \
 	daemons/kaid/nodefeat.c \
 	daemons/kaid/pools.c \
+	daemons/kaid/ptyrelay.c \
 	daemons/kaid/queues.c \
 	daemons/kaid/queues.h \
 	daemons/kaid/reads.c \
@@ -53,13 +54,20 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/rpc_share.c \
 	daemons/kaid/rpc_submit.c \
 	daemons/kaid/server.c \
+	daemons/kaid/steps.c \
+	daemons/kaid/steps_acct.c \
+	daemons/kaid/steps_int.h \
 	daemons/kaid/server_int.h \
 	daemons/kaid/server_limits.c \
 	daemons/kaid/share.c \
 	daemons/kaid/share.h \
 	daemons/kaid/snapshot.c \
 	daemons/kaid/state.c \
+	daemons/kaid/mail.c \
+	daemons/kaid/mail.h \
 	daemons/kaid/tick.c \
+	daemons/kaid/wholenode.c \
+	daemons/kaid/wholenode.h \
 	daemons/kaid/tick.h \
 	daemons/kaid/usage.c \
 	daemons/kaid/usage.h \

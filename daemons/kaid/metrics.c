@@ -177,6 +177,9 @@ render_process(const struct kaid *k, struct kai_prom *w)
 	single(w, "kaibatch_client_connections", "gauge",
 	    "Client connections open on the client port.",
 	    (double)server_nconns(k));
+	single(w, "kaibatch_pty_sessions", "gauge",
+	    "Interactive sessions (ksrun, ksalloc, ksattach) open.",
+	    (double)ptyrelay_count(k));
 }
 
 static const enum kai_job_state active_states[] = {
@@ -216,7 +219,7 @@ render_jobs(const struct kaid *k, struct kai_prom *w)
 	l[0] = "state";
 	for (s = 0; s < KAI_JOB_NSTATES; s++) {
 		if (s == KAI_JOB_PENDING || s == KAI_JOB_CONFIGURING ||
-		    s == KAI_JOB_RUNNING)
+		    s == KAI_JOB_RUNNING || s == KAI_JOB_REQUEUED)
 			continue;
 		l[1] = kai_jobstate_name((enum kai_job_state)s);
 		kai_prom_sample(w, "kaibatch_jobs_finished_total", l, 1,

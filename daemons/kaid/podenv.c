@@ -29,6 +29,7 @@
 #include "kaid.h"
 #include "model/array.h"
 #include "model/hostlist.h"
+#include "wholenode.h"
 
 /* The port task 0 listens on for torch.distributed's rendezvous. */
 #define PODENV_MASTER_PORT "29500"
@@ -235,6 +236,8 @@ add_slurm(const struct kai_job *j, const struct kai_jobspec *js,
 	 */
 	uint32_t ntasks = j->ntasks > 0 ? j->ntasks : 1,
 		 k = group_size(j, ntasks), nodes = ntasks / k;
+	uint64_t cpus = (uint64_t)j->cpus_per_task * k, mem = j->mem_mb * k,
+		 gpus = kai_job_node_gpus(j->gpus_per_task, j->gpus_per_node, k);
 
 	kv_setu(e, "SLURM_JOB_ID", j->id);
 	kv_setu(e, "SLURM_JOBID", j->id);
@@ -264,10 +267,14 @@ add_slurm(const struct kai_job *j, const struct kai_jobspec *js,
 		(void)snprintf(tpn, sizeof(tpn), "%" PRIu32, k);
 	kv_set(e, "SLURM_TASKS_PER_NODE", tpn);
 	kv_setu(e, "SLURM_CPUS_PER_TASK", j->cpus_per_task);
-	kv_setu(e, "SLURM_CPUS_ON_NODE", (uint64_t)j->cpus_per_task * k);
-	kv_setu(e, "SLURM_JOB_CPUS_PER_NODE", (uint64_t)j->cpus_per_task * k);
-	kv_setu(e, "SLURM_MEM_PER_NODE", j->mem_mb * k);
-	kv_setu(e, "SLURM_GPUS_ON_NODE", (uint64_t)j->gpus_per_task * k);
+	/* A whole-node job's pods hold their node between them
+	 * (wholenode.c): the node's figures, from the allocations. */
+	if (j->whole_node != 0)
+		(void)wholenode_on_node(j, task, &cpus, &mem, &gpus);
+	kv_setu(e, "SLURM_CPUS_ON_NODE", cpus);
+	kv_setu(e, "SLURM_JOB_CPUS_PER_NODE", cpus);
+	kv_setu(e, "SLURM_MEM_PER_NODE", mem);
+	kv_setu(e, "SLURM_GPUS_ON_NODE", gpus);
 	if (j->qos != NULL && j->qos[0] != '\0')
 		kv_set(e, "SLURM_JOB_QOS", j->qos);
 	kv_setu(e, "SLURM_RESTART_COUNT", j->requeue_count);
@@ -371,8 +378,12 @@ podenv_build(const struct kai_job *j, const struct kai_jobspec *js,
 	kv_set(e, "KAI_WORKDIR", js->workdir);
 	kv_set(e, "KAI_STDOUT", out);
 	kv_set(e, "KAI_STDERR", err);
-	if (j->ntasks > 1 || js->open_mode == KAI_OPEN_APPEND)
+	/* "tasks": appended to because several pods may write, which the
+	 * wrapper need not do when task 0's pod alone runs the script. */
+	if (js->open_mode == KAI_OPEN_APPEND)
 		kv_set(e, "KAI_APPEND", "1");
+	else if (j->ntasks > 1)
+		kv_set(e, "KAI_APPEND", "tasks");
 	add_signal(j, js, e);
 	add_slurm(j, js, task, e);
 	add_umask(js, e);

@@ -81,6 +81,9 @@ pools_check_paths(const struct kaid *k, const struct kai_jobspec *js,
 	}
 	on = kai_conf_fs_find(fs, n, js->workdir) != NULL;
 	for (i = 0; on && i < np; i++) {
+		/* Every container has it (ksrun's default, -o /dev/null). */
+		if (strcmp(pat[i], "/dev/null") == 0)
+			continue;
 		if (kai_conf_fs_find_pattern(fs, n, js->workdir, pat[i]) ==
 		    NULL)
 			break;
@@ -328,7 +331,8 @@ pools_check_fits(const struct kaid *k, const struct kai_jobspec *js,
 	uint32_t group = js->ntasks_per_node > 0 ? js->ntasks_per_node : 1;
 	int64_t cpu = (int64_t)(js->cpus_per_task > 0 ? js->cpus_per_task : 1) *
 	    1000 * group, max_cpu = 0;
-	uint64_t g64 = (uint64_t)js->gpus_per_task * group, max_mem = 0;
+	uint64_t g64 = kai_job_node_gpus(js->gpus_per_task, js->gpus_per_node,
+		      js->ntasks_per_node), max_mem = 0;
 	uint32_t gpus = g64 > UINT32_MAX ? UINT32_MAX : (uint32_t)g64,
 		 max_gpus = 0;
 	const char *key;

@@ -26,6 +26,7 @@
 
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "mail.h"
 #include "sys/log.h"
 #include "tick.h"
 
@@ -61,6 +62,7 @@ reconcile_recorded(struct kaid *k, struct kai_job *job,
 	    c->reason[0] != '\0' ? c->reason : "", c->exit_code,
 	    c->exit_signal);
 	metrics_job_finished(&k->metrics, c->to);
+	mail_ended(k, job, c->to, c->exit_code, c->exit_signal, c->time);
 	/* A workload's pod belongs to its controller (or its user): kaid
 	 * deletes it only when the job is cancelled, as KAI evicts. */
 	if (native_job(job)) {
@@ -291,6 +293,7 @@ mark_running(struct kaid *k, struct kai_job *job, int64_t now)
 	if (!state_job_move(job, KAI_JOB_RUNNING))
 		return;
 	job->start_time = c.time;
+	mail_started(k, job, c.time);
 	kai_log_info("job %" PRIu64 ": RUNNING", job->id);
 }
 

@@ -57,6 +57,15 @@ static const struct rpc_entry {
 	{KAI_MSG_SHARE, "share", rpc_share, RPC_JOB},
 	{KAI_MSG_REPORT, "report", rpc_report, RPC_JOB},
 	{KAI_MSG_QOS_LIST, "qos-list", rpc_qos_list, RPC_JOB},
+	{KAI_MSG_STEP_RUN, "step-run", rpc_step_run, RPC_JOB},
+	{KAI_MSG_STEP_AGENT, "step-agent", rpc_step_agent, RPC_JOB},
+	{KAI_MSG_STEP_DONE, "step-done", rpc_step_done, RPC_JOB},
+	{KAI_MSG_STEP_END, "step-end", rpc_step_end, RPC_JOB},
+	{KAI_MSG_STEP_LIST, "step-list", rpc_step_list, RPC_JOB},
+	{KAI_MSG_STEP_SIGNAL, "signal", rpc_step_signal,
+	    RPC_MUTATES | RPC_JOB},
+	{KAI_MSG_PTY_ATTACH, "pty-attach", rpc_pty_attach, 0},
+	{KAI_MSG_PTY_SERVE, "pty-serve", rpc_pty_serve, RPC_JOB},
 };
 
 bool

@@ -25,6 +25,7 @@
 
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "mail.h"
 #include "policy.h"
 #include "proto/msg_tools.h"
 #include "queues.h"
@@ -109,6 +110,7 @@ requeue_one(struct kaid *k, const struct rpc_req *req, struct kai_job *j,
 	}
 	evict_post_events(k, j, "Evicted", REQUEUE_REASON);
 	dispatch_delete_pods(k, j, -1);
+	mail_requeued(k, j, req->now);
 	evict_requeued(j, REQUEUE_REASON, req->now);
 	*msg = "ok";
 	return KAI_OK;
@@ -264,6 +266,8 @@ update_check(struct kaid *k, const struct kai_job *j,
 						       : j->time_limit_s;
 	const struct kai_conf_partition *p;
 	char kids[256];
+	uint32_t mask;
+	size_t unknown = 0;
 	long qi;
 
 	if (u->partition != NULL) {
@@ -288,6 +292,14 @@ update_check(struct kaid *k, const struct kai_job *j,
 	if ((u->set & KAI_JOB_UPD_TIME_LIMIT) &&
 	    policy_check_wall(k, j->qos, tl, err) != 0)
 		return err->code;
+	if (u->mail_type != NULL &&
+	    kai_mail_type_parse(u->mail_type, &mask, &unknown, err) != 0)
+		return err->code;
+	if (unknown > 0)
+		return kai_err_set(err, KAI_EINVAL,
+		    "Invalid --mail-type specification \"%s\"", u->mail_type);
+	if (u->mail_user != NULL && kai_mail_user_check(u->mail_user, err) != 0)
+		return err->code;
 	if (u->partition != NULL)
 		return update_paths(k, j, queue, err);
 	return 0;
@@ -298,6 +310,7 @@ static void
 update_text(const struct kai_job_update *u, char *buf, size_t size)
 {
 	char tl[32] = "";
+	size_t n;
 
 	if (u->set & KAI_JOB_UPD_TIME_LIMIT)
 		(void)snprintf(tl, sizeof(tl), "TimeLimit=%" PRId64 "s",
@@ -305,6 +318,12 @@ update_text(const struct kai_job_update *u, char *buf, size_t size)
 	(void)snprintf(buf, size, "update %s%s%s%s", tl,
 	    *tl && u->partition ? " " : "", u->partition ? "Partition=" : "",
 	    u->partition ? u->partition : "");
+	if (u->mail_type != NULL && (n = strlen(buf)) < size)
+		(void)snprintf(buf + n, size - n, "%sMailType=%s",
+		    n > 7 ? " " : "", u->mail_type);
+	if (u->mail_user != NULL && (n = strlen(buf)) < size)
+		(void)snprintf(buf + n, size - n, "%sMailUser=%s",
+		    n > 7 ? " " : "", u->mail_user);
 }
 
 static int
@@ -312,7 +331,7 @@ update_apply(struct kaid *k, const struct rpc_req *req, struct kai_job *j,
     const struct kai_job_update *u, struct kai_err *err)
 {
 	struct kai_db_jobedit e;
-	char what[128];
+	char what[KAI_MAIL_TYPE_TEXT_MAX + KAI_MAIL_USER_MAX + 128];
 	bool applied;
 
 	update_text(u, what, sizeof(what));
@@ -323,6 +342,8 @@ update_apply(struct kaid *k, const struct rpc_req *req, struct kai_job *j,
 	e.set_time_limit = (u->set & KAI_JOB_UPD_TIME_LIMIT) != 0;
 	e.time_limit_s = u->time_limit_s;
 	e.queue = u->partition;
+	e.mail_type = u->mail_type;
+	e.mail_user = u->mail_user;
 	e.event = what;
 	if (kai_db_job_edit(k->db, &e, &applied, err) != 0) {
 		kai_log_err("could not update job %" PRIu64 ": %s", j->id,
@@ -336,6 +357,13 @@ update_apply(struct kaid *k, const struct rpc_req *req, struct kai_job *j,
 	if (u->partition != NULL) {
 		free(j->queue);
 		j->queue = kai_xstrdup(u->partition);
+	}
+	if (u->mail_type != NULL)
+		j->mail_mask = kai_mail_type_mask(u->mail_type);
+	if (u->mail_user != NULL) {
+		if (j->mail_user != kai_job_empty)
+			free(j->mail_user);
+		j->mail_user = kai_job_optstr(u->mail_user);
 	}
 	audit(req, "update", j->id, what + 7, "ok");
 	return 0;

@@ -199,6 +199,8 @@ fill(struct kai_jobinfo *o, const struct kai_job *j)
 	o->cpus_per_task = j->cpus_per_task;
 	o->mem_mb = j->mem_mb;
 	o->gpus_per_task = j->gpus_per_task;
+	o->gpus_per_node = j->gpus_per_node;
+	o->ntasks_per_node = j->ntasks_per_node;
 	o->nodelist = j->nallocs > 0 ?
 	    state_nodelist(j->allocs, j->nallocs) : no_nodes;
 	o->tasks_run = (uint32_t)j->nallocs;

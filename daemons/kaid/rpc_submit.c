@@ -21,6 +21,7 @@
 #include "arrays.h"
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "mail.h"
 #include "policy.h"
 #include "queues.h"
 #include "sys/log.h"
@@ -160,6 +161,7 @@ submit_resolve(struct kaid *k, const struct rpc_req *req, struct submit *s,
 	s->user = user_name(req->uid);
 	if (kai_jobspec_check_output(js, s->user, err) != 0)
 		return err->code;
+	mail_submit_defaults(js, s->user);
 	s->nj.spec = js;
 	s->nj.uid = req->uid;
 	s->nj.gid = req->gid;
@@ -323,11 +325,15 @@ job_from_submit(const struct submit *s, uint64_t id)
 	j->requeue = js->requeue != KAI_TRI_NO;
 	j->min_tasks = js->min_tasks;
 	j->ntasks_per_node = js->ntasks_per_node;
+	j->gpus_per_node = js->gpus_per_node;
+	j->whole_node = js->whole_node;
 	j->gpu_fraction = js->gpu_fraction;
 	j->gpu_memory_mb = js->gpu_memory_mb;
 	j->topology = kai_job_optstr(js->topology);
 	j->topology_preferred = kai_job_optstr(js->topology_preferred);
 	j->gpu_type = kai_job_optstr(js->gpu_type);
+	j->mail_mask = kai_mail_type_mask(js->mail_type);
+	j->mail_user = kai_job_optstr(js->mail_user);
 	j->features = kai_job_optstr(js->features);
 	j->node_req = kai_job_optstr(js->node_req);
 	arrays_job_init(j, s);

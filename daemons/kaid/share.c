@@ -6,7 +6,10 @@
  * requested) are copied with the queues' settings and their decayed
  * usage into share_last(), and every user's part of each leaf queue
  * (decayed usage, and what their jobs hold at the end of the pass) is
- * listed by queue then user.  rpc_share.c answers from this copy: a
+ * listed by queue then user, after the rows of the accounts whose jobs
+ * the queue has (kaid.yaml's accounts.fairshare: the weight, the part of
+ * the queue's GPU fair share it gives, what the account's jobs hold; no
+ * decayed usage).  rpc_share.c answers from this copy: a
  * kshare call costs no database query and no cycle.  A refused cycle
  * keeps the last good figures.
  */
@@ -112,10 +115,12 @@ struct ulist {
 	struct kai_map ix;	/* "queue\nuser" -> index + 1 */
 };
 
+/* The row of user (or, with acct, of that account: user "") in queue. */
 static struct kai_share_user *
-row(struct ulist *l, const char *queue, const char *user)
+row(struct ulist *l, const char *queue, const char *user, const char *acct)
 {
-	char *key = kai_xasprintf("%s\n%s", queue, user);
+	char *key = kai_xasprintf("%s\n%s\n%s", queue, user,
+	    acct != NULL ? acct : "");
 	uintptr_t v = (uintptr_t)kai_map_get(&l->ix, key);
 	struct urow *x;
 
@@ -129,11 +134,23 @@ row(struct ulist *l, const char *queue, const char *user)
 		x->q = (long)(uintptr_t)kai_map_get(&l->sn->queue_ix, queue);
 		x->u.queue = kai_xstrdup(queue);
 		x->u.user = kai_xstrdup(user);
+		x->u.account = acct != NULL ? kai_xstrdup(acct) : NULL;
 		kai_map_put(&l->ix, key, (void *)(uintptr_t)++l->n);
 		v = l->n;
 	}
 	free(key);
 	return &l->r[v - 1].u;
+}
+
+/* The row of account a (a snapshot index) in queue. */
+static struct kai_share_user *
+acct_row(struct ulist *l, const char *queue, int32_t a)
+{
+	const struct kai_sched_snap_account *x = &l->sn->accounts[a];
+	struct kai_share_user *u = row(l, queue, "", x->name);
+
+	u->shares = x->weight;
+	return u;
 }
 
 static void
@@ -142,7 +159,7 @@ add_used(const char *queue, const char *user, void *ctx)
 	struct ulist *l = ctx;
 
 	if (kai_map_get(&l->sn->queue_ix, queue) != NULL)
-		(void)row(l, queue, user);
+		(void)row(l, queue, user, NULL);
 }
 
 /* What each user's jobs hold at the end of the pass, per leaf queue. */
@@ -154,12 +171,15 @@ add_allocs(struct ulist *l, const struct kai_sched_result *r)
 
 	for (j = 0; j < sn->s.njobs; j++) {
 		const struct kai_sched_snap_job *sj = &sn->s.jobs[j];
-		struct kai_share_user *u;
+		struct kai_share_user *u[2] = {NULL, NULL};
+		int k;
 
-		if (sj->user < 0)
-			continue;
-		u = row(l, sn->queues[sj->queue].name,
-		    sn->users[sj->user].name);
+		if (sj->user >= 0)
+			u[0] = row(l, sn->queues[sj->queue].name,
+			    sn->users[sj->user].name, NULL);
+		if (sj->account >= 0)
+			u[1] = acct_row(l, sn->queues[sj->queue].name,
+			    sj->account);
 		for (t = sj->first_task; t < sj->first_task + sj->ntasks; t++) {
 			const struct kai_sched_snap_task *st = &sn->s.tasks[t];
 
@@ -167,11 +187,43 @@ add_allocs(struct ulist *l, const struct kai_sched_result *r)
 			    r->tasks[t].state != KAI_SCHED_TASK_PIPELINED &&
 			    r->tasks[t].state != KAI_SCHED_TASK_RELEASING)
 				continue;
-			u->allocated[KAI_QUEUE_GPU] += (int64_t)st->gpus *
-			    KAI_SCHED_GPU_UNIT + (r->tasks[t].gpu_fraction);
-			u->allocated[KAI_QUEUE_CPU] += st->cpu_millis;
-			u->allocated[KAI_QUEUE_MEM] += st->memory_mib;
+			for (k = 0; k < 2; k++) {
+				if (u[k] == NULL)
+					continue;
+				u[k]->allocated[KAI_QUEUE_GPU] +=
+				    (int64_t)st->gpus * KAI_SCHED_GPU_UNIT +
+				    (r->tasks[t].gpu_fraction);
+				u[k]->allocated[KAI_QUEUE_CPU] += st->cpu_millis;
+				u[k]->allocated[KAI_QUEUE_MEM] +=
+				    st->memory_mib;
+			}
 		}
+	}
+}
+
+/*
+ * Each account row's part of its queue's GPU fair share, by weight among
+ * the queue's account rows (Slurm's normalised shares).
+ */
+static void
+acct_shares(struct ulist *l, const struct kai_sched_result *r)
+{
+	size_t i, o;
+
+	for (i = 0; i < l->n; i++) {
+		struct kai_share_user *u = &l->r[i].u;
+		int64_t sum = 0;
+		long q = l->r[i].q;
+
+		if (u->account == NULL || q <= 0)
+			continue;
+		for (o = 0; o < l->n; o++)
+			if (l->r[o].q == q && l->r[o].u.account != NULL)
+				sum += l->r[o].u.shares;
+		if (sum > 0)
+			u->fair_share_gpu = (int64_t)((double)r->queues[q - 1]
+				.fair_share[KAI_SCHED_GPU] *
+			    (double)u->shares / (double)sum);
 	}
 }
 
@@ -183,7 +235,11 @@ cmp_row(const void *a, const void *b)
 
 	if (x->q != y->q)
 		return x->q < y->q ? -1 : 1;
-	return strcmp(x->u.user, y->u.user);
+	/* The accounts (user "") first, by name. */
+	if (strcmp(x->u.user, y->u.user) != 0)
+		return strcmp(x->u.user, y->u.user);
+	return strcmp(x->u.account != NULL ? x->u.account : "",
+	    y->u.account != NULL ? y->u.account : "");
 }
 
 static void
@@ -200,7 +256,10 @@ keep_users(const struct kaid *k, const struct snap *sn,
 	kai_map_init(&l.ix, NULL);
 	usage_each(k, add_used, &l);
 	add_allocs(&l, r);
+	acct_shares(&l, r);
 	for (i = 0; i < l.n; i++) {
+		if (l.r[i].u.account != NULL)
+			continue; /* no decayed usage per account */
 		(void)usage_of(k, l.r[i].u.queue, l.r[i].u.user, u);
 		for (x = 0; x < NRES; x++)
 			l.r[i].u.usage[x] = to_i64(u[x] * usage_unit[x]);

@@ -242,12 +242,13 @@ snap_unstarted_end(const struct kai_job *j)
 
 static void
 add_task(struct snap *sn, const struct kai_job *j, const struct kai_alloc *a,
-    long node, struct nodeuse *use)
+    uint32_t task, long node, struct nodeuse *use)
 {
 	struct kai_sched_snap_task *t = &sn->tasks[sn->s.ntasks++];
 
 	kai_sched_task_init(t);
-	t->gpus = a != NULL ? a->gpus : j->gpus_per_task;
+	t->gpus = a != NULL ? a->gpus : kai_job_task_gpus(j->gpus_per_task,
+	    j->gpus_per_node, j->ntasks_per_node, task);
 	t->gpu_fraction = j->gpu_fraction;
 	t->gpu_memory_mib = clamp_i64(j->gpu_memory_mb);
 	t->cpu_millis = (int64_t)(a != NULL ? a->cpus : j->cpus_per_task) *
@@ -319,15 +320,16 @@ add_job(const struct kaid *k, struct snap *sn, struct kai_job *j,
 
 	if (j->state == KAI_JOB_PENDING) {
 		for (t = 0; t < (j->ntasks > 0 ? j->ntasks : 1); t++)
-			add_task(sn, j, NULL, -1, use);
+			add_task(sn, j, NULL, (uint32_t)t, -1, use);
 	} else {
 		for (t = 0; t < j->nallocs; t++)
 			if ((ni = map_ix(&sn->node_ix, j->allocs[t].node)) >= 0)
-				add_task(sn, j, &j->allocs[t], ni, use);
+				add_task(sn, j, &j->allocs[t],
+				    j->allocs[t].task, ni, use);
 		if (sn->s.ntasks == first)
 			return; /* every node it ran on is gone */
 		for (t = j->nallocs; t < snap_unstarted_end(j); t++)
-			add_task(sn, j, NULL, -1, use);
+			add_task(sn, j, NULL, (uint32_t)t, -1, use);
 	}
 	if (sn->s.ntasks == first)
 		return;
@@ -339,6 +341,7 @@ add_job(const struct kaid *k, struct snap *sn, struct kai_job *j,
 	s->pool = pools_snap_index(k, j->queue);
 	s->gpu_type = j->gpu_type;
 	s->user = user_index(sn, j->user != NULL ? j->user : "");
+	s->account = (int32_t)map_ix(&sn->acct_ix, j->account);
 	s->priority = j->priority;
 	s->preemptible = j->preemptible;
 	/*
@@ -362,6 +365,9 @@ add_job(const struct kaid *k, struct snap *sn, struct kai_job *j,
 	if (j->ntasks_per_node > 0 && s->min_tasks == 0 &&
 	    s->topology < 0 && s->ntasks % j->ntasks_per_node == 0)
 		s->tasks_per_node = j->ntasks_per_node;
+	/* --mem=0 takes all of a node's memory, which leaves no room for
+	 * another job's pod: the core keeps them off as for --exclusive. */
+	s->exclusive = j->whole_node != 0;
 	sn->kjobs[sn->s.njobs++] = j;
 }
 
@@ -561,6 +567,27 @@ snap_clamp(struct snap *sn, const struct nodeuse *use)
 	}
 }
 
+/*
+ * kaid.yaml's accounts and their fair-share weights (src/sched/
+ * acctshare.c); a job charged to an account no longer listed has none.
+ */
+static void
+snap_accounts(const struct kaid *k, struct snap *sn)
+{
+	size_t i, n = k->conf->naccounts;
+
+	sn->accounts = kai_xcalloc(n + 1, sizeof(*sn->accounts));
+	for (i = 0; i < n; i++) {
+		sn->accounts[i].name = k->conf->accounts[i].name;
+		sn->accounts[i].weight = k->conf->accounts[i].fairshare > 0
+		    ? k->conf->accounts[i].fairshare : 1;
+		kai_map_put(&sn->acct_ix, sn->accounts[i].name,
+		    (void *)(uintptr_t)(i + 1));
+	}
+	sn->s.accounts = sn->accounts;
+	sn->s.naccounts = n;
+}
+
 void
 snap_build(struct kaid *k, struct snap *sn, int64_t now)
 {
@@ -570,11 +597,13 @@ snap_build(struct kaid *k, struct snap *sn, int64_t now)
 	kai_map_init(&sn->node_ix, NULL);
 	kai_map_init(&sn->queue_ix, NULL);
 	kai_map_init(&sn->user_ix, NULL);
+	kai_map_init(&sn->acct_ix, NULL);
 	kai_sched_config_init(&sn->s.config);
 	/* All five phases, in KAI's order (kai_sched_config_init()). */
 	sn->s.now = now;
 	snap_nodes(k, sn);
 	snap_queues(k, sn);
+	snap_accounts(k, sn);
 	pools_snap(k, sn);
 	use = kai_xcalloc(sn->s.nnodes + 1, sizeof(*use));
 	snap_jobs(k, sn, use);
@@ -600,6 +629,7 @@ snap_fini(struct snap *sn)
 	free(sn->queues);
 	free(sn->qtypes);
 	free(sn->users);
+	free(sn->accounts);
 	free(sn->jobs);
 	free(sn->kjobs);
 	free(sn->jnames);
@@ -613,6 +643,7 @@ snap_fini(struct snap *sn)
 	kai_map_fini(&sn->node_ix);
 	kai_map_fini(&sn->queue_ix);
 	kai_map_fini(&sn->user_ix);
+	kai_map_fini(&sn->acct_ix);
 	pools_snap_fini(sn);
 	nodefeat_snap_fini(sn);
 	memset(sn, 0, sizeof(*sn));

@@ -39,11 +39,13 @@
 #include "base/xmalloc.h"
 #include "deps.h"
 #include "kaid.h"
+#include "mail.h"
 #include "queues.h"
 #include "share.h"
 #include "sys/log.h"
 #include "tick.h"
 #include "usage.h"
+#include "wholenode.h"
 
 #define TICK_SOON_MS 20
 /*
@@ -213,12 +215,14 @@ placement_change(const struct snap *sn, const struct kai_sched_result *r,
 		 * gang's members are chosen in commit_placements). */
 		a->pod = native_job(j) ? kai_xstrdup(j->workload) :
 		    kai_job_pod_name(j->id, a->task);
-		a->gpus = j->gpus_per_task;
+		a->gpus = kai_job_task_gpus(j->gpus_per_task, j->gpus_per_node,
+		    j->ntasks_per_node, a->task);
 		a->cpus = j->cpus_per_task;
 		a->mem_mb = j->mem_mb;
 		a->gpu_mask = r->tasks[t].gpu_mask;
 		a->gpu_fraction = (uint32_t)r->tasks[t].gpu_fraction;
 	}
+	wholenode_share(sn, j, *allocs, j->nallocs, n);
 	*nodelist = state_nodelist(*allocs, n);
 	memset(c, 0, sizeof(*c));
 	c->id = j->id;
@@ -432,6 +436,7 @@ tick_run(struct kaid *k)
 	if (!state_synced(k))
 		return;
 	metrics_tick_begin(&k->metrics);
+	mail_tick(k, now);	/* time limits' notices */
 	if (queues_stale(k) && queues_reload(k, &err) != 0)
 		kai_log_debug("queues still not reloaded: %s", err.msg);
 	for (i = 0; i < state_njobs(k); i++) {

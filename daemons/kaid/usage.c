@@ -243,9 +243,10 @@ usage_gpu_micro(const struct kai_job *j)
 	size_t t;
 
 	if (j->nallocs == 0)
-		return (uint64_t)(j->ntasks > 0 ? j->ntasks : 1) *
-		    ((uint64_t)j->gpus_per_task * KAI_GPU_MICRO +
-		    j->gpu_fraction);
+		return kai_job_gpus(j->gpus_per_task, j->gpus_per_node,
+			   j->ntasks_per_node, j->ntasks) * KAI_GPU_MICRO +
+		    (uint64_t)(j->ntasks > 0 ? j->ntasks : 1) *
+		    j->gpu_fraction;
 	for (t = 0; t < j->nallocs; t++)
 		n += (uint64_t)j->allocs[t].gpus * KAI_GPU_MICRO +
 		    j->allocs[t].gpu_fraction;

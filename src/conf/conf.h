@@ -97,6 +97,8 @@ struct kai_conf_account {
 	char *name;
 	uint32_t *users;	/* uids that may use it; none = every user */
 	size_t nusers;
+	int64_t fairshare;	/* its weight among the accounts of a queue
+				 * (Slurm's association shares); 1 */
 };
 
 struct kai_conf {
@@ -108,6 +110,8 @@ struct kai_conf {
 	int64_t db_timeout_ms;		/* statement_timeout; 0 = none; 30 s */
 	char *munge_socket;		/* NULL = munged's default */
 	char *job_key_file;		/* job credentials' key; NULL = none */
+	char *mail_prog;		/* job mail's program; "/bin/mail" */
+	char *mail_domain;		/* appended to a bare user; NULL */
 	int log_level;			/* enum kai_log_level; "info" */
 	int queues_source;		/* enum kai_conf_queues_source;
 					   database */

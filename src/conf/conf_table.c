@@ -86,6 +86,15 @@ static const struct kai_conf_entry daemon_entries[] = {
 	  .offset = D(cluster_name), .def = "kaibatch", .max = 63,
 	  .help = "the cluster's name (Slurm's ClusterName): jobs see it "
 		  "in SLURM_CLUSTER_NAME" },
+	{ .key = "mail_prog", .type = KAI_CONF_PATH,
+	  .offset = D(mail_prog), .def = "/bin/mail", .max = 4095,
+	  .help = "program that sends job mail (Slurm's MailProg), run as "
+		  "PROG -s SUBJECT ADDRESS; when it does not exist kaid "
+		  "logs one warning and sends nothing" },
+	{ .key = "mail_domain", .type = KAI_CONF_DNSNAME,
+	  .offset = D(mail_domain), .max = 253,
+	  .help = "domain appended as \"@DOMAIN\" to a mail user without "
+		  "'@' (Slurm's MailDomain); unset = none" },
 	{ .key = "log_level", .type = KAI_CONF_ENUM, .offset = D(log_level),
 	  .def = "info", .choices = log_levels,
 	  .help = "least severe message logged: err, warn, info, debug" },
@@ -382,6 +391,12 @@ static const struct kai_conf_entry daemon_entries[] = {
 	  .count_offset = A(nusers), .def = "[]", .max = 100000,
 	  .flags = KAI_CONF_ITEM,
 	  .help = "users (names or uids) who may charge it; none = anyone" },
+	{ .key = "accounts.fairshare", .type = KAI_CONF_INTEGER,
+	  .offset = A(fairshare), .def = "1", .min = 1, .max = 1000000,
+	  .flags = KAI_CONF_ITEM,
+	  .help = "its weight among the accounts whose jobs share a queue "
+		  "(Slurm's Fairshare=): GPUs go to the account furthest "
+		  "below its share first" },
 };
 
 const struct kai_conf_table kai_conf_daemon_table = {

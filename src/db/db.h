@@ -300,6 +300,25 @@ int kai_db_jobs_set_reason(struct kai_db *db, const uint64_t *ids,
  * row (PENDING -> PENDING, the event text, the actor) in the same
  * statement.  *applied is false when the job had left PENDING.
  */
+/*
+ * Job mail (db_mail.c).  kai_db_mail_claim() sets bit in job id's
+ * mail_sent unless it was set; *claimed says whether this call set it,
+ * so that a notice goes once whoever leads.
+ */
+int kai_db_mail_claim(struct kai_db *db, uint64_t id, uint32_t bit,
+    bool *claimed, struct kai_err *err) KAI_MUST_CHECK;
+/* An array's tasks as its summary notice tells them. */
+struct kai_db_mail_array {
+	uint32_t active;	/* tasks not ended (the rest pending too) */
+	int32_t exit_min;	/* smallest and largest exit codes */
+	int32_t exit_max;
+	int32_t signal_max;	/* largest signal; 0 = none */
+	bool requeued;		/* a task was requeued */
+	uint32_t not_completed;	/* tasks that ended other than COMPLETED */
+};
+int kai_db_mail_array(struct kai_db *db, uint64_t array_id,
+    struct kai_db_mail_array *a, struct kai_err *err) KAI_MUST_CHECK;
+
 struct kai_db_jobedit {
 	uint64_t id;
 	int64_t time;		/* unix s, for the event */
@@ -311,6 +330,8 @@ struct kai_db_jobedit {
 	int64_t time_limit_s;
 	const char *queue;	/* NULL = unchanged */
 	const char *reason;	/* the stored pending reason; NULL = unchanged */
+	const char *mail_type;	/* NULL = unchanged */
+	const char *mail_user;	/* NULL = unchanged */
 	const char *event;	/* what changed, for the event row */
 };
 int kai_db_job_edit(struct kai_db *db, const struct kai_db_jobedit *e,
@@ -322,6 +343,21 @@ int kai_db_job_edit(struct kai_db *db, const struct kai_db_jobedit *e,
  */
 int kai_db_job_grow(struct kai_db *db, uint64_t id, uint32_t cpus_per_task,
     uint64_t mem_mb, uint32_t gpus_per_task, bool *applied,
+    struct kai_err *err) KAI_MUST_CHECK;
+
+/*
+ * Job steps (db_steps.c, sql/017-job-steps.sql): a step started (job,
+ * step, name, ntasks, nodelist, start) and ended (state, exit_status,
+ * end); the recorded steps of ids, of uid's jobs only unless uid < 0.
+ * Caller frees *v with kai_step_info_free().
+ */
+struct kai_step_info;
+int kai_db_step_start(struct kai_db *db, const struct kai_step_info *s,
+    struct kai_err *err) KAI_MUST_CHECK;
+int kai_db_step_end(struct kai_db *db, const struct kai_step_info *s,
+    struct kai_err *err) KAI_MUST_CHECK;
+int kai_db_steps_load(struct kai_db *db, const uint64_t *ids, size_t n,
+    int64_t uid, struct kai_step_info **v, size_t *nv,
     struct kai_err *err) KAI_MUST_CHECK;
 
 /*

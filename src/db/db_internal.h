@@ -177,13 +177,19 @@ int kai_db_parse_text_array(const char *s, char ***v, size_t *n)
  * (bigint): --gpu-fraction counts its fraction per task; --gpu-memory the
  * fraction of the device the scheduler charged it (allocations.gpu_
  * fraction, its memory over the device's, rounded up, as KAI does), looked
- * up only for those jobs; whole GPUs are ntasks x gpus_per_task.
+ * up only for those jobs; whole GPUs are ntasks x gpus_per_task, or per node group, or for a
+ * whole-node job what its allocations held (019).
  */
 #define KAI_DB_GPU_MICRO_SQL                                                   \
 	"(CASE WHEN gpu_fraction > 0 THEN "                                    \
 	"greatest(ntasks, 1)::bigint * gpu_fraction "                          \
 	"WHEN gpu_memory_mb > 0 THEN coalesce((SELECT sum(a.gpu_fraction) "    \
 	"FROM allocations a WHERE a.job_id = jobs.id), 0)::bigint "            \
+	"WHEN whole_node > 0 THEN coalesce((SELECT sum(a.gpus) "               \
+	"FROM allocations a WHERE a.job_id = jobs.id), 0)::bigint * 1000000 "  \
+	"WHEN gpus_per_node > 0 AND ntasks_per_node > 0 THEN "                 \
+	"greatest(ntasks, 1)::bigint / ntasks_per_node * gpus_per_node "       \
+	"* 1000000 "                                                           \
 	"ELSE greatest(ntasks, 1)::bigint * gpus_per_task * 1000000 END)"
 
 /*

@@ -22,7 +22,9 @@ static const char edit_sql[] =
     "priority = coalesce($3::bigint, priority), "
     "time_limit_s = coalesce($4::bigint, time_limit_s), "
     "queue = coalesce($5::text, queue), "
-    "reason = coalesce($6::text, reason) "
+    "reason = coalesce($6::text, reason), "
+    "mail_type = coalesce($10::text, mail_type), "
+    "mail_user = coalesce($11::text, mail_user) "
     "WHERE id = $1::bigint AND state = 'PENDING' RETURNING id), "
     "e AS (INSERT INTO events (job_id, time, from_state, to_state, reason, "
     "actor_uid) SELECT id, $7::bigint, 'PENDING', 'PENDING', $8::text, "
@@ -49,6 +51,8 @@ edit_params(struct kai_db_params *p, const struct kai_db_jobedit *e)
 	(void)kai_db_param_i64(p, e->time);
 	(void)kai_db_param_str(p, e->event != NULL ? e->event : "");
 	(void)kai_db_param_i64(p, e->actor_uid);
+	(void)kai_db_param_str(p, e->mail_type);
+	(void)kai_db_param_str(p, e->mail_user);
 }
 
 int

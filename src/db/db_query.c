@@ -51,6 +51,25 @@ static const char query_head[] =
     "open_mode";
 /* then the columns of model/jobfields.def, then: */
 static const char query_from[] = " FROM jobs WHERE true";
+/*
+ * kacct -D, sacct's --duplicates: each earlier run of a requeued job is a
+ * row of its own, the job's row with state REQUEUED and the run's times
+ * (from the events: the start is the last placement before the requeue,
+ * the end the move back to PENDING).  jsonb_populate_record() copies
+ * every other column, whatever the migrations added; called in FROM, it
+ * runs once per row.  The outer filters apply to both kinds of row.
+ */
+static const char query_from_runs[] =
+    " FROM (SELECT * FROM jobs UNION ALL SELECT x.* FROM jobs j "
+    "JOIN events e ON e.job_id = j.id AND e.to_state = 'PENDING' "
+    "AND e.from_state IN ('CONFIGURING', 'RUNNING') "
+    "CROSS JOIN LATERAL jsonb_populate_record(j, jsonb_build_object("
+    "'state', 'REQUEUED', 'end_time', e.time, 'exit_code', 0, "
+    "'exit_signal', 0, 'reason', '', 'nodelist', '', 'start_time', "
+    "coalesce((SELECT max(s.time) FROM events s WHERE s.job_id = j.id "
+    "AND s.id < e.id AND s.from_state = 'PENDING' "
+    "AND s.to_state IN ('CONFIGURING', 'RUNNING')), 0))) x "
+    "WHERE j.requeue_count > 0) AS jobs WHERE true";
 
 /* Appends " AND <pre>$n<post>" for parameter n. */
 static int
@@ -114,7 +133,9 @@ build_query(struct kai_buf *sql, struct kai_db_params *p,
 	if (r == 0)
 		r = kai_db_fields_columns(sql, KAI_JF_REC_INFO);
 	if (r == 0)
-		r = kai_buf_adds(sql, query_from);
+		r = kai_buf_adds(sql, (q->flags & KAI_QUERY_DUPLICATES)
+			? query_from_runs
+			: query_from);
 
 	kai_buf_init(&lit, KAI_DB_TEXT_MAX);
 	if (r == 0 && q->nids > 0 &&
@@ -146,7 +167,9 @@ build_query(struct kai_buf *sql, struct kai_db_params *p,
 		r = add_cond(sql, "(end_time = 0 OR end_time >= ",
 		    kai_db_param_i64(p, q->start), ")");
 	if (r == 0)
-		r = kai_buf_adds(sql, " ORDER BY id");
+		r = kai_buf_adds(sql, (q->flags & KAI_QUERY_DUPLICATES)
+			? " ORDER BY id, state <> 'REQUEUED', start_time"
+			: " ORDER BY id");
 	return r;
 }
 

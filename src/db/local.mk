@@ -12,7 +12,9 @@ src_db_libkaidb_a_SOURCES = \
 	src/db/db_internal.h \
 	src/db/db_job.c \
 	src/db/db_jobedit.c \
+	src/db/db_mail.c \
 	src/db/db_jobsize.c \
+	src/db/db_steps.c \
 	src/db/db_leader.c \
 	src/db/db_query.c \
 	src/db/db_queue.c \

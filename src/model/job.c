@@ -69,6 +69,8 @@ kai_jobspec_fini(struct kai_jobspec *js)
 	free(js->workload);
 	free(js->qos);
 	free(js->gpu_type);
+	free(js->mail_type);
+	free(js->mail_user);
 	free(js->features);
 	free(js->node_req);
 	memset(js, 0, sizeof(*js));
@@ -121,6 +123,7 @@ kai_job_fini(struct kai_job *job)
 	optstr_free(job->workload);
 	optstr_free(job->qos);
 	optstr_free(job->gpu_type);
+	optstr_free(job->mail_user);
 	optstr_free(job->features);
 	optstr_free(job->node_req);
 	if (job->array_pending != NULL)
@@ -324,6 +327,25 @@ kai_jobspec_check_output(const struct kai_jobspec *js, const char *user,
 	return 0;
 }
 
+/* --mail-type as ksubmit sends it (every type known) and --mail-user. */
+static int
+check_mail(const struct kai_jobspec *js, struct kai_err *err)
+{
+	uint32_t mask;
+	size_t unknown = 0;
+	int r;
+
+	if (js->mail_type != NULL &&
+	    ((r = kai_mail_type_parse(js->mail_type, &mask, &unknown, err)) !=
+		    0 ||
+		unknown > 0))
+		return kai_err_set(err, KAI_EINVAL,
+		    "Invalid --mail-type specification \"%s\"", js->mail_type);
+	if (js->mail_user != NULL)
+		return kai_mail_user_check(js->mail_user, err);
+	return 0;
+}
+
 int
 kai_jobspec_validate(const struct kai_jobspec *js, struct kai_err *err)
 {
@@ -341,6 +363,8 @@ kai_jobspec_validate(const struct kai_jobspec *js, struct kai_err *err)
 		0 ||
 	    (r = check_env(js, err)) != 0)
 		return r;
+	if ((r = check_mail(js, err)) != 0)
+		return r;
 	if (js->workdir == NULL)
 		return kai_err_set(err, KAI_EINVAL,
 		    "working directory is missing");
@@ -352,6 +376,8 @@ kai_jobspec_validate(const struct kai_jobspec *js, struct kai_err *err)
 	    (r = check_count("cpus-per-task", js->cpus_per_task, 0,
 		 KAI_JOB_CPUS_MAX, err)) != 0 ||
 	    (r = check_count("gpus-per-task", js->gpus_per_task, 0,
+		 KAI_JOB_GPUS_MAX, err)) != 0 ||
+	    (r = check_count("gpus-per-node", js->gpus_per_node, 0,
 		 KAI_JOB_GPUS_MAX, err)) != 0)
 		return r;
 	if (js->time_limit_s < KAI_TIME_UNSET ||

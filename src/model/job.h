@@ -21,6 +21,7 @@
 #include "model/array.h"
 #include "model/dep.h"
 #include "model/jobstate.h"
+#include "model/mail.h"
 
 /* Hard limits on what a submission may carry (checked by the codec too). */
 #define KAI_JOB_NAME_MAX     255	      /* bytes of a job name */
@@ -35,6 +36,9 @@
 #define KAI_JOB_NTASKS_MAX   1024
 #define KAI_JOB_CPUS_MAX     4096
 #define KAI_JOB_GPUS_MAX     64
+/* kai_jobspec.whole_node: what of its nodes a job takes whole. */
+#define KAI_JOB_WHOLE_EXCL   1u /* --exclusive: the nodes, all of them */
+#define KAI_JOB_WHOLE_MEM    2u /* --mem=0: all of each node's memory */
 #define KAI_JOB_GPU_MEM_MAX  (16 * 1024 * 1024) /* MiB of one GPU: 16 TiB */
 
 /* A yes / no option that may be left to its default. */
@@ -97,6 +101,13 @@ struct kai_jobspec {
 	uint32_t ntasks_per_node; /* tasks that share one node, each group
 				 * on a node of its own (-N, --ntasks-per-node);
 				 * divides ntasks; 0 = tasks go anywhere */
+	uint32_t gpus_per_node; /* --gres=gpu:N / --gpus-per-node: whole GPUs
+				 * of each node group, spread over its tasks
+				 * (kai_job_task_gpus); needs ntasks_per_node
+				 * and gpus_per_task 0; 0 = none */
+	uint32_t whole_node;	/* KAI_JOB_WHOLE_* bits: --exclusive, and
+				 * --mem=0 (all of a node's memory); 0 = the
+				 * job shares its nodes by its requests */
 	uint32_t gpu_fraction;	/* --gpu-fraction in micro-GPUs; 0 = none */
 	uint64_t gpu_memory_mb; /* --gpu-memory in MiB; 0 = none */
 	char *topology;		/* --topology: a node label key; NULL = none */
@@ -118,6 +129,11 @@ struct kai_jobspec {
 				 * value of the node label kaid takes types
 				 * from, doc/scheduler.md "GPU types");
 				 * NULL = any */
+	char *mail_type;	/* --mail-type as kai_mail_type_format()
+				 * writes it; NULL = none (kaid stores
+				 * "NONE") */
+	char *mail_user;	/* --mail-user; NULL = the submitter's
+				 * name (kaid fills it) */
 	char *features;		/* -C/--constraint as written (Slurm's
 				 * grammar, model/constraint.h); NULL = any
 				 * node */
@@ -147,6 +163,8 @@ struct kai_jobinfo {
 	uint32_t cpus_per_task;
 	uint64_t mem_mb;	/* per task */
 	uint32_t gpus_per_task;
+	uint32_t gpus_per_node;	/* as in struct kai_jobspec */
+	uint32_t ntasks_per_node; /* as in struct kai_jobspec (node groups) */
 	char *nodelist;		/* "gpu-a1,gpu-a2"; "" = none */
 	int32_t exit_code;	/* exit status of the script, 0-255 */
 	int32_t exit_signal;	/* signal that ended it, 0 = none */
@@ -177,6 +195,9 @@ struct kai_jobinfo {
 				 * shows them ("afterok:12(unfulfilled)");
 				 * NULL or "" = none, or not known (kacct) */
 	char *gpu_type;		/* as in struct kai_jobspec; "" = any */
+	char *mail_type;	/* as stored: "NONE", "BEGIN,END"; "" = not
+				 * known (a job recorded before mail) */
+	char *mail_user;	/* as stored; "" = not known */
 	char *features;		/* as in struct kai_jobspec; "" = none */
 	char *node_req;		/* as in struct kai_jobspec; "" = none */
 	char *exit_reason;	/* why its container ended, as the node said:
@@ -233,6 +254,8 @@ struct kai_job {
 	uint32_t requeue_count;
 	uint32_t min_tasks;	/* 0 = every task */
 	uint32_t ntasks_per_node; /* node groups (kai_jobspec); 0 = none */
+	uint32_t gpus_per_node;	/* GPUs of each node group (kai_jobspec) */
+	uint32_t whole_node;	/* KAI_JOB_WHOLE_* (kai_jobspec) */
 	uint32_t gpu_fraction;	/* micro-GPUs per task; 0 = none */
 	uint64_t gpu_memory_mb; /* MiB of one GPU per task; 0 = none */
 	char *topology;		/* required level; "" = none */
@@ -241,6 +264,10 @@ struct kai_job {
 				 * workload's pod (native.c); "" = none */
 	char *qos;		/* its QoS; "" = none recorded */
 	char *gpu_type;		/* its GPUs' type; "" or NULL = any */
+	uint32_t mail_mask;	/* its KAI_MAIL_* types; 0 = none */
+	uint32_t mail_sent;	/* notices claimed (jobs.mail_sent) */
+	char *mail_user;	/* where its mail goes, as stored; "" or
+				 * NULL = its user */
 	char *features;		/* -C as written; "" or NULL = none */
 	char *node_req;		/* -w;-x (model/nodelists.h); "" or NULL */
 	/* Job arrays (daemons/kaid/arrays.c) and dependencies (deps.c). */
@@ -301,6 +328,22 @@ bool kai_label_key_ok(const char *s);
  */
 int kai_jobspec_check_sched(const struct kai_jobspec *js,
     struct kai_err *err) KAI_MUST_CHECK;
+
+/*
+ * Whole GPUs (jobgpus.c).  per_task and per_node are a job's
+ * gpus_per_task and gpus_per_node, k its ntasks_per_node (0 = no node
+ * groups).  A per-node count is spread over the k tasks of each group:
+ * N / k each, and one more for the first N % k.
+ */
+/* The GPUs of task `task` (0-based) of the job. */
+uint32_t kai_job_task_gpus(uint32_t per_task, uint32_t per_node, uint32_t k,
+    uint32_t task);
+/* The GPUs of all its ntasks tasks together (0 tasks count as 1). */
+uint64_t kai_job_gpus(uint32_t per_task, uint32_t per_node, uint32_t k,
+    uint32_t ntasks);
+/* The GPUs of one node group (of one task when k is 0). */
+uint32_t kai_job_node_gpus(uint32_t per_task, uint32_t per_node, uint32_t k);
+
 void kai_alloc_fini(struct kai_alloc *a);
 
 void kai_jobspec_fini(struct kai_jobspec *js);

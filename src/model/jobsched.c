@@ -131,7 +131,7 @@ check_gpu_share(const struct kai_jobspec *js, struct kai_err *err)
 		    "invalid GPU memory %" PRIu64 " MiB: the limit is %d",
 		    js->gpu_memory_mb, KAI_JOB_GPU_MEM_MAX);
 	if ((js->gpu_fraction > 0 || js->gpu_memory_mb > 0) &&
-	    js->gpus_per_task > 0)
+	    (js->gpus_per_task > 0 || js->gpus_per_node > 0))
 		return kai_err_set(err, KAI_EINVAL,
 		    "option \"%s\" asks for a part of one GPU: it excludes "
 		    "whole GPUs",
@@ -159,7 +159,8 @@ check_gpu_type(const struct kai_jobspec *js, struct kai_err *err)
 		return kai_err_set(err, KAI_EINVAL,
 		    "invalid GPU type \"%.70s\": expected 1 to %d letters, "
 		    "digits, '-', '_' and '.'", s, KAI_JOB_GPU_TYPE_MAX);
-	if (js->gpus_per_task == 0 && js->gpu_fraction == 0 &&
+	if (js->gpus_per_task == 0 && js->gpus_per_node == 0 &&
+	    js->gpu_fraction == 0 &&
 	    js->gpu_memory_mb == 0)
 		return kai_err_set(err, KAI_EINVAL,
 		    "GPU type \"%s\" given for a job that asks for no GPU", s);
@@ -176,6 +177,13 @@ check_nodes(const struct kai_jobspec *js, struct kai_err *err)
 	size_t n;
 	int r;
 
+	if (js->features != NULL && strlen(js->features) > KAI_JOB_FEATURES_MAX)
+		return kai_err_set(err, KAI_EINVAL, "invalid constraint: longer "
+		    "than %d bytes", KAI_JOB_FEATURES_MAX);
+	if (js->node_req != NULL && strlen(js->node_req) > KAI_JOB_NODE_REQ_MAX)
+		return kai_err_set(err, KAI_EINVAL, "invalid node lists: "
+		    "--nodelist and --exclude together are longer than %d "
+		    "bytes", KAI_JOB_NODE_REQ_MAX);
 	if (js->features != NULL) {
 		r = kai_constraint_parse(js->features, &c, err);
 		kai_constraint_fini(&c);
@@ -218,6 +226,15 @@ kai_jobspec_check_sched(const struct kai_jobspec *js, struct kai_err *err)
 		    "invalid ntasks-per-node %" PRIu32 ": it does not divide "
 		    "the job's %" PRIu32 " task%s",
 		    js->ntasks_per_node, ntasks, ntasks == 1 ? "" : "s");
+	if (js->whole_node > (KAI_JOB_WHOLE_EXCL | KAI_JOB_WHOLE_MEM))
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid whole-node request %" PRIu32 ": expected 0 to 3",
+		    js->whole_node);
+	if (js->gpus_per_node > 0 &&
+	    (js->ntasks_per_node == 0 || js->gpus_per_task > 0))
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid gpus-per-node %" PRIu32 ": it needs node groups "
+		    "(ntasks-per-node) and no GPUs per task", js->gpus_per_node);
 	if (js->ntasks_per_node > 0 && js->min_tasks > 0 &&
 	    js->min_tasks < ntasks)
 		return kai_err_set(err, KAI_EINVAL,

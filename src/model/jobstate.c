@@ -25,6 +25,7 @@ static const struct {
 	[KAI_JOB_PREEMPTED] = {"PREEMPTED", "PR", true},
 	[KAI_JOB_NODE_FAIL] = {"NODE_FAIL", "NF", true},
 	[KAI_JOB_OUT_OF_MEMORY] = {"OUT_OF_MEMORY", "OOM", true},
+	[KAI_JOB_REQUEUED] = {"REQUEUED", "RQ", true},
 };
 
 #define B(s) KAI_JOB_STATE_BIT(KAI_JOB_##s)

@@ -26,7 +26,10 @@ enum kai_job_state {
 	KAI_JOB_PREEMPTED = 7,	   /* PR: evicted and not requeued */
 	KAI_JOB_NODE_FAIL = 8,	   /* NF: its node went away */
 	KAI_JOB_OUT_OF_MEMORY = 9, /* OOM: a container was OOM-killed */
-	KAI_JOB_NSTATES = 10
+	KAI_JOB_REQUEUED = 10,	   /* RQ: an earlier run of a requeued job,
+				    * as kacct -D shows it; never a job's
+				    * state (no move goes to it) */
+	KAI_JOB_NSTATES = 11
 };
 
 /* Bit for a state in a state mask (query filters). */

@@ -17,8 +17,11 @@ src_model_libkaimodel_a_SOURCES = \
 	src/model/jobfields.c \
 	src/model/jobfields.def \
 	src/model/jobfields.h \
+	src/model/jobgpus.c \
 	src/model/jobstate.c \
 	src/model/jobstate.h \
+	src/model/mail.c \
+	src/model/mail.h \
 	src/model/jobsched.c
 
 check_PROGRAMS += tests/unit/model-job
@@ -38,6 +41,11 @@ tests_unit_model_array_SOURCES = tests/unit/model-array.c
 tests_unit_model_array_LDADD = tests/lib/libtap.a src/model/libkaimodel.a \
 	src/base/libkaibase.a
 TESTS += tests/unit/model-array
+check_PROGRAMS += tests/unit/model-mail
+tests_unit_model_mail_SOURCES = tests/unit/model-mail.c
+tests_unit_model_mail_LDADD = tests/lib/libtap.a src/model/libkaimodel.a \
+	src/base/libkaibase.a
+TESTS += tests/unit/model-mail
 
 check_PROGRAMS += tests/unit/model-constraint
 tests_unit_model_constraint_SOURCES = tests/unit/model-constraint.c

@@ -86,7 +86,19 @@ void
 kai_job_update_fini(struct kai_job_update *u)
 {
 	free(u->partition);
+	free(u->mail_type);
+	free(u->mail_user);
 	memset(u, 0, sizeof(*u));
+}
+
+/* Each string is given exactly when its bit is set. */
+static bool
+update_set_ok(const struct kai_job_update *u)
+{
+	return u->set != 0 && (u->set & ~(uint32_t)KAI_JOB_UPD_ALL) == 0 &&
+	    ((u->set & KAI_JOB_UPD_PARTITION) != 0) == (u->partition != NULL) &&
+	    ((u->set & KAI_JOB_UPD_MAIL_TYPE) != 0) == (u->mail_type != NULL) &&
+	    ((u->set & KAI_JOB_UPD_MAIL_USER) != 0) == (u->mail_user != NULL);
 }
 
 int
@@ -94,12 +106,12 @@ kai_msg_job_update_encode(struct kai_buf *b, const struct kai_job_update *u)
 {
 	size_t start = b->len;
 
-	if (u->set == 0 || (u->set & ~(uint32_t)KAI_JOB_UPD_ALL) != 0 ||
-	    ((u->set & KAI_JOB_UPD_PARTITION) != 0) != (u->partition != NULL) ||
-	    kai_codec_put_u64(b, u->id) != 0 ||
+	if (!update_set_ok(u) || kai_codec_put_u64(b, u->id) != 0 ||
 	    kai_codec_put_u32(b, u->set) != 0 ||
 	    kai_codec_put_i64(b, u->time_limit_s) != 0 ||
-	    kai_codec_put_str(b, u->partition, KAI_JOB_NAME_MAX) != 0) {
+	    kai_codec_put_str(b, u->partition, KAI_JOB_NAME_MAX) != 0 ||
+	    kai_codec_put_str(b, u->mail_type, KAI_MAIL_TYPE_TEXT_MAX) != 0 ||
+	    kai_codec_put_str(b, u->mail_user, KAI_MAIL_USER_MAX) != 0) {
 		kai_codec_rollback(b, start);
 		return KAI_EINVAL;
 	}
@@ -121,12 +133,15 @@ kai_msg_job_update_decode(const void *p, size_t len, struct kai_job_update *u,
 		0 ||
 	    (rc = kai_codec_get_str(&r, "partition", KAI_JOB_NAME_MAX, true,
 		 &u->partition)) != 0 ||
+	    (rc = kai_codec_get_str(&r, "mail_type", KAI_MAIL_TYPE_TEXT_MAX,
+		 true, &u->mail_type)) != 0 ||
+	    (rc = kai_codec_get_str(&r, "mail_user", KAI_MAIL_USER_MAX, true,
+		 &u->mail_user)) != 0 ||
 	    (rc = kai_codec_rd_end(&r)) != 0) {
 		kai_job_update_fini(u);
 		return rc;
 	}
-	if (u->set == 0 || (u->set & ~(uint32_t)KAI_JOB_UPD_ALL) != 0 ||
-	    ((u->set & KAI_JOB_UPD_PARTITION) != 0) != (u->partition != NULL)) {
+	if (!update_set_ok(u)) {
 		kai_job_update_fini(u);
 		return kai_err_set(err, KAI_EPROTO,
 		    "invalid field \"set\": 0x%x", (unsigned)u->set);

@@ -19,7 +19,8 @@
 #include "proto/codec.h"
 #include "proto/proto.h"
 
-#define QUERY_FLAGS_KNOWN (KAI_QUERY_ALL_USERS | KAI_QUERY_HISTORY)
+#define QUERY_FLAGS_KNOWN                                                      \
+	(KAI_QUERY_ALL_USERS | KAI_QUERY_HISTORY | KAI_QUERY_DUPLICATES)
 
 /* The lists and mask the two requests share, borrowed from either. */
 struct selection {

@@ -61,6 +61,9 @@ static const struct kai_codec_field user_fields[] = {
 	URES(KAI_QUEUE_GPU, "gpu"),
 	URES(KAI_QUEUE_CPU, "cpu"),
 	URES(KAI_QUEUE_MEM, "memory"),
+	{"account", KAI_CODEC_STR, SU(account), 0, KAI_QUEUE_NAME_MAX, 0},
+	I64("shares", SU(shares)),
+	I64("fair_share_gpu", SU(fair_share_gpu)),
 };
 
 static const struct kai_codec_field req_fields[] = {
@@ -239,6 +242,7 @@ kai_share_fini(struct kai_share *s)
 	for (i = 0; i < s->nusers; i++) {
 		free(s->users[i].queue);
 		free(s->users[i].user);
+		free(s->users[i].account);
 	}
 	free(s->queues);
 	free(s->users);

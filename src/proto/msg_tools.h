@@ -96,12 +96,16 @@ const char *kai_job_op_name(enum kai_job_op op);
 /* KAI_MSG_JOB_UPDATE: scontrol update job N Key=Value... */
 #define KAI_JOB_UPD_TIME_LIMIT 0x1
 #define KAI_JOB_UPD_PARTITION  0x2
-#define KAI_JOB_UPD_ALL        0x3
+#define KAI_JOB_UPD_MAIL_TYPE  0x4
+#define KAI_JOB_UPD_MAIL_USER  0x8
+#define KAI_JOB_UPD_ALL        0xf
 struct kai_job_update {
 	uint64_t id;
 	uint32_t set;         /* KAI_JOB_UPD_* */
 	int64_t time_limit_s; /* KAI_TIME_UNLIMITED or seconds */
 	char *partition;      /* NULL unless set */
+	char *mail_type;      /* canonical (model/mail.h); NULL unless set */
+	char *mail_user;      /* NULL unless set */
 };
 int kai_msg_job_update_encode(struct kai_buf *b,
     const struct kai_job_update *u) KAI_MUST_CHECK;

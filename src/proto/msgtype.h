@@ -53,7 +53,29 @@ enum kai_msg_type {
 	KAI_MSG_SUBMIT_EXT = 40,	 /* request: array, dependency, spec */
 	KAI_MSG_SUBMIT_EXT_REPLY = 41,	 /* reply: u64 job id, as SUBMIT's */
 	KAI_MSG_CANCEL_TASKS = 42,	 /* request: array tasks */
-	KAI_MSG_CANCEL_TASKS_REPLY = 43	 /* reply: cancel results */
+	KAI_MSG_CANCEL_TASKS_REPLY = 43, /* reply: cancel results */
+	/* Job steps, srun inside a job (proto/proto_step.h) */
+	KAI_MSG_STEP_RUN = 44,		 /* request: struct kai_step_req */
+	KAI_MSG_STEP_RUN_REPLY = 45,	 /* reply: struct kai_step_result */
+	KAI_MSG_STEP_AGENT = 46,	 /* request: u32 pod, u64 seq */
+	KAI_MSG_STEP_AGENT_REPLY = 47,	 /* reply: step events */
+	KAI_MSG_STEP_DONE = 48,		 /* request: step, task, status */
+	KAI_MSG_STEP_DONE_REPLY = 49,	 /* reply: empty */
+	KAI_MSG_STEP_END = 50,		 /* request: i32 batch status */
+	KAI_MSG_STEP_END_REPLY = 51,	 /* reply: empty */
+	KAI_MSG_STEP_LIST = 52,		 /* request: u64v job ids (kacct) */
+	KAI_MSG_STEP_LIST_REPLY = 53,	 /* reply: step records */
+	KAI_MSG_STEP_SIGNAL = 54,	 /* request: kcancel --signal */
+	KAI_MSG_STEP_SIGNAL_REPLY = 55,	 /* reply: cancel results */
+	/* Interactive sessions (proto/proto_pty.h) */
+	KAI_MSG_PTY_ATTACH = 56,	 /* request: a client asks for a job's
+					    terminal */
+	KAI_MSG_PTY_ATTACH_REPLY = 57,	 /* reply: u64 job; IO follows */
+	KAI_MSG_PTY_SERVE = 58,		 /* request: a pod offers its terminal */
+	KAI_MSG_PTY_SERVE_REPLY = 59,	 /* reply: u64 job; IO follows */
+	KAI_MSG_PTY_IO = 60,		 /* stream frame to kaid */
+	KAI_MSG_PTY_IO_OUT = 61		 /* stream frame from kaid; 62-63 are
+					    reserved */
 };
 
 #endif /* KAI_PROTO_MSGTYPE_H */

@@ -129,6 +129,8 @@ int kai_msg_u64_decode(const void *p, size_t n, uint64_t *v,
 /* KAI_MSG_QUERY: which jobs kqueue / kacct want. */
 #define KAI_QUERY_ALL_USERS 0x1 /* kacct -a; kqueue shows all by default */
 #define KAI_QUERY_HISTORY   0x2 /* include finished jobs (kacct) */
+#define KAI_QUERY_DUPLICATES 0x4 /* and each earlier run of a requeued job,
+				  * as a REQUEUED record (kacct -D) */
 struct kai_query {
 	uint64_t *ids;		/* NULL/0 = any job */
 	size_t nids;
@@ -484,12 +486,19 @@ char *kai_share_type_text(const struct kai_share_type *x);
 int kai_share_type_parse(const char *s, struct kai_share_type *x,
     struct kai_err *err) KAI_MUST_CHECK;
 
-/* A user's part of a leaf queue. */
+/*
+ * A user's part of a leaf queue; or, with account set (and user ""), an
+ * account's part: kaid.yaml's accounts.fairshare weight and its share of
+ * the queue's GPU fair share by weight among the queue's accounts.
+ */
 struct kai_share_user {
 	char *queue;
 	char *user;
 	int64_t usage[KAI_QUEUE_NRES];	   /* decayed, resource-seconds */
 	int64_t allocated[KAI_QUEUE_NRES]; /* held by the user's jobs now */
+	char *account;		/* NULL or "" = a user's row */
+	int64_t shares;		/* the account's weight */
+	int64_t fair_share_gpu; /* its part of the queue's, micro-GPUs */
 };
 
 struct kai_share {

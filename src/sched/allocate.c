@@ -111,6 +111,7 @@ failed(struct sess *S, struct kai_sched_memo *m, uint32_t j, enum outcome how,
 	bool waits = w->why == KAI_SCHED_WHY_RESOURCES ||
 	    w->why == KAI_SCHED_WHY_GANG || w->why == KAI_SCHED_WHY_TOPOLOGY ||
 	    w->why == KAI_SCHED_WHY_NODE_GROUP ||
+	    w->why == KAI_SCHED_WHY_EXCLUSIVE ||
 	    w->why == KAI_SCHED_WHY_BACKFILL;
 	bool bf = waits && S->bf_on && S->jobs[j].nactive == 0 &&
 	    backfill(S, j, how, w, &store);

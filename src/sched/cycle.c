@@ -56,7 +56,7 @@ void
 kai_sched_job_init(struct kai_sched_snap_job *j)
 {
 	memset(j, 0, sizeof(*j));
-	j->user = -1;
+	j->user = j->account = -1;
 	j->topology = j->required_level = j->preferred_level = -1;
 	j->stale_since = j->started = KAI_SCHED_NO_TIME;
 	j->staleness_grace_s = KAI_SCHED_GRACE_DEFAULT;

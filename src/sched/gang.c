@@ -139,6 +139,9 @@ why_resources(const struct sess *S, uint32_t t, struct kai_sched_why_info *w)
 		    in->cpu_millis > 0 || in->memory_mib == 0 ? R_CPU : R_MEM;
 		w->a = w->res == R_CPU ? in->cpu_millis : in->memory_mib;
 	}
+	/* The figures above count nodes other jobs hold (exclusive.c). */
+	if (S->s->jobs[kai_sched_task_job(S, t)].exclusive)
+		w->why = KAI_SCHED_WHY_EXCLUSIVE;
 }
 
 static void

@@ -1,6 +1,7 @@
 # src/sched: the pure scheduler core.  Uses base only; no I/O, no clock.
 noinst_LIBRARIES += src/sched/libkaisched.a
 src_sched_libkaisched_a_SOURCES = \
+	src/sched/acctshare.c \
 	src/sched/admission.c \
 	src/sched/allocate.c \
 	src/sched/backfill.c \
@@ -10,6 +11,7 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/decay.c \
 	src/sched/decay.h \
 	src/sched/estimate.c \
+	src/sched/exclusive.c \
 	src/sched/cycle.c \
 	src/sched/fairshare.c \
 	src/sched/frag.c \
@@ -79,6 +81,7 @@ TESTS += tests/unit/sched-decay
 # The scheduler scenarios (FORMAT.md): every tests/sched/*.yaml through
 # "ksim --check", one TAP line each; and ksim's own command line.
 SCHED_SCENARIOS = \
+	tests/sched/acct-fairshare-weights.yaml \
 	tests/sched/alloc-node-binpack.yaml \
 	tests/sched/alloc-queue-fair-share-order.yaml \
 	tests/sched/backfill-ends-before-reservation.yaml \
@@ -89,6 +92,7 @@ SCHED_SCENARIOS = \
 	tests/sched/consolidate-fractions-onto-one-gpu.yaml \
 	tests/sched/consolidate-keeps-topology.yaml \
 	tests/sched/consolidate-makes-room-for-node-group.yaml \
+	tests/sched/consolidate-keeps-gpu-memory-charge.yaml \
 	tests/sched/consolidate-moves-lowest-newest.yaml \
 	tests/sched/consolidate-moves-newest-of-equals.yaml \
 	tests/sched/consolidate-moves-node-group-whole.yaml \
@@ -104,6 +108,11 @@ SCHED_SCENARIOS = \
 	tests/sched/constraint-preempt-only-usable-nodes.yaml \
 	tests/sched/constraint-reclaim-only-usable-nodes.yaml \
 	tests/sched/cycle-all-phases.yaml \
+	tests/sched/excl-avoids-shared-node.yaml \
+	tests/sched/excl-keeps-others-off.yaml \
+	tests/sched/excl-own-tasks-share.yaml \
+	tests/sched/excl-preempts-whole-node.yaml \
+	tests/sched/excl-waits-for-empty-node.yaml \
 	tests/sched/fairshare-hierarchy-depth3.yaml \
 	tests/sched/fairshare-limit-and-request-cap.yaml \
 	tests/sched/fairshare-priority-levels.yaml \

@@ -66,6 +66,10 @@ kai_sched_shape_start(struct sjob *sj, const struct kai_sched_snap_job *J)
 		(uint64_t)(uint32_t)(J->pool + 1));
 	if (J->nodereq > 0)
 		shape_mix(sj, UINT64_C(0x6e72657100000000) | J->nodereq);
+	/* So does --exclusive (exclusive.c): the same tasks may fit where
+	 * the exclusive ones do not. */
+	if (J->exclusive)
+		shape_mix(sj, UINT64_C(0x6578636c75736976));
 }
 
 void

@@ -19,7 +19,8 @@
  *	8. older queue.
  * Jobs.  Inside a leaf the jobs are grouped by user; the next job is the
  * best group head by priority (higher first), elastic state (below its
- * minimum, at it, above it), then the user's usage -- their decayed
+ * minimum, at it, above it), then its account's GPUs in the leaf over the
+ * account's weight (acctshare.c), then the user's usage -- their decayed
  * usage plus the GPUs the user holds in this queue now, as a share of
  * the cluster -- then age.  A user who has had less goes first at equal
  * priority, and a user's turn passes as soon as they get GPUs.
@@ -261,6 +262,7 @@ group_key(struct kai_sched_order *o, uint32_t g)
 	if (head == NONE32)
 		return;
 	o->gk[g].k = o->jrun[o->gcur[g]];
+	o->gk[g].acct = kai_sched_acct_key(o->S, g);
 	o->gk[g].usage = group_usage(o->S, g);
 	kai_sched_step_req(o->S, head, o->gk[g].req);
 }
@@ -280,6 +282,8 @@ group_before(const void *ctx, uint32_t x, uint32_t y)
 		return a->prio > b->prio;
 	if (a->elastic != b->elastic)
 		return a->elastic < b->elastic;
+	if (o->gk[x].acct != o->gk[y].acct)
+		return o->gk[x].acct < o->gk[y].acct;
 	if (o->gk[x].usage != o->gk[y].usage)
 		return o->gk[x].usage < o->gk[y].usage;
 	if (a->created != b->created)

@@ -140,10 +140,11 @@ kai_sched_fit_node(const struct sess *S, uint32_t t, uint32_t n,
 	const struct snode *nd = &S->nodes[n];
 	const struct kai_sched_snap_task *in = &S->s->tasks[t];
 	int32_t u;
-	bool idle, pipe, p = false;
+	bool idle, pipe, p = false, wait;
 	uint64_t mask = 0;
 
-	if (!nd->ok || !kai_sched_pool_allows(S, t, n) ||
+	if (!nd->ok || !kai_sched_excl_ok(S, t, n, allow_pipe, &wait) ||
+	    !kai_sched_pool_allows(S, t, n) ||
 	    (u = kai_sched_task_ugpu(S, t, n)) < 0 ||
 	    !kai_sched_bf_node_ok(S, n, in->cpu_millis, in->memory_mib))
 		return false;
@@ -169,7 +170,7 @@ kai_sched_fit_node(const struct sess *S, uint32_t t, uint32_t n,
 	c->node = (int32_t)n;
 	c->mask = mask;
 	c->ugpu = u;
-	c->pipelined = !idle || p;
+	c->pipelined = !idle || p || wait;
 	return true;
 }
 

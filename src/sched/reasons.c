@@ -344,6 +344,11 @@ kai_sched_why_text(const struct kai_sched_snapshot *s,
 		    s->topologies[w->a].name, s->topologies[w->a].levels[w->b],
 		    w->c);
 		break;
+	case KAI_SCHED_WHY_EXCLUSIVE:
+		(void)snprintf(buf, size,
+		    "exclusive: no node without other jobs has room for a "
+		    "task of the job");
+		break;
 	case KAI_SCHED_WHY_NODE_GROUP:
 		if (w->b == 0)
 			(void)snprintf(buf, size,
@@ -434,6 +439,7 @@ kai_sched_why_name(enum kai_sched_why w)
 	    [KAI_SCHED_WHY_NODE_GROUP] = "Resources",
 	    [KAI_SCHED_WHY_NO_REQ_NODES] = "ReqNodeNotAvail",
 	    [KAI_SCHED_WHY_NO_FEATURE_NODES] = "BadConstraints",
+	    [KAI_SCHED_WHY_EXCLUSIVE] = "Resources",
 	};
 
 	if ((unsigned)w >= KAI_SCHED_WHY_NCODES)

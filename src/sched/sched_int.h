@@ -80,6 +80,14 @@ void kai_sched_idx_set(struct kai_sched_nodeidx *ix, uint32_t rank,
 int64_t kai_sched_idx_find(const struct kai_sched_nodeidx *ix, uint32_t bucket,
     uint32_t from, int64_t room, int64_t cpu, int64_t mem);
 
+/* Tasks held on a node, and how many of them an exclusive job's. */
+struct excl_count {
+	uint32_t tasks; /* tasks of any job */
+	uint32_t excl;  /* of them, tasks of exclusive jobs */
+	uint32_t job;   /* the exclusive job (valid while excl > 0);
+			   UINT32_MAX: several (releasing) */
+};
+
 struct snode {
 	uint32_t rank; /* position in name order */
 	uint32_t gpu0; /* first device in dalloc/drel */
@@ -95,6 +103,8 @@ struct snode {
 	bool has_rel;        /* something is releasing here */
 	bool in_rellist;     /* listed in sess.relnodes */
 	uint32_t ver;        /* bumped at every change (frag.c caches) */
+	struct excl_count ex_act; /* active tasks (exclusive.c) */
+	struct excl_count ex_rel; /* releasing and evicted ones */
 };
 
 /*
@@ -166,6 +176,8 @@ struct squeue {
 struct sgroup {
 	uint32_t leaf;
 	int32_t user;
+	int32_t account;   /* the snapshot's account index, -1 = none */
+	int32_t slot;      /* its (leaf, account) in acctshare.c, or -1 */
 	int64_t alloc_gpu; /* uGPU the group's jobs hold */
 };
 
@@ -216,6 +228,11 @@ struct sess {
 	uint32_t *task_job; /* task -> job */
 	struct sgroup *groups;
 	uint32_t ng;
+	/* acctshare.c: per (leaf, account) slot, the GPUs its groups hold
+	 * and its groups (slot_grp[slot_at[s] .. slot_at[s + 1])) */
+	int64_t *slot_gpu;
+	uint32_t *slot_at, *slot_grp;
+	uint32_t nslots;
 	/* change tracking for the orderings */
 	uint8_t *qdirty;
 	uint32_t *qdirty_list;
@@ -355,6 +372,24 @@ void kai_sched_touch_group(struct sess *S, uint32_t g);
  * logged, never undone: for the start estimate's replay only.
  */
 void kai_sched_release(struct sess *S, uint32_t t);
+
+/* acctshare.c: the accounts' weighted shares inside a leaf queue. */
+/* Builds the (leaf, account) slots of the groups (after make_groups). */
+void kai_sched_acct_init(struct sess *S);
+/* Adds ugpu to the GPUs of group g's slot; touch: re-key its groups. */
+void kai_sched_acct_add(struct sess *S, uint32_t g, int64_t ugpu, bool touch);
+/* Group g's account key: its slot's GPUs over the account's weight. */
+double kai_sched_acct_key(const struct sess *S, uint32_t g);
+
+/* exclusive.c: --exclusive, no other job on a node. */
+/* Counts task t on node in or out (sign 1 or -1) of its active (rel
+ * false) or releasing tasks; called by every hold(). */
+void kai_sched_excl_hold(struct sess *S, uint32_t t, uint32_t node,
+    int32_t sign, bool rel);
+/* Whether t may go on node n as far as exclusive jobs go; *wait: only
+ * once releasing tasks have left (a pipelined placement). */
+bool kai_sched_excl_ok(const struct sess *S, uint32_t t, uint32_t n,
+    bool allow_pipe, bool *wait);
 
 /* place.c */
 struct kai_sched_choice {
@@ -559,6 +594,7 @@ struct okey { /* what job order compares: one per pending job, small */
 
 struct gkey { /* what group order compares: its head job's key, and */
 	struct okey k;
+	double acct;       /* its account's GPUs in the leaf / weight */
 	double usage;      /* the user's usage */
 	int64_t req[NRES]; /* the head's next step, for queue keys */
 };

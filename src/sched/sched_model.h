@@ -211,6 +211,15 @@ struct kai_sched_snap_user {
 	double usage; /* decayed GPU usage / decayed capacity */
 };
 
+/*
+ * An account jobs are charged to, with its weight among the accounts
+ * whose jobs share a leaf queue (Slurm's association shares: acctshare.c).
+ */
+struct kai_sched_snap_account {
+	const char *name;
+	int64_t weight; /* > 0 */
+};
+
 enum kai_sched_task_state {
 	KAI_SCHED_TASK_PENDING = 0,
 	KAI_SCHED_TASK_RUNNING,
@@ -242,6 +251,7 @@ struct kai_sched_snap_job {
 	const char *name;
 	uint32_t queue;   /* a leaf queue */
 	int32_t user;     /* index into users, -1 = none */
+	int32_t account;  /* index into accounts, -1 = none */
 	int64_t priority; /* higher first */
 	bool preemptible;
 	bool held;              /* never scheduled (JobHeldUser) */
@@ -268,6 +278,9 @@ struct kai_sched_snap_job {
 	 * 0: each task goes anywhere. */
 	uint32_t tasks_per_node;
 	uint32_t nodereq; /* 1 + index into nodereqs; 0: any node */
+	/* Slurm's --exclusive: no other job's task on a node that holds
+	 * one of its tasks (exclusive.c); kaid gives it the whole node. */
+	bool exclusive;
 };
 
 /*
@@ -292,6 +305,8 @@ struct kai_sched_snapshot {
 	size_t ntopologies;
 	const struct kai_sched_snap_user *users;
 	size_t nusers;
+	const struct kai_sched_snap_account *accounts;
+	size_t naccounts;
 	const struct kai_sched_snap_job *jobs;
 	size_t njobs;
 	const struct kai_sched_snap_task *tasks;
@@ -338,6 +353,8 @@ enum kai_sched_why {
 				      nodereq: a=its index */
 	KAI_SCHED_WHY_NO_FEATURE_NODES, /* ... no node at all has the
 					  features it asks for: a=its index */
+	KAI_SCHED_WHY_EXCLUSIVE,   /* --exclusive: no node free of other
+				      jobs has room for a task */
 	KAI_SCHED_WHY_NCODES
 };
 

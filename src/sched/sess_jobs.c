@@ -104,8 +104,9 @@ make_groups(struct sess *S)
 	 * a table sized by the groups stays in the cache where one sized
 	 * by the jobs would miss at every probe.
 	 */
-	if (s->nqueues > 0 && s->nusers + 1 <= most / s->nqueues)
-		most = s->nqueues * (s->nusers + 1);
+	if (s->nqueues > 0 &&
+	    (s->nusers + 1) * (s->naccounts + 1) <= most / s->nqueues)
+		most = s->nqueues * (s->nusers + 1) * (s->naccounts + 1);
 	while (cap < 2 * most)
 		cap *= 2;
 	keys = kai_sched_calloc(S->ctx, cap, sizeof(*keys));
@@ -115,8 +116,10 @@ make_groups(struct sess *S)
 	    sizeof(*S->groups));
 	for (j = 0; j < s->njobs; j++) {
 		const struct kai_sched_snap_job *J = &s->jobs[j];
-		uint64_t key = (uint64_t)J->queue * (s->nusers + 1) +
-		    (uint64_t)(J->user + 1);
+		uint64_t key = ((uint64_t)J->queue * (s->nusers + 1) +
+				   (uint64_t)(J->user + 1)) *
+			(s->naccounts + 1) +
+		    (uint64_t)(J->account + 1);
 		size_t h = kai_sched_mix64(key) & (cap - 1);
 
 		while (keys[h] != UINT64_MAX && keys[h] != key)
@@ -126,12 +129,14 @@ make_groups(struct sess *S)
 			ids[h] = S->ng;
 			S->groups[S->ng].leaf = J->queue;
 			S->groups[S->ng].user = J->user;
+			S->groups[S->ng].account = J->account;
 			S->ng++;
 		}
 		S->jobs[j].group = ids[h];
 	}
 	kai_sched_free(S->ctx, keys);
 	kai_sched_free(S->ctx, ids);
+	kai_sched_acct_init(S);
 }
 
 int
@@ -249,6 +254,8 @@ sum_tasks(struct sess *S)
 			if (!J->preemptible)
 				add3(Q->alloc_np, v, 1);
 			S->groups[S->jobs[j].group].alloc_gpu += v[R_GPU];
+			kai_sched_acct_add(S, S->jobs[j].group, v[R_GPU],
+			    false);
 		} else if (S->tasks[t].state == KAI_SCHED_TASK_PENDING) {
 			S->jobs[j].npending++;
 			if (J->held)

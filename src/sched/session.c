@@ -209,6 +209,7 @@ hold(struct sess *S, uint32_t t, bool rel, struct kai_err *err)
 
 	acc[R_CPU] += in->cpu_millis;
 	acc[R_MEM] += in->memory_mib;
+	kai_sched_excl_hold(S, t, (uint32_t)in->node, 1, rel);
 	if (nd->alloc[R_CPU] + nd->rel[R_CPU] > nd->cap[R_CPU] ||
 	    nd->alloc[R_MEM] + nd->rel[R_MEM] > nd->cap[R_MEM])
 		return kai_err_set(err, KAI_EINVAL,

@@ -63,6 +63,7 @@ account(struct sess *S, uint32_t t, int64_t sign)
 	kai_sched_touch_queue(S, J->queue);
 	S->groups[S->jobs[j].group].alloc_gpu += sign * v[R_GPU];
 	kai_sched_touch_group(S, S->jobs[j].group);
+	kai_sched_acct_add(S, S->jobs[j].group, sign * v[R_GPU], true);
 	kai_sched_qoslimit_account(S, j, sign * v[R_GPU]);
 }
 
@@ -85,6 +86,7 @@ hold(struct sess *S, uint32_t t, int32_t sign, bool rel)
 	}
 	acc[R_CPU] += sign * in->cpu_millis;
 	acc[R_MEM] += sign * in->memory_mib;
+	kai_sched_excl_hold(S, t, (uint32_t)st->node, sign, rel);
 }
 
 static struct undo *

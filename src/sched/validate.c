@@ -11,9 +11,11 @@
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 
 #include "base/xmalloc.h"
+
 #include "sched/sched_int.h"
 
 static int
@@ -192,6 +194,14 @@ check_job(const struct kai_sched_snapshot *s, const uint8_t *parent,
 		    s->queues[j->queue].name);
 	if (j->user < -1 || j->user >= (int64_t)s->nusers)
 		return kai_err_set(err, KAI_EINVAL, "no such user");
+	if (j->account < -1 || j->account >= (int64_t)s->naccounts)
+		return kai_err_set(err, KAI_EINVAL, "no such account");
+	if (j->account >= 0 && s->accounts[j->account].weight <= 0)
+		return kai_err_set(err, KAI_EINVAL,
+		    "account \"%s\" has a weight of %" PRId64
+		    ": it must be above 0",
+		    s->accounts[j->account].name,
+		    s->accounts[j->account].weight);
 	if (j->first_task > s->ntasks || j->ntasks > s->ntasks - j->first_task)
 		return kai_err_set(err, KAI_EINVAL, "tasks out of range");
 	if (j->min_tasks > j->ntasks)

@@ -19,7 +19,9 @@
 #include "proto/msg_tools.h"
 #include "proto/proto.h"
 #include "proto/proto_array.h"
+#include "proto/proto_pty.h"
 #include "proto/proto_qos.h"
+#include "proto/proto_step.h"
 #include "proto/proto_report.h"
 
 /* Looks like a MUNGE credential; the harnesses never verify it. */
@@ -155,7 +157,8 @@ seeds_select(struct kai_buf *b)
 	struct kai_cancel_result res[2] = {
 		{42, KAI_OK, ""}, {43, KAI_EPERM, "job 43 is not yours"}};
 	struct kai_job_control jc = {KAI_JOB_OP_HOLD, ids, 2};
-	struct kai_job_update u = {42, KAI_JOB_UPD_ALL, 7200, "gpu"};
+	struct kai_job_update u = {42, KAI_JOB_UPD_ALL, 7200, "gpu", "END,FAIL",
+	    "a@b.c"};
 	struct kai_log_req l = {42, 1, true};
 	struct kai_task_ref t[2] = {{40, 3}, {40, 7}};
 
@@ -247,6 +250,110 @@ seeds_qos(struct kai_buf *b)
 	emit("qos-reply", KAI_MSG_QOS_LIST_REPLY, b);
 }
 
+/* kacct's steps of a job: its batch script and one srun step. */
+static void
+seeds_step_list(struct kai_buf *b)
+{
+	static uint64_t ids[] = {41, 42};
+	struct kai_step_info v[2] = {
+		{42, KAI_STEP_BATCH, "batch", KAI_JOB_COMPLETED, 0, 1,
+		    "gpu-a1", 1767225600, 1767225700, 0, 0, 0},
+		{42, 0, "python3", KAI_JOB_FAILED, 768, 2, "gpu-a1,gpu-a2",
+		    1767225610, 1767225690, 524288, 262144, 150000000},
+	};
+	size_t n = 2;
+
+	ok(kai_msg_step_ids_encode(b, ids, 2), "step ids");
+	emit("step-list", KAI_MSG_STEP_LIST, b);
+	ok(kai_msg_step_list_encode(b, v, &n), "step list");
+	emit("step-list-reply", KAI_MSG_STEP_LIST_REPLY, b);
+	ok(kai_msg_step_signal_encode(b, ids, 2, 10, KAI_STEP_SIG_BATCH),
+	    "step signal");
+	emit("step-signal", KAI_MSG_STEP_SIGNAL, b);
+}
+
+/* srun's step of two tasks on two pods, and what the agents hear. */
+static void
+seeds_steps(struct kai_buf *b)
+{
+	static char *argv[] = {"python3", "train.py"};
+	static char *env[] = {"MASTER_PORT=29500", "PATH=/usr/bin:/bin"};
+	static uint32_t status[] = {0, 768}, pod[] = {0, 1}, node[] = {0, 1},
+			local[] = {0, 0};
+	struct kai_step_req r = {0, 2, 2, 0, true, true, "/home/ann", NULL,
+	    "/home/ann/err.txt", argv, 2, env, 2};
+	struct kai_step_result res = {0, true, status, 2};
+	struct kai_step_event ev[2];
+	const struct kai_step_event *pv[2] = {&ev[0], &ev[1]};
+	struct kai_step_done done = {0, 1, 768, 524288, 2500000};
+	size_t n = 2;
+
+	memset(ev, 0, sizeof(ev));
+	ev[0].seq = 1;
+	ev[0].kind = KAI_STEP_EV_RUN;
+	ev[0].label = true;
+	ev[0].cwd = "/home/ann";
+	ev[0].argv = argv;
+	ev[0].argc = 2;
+	ev[0].env = env;
+	ev[0].nenv = 2;
+	ev[0].pod = pod;
+	ev[0].node = node;
+	ev[0].local = local;
+	ev[0].ntasks = 2;
+	ev[1].seq = 2;
+	ev[1].kind = KAI_STEP_EV_SIGNAL;
+	ev[1].sig = 10;
+	ok(kai_msg_step_req_encode(b, &r), "step request");
+	emit("step-run", KAI_MSG_STEP_RUN, b);
+	ok(kai_msg_step_result_encode(b, &res), "step result");
+	emit("step-run-reply", KAI_MSG_STEP_RUN_REPLY, b);
+	ok(kai_msg_step_agent_encode(b, 1, 0), "step agent");
+	emit("step-agent", KAI_MSG_STEP_AGENT, b);
+	ok(kai_msg_step_events_encode(b, pv, &n), "step events");
+	emit("step-agent-reply", KAI_MSG_STEP_AGENT_REPLY, b);
+	ok(kai_msg_step_done_encode(b, &done), "step done");
+	emit("step-done", KAI_MSG_STEP_DONE, b);
+	ok(kai_msg_step_end_encode(b, 0), "step end");
+	emit("step-end", KAI_MSG_STEP_END, b);
+	seeds_step_list(b);
+}
+
+/* An interactive session: its two openings and a frame of each kind. */
+static void
+seeds_pty(struct kai_buf *b)
+{
+	struct kai_pty_open o = {42, KAI_PTY_OWNER, 24, 80};
+	struct kai_pty_io io;
+
+	ok(kai_msg_pty_attach_encode(b, &o), "pty attach");
+	emit("pty-attach", KAI_MSG_PTY_ATTACH, b);
+	o.job = 0;
+	o.flags = KAI_PTY_TERMINAL;
+	ok(kai_msg_pty_serve_encode(b, &o), "pty serve");
+	emit("pty-serve", KAI_MSG_PTY_SERVE, b);
+	memset(&io, 0, sizeof(io));
+	io.kind = KAI_PTY_DATA;
+	io.data = "ls -l\r";
+	io.len = 6;
+	ok(kai_msg_pty_io_encode(b, &io), "pty data");
+	emit("pty-io-data", KAI_MSG_PTY_IO, b);
+	io.kind = KAI_PTY_WINSIZE;
+	io.rows = 40;
+	io.cols = 120;
+	ok(kai_msg_pty_io_encode(b, &io), "pty winsize");
+	emit("pty-io-winsize", KAI_MSG_PTY_IO, b);
+	io.kind = KAI_PTY_EXIT;
+	io.status = 130;
+	ok(kai_msg_pty_io_encode(b, &io), "pty exit");
+	emit("pty-io-exit", KAI_MSG_PTY_IO_OUT, b);
+	io.kind = KAI_PTY_NOTICE;
+	io.data = "job 42 ended: TIMEOUT";
+	io.len = strlen(io.data);
+	ok(kai_msg_pty_io_encode(b, &io), "pty notice");
+	emit("pty-io-notice", KAI_MSG_PTY_IO_OUT, b);
+}
+
 static void
 seeds_tools(struct kai_buf *b)
 {
@@ -319,6 +426,8 @@ seeds_tools(struct kai_buf *b)
 	    "report");
 	emit("report-reply", KAI_MSG_REPORT_REPLY, b);
 	seeds_qos(b);
+	seeds_steps(b);
+	seeds_pty(b);
 }
 
 int

@@ -17,8 +17,10 @@
 #include "fuzz_msg.h"
 #include "proto/proto.h"
 #include "proto/proto_array.h"
+#include "proto/proto_pty.h"
 #include "proto/proto_qos.h"
 #include "proto/proto_report.h"
+#include "proto/proto_step.h"
 #include "proto/msg_tools.h"
 
 typedef int msg_fn(const uint8_t *p, size_t n, struct kai_buf *out);
@@ -409,6 +411,173 @@ m_cancel_tasks(const uint8_t *p, size_t n, struct kai_buf *out)
 	return r;
 }
 
+static int
+m_step_req(const uint8_t *p, size_t n, struct kai_buf *out)
+{
+	struct kai_step_req v;
+	struct kai_err err;
+	int r = -1;
+
+	if (kai_msg_step_req_decode(p, n, &v, &err) == 0)
+		r = kai_msg_step_req_encode(out, &v);
+	kai_step_req_fini(&v);
+	return r;
+}
+
+static int
+m_step_result(const uint8_t *p, size_t n, struct kai_buf *out)
+{
+	struct kai_step_result v;
+	struct kai_err err;
+	int r = -1;
+
+	if (kai_msg_step_result_decode(p, n, &v, &err) == 0)
+		r = kai_msg_step_result_encode(out, &v);
+	kai_step_result_fini(&v);
+	return r;
+}
+
+static int
+m_step_events(const uint8_t *p, size_t n, struct kai_buf *out)
+{
+	struct kai_step_event *v = NULL;
+	const struct kai_step_event **pv;
+	struct kai_err err;
+	size_t nv = 0, i, done;
+	int r;
+
+	if (kai_msg_step_events_decode(p, n, &v, &nv, &err) != 0)
+		return -1;
+	pv = calloc(nv + 1, sizeof(*pv));
+	for (i = 0; i < nv; i++)
+		pv[i] = &v[i];
+	done = nv;
+	r = kai_msg_step_events_encode(out, pv, &done);
+	/* What does not fit in one frame is the next answer's. */
+	if (r == 0 && done < nv)
+		r = -1;
+	free(pv);
+	kai_step_events_free(v, nv);
+	return r;
+}
+
+static int
+m_step_agent(const uint8_t *p, size_t n, struct kai_buf *out)
+{
+	struct kai_err err;
+	uint32_t pod;
+	uint64_t seq;
+
+	if (kai_msg_step_agent_decode(p, n, &pod, &seq, &err) != 0)
+		return -1;
+	return kai_msg_step_agent_encode(out, pod, seq);
+}
+
+static int
+m_step_done(const uint8_t *p, size_t n, struct kai_buf *out)
+{
+	struct kai_step_done d;
+	struct kai_err err;
+
+	if (kai_msg_step_done_decode(p, n, &d, &err) != 0)
+		return -1;
+	return kai_msg_step_done_encode(out, &d);
+}
+
+static int
+m_step_end(const uint8_t *p, size_t n, struct kai_buf *out)
+{
+	struct kai_err err;
+	int32_t status;
+
+	if (kai_msg_step_end_decode(p, n, &status, &err) != 0)
+		return -1;
+	return kai_msg_step_end_encode(out, status);
+}
+
+static int
+m_step_list(const uint8_t *p, size_t n, struct kai_buf *out)
+{
+	struct kai_step_info *v = NULL;
+	struct kai_err err;
+	size_t nv = 0, done;
+	int r;
+
+	if (kai_msg_step_list_decode(p, n, &v, &nv, &err) != 0)
+		return -1;
+	done = nv;
+	r = kai_msg_step_list_encode(out, v, &done);
+	if (r == 0 && done < nv)
+		r = -1;
+	kai_step_info_free(v, nv);
+	return r;
+}
+
+static int
+m_step_ids(const uint8_t *p, size_t n, struct kai_buf *out)
+{
+	uint64_t *ids = NULL;
+	struct kai_err err;
+	size_t nv = 0;
+	int r;
+
+	if (kai_msg_step_ids_decode(p, n, &ids, &nv, &err) != 0)
+		return -1;
+	r = kai_msg_step_ids_encode(out, ids, nv);
+	free(ids);
+	return r;
+}
+
+static int
+m_step_signal(const uint8_t *p, size_t n, struct kai_buf *out)
+{
+	uint64_t *ids = NULL;
+	struct kai_err err;
+	uint32_t sig, flags;
+	size_t nv = 0;
+	int r;
+
+	if (kai_msg_step_signal_decode(p, n, &ids, &nv, &sig, &flags,
+	    &err) != 0)
+		return -1;
+	r = kai_msg_step_signal_encode(out, ids, nv, sig, flags);
+	free(ids);
+	return r;
+}
+
+static int
+m_pty_attach(const uint8_t *p, size_t n, struct kai_buf *out)
+{
+	struct kai_pty_open o;
+	struct kai_err err;
+
+	if (kai_msg_pty_attach_decode(p, n, &o, &err) != 0)
+		return -1;
+	return kai_msg_pty_attach_encode(out, &o);
+}
+
+static int
+m_pty_serve(const uint8_t *p, size_t n, struct kai_buf *out)
+{
+	struct kai_pty_open o;
+	struct kai_err err;
+
+	if (kai_msg_pty_serve_decode(p, n, &o, &err) != 0)
+		return -1;
+	return kai_msg_pty_serve_encode(out, &o);
+}
+
+static int
+m_pty_io(const uint8_t *p, size_t n, struct kai_buf *out)
+{
+	struct kai_pty_io io;
+	struct kai_err err;
+
+	if (kai_msg_pty_io_decode(p, n, &io, &err) != 0)
+		return -1;
+	return kai_msg_pty_io_encode(out, &io);
+}
+
 static const struct {
 	uint16_t type;
 	msg_fn *fn;
@@ -441,6 +610,22 @@ static const struct {
 	{KAI_MSG_SUBMIT_EXT_REPLY, m_u64},
 	{KAI_MSG_CANCEL_TASKS, m_cancel_tasks},
 	{KAI_MSG_CANCEL_TASKS_REPLY, m_cancel_reply},
+	{KAI_MSG_STEP_RUN, m_step_req},
+	{KAI_MSG_STEP_RUN_REPLY, m_step_result},
+	{KAI_MSG_STEP_AGENT, m_step_agent},
+	{KAI_MSG_STEP_AGENT_REPLY, m_step_events},
+	{KAI_MSG_STEP_DONE, m_step_done},
+	{KAI_MSG_STEP_END, m_step_end},
+	{KAI_MSG_STEP_LIST, m_step_ids},
+	{KAI_MSG_STEP_LIST_REPLY, m_step_list},
+	{KAI_MSG_STEP_SIGNAL, m_step_signal},
+	{KAI_MSG_STEP_SIGNAL_REPLY, m_cancel_reply},
+	{KAI_MSG_PTY_ATTACH, m_pty_attach},
+	{KAI_MSG_PTY_ATTACH_REPLY, m_u64},
+	{KAI_MSG_PTY_SERVE, m_pty_serve},
+	{KAI_MSG_PTY_SERVE_REPLY, m_u64},
+	{KAI_MSG_PTY_IO, m_pty_io},
+	{KAI_MSG_PTY_IO_OUT, m_pty_io},
 };
 
 void

@@ -226,7 +226,7 @@ bad "update without a job" '^kctl: error: missing job' update
 bad "update of a node" '^kctl: error: unrecognized update "node"' update node a
 bad "update with nothing" '^kctl: error: nothing to update' update job 5
 bad "update with an unknown key" \
-    '^kctl: error: unrecognized update key "Nice": expected TimeLimit or Partition' \
+    '^kctl: error: unrecognized update key "Nice": expected TimeLimit, Partition, MailType or MailUser' \
     update job 5 Nice=10
 bad "update with a bad time" '^kctl: error: invalid time limit "soon"' \
     update job 5 TimeLimit=soon

@@ -295,7 +295,7 @@ test_spellings(void)
 	    "no expansion inside directives");
 	submit_opts_fini(&o);
 
-	is_int(parse("#SBATCH --exclusive --exclusive=user --mail-type=END\n",
+	is_int(parse("#SBATCH --get-user-env --get-user-env=L --mail-type=END\n",
 		   NULL, &o, &err),
 	    0, "optional-argument option");
 	submit_opts_fini(&o);
@@ -457,6 +457,8 @@ test_sources(void)
 	static char *const env2[] = {(char *)"SBATCH_MEM_PER_NODE=8G",
 	    (char *)"SBATCH_MEM_PER_CPU=1G", NULL};
 	static char *const env3[] = {(char *)"SBATCH_TIMELIMIT=abc", NULL};
+	static char *const env5[] = {(char *)"SBATCH_EXCLUSIVE=", NULL};
+	static char *const env6[] = {(char *)"SBATCH_EXCLUSIVE=mcs", NULL};
 	static char *const env4[] = {(char *)"SBATCH_REQUEUE=0",
 	    (char *)"SBATCH_WAIT=", (char *)"SBATCH_MEM_PER_NODE=8G", NULL};
 	struct submit_opts o;
@@ -478,6 +480,17 @@ test_sources(void)
 		strcmp(o.name, "envname") == 0 &&
 		strcmp(o.account, "acct") == 0,
 	    "command line > SBATCH_* > directives");
+	submit_opts_fini(&o);
+
+	is_int(parse_env("#!/bin/sh\n", env5, NULL, &o, &err), 0,
+	    "SBATCH_EXCLUSIVE=");
+	ok(o.exclusive, "is --exclusive");
+	submit_opts_fini(&o);
+	is_int(parse_env("#!/bin/sh\n", env6, NULL, &o, &err), KAI_EINVAL,
+	    "SBATCH_EXCLUSIVE=mcs");
+	is_str(err.msg, "SBATCH_EXCLUSIVE: invalid exclusive \"mcs\": only whole "
+	    "nodes (--exclusive without a value) are supported",
+	    "is refused, naming the variable");
 	submit_opts_fini(&o);
 
 	is_int(parse("#SBATCH --mem=64G\n", cli2, &o, &err), KAI_EINVAL,
@@ -552,10 +565,7 @@ test_warnings_refusals(void)
 	submit_opts_warnings(&o, collect, buf);
 	is_str(buf,
 	    "option \"--hint\" is ignored: Kubernetes lays out tasks inside "
-	    "a node\n"
-	    "option \"--mail-type\" is ignored: kaibatch sends no mail\n"
-	    "option \"--mem=0\" (all the memory of a node) is ignored: the job "
-	    "gets kaid's default memory\n",
+	    "a node\n",
 	    "one warning per ignored option (a GPU type is kaid's to match)");
 	is_int((int)submit_opts_refusals(&o, names, 8), 0, "nothing refused");
 	submit_opts_fini(&o);
@@ -595,10 +605,12 @@ test_spec(void)
 		   none, &o, &err),
 	    0, "a two-node GPU job");
 	is_int(submit_opts_to_spec(&o, CWD, &js, &err), 0, "to spec");
-	ok(js.ntasks == 8 && js.gpus_per_task == 1 && js.mem_mb == 16384 &&
+	ok(js.ntasks == 8 && js.gpus_per_task == 0 && js.gpus_per_node == 4 &&
+		js.ntasks_per_node == 4 && js.mem_mb == 16384 &&
 		js.cpus_per_task == 8,
-	    "8 tasks with 1 GPU and 16 GiB each (%u, %u, %llu)", js.ntasks,
-	    js.gpus_per_task, (unsigned long long)js.mem_mb);
+	    "8 tasks, 4 GPUs on each node of 4 tasks, 16 GiB each "
+	    "(%u, %u, %u, %llu)", js.ntasks, js.gpus_per_task,
+	    js.gpus_per_node, (unsigned long long)js.mem_mb);
 	is_str(js.workdir, CWD, "workdir defaults to the submit directory");
 	ok(js.time_limit_s == KAI_TIME_UNSET, "no -t leaves the limit unset");
 	kai_jobspec_fini(&js);
@@ -609,8 +621,8 @@ test_spec(void)
 		   none, &o, &err),
 	    0, "one task per node");
 	is_int(submit_opts_to_spec(&o, CWD, &js, &err), 0, "to spec");
-	ok(js.ntasks == 2 && js.gpus_per_task == 8 && js.mem_mb == 4096 &&
-		js.time_limit_s == 2 * 86400,
+	ok(js.ntasks == 2 && js.gpus_per_node == 8 && js.ntasks_per_node == 1 &&
+		js.mem_mb == 4096 && js.time_limit_s == 2 * 86400,
 	    "2 tasks (the minimum of 2-4) with 8 GPUs and 4 GiB each");
 	is_str(js.workdir, CWD "/out", "relative -D is made absolute");
 	is_str(o.gpus_node.type, "a100", "the GPU type is kept");
@@ -632,8 +644,9 @@ test_spec(void)
 		   none, &o, &err),
 	    0, "CPUs per GPU");
 	is_int(submit_opts_to_spec(&o, CWD, &js, &err), 0, "to spec");
-	ok(js.cpus_per_task == 12 && js.mem_mb == 0,
-	    "12 CPUs for 2 GPUs; --mem=0 leaves kaid's default");
+	ok(js.cpus_per_task == 12 && js.mem_mb == 0 &&
+		js.whole_node == KAI_JOB_WHOLE_MEM,
+	    "12 CPUs for 2 GPUs; --mem=0 asks for each node's memory");
 	kai_jobspec_fini(&js);
 	submit_opts_fini(&o);
 
@@ -643,6 +656,37 @@ test_spec(void)
 	    "but needs GPUs");
 	is_str(err.msg, "option \"--mem-per-gpu\" needs a GPU request",
 	    "message");
+	kai_jobspec_fini(&js);
+	submit_opts_fini(&o);
+
+	/* Slurm: --gres is per node; -n 2 --gres=gpu:1 whose tasks fit one
+	 * node is NNodes=1 with one GPU, not a GPU per task. */
+	is_int(parse("#SBATCH -n 2 --gres=gpu:1 --mem-per-gpu=8G\n", none, &o,
+		   &err),
+	    0, "GPUs per node without -N");
+	is_int(submit_opts_to_spec(&o, CWD, &js, &err), 0, "to spec");
+	ok(js.ntasks == 2 && js.ntasks_per_node == 2 &&
+		js.gpus_per_node == 1 && js.gpus_per_task == 0,
+	    "both tasks on one node, which has one GPU (%u, %u, %u)",
+	    js.ntasks_per_node, js.gpus_per_node, js.gpus_per_task);
+	kai_jobspec_fini(&js);
+	submit_opts_fini(&o);
+
+	is_int(parse("#SBATCH -N 2 -n 3 --gpus-per-node=2\n", none, &o, &err),
+	    0, "uneven tasks over the nodes");
+	is_int(submit_opts_to_spec(&o, CWD, &js, &err), 0, "to spec");
+	ok(js.ntasks_per_node == 0 && js.gpus_per_node == 0 &&
+		js.gpus_per_task == 1,
+	    "no node groups: the GPUs of a node divided per task");
+	kai_jobspec_fini(&js);
+	submit_opts_fini(&o);
+
+	is_int(parse("#SBATCH -n 4 --gres=gpu:4 --gpus-per-task=1\n", none, &o,
+		   &err),
+	    0, "GPUs per task and per node");
+	is_int(submit_opts_to_spec(&o, CWD, &js, &err), 0, "to spec");
+	ok(js.ntasks_per_node == 0 && js.gpus_per_task == 1,
+	    "--gpus-per-task wins, tasks go anywhere");
 	kai_jobspec_fini(&js);
 	submit_opts_fini(&o);
 

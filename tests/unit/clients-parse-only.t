@@ -159,14 +159,14 @@ is "a plain script: exit 0" "$rc" 0
 is "a plain script: nothing on stderr" "$err" ""
 is "one line of JSON" "$(printf '%s\n' "$out" | wc -l)" 1
 is "every key is there" "$(get 'sorted(d)')" \
-	'["account","array","begin","chdir","cpus_per_gpu","cpus_per_task","dependency","error","export","gpu_fraction","gpu_memory_mib","gpus","hold","image","job_name","memory","min_tasks","nodes","ntasks","ntasks_per_node","open_mode","partition","preemptible","priority_class","qos","refused","requeue","sched","signal","spec","stderr_pattern","stdin_pattern","stdout_pattern","time_limit_s","topology","valid","wait","warnings"]'
+	'["account","array","begin","chdir","cpus_per_gpu","cpus_per_task","dependency","error","export","gpu_fraction","gpu_memory_mib","gpus","hold","image","job_name","mail_type","mail_user","memory","min_tasks","nodes","ntasks","ntasks_per_node","open_mode","partition","preemptible","priority_class","qos","refused","requeue","sched","signal","spec","stderr_pattern","stdin_pattern","stdout_pattern","time_limit_s","topology","valid","wait","warnings"]'
 is "defaults" "$(get '[d["valid"], d["error"], d["job_name"], d["partition"], d["time_limit_s"], d["nodes"], d["ntasks"], d["memory"], d["gpus"], d["array"], d["requeue"], d["open_mode"], d["warnings"], d["refused"]]')" \
 	'[true,null,"hello",null,null,null,null,null,[],null,null,null,[],[]]'
 is "Slurm's output defaults" "$(get '[d["stdout_pattern"], d["stderr_pattern"], d["chdir"]]')" \
 	"[\"slurm-%j.out\",\"slurm-%j.out\",\"$dir\"]"
 is "export defaults to ALL" "$(get 'd["export"]')" '{"mode":"ALL","pass":[],"set":{}}'
 is "the per-task request" "$(get 'd["spec"]')" \
-	'{"cpus_per_task":0,"gpus_per_task":0,"mem_mib_per_task":0,"ntasks":1,"ntasks_per_node":0}'
+	'{"cpus_per_task":0,"exclusive":false,"gpus_per_node":0,"gpus_per_task":0,"mem_mib_per_task":0,"mem_whole_node":false,"ntasks":1,"ntasks_per_node":0}'
 "$ksubmit" --parse-only plain.sh >"$dir/pretty" 2>&1
 is "--parse-only alone prints it pretty: exit 0" "$?" 0
 ok "--parse-only alone prints it pretty: several lines" \
@@ -207,8 +207,9 @@ line "several options: --gpus=1 -C \"thin\"" \
 	'[1,[],"thin"]' '#SBATCH --gpus=1 -C "thin"'
 line "several options: -e x.err -o x.out" '[d["stderr_pattern"], d["stdout_pattern"]]' \
 	'["x.err","x.out"]' '#SBATCH -e x.err -o x.out'
-line "several options: --mail-user=a@b --mail-type=FAIL" 'd["warnings"]' \
-	'["--mail-type","--mail-user"]' '#SBATCH --mail-user=a@b --mail-type=FAIL'
+line "several options: --mail-user=a@b --mail-type=FAIL" \
+	'[d["mail_user"], d["mail_type"], d["warnings"]]' \
+	'["a@b","FAIL",[]]' '#SBATCH --mail-user=a@b --mail-type=FAIL'
 line "a trailing comment" 'd["memory"]' '{"mib":32768,"per":"node"}' \
 	'#SBATCH --mem=32G   # per node'
 line "an unquoted # ends the value" 'd["job_name"]' '"exp"' '#SBATCH --job-name=exp#2'
@@ -242,14 +243,25 @@ line "repeated --signal: the last wins" 'd["signal"]["name"]' '"USR2"' \
 	'#SBATCH --signal=USR1@60' '#SBATCH --signal=USR2@60'
 line "--requeue then --no-requeue" 'd["requeue"]' false '#SBATCH --requeue' '#SBATCH --no-requeue'
 line "--no-requeue then --requeue" 'd["requeue"]' true '#SBATCH --no-requeue' '#SBATCH --requeue'
-line "--mail-type twice: one warning" 'd["warnings"]' '["--mail-type"]' \
+line "--mail-type twice: the last wins" 'd["mail_type"]' '"FAIL"' \
 	'#SBATCH --mail-type=END' '#SBATCH --mail-type=FAIL'
 line "-J \$1 stays \$1" 'd["job_name"]' '"$1"' '#SBATCH -J $1'
 line "\${HOME} is not expanded" 'd["stdout_pattern"]' '"${HOME}/logs/%j.out"' \
 	'#SBATCH --output=${HOME}/logs/%j.out'
 line "\$USER is not expanded" 'd["stdout_pattern"]' '"log_$USER_%Y-%m-%d.out"' \
 	'#SBATCH --output=log_$USER_%Y-%m-%d.out'
-line "--mail-type=all in lower case" 'd["warnings"]' '["--mail-type"]' '#SBATCH --mail-type=all'
+line "--mail-type=all in lower case" 'd["mail_type"]' \
+	'"INVALID_DEPEND,BEGIN,END,FAIL,REQUEUE,STAGE_OUT"' '#SBATCH --mail-type=all'
+line "--mail-type: an unknown type next to known ones is dropped, as sbatch does" \
+	'[d["mail_type"], d["warnings"]]' '["END,TIME_LIMIT_80",[]]' \
+	'#SBATCH --mail-type=time_limit_80,END,SOMETIMES'
+line "--mail-type=NONE" 'd["mail_type"]' '"NONE"' '#SBATCH --mail-type=NONE'
+badline "--mail-type=BOGUS is refused" \
+	'job.sh:2: Invalid --mail-type specification "BOGUS": expected NONE, BEGIN, END, FAIL, REQUEUE, ALL, INVALID_DEPEND, STAGE_OUT, TIME_LIMIT, TIME_LIMIT_90, TIME_LIMIT_80, TIME_LIMIT_50 or ARRAY_TASKS' \
+	'#SBATCH --mail-type=BOGUS'
+badline "--mail-user=-x is refused" \
+	"job.sh:2: invalid --mail-user \"-x\": may not begin with '-'" \
+	'#SBATCH --mail-user=-x'
 line "--export=all" 'd["export"]["mode"]' '"ALL"' '#SBATCH --export=all'
 line "--export=none" 'd["export"]["mode"]' '"NONE"' '#SBATCH --export=none'
 for m in 64gb 64Gb 64GB 64G 64g; do
@@ -342,10 +354,12 @@ for m in 32G:32768 40G:40960 142G:145408; do
 	line "--mem-per-gpu=${m%%:*}" 'd["memory"]' "{\"mib\":${m#*:},\"per\":\"gpu\"}" \
 		"#SBATCH --gpus-per-task=1 --mem-per-gpu=${m%%:*}"
 done
-line "--mem=0 is the whole node" '[d["memory"], d["warnings"]]' \
-	'[{"all":true,"per":"node"},["--mem"]]' '#SBATCH --mem=0'
-line "--exclusive --mem=0" 'd["warnings"]' '["--exclusive","--mem"]' \
+line "--mem=0 is the whole node" '[d["memory"], d["warnings"], d["spec"]["mem_whole_node"]]' \
+	'[{"all":true,"per":"node"},[],true]' '#SBATCH --mem=0'
+line "--exclusive --mem=0" '[d["warnings"], d["spec"]["exclusive"], d["spec"]["mem_whole_node"]]' '[[],true,true]' \
 	'#SBATCH --exclusive --mem=0'
+badline "--exclusive=user" 'job.sh:2: invalid exclusive "user": only whole nodes (--exclusive without a value) are supported' \
+	'#SBATCH --exclusive=user'
 badline "--mem=1.5G" 'job.sh:2: invalid memory size "1.5G"' '#SBATCH --mem=1.5G'
 badline "--mem=MEM" 'job.sh:2: invalid memory size "MEM"' '#SBATCH --mem=MEM'
 badline "--mem and --mem-per-cpu" \
@@ -425,15 +439,19 @@ line "-N 2-4" 'd["nodes"]' '{"max":4,"min":2}' '#SBATCH --nodes=2-4'
 line "-N 1-1" 'd["nodes"]' '{"max":1,"min":1}' '#SBATCH -N 1-1'
 line "--tasks-per-node" 'd["ntasks_per_node"]' 8 '#SBATCH --tasks-per-node=8'
 line "one rank per GPU" 'd["spec"]' \
-	'{"cpus_per_task":8,"gpus_per_task":1,"mem_mib_per_task":16384,"ntasks":8,"ntasks_per_node":4}' \
+	'{"cpus_per_task":8,"exclusive":false,"gpus_per_node":4,"gpus_per_task":0,"mem_mib_per_task":16384,"mem_whole_node":false,"ntasks":8,"ntasks_per_node":4}' \
 	'#SBATCH -N 2 --ntasks-per-node=4 --gres=gpu:4 --mem=64G -c 8'
 line "one launcher per node" 'd["spec"]' \
-	'{"cpus_per_task":0,"gpus_per_task":8,"mem_mib_per_task":0,"ntasks":2,"ntasks_per_node":1}' \
+	'{"cpus_per_task":0,"exclusive":false,"gpus_per_node":8,"gpus_per_task":0,"mem_mib_per_task":0,"mem_whole_node":false,"ntasks":2,"ntasks_per_node":1}' \
 	'#SBATCH -N 2 --ntasks-per-node=1 --gpus-per-node=8'
 # The tasks of a node share it: kaid places each node's tasks together.
 line "8 tasks of one node together" 'd["spec"]' \
-	'{"cpus_per_task":0,"gpus_per_task":1,"mem_mib_per_task":0,"ntasks":8,"ntasks_per_node":8}' \
+	'{"cpus_per_task":0,"exclusive":false,"gpus_per_node":8,"gpus_per_task":0,"mem_mib_per_task":0,"mem_whole_node":false,"ntasks":8,"ntasks_per_node":8}' \
 	'#SBATCH -N 1 --ntasks-per-node=8 --gres=gpu:8'
+# Slurm: --gres is per node; -n 2 --gres=gpu:1 is one node, one GPU.
+line "-n 2 --gres=gpu:1: one node with one GPU" 'd["spec"]' \
+	'{"cpus_per_task":0,"exclusive":false,"gpus_per_node":1,"gpus_per_task":0,"mem_mib_per_task":0,"mem_whole_node":false,"ntasks":2,"ntasks_per_node":2}' \
+	'#SBATCH -n 2 --gres=gpu:1'
 line "-N 2 -n 4: two on each node" 'd["spec"]["ntasks_per_node"]' 2 \
 	'#SBATCH -N 2 -n 4'
 line "-n 2 without -N: anywhere" 'd["spec"]["ntasks_per_node"]' 0 \
@@ -603,6 +621,11 @@ done <<'EOF'
 --exclude=e0[1-2];null;";e0[1-2]"
 -w a[1-2] -x a2;null;"a[1-2];a2"
 EOF
+line "-w alone: a node per name, a task on each, as sbatch" \
+	'[d["nodes"], d["spec"]["ntasks"], d["spec"]["ntasks_per_node"]]' \
+	'[{"max":3,"min":3},3,1]' '#SBATCH -w a[1-3]'
+line "-w with -n keeps -n" '[d["nodes"], d["spec"]["ntasks"]]' '[null,1]' \
+	'#SBATCH -w a[1-3] -n 1'
 badline "-C with a count" \
 	'job.sh:2: invalid constraint "a100*2": feature counts (NAME*N) are not supported' \
 	'#SBATCH -C a100*2'
@@ -610,16 +633,17 @@ badline "-C unbalanced" 'job.sh:2: invalid constraint "[a|b": a "[" is not close
 	'#SBATCH -C [a|b'
 badline "-w a bad host list" 'job.sh:2: invalid host list "n[1-": unclosed "["' \
 	'#SBATCH -w n[1-'
+script plain-c.sh '#SBATCH -J c'
+bad "-C longer than kaid takes" 'invalid constraint: longer than 1024 bytes' \
+	-C "$(printf 'a100|%.0s' $(seq 1 300))a100" plain-c.sh
+bad "-w and -x longer than kaid takes" \
+	'invalid node lists: --nodelist and --exclude together are longer than 8192 bytes' \
+	-n 1 -w "$(printf 'n%d,' $(seq 1 2000))n" plain-c.sh
 
 # Everything else seen: accepted, one warning each, dropped
 while IFS=';' read -r opt label; do
 	line "$opt" 'd["warnings"]' "[\"$label\"]" "#SBATCH $opt"
 done <<'EOF'
---mail-type=END,FAIL;--mail-type
---mail-type=TIME_LIMIT_80;--mail-type
---mail-user=a@b.c;--mail-user
---exclusive;--exclusive
---exclusive=user;--exclusive
 --hint=nomultithread;--hint
 --reservation=course;--reservation
 --licenses=matlab:1;--licenses
@@ -768,8 +792,11 @@ is "the SBATCH_* variables ksubmit reads" \
 out=$(SBATCH_TIMELIMIT=abc "$ksubmit" --parse-only --json plain.sh 2>/dev/null)
 is "a bad variable names itself" "$(get 'd["error"]')" \
 	'"SBATCH_TIMELIMIT: invalid time limit \"abc\""'
-out=$(SBATCH_CONSTRAINT=a100 "$ksubmit" --parse-only --json plain.sh 2>&1)
+out=$(SBATCH_HINT=nomultithread "$ksubmit" --parse-only --json plain.sh 2>&1)
 is "variables of dropped options are not read" "$(get 'd["warnings"]')" '[]'
+out=$(SBATCH_CONSTRAINT='[a100|h100]' "$ksubmit" --parse-only --json plain.sh 2>&1)
+is "SBATCH_CONSTRAINT is -C" "$(get '[d["warnings"], d["sched"]["features"]]')" \
+	'[[],"[a100|h100]"]'
 
 # ---------------------------------------------------------------------
 # A real submission refuses what kaid cannot honour yet, before sending
@@ -797,13 +824,13 @@ refuse "--begin" --begin --begin=now+1hour plain.sh
 refuse "--input" --input -i in.txt plain.sh
 
 # ... and only then warns, and tries kaid (exit 3 here: nothing listens)
-script warn.sh '#SBATCH --mail-type=END --hint=nomultithread --gres=gpu:v100:1 --no-requeue'
+script warn.sh '#SBATCH --licenses=matlab:1 --hint=nomultithread --gres=gpu:v100:1 --no-requeue'
 "$ksubmit" warn.sh >"$dir/out" 2>"$dir/err" </dev/null
 is "dropped options: submission goes on" "$?" 3
 is "dropped options: one warning each (a GPU type is kaid's to match)" \
 	"$(head -n 2 "$dir/err")" \
 	'ksubmit: warning: option "--hint" is ignored: Kubernetes lays out tasks inside a node
-ksubmit: warning: option "--mail-type" is ignored: kaibatch sends no mail'
+ksubmit: warning: option "--licenses" is ignored: kaibatch has no licenses'
 "$ksubmit" -Q warn.sh >"$dir/out" 2>"$dir/err" </dev/null
 like "-Q: no warnings" "$(cat "$dir/err")" '^ksubmit: error: cannot connect to kaid'
 

@@ -410,6 +410,7 @@ test_states(void)
 	    {KAI_JOB_PREEMPTED, "PREEMPTED", "PR", true},
 	    {KAI_JOB_NODE_FAIL, "NODE_FAIL", "NF", true},
 	    {KAI_JOB_OUT_OF_MEMORY, "OUT_OF_MEMORY", "OOM", true},
+	    {KAI_JOB_REQUEUED, "REQUEUED", "RQ", true},
 	};
 	enum kai_job_state s;
 	size_t i;
@@ -444,6 +445,8 @@ test_states(void)
 	    "PD -> CF");
 	ok(kai_jobstate_can_move(KAI_JOB_PENDING, KAI_JOB_CANCELLED),
 	    "PD -> CA");
+	ok(!kai_jobstate_can_move(KAI_JOB_RUNNING, KAI_JOB_REQUEUED),
+	    "no job moves to REQUEUED (kacct -D's earlier runs only)");
 	ok(!kai_jobstate_can_move(KAI_JOB_PENDING, KAI_JOB_RUNNING),
 	    "PD -/-> R (must be placed first)");
 	ok(!kai_jobstate_can_move(KAI_JOB_PENDING, KAI_JOB_COMPLETED),
@@ -474,7 +477,7 @@ test_states(void)
 		    KAI_JOB_STATE_BIT(KAI_JOB_CONFIGURING) |
 		    KAI_JOB_STATE_BIT(KAI_JOB_RUNNING)),
 	    "active mask");
-	is_int(KAI_JOB_STATES_ALL, 0x3ff, "all-states mask");
+	is_int(KAI_JOB_STATES_ALL, 0x7ff, "all-states mask");
 }
 
 /* A valid spec with one scheduling field set by the caller. */
@@ -557,6 +560,41 @@ test_sched(void)
 }
 
 /* Output paths are bounded once expanded (issue 15, finding 4). */
+/* --gres=gpu:N per node, spread over the tasks of each node group. */
+static void
+test_gpus(void)
+{
+	struct kai_jobspec js;
+	struct kai_err err;
+
+	is_int(kai_job_task_gpus(1, 1, 2, 0), 1, "1 GPU, 2 tasks: task 0 has it");
+	is_int(kai_job_task_gpus(0, 1, 2, 1), 0, "and task 1 none");
+	is_int(kai_job_task_gpus(0, 8, 8, 7), 1, "8 over 8: one each");
+	is_int(kai_job_task_gpus(0, 3, 2, 2), 2, "3 over 2: the first has 2");
+	is_int(kai_job_task_gpus(0, 3, 2, 3), 1, "and the second 1");
+	is_int(kai_job_task_gpus(2, 0, 4, 3), 2, "no per-node count: per task");
+	is_int((int64_t)kai_job_gpus(0, 1, 2, 2), 1, "the job has 1");
+	is_int((int64_t)kai_job_gpus(0, 4, 4, 8), 8, "2 nodes of 4: 8");
+	is_int((int64_t)kai_job_gpus(2, 0, 0, 3), 6, "per task: 3 x 2");
+	is_int((int64_t)kai_job_gpus(2, 0, 0, 0), 2, "0 tasks count as 1");
+	is_int(kai_job_node_gpus(0, 4, 4), 4, "a node's GPUs");
+	is_int(kai_job_node_gpus(2, 0, 4), 8, "per task, 4 tasks a node");
+	is_int(kai_job_node_gpus(2, 0, 0), 2, "no groups: one task");
+
+	memset(&js, 0, sizeof(js));
+	js.ntasks = 2;
+	js.gpus_per_node = 1;
+	is_int(kai_jobspec_check_sched(&js, &err), KAI_EINVAL,
+	    "GPUs per node without node groups refused");
+	is_str(err.msg, "invalid gpus-per-node 1: it needs node groups "
+	    "(ntasks-per-node) and no GPUs per task", "message");
+	js.ntasks_per_node = 2;
+	is_int(kai_jobspec_check_sched(&js, &err), 0, "with groups accepted");
+	js.gpus_per_task = 1;
+	is_int(kai_jobspec_check_sched(&js, &err), KAI_EINVAL,
+	    "and with GPUs per task refused");
+}
+
 static void
 test_check_output(void)
 {
@@ -613,5 +651,6 @@ main(void)
 	test_validate();
 	test_fini();
 	test_states();
+	test_gpus();
 	return done_testing();
 }

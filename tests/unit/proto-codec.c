@@ -612,10 +612,12 @@ test_submit_limits(void)
 	 * u32, a u64 and two NULL strings, 36 bytes in all; then --signal,
 	 * --open-mode and the umask: two u32, a bool and two u32, 17 bytes;
 	 * then the workload, the QoS and the GPU type, NULL strings, 4
-	 * bytes each; then ntasks_per_node, a u32; the eight holes of
-	 * fields of branches not merged yet, a byte each; then the
+	 * bytes each; then ntasks_per_node, a u32; the four holes 34-37
+	 * of fields of branches not merged yet, a byte each; gpus_per_node
+	 * and whole_node, a u32 each; then the mail type and user, the
 	 * features and node_req, NULL strings */
-	b.data[b.len - 1 - 36 - 17 - 4 - 4 - 4 - 4 - 8 - 4 - 4] = 2;
+	b.data[b.len - 1 - 36 - 17 - 4 - 4 - 4 - 4 - 4 - 4 - 4 - 4 - 4 - 4 -
+	    4] = 2;
 	is_int(kai_msg_submit_decode(b.data, b.len, &got, &err), KAI_EPROTO,
 	    "bool other than 0/1 refused");
 	is_str(err.msg, "invalid value 2 for field \"hold\": must be 0 or 1",
@@ -1086,10 +1088,11 @@ test_jobs_edges(void)
 	first = 0;
 	is_int(kai_msg_jobs_encode(&b, &nul, 1, &first, KAI_PROTO_BODY_MAX), 0,
 	    "an all-NULL job encodes");
-	/* 186, then eight holes (a byte each), the features and node_req
-	 * (NULL strings, 4 bytes each) */
-	is_int((int64_t)b.len, 4 + 4 + 202,
-	    "smallest record is its length and 202 bytes");
+	/* 186, then four holes (a byte each), gpus_per_node and
+	 * whole_node (a u32 each), the mail type and user, the features
+	 * and node_req (NULL strings, 4 bytes each) */
+	is_int((int64_t)b.len, 4 + 4 + 214,
+	    "smallest record is its length and 214 bytes");
 	is_int(kai_msg_jobs_decode(b.data, b.len, &got, &n, &err), 0,
 	    "and decodes");
 	ok(n == 1 && job_eq(&nul, &got[0]), "NULL strings stay NULL");

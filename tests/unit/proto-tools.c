@@ -200,27 +200,38 @@ test_control(void)
 static void
 test_update(void)
 {
-	struct kai_job_update u = {42, KAI_JOB_UPD_ALL, 7200, NULL}, v;
+	struct kai_job_update u = {42, KAI_JOB_UPD_ALL, 7200, NULL, NULL, NULL},
+			      v;
 	struct kai_err err;
 	struct kai_buf b;
 
 	u.partition = kai_xstrdup("gpu");
+	u.mail_type = kai_xstrdup("END,FAIL");
+	u.mail_user = kai_xstrdup("a@b.c");
 	kai_buf_init(&b, BIG);
 	ok(kai_msg_job_update_encode(&b, &u) == 0, "update encode");
 	ok(kai_msg_job_update_decode(b.data, b.len, &v, &err) == 0 &&
 		v.id == 42 && v.set == KAI_JOB_UPD_ALL &&
-		v.time_limit_s == 7200 && strcmp(v.partition, "gpu") == 0,
+		v.time_limit_s == 7200 && strcmp(v.partition, "gpu") == 0 &&
+		strcmp(v.mail_type, "END,FAIL") == 0 &&
+		strcmp(v.mail_user, "a@b.c") == 0,
 	    "update round trip");
 	kai_job_update_fini(&v);
 	check_prefixes("update", &b, dec_update);
 	kai_buf_reset(&b);
-	u.set = KAI_JOB_UPD_TIME_LIMIT; /* partition given without its bit */
+	u.set = KAI_JOB_UPD_TIME_LIMIT | KAI_JOB_UPD_MAIL_TYPE |
+	    KAI_JOB_UPD_MAIL_USER; /* partition given without its bit */
 	ok(kai_msg_job_update_encode(&b, &u) == KAI_EINVAL && b.len == 0,
 	    "a partition without its bit is refused");
-	u.set = 0x4 | KAI_JOB_UPD_PARTITION;
+	u.set = KAI_JOB_UPD_PARTITION | KAI_JOB_UPD_MAIL_USER;
+	ok(kai_msg_job_update_encode(&b, &u) == KAI_EINVAL && b.len == 0,
+	    "a mail type without its bit is refused");
+	u.set = 0x10 | KAI_JOB_UPD_ALL;
 	ok(kai_msg_job_update_encode(&b, &u) == KAI_EINVAL, "unknown bit");
-	ok(kai_codec_put_u64(&b, 1) == 0 && kai_codec_put_u32(&b, 0x5) == 0 &&
+	ok(kai_codec_put_u64(&b, 1) == 0 && kai_codec_put_u32(&b, 0x11) == 0 &&
 		kai_codec_put_i64(&b, 60) == 0 &&
+		kai_codec_put_str(&b, NULL, 10) == 0 &&
+		kai_codec_put_str(&b, NULL, 10) == 0 &&
 		kai_codec_put_str(&b, NULL, 10) == 0,
 	    "hand-made unknown bit");
 	ok(dec_update(b.data, b.len, &err) == KAI_EPROTO &&
@@ -229,6 +240,8 @@ test_update(void)
 	kai_buf_reset(&b);
 	ok(kai_codec_put_u64(&b, 1) == 0 && kai_codec_put_u32(&b, 0x1) == 0 &&
 		kai_codec_put_i64(&b, -5) == 0 &&
+		kai_codec_put_str(&b, NULL, 10) == 0 &&
+		kai_codec_put_str(&b, NULL, 10) == 0 &&
 		kai_codec_put_str(&b, NULL, 10) == 0,
 	    "hand-made negative limit");
 	ok(dec_update(b.data, b.len, &err) == KAI_EPROTO &&

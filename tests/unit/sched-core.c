@@ -139,6 +139,14 @@ test_index_matches_scan(enum kai_sched_placement pl, const char *what)
 	free(w);
 }
 
+/* The counts, and the exclusive job while there is one. */
+static bool
+excl_equal(const struct excl_count *a, const struct excl_count *b)
+{
+	return a->tasks == b->tasks && a->excl == b->excl &&
+	    (a->excl == 0 || a->job == b->job);
+}
+
 static bool
 nodes_equal(const struct sess *a, const struct snode *saved,
     const int32_t *dalloc, size_t ndev)
@@ -152,7 +160,9 @@ nodes_equal(const struct sess *a, const struct snode *saved,
 		if (memcmp(x->alloc, y->alloc, sizeof(x->alloc)) != 0 ||
 		    memcmp(x->rel, y->rel, sizeof(x->rel)) != 0 ||
 		    x->whole_idle != y->whole_idle || x->room != y->room ||
-		    x->idle_ugpu != y->idle_ugpu || x->has_rel != y->has_rel) {
+		    x->idle_ugpu != y->idle_ugpu || x->has_rel != y->has_rel ||
+		    !excl_equal(&x->ex_act, &y->ex_act) ||
+		    !excl_equal(&x->ex_rel, &y->ex_rel)) {
 			diag("node %u differs", i);
 			return false;
 		}
@@ -171,11 +181,25 @@ test_rollback_is_exact(void)
 	size_t ndev = 0, mark, t;
 	int64_t q0[NRES];
 
+	static const struct kai_sched_snap_account accts[] = {{"a", 3},
+	    {"b", 1}};
+	int64_t slots[4] = {0};
+
 	world_init(w, KAI_SCHED_BINPACK);
 	for (t = 0; t < NN; t++)
 		ndev += w->nodes[t].gpus;
+	/* Exclusive jobs and accounts keep counts that must roll back too
+	 * (exclusive.c, acctshare.c). */
+	w->s.accounts = accts;
+	w->s.naccounts = 2;
+	for (t = 0; t < NT; t++) {
+		w->jobs[t].exclusive = t % 5 == 0;
+		w->jobs[t].account = (int32_t)(t % 3) - 1;
+	}
 	ok(kai_sched_sess_init(&S, NULL, NULL, &w->s, &r, NULL) == 0,
 	    "rollback: session");
+	ok(S.nslots >= 1 && S.nslots <= 4, "rollback: account slots");
+	memcpy(slots, S.slot_gpu, S.nslots * sizeof(*slots));
 	saved = calloc(S.nn, sizeof(*saved));
 	dalloc = calloc(ndev, sizeof(*dalloc));
 	memcpy(saved, S.nodes, S.nn * sizeof(*saved));
@@ -199,6 +223,8 @@ test_rollback_is_exact(void)
 	    "rollback: every node and device is as before");
 	ok(memcmp(q0, S.q[0].alloc, sizeof(q0)) == 0,
 	    "rollback: the queue's allocation is as before");
+	ok(memcmp(slots, S.slot_gpu, S.nslots * sizeof(*slots)) == 0,
+	    "rollback: the accounts' GPUs are as before");
 	kai_sched_sess_fini(&S);
 	kai_sched_result_fini(&r);
 	free(saved);
@@ -324,7 +350,41 @@ test_reason_names(void)
  */
 struct inv {
 	int over_dev, mixed, broken_gang, over_limit, np_evicted, over_cpu;
+	int shared_excl;
 };
+
+/* A node with an exclusive job's active task and another job's. */
+static int
+shared_exclusive(const struct world *w, const struct kai_sched_result *r)
+{
+	int32_t first[NN], bad = 0;
+	bool excl[NN];
+	size_t j, t, n;
+
+	for (n = 0; n < NN; n++) {
+		first[n] = -1;
+		excl[n] = false;
+	}
+	for (j = 0; j < NT; j++) {
+		for (t = w->jobs[j].first_task;
+		    t < w->jobs[j].first_task + w->jobs[j].ntasks; t++) {
+			const struct kai_sched_task_out *o = &r->tasks[t];
+
+			if ((o->state != KAI_SCHED_TASK_RUNNING &&
+				o->state != KAI_SCHED_TASK_PIPELINED) ||
+			    o->node < 0)
+				continue;
+			n = (size_t)o->node;
+			if (first[n] >= 0 && first[n] != (int32_t)j &&
+			    (excl[n] || w->jobs[j].exclusive))
+				bad++;
+			if (first[n] < 0)
+				first[n] = (int32_t)j;
+			excl[n] |= w->jobs[j].exclusive;
+		}
+	}
+	return bad;
+}
 
 static void
 check_world(const struct world *w, const struct kai_sched_result *r,
@@ -510,6 +570,55 @@ test_invariants(void)
 	is_int(bad.np_evicted, 0,
 	    "invariants: non-preemptible jobs are evicted "
 	    "only as stale gangs");
+	free(w);
+}
+
+/*
+ * Exclusive jobs (exclusive.c) in random worlds: after allocate,
+ * consolidation, reclaim and preempt, no node holds an exclusive job's
+ * task and another job's, and the other invariants hold.  (These worlds
+ * found consolidation moving a GPU-memory task onto a smaller GPU, which
+ * raised its queue's allocation past its limit: consolidate.c's
+ * victims_gpu().)
+ */
+static void
+test_exclusive_invariants(void)
+{
+	static const enum kai_sched_action ph[] = {KAI_SCHED_ALLOCATE,
+	    KAI_SCHED_CONSOLIDATE, KAI_SCHED_RECLAIM, KAI_SCHED_PREEMPT};
+	struct world *w = calloc(1, sizeof(*w));
+	struct kai_sched_snap_queue qs[4];
+	bool was_below[NT];
+	struct inv bad;
+	int seed, runs = 0;
+	size_t j, k;
+
+	memset(&bad, 0, sizeof(bad));
+	for (seed = 0; seed < 40; seed++) {
+		struct kai_sched_result r;
+
+		world_init(w, seed % 2 ? KAI_SCHED_BINPACK : KAI_SCHED_SPREAD);
+		world_queues_gangs(w, qs);
+		for (j = 0; j < NT; j++)
+			w->jobs[j].exclusive = rnd(6) == 0;
+		settle_world(w, was_below);
+		kai_sched_config_init(&w->s.config);
+		for (k = 0; k < KAI_NELEM(ph); k++)
+			w->s.config.phases[k] = ph[k];
+		w->s.config.nphases = KAI_NELEM(ph);
+		if (kai_sched_cycle(&w->s, &r, NULL) != 0)
+			continue;
+		runs++;
+		check_world(w, &r, was_below, &bad);
+		bad.shared_excl += shared_exclusive(w, &r);
+		kai_sched_result_fini(&r);
+	}
+	is_int(runs, 40, "exclusive: every random world is a valid snapshot");
+	is_int(bad.shared_excl, 0,
+	    "exclusive: no node holds an exclusive job and another job");
+	is_int(bad.over_dev + bad.mixed + bad.over_cpu + bad.broken_gang +
+		bad.over_limit,
+	    0, "exclusive: the other invariants hold");
 	free(w);
 }
 
@@ -935,6 +1044,7 @@ main(void)
 	/* frag: its node-state groups against its scan of every node */
 	test_index_matches_scan(KAI_SCHED_FRAG, "frag");
 	test_rollback_is_exact();
+	test_exclusive_invariants();
 	test_deterministic();
 	test_refusals();
 	test_reason_names();

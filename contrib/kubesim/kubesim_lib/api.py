@@ -60,6 +60,9 @@ ROUTES = {
     ("configmaps", None, False): {"GET": "list", "POST": "create"},
     ("configmaps", None, True): {"GET": "get", "PATCH": "patch",
                                  "DELETE": "delete"},
+    ("secrets", None, False): {"GET": "list", "POST": "create"},
+    ("secrets", None, True): {"GET": "get", "PATCH": "patch",
+                              "DELETE": "delete"},
     ("namespaces", None, False): {"GET": "list"},
     ("namespaces", None, True): {"GET": "get"},
 }
@@ -93,7 +96,7 @@ DISCOVERY = {
 
 _CREATE = {"pods": "create_pod", "nodes": "create_node",
            "events": "create_event", "services": "create_service",
-           "configmaps": "create_configmap"}
+           "configmaps": "create_configmap", "secrets": "create_secret"}
 
 
 def _no_such_path():

@@ -25,6 +25,15 @@ so the same code can later drive a real apiserver over HTTP:
     backend.delete_pod(ns, name, uid)
                                   gracePeriodSeconds=0 with a UID precondition
 
+Volumes (--volumes, kubesim's own kubelet only): a pod is a process on
+this host, which cannot see a mountPath, so configMap and secret volumes
+are written to a directory of the pod's own (the files of the object,
+owned by the pod's user, a secret's readable by it alone), and every
+argument and env value that names a path under a mountPath is rewritten
+to that directory.  Like a kubelet, the pod waits (a few seconds at
+most) for an object that does not exist yet.  Without --volumes a pod
+gets no volume at all.
+
 Threading: one worker thread owns all the state.  Watch events, process
 exits (from one waiter thread per process) and timers all arrive on one
 queue, so nothing here needs a lock, and statuses are written in order.
@@ -36,9 +45,11 @@ import os
 import pwd
 import queue
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -75,8 +86,13 @@ class PodRun:
 
 
 class Kubelet:
-    def __init__(self, backend, node_names, log_dir):
+    def __init__(self, backend, node_names, log_dir, volumes=False):
         self.backend = backend
+        # --volumes: the pods' volume directories, under one of kubesim's
+        self.volumes = tempfile.mkdtemp(prefix="kubesim-volumes.") \
+            if volumes else None
+        if self.volumes is not None:
+            os.chmod(self.volumes, 0o711)
         self.sim_nodes = set(node_names)
         self.log_dir = log_dir
         self.nodes = {}            # live simulated node name -> Node
@@ -106,6 +122,8 @@ class Kubelet:
         self._thread.join(5)
         for run in list(self._live.values()):
             self._kill(run, signal.SIGKILL)
+        if self.volumes is not None:
+            shutil.rmtree(self.volumes, ignore_errors=True)
 
     @property
     def processes(self):
@@ -328,6 +346,16 @@ class Kubelet:
                     env[var["name"]] = value
         argv = [_expand(a, env) for a in
                 (c.get("command") or []) + (c.get("args") or [])]
+        if self.volumes is not None:
+            mounts = self._mount(run, pod, identity)
+
+            def host(v):
+                for path, d in mounts:
+                    if v == path or v.startswith(path.rstrip("/") + "/"):
+                        return d + v[len(path.rstrip("/")):]
+                return v
+            argv = [host(a) for a in argv]
+            env = {k: host(v) for k, v in env.items()}
         if not argv:
             raise ValueError("kubesim: container %s has no command (and no "
                              "%s annotation)" % (c["name"], ANN_DURATION))
@@ -346,6 +374,51 @@ class Kubelet:
         threading.Thread(target=lambda: self._queue.put(
             ("exit", proc.wait(), uid)), name="wait-%d" % proc.pid,
             daemon=True).start()
+
+    def _mount(self, run, pod, identity):
+        """[(mountPath, host directory)] of the container's configMap and
+        secret volumes, written for this pod.  ValueError (the pod fails
+        to start) for an object still missing after a few seconds."""
+        vols = {v["name"]: v for v in pod["spec"].get("volumes") or []}
+        uid, gid = (identity[0], identity[1]) if identity else (-1, -1)
+        top = os.path.join(self.volumes, run.uid)
+        os.makedirs(top, mode=0o711, exist_ok=True)
+        out = []
+        for m in run.container.get("volumeMounts") or []:
+            v = vols.get(m.get("name")) or {}
+            kind = "configMap" if "configMap" in v else \
+                "secret" if "secret" in v else None
+            if kind is None:
+                continue
+            src = v[kind]
+            name = src.get("name") or src.get("secretName")
+            files = None
+            for _ in range(100):
+                files = self.backend.volume_files(run.ns, kind, name)
+                if files is not None:
+                    break
+                time.sleep(0.05)
+            if files is None:
+                raise ValueError('%s "%s" not found' % (kind, name))
+            d = os.path.join(top, m["name"])
+            os.makedirs(d, mode=0o755 if kind == "configMap" else 0o500,
+                        exist_ok=True)
+            mode = src.get("defaultMode", 0o644)
+            for item in src.get("items") or [{"key": k, "path": k}
+                                             for k in files]:
+                if item["key"] not in files:
+                    continue
+                f = os.path.join(d, item["path"])
+                os.makedirs(os.path.dirname(f), mode=0o755, exist_ok=True)
+                with open(f, "wb") as fh:
+                    fh.write(files[item["key"]])
+                os.chmod(f, item.get("mode", mode))
+                if os.geteuid() == 0:
+                    os.chown(f, uid, gid)
+            if os.geteuid() == 0:
+                os.chown(d, uid, gid)
+            out.append((m["mountPath"], d))
+        return out
 
     # -- stopping -----------------------------------------------------------------
 

@@ -8,6 +8,8 @@ remote.py implements the same three calls over HTTPS for a real
 apiserver (kubesim --kubelet-only).
 """
 
+import base64
+
 from .objects import ApiError
 
 
@@ -36,6 +38,29 @@ class LocalBackend:
             if e.code == 404:
                 return None
             raise
+
+    def volume_files(self, ns, kind, name):
+        """{file name: bytes} of ConfigMap or Secret NAME (kind "configMap"
+        or "secret"), or None when it does not exist (yet)."""
+        try:
+            obj = self.registry.get(
+                "configmaps" if kind == "configMap" else "secrets", ns, name)
+        except ApiError as e:
+            if e.code == 404:
+                return None
+            raise
+        if obj is None:
+            return None
+        files = {}
+        if kind == "configMap":
+            for k, v in (obj.get("data") or {}).items():
+                files[k] = v.encode()
+            for k, v in (obj.get("binaryData") or {}).items():
+                files[k] = base64.b64decode(v)
+        else:
+            for k, v in (obj.get("data") or {}).items():
+                files[k] = base64.b64decode(v)
+        return files
 
     def delete_pod(self, ns, name, uid):
         """Finish a deletion: gracePeriodSeconds=0 with a UID precondition,

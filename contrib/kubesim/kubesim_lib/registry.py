@@ -14,6 +14,8 @@ Objects in the store are immutable (see store.py): updates build new dicts
 and share the untouched subtrees.
 """
 
+import base64
+import binascii
 import itertools
 import random
 import re
@@ -68,6 +70,8 @@ RESOURCES = {r.name: r for r in (
              ("metadata.name", "metadata.namespace")),
     Resource("configmaps", "ConfigMap", True,
              ("metadata.name", "metadata.namespace")),
+    Resource("secrets", "Secret", True,
+             ("metadata.name", "metadata.namespace", "type")),
     Resource("namespaces", "Namespace", False,
              ("metadata.name", "status.phase")),
 )}
@@ -522,6 +526,28 @@ class Registry:
         self._prepare_new(res, cm, ns)
         with self.store.lock:
             return self._insert(res, cm)
+
+    def create_secret(self, ns, body):
+        res = RESOURCES["secrets"]
+        sec = self.decode(body, "Secret")
+        errs = self.name_errors(sec["metadata"])
+        data = sec.get("data") or {}
+        if not isinstance(data, dict) or not all(
+                isinstance(v, str) for v in data.values()):
+            errs.append(("data", "FieldValueInvalid",
+                         "Invalid value: a map of strings"))
+        else:
+            for k, v in data.items():
+                try:
+                    base64.b64decode(v, validate=True)
+                except (ValueError, binascii.Error):
+                    errs.append(("data[%s]" % k, "FieldValueInvalid",
+                                 "Invalid value: illegal base64 data"))
+        self.validate("Secret", sec, errs)
+        self._prepare_new(res, sec, ns)
+        sec.setdefault("type", "Opaque")
+        with self.store.lock:
+            return self._insert(res, sec)
 
     def create_service(self, ns, body):
         res = RESOURCES["services"]
