@@ -611,6 +611,10 @@ on_events(uint16_t type, const void *body, size_t len, void *ctx)
 		    err.msg);
 		return CLIENT_EXIT_CONNECT;
 	}
+	/* kaid sends only events past the cursor: one at or before it
+	 * means kaid restarted with a new log, read from its start. */
+	if (n > 0 && ev[0].seq <= a->seq)
+		a->seq = ev[0].seq - 1;
 	for (i = 0; i < n; i++) {
 		if (ev[i].seq <= a->seq)
 			continue;

@@ -449,6 +449,10 @@ rpc_step_agent(struct kaid *k, const struct rpc_req *req)
 		sj->batch = true;
 		steps_record_batch(k, sj, false, KAI_JOB_RUNNING, 0);
 	}
+	/* Past the log's end: kaid restarted and lost it (steps live in
+	 * memory); the agent reads the new one from its start. */
+	if (seq > sj->nevents)
+		seq = 0;
 	if (seq < sj->nevents) {
 		reply_events(k, req->conn, sj, seq);
 		return false;
