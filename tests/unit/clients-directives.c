@@ -552,7 +552,7 @@ test_warnings_refusals(void)
 	submit_opts_warnings(&o, collect, buf);
 	is_str(buf,
 	    "option \"--hint\" is ignored: Kubernetes lays out tasks inside "
-	    "a node\n"
+	    "a node\n",
 	    "one warning per ignored option (a GPU type is kaid's to match)");
 	is_int((int)submit_opts_refusals(&o, names, 8), 0, "nothing refused");
 	submit_opts_fini(&o);

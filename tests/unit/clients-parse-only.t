@@ -810,13 +810,13 @@ refuse "--begin" --begin --begin=now+1hour plain.sh
 refuse "--input" --input -i in.txt plain.sh
 
 # ... and only then warns, and tries kaid (exit 3 here: nothing listens)
-script warn.sh '#SBATCH --exclusive --hint=nomultithread --gres=gpu:v100:1 --no-requeue'
+script warn.sh '#SBATCH --licenses=matlab:1 --hint=nomultithread --gres=gpu:v100:1 --no-requeue'
 "$ksubmit" warn.sh >"$dir/out" 2>"$dir/err" </dev/null
 is "dropped options: submission goes on" "$?" 3
 is "dropped options: one warning each (a GPU type is kaid's to match)" \
 	"$(head -n 2 "$dir/err")" \
-	'ksubmit: warning: option "--exclusive" is ignored: pods share nodes by the resources they request
-ksubmit: warning: option "--hint" is ignored: Kubernetes lays out tasks inside a node'
+	'ksubmit: warning: option "--hint" is ignored: Kubernetes lays out tasks inside a node
+ksubmit: warning: option "--licenses" is ignored: kaibatch has no licenses'
 "$ksubmit" -Q warn.sh >"$dir/out" 2>"$dir/err" </dev/null
 like "-Q: no warnings" "$(cat "$dir/err")" '^ksubmit: error: cannot connect to kaid'
 

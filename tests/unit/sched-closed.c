@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
  * sched-closed: closed leaf queues (closed.c) over random busy worlds
- * and random arrivals.
+ * and random arrivals (users, accounts, GPU types, exclusive jobs).
  *
  *  1. The verdict is never wrong: no job of a closed leaf can have its
  *     next step placed on the session as the cycle opened it (tried
@@ -44,6 +44,7 @@ struct world {
 	char names[NN][16];
 	struct kai_sched_snap_queue qs[NQ];
 	struct kai_sched_snap_user users[4];
+	struct kai_sched_snap_account accts[2];
 	struct kai_sched_snap_job jobs[NJ];
 	struct kai_sched_snap_task tasks[NT];
 	char jnames[NJ][16];
@@ -89,6 +90,14 @@ add_job(struct world *w, uint32_t leaf, uint32_t big)
 	J->preemptible = rnd(3) != 0;
 	J->created = (int64_t)i;
 	J->time_limit_s = rnd(4) == 0 ? -1 : INT64_C(600) * (1 + rnd(10));
+	/* The rules that narrow a job's nodes, on arrivals (the first
+	 * wave must fill the cluster): a closed verdict must stay right
+	 * under them (it reads the idle capacity only). */
+	J->account = (int32_t)rnd(3) - 1; /* -1: none */
+	if (i >= NJ * 2 / 3) {
+		J->exclusive = rnd(8) == 0;
+		J->gpu_type = rnd(4) == 0 ? (rnd(2) ? "A" : "B") : NULL;
+	}
 	J->first_task = w->s.ntasks;
 	J->ntasks = n;
 	J->min_tasks = n > 1 && rnd(2) ? 1 : 0;
@@ -115,6 +124,7 @@ world_init(struct world *w, uint32_t seed)
 		w->nodes[i].cpu_millis = 16000 + INT64_C(1000) * rnd(24);
 		w->nodes[i].memory_mib = -1;
 		w->nodes[i].unschedulable = rnd(25) == 0;
+		w->nodes[i].gpu_type = i % 3 == 0 ? "B" : "A";
 	}
 	for (i = 0; i < NQ; i++) {
 		kai_sched_queue_init(&w->qs[i]);
@@ -140,6 +150,12 @@ world_init(struct world *w, uint32_t seed)
 	}
 	w->s.users = w->users;
 	w->s.nusers = 4;
+	w->accts[0].name = "acct0";
+	w->accts[0].weight = 1;
+	w->accts[1].name = "acct1";
+	w->accts[1].weight = 3;
+	w->s.accounts = w->accts;
+	w->s.naccounts = 2;
 	w->s.nodes = w->nodes;
 	w->s.nnodes = NN;
 	w->s.queues = w->qs;
@@ -265,6 +281,7 @@ shuffled(const struct world *w, uint32_t closed, struct world *o)
 	o->s.nodes = o->nodes;
 	o->s.queues = o->qs;
 	o->s.users = o->users;
+	o->s.accounts = o->accts;
 	for (j = 0; j < w->s.njobs; j++) {
 		if (!(closed & (1u << w->jobs[j].queue)))
 			continue;
