@@ -611,13 +611,10 @@ on_events(uint16_t type, const void *body, size_t len, void *ctx)
 		    err.msg);
 		return CLIENT_EXIT_CONNECT;
 	}
-	/* kaid sends only events past the cursor: one at or before it
-	 * means kaid restarted with a new log, read from its start. */
-	if (n > 0 && ev[0].seq <= a->seq)
-		a->seq = ev[0].seq - 1;
+	/* kaid sends only what this agent has not seen: the events past
+	 * its cursor, or a new log from its start after kaid restarted
+	 * (its events are numbered in a new epoch). */
 	for (i = 0; i < n; i++) {
-		if (ev[i].seq <= a->seq)
-			continue;
 		a->seq = ev[i].seq;
 		switch (ev[i].kind) {
 		case KAI_STEP_EV_RUN:

@@ -299,6 +299,7 @@ kaid_stop
 kaid_start || bail_out "kaid did not start again"
 touch "$W/go"
 ok "after kaid's restart the job completes" wait_state "$zid" COMPLETED 600
+diag "$(cat "$sout"; grep -v 'GET\|watch' "$T/kaid.log" | tail -n 25)"
 is "... and its second srun ran on both pods" \
     "$(grep -c '^[01]: after [01]' "$sout")" 2
 is "... and exited 0" "$(grep '^second srun' "$sout")" "second srun: 0"
