@@ -498,6 +498,13 @@ int
 client_request(const char *prog, uint16_t type, const void *body, size_t len,
     client_reply_fn *fn, void *ctx)
 {
+	return client_request_open(prog, type, body, len, fn, ctx, NULL);
+}
+
+int
+client_request_open(const char *prog, uint16_t type, const void *body,
+    size_t len, client_reply_fn *fn, void *ctx, int *keep)
+{
 	struct client_target t;
 	struct kai_buf frame;
 	struct kai_err err;
@@ -525,6 +532,10 @@ client_request(const char *prog, uint16_t type, const void *body, size_t len,
 		    t.controller, err.msg);
 	} else {
 		rc = read_replies(prog, t.controller, fd, type, fn, ctx);
+	}
+	if (keep != NULL && rc == CLIENT_EXIT_OK) {
+		*keep = fd;
+		fd = -1;
 	}
 	if (fd != -1)
 		(void)close(fd);

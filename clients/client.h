@@ -66,6 +66,13 @@ client_reply_fn(uint16_t type, const void *body, size_t len, void *ctx);
  */
 int client_request(const char *prog, uint16_t type, const void *body,
     size_t len, client_reply_fn *fn, void *ctx);
+/*
+ * The same, keeping the connection: when the reply was handled, *keep
+ * is the socket, which carries what the request opened (an interactive
+ * session, client_pty.h); the caller closes it.
+ */
+int client_request_open(const char *prog, uint16_t type, const void *body,
+    size_t len, client_reply_fn *fn, void *ctx, int *keep);
 
 /*
  * The pieces client_request() is made of, for kai-rawreq and for clients

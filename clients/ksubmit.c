@@ -294,6 +294,8 @@ apply_options(struct submit_opts *o, const struct script *s, int first,
 		r = read_node_file(&o->nodelist, "--nodelist", err);
 	if (r == 0)
 		r = read_node_file(&o->exclude, "--exclude", err);
+	if (r == 0)
+		submit_opts_nodelist_nodes(o);
 	return r;
 }
 

@@ -44,7 +44,8 @@ TESTS += tests/unit/clients-directives
 # credential, frame, replies.  Links: proto, auth (libmunge), conf
 # (libyaml), model, base.
 noinst_LIBRARIES += clients/libkaiclient.a
-clients_libkaiclient_a_SOURCES = clients/client.c clients/client.h
+clients_libkaiclient_a_SOURCES = clients/client.c clients/client.h \
+	clients/client_pty.c clients/client_pty.h
 clients_libkaiclient_a_CFLAGS = $(AM_CFLAGS) $(YAML_CFLAGS)
 
 # The auth backend, chosen at link time (client.h client_cred_new()):
@@ -73,6 +74,21 @@ CLIENT_CPPFLAGS = $(AM_CPPFLAGS) $(JSONC_CFLAGS)
 
 bin_PROGRAMS += clients/ksubmit clients/kqueue clients/kcancel clients/kacct
 bin_PROGRAMS += clients/kinfo clients/klog
+# Interactive sessions (ksrun(1)): ksrun and ksalloc are one program
+# under two names, ksattach joins a running one.
+bin_PROGRAMS += clients/ksrun clients/ksalloc clients/ksattach
+KSRUN_SOURCES = clients/ksrun.c clients/pty_term.c clients/pty_term.h
+clients_ksrun_SOURCES = $(KSRUN_SOURCES)
+clients_ksrun_CPPFLAGS = $(CLIENT_CPPFLAGS)
+clients_ksrun_LDADD = $(CLIENT_LIBS)
+clients_ksalloc_SOURCES = $(KSRUN_SOURCES)
+clients_ksalloc_CPPFLAGS = $(CLIENT_CPPFLAGS)
+clients_ksalloc_LDADD = $(CLIENT_LIBS)
+clients_ksattach_SOURCES = clients/ksattach.c clients/pty_term.c \
+	clients/pty_term.h
+clients_ksattach_CPPFLAGS = $(CLIENT_CPPFLAGS)
+clients_ksattach_LDADD = $(CLIENT_LIBS)
+dist_man_MANS += doc/man/ksrun.1 doc/man/ksalloc.1 doc/man/ksattach.1
 clients_klog_SOURCES = clients/klog.c
 clients_klog_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_klog_LDADD = $(CLIENT_LIBS)

@@ -412,8 +412,9 @@ set_value(struct submit_opts *o, int key, const char *arg, const char *cwd,
 		return set_open_mode(o, arg, err);
 	case K_EXCLUSIVE:
 		/* Slurm's =user, =mcs and =topo share nodes among some jobs;
-		 * kaid knows whole nodes only. */
-		if (arg != NULL)
+		 * kaid knows whole nodes only.  SBATCH_EXCLUSIVE="" is the
+		 * plain option. */
+		if (arg != NULL && arg[0] != '\0')
 			return kai_err_set(err, KAI_EINVAL,
 			    "invalid exclusive \"%s\": only whole nodes "
 			    "(--exclusive without a value) are supported",
@@ -638,6 +639,7 @@ static const struct {
     {"SBATCH_ARRAY_INX", 'a'},
     {"SBATCH_CONSTRAINT", 'C'},
     {"SBATCH_CPUS_PER_GPU", K_CPUS_PER_GPU},
+    {"SBATCH_EXCLUSIVE", K_EXCLUSIVE},
     {"SBATCH_EXPORT", K_EXPORT},
     {"SBATCH_GPUS", 'G'},
     {"SBATCH_GPUS_PER_NODE", K_GPUS_PER_NODE},

@@ -227,6 +227,12 @@ int
 submit_opts_finish(struct submit_opts *o, struct kai_err *err) KAI_MUST_CHECK;
 
 /*
+ * -w without -N, -n or --ntasks-per-node: as many nodes as listed names,
+ * as sbatch gives them (call once -w holds names, a file's read).
+ */
+void submit_opts_nodelist_nodes(struct submit_opts *o);
+
+/*
  * The options that kaid cannot honour yet, as "--array" labels, in table
  * order; at most max of them into names.  Returns how many there are.
  */

@@ -26,6 +26,7 @@
 #include <strings.h>
 
 #include "base/xmalloc.h"
+#include "model/hostlist.h"
 #include "model/nodelists.h"
 #include "submit_opts.h"
 
@@ -57,6 +58,29 @@ task_shape(const struct submit_opts *o, int64_t *ntasks, int64_t *per_node)
 		*per_node = *ntasks;
 	if (*per_node < 1)
 		*per_node = 1;
+}
+
+/*
+ * sbatch -w gives the job every listed node: without -N, -n or
+ * --ntasks-per-node the job has as many nodes as names, a task on each
+ * (Slurm's node count is raised to the list's).  kaibatch keeps a job's
+ * tasks on the listed nodes, so one task per node and as many as names
+ * give the job each of them.
+ */
+void
+submit_opts_nodelist_nodes(struct submit_opts *o)
+{
+	struct kai_err err;
+	char **names;
+	size_t n;
+
+	if (o->nodelist == NULL || o->nodes_min != SUBMIT_UNSET ||
+	    o->ntasks != SUBMIT_UNSET || o->ntasks_per_node != SUBMIT_UNSET ||
+	    kai_hostlist_expand(o->nodelist, &names, &n, &err) != 0)
+		return;
+	kai_hostlist_free(names, n);
+	if (n > 1)
+		o->nodes_min = o->nodes_max = (int64_t)n;
 }
 
 int

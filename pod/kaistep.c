@@ -33,6 +33,7 @@ static const struct {
 	{"srun", kaistep_srun},
 	{"step-agent", kaistep_agent},
 	{"step-end", kaistep_step_end},
+	{"pty-serve", kaistep_ptyserve},
 };
 
 static step_main_fn *

@@ -17,5 +17,7 @@ int kaistep_kctl(int argc, char **argv);
 int kaistep_srun(int argc, char **argv);
 int kaistep_agent(int argc, char **argv);
 int kaistep_step_end(int argc, char **argv);
+/* ptyserve.c: the pod's end of an interactive session (ksrun(1)) */
+int kaistep_ptyserve(int argc, char **argv);
 
 #endif /* KAI_POD_KAISTEP_H */

@@ -88,12 +88,15 @@ INTEGRATION_TESTS = \
 	tests/integration/t6510-node-jobcred.t \
 	tests/integration/t6600-steps.t \
 	tests/integration/t6610-node-steps.t \
+	tests/integration/t6700-ksrun.t \
+	tests/integration/t6710-node-ksrun.t \
 	tests/integration/t6900-constraint.t
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/lib/hostlist-cases.txt \
 	tests/lib/stack.sh \
 	tests/tools/kai-attack.py \
+	tests/tools/pty-drive.py \
 	tests/lib/tap.sh \
 	tests/lib/webhook.sh
 
@@ -103,7 +106,8 @@ EXTRA_DIST += tests/bench/bench-kaid.sh tests/bench/bench-tools.sh \
 	tests/bench/bench-dispatch.sh tests/bench/bench-native.sh \
 	tests/bench/bench-node.sh tests/bench/benchlib.sh \
 	tests/bench/bench-node.py tests/bench/bench-webhook.sh \
-	tests/bench/bench-steps.sh
+	tests/bench/bench-steps.sh \
+	tests/bench/bench-pty.sh
 
 # `make check-unit`: the tests that need no stack (unit, scheduler and
 # pod tests and the fuzz corpora: tests/unit, tests/sched, tests/pod,

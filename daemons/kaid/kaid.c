@@ -218,6 +218,7 @@ kaid_fini(struct kaid *k)
 	httpd_close(k);
 	webhook_close(k);
 	server_free(k);
+	ptyrelay_free(k);
 	kai_kube_free(k->kube);
 	kaiqueues_free(k);
 	native_owner_fini(k);	/* after the reads it waited for went */

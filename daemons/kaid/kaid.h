@@ -137,6 +137,8 @@ struct kaid {
 	struct kai_map qstatus;	  /* kaiqueue_status.c: a Queue's name ->
 				     what its status says */
 	unsigned status_inflight; /* status writes of both under way */
+	struct ptyrelay *ptyrelay; /* ptyrelay.c: interactive sessions;
+				     NULL until used */
 };
 
 /* kaid.c */
@@ -219,6 +221,18 @@ void server_flush(struct kaid *k, struct conn *conn);
 typedef bool server_produce_fn(struct kaid *k, struct conn *conn, void *ctx);
 #define SERVER_STREAM_LOW (256 * 1024)
 bool server_stream(struct kaid *k, struct conn *conn, server_produce_fn *fn,
+    void (*free_fn)(void *ctx), void *ctx);
+/*
+ * Hands conn's socket over to another owner once the current request is
+ * done (an interactive session, ptyrelay.c): server.c stops watching it,
+ * forgets the connection without closing the socket and calls fn with
+ * the descriptor and the bytes read past the request (borrowed for the
+ * call).  free_fn releases ctx if the connection closes first.  Returns
+ * true: the handler's request is deferred until then.
+ */
+typedef void server_adopt_fn(struct kaid *k, int fd, const void *ahead,
+    size_t nahead, uint16_t version, void *ctx);
+bool server_handoff(struct kaid *k, struct conn *conn, server_adopt_fn *fn,
     void (*free_fn)(void *ctx), void *ctx);
 
 /* httpd.c: GET /healthz, /readyz, /metrics (doc/metrics.md). */
@@ -315,6 +329,14 @@ bool rpc_query(struct kaid *k, const struct rpc_req *req);
  */
 enum kai_db_scope query_scope(struct kaid *k, uint32_t uid,
     const struct kai_query *q);
+
+/* ptyrelay.c: interactive sessions (ksrun, ksalloc, ksattach) */
+bool rpc_pty_attach(struct kaid *k, const struct rpc_req *req);
+bool rpc_pty_serve(struct kaid *k, const struct rpc_req *req);
+/* Sessions open now (metrics, tests). */
+size_t ptyrelay_count(const struct kaid *k);
+/* Closes every session's sockets and frees the state. */
+void ptyrelay_free(struct kaid *k);
 
 /* rpc_cancel.c */
 bool rpc_cancel(struct kaid *k, const struct rpc_req *req);

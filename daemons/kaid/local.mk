@@ -36,6 +36,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/podspec.c \
 	daemons/kaid/nodefeat.c \
 	daemons/kaid/pools.c \
+	daemons/kaid/ptyrelay.c \
 	daemons/kaid/queues.c \
 	daemons/kaid/queues.h \
 	daemons/kaid/reads.c \

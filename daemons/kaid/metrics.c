@@ -177,6 +177,9 @@ render_process(const struct kaid *k, struct kai_prom *w)
 	single(w, "kaibatch_client_connections", "gauge",
 	    "Client connections open on the client port.",
 	    (double)server_nconns(k));
+	single(w, "kaibatch_pty_sessions", "gauge",
+	    "Interactive sessions (ksrun, ksalloc, ksattach) open.",
+	    (double)ptyrelay_count(k));
 }
 
 static const enum kai_job_state active_states[] = {

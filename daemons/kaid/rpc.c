@@ -64,6 +64,8 @@ static const struct rpc_entry {
 	{KAI_MSG_STEP_LIST, "step-list", rpc_step_list, RPC_JOB},
 	{KAI_MSG_STEP_SIGNAL, "signal", rpc_step_signal,
 	    RPC_MUTATES | RPC_JOB},
+	{KAI_MSG_PTY_ATTACH, "pty-attach", rpc_pty_attach, 0},
+	{KAI_MSG_PTY_SERVE, "pty-serve", rpc_pty_serve, RPC_JOB},
 };
 
 bool

@@ -50,12 +50,16 @@ server_conn_close(struct kaid *k, struct conn *c)
 	log_forget_conn(k, c);
 	reads_forget_conn(k, c);
 	steps_forget_conn(k, c);
-	kai_loop_fd_del(k->loop, c->fd);
-	(void)close(c->fd);
+	if (c->fd >= 0) {
+		kai_loop_fd_del(k->loop, c->fd);
+		(void)close(c->fd);
+	}
 	kai_buf_fini(&c->in);
 	kai_buf_fini(&c->out);
 	if (c->produce_free != NULL)
 		c->produce_free(c->produce_ctx);
+	if (c->adopt_free != NULL)
+		c->adopt_free(c->adopt_ctx);
 	for (i = 0; i < s->nconns; i++) {
 		if (s->conns[i] == c) {
 			s->conns[i] = s->conns[--s->nconns];
@@ -65,12 +69,52 @@ server_conn_close(struct kaid *k, struct conn *c)
 	free(c);
 }
 
+/*
+ * server_handoff()'s second half, once nothing is left to write: the
+ * socket leaves the loop and the connection list (not closed), and the
+ * new owner gets it with what was read ahead.
+ */
+static void
+conn_adopt(struct kaid *k, struct conn *c)
+{
+	server_adopt_fn *fn = c->adopt;
+	void *ctx = c->adopt_ctx;
+	struct kai_buf in = c->in;
+	uint16_t version = c->version;
+	int fd = c->fd;
+
+	c->adopt = NULL;
+	c->adopt_free = NULL;
+	c->adopt_ctx = NULL;
+	kai_buf_init(&c->in, 1);
+	c->fd = -1;
+	kai_loop_fd_del(k->loop, fd);
+	server_conn_close(k, c);
+	fn(k, fd, in.data, in.len, version, ctx);
+	kai_buf_fini(&in);
+}
+
+bool
+server_handoff(struct kaid *k, struct conn *c, server_adopt_fn *fn,
+    void (*free_fn)(void *ctx), void *ctx)
+{
+	(void)k;
+	c->adopt = fn;
+	c->adopt_free = free_fn;
+	c->adopt_ctx = ctx;
+	return true;
+}
+
 /* Re-registers interest: read unless waiting or closing, write if queued. */
 static void
 conn_update(struct kaid *k, struct conn *c)
 {
 	int ev = 0;
 
+	if (c->adopt != NULL && !c->closing && c->out.len == 0) {
+		conn_adopt(k, c);
+		return;
+	}
 	if (!c->waiting && !c->closing)
 		ev |= KAI_LOOP_READ;
 	if (c->out.len > 0)

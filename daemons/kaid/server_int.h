@@ -26,6 +26,9 @@ struct conn {
 	server_produce_fn *produce; /* a reply made as it is read, or NULL */
 	void (*produce_free)(void *ctx);
 	void *produce_ctx;
+	server_adopt_fn *adopt;	/* server_handoff(): who takes the socket */
+	void (*adopt_free)(void *ctx);
+	void *adopt_ctx;
 };
 
 /* The client port's state, kept by these two files alone. */

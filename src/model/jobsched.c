@@ -177,6 +177,13 @@ check_nodes(const struct kai_jobspec *js, struct kai_err *err)
 	size_t n;
 	int r;
 
+	if (js->features != NULL && strlen(js->features) > KAI_JOB_FEATURES_MAX)
+		return kai_err_set(err, KAI_EINVAL, "invalid constraint: longer "
+		    "than %d bytes", KAI_JOB_FEATURES_MAX);
+	if (js->node_req != NULL && strlen(js->node_req) > KAI_JOB_NODE_REQ_MAX)
+		return kai_err_set(err, KAI_EINVAL, "invalid node lists: "
+		    "--nodelist and --exclude together are longer than %d "
+		    "bytes", KAI_JOB_NODE_REQ_MAX);
 	if (js->features != NULL) {
 		r = kai_constraint_parse(js->features, &c, err);
 		kai_constraint_fini(&c);

@@ -9,7 +9,9 @@
  * grows -N to their number; kaibatch runs one pod per task on the nodes
  * the scheduler picks, so it reads -w as "only these nodes"
  * (doc/scheduler.md, "Node constraints"): a job of as many node groups
- * (-N) as listed nodes gets each of them, as in Slurm.
+ * (-N) as listed nodes gets each of them, as in Slurm, and ksubmit sets
+ * -N to the number of names when the job gives no -N, -n or
+ * --ntasks-per-node (submit_opts_nodelist_nodes()).
  */
 #ifndef KAI_MODEL_NODELISTS_H
 #define KAI_MODEL_NODELISTS_H

@@ -14,6 +14,7 @@ src_proto_libkaiproto_a_SOURCES = \
 	src/proto/msg_jobs.c \
 	src/proto/msg_nodes.c \
 	src/proto/msg_ping.c \
+	src/proto/msg_pty.c \
 	src/proto/msg_queue.c \
 	src/proto/msg_select.c \
 	src/proto/msg_qos.c \
@@ -27,6 +28,7 @@ src_proto_libkaiproto_a_SOURCES = \
 	src/proto/prom.h \
 	src/proto/proto.h \
 	src/proto/proto_array.h \
+	src/proto/proto_pty.h \
 	src/proto/proto_qos.h \
 	src/proto/proto_report.h \
 	src/proto/proto_step.h \
@@ -64,6 +66,13 @@ tests_unit_proto_tools_SOURCES = tests/unit/proto-tools.c
 tests_unit_proto_tools_LDADD = tests/lib/libtap.a src/proto/libkaiproto.a \
 	src/model/libkaimodel.a src/base/libkaibase.a
 TESTS += tests/unit/proto-tools
+
+# The interactive session messages (proto_pty.h).
+check_PROGRAMS += tests/unit/proto-pty
+tests_unit_proto_pty_SOURCES = tests/unit/proto-pty.c
+tests_unit_proto_pty_LDADD = tests/lib/libtap.a src/proto/libkaiproto.a \
+	src/model/libkaimodel.a src/base/libkaibase.a
+TESTS += tests/unit/proto-pty
 
 # kshare's messages: round trips, frames that split, bad frames.
 check_PROGRAMS += tests/unit/proto-share

@@ -67,6 +67,15 @@ enum kai_msg_type {
 	KAI_MSG_STEP_LIST_REPLY = 53,	 /* reply: step records */
 	KAI_MSG_STEP_SIGNAL = 54,	 /* request: kcancel --signal */
 	KAI_MSG_STEP_SIGNAL_REPLY = 55,	 /* reply: cancel results */
+	/* Interactive sessions (proto/proto_pty.h) */
+	KAI_MSG_PTY_ATTACH = 56,	 /* request: a client asks for a job's
+					    terminal */
+	KAI_MSG_PTY_ATTACH_REPLY = 57,	 /* reply: u64 job; IO follows */
+	KAI_MSG_PTY_SERVE = 58,		 /* request: a pod offers its terminal */
+	KAI_MSG_PTY_SERVE_REPLY = 59,	 /* reply: u64 job; IO follows */
+	KAI_MSG_PTY_IO = 60,		 /* stream frame to kaid */
+	KAI_MSG_PTY_IO_OUT = 61		 /* stream frame from kaid; 62-63 are
+					    reserved */
 };
 
 #endif /* KAI_PROTO_MSGTYPE_H */

@@ -28,7 +28,9 @@
  * a time (place_groups_moving()).  Like
  * KAI, nothing is consolidated under the spread placement, whose point is
  * to leave room on every node.  Moves do not change any queue's
- * allocation, so fair share and limits are unaffected.
+ * allocation, so fair share and limits are unaffected: a try whose moved
+ * tasks would hold more GPUs (a GPU-memory task on a smaller GPU is a
+ * larger part of it) is rolled back (victims_gpu()).
  */
 #include "config.h"
 
@@ -254,6 +256,32 @@ replace_victim(struct sess *S, uint32_t j)
 	return true;
 }
 
+/*
+ * What the victims' active tasks hold of GPUs.  A part of a GPU asked by
+ * memory is a larger part of a smaller GPU, so a move may raise it; a
+ * move must not (its queue's allocation, limits and fair share would
+ * change), so move() compares it before and after.
+ */
+static int64_t
+victims_gpu(const struct sess *S, const struct cctx *c)
+{
+	const struct kai_sched_snapshot *s = S->s;
+	int64_t sum = 0, v[NRES];
+	uint32_t i;
+	size_t k;
+
+	for (i = 0; i < c->nvj; i++) {
+		const struct kai_sched_snap_job *J = &s->jobs[c->vj[i]];
+
+		for (k = J->first_task; k < J->first_task + J->ntasks; k++)
+			if (kai_sched_task_active(&S->tasks[k])) {
+				kai_sched_task_held(S, (uint32_t)k, v);
+				sum += v[R_GPU];
+			}
+	}
+	return sum;
+}
+
 /* Evicts the victims, places t on n, re-places every victim task. */
 static bool
 move(struct sess *S, struct cctx *c, uint32_t t, uint32_t n)
@@ -261,6 +289,7 @@ move(struct sess *S, struct cctx *c, uint32_t t, uint32_t n)
 	const struct kai_sched_snapshot *s = S->s;
 	size_t mark = kai_sched_mark(S), k, nm = 0;
 	struct kai_sched_choice ch;
+	int64_t held = victims_gpu(S, c);
 	uint32_t i;
 
 	for (i = 0; i < c->nvj; i++) {
@@ -278,6 +307,8 @@ move(struct sess *S, struct cctx *c, uint32_t t, uint32_t n)
 	for (i = 0; i < c->nvj; i++)
 		if (!replace_victim(S, c->vj[i]))
 			goto fail;
+	if (victims_gpu(S, c) > held)
+		goto fail;
 	kai_sched_bf_job(S, c->pend, S->s->now);
 	c->moved += (uint32_t)nm;
 	for (i = 0; i < c->nvj; i++) {

@@ -92,6 +92,7 @@ SCHED_SCENARIOS = \
 	tests/sched/consolidate-fractions-onto-one-gpu.yaml \
 	tests/sched/consolidate-keeps-topology.yaml \
 	tests/sched/consolidate-makes-room-for-node-group.yaml \
+	tests/sched/consolidate-keeps-gpu-memory-charge.yaml \
 	tests/sched/consolidate-moves-lowest-newest.yaml \
 	tests/sched/consolidate-moves-newest-of-equals.yaml \
 	tests/sched/consolidate-moves-node-group-whole.yaml \

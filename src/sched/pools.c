@@ -123,19 +123,23 @@ kai_sched_pool_nodes(const struct sess *S, int32_t pool)
 /*
  * The most idle whole GPUs of a node task t may use, for its reason: the
  * index's answer when every schedulable node may take it, else a scan of
- * the nodes its pool allows (only for a job left waiting).
+ * the nodes its pool and its own requirements allow (only for a job left
+ * waiting).
  */
 uint32_t
 kai_sched_pool_most_idle(const struct sess *S, uint32_t t)
 {
-	int32_t p = S->s->jobs[kai_sched_task_job(S, t)].pool;
+	uint32_t j = kai_sched_task_job(S, t);
+	int32_t p = S->s->jobs[j].pool;
 	const uint8_t *ok = &S->pool_ok[(size_t)(p + 1) * S->nn];
 	uint32_t n, most = 0;
+	bool req = S->s->jobs[j].nodereq > 0;
 
-	if (S->pool_nodes[p + 1] == S->nok)
+	if (S->pool_nodes[p + 1] == S->nok && !req)
 		return kai_sched_most_idle_gpus(S);
 	for (n = 0; n < S->nn; n++)
-		if (S->nodes[n].ok && ok[n] && S->nodes[n].whole_idle > most)
+		if (S->nodes[n].ok && ok[n] && S->nodes[n].whole_idle > most &&
+		    (!req || kai_sched_nodereq_allows(S, j, n)))
 			most = S->nodes[n].whole_idle;
 	return most;
 }

@@ -28,6 +28,11 @@
  * i / 2 mod TYPES, no random draw, so the shapes are those of -g 0).
  * -G puts every gang's tasks in node groups (tasks_per_node: as many
  * tasks as divide the gang and fit 8 GPUs), for the cost of nodegroup.c.
+ * -C gives the nodes features (a100 or h100 in turn, ib on half) and a
+ * third of the jobs a requirement of eight (doc/scheduler.md, "Node
+ * constraints": a100, h100, a100|h100, [a100|h100], a100&ib, an
+ * exclusion of 10 nodes, a list of 64, [a100&ib|h100&ib]), for the cost
+ * of nodereq.c.
  * The cycles run through one scheduler context (struct kai_sched_ctx),
  * as kaid's do, so every run but the first reuses what the one before
  * kept; -S runs them without one (kai_sched_cycle()), for comparison.
@@ -106,6 +111,8 @@ struct synth {
 	struct kai_sched_snap_task *tasks;
 	char *names; /* all generated names, 24 bytes each */
 	struct kai_sched_qtype *qtypes; /* -g: two per leaf queue */
+	struct kai_sched_nodereq reqs[8]; /* -C */
+	uint32_t *req_nodes;		  /* -C: the lists of reqs 5 and 6 */
 };
 
 static const char *const type_names[] = {"T0", "T1", "T2", "T3", "T4",
@@ -230,6 +237,48 @@ synth_groups(struct synth *y)
 	}
 }
 
+/* -C: the nodes' features, eight requirements, a third of the jobs. */
+static void
+synth_constraints(struct synth *y)
+{
+	enum { A100 = 1, H100 = 2, IB = 4 };
+	static const uint64_t a[] = {A100}, h[] = {H100}, ah[] = {A100, H100},
+	    aib[] = {A100 | IB}, ahib[] = {A100 | IB, H100 | IB};
+	static const struct {
+		const uint64_t *alts;
+		size_t n;
+		bool match;
+	} f[8] = {{a, 1, false}, {h, 1, false}, {ah, 2, false},
+	    {ah, 2, true}, {aib, 1, false}, {NULL, 0, false}, {NULL, 0, false},
+	    {ahib, 2, true}};
+	size_t i, nn = y->s.nnodes, nlist = nn < 64 ? nn : 64,
+		  nex = nn < 10 ? nn : 10;
+
+	for (i = 0; i < nn; i++)
+		y->nodes[i].features = (i % 2 ? H100 : A100) | (i % 4 < 2 ? IB : 0);
+	y->req_nodes = kai_xcalloc(nlist + nex + 1, sizeof(*y->req_nodes));
+	for (i = 0; i < nex; i++)
+		y->req_nodes[i] = (uint32_t)i;
+	for (i = 0; i < nlist; i++) /* every (nn / 64)-th node */
+		y->req_nodes[nex + i] = (uint32_t)(i * (nn / nlist));
+	for (i = 0; i < 8; i++) {
+		y->reqs[i].text = "bench";
+		y->reqs[i].alts = f[i].alts;
+		y->reqs[i].nalts = f[i].n;
+		y->reqs[i].match = f[i].match;
+	}
+	y->reqs[5].never = y->req_nodes;
+	y->reqs[5].nnever = nex;
+	y->reqs[6].only_set = true;
+	y->reqs[6].only = y->req_nodes + nex;
+	y->reqs[6].nonly = nlist;
+	y->s.nodereqs = y->reqs;
+	y->s.nnodereqs = 8;
+	for (i = 0; i < y->s.njobs; i++)
+		if (i % 3 == 0)
+			y->jobs[i].nodereq = 1 + (uint32_t)((i / 3) % 8);
+}
+
 /* -g: the nodes' types, two settings per leaf queue, half the jobs. */
 static void
 synth_types(struct synth *y, size_t ntypes)
@@ -302,6 +351,7 @@ synth_fini(struct synth *y)
 	free(y->tasks);
 	free(y->names);
 	free(y->qtypes);
+	free(y->req_nodes);
 }
 
 static int
@@ -392,7 +442,7 @@ estimated(const struct kai_sched_result *r)
 
 static void
 synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
-    uint32_t bf, size_t ntypes, bool stateless, bool groups,
+    uint32_t bf, size_t ntypes, bool stateless, bool groups, bool cons,
     enum kai_sched_placement pl)
 {
 	struct kai_sched_ctx *c = stateless ? NULL : kai_sched_ctx_new();
@@ -406,15 +456,18 @@ synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
 	synth_types(&y, ntypes);
 	if (groups)
 		synth_groups(&y);
+	if (cons)
+		synth_constraints(&y);
 	y.s.config.est_jobs = est;
 	y.s.config.bf_reservations = bf;
 	y.s.config.placement = y.s.config.gpu_placement = pl;
 	(void)printf("synthetic: %zu nodes x 8 GPUs, %zu pending jobs (%zu "
 		     "tasks) in %zu queues, %zu GPU types, %s, median of %u "
-		     "runs (wall / CPU)%s%s\n",
+		     "runs (wall / CPU)%s%s%s\n",
 	    nodes, njobs, y.s.ntasks, nq, ntypes, PLACEMENTS[pl], runs,
 	    stateless ? ", no context" : "",
-	    groups ? ", gangs in node groups" : "");
+	    groups ? ", gangs in node groups" : "",
+	    cons ? ", a third of the jobs with node requirements" : "");
 	full = timed(c, &y.s, runs, &r1);
 	for (i = 0; i < r1.nqueues; i++)
 		if (y.queues[i].parent >= 0)
@@ -459,7 +512,7 @@ usage(FILE *f)
 {
 	(void)fprintf(f,
 	    "usage: sched-bench [-n NODES] [-j JOBS] [-q QUEUES] "
-	    "[-r RUNS] [-s SEEDS] [-e EST] [-B RESV] [-g TYPES] [-G] [-S]\n"
+	    "[-r RUNS] [-s SEEDS] [-e EST] [-B RESV] [-g TYPES] [-G] [-C] [-S]\n"
 	    "    [-p binpack|spread|frag] [-t TRACEDIR [-c CURVE] "
 	    "[-T COMPRESS]] [-b]\n");
 }
@@ -473,11 +526,11 @@ main(int argc, char **argv)
 	const char *trace = NULL, *curve = NULL;
 	unsigned long compress = 0, bf = 0, ntypes = 0;
 	enum kai_sched_placement pl = KAI_SCHED_BINPACK;
-	bool stateless = false, groups = false;
+	bool stateless = false, groups = false, cons = false;
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "bB:c:he:g:Gn:j:p:q:r:s:St:T:")) != -1) {
+	while ((c = getopt(argc, argv, "bB:c:Che:g:Gn:j:p:q:r:s:St:T:")) != -1) {
 		switch (c) {
 		case 'p':
 			for (i = 0; PLACEMENTS[i] != NULL &&
@@ -510,6 +563,9 @@ main(int argc, char **argv)
 			break;
 		case 'G':
 			groups = true;
+			break;
+		case 'C':
+			cons = true;
 			break;
 		case 'n':
 			nodes = strtoul(optarg, NULL, 10);
@@ -549,7 +605,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	synthetic(nodes, jobs, nq, (unsigned)runs, (uint32_t)est, (uint32_t)bf,
-	    (size_t)ntypes, stateless, groups, pl);
+	    (size_t)ntypes, stateless, groups, cons, pl);
 	if (trace != NULL && bench_trace(trace, (unsigned)seeds, curve) != 0)
 		return 1;
 	if (trace != NULL && compress > 0 &&

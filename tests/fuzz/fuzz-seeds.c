@@ -19,6 +19,7 @@
 #include "proto/msg_tools.h"
 #include "proto/proto.h"
 #include "proto/proto_array.h"
+#include "proto/proto_pty.h"
 #include "proto/proto_qos.h"
 #include "proto/proto_step.h"
 #include "proto/proto_report.h"
@@ -318,6 +319,41 @@ seeds_steps(struct kai_buf *b)
 	seeds_step_list(b);
 }
 
+/* An interactive session: its two openings and a frame of each kind. */
+static void
+seeds_pty(struct kai_buf *b)
+{
+	struct kai_pty_open o = {42, KAI_PTY_OWNER, 24, 80};
+	struct kai_pty_io io;
+
+	ok(kai_msg_pty_attach_encode(b, &o), "pty attach");
+	emit("pty-attach", KAI_MSG_PTY_ATTACH, b);
+	o.job = 0;
+	o.flags = KAI_PTY_TERMINAL;
+	ok(kai_msg_pty_serve_encode(b, &o), "pty serve");
+	emit("pty-serve", KAI_MSG_PTY_SERVE, b);
+	memset(&io, 0, sizeof(io));
+	io.kind = KAI_PTY_DATA;
+	io.data = "ls -l\r";
+	io.len = 6;
+	ok(kai_msg_pty_io_encode(b, &io), "pty data");
+	emit("pty-io-data", KAI_MSG_PTY_IO, b);
+	io.kind = KAI_PTY_WINSIZE;
+	io.rows = 40;
+	io.cols = 120;
+	ok(kai_msg_pty_io_encode(b, &io), "pty winsize");
+	emit("pty-io-winsize", KAI_MSG_PTY_IO, b);
+	io.kind = KAI_PTY_EXIT;
+	io.status = 130;
+	ok(kai_msg_pty_io_encode(b, &io), "pty exit");
+	emit("pty-io-exit", KAI_MSG_PTY_IO_OUT, b);
+	io.kind = KAI_PTY_NOTICE;
+	io.data = "job 42 ended: TIMEOUT";
+	io.len = strlen(io.data);
+	ok(kai_msg_pty_io_encode(b, &io), "pty notice");
+	emit("pty-io-notice", KAI_MSG_PTY_IO_OUT, b);
+}
+
 static void
 seeds_tools(struct kai_buf *b)
 {
@@ -391,6 +427,7 @@ seeds_tools(struct kai_buf *b)
 	emit("report-reply", KAI_MSG_REPORT_REPLY, b);
 	seeds_qos(b);
 	seeds_steps(b);
+	seeds_pty(b);
 }
 
 int

@@ -17,6 +17,7 @@
 #include "fuzz_msg.h"
 #include "proto/proto.h"
 #include "proto/proto_array.h"
+#include "proto/proto_pty.h"
 #include "proto/proto_qos.h"
 #include "proto/proto_report.h"
 #include "proto/proto_step.h"
@@ -544,6 +545,39 @@ m_step_signal(const uint8_t *p, size_t n, struct kai_buf *out)
 	return r;
 }
 
+static int
+m_pty_attach(const uint8_t *p, size_t n, struct kai_buf *out)
+{
+	struct kai_pty_open o;
+	struct kai_err err;
+
+	if (kai_msg_pty_attach_decode(p, n, &o, &err) != 0)
+		return -1;
+	return kai_msg_pty_attach_encode(out, &o);
+}
+
+static int
+m_pty_serve(const uint8_t *p, size_t n, struct kai_buf *out)
+{
+	struct kai_pty_open o;
+	struct kai_err err;
+
+	if (kai_msg_pty_serve_decode(p, n, &o, &err) != 0)
+		return -1;
+	return kai_msg_pty_serve_encode(out, &o);
+}
+
+static int
+m_pty_io(const uint8_t *p, size_t n, struct kai_buf *out)
+{
+	struct kai_pty_io io;
+	struct kai_err err;
+
+	if (kai_msg_pty_io_decode(p, n, &io, &err) != 0)
+		return -1;
+	return kai_msg_pty_io_encode(out, &io);
+}
+
 static const struct {
 	uint16_t type;
 	msg_fn *fn;
@@ -586,6 +620,12 @@ static const struct {
 	{KAI_MSG_STEP_LIST_REPLY, m_step_list},
 	{KAI_MSG_STEP_SIGNAL, m_step_signal},
 	{KAI_MSG_STEP_SIGNAL_REPLY, m_cancel_reply},
+	{KAI_MSG_PTY_ATTACH, m_pty_attach},
+	{KAI_MSG_PTY_ATTACH_REPLY, m_u64},
+	{KAI_MSG_PTY_SERVE, m_pty_serve},
+	{KAI_MSG_PTY_SERVE_REPLY, m_u64},
+	{KAI_MSG_PTY_IO, m_pty_io},
+	{KAI_MSG_PTY_IO_OUT, m_pty_io},
 };
 
 void

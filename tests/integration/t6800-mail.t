@@ -270,5 +270,6 @@ sleep 1
 is "nothing is sent" "$(ls "$M" | wc -l)" "$before"
 is "one warning for both" \
     "$(grep -c "mail_prog \"$T/nowhere\" is not an executable file" "$T/kaid.log")" 1
+ok "kaid stops cleanly, with no sanitizer report" kaid_stop_clean
 
 done_testing

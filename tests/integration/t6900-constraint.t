@@ -10,7 +10,7 @@
 # constraint, node list and exclusions allow; a constraint no node meets
 # and a node that does not exist are refused at submission as sbatch
 # refuses them; kqueue and kctl show what the job asked for; a restart of
-# kaid keeps it.
+# kaid keeps it; -w alone gives the job a task on each listed node.
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
@@ -141,5 +141,10 @@ like "after a restart, freed A100 GPUs do not start the hbm3 job" \
 as_user "$A" kcancel "$j2"
 ok "h1 freed: the hbm3 job starts" wait_state "$j5" RUNNING
 is "on h1" "$(nodes_of "$j5")" h1
+
+# --- -w alone gives the job every listed node, a task on each, as sbatch.
+j6=$(submit -w a1,a2 --gpus-per-task=1 --wrap 'sleep 300')
+ok "-w a1,a2 without -N runs" wait_state "$j6" RUNNING
+is "a task on each listed node" "$(nodes_of "$j6")" a1,a2
 
 done_testing

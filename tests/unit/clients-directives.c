@@ -457,6 +457,8 @@ test_sources(void)
 	static char *const env2[] = {(char *)"SBATCH_MEM_PER_NODE=8G",
 	    (char *)"SBATCH_MEM_PER_CPU=1G", NULL};
 	static char *const env3[] = {(char *)"SBATCH_TIMELIMIT=abc", NULL};
+	static char *const env5[] = {(char *)"SBATCH_EXCLUSIVE=", NULL};
+	static char *const env6[] = {(char *)"SBATCH_EXCLUSIVE=mcs", NULL};
 	static char *const env4[] = {(char *)"SBATCH_REQUEUE=0",
 	    (char *)"SBATCH_WAIT=", (char *)"SBATCH_MEM_PER_NODE=8G", NULL};
 	struct submit_opts o;
@@ -478,6 +480,17 @@ test_sources(void)
 		strcmp(o.name, "envname") == 0 &&
 		strcmp(o.account, "acct") == 0,
 	    "command line > SBATCH_* > directives");
+	submit_opts_fini(&o);
+
+	is_int(parse_env("#!/bin/sh\n", env5, NULL, &o, &err), 0,
+	    "SBATCH_EXCLUSIVE=");
+	ok(o.exclusive, "is --exclusive");
+	submit_opts_fini(&o);
+	is_int(parse_env("#!/bin/sh\n", env6, NULL, &o, &err), KAI_EINVAL,
+	    "SBATCH_EXCLUSIVE=mcs");
+	is_str(err.msg, "SBATCH_EXCLUSIVE: invalid exclusive \"mcs\": only whole "
+	    "nodes (--exclusive without a value) are supported",
+	    "is refused, naming the variable");
 	submit_opts_fini(&o);
 
 	is_int(parse("#SBATCH --mem=64G\n", cli2, &o, &err), KAI_EINVAL,

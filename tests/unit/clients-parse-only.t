@@ -621,6 +621,11 @@ done <<'EOF'
 --exclude=e0[1-2];null;";e0[1-2]"
 -w a[1-2] -x a2;null;"a[1-2];a2"
 EOF
+line "-w alone: a node per name, a task on each, as sbatch" \
+	'[d["nodes"], d["spec"]["ntasks"], d["spec"]["ntasks_per_node"]]' \
+	'[{"max":3,"min":3},3,1]' '#SBATCH -w a[1-3]'
+line "-w with -n keeps -n" '[d["nodes"], d["spec"]["ntasks"]]' '[null,1]' \
+	'#SBATCH -w a[1-3] -n 1'
 badline "-C with a count" \
 	'job.sh:2: invalid constraint "a100*2": feature counts (NAME*N) are not supported' \
 	'#SBATCH -C a100*2'
@@ -628,6 +633,12 @@ badline "-C unbalanced" 'job.sh:2: invalid constraint "[a|b": a "[" is not close
 	'#SBATCH -C [a|b'
 badline "-w a bad host list" 'job.sh:2: invalid host list "n[1-": unclosed "["' \
 	'#SBATCH -w n[1-'
+script plain-c.sh '#SBATCH -J c'
+bad "-C longer than kaid takes" 'invalid constraint: longer than 1024 bytes' \
+	-C "$(printf 'a100|%.0s' $(seq 1 300))a100" plain-c.sh
+bad "-w and -x longer than kaid takes" \
+	'invalid node lists: --nodelist and --exclude together are longer than 8192 bytes' \
+	-n 1 -w "$(printf 'n%d,' $(seq 1 2000))n" plain-c.sh
 
 # Everything else seen: accepted, one warning each, dropped
 while IFS=';' read -r opt label; do
@@ -781,8 +792,11 @@ is "the SBATCH_* variables ksubmit reads" \
 out=$(SBATCH_TIMELIMIT=abc "$ksubmit" --parse-only --json plain.sh 2>/dev/null)
 is "a bad variable names itself" "$(get 'd["error"]')" \
 	'"SBATCH_TIMELIMIT: invalid time limit \"abc\""'
-out=$(SBATCH_CONSTRAINT=a100 "$ksubmit" --parse-only --json plain.sh 2>&1)
+out=$(SBATCH_HINT=nomultithread "$ksubmit" --parse-only --json plain.sh 2>&1)
 is "variables of dropped options are not read" "$(get 'd["warnings"]')" '[]'
+out=$(SBATCH_CONSTRAINT='[a100|h100]' "$ksubmit" --parse-only --json plain.sh 2>&1)
+is "SBATCH_CONSTRAINT is -C" "$(get '[d["warnings"], d["sched"]["features"]]')" \
+	'[[],"[a100|h100]"]'
 
 # ---------------------------------------------------------------------
 # A real submission refuses what kaid cannot honour yet, before sending

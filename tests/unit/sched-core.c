@@ -574,17 +574,18 @@ test_invariants(void)
 }
 
 /*
- * Exclusive jobs (exclusive.c) in random worlds: after allocate, reclaim
- * and preempt, no node holds an exclusive job's task and another job's,
- * and the other invariants hold.  (Consolidation is left out: it can
- * move a GPU-memory task onto a smaller GPU, which raises its queue's
- * allocation, with or without exclusive jobs; reported apart.)
+ * Exclusive jobs (exclusive.c) in random worlds: after allocate,
+ * consolidation, reclaim and preempt, no node holds an exclusive job's
+ * task and another job's, and the other invariants hold.  (These worlds
+ * found consolidation moving a GPU-memory task onto a smaller GPU, which
+ * raised its queue's allocation past its limit: consolidate.c's
+ * victims_gpu().)
  */
 static void
 test_exclusive_invariants(void)
 {
 	static const enum kai_sched_action ph[] = {KAI_SCHED_ALLOCATE,
-	    KAI_SCHED_RECLAIM, KAI_SCHED_PREEMPT};
+	    KAI_SCHED_CONSOLIDATE, KAI_SCHED_RECLAIM, KAI_SCHED_PREEMPT};
 	struct world *w = calloc(1, sizeof(*w));
 	struct kai_sched_snap_queue qs[4];
 	bool was_below[NT];
