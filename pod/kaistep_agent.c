@@ -611,9 +611,10 @@ on_events(uint16_t type, const void *body, size_t len, void *ctx)
 		    err.msg);
 		return CLIENT_EXIT_CONNECT;
 	}
+	/* kaid sends only what this agent has not seen: the events past
+	 * its cursor, or a new log from its start after kaid restarted
+	 * (its events are numbered in a new epoch). */
 	for (i = 0; i < n; i++) {
-		if (ev[i].seq <= a->seq)
-			continue;
 		a->seq = ev[i].seq;
 		switch (ev[i].kind) {
 		case KAI_STEP_EV_RUN:

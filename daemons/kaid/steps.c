@@ -22,10 +22,13 @@
  */
 #include "config.h"
 
+#include <sys/random.h>
+
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/xmalloc.h"
 #include "kaid.h"
@@ -49,6 +52,7 @@ struct step_wait {
 };
 
 struct steps {
+	uint64_t epoch;		/* this kaid's: the high half of every seq */
 	struct step_job *jobs;
 	struct step_wait *waits;
 	uint64_t timer;		/* the sweep, while something waits */
@@ -59,8 +63,17 @@ struct steps {
 static struct steps *
 steps_of(struct kaid *k)
 {
-	if (k->steps == NULL)
+	if (k->steps == NULL) {
+		/* The logs live in memory: a kaid started later numbers
+		 * its events apart, so an agent's cursor from an earlier
+		 * kaid is known for what it is (rpc_step_agent()). */
+		uint32_t e;
+
 		k->steps = kai_xcalloc(1, sizeof(*k->steps));
+		if (getrandom(&e, sizeof(e), 0) != (ssize_t)sizeof(e))
+			e = (uint32_t)kaid_now() ^ ((uint32_t)getpid() << 16);
+		k->steps->epoch = (uint64_t)e << 32;
+	}
 	return k->steps;
 }
 
@@ -126,6 +139,7 @@ job_find(struct kaid *k, uint64_t id, bool create)
 		return NULL;
 	sj = kai_xcalloc(1, sizeof(*sj));
 	sj->id = id;
+	sj->epoch = st->epoch;
 	sj->run = job_run(k, id);
 	sj->next = st->jobs;
 	st->jobs = sj;
@@ -322,7 +336,7 @@ event_add(struct step_job *sj, uint32_t kind, uint32_t step)
 	sj->events = kai_xreallocarray(sj->events, sj->nevents + 1,
 	    sizeof(*sj->events));
 	sj->events[sj->nevents++] = ev;
-	ev->seq = sj->nevents;
+	ev->seq = sj->epoch | sj->nevents;
 	ev->kind = kind;
 	ev->step = step;
 	return ev;
@@ -449,6 +463,14 @@ rpc_step_agent(struct kaid *k, const struct rpc_req *req)
 		sj->batch = true;
 		steps_record_batch(k, sj, false, KAI_JOB_RUNNING, 0);
 	}
+	/* seq is epoch | index.  Another epoch (a cursor from before
+	 * kaid restarted: the steps lived in its memory) or an index past
+	 * the log's end: the agent reads this log from its start. */
+	if ((seq & ~(uint64_t)0xffffffffU) != sj->epoch ||
+	    (seq & 0xffffffffU) > sj->nevents)
+		seq = 0;
+	else
+		seq &= 0xffffffffU;
 	if (seq < sj->nevents) {
 		reply_events(k, req->conn, sj, seq);
 		return false;

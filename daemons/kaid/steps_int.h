@@ -35,6 +35,7 @@ struct step_job {
 	bool ended;		/* the batch script ended */
 	bool batch;		/* its N.batch row was written */
 	uint32_t run;		/* the job's requeue_count for this run */
+	uint64_t epoch;		/* its kaid's (struct steps): seq's high half */
 	struct kai_step_event **events; /* the log; seq = index + 1 */
 	size_t nevents;
 	struct step **steps;	/* steps[i]->id == i */

@@ -11,7 +11,10 @@
  *				the step's id + 1 until it is done.
  *	KAI_MSG_STEP_RUN_REPLY	struct kai_step_result.
  *	KAI_MSG_STEP_AGENT	u32 pod, u64 seq: a pod's step agent asks for
- *				what happened after event seq; kaid answers
+ *				what happened after event seq (kaid's epoch
+ *				in the high 32 bits, the event's number in
+ *				the low: another epoch reads the log from
+ *				its start); kaid answers
  *				as soon as there is something (or after
  *				about KAI_STEP_POLL_S, with nothing).
  *	KAI_MSG_STEP_AGENT_REPLY u32 count, then count struct kai_step_event.

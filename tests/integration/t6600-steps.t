@@ -279,4 +279,29 @@ out=$(as_user "$STACK_BOB" kseff "$mid" 2>&1)
 is "kseff of another user's job: not found, exit 1" "$?:$out" \
     "1:kseff: error: job $mid not found"
 
+# kaid restarts between two steps: the agents find the new kaid and the
+# second srun runs on both pods (kaid keeps steps in memory: a new log).
+cat >"$W/restart.sh" <<'EOS'
+#!/bin/sh
+#SBATCH -n 2
+#SBATCH -t 5
+srun -l sh -c 'echo "before $SLURM_PROCID"'
+while [ ! -e "$SLURM_SUBMIT_DIR/go" ]; do sleep 0.1; done
+srun -l sh -c 'echo "after $SLURM_PROCID"'
+echo "second srun: $?"
+EOS
+chown "$A:" "$W/restart.sh"
+zid=$(cd "$W" && as_user "$A" ksubmit --parsable -o "$W/restart-%j.out" restart.sh)
+sout=$W/restart-$zid.out
+ok "the first step ran on both pods" \
+    eval 'waitfor "^0: before 0" && waitfor "^1: before 1"'
+kaid_stop
+kaid_start || bail_out "kaid did not start again"
+touch "$W/go"
+ok "after kaid's restart the job completes" wait_state "$zid" COMPLETED 600
+diag "$(cat "$sout"; grep -v 'GET\|watch' "$T/kaid.log" | tail -n 25)"
+is "... and its second srun ran on both pods" \
+    "$(grep -c '^[01]: after [01]' "$sout")" 2
+is "... and exited 0" "$(grep '^second srun' "$sout")" "second srun: 0"
+
 done_testing
