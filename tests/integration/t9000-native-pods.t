@@ -66,16 +66,6 @@ EOJ
 }
 pod_node() { kc -n "$NS" get pod "$1" -o jsonpath='{.spec.nodeName}' 2>/dev/null; }
 pod_gone() { ! kc -n "$NS" get pod "$1" >/dev/null 2>&1; }
-wait_for() {	# wait_for SECONDS CMD...: until CMD succeeds
-	local n=$(($1 * 10))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
 job_of() {	# job_of NAME: the id of the job named NAME (kacct: any state)
 	kacct -a -n -P -X --name "$1" -o jobid 2>/dev/null | head -n 1
 }

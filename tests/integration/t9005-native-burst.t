@@ -57,16 +57,6 @@ nbound() {	# nbound PREFIX: how many pods PREFIX-* are bound
 	kc -n "$NS" get pods -o jsonpath='{range .items[*]}{.metadata.name} {.spec.nodeName}{"\n"}{end}' |
 	    awk -v p="$1-" 'index($1, p) == 1 && $2 != "" { n++ } END { print n + 0 }'
 }
-wait_for() {	# wait_for SECONDS CMD...: until CMD succeeds
-	local n=$(($1 * 10))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
 all_bound() { [ "$(nbound "$1")" -eq "$2" ]; }
 one_job_each() {	# one_job_each PREFIX COUNT
 	local i

@@ -44,16 +44,6 @@ kc() { kubectl --kubeconfig "$KC" "$@"; }
 kc create namespace "$NS" >/dev/null || bail_out "could not create $NS"
 kc create priorityclass train --value=50 >/dev/null ||
     bail_out "could not create PriorityClass train"
-wait_for() {	# wait_for SECONDS CMD...: until CMD succeeds
-	local n=$(($1 * 10))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
 job_of() {	# job_of NAME: the id of the job named NAME (kacct: any state)
 	kacct -a -n -P -X --name "$1" -o jobid 2>/dev/null | head -n 1
 }

@@ -76,16 +76,6 @@ kc wait --for condition=established --timeout=60s \
     crd/leaderworkersets.leaderworkerset.x-k8s.io >/dev/null ||
     bail_out "the CRDs were not established"
 
-wait_for() {	# wait_for SECONDS CMD...: until CMD succeeds
-	local n=$(($1 * 10))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
 # mkobj JSON: creates an object in $NS; prints its uid.
 mkobj() { kc -n "$NS" create -o jsonpath='{.metadata.uid}' -f - <<<"$1"; }
 # mkpod NAME SECONDS OWNER_JSON [ANNOTATIONS_JSON [LABELS_JSON]]: a pod

@@ -35,16 +35,6 @@ kc create namespace "$NS" >/dev/null || bail_out "could not create $NS"
 kc apply -f "$top_srcdir/contrib/kubernetes/rbac-native.yaml" >/dev/null ||
     bail_out "could not apply rbac-native.yaml"
 
-wait_for() {	# wait_for SECONDS CMD...: until CMD succeeds
-	local n=$(($1 * 10))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
 jobs_named() { stack_psql "select id from jobs where name = '$1' order by id"; }
 job_of() { jobs_named "$1" | tail -n 1; }
 has_job() { [ -n "$(job_of "$1")" ]; }

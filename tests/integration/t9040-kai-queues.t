@@ -53,16 +53,6 @@ kc wait --for condition=established --timeout=60s \
     crd/queues.scheduling.run.ai >/dev/null ||
     bail_out "the Queue CRD was not established"
 
-wait_for() {	# wait_for SECONDS CMD...: until CMD succeeds
-	local n=$(($1 * 10))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
 qrow() { kctl queue list 2>/dev/null | awk -v q="$1" '$1 == q'; }
 has_queue() { [ -n "$(qrow "$1")" ]; }
 no_queue() {	# kaid answers, without queue $1

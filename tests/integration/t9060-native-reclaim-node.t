@@ -39,16 +39,6 @@ kc apply -f "$top_srcdir/contrib/kubernetes/rbac-native.yaml" >/dev/null ||
 kctl queue create dep --gpu-quota 0 >/dev/null || bail_out "could not create dep"
 kctl queue create own --gpu-quota 8 >/dev/null || bail_out "could not create own"
 
-wait_for() {	# wait_for SECONDS CMD...: until CMD succeeds
-	local n=$(($1 * 10))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
 pods() { kc -n "$NS" get pods -l app=web -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}'; }
 job_of_pod() { stack_psql "select id from jobs where workload = '$NS/$1' order by id desc limit 1"; }
 has_job_pod() { [ -n "$(job_of_pod "$1")" ]; }

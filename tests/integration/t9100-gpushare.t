@@ -68,16 +68,6 @@ field() { kc -n "$NS" get pod "$1" -o jsonpath="$2" 2>/dev/null; }
 bound() { [ -n "$(field "$1" '{.spec.nodeName}')" ]; }
 cm_of() { field "$1" '{.metadata.annotations.kaibatch\.io/gpu-share-configmap}'; }
 cm_key() { kc -n "$NS" get configmap "$(cm_of "$1")" -o jsonpath="{.data.$2}" 2>/dev/null; }
-wait_for() {	# wait_for SECONDS CMD...: until CMD succeeds
-	local n=$(($1 * 10))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
 events() {
 	kc -n "$NS" get events --field-selector "involvedObject.name=$1" \
 	    -o jsonpath='{range .items[*]}{.reason}|{.message}{"\n"}{end}'

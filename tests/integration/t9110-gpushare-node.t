@@ -56,16 +56,6 @@ kc -n "$NS" create -f - >/dev/null <<EOJ || bail_out "could not create the Deplo
      "resources": {"requests": {"cpu": "10m", "memory": "16Mi"}}}]}}}}
 EOJ
 
-wait_for() {	# wait_for SECONDS CMD...: until CMD succeeds
-	local n=$(($1 * 10))
-	shift
-	while [ "$n" -gt 0 ]; do
-		"$@" && return 0
-		sleep 0.1
-		n=$((n - 1))
-	done
-	return 1
-}
 pods() {	# the Deployment's pods, not being deleted
 	kc -n "$NS" get pods -l app=infer -o jsonpath='{range .items[*]}{.metadata.name} {.metadata.deletionTimestamp}{"\n"}{end}' |
 	    awk 'NF == 1 { print $1 }'

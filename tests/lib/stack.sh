@@ -422,6 +422,21 @@ wait_state()
 	return 1
 }
 
+# wait_for SECONDS CMD...: runs CMD every 0.1 s until it succeeds (0) or
+# SECONDS have gone by (1).
+wait_for()
+{
+	local n=$(($1 * 10))
+
+	shift
+	while [ "$n" -gt 0 ]; do
+		"$@" && return 0
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+
 # stack_require: the preamble of every integration test; skips the whole
 # test (TAP "1..0 # SKIP") when this machine cannot run the stack.
 stack_require()
