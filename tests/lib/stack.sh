@@ -112,7 +112,7 @@ kubesim_start()
 
 	[ -f "$schema" ] && args+=(--schema "$schema")
 	# KUBESIM_VOLUMES=1: pods get their ConfigMap and Secret volumes.
-	[ -n "$KUBESIM_VOLUMES" ] && args+=(--volumes)
+	[ -n "${KUBESIM_VOLUMES:-}" ] && args+=(--volumes)
 	mkdir -p "$d/kubesim"
 	KUBESIM_TOKEN=$(od -An -tx1 -N16 /dev/urandom | tr -d ' \n')
 	# The token never goes on a command line, where every local user
