@@ -325,8 +325,10 @@ show(const struct opts *o, const struct columns *c, struct kai_jobinfo *jobs,
     size_t n, int64_t now)
 {
 	const struct kai_jobinfo **v;
+	struct kacct_steps steps;
 	struct json_object *root;
 	size_t i, k = 0;
+	int rc;
 
 	for (i = 0; i < n; i++) {
 		if (!filter_match_name(o->names, o->nnames, jobs[i].name) ||
@@ -339,25 +341,23 @@ show(const struct opts *o, const struct columns *c, struct kai_jobinfo *jobs,
 		jobs[k++] = jobs[i];
 	}
 	v = jobquery_sorted(jobs, k, cmp_id);
+	memset(&steps, 0, sizeof(steps));
+	if (!o->allocations &&
+	    (rc = kacct_steps_fetch(prog, v, k, &steps)) != CLIENT_EXIT_OK) {
+		free(v);
+		jobquery_free(jobs, k);
+		return rc;
+	}
 	if (o->json) {
 		root = slurmjson_jobs(SLURMJSON_SACCT, v, k, now);
 		kacct_fields_json(root, v, k, now);
+		kacct_steps_json(root, v, k, &steps, now);
 		out_json_print(stdout, root);
 		(void)json_object_put(root);
-	} else if (o->allocations) {
-		print_table(o, c, v, k, NULL, now);
 	} else {
-		struct kacct_steps steps;
-		int rc = kacct_steps_fetch(prog, v, k, &steps);
-
-		if (rc != CLIENT_EXIT_OK) {
-			free(v);
-			jobquery_free(jobs, k);
-			return rc;
-		}
-		print_table(o, c, v, k, &steps, now);
-		kacct_steps_fini(&steps);
+		print_table(o, c, v, k, o->allocations ? NULL : &steps, now);
 	}
+	kacct_steps_fini(&steps);
 	free(v);
 	jobquery_free(jobs, k);
 	return fflush(stdout) == 0 && !ferror(stdout) ? CLIENT_EXIT_OK

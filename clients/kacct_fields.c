@@ -259,27 +259,29 @@ a_cputime_raw(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 }
 
 /*
- * What sacct prints for a job with no steps: kaibatch runs no srun steps,
- * so DerivedExitCode (the highest step exit) is 0:0, TotalCPU (the steps'
- * measured CPU) 00:00:00 and MaxRSS (a step's peak) empty.
- */
-#define A_CONST(fn, text)                                                      \
-	static void fn(const struct kai_jobinfo *j, int64_t now, char *b,      \
-	    size_t n)                                                          \
-	{                                                                      \
-		(void)j;                                                       \
-		(void)now;                                                     \
-		(void)snprintf(b, n, "%s", text);                              \
-	}
-
-A_CONST(a_derived_exit, "0:0")
-
-/*
- * The usage of the row being printed.  The field writers take a job
- * record alone, and usage is no job field: kacct's loop sets this for
- * each row (kacct_fields_usage()), NULL between.
+ * DerivedExitCode: the highest exit of the job's srun steps (kacct sets
+ * row_usage->derived from them for a job's row); 0:0 for a job without
+ * steps, as sacct prints it.
  */
 static const struct kacct_usage *row_usage;
+
+static void
+a_derived_exit(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)j;
+	(void)now;
+	if (row_usage != NULL && row_usage->derived)
+		(void)snprintf(b, n, "%d:%d", row_usage->derived_code,
+		    row_usage->derived_signal);
+	else
+		(void)snprintf(b, n, "0:0");
+}
+
+/*
+ * row_usage (above): the usage of the row being printed.  The field
+ * writers take a job record alone, and usage is no job field: kacct's
+ * loop sets it for each row (kacct_fields_usage()), NULL between.
+ */
 
 void
 kacct_fields_usage(const struct kacct_usage *u)

@@ -28,6 +28,9 @@
 struct kacct_usage {
 	bool rss;		/* max_rss_kb, ave_rss_kb are known */
 	bool cpu;		/* cpu_usec is known */
+	bool derived;		/* derived_code/_signal are known (a job's) */
+	int derived_code;	/* DerivedExitCode: its steps' highest */
+	int derived_signal;
 	uint64_t max_rss_kb;
 	uint64_t ave_rss_kb;
 	uint64_t cpu_usec;

@@ -135,6 +135,7 @@ void
 kacct_job_usage(const struct kai_jobinfo *j, const struct kacct_steps *s,
     struct kacct_usage *u)
 {
+	uint32_t worst = 0;
 	size_t i;
 
 	memset(u, 0, sizeof(*u));
@@ -146,6 +147,16 @@ kacct_job_usage(const struct kai_jobinfo *j, const struct kacct_steps *s,
 			continue;
 		u->rss = u->cpu = true;
 		u->cpu_usec += st->cpu_usec;
+		/* sacct's DerivedExitCode: the highest status of the srun
+		 * steps, as slurmdbd keeps it (the largest wait status). */
+		if (!u->derived || st->exit_status > worst) {
+			int ws = (int)st->exit_status;
+
+			worst = st->exit_status;
+			u->derived = true;
+			u->derived_code = WIFEXITED(ws) ? WEXITSTATUS(ws) : 0;
+			u->derived_signal = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
+		}
 		if (st->max_rss_kb > u->max_rss_kb)
 			u->max_rss_kb = st->max_rss_kb;
 		if (st->ave_rss_kb > u->ave_rss_kb)

@@ -40,4 +40,14 @@ void kacct_rows_free(struct kai_jobinfo *rows, char **suffixes,
 void kacct_job_usage(const struct kai_jobinfo *j,
     const struct kacct_steps *s, struct kacct_usage *u);
 
+/*
+ * kacct --json (kacct_stepjson.c): each job of root's "jobs" (v[0..n),
+ * in that order) gets its "steps" as sacct --json lists them, and its
+ * "derived_exit_code" from them.
+ */
+struct json_object;
+void kacct_steps_json(struct json_object *root,
+    const struct kai_jobinfo *const *v, size_t n,
+    const struct kacct_steps *s, int64_t now);
+
 #endif /* KAI_CLIENTS_KACCT_STEPS_H */

@@ -114,7 +114,8 @@ clients_kcancel_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kcancel_LDADD = $(CLIENT_LIBS)
 clients_kacct_SOURCES = clients/kacct.c clients/kacct_fields.c \
 	clients/kacct_fields.h clients/kacct_report.c \
-	clients/kacct_report.h clients/kacct_steps.c clients/kacct_steps.h
+	clients/kacct_report.h clients/kacct_steps.c clients/kacct_steps.h \
+	clients/kacct_stepjson.c
 clients_kacct_CPPFLAGS = $(CLIENT_CPPFLAGS)
 clients_kacct_LDADD = $(CLIENT_LIBS)
 # kseff: seff's efficiency report, from kacct's records of steps.

@@ -157,8 +157,8 @@ squeue_job(const struct kai_jobinfo *j)
 }
 
 /* sacct's exit_code object: {status, return_code[, signal]}. */
-static struct json_object *
-exit_code(const struct kai_jobinfo *j)
+struct json_object *
+slurmjson_exit_code(const struct kai_jobinfo *j)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *sig;
@@ -243,7 +243,7 @@ sacct_job(const struct kai_jobinfo *j, int64_t now)
 	out_json_add_int(t, "suspended", 0);
 	add_limit(t, "limit", j->time_limit_s);
 	(void)json_object_object_add(o, "time", t);
-	(void)json_object_object_add(o, "exit_code", exit_code(j));
+	(void)json_object_object_add(o, "exit_code", slurmjson_exit_code(j));
 	(void)snprintf(gid, sizeof(gid), "%u", j->gid);
 	out_json_add_str(o, "group", gr != NULL ? gr->gr_name : gid);
 	out_json_add_int(o, "job_id", (int64_t)j->id);

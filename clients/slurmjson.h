@@ -29,4 +29,10 @@ enum slurmjson_layout {
 struct json_object *slurmjson_jobs(enum slurmjson_layout l,
     const struct kai_jobinfo *const *v, size_t n, int64_t now);
 
+/*
+ * {"status", "return_code"[, "signal"]}: how j (a job, or a step's row)
+ * ended, as sacct --json's exit_code and a step's.
+ */
+struct json_object *slurmjson_exit_code(const struct kai_jobinfo *j);
+
 #endif

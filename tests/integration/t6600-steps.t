@@ -94,6 +94,17 @@ $id.2|sh|FAILED|3:0|2
 $id.3|sh|COMPLETED|0:0|2"
 is "kacct -X shows the job alone" \
     "$(as_user "$A" kacct -X -j "$id" -P -n -o JobID,State)" "$id|COMPLETED"
+is "DerivedExitCode: the highest exit code of the steps" \
+    "$(as_user "$A" kacct -j "$id" -P -n -o JobID,DerivedExitCode | head -n 1)" \
+    "$id|3:0"
+json=$(as_user "$A" kacct -j "$id" --json)
+jq_py() { printf '%s' "$json" | python3 -c "import json, sys; j = json.load(sys.stdin)['jobs'][0]; $1"; }
+is "kacct --json: the steps as sacct --json lists them" \
+    "$(jq_py 'print(" ".join("%s:%s:%s:%s:%s" % (s["step"]["id"], s["step"]["name"], s["state"], s["exit_code"]["return_code"], s["tasks"]["count"]) for s in j["steps"]))')" \
+    "batch:batch:COMPLETED:0:1 0:sh:COMPLETED:0:2 1:sh:COMPLETED:0:1 2:sh:FAILED:3:2 3:sh:COMPLETED:0:2"
+is "... and derived_exit_code from them" \
+    "$(jq_py 'print(j["derived_exit_code"]["status"], j["derived_exit_code"]["return_code"])')" \
+    "ERROR 3"
 nodes=$(as_user "$A" kacct -j "$id" -P -n -o JobID,NodeList)
 is "a step of one task ran on one node" \
     "$(printf '%s\n' "$nodes" | awk -F'|' -v j="$id.1" '($1 "") == j { print gsub(/,/, ",") }')" 0
