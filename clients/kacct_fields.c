@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <grp.h>
 #include <inttypes.h>
 #include <json-c/json.h>
 #include <stdbool.h>
@@ -215,6 +216,15 @@ a_nnodes(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 	(void)snprintf(b, n, "%" PRIu32, jobquery_nodes(j));
 }
 
+/* AllocNodes: the nodes of a job that started, 0 before. */
+static void
+a_alloc_nodes(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)snprintf(b, n, "%" PRIu32,
+	    j->start_time > 0 ? jobquery_nodes(j) : 0);
+}
+
 static void
 a_mem(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 {
@@ -360,6 +370,36 @@ a_req_tres(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
 	    ",%smem=%s,node=1", cpus, cpus, gres, mem);
 }
 
+/* Group: the name of the job's gid where this machine knows it. */
+static void
+a_group(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	const struct group *g = getgrgid((gid_t)j->gid);
+
+	(void)now;
+	if (g != NULL)
+		(void)snprintf(b, n, "%s", g->gr_name);
+	else
+		(void)snprintf(b, n, "%u", j->gid);
+}
+
+/* Constraints: -C as written. */
+static void
+a_constraints(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)now;
+	(void)snprintf(b, n, "%s", j->features != NULL ? j->features : "");
+}
+
+/* Suspended: kaibatch suspends no job. */
+static void
+a_suspended(const struct kai_jobinfo *j, int64_t now, char *b, size_t n)
+{
+	(void)j;
+	(void)now;
+	(void)snprintf(b, n, "00:00:00");
+}
+
 static const struct afield afields[] = {
     {"JobID", 12, false, jf_id},
     {"JobIDRaw", 12, false, jf_id_raw},
@@ -396,6 +436,13 @@ static const struct afield afields[] = {
     {"MaxRSS", 10, true, a_max_rss},
     {"AveRSS", 10, true, a_ave_rss},
     {"DerivedExitCode", 15, true, a_derived_exit},
+    /* sacct's other names for the same values, and a few more */
+    {"NCPUS", 10, true, a_cpus},
+    {"AllocNodes", 10, true, a_alloc_nodes},
+    {"Group", 9, true, a_group},
+    {"GID", 6, true, jf_gid},
+    {"Constraints", 19, true, a_constraints},
+    {"Suspended", 10, true, a_suspended},
 };
 
 

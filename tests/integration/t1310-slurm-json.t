@@ -90,6 +90,10 @@ r=$(as_user "$A" kacct -j "$bad_id" -P -n \
     --format=ReqCPUS,NTasks,QOS,DerivedExitCode,TotalCPU,MaxRSS,ReqTRES,AllocTRES)
 is "kacct ReqCPUS NTasks QOS DerivedExitCode TotalCPU MaxRSS ReqTRES of a job without steps" \
     "$r" "1|1|normal|0:0|00:00:00||billing=1,cpu=1,mem=1G,node=1|billing=1,cpu=1,mem=1G,node=1"
+is "kacct NCPUS AllocNodes Group GID Constraints Suspended, as sacct names them" \
+    "$(as_user "$A" kacct -X -j "$bad_id" -P -n \
+    --format=NCPUS,AllocNodes,Group,GID,Constraints,Suspended)" \
+    "1|1|$(id -gn "$A")|$(id -g "$A")||00:00:00"
 r=$(as_user "$A" kacct -j "$bad_id" -P -n --format=CPUTimeRAW,ElapsedRaw,AllocCPUS,Priority)
 is "kacct CPUTimeRAW is ElapsedRaw x AllocCPUS; Priority as kaid has it" \
     "$(printf '%s' "$r" | awk -F'|' '{ print ($1 == $2 * $3) ? "yes" : $0 }')|$(printf '%s' "$r" | cut -d'|' -f4)" \
