@@ -167,10 +167,14 @@ _kaibatch()
 	ksubmit | ksim)
 		mapfile -t COMPREPLY < <(compgen -f -- "$cur")
 		;;
-	kcancel | klog)
+	kcancel | klog | kseff | ksattach)
 		mapfile -t COMPREPLY < <(compgen -W "$(_kaibatch_jobids)" -- "$cur")
+		;;
+	ksrun | ksalloc)
+		mapfile -t COMPREPLY < <(compgen -c -- "$cur")
 		;;
 	esac
 }
 
-complete -F _kaibatch ksubmit kqueue kcancel kacct ksim kctl kinfo klog kshare
+complete -F _kaibatch ksubmit kqueue kcancel kacct ksim kctl kinfo klog kshare \
+    kseff ksrun ksalloc ksattach
