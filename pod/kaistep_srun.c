@@ -12,8 +12,10 @@
  *
  * The tasks' output goes where srun's goes when that is a file (the
  * job's output file, or `srun CMD >file`): the pods share the
- * filesystem.  A pipe or a terminal cannot be shared between pods, so
- * then the tasks write to the job's files.
+ * filesystem.  A pipe or a terminal cannot be shared between pods: the
+ * tasks then write to a spool file that srun copies to it as the step
+ * runs (srun_relay.c), so `srun CMD | tee` and srun in an interactive
+ * session show the tasks' output as Slurm's do.
  */
 #include "config.h"
 
@@ -30,6 +32,7 @@
 #include "client.h"
 #include "kaistep.h"
 #include "proto/proto_step.h"
+#include "srun_relay.h"
 #include "base/strconv.h"
 
 static const char *const prog = "srun";
@@ -146,23 +149,6 @@ parse(int argc, char **argv, struct kai_step_req *r)
 	return i;
 }
 
-/* The file behind fd, when it is a regular file; NULL otherwise. */
-static char *
-file_of(int fd)
-{
-	char link[64], path[PATH_MAX];
-	struct stat st;
-	ssize_t n;
-
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-		return NULL;
-	(void)snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	if ((n = readlink(link, path, sizeof(path) - 1)) <= 0)
-		return NULL;
-	path[n] = '\0';
-	return path[0] == '/' ? strdup(path) : NULL;
-}
-
 struct answer {
 	struct kai_step_result res;
 	bool got;
@@ -239,6 +225,7 @@ outlive_signals(void)
 int
 kaistep_srun(int argc, char **argv)
 {
+	struct srun_relay rout, rerr;
 	struct kai_step_req r;
 	struct answer a;
 	struct kai_buf b;
@@ -264,9 +251,9 @@ kaistep_srun(int argc, char **argv)
 	for (r.nenv = 0; environ[r.nenv] != NULL; r.nenv++)
 		;
 	r.env = environ;
-	r.out = file_of(1);
-	r.err = file_of(2);
 	outlive_signals();
+	r.out = srun_relay_target(1, &rout);
+	r.err = srun_relay_target(2, &rerr);
 	kai_buf_init(&b, 4096);
 	b.max = KAI_PROTO_BODY_MAX;
 	rc = kai_msg_step_req_encode(&b, &r);
@@ -274,6 +261,8 @@ kaistep_srun(int argc, char **argv)
 	free(r.err);
 	if (rc != 0) {
 		kai_buf_fini(&b);
+		srun_relay_end(&rout);
+		srun_relay_end(&rerr);
 		client_error(prog, NULL, "the command and its environment are "
 		    "too large for one request (%d variables)", (int)r.nenv);
 		return 1;
@@ -298,6 +287,9 @@ kaistep_srun(int argc, char **argv)
 		    on_reply, &a);
 		kai_buf_fini(&b);
 	}
+	/* The tasks have ended: the rest of their output, then srun's. */
+	srun_relay_end(&rout);
+	srun_relay_end(&rerr);
 	if (rc == CLIENT_EXIT_OK && a.got)
 		rc = worst(&a.res);
 	else if (rc == CLIENT_EXIT_OK)

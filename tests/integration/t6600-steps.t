@@ -49,6 +49,7 @@ echo "worst: $?"
 srun -n 3 true
 echo "too many: $?"
 srun sh -c 'echo "file $SLURM_PROCID"' >"$SLURM_SUBMIT_DIR/step.out"
+srun -l sh -c 'echo "piped $SLURM_PROCID"' | sort >"$SLURM_SUBMIT_DIR/piped.out"
 echo "post once"
 EOS
 chown "$A:" "$W/two.sh"
@@ -79,19 +80,24 @@ is "... and srun exits 1" "$(grep '^too many:' "$out")" "too many: 1"
 is "srun CMD >file: both tasks wrote to the file" \
     "$(sort "$W/step.out" 2>/dev/null | tr '\n' ' ')" "file 0 file 1 "
 is "... and nothing of it to the job's output" "$(grep -c '^file' "$out")" 0
+is "srun CMD | sort: both tasks' output came through the pipe" \
+    "$(cat "$W/piped.out" 2>/dev/null | tr '\n' ' ')" "0: piped 0 1: piped 1 "
+is "... none of it in the job's output, no spool file left" \
+    "$(grep -c 'piped' "$out") $(find "$W" -name '.kaistep-srun.*' | wc -l)" "0 0"
 
 
 # kacct: the job, its batch step and the steps srun started (the refused
 # one is none), as sacct shows them; -X the job alone.
 acct=$(as_user "$A" kacct -j "$id" -P -n -o JobID,JobName,State,ExitCode,NTasks)
 diag "$acct"
-is "kacct shows the job, N.batch and the steps N.0 to N.3" "$acct" \
+is "kacct shows the job, N.batch and the steps N.0 to N.4" "$acct" \
 "$id|two.sh|COMPLETED|0:0|2
 $id.batch|batch|COMPLETED|0:0|1
 $id.0|sh|COMPLETED|0:0|2
 $id.1|sh|COMPLETED|0:0|1
 $id.2|sh|FAILED|3:0|2
-$id.3|sh|COMPLETED|0:0|2"
+$id.3|sh|COMPLETED|0:0|2
+$id.4|sh|COMPLETED|0:0|2"
 is "kacct -X shows the job alone" \
     "$(as_user "$A" kacct -X -j "$id" -P -n -o JobID,State)" "$id|COMPLETED"
 is "DerivedExitCode: the highest exit code of the steps" \
@@ -101,7 +107,7 @@ json=$(as_user "$A" kacct -j "$id" --json)
 jq_py() { printf '%s' "$json" | python3 -c "import json, sys; j = json.load(sys.stdin)['jobs'][0]; $1"; }
 is "kacct --json: the steps as sacct --json lists them" \
     "$(jq_py 'print(" ".join("%s:%s:%s:%s:%s" % (s["step"]["id"], s["step"]["name"], s["state"], s["exit_code"]["return_code"], s["tasks"]["count"]) for s in j["steps"]))')" \
-    "batch:batch:COMPLETED:0:1 0:sh:COMPLETED:0:2 1:sh:COMPLETED:0:1 2:sh:FAILED:3:2 3:sh:COMPLETED:0:2"
+    "batch:batch:COMPLETED:0:1 0:sh:COMPLETED:0:2 1:sh:COMPLETED:0:1 2:sh:FAILED:3:2 3:sh:COMPLETED:0:2 4:sh:COMPLETED:0:2"
 is "... and derived_exit_code from them" \
     "$(jq_py 'print(j["derived_exit_code"]["status"], j["derived_exit_code"]["return_code"])')" \
     "ERROR 3"

@@ -95,12 +95,13 @@ out=$(as_alice ksrun -n 2 -t 2 sh -c 'echo task-$SLURM_PROCID')
 nid=$(last_job)
 is "ksrun -n 2: the command runs once, in task 0" "$out" "task-0"
 ok "... and the job ends with it" wait_state "$nid" COMPLETED
-# srun's steps write to the job's output file, as in a batch job (the
-# steps' output does not come through the session yet).
-as_alice ksrun -n 2 -t 2 -o "$W/steps.out" sh -c 'srun -l echo hi' >/dev/null
-is "ksrun -n 2: srun in the command runs a step on both pods" \
-    "$(sort "$W/steps.out" 2>&1)" "0: hi
+# srun's steps: their output comes through the session (srun copies
+# the tasks' spool file to its own output), none left behind.
+is "ksrun -n 2: srun in the command runs a step on both pods, its output here" \
+    "$(as_alice ksrun -n 2 -t 2 sh -c 'srun -l echo hi' | sort)" "0: hi
 1: hi"
+is "... and srun's spool file is gone" \
+    "$(find "$W" -name '.kaistep-srun.*' | wc -l)" 0
 is "... stdin reaches the command" \
     "$(echo typed | as_alice ksrun -t 2 cat)" "typed"
 
