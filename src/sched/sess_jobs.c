@@ -192,6 +192,9 @@ kai_sched_jobs_fini(struct sess *S)
 	kai_sched_free(S->ctx, S->tasks);
 	kai_sched_free(S->ctx, S->task_job);
 	kai_sched_free(S->ctx, S->groups);
+	kai_sched_free(S->ctx, S->slot_at);
+	kai_sched_free(S->ctx, S->slot_grp);
+	kai_sched_free(S->ctx, S->slot_gpu);
 	kai_sched_free(S->ctx, S->qdirty);
 	kai_sched_free(S->ctx, S->qdirty_list);
 	kai_sched_free(S->ctx, S->gdirty);
