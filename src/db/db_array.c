@@ -3,10 +3,9 @@
  * db_array.c: job arrays and dependencies in PostgreSQL (db_array.h).
  *
  * A submission with an array or a dependency goes in with the plain
- * INSERT of db_job.c followed by one UPDATE per such job for the
- * columns of sql/005, in one explicit transaction; the INSERT runs in
- * slices small enough to be single statements, so it never commits on
- * its own.  Splitting a task off copies the array's row through jsonb
+ * INSERT of db_job.c (kai_db_jobs_insert_in(): inside this transaction)
+ * followed by one UPDATE per such job for the columns of sql/005, in one
+ * explicit transaction.  Splitting a task off copies the array's row through jsonb
  * (to_jsonb, then jsonb_populate_record over the new id), so every
  * column is copied, those that other migrations add included, without
  * this file naming them.
@@ -23,7 +22,6 @@
 #include "base/xmalloc.h"
 #include "db/db_internal.h"
 
-#define EXT_SLICE 64		/* below db_job.c's single-statement size */
 #define ACTIVE "('PENDING', 'CONFIGURING', 'RUNNING')"
 
 static int
@@ -60,7 +58,7 @@ kai_db_jobs_insert_ext(struct kai_db *db, const struct kai_db_newjob *jobs,
     const struct kai_db_jobext *ext, size_t n, uint64_t *ids,
     struct kai_err *err)
 {
-	size_t i, k;
+	size_t i;
 	int r;
 
 	if (n == 0)
@@ -70,10 +68,11 @@ kai_db_jobs_insert_ext(struct kai_db *db, const struct kai_db_newjob *jobs,
 	if ((r = kai_db_cmd(db, "BEGIN", NULL, "could not insert jobs",
 	    err)) != 0)
 		return r;
-	for (i = 0; i < n && r == 0; i += k) {
-		k = n - i < EXT_SLICE ? n - i : EXT_SLICE;
-		r = kai_db_jobs_insert(db, jobs + i, k, ids + i, err);
-	}
+	/* Not kai_db_jobs_insert(): its check of the connection takes a
+	 * transaction in progress for one left over and reconnects, which
+	 * cost every array a new connection and ran its INSERT and UPDATE
+	 * outside this transaction. */
+	r = kai_db_jobs_insert_in(db, jobs, n, ids, err);
 	for (i = 0; i < n && r == 0; i++)
 		if (has_ext(&ext[i]))
 			r = set_ext(db, ids[i], &ext[i], err);

@@ -53,6 +53,13 @@ struct kai_db {
  * was lost or left in an unknown state (prepared statements go with it).
  */
 int kai_db_ready(struct kai_db *db, struct kai_err *err) KAI_MUST_CHECK;
+/*
+ * kai_db_jobs_insert() inside the caller's transaction (db_job.c): no
+ * check of the connection, whose transaction is in progress, and no
+ * transaction of its own.
+ */
+int kai_db_jobs_insert_in(struct kai_db *db, const struct kai_db_newjob *jobs,
+    size_t n, uint64_t *ids, struct kai_err *err) KAI_MUST_CHECK;
 
 /* The text parameters of one statement; owns what it formats. */
 struct kai_db_params {

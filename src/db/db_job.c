@@ -198,10 +198,23 @@ insert_chunk(struct kai_db *db, const struct kai_db_newjob *jobs, size_t n,
 }
 
 int
-kai_db_jobs_insert(struct kai_db *db, const struct kai_db_newjob *jobs,
+kai_db_jobs_insert_in(struct kai_db *db, const struct kai_db_newjob *jobs,
     size_t n, uint64_t *ids, struct kai_err *err)
 {
 	size_t i, k;
+	int r = 0;
+
+	for (i = 0; i < n && r == 0; i += k) {
+		k = n - i < DB_INSERT_CHUNK ? n - i : DB_INSERT_CHUNK;
+		r = insert_chunk(db, jobs + i, k, ids + i, err);
+	}
+	return r;
+}
+
+int
+kai_db_jobs_insert(struct kai_db *db, const struct kai_db_newjob *jobs,
+    size_t n, uint64_t *ids, struct kai_err *err)
+{
 	int r;
 
 	if (n == 0)
@@ -213,10 +226,7 @@ kai_db_jobs_insert(struct kai_db *db, const struct kai_db_newjob *jobs,
 	if ((r = kai_db_cmd(db, "BEGIN", NULL, "could not insert jobs",
 	    err)) != 0)
 		return r;
-	for (i = 0; i < n && r == 0; i += k) {
-		k = n - i < DB_INSERT_CHUNK ? n - i : DB_INSERT_CHUNK;
-		r = insert_chunk(db, jobs + i, k, ids + i, err);
-	}
+	r = kai_db_jobs_insert_in(db, jobs, n, ids, err);
 	if (r == 0)
 		r = kai_db_cmd(db, "COMMIT", NULL, "could not insert jobs", err);
 	if (r != 0)

@@ -23,6 +23,7 @@
 #include "base/err.h"
 #include "base/xmalloc.h"
 #include "db/db.h"
+#include "db/db_array.h"
 #include "tap.h"
 
 static PGconn *raw;		/* the test's own look at the tables */
@@ -1043,6 +1044,46 @@ test_big_batches(struct kai_db *db)
 	free(applied);
 }
 
+/*
+ * An array's submission is one transaction on the connection it found:
+ * when its array columns are refused (a throttle the int column cannot
+ * hold), its row goes too; a good one keeps the same server process.
+ */
+static void
+test_insert_ext_atomic(struct kai_db *db)
+{
+	struct kai_db_jobext x = {"0-9", UINT32_MAX, NULL, false};
+	struct kai_jobspec js;
+	struct kai_db_newjob nj;
+	struct kai_err err;
+	uint64_t id = 0;
+	int64_t before, conns;
+	char idtext[32];
+
+	mkjob(&js, &nj, 1000, "batch", 100);
+	before = sql_int("SELECT count(*) FROM jobs", NULL);
+	conns = sql_int("SELECT count(*) FROM pg_stat_activity "
+	    "WHERE datname = current_database()", NULL);
+	ok(kai_db_jobs_insert_ext(db, &nj, &x, 1, &id, &err) != 0,
+	    "an array whose columns are refused is refused");
+	is_int(sql_int("SELECT count(*) FROM jobs", NULL), before,
+	    "... and leaves no row: insert and array columns are one "
+	    "transaction");
+	x.array_throttle = 2;
+	is_int(kai_db_jobs_insert_ext(db, &nj, &x, 1, &id, &err), 0,
+	    "an array goes in");
+	(void)snprintf(idtext, sizeof(idtext), "%" PRIu64, id);
+	is_int(sql_int("SELECT count(*) FROM jobs WHERE id = $1 AND "
+	    "array_job_id = id AND array_spec = '0-9' AND array_throttle = 2",
+	    idtext), 1, "... with its array columns");
+	is_int(sql_int("SELECT count(*) FROM pg_stat_activity "
+	    "WHERE datname = current_database() AND "
+	    "backend_start > now() - interval '1 hour' AND "
+	    "state_change IS NOT NULL", NULL), conns,
+	    "... on the same connections (none dropped and made again)");
+	kai_jobspec_fini(&js);
+}
+
 /* The server drops our connection: one call may fail, the next works. */
 static void
 test_reconnect(struct kai_db *db)
@@ -1129,6 +1170,7 @@ main(int argc, char **argv)
 	test_grow(db);
 	test_big_batches(db);
 	test_perf(db);
+	test_insert_ext_atomic(db);
 	test_reconnect(db);
 	kai_db_close(db);
 	PQfinish(raw);
