@@ -12,8 +12,8 @@
  *    ampere);
  *  - NAME of each label kaibatch.io/feature.NAME whose value is not
  *    "false" (an administrator's own: kubectl label node n1
- *    kaibatch.io/feature.a100=true);
- *  - each name of the comma list in the label kaibatch.io/features.
+ *    kaibatch.io/feature.a100=true).
+ * (A comma list in one label cannot be: a label value holds no comma.)
  *
  * The core sees features as a 64-bit set per node (struct
  * kai_sched_nodereq): each tick numbers the features the snapshot's
@@ -36,7 +36,6 @@
 #include "model/nodelists.h"
 
 #define FEAT_PREFIX "kaibatch.io/feature."
-#define FEAT_LIST   "kaibatch.io/features"
 #define NEVER_BIT   63 /* the bit of names past the 63rd: no node has it */
 
 /* Whether the comma list list (len bytes) holds name. */
@@ -72,9 +71,6 @@ nodefeat_has(const struct kai_conf *c, const struct kai_node *nd,
 		    kl - pl == strlen(name) &&
 		    memcmp(kv + pl, name, kl - pl) == 0 &&
 		    strcmp(val, "false") != 0)
-			return true;
-		if (kl == strlen(FEAT_LIST) && strncmp(kv, FEAT_LIST, kl) == 0 &&
-		    in_list(val, strlen(val), name))
 			return true;
 		if (*val != '\0' && strcmp(val, name) == 0) {
 			char key[320];
@@ -114,9 +110,6 @@ nodefeat_text(const struct kai_conf *c, const struct kai_node *nd,
 		    strcmp(val, "false") != 0)
 			w = snprintf(buf + len, size - len, "%s%s",
 			    len > 0 ? "," : "", key + pl);
-		else if (strcmp(key, FEAT_LIST) == 0 && *val != '\0')
-			w = snprintf(buf + len, size - len, "%s%s",
-			    len > 0 ? "," : "", val);
 		else if (*val != '\0' &&
 		    in_list(c->sched_feature_labels,
 			strlen(c->sched_feature_labels), key))

@@ -182,8 +182,8 @@ static const struct kai_conf_entry daemon_entries[] = {
 	  .def = "nvidia.com/gpu.product,nvidia.com/gpu.family",
 	  .min = 1, .max = 4096,
 	  .help = "node labels whose values are node features (--constraint), "
-		  "comma-separated; kaibatch.io/feature.NAME and "
-		  "kaibatch.io/features labels always count" },
+		  "comma-separated; kaibatch.io/feature.NAME labels "
+		  "always count" },
 	{ .key = "scheduling.usage_half_life", .type = KAI_CONF_DURATION,
 	  .offset = D(usage_half_life_ms), .def = "1d", .min = 0,
 	  .max = 365 * DAY_MS, .unit = "ms",

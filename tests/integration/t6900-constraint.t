@@ -5,8 +5,8 @@
 # -x; doc/scheduler.md "Node constraints").  Three nodes of 2 GPUs: a1
 # and a2 are A100 nodes (the nvidia.com/gpu.product label, one of
 # kaid.yaml's default scheduling.node_feature_labels), a1 with the label
-# kaibatch.io/feature.ib=true; h1 an H100 node with kaibatch.io/features
-# "hbm3,ib".  kinfo and kctl show the features; jobs go only where their
+# kaibatch.io/feature.ib=true; h1 an H100 node with the labels
+# kaibatch.io/feature.hbm3 and kaibatch.io/feature.ib.  kinfo and kctl show the features; jobs go only where their
 # constraint, node list and exclusions allow; a constraint no node meets
 # and a node that does not exist are refused at submission as sbatch
 # refuses them; kqueue and kctl show what the job asked for; a restart of
@@ -36,7 +36,7 @@ nodes:
     memory: 64Gi
     gpus: 2
     gpu_product: H100
-    labels: {kaibatch.io/features: "hbm3,ib"}
+    labels: {kaibatch.io/feature.hbm3: "true", kaibatch.io/feature.ib: "true"}
 EON
 KAID_CONF_EXTRA='scheduling:
   phases: [allocate]'
@@ -68,10 +68,10 @@ like "kinfo %f: a1 has A100 (gpu.product) and ib (feature.NAME)" \
     "$(printf '%s\n' "$feat" | grep '^a1 ')" '^a1 (A100,ib|ib,A100)$'
 is "kinfo %f: a2 has A100 only" "$(printf '%s\n' "$feat" | grep '^a2 ')" \
     'a2 A100'
-like "kinfo %f: h1 has H100 and the kaibatch.io/features list" \
+like "kinfo %f: h1 has H100 and its feature.NAME labels" \
     "$(printf '%s\n' "$feat" | grep '^h1 ')" '^h1 .*H100'
-like "... hbm3 and ib" "$(printf '%s\n' "$feat" | grep '^h1 ')" \
-    '^h1 .*hbm3,ib'
+like "... hbm3" "$(printf '%s\n' "$feat" | grep '^h1 ')" '^h1 .*hbm3'
+like "... and ib" "$(printf '%s\n' "$feat" | grep '^h1 ')" '^h1 (.*,)?ib(,|$)'
 like "kctl show node: AvailableFeatures" "$(as_user "$A" kctl show node a2)" \
     '^   AvailableFeatures=A100 ActiveFeatures=A100$'
 is "the header of %f is sinfo's" "$(as_user "$A" kinfo -N -o '%f' | head -n 1)" \
