@@ -14,7 +14,10 @@
 #     Linux bridge the test creates with a private /24 (the node's
 #     InternalIP is the bridge's .1; pods get the rest through the CNI
 #     bridge plugin), no default route in the pods, no masquerade, and
-#     nothing forwarded to the uplink;
+#     nothing forwarded to the uplink; the pods' one route,
+#     10.192.0.0/10 (where nodetier_claim_net takes every node's /24) via
+#     their bridge's .1, reaches this machine's addresses on the other
+#     nodes' bridges, such as kaid's pod_controller on the first node's;
 #   - each pair in a mount namespace of its own (a "holder" process made
 #     by unshare; containerd and the kubelet enter it with nsenter) where
 #     the two paths the kubelet 1.20 cannot move are the node's own
@@ -190,7 +193,7 @@ nodetier_runtime()
         "dataDir": "$n/ipam",
         "ranges": [[{"subnet": "10.$a.$b.0/24",
                      "rangeStart": "10.$a.$b.2", "rangeEnd": "10.$a.$b.254"}]],
-        "routes": []
+        "routes": [{"dst": "10.192.0.0/10", "gw": "10.$a.$b.1"}]
       }
     }
   ]

@@ -8,10 +8,9 @@
 # 0 and 1 (each pod a Slurm node, SLURM_NODEID 0 and 1); kacct shows N.batch and N.0; a
 # step that reads 200 MiB into one buffer (dd) has that MaxRSS within
 # 20%; kcancel --signal=USR1 is caught by the step's trap.  (t6600
-# checks the same and more on kubesim.)  One node: with two
-# (nodes-node2.yaml) the pods of the second cannot reach kaid's address
-# on the first node's bridge (pod_controller), which the node tier's
-# network does not route.
+# checks the same and more on kubesim.)  Two nodes (nodes-node2.yaml),
+# a pod on each (-N 2): the second node's pod reaches kaid's address on
+# the first node's bridge (pod_controller) by the node tier's route.
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
@@ -26,7 +25,7 @@ trap 'stack_stop "$T"; rm -rf "$T"' EXIT
 python3 -c 'import os; print(os.urandom(32).hex())' >"$T/master.key"
 chmod 600 "$T/master.key"
 KAID_CONF_EXTRA="job_key_file: $T/master.key" KAID_POD_CONTROLLER=listen \
-    stack_start "$T" ||
+    stack_start "$T" "$top_srcdir/contrib/k8s/nodes-node2.yaml" ||
     bail_out "could not start the stack"
 A=$STACK_ALICE
 W=$T/work-alice
@@ -45,8 +44,8 @@ echo "signalled: $?"
 echo "post once"
 EOS
 chown "$A:" "$W/two.sh"
-id=$(cd "$W" && as_user "$A" ksubmit --parsable -n 2 -o two-%j.out two.sh)
-like "ksubmit takes a two-pod job" "$id" '^[0-9]+$'
+id=$(cd "$W" && as_user "$A" ksubmit --parsable -N 2 -n 2 -o two-%j.out two.sh)
+like "ksubmit takes a two-node job" "$id" '^[0-9]+$'
 out=$W/two-$id.out
 for _ in $(seq 1 1200); do
 	[ "$(grep -c ': ready' "$out" 2>/dev/null)" = 2 ] && break
@@ -67,6 +66,9 @@ like "srun -l: task 1 of 2 on node 1" "$(cat "$out")" \
 h0=$(sed -n 's/^0: rank .* on //p' "$out")
 h1=$(sed -n 's/^1: rank .* on //p' "$out")
 ok "... in the other pod ($h0, $h1)" test -n "$h0" -a -n "$h1" -a "$h0" != "$h1"
+like "... on the two Kubernetes nodes" \
+    "$(as_user "$A" kacct -j "$id" -X -P -n -o NodeList)" \
+    '^node-(\[1-2\]|1,node-2)$'
 is "srun exits 0" "$(grep '^launch:' "$out")" "launch: 0"
 is "both tasks caught USR1" "$(grep -c '^[01]: got USR1' "$out")" 2
 is "... and the step ended 0" "$(grep '^signalled:' "$out")" "signalled: 0"
