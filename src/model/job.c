@@ -24,6 +24,7 @@
 #include <strings.h>
 
 #include "base/utf8.h"
+#include "model/jobfields.h"
 #include "base/xmalloc.h"
 
 /*
@@ -190,6 +191,30 @@ check_name(const char *field, const char *s, struct kai_err *err)
 	if (has_control(s))
 		return kai_err_set(err, KAI_EINVAL,
 		    "%s \"%s\" contains a control character", field, s);
+	return 0;
+}
+
+/*
+ * Every string of the SUBMIT record travels as UTF-8 (src/proto/codec.c):
+ * one that is not is refused here, whichever field it is, so that a
+ * client never sends what kaid would refuse to read.
+ */
+static int
+check_strings(const struct kai_jobspec *js, struct kai_err *err)
+{
+	const char *s;
+	size_t i;
+
+	for (i = 0; i < kai_njobfields; i++) {
+		const struct kai_jobfield *f = &kai_jobfields[i];
+
+		if (f->type != KAI_JF_T_STR || !kai_jf_in(f, KAI_JF_REC_SPEC))
+			continue;
+		memcpy(&s, (const char *)js + f->off[KAI_JF_REC_SPEC],
+		    sizeof(s));
+		if (s != NULL && check_utf8(f->member, s, err) != 0)
+			return KAI_EINVAL;
+	}
 	return 0;
 }
 
@@ -399,6 +424,9 @@ kai_jobspec_validate(const struct kai_jobspec *js, struct kai_err *err)
 		return kai_err_set(err, KAI_EINVAL,
 		    "invalid umask %#" PRIo32 ": expected 01000 plus a mode of "
 		    "0 to 0777", js->umask);
+	/* After the fields' own checks, whose messages name them better. */
+	if ((r = check_strings(js, err)) != 0)
+		return r;
 	return kai_jobspec_check_sched(js, err);
 }
 
