@@ -24,8 +24,8 @@
 #include <strings.h>
 
 #include "base/utf8.h"
-#include "model/jobfields.h"
 #include "base/xmalloc.h"
+#include "model/jobfields.h"
 
 /*
  * The largest limit we accept: Slurm keeps limits as 32-bit minutes, and
