@@ -62,7 +62,7 @@ int
 main(int argc, char **argv)
 {
 	struct kai_pty_open o = {0, 0, 0, 0};
-	struct pty_term_opts t = {prog, 0, false, false, false, 0};
+	struct pty_term_opts t = {prog, 0, false, false, false, 0, false, false};
 	struct kai_err err;
 	uint64_t job;
 	int fd, rc;

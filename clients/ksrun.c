@@ -2,7 +2,7 @@
 /*
  * ksrun, ksalloc: a command or a shell in a new job, on this terminal.
  *
- *	ksrun [options] [--pty] CMD [ARGS...]
+ *	ksrun [options] [--pty] [--quit-on-interrupt] [-X] CMD [ARGS...]
  *	ksalloc [options] [CMD [ARGS...]]
  *
  * One program under two names.  It takes ksubmit's options (the same
@@ -46,7 +46,7 @@ static const char *prog = "ksrun";
 static bool alloc_mode;
 
 static const char *const synopsis_run[] = {
-    "ksrun [options] [--pty] CMD [ARGS...]",
+    "ksrun [options] [--pty] [--quit-on-interrupt] [-X] CMD [ARGS...]",
     NULL,
 };
 static const char *const synopsis_alloc[] = {
@@ -239,22 +239,42 @@ takes_next(const char *w)
 	return false;
 }
 
-/*
- * Takes --pty out of the options (it is ksrun's, not ksubmit's): any
- * word before the command, which is the first word that is neither an
- * option nor an option's value.
- */
+/* ksrun's own options, which ksubmit does not have. */
+struct run_opts {
+	bool pty;		/* --pty */
+	bool quit_on_intr;	/* --quit-on-interrupt */
+	bool disable_status;	/* -X, --disable-status */
+};
+
+/* Whether w is one of ksrun's own options; sets it in r. */
 static bool
-take_pty(int *argc, char **argv)
+take_own(const char *w, struct run_opts *r)
 {
-	bool pty = false;
+	if (strcmp(w, "--pty") == 0)
+		r->pty = true;
+	else if (strcmp(w, "--quit-on-interrupt") == 0)
+		r->quit_on_intr = true;
+	else if (strcmp(w, "-X") == 0 || strcmp(w, "--disable-status") == 0)
+		r->disable_status = true;
+	else
+		return false;
+	return true;
+}
+
+/*
+ * Takes ksrun's own options out (struct run_opts): any word before the
+ * command, which is the first word that is neither an option nor an
+ * option's value.
+ */
+static struct run_opts
+take_own_opts(int *argc, char **argv)
+{
+	struct run_opts r = {false, false, false};
 	int i, j;
 
 	for (i = j = 1; i < *argc; i++) {
-		if (strcmp(argv[i], "--pty") == 0) {
-			pty = true;
+		if (take_own(argv[i], &r))
 			continue;
-		}
 		argv[j++] = argv[i];
 		if (strcmp(argv[i], "--") == 0 || argv[i][0] != '-' ||
 		    argv[i][1] == '\0')
@@ -266,14 +286,15 @@ take_pty(int *argc, char **argv)
 		argv[j++] = argv[i];
 	*argc = j;
 	argv[j] = NULL;
-	return pty;
+	return r;
 }
 
 static int
-run(uint64_t id, bool pty)
+run(uint64_t id, const struct run_opts *r)
 {
 	struct kai_pty_open o = {id, KAI_PTY_OWNER, 0, 0};
-	struct pty_term_opts t = {prog, id, pty, alloc_mode, true, id};
+	struct pty_term_opts t = {prog, id, r->pty, alloc_mode, true, id,
+	    r->quit_on_intr, r->disable_status};
 	uint64_t job;
 	int fd, rc;
 
@@ -296,7 +317,7 @@ main(int argc, char **argv)
 	struct kai_err err;
 	char cwd[PATH_MAX];
 	uint64_t id = 0;
-	bool pty;
+	struct run_opts ro;
 	int rc;
 
 	base = base != NULL ? base + 1 : argv[0];
@@ -309,11 +330,12 @@ main(int argc, char **argv)
 		    "directory: %s", strerror(errno));
 		return CLIENT_EXIT_USAGE;
 	}
-	pty = take_pty(&argc, argv) || alloc_mode;
+	ro = take_own_opts(&argc, argv);
+	ro.pty = ro.pty || alloc_mode;
 	memset(&js, 0, sizeof(js));
 	kai_err_clear(&err);
 	submit_opts_init(&o, (int64_t)time(NULL));
-	if (build(&o, argc, argv, pty, cwd, &js, &err) != 0) {
+	if (build(&o, argc, argv, ro.pty, cwd, &js, &err) != 0) {
 		client_error(prog, err.hint, "%s", kai_err_msg(&err));
 		rc = CLIENT_EXIT_USAGE;
 	} else if (o.help) {
@@ -328,7 +350,7 @@ main(int argc, char **argv)
 		if (alloc_mode)
 			(void)fprintf(stderr, "%s: Pending job allocation %"
 			    PRIu64 "\n", prog, id);
-		rc = run(id, pty);
+		rc = run(id, &ro);
 		if (alloc_mode)
 			(void)fprintf(stderr, "%s: Relinquishing job "
 			    "allocation %" PRIu64 "\n", prog, id);

@@ -9,7 +9,9 @@
  * the same way) and exits 130.  Once the command runs, with a remote
  * terminal, this one is raw: every byte, Ctrl-C included, goes to the
  * remote terminal, whose line discipline makes it the remote command's
- * SIGINT; SIGWINCH sends the new size.  SIGTERM and SIGHUP end the
+ * SIGINT; SIGWINCH sends the new size.  Without a remote terminal a
+ * Ctrl-C is srun's: the task's state, and a second within a second
+ * sends SIGINT to the command (a SIGNAL frame).  SIGTERM and SIGHUP end the
  * session: the connection closes, and kaid hangs the remote terminal up
  * when this was its owner.  The terminal's settings are restored on
  * every way out.
@@ -39,6 +41,11 @@
 
 /* How long a job may take to start before "queued" is said. */
 #define PTY_TERM_QUIET_MS 1000
+/* srun's window for a second Ctrl-C. */
+#define PTY_TERM_INTR_MS 1000
+/* How long a command that was sent Ctrl-C to abort has to end before
+ * the session is left (and kaid hangs it up). */
+#define PTY_TERM_ABORT_MS 5000
 
 static int sig_pipe[2] = {-1, -1};
 
@@ -62,6 +69,8 @@ struct term {
 	bool exited;
 	int status;
 	char notice[512];	/* kaid's last word, if any */
+	int64_t last_intr;	/* when Ctrl-C said the state; 0 = never */
+	int64_t abort_at;	/* when Ctrl-C was sent to abort; 0 = not */
 };
 
 static void
@@ -206,6 +215,51 @@ pty_term_cancel(const char *prog, uint64_t id)
 	kai_buf_fini(&b);
 }
 
+static bool
+send_signal(struct term *t, int sig)
+{
+	struct kai_pty_io io;
+	struct kai_err err;
+
+	memset(&io, 0, sizeof(io));
+	io.kind = KAI_PTY_SIGNAL;
+	io.signo = (uint8_t)sig;
+	return client_pty_send(t->sock, &io, &err) == 0;
+}
+
+/*
+ * An owner's Ctrl-C while the command runs without a terminal here, as
+ * srun takes it: the task's state, or with a second one within a second
+ * (or --quit-on-interrupt, or -X) SIGINT to the command, whose end is
+ * then awaited; a Ctrl-C after that leaves at once.  Returns the exit
+ * status to stop with, or -1.
+ */
+static int
+on_intr(struct term *t)
+{
+	const struct pty_term_opts *o = t->o;
+	int64_t now = monotonic_ms();
+	bool abort_now = o->quit_on_intr ||
+	    (t->last_intr != 0 && now - t->last_intr < PTY_TERM_INTR_MS);
+
+	if (t->abort_at != 0 && abort_now)
+		return 128 + SIGINT;
+	if (abort_now || o->disable_status) {
+		(void)fprintf(stderr, "%s: sending Ctrl-C to StepId=%" PRIu64
+		    ".0\n", o->prog, o->job);
+		if (!send_signal(t, SIGINT))
+			return 128 + SIGINT;
+		if (abort_now)
+			t->abort_at = now;
+	} else {
+		(void)fprintf(stderr, "%s: interrupt (one more within 1 sec "
+		    "to abort)\n%s: StepId=%" PRIu64 ".0 task 0: running\n",
+		    o->prog, o->prog, o->job);
+	}
+	t->last_intr = now;
+	return -1;
+}
+
 /* A signal arrived; returns the exit status to stop with, or -1. */
 static int
 on_sig(struct term *t, int sig)
@@ -216,6 +270,8 @@ on_sig(struct term *t, int sig)
 	}
 	if (sig == SIGINT && t->started && !t->o->owner)
 		return -1;
+	if (sig == SIGINT && t->started && !t->raw)
+		return on_intr(t);
 	raw_off(t);
 	if (!t->started && t->o->cancel_job != 0)
 		pty_term_cancel(t->o->prog, t->o->cancel_job);
@@ -271,11 +327,19 @@ pty_term_run(const struct pty_term_opts *o, int sock)
 			t.queued = true;
 			t.waiting[0] = '\0';
 		}
+		if (t.abort_at != 0 &&
+		    monotonic_ms() - t.abort_at >= PTY_TERM_ABORT_MS) {
+			rc = 128 + SIGINT;
+			break;
+		}
 		wait_ms = -1;
 		if (t.waiting[0] != '\0')
 			wait_ms = (int)(PTY_TERM_QUIET_MS - (monotonic_ms() -
 			    t0));
-		if (t.waiting[0] != '\0' && wait_ms < 0)
+		else if (t.abort_at != 0)
+			wait_ms = (int)(PTY_TERM_ABORT_MS - (monotonic_ms() -
+			    t.abort_at));
+		if (wait_ms < -1 || (t.waiting[0] != '\0' && wait_ms < 0))
 			wait_ms = 0;
 		p[0] = (struct pollfd){sock, POLLIN, 0};
 		p[1] = (struct pollfd){sig_pipe[0], POLLIN, 0};

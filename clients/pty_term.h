@@ -22,6 +22,13 @@ struct pty_term_opts {
 	/* The job to cancel when the user gives up before it starts
 	 * (Ctrl-C, SIGTERM); 0 = none (ksattach). */
 	uint64_t cancel_job;
+	/* An owner's Ctrl-C while the command runs without a terminal
+	 * (srun's): the first says the task's state, a second within a
+	 * second sends SIGINT to the command.  quit_on_intr
+	 * (--quit-on-interrupt) sends it at the first; disable_status (-X,
+	 * --disable-status) too, without the state. */
+	bool quit_on_intr;
+	bool disable_status;
 };
 
 /*

@@ -246,6 +246,11 @@ on_io(const struct kai_pty_io *io, void *ctx)
 	case KAI_PTY_HANGUP:
 		hangup(s);
 		break;
+	case KAI_PTY_SIGNAL:
+		/* The command leads its own process group (setsid). */
+		if (s->pid > 0 && !s->reaped)
+			(void)kill(-s->pid, io->signo);
+		break;
 	default:
 		break;
 	}

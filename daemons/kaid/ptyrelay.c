@@ -263,6 +263,7 @@ end_route(struct pend *e, const struct kai_pty_io *io)
 			break;
 		case KAI_PTY_DATA:
 		case KAI_PTY_EOF:
+		case KAI_PTY_SIGNAL:
 			break;
 		default:
 			return false;

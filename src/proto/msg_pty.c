@@ -110,6 +110,12 @@ kai_msg_pty_io_encode(struct kai_buf *b, const struct kai_pty_io *io)
 	case KAI_PTY_HANGUP:
 	case KAI_PTY_START:
 		break;
+	case KAI_PTY_SIGNAL:
+		if (io->signo == 0 || io->signo > KAI_PTY_SIGNAL_MAX)
+			r = KAI_EINVAL;
+		if (r == 0)
+			r = kai_codec_put_u8(b, io->signo);
+		break;
 	case KAI_PTY_NOTICE:
 		if (io->len > KAI_PTY_DATA_MAX)
 			r = KAI_EINVAL;
@@ -176,6 +182,14 @@ kai_msg_pty_io_decode(const void *p, size_t n, struct kai_pty_io *io,
 		break;
 	case KAI_PTY_HANGUP:
 	case KAI_PTY_START:
+		break;
+	case KAI_PTY_SIGNAL:
+		if ((rc = kai_codec_get_u8(&r, "signal", &v.signo)) != 0)
+			return rc;
+		if (v.signo == 0 || v.signo > KAI_PTY_SIGNAL_MAX)
+			return kai_err_set(err, KAI_EPROTO,
+			    "invalid value %u for field \"signal\": must be 1 "
+			    "to %d", (unsigned)v.signo, KAI_PTY_SIGNAL_MAX);
 		break;
 	case KAI_PTY_NOTICE:
 		v.data = (const char *)r.p + r.off;

@@ -39,6 +39,7 @@
 #include "proto/msgtype.h"
 
 #define KAI_PTY_DATA_MAX  16384 /* payload bytes of one DATA frame */
+#define KAI_PTY_SIGNAL_MAX 31 /* the standard signals; no real-time ones */
 #define KAI_PTY_IO_MAX	  (KAI_PTY_DATA_MAX + 2) /* an IO body */
 
 /* PTY_ATTACH flags */
@@ -56,6 +57,7 @@ enum kai_pty_kind {
 	KAI_PTY_HANGUP = 4,
 	KAI_PTY_NOTICE = 5,
 	KAI_PTY_START = 6,
+	KAI_PTY_SIGNAL = 7,
 	KAI_PTY_NKINDS
 };
 
@@ -73,6 +75,7 @@ struct kai_pty_io {
 	uint8_t stream;		/* DATA, EOF */
 	uint16_t rows, cols;	/* WINSIZE */
 	int32_t status;		/* EXIT */
+	uint8_t signo;		/* SIGNAL: 1 to KAI_PTY_SIGNAL_MAX */
 	const char *data;	/* DATA, NOTICE */
 	size_t len;
 };
@@ -86,7 +89,8 @@ int kai_msg_pty_serve_encode(struct kai_buf *b,
 int kai_msg_pty_serve_decode(const void *p, size_t n, struct kai_pty_open *o,
     struct kai_err *err) KAI_MUST_CHECK;
 
-/* KAI_EINVAL for DATA over KAI_PTY_DATA_MAX or a stream above 2. */
+/* KAI_EINVAL for DATA over KAI_PTY_DATA_MAX, a stream above 2 or a
+ * SIGNAL outside 1 to KAI_PTY_SIGNAL_MAX. */
 int kai_msg_pty_io_encode(struct kai_buf *b,
     const struct kai_pty_io *io) KAI_MUST_CHECK;
 /* KAI_EPROTO naming the fault; io->data points into p. */

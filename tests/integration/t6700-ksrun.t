@@ -8,7 +8,8 @@
 # kaistep), as real pods do.  Checked: `ksrun --pty bash` runs commands, reports and follows
 # the window size, passes Ctrl-C as the terminal's SIGINT, returns the
 # shell's exit status and ends the job; `ksrun CMD` streams stdout and
-# stderr apart and returns CMD's status; ksalloc gives a shell in the
+# stderr apart and returns CMD's status, and takes Ctrl-C as srun does
+# (the task's state, then SIGINT to CMD); ksalloc gives a shell in the
 # job; ksattach joins a job's terminal, sees its earlier output and
 # types to it; the refusals (a second client, another user, an ended
 # job, a bad id) are one line each.
@@ -123,6 +124,58 @@ out=$(cat "$W/term.out")
 like "kcancel: the command's TERM trap runs, its output comes back" "$out" \
     "got-term"
 like "... and its status is ksrun's" "$out" "rc=5$"
+
+# Ctrl-C without --pty, as srun takes it: the first says the task's
+# state and the command runs on; a second within a second sends it
+# SIGINT (its INT trap runs) and its status is ksrun's.
+(as_alice ksrun -t 2 sh -c 'trap "echo got-int; exit 6" INT; echo armed;
+    while :; do sleep 0.1; done' >"$W/int.out" 2>"$W/int.err"
+    echo "rc=$?" >>"$W/int.out") &
+for _ in $(seq 1 100); do
+	grep -q armed "$W/int.out" 2>/dev/null && break
+	sleep 0.1
+done
+iid=$(last_job)
+kpid=$(pgrep -u "$A" -n -x ksrun)
+kill -INT "$kpid"
+for _ in $(seq 1 50); do
+	grep -q 'running' "$W/int.err" && break
+	sleep 0.1
+done
+like "Ctrl-C once: srun's question" "$(cat "$W/int.err")" \
+    "ksrun: interrupt \\(one more within 1 sec to abort\\)"
+like "... and the task's state" "$(cat "$W/int.err")" \
+    "ksrun: StepId=$iid.0 task 0: running"
+sleep 1.2
+unlike "... the command runs on" "$(cat "$W/int.out")" "got-int|rc="
+kill -INT "$kpid"
+sleep 0.2
+kill -INT "$kpid"
+for _ in $(seq 1 100); do
+	grep -q 'rc=' "$W/int.out" && break
+	sleep 0.1
+done
+like "Ctrl-C twice within a second: SIGINT to the command" \
+    "$(cat "$W/int.err")" "ksrun: sending Ctrl-C to StepId=$iid.0"
+like "... its INT trap runs" "$(cat "$W/int.out")" "got-int"
+like "... and its status is ksrun's" "$(cat "$W/int.out")" "rc=6$"
+
+# --quit-on-interrupt: the first Ctrl-C sends SIGINT; a command that
+# does not trap it dies of it (130).
+(as_alice ksrun --quit-on-interrupt -t 2 sh -c 'echo armed; sleep 300' \
+    >"$W/quit.out" 2>"$W/quit.err"; echo "rc=$?" >>"$W/quit.out") &
+for _ in $(seq 1 100); do
+	grep -q armed "$W/quit.out" 2>/dev/null && break
+	sleep 0.1
+done
+kill -INT "$(pgrep -u "$A" -n -x ksrun)"
+for _ in $(seq 1 100); do
+	grep -q 'rc=' "$W/quit.out" && break
+	sleep 0.1
+done
+like "--quit-on-interrupt: one Ctrl-C ends the command" \
+    "$(cat "$W/quit.out")" "rc=130$"
+unlike "... without the question" "$(cat "$W/quit.err")" "one more within"
 
 # The client goes (SIGKILL: no goodbye): the command is hung up and the
 # job ends, releasing its allocation.

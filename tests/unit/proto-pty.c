@@ -4,8 +4,8 @@
  * SERVE round-trip, their every proper prefix and a trailing byte are
  * refused, unknown flags are refused; each IO kind round-trips, DATA up
  * to its limit and not past it, with bytes that are not UTF-8; an
- * unknown kind, a stream above 2, a truncated WINSIZE and bytes after a
- * fixed-size kind are refused with a message naming the field.
+ * unknown kind, a stream above 2, a SIGNAL outside 1-31, a truncated
+ * WINSIZE and bytes after a fixed-size kind are refused with a message naming the field.
  */
 #include "config.h"
 
@@ -148,6 +148,24 @@ test_io(void)
 	io.len = strlen(io.data);
 	ok(io_round(&io, &m, &b) == 0 && m.len == io.len &&
 	    memcmp(m.data, io.data, io.len) == 0, "NOTICE round-trips");
+	memset(&io, 0, sizeof(io));
+	io.kind = KAI_PTY_SIGNAL;
+	io.signo = 2;
+	ok(io_round(&io, &m, &b) == 0 && m.kind == KAI_PTY_SIGNAL &&
+	    m.signo == 2, "SIGNAL round-trips");
+	io.signo = 0;
+	ok(kai_msg_pty_io_encode(&b, &io) == KAI_EINVAL,
+	    "SIGNAL 0 is not encoded");
+	io.signo = KAI_PTY_SIGNAL_MAX + 1;
+	ok(kai_msg_pty_io_encode(&b, &io) == KAI_EINVAL,
+	    "a real-time signal is not encoded");
+	x[0] = KAI_PTY_SIGNAL;
+	x[1] = 40;
+	ok(kai_msg_pty_io_decode(x, 2, &m, &err) == KAI_EPROTO &&
+	    strstr(err.msg, "\"signal\"") != NULL,
+	    "SIGNAL 40 is refused: %s", err.msg);
+	ok(kai_msg_pty_io_decode(x, 1, &m, &err) == KAI_EPROTO,
+	    "SIGNAL without its number is refused");
 	x[0] = KAI_PTY_NKINDS;
 	ok(kai_msg_pty_io_decode(x, 1, &m, &err) == KAI_EPROTO &&
 	    strstr(err.msg, "\"kind\"") != NULL,
