@@ -464,6 +464,13 @@ char *native_gang_wait(const struct kaid *k, const struct kai_job *j);
  * minute (now: the tick's clock).
  */
 void native_tell(struct kaid *k, struct kai_job *j, int64_t now);
+/*
+ * Whether new words of the same reason code, told (or written on a
+ * PodGroup) at told_at, are told again now: a gang waiting for its pods
+ * (code PodGroup) at once, others a minute after (their words change
+ * every tick).
+ */
+bool native_words_due(const char *code, int64_t told_at, int64_t now);
 /* tick.c: the member pods of gang j that the new allocations a[0..n) take. */
 void native_assign(struct kaid *k, const struct kai_job *j,
     struct kai_alloc *a, size_t n);

@@ -10,7 +10,10 @@
  * (pending and started: their tasks times each task's request);
  * allocated, what the started ones hold (their allocations);
  * allocatedNonPreemptible, that of the jobs that may not be preempted.
- * A parent's sums are its children's.  Each tick the sums are made again
+ * A parent's sums are its children's, and its childQueues their names
+ * (the children in kaid's tree, by name: KAI's queue-controller lists
+ * the Queues naming it as their parentQueue, and a Queue kaid refused is
+ * no child in its tree).  Each tick the sums are made again
  * from the active jobs (a pass over them, with each queue's ancestors),
  * and a Queue's status is written (a PATCH of its status subresource)
  * only when they changed.  Only queues that are Queue objects are
@@ -92,11 +95,54 @@ sum_jobs(const struct kaid *k, struct kai_kube_kai_status *st)
 	}
 }
 
+static int
+by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Points each st[i].children at queue i's children's names, sorted, in
+ * the array returned (caller frees; the names are the tree's).
+ */
+static const char **
+child_names(const struct kaid *k, struct kai_kube_kai_status *st, size_t n)
+{
+	const char **names = kai_xcalloc(n + 1, sizeof(*names));
+	size_t *at = kai_xcalloc(n + 1, sizeof(*at)), i, pos = 0;
+	long *pi = kai_xcalloc(n + 1, sizeof(*pi));
+
+	for (i = 0; i < n; i++) {
+		const char *parent = queues_at(k, i)->parent;
+
+		pi[i] = parent != NULL ? queues_find(k, parent) : -1;
+		if (pi[i] >= 0)
+			st[pi[i]].nchildren++;
+	}
+	for (i = 0; i < n; i++) {
+		at[i] = pos;
+		pos += st[i].nchildren;
+		st[i].nchildren = 0;
+	}
+	for (i = 0; i < n; i++)
+		if (pi[i] >= 0)
+			names[at[pi[i]] + st[pi[i]].nchildren++] =
+			    queues_at(k, i)->name;
+	for (i = 0; i < n; i++) {
+		st[i].children = names + at[i];
+		qsort(names + at[i], st[i].nchildren, sizeof(*names),
+		    by_name);
+	}
+	free(at);
+	free(pi);
+	return names;
+}
+
 void
 kaiqueues_status(struct kaid *k, int64_t now)
 {
 	struct kai_kube_kai_status *st;
-	const char *key;
+	const char *key, **names;
 	void *v;
 	size_t i, n = queues_count(k), it = 0;
 
@@ -104,6 +150,7 @@ kaiqueues_status(struct kaid *k, int64_t now)
 		return;
 	st = kai_xcalloc(n + 1, sizeof(*st));
 	sum_jobs(k, st);
+	names = child_names(k, st, n);
 	for (i = 0; i < n; i++) {
 		const char *name = queues_at(k, i)->name;
 		char *sig, *was;
@@ -129,5 +176,6 @@ kaiqueues_status(struct kaid *k, int64_t now)
 	while (kai_map_next(&k->qstatus, &it, &key, &v))
 		if (queues_find(k, key) < 0)
 			kai_map_del(&k->qstatus, key);
+	free(names);
 	free(st);
 }

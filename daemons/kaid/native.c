@@ -450,6 +450,12 @@ native_gang_wait(const struct kaid *k, const struct kai_job *j)
  */
 #define TELL_AGAIN_S 60
 
+bool
+native_words_due(const char *code, int64_t told_at, int64_t now)
+{
+	return strcmp(code, "PodGroup") == 0 || now - told_at >= TELL_AGAIN_S;
+}
+
 void
 native_tell(struct kaid *k, struct kai_job *j, int64_t now)
 {
@@ -460,7 +466,7 @@ native_tell(struct kaid *k, struct kai_job *j, int64_t now)
 	    (j->told_why != NULL && strcmp(j->told_why, j->why) == 0))
 		return;
 	if (j->told_code != NULL && strcmp(j->told_code, code) == 0 &&
-	    strcmp(code, "PodGroup") != 0 && now - j->told_at < TELL_AGAIN_S)
+	    !native_words_due(code, j->told_at, now))
 		return;
 	free(j->told_why);
 	free(j->told_code);

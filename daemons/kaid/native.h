@@ -42,6 +42,12 @@ struct native_owner {
 	char **sg_name;		/* PodGroup: its leaf subgroups' names */
 	int64_t *sg_min;	/* and each one's minMember */
 	size_t nsg;
+	uint32_t cond_id;	/* PodGroup: its last schedulingCondition's
+				   transitionID, 0 = none (native_pgstatus.c
+				   counts on from it after a restart) */
+	char *cond_reason;	/* that condition's reason code, "" */
+	char *cond_message;	/* and its words, "" */
+	int64_t cond_since;	/* its lastTransitionTime, unix s; 0 */
 	bool readable;		/* false: the API refused it (403, 404) */
 	int64_t read_at;	/* kaid_now() when read */
 };
@@ -68,6 +74,15 @@ enum native_resolve {
 	NATIVE_REFUSED	/* *why says why the pod cannot be a job */
 };
 
+/*
+ * native_owner.c: the PodGroup ns/name as kaid knows it: the watch's
+ * copy once the PodGroup list is whole (one it does not hold: an entry
+ * with readable false), else the cache's, read by GET (NULL while that
+ * read, started by the call if none is under way, answers).  Borrowed
+ * until the watch or the cache changes.
+ */
+const struct native_owner *native_pg_known(struct kaid *k, const char *ns,
+    const char *name, int64_t now);
 /*
  * native_owner.c: the group of pod (keyed key), from its owner chain read
  * through the API (cached by uid, bounded, read again after a while or

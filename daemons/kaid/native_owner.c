@@ -89,6 +89,8 @@ owner_free(void *p)
 	free(o->preempt);
 	free(o->topo_req);
 	free(o->topo_pref);
+	free(o->cond_reason);
+	free(o->cond_message);
 	while (o->nsg > 0)
 		free(o->sg_name[--o->nsg]);
 	free(o->sg_name);
@@ -231,6 +233,15 @@ owner_from(const char *api, const char *kind, const char *ns,
 	w->min_member = o != NULL ? native_gang_min(kind, o) : 0;
 	if (pg && o != NULL)
 		w->nsg = native_pg_subgroups(o, &w->sg_name, &w->sg_min);
+	if (pg && o != NULL) {
+		struct kai_kube_pg_cond c;
+
+		kai_kube_pg_cond_read(o, &c);
+		w->cond_id = c.id;
+		w->cond_since = c.since;
+		w->cond_reason = kai_xstrdup(c.reason);
+		w->cond_message = kai_xstrdup(c.message);
+	}
 	return w;
 }
 
@@ -387,21 +398,10 @@ native_resolve(struct kaid *k, const char *key, const struct kai_pod *pod,
 	const char *name = pod->owner_name, *uid = pod->owner_uid;
 	bool wait = false;
 	size_t n = 0;
-	char *pgkey;
 
 	*why = NULL;
 	if (pod->pod_group[0] != '\0') {
-		pgkey = kai_xasprintf("PodGroup/%s/%s", pod->namespace,
-		    pod->pod_group);
-		if (nat(k)->pgs_synced) {
-			pg = kai_map_get(&nat(k)->pgs, pgkey);
-			if (pg == NULL)
-				pg = &pg_absent;
-		} else {
-			pg = lookup(k, pgkey, PG_API, "PodGroup",
-			    pod->namespace, pod->pod_group, now);
-		}
-		free(pgkey);
+		pg = native_pg_known(k, pod->namespace, pod->pod_group, now);
 		wait = pg == NULL;
 	}
 	while (name[0] != '\0' && uid[0] != '\0' && api[0] != '\0' &&
@@ -481,6 +481,24 @@ on_podgroup(enum kai_kube_event ev, const struct kai_kube_obj *o, void *ctx)
 	/* Pods that wait for it (made after them) try again now. */
 	if (n->pgs_synced && ev != KAI_KUBE_DELETED)
 		retry_all(k, kaid_now());
+}
+
+const struct native_owner *
+native_pg_known(struct kaid *k, const char *ns, const char *name,
+    int64_t now)
+{
+	const struct native_owner *pg;
+	char *key = kai_xasprintf("PodGroup/%s/%s", ns, name);
+
+	if (nat(k)->pgs_synced) {
+		pg = kai_map_get(&nat(k)->pgs, key);
+		if (pg == NULL)
+			pg = &pg_absent;
+	} else {
+		pg = lookup(k, key, PG_API, "PodGroup", ns, name, now);
+	}
+	free(key);
+	return pg;
 }
 
 void

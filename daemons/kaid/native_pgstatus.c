@@ -10,10 +10,21 @@
  * when the job is not preemptible) and takes the reason it waits
  * (kqueue's, while it is pending).  The status is written (a PATCH of the
  * status subresource) only when that changes: the sums or the reason
- * code, not the reason's words alone (which count the jobs ahead and
- * change every tick; they go with the next change).  When the job ends,
+ * code; new words of the same code as the Events tell them
+ * (native_words_due: a gang waiting for its pods at once, others, which
+ * count the jobs ahead and change every tick, a minute after the last
+ * write, or with the next change before that).  When the job ends,
  * a last status with nothing requested or allocated and no condition is
  * written, and the PodGroup is forgotten.
+ *
+ * The condition's transitionID is KAI's scheduler's: the last
+ * condition's plus one when the condition (reason code or words) is not
+ * the last one written, else the same, with its lastTransitionTime; a
+ * group placed has none, so its next wait is 1 again.  The last one is
+ * what kaid wrote, kept here, or, for a PodGroup kaid has not written
+ * since it started, the one the object shows (the watch's or the GET's
+ * copy, as KAI reads its informer's): a restarted kaid counts on.  Such
+ * a PodGroup is written only once kaid has its copy and its members.
  *
  * A write that fails (the PodGroup deleted, no right to patch its
  * status: rbac-native.yaml) is logged at info and not retried until the
@@ -38,29 +49,106 @@
 
 /*
  * What was written on a PodGroup (k->pgstatus's values, one allocation:
- * free() frees it): the status's key, its reason code, and the number
- * of the condition's changes (KAI's transitionID).
+ * free() frees it): the status's key and its condition: the reason code
+ * and words ("" and transition 0: none), its transitionID and time.
  */
 struct written {
 	uint32_t transition;
+	int64_t since;		/* lastTransitionTime, unix s */
+	int64_t at;		/* when it was written, unix s */
 	char *reason;		/* points into buf */
+	char *message;		/* points into buf */
 	char *sig;		/* points into buf */
 	char buf[];
 };
 
+static const char *
+str0(const char *s)
+{
+	return s != NULL ? s : "";
+}
+
 static struct written *
 written_new(const char *sig, const struct kai_kube_kai_status *st)
 {
-	const char *reason = st->reason != NULL ? st->reason : "";
+	const char *reason = str0(st->reason), *msg = str0(st->message);
 	size_t ls = strlen(sig) + 1, lr = strlen(reason) + 1;
-	struct written *w = kai_xmalloc(sizeof(*w) + ls + lr);
+	size_t lm = strlen(msg) + 1;
+	struct written *w = kai_xmalloc(sizeof(*w) + ls + lr + lm);
 
 	w->transition = st->transition;
+	w->since = st->since;
+	w->at = st->now;
 	w->sig = w->buf;
 	w->reason = w->buf + ls;
+	w->message = w->reason + lr;
 	memcpy(w->sig, sig, ls);
 	memcpy(w->reason, reason, lr);
+	memcpy(w->message, msg, lm);
 	return w;
+}
+
+/* Whether st says nothing new since was (the words may wait). */
+static bool
+unchanged(const struct written *was, const char *sig,
+    const struct kai_kube_kai_status *st)
+{
+	if (was == NULL || strcmp(was->sig, sig) != 0)
+		return false;
+	if (st->reason == NULL || strcmp(was->message, str0(st->message)) == 0)
+		return true;
+	return !native_words_due(st->reason, was->at, st->now);
+}
+
+/*
+ * Numbers the condition of st as KAI's scheduler does (setTransitionID,
+ * shouldUpdateCondition): from the last condition, c.
+ */
+static void
+number(struct kai_kube_kai_status *st, const struct kai_kube_pg_cond *c)
+{
+	if (st->reason == NULL) {
+		st->transition = 0;	/* placed: no condition */
+		st->since = 0;
+	} else if (c->id != 0 && strcmp(c->reason, st->reason) == 0 &&
+	    strcmp(c->message, str0(st->message)) == 0) {
+		st->transition = c->id;	/* the same condition */
+		st->since = c->since != 0 ? c->since : st->now;
+	} else {
+		st->transition = c->id + 1;
+		st->since = st->now;
+	}
+}
+
+/*
+ * The last condition of PodGroup ns/name into *c: the one kaid wrote
+ * (was), else the object's; false while kaid has no copy of the object
+ * (its read under way) or it does not exist, and, for a first write,
+ * until the gang's members are back (after a restart: the pod list
+ * whole and no pod waiting for its owners, as native_sweep waits), so
+ * that a gang that seems empty meanwhile writes no condition of its own.
+ */
+static bool
+last_cond(struct kaid *k, const struct written *was, const char *ns,
+    const char *name, int64_t now, struct kai_kube_pg_cond *c)
+{
+	const struct native_owner *pg;
+
+	if (was != NULL) {
+		c->id = was->transition;
+		c->reason = was->reason;
+		c->message = was->message;
+		c->since = was->since;
+		return true;
+	}
+	if (!state_synced(k) || native_busy(k) ||
+	    (pg = native_pg_known(k, ns, name, now)) == NULL || !pg->readable)
+		return false;
+	c->id = pg->cond_id;
+	c->reason = str0(pg->cond_reason);
+	c->message = str0(pg->cond_message);
+	c->since = pg->cond_since;
+	return true;
 }
 
 /* One PodGroup's sums this tick. */
@@ -203,6 +291,7 @@ native_pg_status(struct kaid *k, int64_t now)
 	for (i = 0; i < n; i++) {
 		const struct kai_job *j = s[i].j;
 		const struct written *was;
+		struct kai_kube_pg_cond last;
 		char *sig;
 
 		(void)pg_of(j, ns, name, sizeof(ns));
@@ -216,15 +305,15 @@ native_pg_status(struct kaid *k, int64_t now)
 		kai_map_put(&seen, key, (void *)1);
 		sig = kai_kube_kai_status_key(&s[i].st);
 		was = kai_map_get(&k->pgstatus, key);
-		/* Unchanged, or no room now: the next tick sees it again. */
-		if ((was != NULL && strcmp(was->sig, sig) == 0) ||
-		    k->status_inflight >= STATUS_INFLIGHT_MAX) {
+		/* Unchanged, no room now, or the object's last condition
+		 * not known yet: the next tick sees it again. */
+		if (unchanged(was, sig, &s[i].st) ||
+		    k->status_inflight >= STATUS_INFLIGHT_MAX ||
+		    !last_cond(k, was, ns, name, now, &last)) {
 			free(sig);
 			continue;
 		}
-		s[i].st.transition = was == NULL ? 1 : was->transition +
-		    (strcmp(was->reason, s[i].st.reason != NULL ?
-		    s[i].st.reason : "") != 0);
+		number(&s[i].st, &last);
 		kai_map_put(&k->pgstatus, key, written_new(sig, &s[i].st));
 		free(sig);
 		write_status(k, ns, name, &s[i].st);

@@ -504,9 +504,14 @@ struct kai_kube_kai_status {
 	struct kai_kube_res requested, allocated, allocated_np;
 	const char *reason;	/* PodGroup: kaid's reason code, or NULL */
 	const char *message;	/* its words */
-	int64_t now;		/* unix s: the condition's time */
+	int64_t now;		/* unix s: the time of the write */
+	int64_t since;		/* unix s: the condition's
+				   lastTransitionTime; 0 = now */
 	uint32_t transition;	/* the condition's transitionID: KAI counts
 				   its changes, 1, 2, ... */
+	const char *const *children; /* Queue: status.childQueues, in
+				   order (borrowed); none: null */
+	size_t nchildren;
 };
 char *kai_kube_kai_status_json(const struct kai_kube_kai_status *st,
     bool podgroup);
@@ -515,6 +520,23 @@ char *kai_kube_kai_status_json(const struct kai_kube_kai_status *st,
  * code, not the reason's words nor the time.  Caller owns the string.
  */
 char *kai_kube_kai_status_key(const struct kai_kube_kai_status *st);
+/*
+ * A PodGroup's scheduling condition as its object shows it: the one of
+ * the highest transitionID (KAI's "last" condition), so that a kaid
+ * restarted counts on from it as KAI's scheduler does.  id 0: none (or
+ * no number).  reason is reasons[0].reason (kaid writes its code there;
+ * KAI's own may write only the deprecated top-level reason, taken then),
+ * message the condition's; both borrowed from o, "" when absent.  since
+ * is its lastTransitionTime (unix s), 0 when absent or not RFC 3339.
+ */
+struct kai_kube_pg_cond {
+	uint32_t id;
+	const char *reason;
+	const char *message;
+	int64_t since;
+};
+void kai_kube_pg_cond_read(const struct kai_kube_obj *o,
+    struct kai_kube_pg_cond *c);
 void kai_kube_object_patch_status(struct kai_kube *kube,
     const char *api_version, const char *kind, const char *ns,
     const char *name, char *body, kai_kube_done_fn *fn, void *ctx);

@@ -9,11 +9,20 @@
  * A PodGroup's: status.resourcesStatus.{requested, allocated,
  * allocatedNonPreemptible} (KAI's podgroup-controller: the requests of
  * its active pods, of those bound, and of those bound when the group is
- * not preemptible) and status.schedulingConditions (KAI's scheduler: one
- * condition UnschedulableOnNodePool while the group waits, with the
- * reason code and its words; none once it is placed).  A Queue's:
- * status.{requested, allocated, allocatedNonPreemptible} (KAI's
- * queue-controller: the sums of its jobs and of its children's).
+ * not preemptible) and status.schedulingConditions (KAI's scheduler,
+ * pkg/scheduler/cache/status_updater: one condition
+ * UnschedulableOnNodePool while the group waits, its deprecated reason
+ * "Unschedulable", the reason code in reasons[0] and its words; none
+ * once it is placed).  A Queue's: status.{requested, allocated,
+ * allocatedNonPreemptible} (KAI's queue-controller: the sums of its jobs
+ * and of its children's) and status.childQueues (its children's names).
+ * KAI's status.phase and running/pending/succeeded/failed counts are not
+ * written: no KAI controller ever wrote them, and KAI's CRD dropped them
+ * in v0.16 (an API server with that CRD would prune them).
+ *
+ * A condition's transitionID is read back from the object
+ * (kai_kube_pg_cond_read), as KAI's scheduler reads it from its
+ * informer's copy, so that a restart does not count from 1 again.
  *
  * Every resource list carries cpu, memory and nvidia.com/gpu, zeros
  * included: the body is a JSON merge patch, in which a key left out
@@ -65,7 +74,7 @@ conditions(const struct kai_kube_kai_status *st)
 	struct json_object *a, *c, *rs, *r;
 	char when[32], id[32];
 	struct tm tm;
-	time_t t = (time_t)st->now;
+	time_t t = (time_t)(st->since != 0 ? st->since : st->now);
 
 	if (st->reason == NULL || st->reason[0] == '\0')
 		return NULL;	/* placed: no condition */
@@ -86,8 +95,10 @@ conditions(const struct kai_kube_kai_status *st)
 	json_object_object_add(c, "nodePool", json_object_new_string(
 	    "default"));
 	json_object_object_add(c, "status", json_object_new_string("True"));
+	/* KAI's scheduler writes this (deprecated) one word always; the
+	 * code is reasons[0]'s. */
 	json_object_object_add(c, "reason", json_object_new_string(
-	    st->reason));
+	    "Unschedulable"));
 	json_object_object_add(c, "message", json_object_new_string(
 	    st->message != NULL ? st->message : ""));
 	json_object_object_add(c, "reasons", rs);
@@ -97,6 +108,22 @@ conditions(const struct kai_kube_kai_status *st)
 		    json_object_new_string(when));
 	a = json_object_new_array();
 	json_object_array_add(a, c);
+	return a;
+}
+
+/* A Queue's childQueues, or null for none (KAI's omitempty list). */
+static struct json_object *
+children(const struct kai_kube_kai_status *st)
+{
+	struct json_object *a;
+	size_t i;
+
+	if (st->nchildren == 0)
+		return NULL;
+	a = json_object_new_array();
+	for (i = 0; i < st->nchildren; i++)
+		json_object_array_add(a, json_object_new_string(
+		    st->children[i]));
 	return a;
 }
 
@@ -118,6 +145,8 @@ kai_kube_kai_status_json(const struct kai_kube_kai_status *st,
 		json_object_object_add(status, "resourcesStatus", res);
 		json_object_object_add(status, "schedulingConditions",
 		    conditions(st));
+	} else {
+		json_object_object_add(status, "childQueues", children(st));
 	}
 	json_object_object_add(b, "status", status);
 	out = kai_xstrdup(json_object_to_json_string_ext(b,
@@ -131,7 +160,7 @@ kai_kube_kai_status_key(const struct kai_kube_kai_status *st)
 {
 	const struct kai_kube_res *r[3] = {&st->requested, &st->allocated,
 	    &st->allocated_np};
-	char buf[256];
+	char buf[256], *out;
 	size_t i, len = 0;
 
 	for (i = 0; i < 3; i++)
@@ -140,7 +169,72 @@ kai_kube_kai_status_key(const struct kai_kube_kai_status *st)
 		    r[i]->mem_mb, r[i]->gpu_micro);
 	(void)snprintf(buf + len, sizeof(buf) - len, "%s",
 	    st->reason != NULL ? st->reason : "");
-	return kai_xstrdup(buf);
+	if (st->nchildren == 0)
+		return kai_xstrdup(buf);
+	/* A child's name cannot hold '/': the list is unambiguous. */
+	out = kai_xstrdup(buf);
+	for (i = 0; i < st->nchildren; i++) {
+		char *more = kai_xasprintf("%s/%s", out, st->children[i]);
+
+		free(out);
+		out = more;
+	}
+	return out;
+}
+
+/* The number of a transitionID, 0 when it is none. */
+static uint32_t
+transition_id(const char *s)
+{
+	char *end;
+	unsigned long v;
+
+	if (s == NULL || *s < '0' || *s > '9')
+		return 0;
+	v = strtoul(s, &end, 10);
+	return *end != '\0' || v > UINT32_MAX ? 0 : (uint32_t)v;
+}
+
+void
+kai_kube_pg_cond_read(const struct kai_kube_obj *o,
+    struct kai_kube_pg_cond *c)
+{
+	char path[96];
+	size_t i, n = kai_kube_obj_len(o, "status.schedulingConditions");
+	const char *s;
+	uint32_t id;
+	long best = -1;
+
+	memset(c, 0, sizeof(*c));
+	c->reason = c->message = "";
+	for (i = 0; i < n && i < 64; i++) {
+		(void)snprintf(path, sizeof(path),
+		    "status.schedulingConditions.%zu.transitionID", i);
+		id = transition_id(kai_kube_obj_str(o, path));
+		if (best < 0 || id > c->id) {
+			best = (long)i;
+			c->id = id;
+		}
+	}
+	if (best < 0)
+		return;
+	(void)snprintf(path, sizeof(path),
+	    "status.schedulingConditions.%ld.reasons.0.reason", best);
+	if ((s = kai_kube_obj_str(o, path)) == NULL) {
+		(void)snprintf(path, sizeof(path),
+		    "status.schedulingConditions.%ld.reason", best);
+		s = kai_kube_obj_str(o, path);
+	}
+	c->reason = s != NULL ? s : "";
+	(void)snprintf(path, sizeof(path),
+	    "status.schedulingConditions.%ld.message", best);
+	s = kai_kube_obj_str(o, path);
+	c->message = s != NULL ? s : "";
+	(void)snprintf(path, sizeof(path),
+	    "status.schedulingConditions.%ld.lastTransitionTime", best);
+	if ((s = kai_kube_obj_str(o, path)) == NULL ||
+	    kai_kube_time_parse(s, &c->since) != 0)
+		c->since = 0;
 }
 
 struct status_call {

@@ -15,7 +15,9 @@
 #    its PodGroup's status says why it waits (schedulingConditions) and
 #    what its pods request and are allocated (resourcesStatus);
 #  - a restarted kaid finds a pending gang (its members join again) and
-#    a started one (by its allocations) and keeps one job for each;
+#    a started one (by its allocations) and keeps one job for each; it
+#    reads the PodGroup's condition back, so its transitionID goes on
+#    from the one before the restart, not from 1;
 #  - a StatefulSet of 2 replicas (podManagementPolicy Parallel) is one
 #    job of 2 tasks; a member deleted
 #    after the start ends the gang and its other pod goes (a stale gang);
@@ -135,24 +137,42 @@ ok "with 2 pods it waits for 2 of 4" \
     wait_for 20 why_is "$pg" "waiting for 2 of 4 pods of the group"
 ok "and its pods are told so" wait_for 20 eval \
     '[[ "$(events pg4-a)" == *"FailedScheduling|waiting for 2 of 4 pods of the group"* ]]'
+# pgstat PODGROUP JSONPATH: a field of its status, as KAI writes it.
+pgstat() { kc -n "$NS" get podgroup "$1" -o jsonpath="{.status.$2}"; }
+pgstat_is() { [ "$(pgstat "$1" "$2")" = "$3" ]; }
+pgcond() { pgstat pg4 "schedulingConditions[0].$1"; }
+ok "its PodGroup's condition says so too" wait_for 20 eval \
+    '[ "$(pgcond reasons[0].reason)|$(pgcond message)" = "PodGroup|waiting for 2 of 4 pods of the group" ]'
+is "its deprecated reason is KAI's one word" "$(pgcond reason)" Unschedulable
+tid=$(pgcond transitionID)
+since=$(pgcond lastTransitionTime)
+ok "its transitionID counts its changes from 1" \
+    eval '[ "$tid" -ge 1 ] 2>/dev/null'
 # A restarted kaid finds the pending gang again: its members join it
 # again as the watch lists them (it is not swept as empty meanwhile).
 kaid_stop
+# A mark on the status while kaid is down, so that its next write shows.
+kc -n "$NS" patch podgroup pg4 --subresource=status --type merge \
+    -p '{"status": {"resourcesStatus": {"requested": {"cpu": "1m"}}}}' \
+    >/dev/null || bail_out "could not patch the status of pg4"
 kaid_start || bail_out "kaid did not restart"
 ok "after a restart the members join the same job again" \
     wait_for 20 why_is "$pg" "waiting for 2 of 4 pods of the group"
 is "still one job for the group, pending" \
     "$(jobs_named pg4 | grep -c .) $(col "$pg" state)" "1 PENDING"
+ok "kaid, restarted, writes the PodGroup's status again" \
+    wait_for 20 pgstat_is pg4 resourcesStatus.requested.cpu 2000m
+is "the same condition keeps its transitionID and time after the restart" \
+    "$(pgcond transitionID) $(pgcond lastTransitionTime)" "$tid $since"
 kc -n "$NS" delete pod pg4-b --wait=false >/dev/null
 ok "a member deleted before the start counts out: 3 of 4" \
     wait_for 20 why_is "$pg" "waiting for 3 of 4 pods of the group"
+ok "the new condition's transitionID follows the one before the restart" \
+    wait_for 20 eval '[ "$(pgcond message)|$(pgcond transitionID)" = "waiting for 3 of 4 pods of the group|$((tid + 1))" ]'
 mkpod pg4-b 3 "" "$PG" && mkpod pg4-c 3 "" "$PG" && mkpod pg4-d 3 "" "$PG" ||
     bail_out "could not create the PodGroup's other pods"
 ok "with 4 pods and room for 3 it waits for resources" \
     wait_for 20 eval '[ "$(kqueue -j "$pg" --noheader -o %r)" = Resources ]'
-# pgstat PODGROUP JSONPATH: a field of its status, as KAI writes it.
-pgstat() { kc -n "$NS" get podgroup "$1" -o jsonpath="{.status.$2}"; }
-pgstat_is() { [ "$(pgstat "$1" "$2")" = "$3" ]; }
 ok "its PodGroup's status says why it waits, as KAI's scheduler writes it" \
     wait_for 20 pgstat_is pg4 'schedulingConditions[0].reasons[0].reason' Resources
 is "the condition UnschedulableOnNodePool" \

@@ -15,7 +15,9 @@
 #    rest apply; fixed, it is accepted;
 #  - a native pod labelled kai.scheduler/queue=test runs in it; the
 #    Queue's status (requested, allocated), and its parent's, say what
-#    its job holds, as KAI's queue-controller writes them;
+#    its job holds, as KAI's queue-controller writes them, and the
+#    parent's childQueues name its children (after deletions and a
+#    restart too);
 #  - a deleted Queue's queue goes once no job uses it (at once without
 #    jobs; with a running job, after it ended);
 #  - a cycle of parents is refused on each of its Queues;
@@ -215,6 +217,9 @@ is "requested, allocated (CPU, memory, GPUs)" \
     "1000m 64Mi 0"
 ok "its parent's status sums its children's" \
     wait_for 20 qstat_is default allocated.cpu 1000m
+ok "and its childQueues name its children, by name" \
+    wait_for 20 qstat_is default 'childQueues[*]' "fine test tight"
+is "a leaf has none" "$(qstat test childQueues)" ""
 
 # -- Deletion ------------------------------------------------------------------
 kc delete queue fine >/dev/null || bail_out "could not delete queue fine"
@@ -228,6 +233,8 @@ ok "once the job ended, the queue goes" wait_for 60 no_queue test
 ok "the others stay" has_queue default
 ok "and the parent's status holds nothing once the job ended" \
     wait_for 20 qstat_is default allocated.cpu 0m
+ok "its childQueues lose the deleted ones" \
+    wait_for 20 qstat_is default 'childQueues[*]' tight
 
 # -- A cycle of parents ----------------------------------------------------------
 kc apply -f - >/dev/null <<'EOY' || bail_out "could not apply the cycle"
@@ -261,4 +268,6 @@ ok "after a restart, a Queue deleted while kaid was down is no queue" \
     wait_for 30 no_queue tight
 ok "and a change made meanwhile is seen" wait_for 20 row_like default \
     '^default +- +130 '
+ok "its status says it has no child any more" \
+    wait_for 20 qstat_is default childQueues ""
 done_testing

@@ -66,12 +66,18 @@ test_kai_status(void)
 	    != NULL, "a PodGroup's lists, zeros written too (%s)", j);
 	ok(strstr(j, "\"schedulingConditions\":[{\"type\":"
 	    "\"UnschedulableOnNodePool\",\"nodePool\":\"default\","
-	    "\"status\":\"True\",\"reason\":\"Resources\",\"message\":"
+	    "\"status\":\"True\",\"reason\":\"Unschedulable\",\"message\":"
 	    "\"needs 4 CPUs\",\"reasons\":[{\"reason\":\"Resources\","
 	    "\"message\":\"needs 4 CPUs\"}]") != NULL,
-	    "while it waits, the condition with the reason");
+	    "while it waits, the condition with the reason code in reasons, "
+	    "KAI's one word Unschedulable beside them");
 	ok(strstr(j, "\"transitionID\":\"3\",\"lastTransitionTime\":"
 	    "\"2027-01-15T08:00:00Z\"") != NULL, "and its change's number and time");
+	free(j);
+	st.since = INT64_C(1800000000) - 3600;
+	j = kai_kube_kai_status_json(&st, true);
+	ok(strstr(j, "\"lastTransitionTime\":\"2027-01-15T07:00:00Z\"") !=
+	    NULL, "an older condition keeps its time (%s)", j);
 	free(j);
 	st.reason = NULL;
 	j = kai_kube_kai_status_json(&st, true);
@@ -81,10 +87,26 @@ test_kai_status(void)
 	j = kai_kube_kai_status_json(&st, false);
 	ok(strncmp(j, qprefix, strlen(qprefix)) == 0 &&
 	    strstr(j, "resourcesStatus") == NULL &&
-	    strstr(j, "schedulingConditions") == NULL,
-	    "a Queue's lists are the status's own (%s)", j);
+	    strstr(j, "schedulingConditions") == NULL &&
+	    strstr(j, "\"childQueues\":null") != NULL,
+	    "a Queue's lists are the status's own, no children: null (%s)", j);
 	free(j);
 	k1 = kai_kube_kai_status_key(&st);
+	{
+		static const char *const kids[] = {"a-1", "b"};
+
+		st.children = kids;
+		st.nchildren = 2;
+		j = kai_kube_kai_status_json(&st, false);
+		ok(strstr(j, "\"childQueues\":[\"a-1\",\"b\"]") != NULL,
+		    "a parent's childQueues (%s)", j);
+		free(j);
+		k2 = kai_kube_kai_status_key(&st);
+		ok(strcmp(k1, k2) != 0, "a new child is a change");
+		free(k2);
+		st.children = NULL;
+		st.nchildren = 0;
+	}
 	st.message = "other words";
 	st.now++;
 	k2 = kai_kube_kai_status_key(&st);
@@ -95,6 +117,51 @@ test_kai_status(void)
 	ok(strcmp(k1, k2) != 0, "a new reason code is one");
 	free(k1);
 	free(k2);
+}
+
+/* The condition a PodGroup's object shows, read back after a restart. */
+static void
+test_pg_cond(void)
+{
+	struct kai_kube_pg_cond c;
+	struct kai_err err;
+	struct kai_kube_obj *o;
+
+	o = kube_obj_parse("{\"status\":{\"schedulingConditions\":["
+	    "{\"type\":\"UnschedulableOnNodePool\",\"nodePool\":\"a\","
+	    "\"reason\":\"Unschedulable\",\"message\":\"old\","
+	    "\"transitionID\":\"7\"},"
+	    "{\"type\":\"UnschedulableOnNodePool\",\"nodePool\":\"default\","
+	    "\"reason\":\"Unschedulable\",\"message\":\"waiting for 2 of 4\","
+	    "\"reasons\":[{\"reason\":\"PodGroup\",\"message\":\"x\"}],"
+	    "\"transitionID\":\"12\","
+	    "\"lastTransitionTime\":\"2027-01-15T08:00:00Z\"},"
+	    "{\"transitionID\":\"9\"}]}}", &err);
+	ok(o != NULL, "a PodGroup with conditions parses");
+	kai_kube_pg_cond_read(o, &c);
+	is_int(c.id, 12, "the last condition is the highest transitionID");
+	is_str(c.reason, "PodGroup", "its code is reasons[0]'s");
+	is_str(c.message, "waiting for 2 of 4", "its words");
+	ok(c.since == INT64_C(1800000000), "its time");
+	kube_obj_free(o);
+	o = kube_obj_parse("{\"status\":{\"schedulingConditions\":["
+	    "{\"reason\":\"OverLimit\",\"transitionID\":\"2\","
+	    "\"lastTransitionTime\":\"yesterday\"}]}}", &err);
+	kai_kube_pg_cond_read(o, &c);
+	ok(c.id == 2 && strcmp(c.reason, "OverLimit") == 0 &&
+	    c.message[0] == '\0' && c.since == 0,
+	    "without reasons the top-level reason; a bad time is none");
+	kube_obj_free(o);
+	o = kube_obj_parse("{\"status\":{\"schedulingConditions\":["
+	    "{\"reason\":\"X\",\"transitionID\":\"-1\"}]}}", &err);
+	kai_kube_pg_cond_read(o, &c);
+	is_int(c.id, 0, "a transitionID that is no number counts as none");
+	kube_obj_free(o);
+	o = kube_obj_parse("{\"spec\":{}}", &err);
+	kai_kube_pg_cond_read(o, &c);
+	ok(c.id == 0 && c.reason[0] == '\0' && c.message[0] == '\0',
+	    "no status: no condition");
+	kube_obj_free(o);
 }
 
 static const char jobset[] =
@@ -265,5 +332,6 @@ main(void)
 	test_pod_owner();
 	test_watch_objects();
 	test_kai_status();
+	test_pg_cond();
 	return done_testing();
 }
