@@ -37,6 +37,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t9030-native-gangs-node.t \
 	tests/integration/t9040-kai-queues.t \
 	tests/integration/t9120-kai-quickstart-node.t \
+	tests/integration/t9130-native-share-node.t \
 	tests/integration/t1510-incluster.t \
 	tests/integration/t2000-cancel.t \
 	tests/integration/t2010-cancel-others.t \
