@@ -77,7 +77,8 @@ load_task(struct sload *ld, const struct ynode *m, int job_state,
 	    "gpu_memory_mib", "cpu_millis", "memory_mib", "node", "gpu_index",
 	    "state", NULL};
 	const struct ynode *n;
-	int64_t gpus = 0;
+	int64_t gpus = 0, frac = 0, gmem = 0, cpu = 0, mem = 0;
+	struct kai_err e;
 	int rc, st = job_state;
 
 	if ((rc = sload_keys(ld, m, keys, "a task")) != 0)
@@ -85,29 +86,30 @@ load_task(struct sload *ld, const struct ynode *m, int job_state,
 	if ((n = ytree_get(m, "state")) != NULL &&
 	    (rc = sload_task_state(ld, n, KAI_SCHED_TASK_FAILED, &st)) != 0)
 		return rc;
-	t->state = (enum kai_sched_task_state)st;
-	if ((rc = sload_get_i64(ld, m, "gpus", 0, 1024, &gpus)) != 0 ||
-	    (rc = sload_get_i64(ld, m, "gpu_memory_mib", 1, INT64_C(1) << 40,
-		 &t->gpu_memory_mib)) != 0 ||
-	    (rc = sload_get_i64(ld, m, "cpu_millis", 0, INT64_C(1) << 40,
-		 &t->cpu_millis)) != 0 ||
-	    (rc = sload_get_i64(ld, m, "memory_mib", 0, INT64_C(1) << 40,
-		 &t->memory_mib)) != 0)
+	t->state = (uint8_t)st;
+	/* The scheduler's bounds are kai_sched_task_request()'s to say. */
+	if ((rc = sload_get_i64(ld, m, "gpus", 0, INT64_MAX, &gpus)) != 0 ||
+	    (rc = sload_get_i64(ld, m, "gpu_memory_mib", 1, INT64_MAX,
+		 &gmem)) != 0 ||
+	    (rc = sload_get_i64(ld, m, "cpu_millis", 0, INT64_MAX, &cpu)) !=
+		0 ||
+	    (rc = sload_get_i64(ld, m, "memory_mib", 0, INT64_MAX, &mem)) != 0)
 		return rc;
-	t->gpus = (uint32_t)gpus;
 	if ((n = ytree_get(m, "gpu_fraction")) != NULL) {
-		if ((rc = sload_gpu(ld, n, false, &t->gpu_fraction)) != 0)
+		if ((rc = sload_gpu(ld, n, false, &frac)) != 0)
 			return rc;
-		if (t->gpu_fraction <= 0 ||
-		    t->gpu_fraction >= KAI_SCHED_GPU_UNIT)
+		if (frac <= 0 || frac >= KAI_SCHED_GPU_UNIT)
 			return sload_fail(ld, n,
 			    "gpu_fraction must be between "
 			    "0 and 1 (exclusive)");
 	}
-	if ((t->gpus > 0) + (t->gpu_fraction > 0) + (t->gpu_memory_mib > 0) > 1)
+	if ((gpus > 0) + (frac > 0) + (gmem > 0) > 1)
 		return sload_fail(ld, m,
 		    "give one of gpus, gpu_fraction and "
 		    "gpu_memory_mib");
+	if (kai_sched_task_request(t, (uint64_t)gpus, (uint64_t)frac,
+		(uint64_t)gmem, (uint64_t)cpu, (uint64_t)mem, &e) != 0)
+		return sload_fail(ld, m, "%s", kai_err_msg(&e));
 	return task_place(ld, m, t);
 }
 

@@ -240,20 +240,68 @@ snap_unstarted_end(const struct kai_job *j)
 	return j->ntasks;
 }
 
+/*
+ * The request of j's task `task` (as its allocation a holds it, when a is
+ * not NULL) into t: non-zero, with err naming the field, when it is
+ * above what the core takes (kai_sched_task_request()).  Submission keeps
+ * new jobs within those bounds (the asserts below); a job stored before
+ * them is set aside with the reason (request_problem()).
+ */
+_Static_assert(KAI_JOB_GPUS_MAX <= KAI_SCHED_MAX_TASK_GPUS,
+    "a job's GPUs per task fit the core's task");
+_Static_assert((int64_t)KAI_JOB_CPUS_MAX * 1000 <= KAI_SCHED_MAX_TASK_REQ &&
+	KAI_JOB_MEM_MAX <= KAI_SCHED_MAX_TASK_REQ &&
+	KAI_JOB_GPU_MEM_MAX <= KAI_SCHED_MAX_TASK_REQ,
+    "a job's CPUs, memory and GPU memory per task fit the core's task");
+
+static int
+task_request(const struct kai_job *j, const struct kai_alloc *a,
+    uint32_t task, struct kai_sched_snap_task *t, struct kai_err *err)
+{
+	return kai_sched_task_request(t,
+	    a != NULL ? a->gpus : kai_job_task_gpus(j->gpus_per_task,
+	    j->gpus_per_node, j->ntasks_per_node, task),
+	    j->gpu_fraction, j->gpu_memory_mb,
+	    (uint64_t)(a != NULL ? a->cpus : j->cpus_per_task) * 1000,
+	    a != NULL ? a->mem_mb : j->mem_mb, err);
+}
+
+/* Why j's tasks cannot be given to the core, or NULL (caller frees). */
+static char *
+request_problem(const struct kai_job *j)
+{
+	struct kai_sched_snap_task t;
+	struct kai_err err;
+	size_t i, n;
+
+	if (j->state == KAI_JOB_PENDING) {
+		n = j->ntasks > 0 ? j->ntasks : 1;
+		for (i = 0; i < n; i++)
+			if (task_request(j, NULL, (uint32_t)i, &t, &err) != 0)
+				return kai_xstrdup(err.msg);
+		return NULL;
+	}
+	for (i = 0; i < j->nallocs; i++)
+		if (task_request(j, &j->allocs[i], j->allocs[i].task, &t,
+			&err) != 0)
+			return kai_xstrdup(err.msg);
+	for (i = j->nallocs; i < snap_unstarted_end(j); i++)
+		if (task_request(j, NULL, (uint32_t)i, &t, &err) != 0)
+			return kai_xstrdup(err.msg);
+	return NULL;
+}
+
 static void
 add_task(struct snap *sn, const struct kai_job *j, const struct kai_alloc *a,
     uint32_t task, long node, struct nodeuse *use)
 {
 	struct kai_sched_snap_task *t = &sn->tasks[sn->s.ntasks++];
+	struct kai_err err;
 
 	kai_sched_task_init(t);
-	t->gpus = a != NULL ? a->gpus : kai_job_task_gpus(j->gpus_per_task,
-	    j->gpus_per_node, j->ntasks_per_node, task);
-	t->gpu_fraction = j->gpu_fraction;
-	t->gpu_memory_mib = clamp_i64(j->gpu_memory_mb);
-	t->cpu_millis = (int64_t)(a != NULL ? a->cpus : j->cpus_per_task) *
-	    1000;
-	t->memory_mib = clamp_i64(a != NULL ? a->mem_mb : j->mem_mb);
+	/* request_problem() found none: this cannot fail. */
+	if (task_request(j, a, task, t, &err) != 0)
+		kai_log_err("job %" PRIu64 ": %s", j->id, err.msg);
 	if (a == NULL)
 		return;
 	t->state = KAI_SCHED_TASK_RUNNING;
@@ -376,6 +424,7 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 {
 	size_t i, njobs = state_njobs(k), nt = k->pods.len;
 	size_t nj = njobs + k->pods.len + 1;
+	const char *code;
 	char *why;
 
 	/* Room for a releasing job of one task per pod (snap_pods). */
@@ -423,15 +472,19 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 			sn->lost_why[sn->nlost++] = why;
 			continue;
 		}
-		if ((why = queue_problem(k, j)) == NULL) {
+		/* Slurm's word for a job its partition cannot take */
+		code = "PartitionConfig";
+		if ((why = queue_problem(k, j)) == NULL &&
+		    (why = request_problem(j)) != NULL)
+			code = "BadConstraints"; /* ... no node can meet */
+		if (why == NULL) {
 			add_job(k, sn, j, use);
 		} else if (active) {
 			hold_allocs(sn, j, use);
 			free(why);
 		} else {
 			sn->lost[sn->nlost] = j;
-			/* Slurm's word for a job its partition cannot take */
-			sn->lost_code[sn->nlost] = "PartitionConfig";
+			sn->lost_code[sn->nlost] = code;
 			sn->lost_why[sn->nlost++] = why;
 		}
 	}
@@ -468,7 +521,8 @@ releasing_mask(const struct snap *sn, const struct pod_rec *r, long ni)
  * RELEASING task of a job of its own (kjobs NULL, not preemptible), in
  * the queue its label names: the core then pipelines onto what it holds
  * instead of evicting more, and a device a fraction still uses stays
- * shared.  False when its queue is no leaf: it is then held capacity.
+ * shared.  False when its queue is no leaf, or it asks for more than a
+ * task of the core holds: it is then held capacity.
  */
 static bool
 add_releasing(struct snap *sn, const char *name, const struct pod_rec *r,
@@ -477,6 +531,7 @@ add_releasing(struct snap *sn, const char *name, const struct pod_rec *r,
 	long q = map_ix(&sn->queue_ix, r->queue);
 	struct kai_sched_snap_job *s;
 	struct kai_sched_snap_task *t;
+	struct kai_err err;
 	size_t c;
 
 	if (q < 0)
@@ -486,10 +541,11 @@ add_releasing(struct snap *sn, const char *name, const struct pod_rec *r,
 			return false;
 	t = &sn->tasks[sn->s.ntasks];
 	kai_sched_task_init(t);
-	t->gpus = r->gpu_share > 0 ? 0 : r->gpus;
-	t->gpu_fraction = r->gpu_share;
-	t->cpu_millis = r->cpu_milli;
-	t->memory_mib = clamp_i64(r->mem_mb);
+	/* A pod asking more than a task holds is held capacity instead. */
+	if (kai_sched_task_request(t, r->gpu_share > 0 ? 0 : r->gpus,
+		r->gpu_share, 0, r->cpu_milli > 0 ? (uint64_t)r->cpu_milli : 0,
+		r->mem_mb, &err) != 0)
+		return false;
 	t->state = KAI_SCHED_TASK_RELEASING;
 	t->node = (int32_t)ni;
 	t->gpu_mask = releasing_mask(sn, r, ni);

@@ -234,18 +234,40 @@ enum kai_sched_task_state {
  * fraction or by GPU memory), never both.  Running and releasing tasks
  * say where they are; gpu_mask names their devices (bit i = GPU i), and
  * 0 lets the core choose, as it would for a new placement.
+ *
+ * A million pending jobs hand the core some 3.5 million of these, so
+ * the requests are 32-bit and the fields are ordered to leave no
+ * padding: 32 bytes, two of them still free.  Builders fill the request
+ * with kai_sched_task_request(), which refuses a figure above its
+ * field's bound by name instead of letting it wrap.
  */
+#define KAI_SCHED_MAX_TASK_GPUS UINT8_MAX /* whole GPUs of one task */
+#define KAI_SCHED_MAX_TASK_REQ  INT32_MAX /* millicores, MiB of one task */
+
 struct kai_sched_snap_task {
-	uint32_t gpus;
-	int64_t gpu_fraction;   /* micro-GPUs of one GPU, 0 = none */
-	int64_t gpu_memory_mib; /* MiB of one GPU, 0 = none */
-	int64_t cpu_millis;
-	int64_t memory_mib;
-	enum kai_sched_task_state
-	    state;    /* pending, running, releasing, failed */
-	int32_t node; /* node index when running or releasing */
 	uint64_t gpu_mask;
+	int32_t gpu_fraction;   /* micro-GPUs of one GPU, 0 = none */
+	int32_t gpu_memory_mib; /* MiB of one GPU, 0 = none */
+	int32_t cpu_millis;
+	int32_t memory_mib;
+	int32_t node;  /* node index when running or releasing */
+	uint8_t gpus;  /* whole GPUs */
+	uint8_t state; /* enum kai_sched_task_state: pending, running,
+			  releasing or failed */
 };
+
+/*
+ * Sets t's request: gpus whole GPUs, or gpu_fraction micro-GPUs or
+ * gpu_memory_mib MiB of one GPU; cpu_millis millicores and memory_mib
+ * MiB.  Returns 0, or KAI_EINVAL with err naming the field, its value
+ * and its bound (KAI_SCHED_MAX_TASK_GPUS, KAI_SCHED_MAX_TASK_REQ) when a
+ * figure is above what the snapshot holds; t is then unchanged.  Whether
+ * the request makes sense (one kind of GPU request, a fraction below one
+ * GPU) is checked by the cycle.
+ */
+int kai_sched_task_request(struct kai_sched_snap_task *t, uint64_t gpus,
+    uint64_t gpu_fraction, uint64_t gpu_memory_mib, uint64_t cpu_millis,
+    uint64_t memory_mib, struct kai_err *err) KAI_MUST_CHECK;
 
 struct kai_sched_snap_job {
 	const char *name;

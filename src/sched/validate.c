@@ -98,6 +98,42 @@ mark_parents(const struct kai_sched_snapshot *s)
 	return parent;
 }
 
+_Static_assert(sizeof(struct kai_sched_snap_task) == 32,
+    "a million pending jobs: keep the snapshot's task at 32 bytes");
+
+/* v fits a field bounded by max; else err names the field. */
+static int
+check_bound(const char *field, uint64_t v, uint64_t max, struct kai_err *err)
+{
+	if (v <= max)
+		return 0;
+	return kai_err_set(err, KAI_EINVAL,
+	    "%s %" PRIu64 " is above the scheduler's limit of %" PRIu64,
+	    field, v, max);
+}
+
+int
+kai_sched_task_request(struct kai_sched_snap_task *t, uint64_t gpus,
+    uint64_t gpu_fraction, uint64_t gpu_memory_mib, uint64_t cpu_millis,
+    uint64_t memory_mib, struct kai_err *err)
+{
+	const uint64_t max = KAI_SCHED_MAX_TASK_REQ;
+	int rc;
+
+	if ((rc = check_bound("gpus", gpus, KAI_SCHED_MAX_TASK_GPUS, err)) ||
+	    (rc = check_bound("gpu_fraction", gpu_fraction, max, err)) ||
+	    (rc = check_bound("gpu_memory_mib", gpu_memory_mib, max, err)) ||
+	    (rc = check_bound("cpu_millis", cpu_millis, max, err)) ||
+	    (rc = check_bound("memory_mib", memory_mib, max, err)))
+		return rc;
+	t->gpus = (uint8_t)gpus;
+	t->gpu_fraction = (int32_t)gpu_fraction;
+	t->gpu_memory_mib = (int32_t)gpu_memory_mib;
+	t->cpu_millis = (int32_t)cpu_millis;
+	t->memory_mib = (int32_t)memory_mib;
+	return 0;
+}
+
 static int
 check_request(const struct kai_sched_snap_task *t, struct kai_err *err)
 {

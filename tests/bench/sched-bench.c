@@ -156,20 +156,20 @@ synth_queues(struct synth *y, size_t nq, size_t nodes, size_t base)
 	y->s.nqueues = nq + NDEPT;
 }
 
-/* One task of a job's shape. */
+/* One task of a job's shape (at most 8 GPUs: within every bound). */
 static void
 shape_task(struct bench_rng *rng, uint32_t kind, uint32_t gpus,
     struct kai_sched_snap_task *t)
 {
 	kai_sched_task_init(t);
 	if (kind == 1)
-		t->gpu_fraction = INT64_C(100000) * (1 + bench_below(rng, 9));
+		t->gpu_fraction = 100000 * (int32_t)(1 + bench_below(rng, 9));
 	else if (kind == 2)
-		t->gpu_memory_mib = INT64_C(4096) * (1 + bench_below(rng, 16));
+		t->gpu_memory_mib = 4096 * (int32_t)(1 + bench_below(rng, 16));
 	else
-		t->gpus = gpus;
-	t->cpu_millis = INT64_C(2000) * (gpus > 0 ? gpus : 1);
-	t->memory_mib = INT64_C(16384) * (gpus > 0 ? gpus : 1);
+		t->gpus = (uint8_t)gpus;
+	t->cpu_millis = 2000 * (int32_t)(gpus > 0 ? gpus : 1);
+	t->memory_mib = 16384 * (int32_t)(gpus > 0 ? gpus : 1);
 }
 
 static void
