@@ -10,7 +10,9 @@
  * it as soon as srun asked for it:
  *   RUN	the step's tasks whose pod is this one are started by a runner
  *		process of their own (below), which reports each task's
- *		status (KAI_MSG_STEP_DONE) when it ends;
+ *		status (KAI_MSG_STEP_DONE) when it ends, and keeps the
+ *		report in the pod (kaid_away.c): an agent that lost
+ *		kaid for a while sends them again;
  *   SIGNAL	the signal goes to the step's tasks here (through the
  *		runner's pipe: the runner knows its tasks' pids), to every
  *		step's (kcancel --signal), or to the batch shell (-b, in
@@ -50,12 +52,12 @@
 #include "client.h"
 #include "kaistep.h"
 #include "proto/proto_step.h"
+#include "kaid_away.h"
 
 static const char *const prog = "kaistep";
 
 extern char **environ;
 
-#define RETRY_S	   30	/* how long kaid may be away (a restart) */
 #define LINE_MAX_B 65536 /* a labelled line longer than this is cut */
 
 struct runner {
@@ -341,7 +343,6 @@ report(uint32_t step, const struct task *tk)
 {
 	struct kai_step_done d;
 	struct kai_buf b;
-	int i;
 
 	d.step = step;
 	d.task = tk->id;
@@ -352,11 +353,11 @@ report(uint32_t step, const struct task *tk)
 	    (uint64_t)tk->ru.ru_stime.tv_sec * 1000000 +
 	    (uint64_t)tk->ru.ru_stime.tv_usec;
 	kai_buf_init(&b, 64);
-	if (kai_msg_step_done_encode(&b, &d) == 0)
-		for (i = 0; i < RETRY_S && client_request(prog,
-		    KAI_MSG_STEP_DONE, b.data, b.len, on_empty, NULL) ==
-		    CLIENT_EXIT_CONNECT; i++)
-			(void)sleep(1);
+	if (kai_msg_step_done_encode(&b, &d) == 0) {
+		(void)kaid_away_request(prog, KAI_MSG_STEP_DONE, b.data,
+		    b.len, on_empty, NULL);
+		kaid_away_keep(b.data, b.len);
+	}
 	kai_buf_fini(&b);
 }
 
@@ -636,27 +637,6 @@ on_events(uint16_t type, const void *body, size_t len, void *ctx)
 	return CLIENT_EXIT_OK;
 }
 
-/* Standard error to /dev/null while on, back as it was when off. */
-static void
-quiet_errors(bool on)
-{
-	static int saved = -1;
-	int null;
-
-	if (on && saved < 0) {
-		saved = fcntl(2, F_DUPFD_CLOEXEC, 3);
-		if (saved >= 0 &&
-		    (null = open("/dev/null", O_WRONLY | O_CLOEXEC)) >= 0) {
-			(void)dup2(null, 2);
-			(void)close(null);
-		}
-	} else if (!on && saved >= 0) {
-		(void)dup2(saved, 2);
-		(void)close(saved);
-		saved = -1;
-	}
-}
-
 int
 kaistep_agent(int argc, char **argv)
 {
@@ -689,21 +669,25 @@ kaistep_agent(int argc, char **argv)
 		    on_events, &a);
 		kai_buf_fini(&b);
 		reap(&a, false);
-		if (rc == CLIENT_EXIT_CONNECT && ++tries < RETRY_S) {
+		if (rc == CLIENT_EXIT_CONNECT && ++tries < KAID_AWAY_S) {
 			/* The first failure said why; the retries (a kaid
 			 * restarting) need not fill the job's error file. */
 			if (tries == 1)
-				quiet_errors(true);
+				kaid_away_quiet(true);
 			(void)sleep(1);
 			continue;
 		}
-		quiet_errors(false);
+		kaid_away_quiet(false);
 		if (rc != CLIENT_EXIT_OK) {
 			if (tries > 0)
 				client_error(prog, NULL, "gave up reaching kaid "
 				    "after %d tries", tries);
 			break;
 		}
+		/* kaid was away, perhaps restarted: the task ends it had
+		 * may be lost with it. */
+		if (tries > 0)
+			kaid_away_resend();
 		tries = 0;
 	}
 	/* The batch script ended (or kaid let the job go): what still runs

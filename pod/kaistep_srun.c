@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "kaid_away.h"
 #include "kaistep.h"
 #include "proto/proto_step.h"
 #include "srun_relay.h"
@@ -283,7 +284,9 @@ kaistep_srun(int argc, char **argv)
 			break;
 		}
 		a.got = false;
-		rc = client_request(prog, KAI_MSG_STEP_RUN, b.data, b.len,
+		/* Asking again is harmless: a kaid that restarted has read
+		 * the step back (steps_recover()). */
+		rc = kaid_away_request(prog, KAI_MSG_STEP_RUN, b.data, b.len,
 		    on_reply, &a);
 		kai_buf_fini(&b);
 	}

@@ -46,7 +46,8 @@ pod_libstep_kcancel_a_CPPFLAGS = $(STEP_CPPFLAGS) -Dmain=kaistep_kcancel
 pod_libstep_kctl_a_SOURCES = $(KCTL_SOURCES)
 pod_libstep_kctl_a_CPPFLAGS = $(STEP_CPPFLAGS) -Dmain=kaistep_kctl
 pod_kaistep_SOURCES = pod/kaistep.c pod/kaistep.h pod/kaistep_srun.c \
-	pod/srun_relay.c pod/srun_relay.h pod/kaistep_agent.c pod/ptyserve.c
+	pod/srun_relay.c pod/srun_relay.h pod/kaistep_agent.c pod/ptyserve.c \
+	pod/kaid_away.c pod/kaid_away.h
 pod_kaistep_CPPFLAGS = $(STEP_CPPFLAGS)
 pod_kaistep_LDFLAGS = $(AM_LDFLAGS) -static -s
 pod_kaistep_LDADD = pod/libstep_ksubmit.a pod/libstep_kqueue.a \
@@ -63,7 +64,8 @@ CLEANFILES += pod/kaistep.gz
 pod/kaistep_bin.$(OBJEXT): pod/kaistep.gz
 endif
 EXTRA_DIST += pod/kaistep.c pod/kaistep.h pod/kaistep_srun.c \
-	pod/srun_relay.c pod/srun_relay.h pod/kaistep_agent.c pod/ptyserve.c
+	pod/srun_relay.c pod/srun_relay.h pod/kaistep_agent.c pod/ptyserve.c \
+	pod/kaid_away.c pod/kaid_away.h
 
 # kaid's copy of kaistep.gz (kaistep_bin.c).
 noinst_LIBRARIES += pod/libkaistepbin.a

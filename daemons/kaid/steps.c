@@ -14,9 +14,11 @@
  * KAI_STEP_POLL_S, so that no client sits on a socket past its receive
  * timeout; the client asks again.
  *
- * The state is memory only, per job, and goes when the job is no longer
+ * The state is in memory, per job, and goes when the job is no longer
  * running (checked on every request and by the wait timer), or when
- * kaid stops.  Each request must carry the job's credential: a job
+ * kaid stops; a kaid started while the job runs takes its steps back
+ * from their rows (steps_recover()) when the job's first request comes,
+ * and the agents send again the ends they reported before.  Each request must carry the job's credential: a job
  * reaches its own steps only.  Where tasks go and the steps' records
  * are steps_acct.c's.
  */
@@ -39,7 +41,6 @@
 
 #define POLL_MS	 ((int64_t)KAI_STEP_POLL_S * 1000)
 #define SWEEP_MS 1000
-#define STEPS_MAX 65536 /* steps of one job run: each keeps a few bytes */
 
 /* A deferred request: an agent's (step == UINT32_MAX) or srun's. */
 struct step_wait {
@@ -77,7 +78,7 @@ steps_of(struct kaid *k)
 	return k->steps;
 }
 
-static void
+void
 step_free(struct step *s)
 {
 	free(s->name);
@@ -85,6 +86,18 @@ step_free(struct step *s)
 	free(s->status);
 	free(s->done);
 	free(s);
+}
+
+struct step *
+step_new(uint32_t id, uint32_t ntasks)
+{
+	struct step *s = kai_xcalloc(1, sizeof(*s));
+
+	s->id = id;
+	s->ntasks = s->left = ntasks;
+	s->status = kai_xcalloc(ntasks > 0 ? ntasks : 1, sizeof(*s->status));
+	s->done = kai_xcalloc(ntasks > 0 ? ntasks : 1, sizeof(*s->done));
+	return s;
 }
 
 static void
@@ -143,6 +156,7 @@ job_find(struct kaid *k, uint64_t id, bool create)
 	sj->run = job_run(k, id);
 	sj->next = st->jobs;
 	st->jobs = sj;
+	steps_recover(k, sj);
 	arm(k);
 	return sj;
 }
@@ -390,11 +404,7 @@ step_start(struct kaid *k, const struct rpc_req *req, struct step_job *sj,
 	r->cwd = r->out = r->err = NULL;
 	r->argv = r->env = NULL;
 	r->argc = r->nenv = 0;
-	s = kai_xcalloc(1, sizeof(*s));
-	s->id = sj->next_step++;
-	s->ntasks = s->left = (uint32_t)ev->ntasks;
-	s->status = kai_xcalloc(ev->ntasks, sizeof(*s->status));
-	s->done = kai_xcalloc(ev->ntasks, sizeof(*s->done));
+	s = step_new(sj->next_step++, (uint32_t)ev->ntasks);
 	s->kill_on_bad_exit = r->kill_on_bad_exit;
 	s->run = ev;
 	s->start = kaid_now();
@@ -407,9 +417,11 @@ step_start(struct kaid *k, const struct rpc_req *req, struct step_job *sj,
 	kai_log_info("job %" PRIu64 ": step %" PRIu32 " started: %" PRIu32
 	    " tasks, %s", req->job_id, s->id, s->ntasks, ev->argv[0]);
 	steps_record(k, req->job_id, s, false, 0);
-	wait_add(k, req, s->id, 0);
+	/* Its number at once: srun waits with it (a request it can make
+	 * again, to a kaid that restarted meanwhile). */
+	reply_step(k, req->conn, s);
 	wake(k, req->job_id);
-	return true;
+	return false;
 }
 
 bool
@@ -495,7 +507,10 @@ rpc_step_done(struct kaid *k, const struct rpc_req *req)
 		return refuse(k, req, KAI_EPROTO, err.msg, NULL);
 	step = d.step;
 	task = d.task;
-	sj = job_find(k, req->job_id, false);
+	/* Created (and recovered from job_steps) when a restarted kaid
+	 * hears of the job first from a task's end. */
+	sj = job_active(k, req->job_id) ? job_find(k, req->job_id, true) :
+	    NULL;
 	if (sj == NULL || step >= sj->nsteps ||
 	    task >= sj->steps[step]->ntasks)
 		return refuse(k, req, KAI_ENOENT, "no such step task", NULL);
@@ -520,9 +535,11 @@ rpc_step_done(struct kaid *k, const struct rpc_req *req)
 			steps_record(k, req->job_id, s, true, kaid_now());
 			/* Every pod with a task has it: the rest need
 			 * neither the command nor the environment. */
-			kai_codec_strv_free(s->run->env, s->run->nenv);
-			s->run->env = NULL;
-			s->run->nenv = 0;
+			if (s->run != NULL) {
+				kai_codec_strv_free(s->run->env, s->run->nenv);
+				s->run->env = NULL;
+				s->run->nenv = 0;
+			}
 			kai_log_info("job %" PRIu64 ": step %" PRIu32 " done",
 			    req->job_id, step);
 		}

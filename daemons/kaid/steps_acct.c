@@ -81,6 +81,78 @@ steps_record(struct kaid *k, uint64_t job, const struct step *s, bool end,
 	record_info(k, &i, true);
 }
 
+/* Room in sj for step id (a hole, a row lost, ends as nothing to wait
+ * for). */
+static void
+recover_room(struct step_job *sj, uint32_t id)
+{
+	while (sj->nsteps <= id) {
+		struct step *s = step_new((uint32_t)sj->nsteps, 1);
+
+		s->left = 0;
+		s->done[0] = true;
+		s->name = kai_xstrdup("");
+		s->nodelist = kai_xstrdup("");
+		sj->steps = kai_xreallocarray(sj->steps, sj->nsteps + 1,
+		    sizeof(*sj->steps));
+		sj->steps[sj->nsteps++] = s;
+	}
+}
+
+void
+steps_recover(struct kaid *k, struct step_job *sj)
+{
+	const struct kai_job *j = state_job(k, sj->id);
+	struct kai_step_info *v = NULL;
+	struct kai_err err;
+	size_t nv = 0, i, t;
+
+	if (j == NULL || j->start_time == 0)
+		return;
+	if (kai_db_steps_load(k->db, &sj->id, 1, -1, &v, &nv, &err) != 0) {
+		kai_log_warn("job %" PRIu64 ": could not read its steps "
+		    "back: %s", sj->id, err.msg);
+		return;
+	}
+	for (i = 0; i < nv; i++) {
+		const struct kai_step_info *r = &v[i];
+		struct step *s;
+
+		/* Rows of an earlier run (before a requeue) are older. */
+		if (r->start < j->start_time)
+			continue;
+		if (r->step == KAI_STEP_BATCH) {
+			sj->batch = true;
+			sj->ended = r->state != KAI_JOB_RUNNING;
+			continue;
+		}
+		if (r->step >= STEPS_MAX || r->ntasks == 0 ||
+		    r->ntasks > KAI_STEP_TASKS_MAX)
+			continue;
+		recover_room(sj, r->step);
+		s = step_new(r->step, r->ntasks);
+		s->name = kai_xstrdup(r->name != NULL ? r->name : "");
+		s->nodelist = kai_xstrdup(r->nodelist != NULL ? r->nodelist :
+		    "");
+		s->start = r->start;
+		if (r->state != KAI_JOB_RUNNING) {
+			/* Ended: srun learns its worst status (the row
+			 * keeps no other), as task 0's. */
+			for (t = 0; t < s->ntasks; t++)
+				s->done[t] = true;
+			s->status[0] = r->exit_status;
+			s->left = 0;
+		}
+		step_free(sj->steps[r->step]);
+		sj->steps[r->step] = s;
+	}
+	if (sj->nsteps > 0)
+		kai_log_info("job %" PRIu64 ": %zu steps read back, the next "
+		    "is %zu", sj->id, sj->nsteps, sj->nsteps);
+	sj->next_step = (uint32_t)sj->nsteps;
+	kai_step_info_free(v, nv);
+}
+
 /*
  * The batch step (N.batch): started when task 0's agent first asks (the
  * script starts beside it), ended by STEP_END with the script's exit

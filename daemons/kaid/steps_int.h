@@ -12,6 +12,8 @@
 #include "kaid.h"
 #include "proto/proto_step.h"
 
+#define STEPS_MAX 65536 /* steps of one job run: each keeps a few bytes */
+
 struct step {
 	uint32_t id;
 	int64_t start;		/* unix s */
@@ -26,7 +28,9 @@ struct step {
 	uint64_t cpu_usec;	/* all tasks' CPU */
 	bool kill_on_bad_exit;
 	bool killed;		/* a SIGKILL event was sent */
-	struct kai_step_event *run; /* its RUN event, in the job's log */
+	struct kai_step_event *run; /* its RUN event, in the job's log;
+				     * NULL for one recovered after a
+				     * restart (steps_recover()) */
 };
 
 struct step_job {
@@ -43,6 +47,16 @@ struct step_job {
 	struct step_job *next;
 };
 
+/* A step numbered id of ntasks tasks, none reported yet; and its end. */
+struct step *step_new(uint32_t id, uint32_t ntasks);
+void step_free(struct step *s);
+/*
+ * The steps of sj's run that job_steps holds, when kaid restarted while
+ * the job ran: numbered as they were (the next srun goes on from the
+ * last), a RUNNING one waiting for its tasks' reports again, an ended
+ * one answering its srun with its recorded status.
+ */
+void steps_recover(struct kaid *k, struct step_job *sj);
 /*
  * Its row in job_steps: at its start (end false) or its end (the worst
  * task's status; CANCELLED when tasks never reported; its usage).

@@ -5,10 +5,11 @@
  * Every one is sent with the job's credential (jobauth.c), never MUNGE.
  *
  *	KAI_MSG_STEP_RUN	struct kai_step_req: srun in the batch script.
- *				step 0 creates a step; kaid answers when its
+ *				step 0 creates a step, and kaid answers at
+ *				once with its id; srun asks again with the
+ *				step's id + 1, and kaid answers when its
  *				tasks have all ended or after about
- *				KAI_STEP_POLL_S, and srun asks again with
- *				the step's id + 1 until it is done.
+ *				KAI_STEP_POLL_S, until it is done.
  *	KAI_MSG_STEP_RUN_REPLY	struct kai_step_result.
  *	KAI_MSG_STEP_AGENT	u32 pod, u64 seq: a pod's step agent asks for
  *				what happened after event seq (kaid's epoch

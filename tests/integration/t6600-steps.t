@@ -297,7 +297,8 @@ is "kseff of another user's job: not found, exit 1" "$?:$out" \
     "1:kseff: error: job $mid not found"
 
 # kaid restarts between two steps: the agents find the new kaid and the
-# second srun runs on both pods (kaid keeps steps in memory: a new log).
+# second srun runs on both pods, numbered after the first (kaid reads
+# the job's steps back from the database).
 cat >"$W/restart.sh" <<'EOS'
 #!/bin/sh
 #SBATCH -n 2
@@ -320,5 +321,45 @@ diag "$(cat "$sout"; grep -v 'GET\|watch' "$T/kaid.log" | tail -n 25)"
 is "... and its second srun ran on both pods" \
     "$(grep -c '^[01]: after [01]' "$sout")" 2
 is "... and exited 0" "$(grep '^second srun' "$sout")" "second srun: 0"
+is "... as step 1: kacct keeps both" \
+    "$(as_user "$A" kacct -j "$zid" -P -n -o JobID,State | grep -v batch)" \
+    "$zid|COMPLETED
+$zid.0|COMPLETED
+$zid.1|COMPLETED"
+
+# kaid restarts while a step runs, one task ended before and one after:
+# srun waits through it, gets both ends (the first sent again by its
+# pod's agent) and the worst status; the next step goes on from there.
+cat >"$W/across.sh" <<'EOS'
+#!/bin/sh
+#SBATCH -n 2
+#SBATCH -t 5
+srun -l sh -c 'if [ "$SLURM_PROCID" = 1 ]; then
+	while [ ! -e "$SLURM_SUBMIT_DIR/go2" ]; do sleep 0.1; done; exit 3; fi
+	echo early; exit 2'
+echo "first srun: $?"
+srun true
+echo "second srun: $?"
+EOS
+chown "$A:" "$W/across.sh"
+xid=$(cd "$W" && as_user "$A" ksubmit --parsable -o "$W/across-%j.out" across.sh)
+sout=$W/across-$xid.out
+ok "a step's first task ends" waitfor "^0: early"
+sleep 1
+kaid_stop
+kaid_start || bail_out "kaid did not start again"
+touch "$W/go2"
+ok "after kaid's restart the job completes" wait_state "$xid" COMPLETED 600
+diag "$(cat "$sout")"
+is "... srun waited through it, with the worst task's status" \
+    "$(grep '^first srun' "$sout")" "first srun: 3"
+like "... both tasks' ends known" "$(cat "$sout")" \
+    "task 0: Exited with exit code 2"
+is "... the next srun ran" "$(grep '^second srun' "$sout")" "second srun: 0"
+is "... kacct: the step across the restart and the next" \
+    "$(as_user "$A" kacct -j "$xid" -P -n -o JobID,State,ExitCode |
+	grep -v batch)" "$xid|COMPLETED|0:0
+$xid.0|FAILED|3:0
+$xid.1|COMPLETED|0:0"
 
 done_testing
