@@ -129,7 +129,7 @@ user_index(struct scenario *sc, const char *name)
 
 static int
 level_of(struct sload *ld, const struct ynode *m, const char *key,
-    const struct kai_sched_topology *tp, int32_t *out)
+    const struct kai_sched_topology *tp, int8_t *out)
 {
 	const struct ynode *n = ytree_get(m, key);
 	size_t i;
@@ -142,7 +142,12 @@ level_of(struct sload *ld, const struct ynode *m, const char *key,
 		return rc;
 	for (i = 0; i < tp->nlevels; i++)
 		if (strcmp(tp->levels[i], n->s) == 0) {
-			*out = (int32_t)i;
+			if (i > KAI_SCHED_MAX_LEVELS)
+				return sload_fail(ld, n,
+				    "level \"%s\" is past the %d levels a "
+				    "topology may have", n->s,
+				    KAI_SCHED_MAX_LEVELS);
+			*out = (int8_t)i;
 			return 0;
 		}
 	return sload_fail(ld, n, "topology \"%s\" has no level \"%s\"",
@@ -219,18 +224,20 @@ job_times(struct sload *ld, const struct ynode *m, size_t i,
     struct kai_sched_snap_job *j)
 {
 	int64_t stale = -1, ran = -1, min = -1, tpn = 0;
+	int64_t grace = KAI_SCHED_GRACE_DEFAULT;
 	bool held = false, excl = false;
 	int rc;
 
 	j->created = (int64_t)i;
 	j->staleness_grace_s = KAI_SCHED_GRACE_DEFAULT;
 	j->time_limit_s = -1; /* none, as kai_sched_job_init() says */
+	/* INT32_MIN is KAI_SCHED_GRACE_DEFAULT, the key left out. */
 	if ((rc = sload_get_i64(ld, m, "created", INT64_MIN / 4, INT64_MAX / 4,
 		 &j->created)) != 0 ||
 	    (rc = sload_get_i64(ld, m, "stale_for_s", 0, INT32_MAX, &stale)) !=
 		0 ||
-	    (rc = sload_get_i64(ld, m, "staleness_grace_s", INT32_MIN,
-		 INT32_MAX, &j->staleness_grace_s)) != 0 ||
+	    (rc = sload_get_i64(ld, m, "staleness_grace_s", INT32_MIN + 1,
+		 INT32_MAX, &grace)) != 0 ||
 	    (rc = sload_get_i64(ld, m, "running_for_s", 0, INT32_MAX, &ran)) !=
 		0 ||
 	    (rc = sload_get_i64(ld, m, "min_tasks", 0, (int64_t)j->ntasks,
@@ -242,6 +249,7 @@ job_times(struct sload *ld, const struct ynode *m, size_t i,
 	    (rc = sload_get_i64(ld, m, "time_limit_s", -1, INT32_MAX,
 		 &j->time_limit_s)) != 0)
 		return rc;
+	j->staleness_grace_s = (int32_t)grace;
 	j->stale_since = stale >= 0 ? SCENARIO_NOW - stale : KAI_SCHED_NO_TIME;
 	j->started = ran >= 0 ? SCENARIO_NOW - ran : KAI_SCHED_NO_TIME;
 	/* min_tasks 0 is KAI's "fully elastic": one task is enough. */
@@ -287,8 +295,9 @@ load_job(struct sload *ld, const struct ynode *m, size_t i, size_t *t)
 		return sload_fail(ld, m, "job \"%s\" needs a list of tasks",
 		    j->name);
 	j->priority = 50;
-	j->first_task = *t;
-	j->ntasks = ts->n;
+	/* The core refuses a snapshot of UINT32_MAX tasks or more. */
+	j->first_task = (uint32_t)*t;
+	j->ntasks = (uint32_t)ts->n;
 	if ((rc = sload_get_i64(ld, m, "priority", INT32_MIN, INT32_MAX,
 		 &j->priority)) != 0)
 		return rc;

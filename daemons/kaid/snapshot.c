@@ -339,7 +339,7 @@ snap_topology(struct snap *sn, const struct kai_job *j,
 	tp->levels = (const char *const *)lv;
 	s->topology = (int32_t)sn->s.ntopologies++;
 	s->required_level = req ? 0 : -1;
-	s->preferred_level = pref ? (int32_t)tp->nlevels - 1 : -1;
+	s->preferred_level = pref ? (int8_t)(tp->nlevels - 1) : -1;
 }
 
 /* A running job whose queue cannot hold it still holds its nodes. */
@@ -406,8 +406,9 @@ add_job(const struct kaid *k, struct snap *sn, struct kai_job *j,
 		s->time_limit_s = j->time_limit_s;
 	if (j->start_time > 0)
 		s->started = j->start_time;
-	s->first_task = first;
-	s->ntasks = sn->s.ntasks - first;
+	/* The core refuses a snapshot of UINT32_MAX tasks or more. */
+	s->first_task = (uint32_t)first;
+	s->ntasks = (uint32_t)(sn->s.ntasks - first);
 	/* Node groups (-N, --ntasks-per-node) when the snapshot can hold
 	 * them: the core refuses the whole snapshot otherwise. */
 	if (j->ntasks_per_node > 0 && s->min_tasks == 0 &&
@@ -558,7 +559,7 @@ add_releasing(struct snap *sn, const char *name, const struct pod_rec *r,
 	s->name = name;
 	s->queue = (uint32_t)q;
 	s->preemptible = false;
-	s->first_task = sn->s.ntasks++;
+	s->first_task = (uint32_t)sn->s.ntasks++;
 	s->ntasks = 1;
 	sn->kjobs[sn->s.njobs++] = NULL;
 	return true;

@@ -38,9 +38,10 @@
 #define KAI_SCHED_GPU_UNIT        1000000 /* micro-GPUs in one GPU */
 #define KAI_SCHED_UNLIMITED       (-1)    /* quota, limit, capacity */
 #define KAI_SCHED_MAX_NODE_GPUS   64      /* devices are a 64-bit mask */
+#define KAI_SCHED_MAX_LEVELS      INT8_MAX /* of a topology */
 #define KAI_SCHED_MAX_PHASES      8
 #define KAI_SCHED_NO_TIME         INT64_MIN /* "never" for timestamps */
-#define KAI_SCHED_GRACE_DEFAULT   INT64_MIN /* use the config default */
+#define KAI_SCHED_GRACE_DEFAULT   INT32_MIN /* use the config default */
 #define KAI_SCHED_DEFAULT_GPU_MEM 100       /* MiB, when a node gives none */
 #define KAI_SCHED_EST_JOBS        64        /* jobs given a start estimate */
 
@@ -269,30 +270,32 @@ int kai_sched_task_request(struct kai_sched_snap_task *t, uint64_t gpus,
     uint64_t gpu_fraction, uint64_t gpu_memory_mib, uint64_t cpu_millis,
     uint64_t memory_mib, struct kai_err *err) KAI_MUST_CHECK;
 
+/*
+ * One per job, a million of them at a million pending jobs: 64-bit
+ * fields first, then 32-bit ones, the small ones last, so that nothing
+ * is padding (112 bytes; 144 before).  A snapshot holds fewer than
+ * UINT32_MAX tasks (validate.c).
+ */
 struct kai_sched_snap_job {
 	const char *name;
-	uint32_t queue;   /* a leaf queue */
-	int32_t user;     /* index into users, -1 = none */
-	int32_t account;  /* index into accounts, -1 = none */
-	int64_t priority; /* higher first */
-	bool preemptible;
-	bool held;              /* never scheduled (JobHeldUser) */
-	uint32_t min_tasks;     /* gang minimum; 0 = every task */
-	int64_t created;        /* submission order; older first */
-	int32_t topology;       /* index, or -1 */
-	int32_t required_level; /* level index in the topology, or -1 */
-	int32_t preferred_level;
-	int64_t stale_since; /* below min_tasks since; KAI_SCHED_NO_TIME */
-	int64_t staleness_grace_s; /* < 0 never; KAI_SCHED_GRACE_DEFAULT */
-	int64_t started;   /* last start, for min runtime; NO_TIME = old */
-	size_t first_task; /* its tasks: tasks[first_task, +ntasks) */
-	size_t ntasks;
-	int64_t time_limit_s; /* runs at most this long; < 0: no limit */
-	int32_t pool;         /* index into pools; -1: no selector, and
-				 no taint tolerated */
-	uint32_t gpu_limit;   /* 1 + index into gpu_limits: a cap on what
-				 its group holds (qoslimit.c); 0: none */
 	const char *gpu_type; /* GPUs of this type only; NULL or "": any */
+	int64_t priority;     /* higher first */
+	int64_t created;      /* submission order; older first */
+	int64_t stale_since;  /* below min_tasks since; KAI_SCHED_NO_TIME */
+	int64_t started;      /* last start, for min runtime; NO_TIME = old */
+	int64_t time_limit_s; /* runs at most this long; < 0: no limit */
+	uint32_t first_task;  /* its tasks: tasks[first_task, +ntasks) */
+	uint32_t ntasks;
+	uint32_t queue;     /* a leaf queue */
+	int32_t user;       /* index into users, -1 = none */
+	int32_t account;    /* index into accounts, -1 = none */
+	uint32_t min_tasks; /* gang minimum; 0 = every task */
+	int32_t topology;   /* index, or -1 */
+	int32_t staleness_grace_s; /* < 0 never; KAI_SCHED_GRACE_DEFAULT */
+	int32_t pool;       /* index into pools; -1: no selector, and
+			       no taint tolerated */
+	uint32_t gpu_limit; /* 1 + index into gpu_limits: a cap on what
+			       its group holds (qoslimit.c); 0: none */
 	/* > 0: its tasks come in groups of this many consecutive tasks,
 	 * each group on one node of its own, no two groups on one node
 	 * (Slurm's --ntasks-per-node, and -N with -n); ntasks must be a
@@ -300,6 +303,10 @@ struct kai_sched_snap_job {
 	 * 0: each task goes anywhere. */
 	uint32_t tasks_per_node;
 	uint32_t nodereq; /* 1 + index into nodereqs; 0: any node */
+	int8_t required_level; /* level index in the topology, or -1 */
+	int8_t preferred_level;
+	bool preemptible;
+	bool held; /* never scheduled (JobHeldUser) */
 	/* Slurm's --exclusive: no other job's task on a node that holds
 	 * one of its tasks (exclusive.c); kaid gives it the whole node. */
 	bool exclusive;

@@ -291,7 +291,7 @@ lay_failed(struct sess *S, uint32_t t, struct kai_err *err)
 	    &S->s->jobs[kai_sched_task_job(S, t)];
 
 	return kai_err_prefix(err, "job \"%s\": task %zu", j->name,
-	    t - j->first_task);
+	    (size_t)(t - j->first_task));
 }
 
 static int

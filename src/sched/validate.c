@@ -100,6 +100,8 @@ mark_parents(const struct kai_sched_snapshot *s)
 
 _Static_assert(sizeof(struct kai_sched_snap_task) == 32,
     "a million pending jobs: keep the snapshot's task at 32 bytes");
+_Static_assert(sizeof(struct kai_sched_snap_job) == 112,
+    "a million pending jobs: keep the snapshot's job at 112 bytes");
 
 /* v fits a field bounded by max; else err names the field. */
 static int
@@ -243,17 +245,17 @@ check_job(const struct kai_sched_snapshot *s, const uint8_t *parent,
 	if (j->min_tasks > j->ntasks)
 		return kai_err_set(err, KAI_EINVAL,
 		    "min_tasks (%u) is more "
-		    "than its %zu tasks",
+		    "than its %u tasks",
 		    j->min_tasks, j->ntasks);
 	if (j->tasks_per_node > 0 && j->ntasks % j->tasks_per_node != 0)
 		return kai_err_set(err, KAI_EINVAL,
-		    "its %zu tasks are not a multiple of tasks_per_node (%u)",
+		    "its %u tasks are not a multiple of tasks_per_node (%u)",
 		    j->ntasks, j->tasks_per_node);
 	if (j->tasks_per_node > 0 && j->min_tasks != 0 &&
 	    j->min_tasks != j->ntasks)
 		return kai_err_set(err, KAI_EINVAL,
 		    "a job with tasks_per_node runs every task or none "
-		    "(min_tasks %u of %zu)",
+		    "(min_tasks %u of %u)",
 		    j->min_tasks, j->ntasks);
 	if (j->tasks_per_node > 0 && j->topology >= 0)
 		return kai_err_set(err, KAI_EINVAL,
@@ -316,6 +318,12 @@ kai_sched_validate(const struct kai_sched_snapshot *s, struct kai_err *err)
 	size_t i, l;
 	int rc;
 
+	/* Indices are 32-bit (first_task, and the session's), NONE32 none. */
+	if (s->ntasks >= UINT32_MAX || s->njobs >= UINT32_MAX ||
+	    s->nnodes >= UINT32_MAX || s->nqueues >= UINT32_MAX)
+		return kai_err_set(err, KAI_EINVAL,
+		    "more than %" PRIu32 " jobs, tasks, nodes or queues",
+		    UINT32_MAX - 1);
 	if ((rc = check_nodes(s, err)) != 0 ||
 	    (rc = check_queues(s, err)) != 0 ||
 	    (rc = check_nodereqs(s, err)) != 0)
@@ -326,6 +334,11 @@ kai_sched_validate(const struct kai_sched_snapshot *s, struct kai_err *err)
 		if (tp->name == NULL || tp->nlevels == 0)
 			return kai_err_set(err, KAI_EINVAL,
 			    "topology %zu has no name or no levels", i);
+		if (tp->nlevels > KAI_SCHED_MAX_LEVELS)
+			return kai_err_set(err, KAI_EINVAL,
+			    "topology \"%s\": %zu levels, more than the %d "
+			    "supported", tp->name, tp->nlevels,
+			    KAI_SCHED_MAX_LEVELS);
 		for (l = 0; l < tp->nlevels; l++)
 			if (tp->levels[l] == NULL)
 				return kai_err_set(err, KAI_EINVAL,
