@@ -404,15 +404,18 @@ enum kai_sched_job_state {
 
 /*
  * One per task and one per job, so a million pending jobs make millions
- * of these: the fields are ordered (and gpu_fraction, at most one GPU,
- * is 32 bits) so that no padding grows them, 24 and 56 bytes.
+ * of these: a task's in 16 bytes (what it holds on one device is at most
+ * one GPU, 20 bits; its state is below 8), a job's fields ordered so
+ * that no padding grows it, 56 bytes.
  */
 struct kai_sched_task_out {
-	enum kai_sched_task_state state;
-	int32_t node;         /* -1 when not placed */
-	uint64_t gpu_mask;    /* devices used */
-	int32_t gpu_fraction; /* micro-GPUs on its device; 0 = whole GPUs */
-	bool moved;           /* a running task moved by consolidation */
+	uint64_t gpu_mask;          /* devices used */
+	int32_t node;               /* -1 when not placed */
+	unsigned gpu_fraction : 24; /* micro-GPUs on its device; 0 = whole
+				       GPUs */
+	unsigned state : 7;         /* enum kai_sched_task_state */
+	bool moved : 1;             /* a running task moved by
+				       consolidation */
 };
 
 struct kai_sched_job_out {

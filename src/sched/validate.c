@@ -102,6 +102,11 @@ _Static_assert(sizeof(struct kai_sched_snap_task) == 32,
     "a million pending jobs: keep the snapshot's task at 32 bytes");
 _Static_assert(sizeof(struct kai_sched_snap_job) == 112,
     "a million pending jobs: keep the snapshot's job at 112 bytes");
+_Static_assert(sizeof(struct kai_sched_task_out) == 16,
+    "a million pending jobs: keep the result's task at 16 bytes");
+_Static_assert(KAI_SCHED_GPU_UNIT < (1 << 24) &&
+	KAI_SCHED_TASK_EVICTED < (1 << 7),
+    "kai_sched_task_out's bit-fields hold a device's share and a state");
 
 /* v fits a field bounded by max; else err names the field. */
 static int
