@@ -276,6 +276,7 @@ load_job(struct sload *ld, const struct ynode *m, size_t i, size_t *t)
 	struct kai_sched_snap_job *j = &sc->jobs[i];
 	const struct ynode *ts, *n;
 	const char *user = NULL;
+	int64_t prio = 50;
 	int rc, st = 0;
 	size_t k;
 
@@ -294,13 +295,13 @@ load_job(struct sload *ld, const struct ynode *m, size_t i, size_t *t)
 	    ts->n == 0)
 		return sload_fail(ld, m, "job \"%s\" needs a list of tasks",
 		    j->name);
-	j->priority = 50;
 	/* The core refuses a snapshot of UINT32_MAX tasks or more. */
 	j->first_task = (uint32_t)*t;
 	j->ntasks = (uint32_t)ts->n;
 	if ((rc = sload_get_i64(ld, m, "priority", INT32_MIN, INT32_MAX,
-		 &j->priority)) != 0)
+		 &prio)) != 0)
 		return rc;
+	j->priority = (int32_t)prio;
 	j->preemptible = j->priority < 100;
 	if ((rc = sload_get_bool(ld, m, "preemptible", &j->preemptible)) != 0 ||
 	    (rc = job_times(ld, m, i, j)) != 0 ||

@@ -266,7 +266,10 @@ task_request(const struct kai_job *j, const struct kai_alloc *a,
 	    a != NULL ? a->mem_mb : j->mem_mb, err);
 }
 
-/* Why j's tasks cannot be given to the core, or NULL (caller frees). */
+/*
+ * Why j cannot be given to the core, its priority or a task's request
+ * being above what the core holds, or NULL (caller frees).
+ */
 static char *
 request_problem(const struct kai_job *j)
 {
@@ -274,6 +277,11 @@ request_problem(const struct kai_job *j)
 	struct kai_err err;
 	size_t i, n;
 
+	/* QoS priorities are at most 1,000,000 (conf_table.c), classes
+	 * less: only a row edited by hand gets here. */
+	if (j->priority > INT32_MAX)
+		return kai_xasprintf("priority %" PRIu32 " is above the "
+		    "scheduler's limit of %d", j->priority, INT32_MAX);
 	if (j->state == KAI_JOB_PENDING) {
 		n = j->ntasks > 0 ? j->ntasks : 1;
 		for (i = 0; i < n; i++)
@@ -390,7 +398,7 @@ add_job(const struct kaid *k, struct snap *sn, struct kai_job *j,
 	s->gpu_type = j->gpu_type;
 	s->user = user_index(sn, j->user != NULL ? j->user : "");
 	s->account = (int32_t)map_ix(&sn->acct_ix, j->account);
-	s->priority = j->priority;
+	s->priority = (int32_t)j->priority; /* request_problem() */
 	s->preemptible = j->preemptible;
 	/*
 	 * The gang minimum, pending or running: kaid starts a job once

@@ -39,6 +39,7 @@
 #define KAI_SCHED_UNLIMITED       (-1)    /* quota, limit, capacity */
 #define KAI_SCHED_MAX_NODE_GPUS   64      /* devices are a 64-bit mask */
 #define KAI_SCHED_MAX_LEVELS      INT8_MAX /* of a topology */
+#define KAI_SCHED_MAX_JOBS        ((1u << 30) - 1) /* in one snapshot */
 #define KAI_SCHED_MAX_PHASES      8
 #define KAI_SCHED_NO_TIME         INT64_MIN /* "never" for timestamps */
 #define KAI_SCHED_GRACE_DEFAULT   INT32_MIN /* use the config default */
@@ -274,16 +275,16 @@ int kai_sched_task_request(struct kai_sched_snap_task *t, uint64_t gpus,
  * One per job, a million of them at a million pending jobs: 64-bit
  * fields first, then 32-bit ones, the small ones last, so that nothing
  * is padding (112 bytes; 144 before).  A snapshot holds fewer than
- * UINT32_MAX tasks (validate.c).
+ * UINT32_MAX tasks and KAI_SCHED_MAX_JOBS jobs (validate.c).
  */
 struct kai_sched_snap_job {
 	const char *name;
 	const char *gpu_type; /* GPUs of this type only; NULL or "": any */
-	int64_t priority;     /* higher first */
 	int64_t created;      /* submission order; older first */
 	int64_t stale_since;  /* below min_tasks since; KAI_SCHED_NO_TIME */
 	int64_t started;      /* last start, for min runtime; NO_TIME = old */
 	int64_t time_limit_s; /* runs at most this long; < 0: no limit */
+	int32_t priority;     /* higher first */
 	uint32_t first_task;  /* its tasks: tasks[first_task, +ntasks) */
 	uint32_t ntasks;
 	uint32_t queue;     /* a leaf queue */

@@ -323,11 +323,16 @@ kai_sched_validate(const struct kai_sched_snapshot *s, struct kai_err *err)
 	size_t i, l;
 	int rc;
 
-	/* Indices are 32-bit (first_task, and the session's), NONE32 none. */
-	if (s->ntasks >= UINT32_MAX || s->njobs >= UINT32_MAX ||
-	    s->nnodes >= UINT32_MAX || s->nqueues >= UINT32_MAX)
+	/* Indices are 32-bit (first_task, and the session's), NONE32 none;
+	 * a job's is 30 bits in the order's keys (order.c). */
+	if (s->njobs > KAI_SCHED_MAX_JOBS)
 		return kai_err_set(err, KAI_EINVAL,
-		    "more than %" PRIu32 " jobs, tasks, nodes or queues",
+		    "%zu jobs: more than the %u supported", s->njobs,
+		    KAI_SCHED_MAX_JOBS);
+	if (s->ntasks >= UINT32_MAX || s->nnodes >= UINT32_MAX ||
+	    s->nqueues >= UINT32_MAX)
+		return kai_err_set(err, KAI_EINVAL,
+		    "more than %" PRIu32 " tasks, nodes or queues",
 		    UINT32_MAX - 1);
 	if ((rc = check_nodes(s, err)) != 0 ||
 	    (rc = check_queues(s, err)) != 0 ||
