@@ -277,6 +277,7 @@ load_job(struct sload *ld, const struct ynode *m, size_t i, size_t *t)
 	const struct ynode *ts, *n;
 	const char *user = NULL;
 	int64_t prio = 50;
+	bool preempt;
 	int rc, st = 0;
 	size_t k;
 
@@ -302,12 +303,13 @@ load_job(struct sload *ld, const struct ynode *m, size_t i, size_t *t)
 		 &prio)) != 0)
 		return rc;
 	j->priority = (int32_t)prio;
-	j->preemptible = j->priority < 100;
-	if ((rc = sload_get_bool(ld, m, "preemptible", &j->preemptible)) != 0 ||
+	preempt = j->priority < 100;
+	if ((rc = sload_get_bool(ld, m, "preemptible", &preempt)) != 0 ||
 	    (rc = job_times(ld, m, i, j)) != 0 ||
 	    (rc = job_topology(ld, ytree_get(m, "topology"), j)) != 0 ||
 	    (rc = sload_get_str(ld, m, "user", false, &user)) != 0)
 		return rc;
+	j->preemptible = preempt;
 	if ((n = ytree_get(m, "state")) != NULL &&
 	    (rc = sload_choice(ld, n, states, "job state", &st)) != 0)
 		return rc;

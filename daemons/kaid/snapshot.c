@@ -211,6 +211,27 @@ user_index(struct snap *sn, const char *name)
 	return (int32_t)(sn->s.nusers - 1);
 }
 
+/*
+ * The snapshot's index + 1 of the GPU type j asks for (0: any), each
+ * type listed once; -1 when no more fit (a job's type is 16-bit).
+ */
+static int32_t
+jtype_index(struct snap *sn, const struct kai_job *j)
+{
+	long t;
+
+	if (j->gpu_type == NULL || j->gpu_type[0] == '\0')
+		return 0;
+	if ((t = map_ix(&sn->jtype_ix, j->gpu_type)) >= 0)
+		return (int32_t)t + 1;
+	if (sn->s.ngpu_types == KAI_SCHED_MAX_GPU_TYPES)
+		return -1;
+	sn->jtypes[sn->s.ngpu_types] = j->gpu_type;
+	kai_map_put(&sn->jtype_ix, j->gpu_type,
+	    (void *)(uintptr_t)++sn->s.ngpu_types);
+	return (int32_t)sn->s.ngpu_types;
+}
+
 /* Why a pending job cannot go to the core, or NULL when it can. */
 static char *
 queue_problem(const struct kaid *k, const struct kai_job *j)
@@ -394,8 +415,8 @@ add_job(const struct kaid *k, struct snap *sn, struct kai_job *j,
 	    "%" PRIu64, j->id);
 	s->name = sn->jnames[sn->s.njobs];
 	s->queue = (uint32_t)map_ix(&sn->queue_ix, j->queue);
-	s->pool = pools_snap_index(k, j->queue);
-	s->gpu_type = j->gpu_type;
+	s->pool = (int16_t)pools_snap_index(k, j->queue); /* validate.c */
+	s->gpu_type = (uint16_t)jtype_index(sn, j); /* > 0: snap_jobs() */
 	s->user = user_index(sn, j->user != NULL ? j->user : "");
 	s->account = (int32_t)map_ix(&sn->acct_ix, j->account);
 	s->priority = (int32_t)j->priority; /* request_problem() */
@@ -450,6 +471,7 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 	sn->topo_levels = kai_xcalloc(njobs + 1, sizeof(*sn->topo_levels));
 	sn->users = kai_xcalloc(njobs + 1, sizeof(*sn->users));
 	sn->tasks = kai_xcalloc(nt + 1, sizeof(*sn->tasks));
+	sn->jtypes = kai_xcalloc(njobs + 1, sizeof(*sn->jtypes));
 	sn->lost = kai_xcalloc(state_njobs(k) + 1, sizeof(*sn->lost));
 	sn->lost_why = kai_xcalloc(state_njobs(k) + 1, sizeof(*sn->lost_why));
 	sn->lost_code = kai_xcalloc(state_njobs(k) + 1, sizeof(*sn->lost_code));
@@ -486,6 +508,12 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 		if ((why = queue_problem(k, j)) == NULL &&
 		    (why = request_problem(j)) != NULL)
 			code = "BadConstraints"; /* ... no node can meet */
+		if (why == NULL && jtype_index(sn, j) < 0) {
+			why = kai_xasprintf("GPU type \"%s\": jobs ask for "
+			    "more than %d types", j->gpu_type,
+			    KAI_SCHED_MAX_GPU_TYPES);
+			code = "BadConstraints";
+		}
 		if (why == NULL) {
 			add_job(k, sn, j, use);
 		} else if (active) {
@@ -498,6 +526,7 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 		}
 	}
 	sn->s.jobs = sn->jobs;
+	sn->s.gpu_types = sn->jtypes;
 	sn->s.tasks = sn->tasks;
 	sn->s.users = sn->users;
 	sn->s.topologies = sn->topos;
@@ -662,6 +691,7 @@ snap_build(struct kaid *k, struct snap *sn, int64_t now)
 	kai_map_init(&sn->node_ix, NULL);
 	kai_map_init(&sn->queue_ix, NULL);
 	kai_map_init(&sn->user_ix, NULL);
+	kai_map_init(&sn->jtype_ix, NULL);
 	kai_map_init(&sn->acct_ix, NULL);
 	kai_sched_config_init(&sn->s.config);
 	/* All five phases, in KAI's order (kai_sched_config_init()). */
@@ -701,6 +731,7 @@ snap_fini(struct snap *sn)
 	free(sn->topos);
 	free(sn->topo_levels);
 	free(sn->tasks);
+	free(sn->jtypes);
 	free(sn->lost);
 	free(sn->lost_why);
 	free(sn->lost_code);
@@ -708,6 +739,7 @@ snap_fini(struct snap *sn)
 	kai_map_fini(&sn->node_ix);
 	kai_map_fini(&sn->queue_ix);
 	kai_map_fini(&sn->user_ix);
+	kai_map_fini(&sn->jtype_ix);
 	kai_map_fini(&sn->acct_ix);
 	pools_snap_fini(sn);
 	nodefeat_snap_fini(sn);

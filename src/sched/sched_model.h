@@ -40,6 +40,8 @@
 #define KAI_SCHED_MAX_NODE_GPUS   64      /* devices are a 64-bit mask */
 #define KAI_SCHED_MAX_LEVELS      INT8_MAX /* of a topology */
 #define KAI_SCHED_MAX_JOBS        ((1u << 30) - 1) /* in one snapshot */
+#define KAI_SCHED_MAX_POOLS       INT16_MAX  /* a job's pool is 16-bit */
+#define KAI_SCHED_MAX_GPU_TYPES   (UINT16_MAX - 1) /* ... its GPU type */
 #define KAI_SCHED_MAX_PHASES      8
 #define KAI_SCHED_NO_TIME         INT64_MIN /* "never" for timestamps */
 #define KAI_SCHED_GRACE_DEFAULT   INT32_MIN /* use the config default */
@@ -274,12 +276,12 @@ int kai_sched_task_request(struct kai_sched_snap_task *t, uint64_t gpus,
 /*
  * One per job, a million of them at a million pending jobs: 64-bit
  * fields first, then 32-bit ones, the small ones last, so that nothing
- * is padding (112 bytes; 144 before).  A snapshot holds fewer than
- * UINT32_MAX tasks and KAI_SCHED_MAX_JOBS jobs (validate.c).
+ * is padding (96 bytes; 144 before).  A snapshot holds fewer than
+ * UINT32_MAX tasks and KAI_SCHED_MAX_JOBS jobs, KAI_SCHED_MAX_POOLS pools
+ * and KAI_SCHED_MAX_GPU_TYPES job GPU types (validate.c).
  */
 struct kai_sched_snap_job {
 	const char *name;
-	const char *gpu_type; /* GPUs of this type only; NULL or "": any */
 	int64_t created;      /* submission order; older first */
 	int64_t stale_since;  /* below min_tasks since; KAI_SCHED_NO_TIME */
 	int64_t started;      /* last start, for min runtime; NO_TIME = old */
@@ -293,8 +295,6 @@ struct kai_sched_snap_job {
 	uint32_t min_tasks; /* gang minimum; 0 = every task */
 	int32_t topology;   /* index, or -1 */
 	int32_t staleness_grace_s; /* < 0 never; KAI_SCHED_GRACE_DEFAULT */
-	int32_t pool;       /* index into pools; -1: no selector, and
-			       no taint tolerated */
 	uint32_t gpu_limit; /* 1 + index into gpu_limits: a cap on what
 			       its group holds (qoslimit.c); 0: none */
 	/* > 0: its tasks come in groups of this many consecutive tasks,
@@ -304,13 +304,17 @@ struct kai_sched_snap_job {
 	 * 0: each task goes anywhere. */
 	uint32_t tasks_per_node;
 	uint32_t nodereq; /* 1 + index into nodereqs; 0: any node */
+	int16_t pool;     /* index into pools; -1: no selector, and no
+			     taint tolerated */
+	uint16_t gpu_type; /* 1 + index into gpu_types: GPUs of that type
+			      only; 0: any */
 	int8_t required_level; /* level index in the topology, or -1 */
 	int8_t preferred_level;
-	bool preemptible;
-	bool held; /* never scheduled (JobHeldUser) */
+	bool preemptible : 1;
+	bool held : 1; /* never scheduled (JobHeldUser) */
 	/* Slurm's --exclusive: no other job's task on a node that holds
 	 * one of its tasks (exclusive.c); kaid gives it the whole node. */
-	bool exclusive;
+	bool exclusive : 1;
 };
 
 /*
@@ -350,8 +354,16 @@ struct kai_sched_snapshot {
 	/* The jobs' own node requirements (Slurm's -C, -w, -x). */
 	const struct kai_sched_nodereq *nodereqs;
 	size_t nnodereqs;
+	/* The GPU types jobs ask for (kai_sched_snap_job.gpu_type), each
+	 * named (the nodes' and queues' types are names of their own). */
+	const char *const *gpu_types;
+	size_t ngpu_types;
 	int64_t now;
 };
+
+/* The GPU type job j of s asks for, or NULL (any). */
+const char *kai_sched_job_gpu_type(const struct kai_sched_snapshot *s,
+    size_t j);
 
 /* Why a job is left pending or was evicted. */
 enum kai_sched_why {

@@ -100,8 +100,8 @@ mark_parents(const struct kai_sched_snapshot *s)
 
 _Static_assert(sizeof(struct kai_sched_snap_task) == 32,
     "a million pending jobs: keep the snapshot's task at 32 bytes");
-_Static_assert(sizeof(struct kai_sched_snap_job) == 112,
-    "a million pending jobs: keep the snapshot's job at 112 bytes");
+_Static_assert(sizeof(struct kai_sched_snap_job) == 96,
+    "a million pending jobs: keep the snapshot's job at 96 bytes");
 _Static_assert(sizeof(struct kai_sched_task_out) == 16,
     "a million pending jobs: keep the result's task at 16 bytes");
 _Static_assert(KAI_SCHED_GPU_UNIT < (1 << 24) &&
@@ -267,6 +267,8 @@ check_job(const struct kai_sched_snapshot *s, const uint8_t *parent,
 		    "tasks_per_node and a topology cannot be combined");
 	if (j->pool < -1 || j->pool >= (int64_t)s->npools)
 		return kai_err_set(err, KAI_EINVAL, "no such pool");
+	if (j->gpu_type > s->ngpu_types)
+		return kai_err_set(err, KAI_EINVAL, "no such GPU type");
 	if (j->gpu_limit > s->ngpu_limits)
 		return kai_err_set(err, KAI_EINVAL, "no such GPU limit");
 	if (j->nodereq > s->nnodereqs)
@@ -329,6 +331,16 @@ kai_sched_validate(const struct kai_sched_snapshot *s, struct kai_err *err)
 		return kai_err_set(err, KAI_EINVAL,
 		    "%zu jobs: more than the %u supported", s->njobs,
 		    KAI_SCHED_MAX_JOBS);
+	if (s->npools > KAI_SCHED_MAX_POOLS ||
+	    s->ngpu_types > KAI_SCHED_MAX_GPU_TYPES)
+		return kai_err_set(err, KAI_EINVAL,
+		    "%zu pools and %zu job GPU types: at most %d and %d",
+		    s->npools, s->ngpu_types, KAI_SCHED_MAX_POOLS,
+		    KAI_SCHED_MAX_GPU_TYPES);
+	for (i = 0; i < s->ngpu_types; i++)
+		if (s->gpu_types[i] == NULL || s->gpu_types[i][0] == '\0')
+			return kai_err_set(err, KAI_EINVAL,
+			    "job GPU type %zu has no name", i);
 	if (s->ntasks >= UINT32_MAX || s->nnodes >= UINT32_MAX ||
 	    s->nqueues >= UINT32_MAX)
 		return kai_err_set(err, KAI_EINVAL,

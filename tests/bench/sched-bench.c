@@ -312,9 +312,12 @@ synth_types(struct synth *y, size_t ntypes)
 		y->queues[i].types = x;
 		y->queues[i].ntypes = ntypes > 1 ? 2 : 1;
 	}
+	/* A job's type is 1 + its index among the snapshot's job types. */
+	y->s.gpu_types = type_names;
+	y->s.ngpu_types = ntypes;
 	for (i = 0; i < y->s.njobs; i++)
 		if (i % 2 == 0)
-			y->jobs[i].gpu_type = type_names[(i / 2) % ntypes];
+			y->jobs[i].gpu_type = (uint16_t)(1 + (i / 2) % ntypes);
 }
 
 static void

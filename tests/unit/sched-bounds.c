@@ -129,11 +129,13 @@ test_cycle_at_bounds(void)
 	kai_sched_result_fini(&r);
 }
 
-/* A topology deeper than a level index holds, and too many jobs. */
+/* A topology deeper than a level index holds, job GPU types out of
+ * range or unnamed, and too many jobs. */
 static void
 test_validate(void)
 {
 	static const char *levels[KAI_SCHED_MAX_LEVELS + 1];
+	static const char *const types[] = {"A100"}, *const empty[] = {""};
 	struct kai_sched_topology tp = {"deep", levels, 0};
 	struct kai_sched_result r;
 	struct kai_err err;
@@ -155,6 +157,23 @@ test_validate(void)
 	is_str(err.msg,
 	    "topology \"deep\": 128 levels, more than the 127 supported",
 	    "... by name");
+
+	world_init(&w);
+	w.task.gpus = 1;
+	w.job.gpu_type = 2;
+	w.s.gpu_types = types;
+	w.s.ngpu_types = 1;
+	is_int(kai_sched_cycle(&w.s, &r, &err), KAI_EINVAL,
+	    "a job type past the snapshot's is refused");
+	is_str(err.msg, "job \"j\": no such GPU type", "... naming the job");
+	w.job.gpu_type = 1;
+	is_int(kai_sched_cycle(&w.s, &r, &err), 0, "type 1 is the first");
+	is_str(kai_sched_job_gpu_type(&w.s, 0), "A100", "... and named so");
+	kai_sched_result_fini(&r);
+	w.s.gpu_types = empty;
+	is_int(kai_sched_cycle(&w.s, &r, &err), KAI_EINVAL,
+	    "an empty type name is refused");
+	is_str(err.msg, "job GPU type 0 has no name", "... by its index");
 
 	world_init(&w);
 	w.s.njobs = (size_t)KAI_SCHED_MAX_JOBS + 1; /* never read */
