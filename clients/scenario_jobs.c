@@ -16,8 +16,8 @@
 #include "base/xmalloc.h"
 #include "scenario.h"
 
-static int
-gpu_index(struct sload *ld, const struct ynode *l, uint64_t *mask)
+int
+sload_gpu_index(struct sload *ld, const struct ynode *l, uint64_t *mask)
 {
 	size_t i;
 	int rc;
@@ -64,7 +64,7 @@ task_place(struct sload *ld, const struct ynode *m,
 		return rc;
 	t->node = (int32_t)node;
 	if ((g = ytree_get(m, "gpu_index")) != NULL &&
-	    (rc = gpu_index(ld, g, &t->gpu_mask)) != 0)
+	    (rc = sload_gpu_index(ld, g, &t->gpu_mask)) != 0)
 		return rc;
 	return 0;
 }
@@ -74,10 +74,10 @@ load_task(struct sload *ld, const struct ynode *m, int job_state,
     struct kai_sched_snap_task *t)
 {
 	static const char *const keys[] = {"gpus", "gpu_fraction",
-	    "gpu_memory_mib", "cpu_millis", "memory_mib", "node", "gpu_index",
-	    "state", NULL};
+	    "gpu_memory_mib", "gpu_devices", "cpu_millis", "memory_mib", "node",
+	    "gpu_index", "state", NULL};
 	const struct ynode *n;
-	int64_t gpus = 0;
+	int64_t gpus = 0, ndev = 0;
 	int rc, st = job_state;
 
 	if ((rc = sload_keys(ld, m, keys, "a task")) != 0)
@@ -92,9 +92,12 @@ load_task(struct sload *ld, const struct ynode *m, int job_state,
 	    (rc = sload_get_i64(ld, m, "cpu_millis", 0, INT64_C(1) << 40,
 		 &t->cpu_millis)) != 0 ||
 	    (rc = sload_get_i64(ld, m, "memory_mib", 0, INT64_C(1) << 40,
-		 &t->memory_mib)) != 0)
+		 &t->memory_mib)) != 0 ||
+	    (rc = sload_get_i64(ld, m, "gpu_devices", 1,
+		 KAI_SCHED_MAX_NODE_GPUS, &ndev)) != 0)
 		return rc;
 	t->gpus = (uint32_t)gpus;
+	t->gpu_devices = (uint32_t)ndev;
 	if ((n = ytree_get(m, "gpu_fraction")) != NULL) {
 		if ((rc = sload_gpu(ld, n, false, &t->gpu_fraction)) != 0)
 			return rc;
@@ -108,6 +111,9 @@ load_task(struct sload *ld, const struct ynode *m, int job_state,
 		return sload_fail(ld, m,
 		    "give one of gpus, gpu_fraction and "
 		    "gpu_memory_mib");
+	if (ndev > 0 && t->gpu_fraction == 0 && t->gpu_memory_mib == 0)
+		return sload_fail(ld, ytree_get(m, "gpu_devices"),
+		    "gpu_devices needs gpu_fraction or gpu_memory_mib");
 	return task_place(ld, m, t);
 }
 

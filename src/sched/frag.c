@@ -344,10 +344,12 @@ evaluate(const struct sess *S, uint32_t t, uint32_t n, double *delta,
 		*mask = 0;
 		return true;
 	}
-	if (in->gpus > 0) {
+	if (in->gpus > 0 || kai_sched_task_ndev(in) > 1) {
+		/* Whole GPUs, or a share over several devices: the
+		 * devices the usual order picks (not searched here). */
 		for (d = 0; d < nd->ngpu; d++)
 			if (c.mask & (UINT64_C(1) << d))
-				idle[d] = 0;
+				idle[d] = in->gpus > 0 ? 0 : idle[d] - u;
 		*delta = fragmentation(f, idle, nd->ngpu, cpu, mem) - F0;
 		*mask = c.mask;
 		return true;
@@ -390,6 +392,7 @@ shape_key(const struct sess *S, uint32_t t)
 
 	h = kai_sched_mix64(h ^ (uint64_t)in->gpu_fraction);
 	h = kai_sched_mix64(h ^ (uint64_t)in->gpu_memory_mib);
+	h = kai_sched_mix64(h ^ kai_sched_task_ndev(in));
 	h = kai_sched_mix64(h ^ (uint64_t)in->cpu_millis);
 	h = kai_sched_mix64(h ^ (uint64_t)in->memory_mib);
 	/* Which nodes may take it at all is the job's: its pool and type. */
@@ -621,7 +624,10 @@ kai_sched_frag_choose(const struct sess *S, uint32_t t, const uint32_t *nodes,
 	struct fslot *sl;
 	uint32_t i, nn = nodes != NULL ? nnodes : S->nn;
 
-	if (nodes == NULL && pref == NULL && !(S->bf_on && S->bf != NULL))
+	/* The groups know one device per share: a share over several
+	 * devices is scored node by node. */
+	if (nodes == NULL && pref == NULL && !(S->bf_on && S->bf != NULL) &&
+	    kai_sched_task_ndev(&S->s->tasks[t]) == 1)
 		return choose_grouped(S, t, c);
 	int64_t bpref = 0;
 	double bd = 0;

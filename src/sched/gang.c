@@ -130,7 +130,7 @@ why_resources(const struct sess *S, uint32_t t, struct kai_sched_why_info *w)
 		w->b = kai_sched_pool_most_idle(S, t);
 	} else if (in->gpu_fraction > 0 || in->gpu_memory_mib > 0) {
 		w->res = R_GPU;
-		w->c = 1;
+		w->c = kai_sched_task_ndev(in);
 		w->a = in->gpu_fraction > 0 ? in->gpu_fraction
 					    : in->gpu_memory_mib;
 		w->b = in->gpu_fraction > 0 ? 0 : 1; /* 1: a is MiB */

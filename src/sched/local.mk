@@ -128,6 +128,11 @@ SCHED_SCENARIOS = \
 	tests/sched/frag-topo-required-rack.yaml \
 	tests/sched/frac-by-gpu-memory.yaml \
 	tests/sched/frac-memory-too-big-for-node.yaml \
+	tests/sched/frac-multi-device-evicted-whole.yaml \
+	tests/sched/frac-multi-device-fits.yaml \
+	tests/sched/frac-multi-device-no-room.yaml \
+	tests/sched/frac-multi-device-pack.yaml \
+	tests/sched/frac-multi-device-spread.yaml \
 	tests/sched/frac-never-spans-gpus.yaml \
 	tests/sched/frac-share-same-gpu.yaml \
 	tests/sched/gang-all-or-nothing.yaml \

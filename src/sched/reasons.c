@@ -106,6 +106,11 @@ never_fits(const struct kai_sched_why_info *w, char *buf, size_t size)
 		(void)snprintf(buf, size,
 		    "a task needs a GPU but no node has "
 		    "GPUs");
+	else if (w->res == R_GPU && w->c == 2)
+		(void)snprintf(buf, size,
+		    "a task needs a share of %" PRId64 " GPUs but no node "
+		    "has more than %" PRId64,
+		    w->a, w->b);
 	else if (w->res == R_GPU)
 		(void)snprintf(buf, size,
 		    "a task needs %" PRId64 " GPU%s but "
@@ -157,7 +162,7 @@ type_texts(const struct kai_sched_snapshot *s,
 static void
 resources(const struct kai_sched_why_info *w, char *buf, size_t size)
 {
-	char g[32];
+	char g[48];
 
 	if (w->res == R_GPU && w->c == 0)
 		(void)snprintf(buf, size,
@@ -165,7 +170,16 @@ resources(const struct kai_sched_why_info *w, char *buf, size_t size)
 		    "%" PRId64 " on one node, at most %" PRId64 " %s free on "
 		    "any node",
 		    w->a, w->b, w->b == 1 ? "is" : "are");
-	else if (w->res == R_GPU && w->b == 1)
+	else if (w->res == R_GPU && w->c > 1) {
+		/* A share over several devices: that many on one node. */
+		if (w->b == 1)
+			(void)snprintf(g, sizeof(g), "%" PRId64 " MiB of memory",
+			    w->a);
+		else
+			kai_sched_fmt_gpu(w->a, g, sizeof(g));
+		(void)snprintf(buf, size,
+		    "no node has %" PRId64 " GPUs with %s free", w->c, g);
+	} else if (w->res == R_GPU && w->b == 1)
 		(void)snprintf(buf, size,
 		    "no GPU has %" PRId64 " MiB of "
 		    "memory free",

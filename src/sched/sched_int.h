@@ -353,6 +353,8 @@ int32_t kai_sched_task_ugpu(const struct sess *S, uint32_t t, uint32_t n);
 /* The task's request in queue units (GPU memory by the smallest GPU). */
 void kai_sched_task_req(const struct sess *S, uint32_t t, int64_t req[NRES]);
 bool kai_sched_task_active(const struct stask *t);
+/* The devices a share spans (1 for whole GPUs and CPU-only tasks too). */
+uint32_t kai_sched_task_ndev(const struct kai_sched_snap_task *in);
 
 /* validate.c */
 int kai_sched_validate(const struct kai_sched_snapshot *s,

@@ -230,13 +230,16 @@ enum kai_sched_task_state {
 };
 
 /*
- * One pod.  A task asks for whole GPUs, or for part of one GPU (by
- * fraction or by GPU memory), never both.  Running and releasing tasks
+ * One pod.  A task asks for whole GPUs, or for part of a GPU (by
+ * fraction or by GPU memory), never both.  A share may span gpu_devices
+ * distinct devices of one node (KAI's gpu-fraction-num-devices): the
+ * fraction, or the memory, on each of them.  Running and releasing tasks
  * say where they are; gpu_mask names their devices (bit i = GPU i), and
  * 0 lets the core choose, as it would for a new placement.
  */
 struct kai_sched_snap_task {
 	uint32_t gpus;
+	uint32_t gpu_devices;   /* a share's devices; 0 or 1 = one */
 	int64_t gpu_fraction;   /* micro-GPUs of one GPU, 0 = none */
 	int64_t gpu_memory_mib; /* MiB of one GPU, 0 = none */
 	int64_t cpu_millis;
@@ -328,10 +331,13 @@ enum kai_sched_why {
 	KAI_SCHED_WHY_NONE = 0,
 	KAI_SCHED_WHY_HELD,        /* held by its user */
 	KAI_SCHED_WHY_NO_NODES,    /* no schedulable node at all */
-	KAI_SCHED_WHY_NEVER_FITS,  /* a task exceeds every node */
+	KAI_SCHED_WHY_NEVER_FITS,  /* a task exceeds every node: a=need,
+				      b=most; c=1 MiB, 2 a share's devices */
 	KAI_SCHED_WHY_LIMIT,       /* queue at its limit: queue, res, a=limit */
 	KAI_SCHED_WHY_NP_QUOTA,    /* non-preemptible over quota: a=quota */
-	KAI_SCHED_WHY_RESOURCES,   /* res, a=need per node, b=most free */
+	KAI_SCHED_WHY_RESOURCES,   /* res, a=need per node, b=most free;
+				      a share: c=its devices, a=per device,
+				      b=1 when a is MiB */
 	KAI_SCHED_WHY_PRIORITY,    /* a=jobs ahead of it in its queue */
 	KAI_SCHED_WHY_GANG,        /* a=min tasks, b=how many fit */
 	KAI_SCHED_WHY_TOPOLOGY,    /* a=topology, b=level, c=tasks */

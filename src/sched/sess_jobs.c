@@ -309,8 +309,9 @@ never_fits(const struct sess *S, uint32_t t, const struct maxima *m,
 	w->c = 0;
 	if ((int64_t)in->gpus > m->gpus ||
 	    ((in->gpu_fraction > 0 || in->gpu_memory_mib > 0) &&
-		m->gpus == 0)) {
-		w->a = in->gpus > 0 ? in->gpus : 1;
+		(int64_t)kai_sched_task_ndev(in) > m->gpus)) {
+		w->a = in->gpus > 0 ? in->gpus : kai_sched_task_ndev(in);
+		w->c = in->gpus > 0 ? 0 : 2; /* 2: a share of a GPUs */
 		w->b = m->gpus;
 		return true;
 	}

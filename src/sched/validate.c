@@ -114,6 +114,15 @@ check_request(const struct kai_sched_snap_task *t, struct kai_err *err)
 		    "between 0 and 1 (exclusive)");
 	if (t->gpu_memory_mib < 0 || t->cpu_millis < 0 || t->memory_mib < 0)
 		return kai_err_set(err, KAI_EINVAL, "negative request");
+	if (t->gpu_devices > 1 && t->gpu_fraction == 0 &&
+	    t->gpu_memory_mib == 0)
+		return kai_err_set(err, KAI_EINVAL,
+		    "gpu_devices %u without a fraction or GPU memory",
+		    t->gpu_devices);
+	if (t->gpu_devices > KAI_SCHED_MAX_NODE_GPUS)
+		return kai_err_set(err, KAI_EINVAL,
+		    "gpu_devices %u: a node has at most %d GPUs",
+		    t->gpu_devices, KAI_SCHED_MAX_NODE_GPUS);
 	return 0;
 }
 
