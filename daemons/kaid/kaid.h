@@ -582,6 +582,8 @@ void podenv_jobauth(const struct kaid *k, const struct kai_job *job,
 /* The GPU share of a fractional task (NVIDIA_VISIBLE_DEVICES, ...). */
 void podenv_gpu(const struct kaid *k, const struct kai_job *job,
     const struct kai_alloc *a, struct podenv *env);
+/* The device indices of mask, "0,3" (none: "0"), into buf. */
+void podenv_devices(uint64_t mask, char *buf, size_t size);
 void podenv_fini(struct podenv *env);
 /* The wrapper's time limit and KillWait: KAI_TIME_LIMIT, KAI_KILL_WAIT. */
 void podenv_limits(const struct kaid *k, const struct kai_job *job,

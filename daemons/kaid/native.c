@@ -193,6 +193,7 @@ build(struct kaid *k, const char *key, const struct kai_pod *pod,
 	js->gpus_per_task = pod->gpus;
 	js->gpu_fraction = sh->fraction;
 	js->gpu_memory_mb = sh->memory_mib;
+	js->gpu_devices = sh->num_devices > 1 ? sh->num_devices : 0;
 	js->script = kai_xstrdup("");
 	js->workdir = kai_xstrdup("/");
 	js->priority_class = kai_xstrdup(cls);
@@ -220,6 +221,7 @@ build(struct kaid *k, const char *key, const struct kai_pod *pod,
 	j->gpus_per_task = js->gpus_per_task;
 	j->gpu_fraction = js->gpu_fraction;
 	j->gpu_memory_mb = js->gpu_memory_mb;
+	j->gpu_devices = js->gpu_devices;
 	j->time_limit_s = KAI_TIME_UNLIMITED;
 	j->reason = kai_xstrdup("None");
 	j->why = kai_xstrdup("");

@@ -251,6 +251,8 @@ add_task(struct snap *sn, const struct kai_job *j, const struct kai_alloc *a,
 	    j->gpus_per_node, j->ntasks_per_node, task);
 	t->gpu_fraction = j->gpu_fraction;
 	t->gpu_memory_mib = clamp_i64(j->gpu_memory_mb);
+	if (t->gpus == 0 && (t->gpu_fraction > 0 || t->gpu_memory_mib > 0))
+		t->gpu_devices = j->gpu_devices;
 	t->cpu_millis = (int64_t)(a != NULL ? a->cpus : j->cpus_per_task) *
 	    1000;
 	t->memory_mib = clamp_i64(a != NULL ? a->mem_mb : j->mem_mb);
@@ -258,8 +260,12 @@ add_task(struct snap *sn, const struct kai_job *j, const struct kai_alloc *a,
 		return;
 	t->state = KAI_SCHED_TASK_RUNNING;
 	t->node = (int32_t)node;
-	/* The devices the core chose; 0 (rows from before) lets it lay out. */
+	/* The devices the core chose; 0 (rows from before) lets it lay out,
+	 * as for a share whose row names other than its devices' count. */
 	t->gpu_mask = a->gpu_mask;
+	if (t->gpus == 0 && __builtin_popcountll(t->gpu_mask) !=
+	    (int)(t->gpu_devices > 1 ? t->gpu_devices : 1))
+		t->gpu_mask = 0;
 	use[node].run_gpus += t->gpus;
 	use[node].run_cpu += t->cpu_millis;
 	use[node].run_mem += t->memory_mib;
@@ -454,7 +460,9 @@ releasing_mask(const struct snap *sn, const struct pod_rec *r, long ni)
 {
 	uint32_t ngpu = sn->nodes[ni].gpus;
 	uint64_t all = ngpu >= 64 ? UINT64_MAX : (UINT64_C(1) << ngpu) - 1;
-	int want = r->gpu_share > 0 ? 1 : (int)r->gpus;
+	/* A share may be on several devices: as many as its mask names. */
+	int want = r->gpu_share > 0 ? __builtin_popcountll(r->gpu_mask) :
+	    (int)r->gpus;
 
 	if (r->gpu_mask == 0 || (r->gpu_mask & ~all) != 0 ||
 	    __builtin_popcountll(r->gpu_mask) != want)
@@ -493,6 +501,8 @@ add_releasing(struct snap *sn, const char *name, const struct pod_rec *r,
 	t->state = KAI_SCHED_TASK_RELEASING;
 	t->node = (int32_t)ni;
 	t->gpu_mask = releasing_mask(sn, r, ni);
+	if (r->gpu_share > 0 && __builtin_popcountll(t->gpu_mask) > 1)
+		t->gpu_devices = (uint32_t)__builtin_popcountll(t->gpu_mask);
 	use[ni].run_gpus += t->gpus + (r->gpu_share > 0 &&
 	    sn->nodes[ni].gpus == 0);
 	use[ni].run_cpu += t->cpu_millis;
