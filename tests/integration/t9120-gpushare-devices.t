@@ -15,7 +15,7 @@
 #  - one asking for 3 devices is admitted and waits with the reason that
 #    no node has that many GPUs; 0 or a non-integer is refused at
 #    creation, naming the annotation;
-#  - kacct counts a pod's GPUs as 2 x 0.5;
+#  - kshare and kacct count a pod's GPUs as 2 x 0.5;
 #  - deleting the first two pods frees both devices: the third binds.
 
 . "$top_srcdir/tests/lib/tap.sh"
@@ -123,6 +123,15 @@ like "1.5 devices too" "$out" \
     'annotation "gpu-fraction-num-devices" "1.5": must be a positive whole number'
 ok "neither pod exists" \
     eval '! kc -n "$NS" get pod zero 2>/dev/null && ! kc -n "$NS" get pod half 2>/dev/null'
+
+# kshare's parsable row of queue gpu, user infer (the namespace): GPUAlloc
+# is field 7.
+alloc_row() {
+	kshare --parsable2 --noheader | awk -F'|' '$1 == "gpu" && $2 == "infer"' |
+	    cut -d'|' -f7
+}
+ok "kshare: the namespace holds 2 GPUs in queue gpu (2 pods x 2 x 0.5)" \
+    wait_for 20 eval '[ "$(alloc_row)" = 2 ]'
 
 job=$(kacct -a -n -P -X --name pair-0 -o jobid 2>/dev/null | head -n 1)
 like "kacct: a pod's job holds 2 x 0.5 GPUs" \
