@@ -128,10 +128,13 @@ SCHED_SCENARIOS = \
 	tests/sched/frag-topo-required-rack.yaml \
 	tests/sched/frac-by-gpu-memory.yaml \
 	tests/sched/frac-memory-too-big-for-node.yaml \
+	tests/sched/frac-multi-device-consolidate.yaml \
 	tests/sched/frac-multi-device-evicted-whole.yaml \
 	tests/sched/frac-multi-device-fits.yaml \
 	tests/sched/frac-multi-device-no-room.yaml \
 	tests/sched/frac-multi-device-pack.yaml \
+	tests/sched/frac-multi-device-pipelined.yaml \
+	tests/sched/frac-multi-device-preempted.yaml \
 	tests/sched/frac-multi-device-spread.yaml \
 	tests/sched/frac-never-spans-gpus.yaml \
 	tests/sched/frac-share-same-gpu.yaml \
