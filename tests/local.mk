@@ -34,6 +34,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t9100-gpushare.t \
 	tests/integration/t9110-gpushare-node.t \
 	tests/integration/t9120-gpushare-devices.t \
+	tests/integration/t9130-gpushare-devices-node.t \
 	tests/integration/t9020-native-gangs.t \
 	tests/integration/t9030-native-gangs-node.t \
 	tests/integration/t9040-kai-queues.t \
