@@ -62,6 +62,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t4120-elastic.t \
 	tests/integration/t4121-elastic-crash.t \
 	tests/integration/t4122-elastic-shrink.t \
+	tests/integration/t4126-gpu-devices.t \
 	tests/integration/t5000-http.t \
 	tests/integration/t5100-kinfo.t \
 	tests/integration/t5110-pools.t \
