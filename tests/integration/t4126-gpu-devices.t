@@ -9,7 +9,8 @@
 #    share of each in GPU_PORTION and CUDA_DEVICE_MEMORY_LIMIT;
 #  - --gpu-memory=20G --gpu-devices=2 shares the same two devices;
 #  - another 0.5 over 2 devices waits, with the reason that no node has
-#    2 GPUs with 0.5 free; 0.1 over 3 devices waits: no node has 3 GPUs;
+#    2 GPUs with 0.5 free; 0.1 over 3 devices is refused at submission,
+#    as a job of 3 whole GPUs would be: no node has 3 GPUs;
 #  - kacct counts the first job's GPUs as 2 x 0.5;
 #  - the devices survive a kaid restart: the waiting job still waits.
 
@@ -59,9 +60,10 @@ is "the second the same two devices, a quarter of each" \
 w=$(submit --gpu-fraction=0.5 --gpu-devices=2 --wrap true)
 ok "another 0.5 on 2 devices waits: a quarter of each is left" \
     wait_for 30 why_has "$w" "no node has 2 GPUs with 0.5 free"
-t=$(submit --gpu-fraction=0.1 --gpu-devices=3 --wrap true)
-ok "0.1 on 3 devices waits: the node has 2" \
-    wait_for 30 why_has "$t" "a task needs a share of 3 GPUs but no node has more than 2"
+out=$(cd "$T/work" && as_user "$A" ksubmit --gpu-fraction=0.1 --gpu-devices=3 --wrap true 2>&1)
+like "0.1 on 3 devices is refused at submission: the node has 2 GPUs" \
+    "$?:$out" \
+    '^1:ksubmit: error: Requested node configuration is not available: no node of partition "batch" has .* and 3 GPUs for one task \(the largest have .*, 2 GPUs\)$'
 
 kaid_stop
 kaid_start || bail_out "kaid did not restart"
@@ -75,7 +77,7 @@ ok "and the waiting job still waits for them" \
 ok "the first job ends" wait_state "$f" COMPLETED 300
 like "kacct: it held 2 x 0.5 GPUs" \
     "$(kacct -j "$f" -P -n -o AllocTRES,AllocGPUs)" 'gres/gpu=1,.*\|1$'
-as_user "$A" kcancel "$m" "$w" "$t"
-ok "cancelled" wait_state "$t" CANCELLED
+as_user "$A" kcancel "$m" "$w"
+ok "cancelled" wait_state "$w" CANCELLED
 
 done_testing
