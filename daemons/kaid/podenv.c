@@ -478,19 +478,6 @@ add_job_gpus(const struct kai_job *j, const struct kai_alloc *a,
 	kv_set(e, "SLURM_JOB_GPUS", list);
 }
 
-/*
- * A part of a GPU, as KAI hands it to a pod: no nvidia.com/gpu request
- * (the device plugin would give the pod a GPU of its own), the devices
- * the scheduler chose in NVIDIA_VISIBLE_DEVICES (their indices, "0,3":
- * kaid has no reservation pod to learn UUIDs from), the share of each in
- * GPU_PORTION and RUNAI_NUM_OF_GPUS (KAI's binder writes the per-device
- * portion to both, also for a share over several devices), and the
- * memory share of each in CUDA_DEVICE_MEMORY_LIMIT for HAMi-core (a
- * per-device limit) when the node says how much memory its GPUs have.  A pod
- * without GPUs gets NVIDIA_VISIBLE_DEVICES=void, so that a node whose
- * default runtime is NVIDIA's exposes no GPU to it.  doc/admin-guide.md
- * says what the nodes need for this to hold.
- */
 void
 podenv_devices(uint64_t mask, char *buf, size_t size)
 {
@@ -505,6 +492,19 @@ podenv_devices(uint64_t mask, char *buf, size_t size)
 		    n > 0 ? "," : "", __builtin_ctzll(mask));
 }
 
+/*
+ * A part of a GPU, as KAI hands it to a pod: no nvidia.com/gpu request
+ * (the device plugin would give the pod a GPU of its own), the devices
+ * the scheduler chose in NVIDIA_VISIBLE_DEVICES (their indices, "0,3":
+ * kaid has no reservation pod to learn UUIDs from), the share of each in
+ * GPU_PORTION and RUNAI_NUM_OF_GPUS (KAI's binder writes the per-device
+ * portion to both, also for a share over several devices), and the
+ * memory share of each in CUDA_DEVICE_MEMORY_LIMIT for HAMi-core (a
+ * per-device limit) when the node says how much memory its GPUs have.  A pod
+ * without GPUs gets NVIDIA_VISIBLE_DEVICES=void, so that a node whose
+ * default runtime is NVIDIA's exposes no GPU to it.  doc/admin-guide.md
+ * says what the nodes need for this to hold.
+ */
 void
 podenv_gpu(const struct kaid *k, const struct kai_job *j,
     const struct kai_alloc *a, struct podenv *env)
