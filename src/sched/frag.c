@@ -42,8 +42,8 @@
  * larger H cares less about a hole many requests can fill (0.53 idle
  * beside a 0.47 task) than about one few or none can (0.21 beside 0.47
  * and 0.32, or a device whose node has no CPU left).  On the Alibaba
- * replay H = 2, 3, 4 give 95.87, 95.92, 95.97 % of the GPUs against
- * 95.77 % for H = 1; a larger H is erratic (it ends by breaking the
+ * replay H = 2, 3, 4 give 95.87, 95.91, 95.97 % of the GPUs against
+ * 95.78 % for H = 1; a larger H is erratic (it ends by breaking the
  * 8-GPU nodes the big gangs need, then by leaving holes unfilled: the
  * figures are in doc/scheduler.md).
  *
