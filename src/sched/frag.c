@@ -47,10 +47,9 @@
  * 8-GPU nodes the big gangs need, then by leaving holes unfilled: the
  * figures are in doc/scheduler.md).
  *
- * A task goes where it makes the
- * fragmentation grow least: the node and GPU minimising F_n(M) after
- * minus F_n(M) before; ties to the node with the fewest idle whole GPUs
- * (binpack), then the name.  A whole-GPU task takes the lowest idle
+ * A task goes where it makes this fragmentation grow least: the node
+ * and GPU minimising F after minus F before; ties to the node with the
+ * fewest idle whole GPUs (binpack), then the name.  A whole-GPU task takes the lowest idle
  * devices (all idle GPUs are alike to F); a fraction tries each GPU with
  * room, one per distinct idle amount, ties to the fuller GPU, then the
  * lower index.  A task that asks for no GPU is placed the same way: the
