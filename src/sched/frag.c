@@ -34,18 +34,19 @@
  *
  * F_n(M) = sum over m of p_m F_n(m) is the idle GPU the next request
  * could not use.  But an idle device is lost only if no later request
- * fills it either, and the cluster sees more than one: frag counts
- * device j's idle f_j (devices sorted most idle first) with the chance
- * (1 - q_j)^H that none of the next H = HORIZON requests can use it,
- * q_j the p of the classes whose copies would reach device j.  With
- * H = 1 this is the paper's F_n(M) (sum over j of f_j (1 - q_j)); a
- * larger H cares less about a hole many requests can fill (0.53 idle
- * beside a 0.47 task) than about one few or none can (0.21 beside 0.47
- * and 0.32, or a device whose node has no CPU left).  On the Alibaba
- * replay H = 2, 3, 4 give 95.87, 95.91, 95.97 % of the GPUs against
- * 95.78 % for H = 1; a larger H is erratic (it ends by breaking the
- * 8-GPU nodes the big gangs need, then by leaving holes unfilled: the
- * figures are in doc/scheduler.md).
+ * fills it either, and under load it waits for many: frag counts device
+ * j's idle f_j (devices sorted most idle first) with the chance that
+ * none of them can use it, q_j the p of the classes whose copies would
+ * reach device j, and the number of requests it waits for geometric of
+ * mean W = HORIZON: f_j (1 - q_j) / (W - (W - 1)(1 - q_j)).  With W = 1
+ * this is the paper's F_n(M) (sum over j of f_j (1 - q_j)); a larger W
+ * cares less about a hole many requests can fill (0.53 idle beside a
+ * 0.47 task) than about one few or none can (0.21 beside 0.47 and 0.32,
+ * or a device whose node has no CPU left).  On the Alibaba replay W = 2,
+ * 5, 10, 20, 50 give 95.84, 95.95, 96.00, 96.11, 96.33 % of the GPUs
+ * against 95.78 % for W = 1, and W = 100 falls to 93.7 % (holes many
+ * requests fit cost so little that whole GPUs are broken for nothing):
+ * W = 20 keeps a wide margin below that edge (doc/scheduler.md).
  *
  * A task goes where it makes this fragmentation grow least: the node
  * and GPU minimising F after minus F before; ties to the node with the
@@ -81,7 +82,7 @@
 
 #define MAX_CLASSES 64
 #define NSLOTS      64
-#define HORIZON     4 /* the next requests an idle device waits for */
+#define HORIZON     20.0 /* the requests an idle device waits for, mean */
 
 struct fclass {
 	uint32_t gpus; /* whole GPUs, or 0 */
@@ -247,16 +248,16 @@ copies(const struct fclass *m, int64_t cpu, int64_t mem)
 	return k < 0 ? 0 : k;
 }
 
-/* x to the power HORIZON, x in [0, 1]. */
+/*
+ * The chance that none of the requests a hole waits for can use it,
+ * when one request cannot (x = 1 - q): the hole sees h of them with
+ * chance (1/W) (1 - 1/W)^(h-1), W = HORIZON their mean, and the sum over
+ * h of that times x^h is x / (W - (W - 1) x).  W = 1 gives x, FGD.
+ */
 static double
-miss_power(double x)
+miss_chance(double x)
 {
-	double y = 1;
-	int h;
-
-	for (h = 0; h < HORIZON; h++)
-		y *= x;
-	return y;
+	return x / (HORIZON - (HORIZON - 1) * x);
 }
 
 /*
@@ -265,8 +266,8 @@ miss_power(double x)
  * placed until the GPUs or the node's CPU or memory run out, are always
  * the n_m most idle ones (the wholly idle come first); so device j of
  * the sorted order is usable by a share q_j of the requests, those with
- * n_m > j, and its idle counts as lost with the chance (1 - q_j)^H that
- * none of the next HORIZON requests can use it.
+ * n_m > j, and its idle counts as lost with the chance that none of the
+ * requests it waits for can use it (miss_chance()).
  */
 static double
 fragmentation(const struct kai_sched_frag *f, const int32_t *idle,
@@ -311,7 +312,7 @@ fragmentation(const struct kai_sched_frag *f, const int32_t *idle,
 	for (g = ng; g-- > 0;) {
 		q += usable_by[g + 1];
 		if (sorted[g] > 0)
-			F += (double)sorted[g] * miss_power(q < 1 ? 1 - q : 0);
+			F += (double)sorted[g] * miss_chance(q < 1 ? 1 - q : 0);
 	}
 	return F;
 }
