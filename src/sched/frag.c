@@ -43,8 +43,8 @@
  * cares less about a hole many requests can fill (0.53 idle beside a
  * 0.47 task) than about one few or none can (0.21 beside 0.47 and 0.32,
  * or a device whose node has no CPU left).  On the Alibaba replay W = 2,
- * 5, 10, 20, 50 give 95.84, 95.95, 96.00, 96.11, 96.33 % of the GPUs
- * against 95.78 % for W = 1, and W = 100 falls to 93.7 % (holes many
+ * 5, 10, 20, 50 give 95.84, 95.94, 96.01, 96.12, 96.33 % of the GPUs
+ * against 95.78 % for W = 1, and W = 100 falls to 93.8 % (holes many
  * requests fit cost so little that whole GPUs are broken for nothing):
  * W = 20 keeps a wide margin below that edge (doc/scheduler.md).
  *
