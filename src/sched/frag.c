@@ -45,8 +45,9 @@
  * or a device whose node has no CPU left).  On the Alibaba replay W = 2,
  * 5, 10, 20, 50 give 95.84, 95.94, 96.01, 96.12, 96.33 % of the GPUs
  * against 95.78 % for W = 1, and W = 100 falls to 93.8 % (holes many
- * requests fit cost so little that whole GPUs are broken for nothing):
- * W = 20 keeps a wide margin below that edge (doc/scheduler.md).
+ * requests fit cost almost nothing, and fractions spread onto whole
+ * GPUs): W = 20 keeps a factor of three below that edge (the figures
+ * are in doc/scheduler.md).
  *
  * A task goes where it makes this fragmentation grow least: the node
  * and GPU minimising F after minus F before; ties to the node with the
