@@ -291,7 +291,7 @@ lay_failed(struct sess *S, uint32_t t, struct kai_err *err)
 	    &S->s->jobs[kai_sched_task_job(S, t)];
 
 	return kai_err_prefix(err, "job \"%s\": task %zu", j->name,
-	    t - j->first_task);
+	    (size_t)(t - j->first_task));
 }
 
 static int
@@ -324,8 +324,9 @@ layout(struct sess *S, struct kai_err *err)
 		v[n].t = t;
 		v[n++].size = s->tasks[t].gpus > 0
 		    ? (int64_t)s->tasks[t].gpus * GPU_UNIT * 2
-		    : (s->tasks[t].gpu_fraction + s->tasks[t].gpu_memory_mib) *
-			(int64_t)kai_sched_task_ndev(&s->tasks[t]);
+		    : ((int64_t)s->tasks[t].gpu_fraction +
+			  s->tasks[t].gpu_memory_mib) *
+			kai_sched_task_ndev(&s->tasks[t]);
 	}
 	if (rc == 0)
 		lay_held(S);
@@ -393,7 +394,7 @@ kai_sched_task_ugpu(const struct sess *S, uint32_t t, uint32_t n)
 	if (in->gpu_memory_mib > g)
 		return -1;
 	/* Round up: a task never gets less memory than it asked for. */
-	return (int32_t)((in->gpu_memory_mib * GPU_UNIT + g - 1) / g);
+	return (int32_t)(((int64_t)in->gpu_memory_mib * GPU_UNIT + g - 1) / g);
 }
 
 /*
@@ -411,9 +412,11 @@ kai_sched_task_req(const struct sess *S, uint32_t t, int64_t req[NRES])
 	if (in->gpus > 0)
 		req[R_GPU] = (int64_t)in->gpus * GPU_UNIT;
 	else if (in->gpu_fraction > 0)
-		req[R_GPU] = in->gpu_fraction * kai_sched_task_ndev(in);
+		req[R_GPU] =
+		    (int64_t)in->gpu_fraction * kai_sched_task_ndev(in);
 	else if (in->gpu_memory_mib > 0)
-		req[R_GPU] = (in->gpu_memory_mib * GPU_UNIT + g - 1) / g *
+		req[R_GPU] =
+		    ((int64_t)in->gpu_memory_mib * GPU_UNIT + g - 1) / g *
 		    kai_sched_task_ndev(in);
 	else
 		req[R_GPU] = 0;
