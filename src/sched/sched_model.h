@@ -245,7 +245,8 @@ enum kai_sched_task_state {
  * the requests are 32-bit and the fields are ordered to leave no
  * padding: 32 bytes, one of them still free.  Builders fill the request
  * with kai_sched_task_request(), which refuses a figure above its
- * field's bound by name instead of letting it wrap.
+ * field's bound by name instead of letting it wrap, and then set
+ * gpu_devices of a share (at most KAI_SCHED_MAX_NODE_GPUS, validate.c).
  */
 #define KAI_SCHED_MAX_TASK_GPUS UINT8_MAX /* whole GPUs of one task */
 #define KAI_SCHED_MAX_TASK_REQ  INT32_MAX /* millicores, MiB of one task */
