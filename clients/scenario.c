@@ -636,6 +636,7 @@ scenario_fini(struct scenario *sc)
 	scenario_pools_fini(sc);
 	scenario_caps_fini(sc);
 	free(sc->nodereqs);
+	free(sc->subgroups);
 	scenario_accounts_fini(sc);
 	kai_map_fini(&sc->node_ix);
 	kai_map_fini(&sc->queue_ix);

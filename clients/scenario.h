@@ -120,6 +120,8 @@ struct scenario {
 	size_t nfeatures;
 	struct kai_sched_nodereq *nodereqs; /* the jobs' -C, -w, -x */
 	size_t nnodereqs;
+	struct kai_sched_subgroup *subgroups; /* scenario_subgroups.c */
+	size_t nsubgroups;
 };
 
 int scenario_load(const char *path, struct scenario *sc,
@@ -197,6 +199,9 @@ int scenario_job_type(struct sload *ld, const struct ynode *m,
     struct kai_sched_snap_job *j) KAI_MUST_CHECK;
 int scenario_expect_types(struct sload *ld, const struct ynode *map)
     KAI_MUST_CHECK;
+/* scenario_subgroups.c: a job's subgroups: and min_subgroups:. */
+int scenario_job_subgroups(struct sload *ld, const struct ynode *m,
+    struct kai_sched_snap_job *j) KAI_MUST_CHECK;
 /* scenario_nodereq.c: a node's features:, a job's constraint:,
  * nodelist: and exclude:. */
 int scenario_node_features(struct sload *ld, const struct ynode *m,

@@ -37,6 +37,7 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/session.c \
 	src/sched/stalegang.c \
 	src/sched/stmt.c \
+	src/sched/subgroup.c \
 	src/sched/topology.c \
 	src/sched/validate.c \
 	src/sched/victims.c
@@ -195,6 +196,14 @@ SCHED_SCENARIOS = \
 	tests/sched/reclaim-victim-at-share-kept.yaml \
 	tests/sched/stale-gang-evicted-after-grace.yaml \
 	tests/sched/stale-gang-within-grace.yaml \
+	tests/sched/subgroup-jobset-tree.yaml \
+	tests/sched/subgroup-leaf-minimums.yaml \
+	tests/sched/subgroup-leaf-reason.yaml \
+	tests/sched/subgroup-min-subgroup-one-of-two.yaml \
+	tests/sched/subgroup-short-failed-pod.yaml \
+	tests/sched/subgroup-stale-tree.yaml \
+	tests/sched/subgroup-topology-required-rack.yaml \
+	tests/sched/subgroup-topology-within-job.yaml \
 	tests/sched/topo-preferred-falls-back.yaml \
 	tests/sched/topo-preferred-packs-domain.yaml \
 	tests/sched/topo-preferred-packs-top-down.yaml \

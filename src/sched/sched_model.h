@@ -39,6 +39,7 @@
 #define KAI_SCHED_UNLIMITED       (-1)    /* quota, limit, capacity */
 #define KAI_SCHED_MAX_NODE_GPUS   64      /* devices are a 64-bit mask */
 #define KAI_SCHED_MAX_PHASES      8
+#define KAI_SCHED_MAX_SUBGROUPS   4096    /* per job */
 #define KAI_SCHED_NO_TIME         INT64_MIN /* "never" for timestamps */
 #define KAI_SCHED_GRACE_DEFAULT   INT64_MIN /* use the config default */
 #define KAI_SCHED_DEFAULT_GPU_MEM 100       /* MiB, when a node gives none */
@@ -247,6 +248,30 @@ struct kai_sched_snap_task {
 	uint64_t gpu_mask;
 };
 
+/*
+ * A subgroup of a job: KAI's PodGroup subGroups, a tree under the job
+ * (doc/scheduler.md, "Subgroups").  A leaf (a subgroup no other names as
+ * parent) holds ntasks of the job's tasks: the leaves in index order take
+ * the job's tasks in order, and together take them all.  A leaf is
+ * satisfied with min_member of its tasks running; a parent with
+ * min_subgroup of its children satisfied (0: all of them); the job, the
+ * root, with its own min_subgroup of its top-level subgroups.  A job with
+ * subgroups starts only with its root satisfied (min_tasks is not read),
+ * and a subgroup with a required level puts the tasks it places into one
+ * domain of that level of the job's topology, within the job's own.
+ */
+struct kai_sched_subgroup {
+	const char *name;      /* unique in its job */
+	int32_t parent;        /* index among the job's subgroups (before
+				  this one), or -1: the job itself */
+	uint32_t min_member;   /* a leaf: tasks that must run; 0: none */
+	uint32_t min_subgroup; /* a parent: children that must be
+				  satisfied; 0: all */
+	uint32_t ntasks;       /* a leaf: its tasks; 0 for a parent */
+	int32_t required_level; /* in the job's topology, or -1 */
+	int32_t preferred_level;
+};
+
 struct kai_sched_snap_job {
 	const char *name;
 	uint32_t queue;   /* a leaf queue */
@@ -281,6 +306,11 @@ struct kai_sched_snap_job {
 	/* Slurm's --exclusive: no other job's task on a node that holds
 	 * one of its tasks (exclusive.c); kaid gives it the whole node. */
 	bool exclusive;
+	/* Its subgroups: subgroups[first_subgroup, +nsubgroups), parents
+	 * before their children; none: the plain gang of min_tasks. */
+	uint32_t first_subgroup;
+	uint32_t nsubgroups;
+	uint32_t min_subgroup; /* top-level subgroups to satisfy; 0: all */
 };
 
 /*
@@ -320,6 +350,9 @@ struct kai_sched_snapshot {
 	/* The jobs' own node requirements (Slurm's -C, -w, -x). */
 	const struct kai_sched_nodereq *nodereqs;
 	size_t nnodereqs;
+	/* The jobs' subgroups (struct kai_sched_snap_job.first_subgroup). */
+	const struct kai_sched_subgroup *subgroups;
+	size_t nsubgroups;
 	int64_t now;
 };
 
@@ -355,6 +388,13 @@ enum kai_sched_why {
 					  features it asks for: a=its index */
 	KAI_SCHED_WHY_EXCLUSIVE,   /* --exclusive: no node free of other
 				      jobs has room for a task */
+	KAI_SCHED_WHY_SUBGROUP,    /* a subgroup's tasks do not fit:
+				      c=subgroup, a=tasks, b=how many fit */
+	KAI_SCHED_WHY_SUBGROUP_SHORT, /* a subgroup has too few tasks:
+				      c=subgroup, a=min_member, b=tasks */
+	KAI_SCHED_WHY_SUBGROUPS,   /* too few children can be satisfied:
+				      c=subgroup (-1: the job), a=needed,
+				      b=satisfied at most */
 	KAI_SCHED_WHY_NCODES
 };
 

@@ -228,7 +228,8 @@ check_job(const struct kai_sched_snapshot *s, const uint8_t *parent,
 		return kai_err_set(err, KAI_EINVAL, "no such GPU limit");
 	if (j->nodereq > s->nnodereqs)
 		return kai_err_set(err, KAI_EINVAL, "no such node requirement");
-	if ((rc = check_topology(s, j, err)) != 0)
+	if ((rc = check_topology(s, j, err)) != 0 ||
+	    (rc = kai_sched_sg_check(s, j, err)) != 0)
 		return rc;
 	for (t = 0; t < j->ntasks; t++)
 		if (check_task(s, &s->tasks[j->first_task + t], err) != 0)

@@ -127,7 +127,12 @@ kai_sched_victim_unit(const struct sess *S, uint32_t v, int64_t min_run,
 	if (sj->nactive == 0 || sj->nplaced > 0 || sj->nmoved > 0)
 		return false;
 	u->job = v;
-	if (sj->nactive > sj->min) {
+	if (J->nsubgroups > 0) {
+		/* A task whose leaf stays satisfied, else the whole core. */
+		u->task = kai_sched_sg_spare(S, v);
+		if (u->task >= 0)
+			return true;
+	} else if (sj->nactive > sj->min) {
 		size_t t;
 
 		for (t = J->first_task + J->ntasks; t-- > J->first_task;)
