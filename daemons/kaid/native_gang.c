@@ -9,12 +9,11 @@
  * kind says how many pods must run together (minMember).  A group of
  * one (a Deployment's pods, a batch/v1 Job without
  * kai.scheduler/batch-min-member, a bare pod) is no gang: each pod is a
- * one-task job, as before gangs.  A PodGroup's leaf subgroups each take
- * their minMember of the pods (native.c's join() caps them; the gang's
- * size is their sum when the PodGroup says no minMember); the subgroups
- * KAI derives from an owner without a PodGroup (a JobSet's replicated
- * jobs, a PyTorchJob's master and workers) are flattened: the whole set
- * is one all-or-nothing gang of their sum.
+ * one-task job, as before gangs.  A gang with a subgroup tree (a
+ * PodGroup's, or the one KAI derives for a JobSet, a PyTorchJob, a
+ * RayCluster, a LeaderWorkerSet: native_sgtree.c) takes each leaf's
+ * minMember of the pods (native.c's join() caps them; the gang's size
+ * is their sum), and keeps the tree for the scheduler (snap_tree.c).
  */
 #include "config.h"
 
