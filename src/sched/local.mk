@@ -56,6 +56,13 @@ tests_unit_sched_nodegroup_LDADD = tests/lib/libtap.a \
 	src/sched/libkaisched.a src/base/libkaibase.a
 TESTS += tests/unit/sched-nodegroup
 
+# Subgroup trees (subgroup.c) hold through every phase in random worlds.
+check_PROGRAMS += tests/unit/sched-subgroup
+tests_unit_sched_subgroup_SOURCES = tests/unit/sched-subgroup.c
+tests_unit_sched_subgroup_LDADD = tests/lib/libtap.a \
+	src/sched/libkaisched.a src/base/libkaibase.a
+TESTS += tests/unit/sched-subgroup
+
 # Closed leaf queues (closed.c): the verdict is sound, and the others'
 # decisions do not depend on a closed leaf's jobs.
 check_PROGRAMS += tests/unit/sched-closed
@@ -200,6 +207,7 @@ SCHED_SCENARIOS = \
 	tests/sched/subgroup-leaf-minimums.yaml \
 	tests/sched/subgroup-leaf-reason.yaml \
 	tests/sched/subgroup-min-subgroup-one-of-two.yaml \
+	tests/sched/subgroup-preempt-spare-task.yaml \
 	tests/sched/subgroup-short-failed-pod.yaml \
 	tests/sched/subgroup-stale-tree.yaml \
 	tests/sched/subgroup-topology-required-rack.yaml \
