@@ -38,6 +38,7 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/stalegang.c \
 	src/sched/stmt.c \
 	src/sched/subgroup.c \
+	src/sched/subgroup_check.c \
 	src/sched/topology.c \
 	src/sched/validate.c \
 	src/sched/victims.c
