@@ -11,7 +11,12 @@
 #    names the replica that does not fit; with room for all it binds 5;
 #  - a PodGroup with minSubGroup 1 of subgroups a and b (minMember 2
 #    each) starts with 2 CPUs free: one subgroup's 2 pods are bound, the
-#    other's wait; when room frees, the other subgroup is placed whole.
+#    other's wait; when room frees, the other subgroup is placed whole;
+#  - a PyTorchJob (Master 1, Worker 3, minAvailable 3) is KAI's master
+#    and worker subgroups (1 and 2): its pods are routed by the label
+#    training.kubeflow.org/replica-type, so 3 workers do not make a gang
+#    without the master (as a flat gang of 3 would), the third worker is
+#    a job of its own, and with the master the gang binds.
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
@@ -41,7 +46,8 @@ C=$top_srcdir/contrib/kubernetes
 kc apply -f "$C/crds/" -f "$C/rbac-native.yaml" >/dev/null ||
     bail_out "could not install the CRDs and rbac-native.yaml"
 kc wait --for condition=established --timeout=60s \
-    crd/podgroups.scheduling.run.ai crd/jobsets.jobset.x-k8s.io >/dev/null ||
+    crd/podgroups.scheduling.run.ai crd/jobsets.jobset.x-k8s.io \
+    crd/pytorchjobs.kubeflow.org >/dev/null ||
     bail_out "the CRDs were not established"
 
 mkobj() { kc -n "$NS" create -o jsonpath='{.metadata.uid}' -f - <<<"$1"; }
@@ -147,5 +153,36 @@ is "the other subgroup still waits" \
 ok "once the blocker ends the other subgroup is placed whole" \
     wait_for 40 all_bound any-a-0 any-a-1 any-b-0 any-b-1
 ok "and the job completes" wait_state "$A" COMPLETED
+
+# -- A PyTorchJob's master and workers --------------------------------------
+pt=$(mkobj '{"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
+ "metadata": {"name": "bert"},
+ "spec": {"runPolicy": {"schedulingPolicy": {"minAvailable": 3}},
+  "pytorchReplicaSpecs": {"Master": {"replicas": 1},
+  "Worker": {"replicas": 3}}}}') || bail_out "could not create PyTorchJob bert"
+O=$(owner kubeflow.org/v1 PyTorchJob bert "$pt")
+RT() { printf '{"training.kubeflow.org/replica-type": "%s"}' "$1"; }
+for i in 0 1 2; do
+	mkpod "bert-worker-$i" 3 1 "$O" "" "$(RT worker)" ||
+	    bail_out "could not create bert's workers"
+done
+bert_tasks() {
+	stack_psql "select string_agg(ntasks::text, ' ' order by ntasks) from jobs where name = 'bert'"
+}
+ok "3 workers: a gang of 3 (master and 2 workers) and a worker alone" \
+    wait_for 20 eval '[ "$(bert_tasks)" = "1 3" ]'
+B=$(stack_psql "select id from jobs where name = 'bert' and ntasks = 3")
+ok "the gang waits for its master, not for any third pod" \
+    wait_for 20 eval '[ "$(why_of "$B")" = "waiting for 1 of 3 pods of the group" ]'
+is "none of the gang's workers is bound" \
+    "$(stack_psql "select count(*) from allocations where job_id = $B")" 0
+mkpod bert-master-0 3 1 "$O" "" "$(RT Master)" ||
+    bail_out "could not create bert's master"
+ok "with its master the gang binds" wait_for 30 eval \
+    '[ "$(stack_psql "select count(*) from allocations where job_id = $B")" = 3 ]'
+is "its pods: the master and two workers" \
+    "$(stack_psql "select string_agg(pod, ' ' order by pod) from allocations where job_id = $B" |
+        sed 's/team-s\/bert-worker-[0-9]/W/g')" "team-s/bert-master-0 W W"
+ok "and completes" wait_state "$B" COMPLETED
 
 done_testing
