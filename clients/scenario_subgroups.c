@@ -109,6 +109,7 @@ scenario_job_subgroups(struct sload *ld, const struct ynode *m,
 {
 	struct scenario *sc = ld->sc;
 	const struct ynode *l = ytree_get(m, "subgroups");
+	struct kai_sched_job_tree *R;
 	int64_t ms = 0;
 	size_t k;
 	int rc;
@@ -116,7 +117,6 @@ scenario_job_subgroups(struct sload *ld, const struct ynode *m,
 	if ((rc = sload_get_i64(ld, m, "min_subgroups", 0, INT32_MAX, &ms)) !=
 	    0)
 		return rc;
-	j->min_subgroup = (uint32_t)ms;
 	if (l == NULL) {
 		if (ms > 0)
 			return sload_fail(ld, ytree_get(m, "min_subgroups"),
@@ -130,8 +130,16 @@ scenario_job_subgroups(struct sload *ld, const struct ynode *m,
 		    KAI_SCHED_MAX_SUBGROUPS);
 	sc->subgroups = kai_xreallocarray(sc->subgroups,
 	    sc->nsubgroups + l->n, sizeof(*sc->subgroups));
-	j->first_subgroup = (uint32_t)sc->nsubgroups;
-	j->nsubgroups = (uint32_t)l->n;
+	/* Jobs are read in order: the trees stay in job order. */
+	sc->trees = kai_xreallocarray(sc->trees, sc->ntrees + 1,
+	    sizeof(*sc->trees));
+	R = &sc->trees[sc->ntrees++];
+	R->job = (uint32_t)(j - sc->jobs);
+	R->first_subgroup = (uint32_t)sc->nsubgroups;
+	R->nsubgroups = (uint32_t)l->n;
+	R->min_subgroup = (uint32_t)ms;
+	sc->snap.trees = sc->trees;
+	sc->snap.ntrees = sc->ntrees;
 	memset(&sc->subgroups[sc->nsubgroups], 0,
 	    l->n * sizeof(*sc->subgroups));
 	for (k = 0; k < l->n; k++)

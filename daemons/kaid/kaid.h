@@ -525,6 +525,8 @@ struct snap {
 	struct kai_map node_ix;	  /* name -> index + 1 */
 	struct kai_map queue_ix;  /* name -> index + 1 */
 	struct kai_map user_ix;	  /* name -> index + 1 */
+	const char **jtypes;	  /* the GPU types jobs ask for, once each */
+	struct kai_map jtype_ix;  /* name -> index + 1 */
 	struct kai_sched_snap_account *accounts; /* kaid.yaml's accounts */
 	struct kai_map acct_ix;	  /* name -> index + 1 */
 	/* pools.c: the nodes' taints and kaid.yaml's partitions as pools */
@@ -541,6 +543,8 @@ struct snap {
 	/* snap_tree.c: native gangs' subgroup trees */
 	struct kai_sched_subgroup *sgs;
 	size_t nsgs, csgs;
+	struct kai_sched_job_tree *trees; /* one per tree job, in job order */
+	size_t ntrees, ctrees;
 	const char ***tree_lv;	  /* their topologies' levels, owned */
 	size_t ntree_lv;
 	char **task_pod;	  /* per task: a tree job's member, owned;

@@ -139,6 +139,7 @@ snap_tree_rows(struct snap *sn, const struct kai_job *j,
     struct kai_sched_snap_job *s, const struct snap_tree_task *v, size_t n)
 {
 	const struct kai_sgtree *t = j->sgtree;
+	struct kai_sched_job_tree *R;
 	uint32_t top;
 	size_t i;
 
@@ -151,9 +152,16 @@ snap_tree_rows(struct snap *sn, const struct kai_job *j,
 	 * tree's replaces it to hold the subgroups' too. */
 	s->topology = s->required_level = s->preferred_level = -1;
 	tree_topology(sn, j, s);
-	s->first_subgroup = (uint32_t)sn->nsgs;
-	s->nsubgroups = (uint32_t)t->len;
-	s->min_subgroup = t->min_subgroup;
+	if (sn->ntrees == sn->ctrees) {
+		sn->ctrees = sn->ctrees > 0 ? 2 * sn->ctrees : 16;
+		sn->trees = kai_xreallocarray(sn->trees, sn->ctrees,
+		    sizeof(*sn->trees));
+	}
+	R = &sn->trees[sn->ntrees++];
+	R->job = (uint32_t)sn->s.njobs; /* s, the job being added */
+	R->first_subgroup = (uint32_t)sn->nsgs;
+	R->nsubgroups = (uint32_t)t->len;
+	R->min_subgroup = t->min_subgroup;
 	s->min_tasks = 0;
 	for (i = 0; i < t->len; i++) {
 		struct kai_sched_subgroup *g = &sn->sgs[sn->nsgs + i];
@@ -190,9 +198,11 @@ snap_tree_rows(struct snap *sn, const struct kai_job *j,
 	}
 	for (i = 0, top = 0; i < t->len; i++)
 		top += t->n[i].parent < 0;
-	if (s->min_subgroup > top)
-		s->min_subgroup = top;
+	if (R->min_subgroup > top)
+		R->min_subgroup = top;
 	sn->nsgs += t->len;
 	sn->s.subgroups = sn->sgs;
 	sn->s.nsubgroups = sn->nsgs;
+	sn->s.trees = sn->trees;
+	sn->s.ntrees = sn->ntrees;
 }

@@ -336,7 +336,8 @@ wait_text(struct kaid *k, const struct snap *sn,
 
 	/* A subgroup tree starts with what the core placed: its root is
 	 * satisfied, unless some of that waits for evicted pods. */
-	if (sj->nsubgroups > 0 ? placed_now(sn, r, i, &pipe) == 0 || pipe > 0
+	if (sn->task_pod[sj->first_task] != NULL
+		? placed_now(sn, r, i, &pipe) == 0 || pipe > 0
 			       : placed_now(sn, r, i, &pipe) < need) {
 		if (pipe > 0)
 			return "waiting for resources that preempted jobs "

@@ -116,7 +116,7 @@ failed(struct sess *S, struct kai_sched_memo *m, uint32_t j, enum outcome how,
 	    w->why == KAI_SCHED_WHY_SUBGROUPS ||
 	    w->why == KAI_SCHED_WHY_BACKFILL;
 	/* A subgroup tree is placed by its own walk, not reserved. */
-	bool tree = S->s->jobs[j].nsubgroups > 0;
+	bool tree = kai_sched_tree(S, j) != NULL;
 	bool bf = waits && !tree && S->bf_on && S->jobs[j].nactive == 0 &&
 	    backfill(S, j, how, w, &store);
 

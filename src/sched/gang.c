@@ -29,7 +29,7 @@ kai_sched_step_tasks(const struct sess *S, uint32_t j, uint32_t *out,
 		 n = 0;
 	size_t t;
 
-	if (J->nsubgroups > 0)
+	if (kai_sched_tree(S, j) != NULL)
 		return kai_sched_sg_step(S, j, out, short_gang);
 	*short_gang = need > sj->npending;
 	if (need == 0)
@@ -65,7 +65,7 @@ step_compute(const struct sess *S, uint32_t j, struct sjob *sj)
 	if (S->gt != NULL)
 		kai_sched_shape_mix(sj, kai_sched_type_salt(S, j));
 	/* A subgroup tree says which tasks: the step's, in its order. */
-	if (J->nsubgroups > 0) {
+	if (kai_sched_tree(S, j) != NULL) {
 		list = kai_sched_sg_buf(S);
 		nlist = kai_sched_sg_step(S, j, kai_sched_sg_buf(S), &shortg);
 		need = nlist;
@@ -223,7 +223,7 @@ try_step(struct sess *S, uint32_t j, bool allow_pipe,
 
 	kai_sched_bf_job(S, j, S->bf_clock); /* how long it would hold */
 	n = kai_sched_step_tasks(S, j, tasks, &short_gang);
-	if (short_gang && J->nsubgroups > 0) {
+	if (short_gang && kai_sched_tree(S, j) != NULL) {
 		kai_sched_sg_short_why(S, j, why);
 		return false;
 	}
@@ -233,7 +233,7 @@ try_step(struct sess *S, uint32_t j, bool allow_pipe,
 	}
 	if (n == 0 || !kai_sched_admit(S, j, why))
 		return false;
-	if (J->nsubgroups > 0)
+	if (kai_sched_tree(S, j) != NULL)
 		return kai_sched_sg_place(S, j, allow_pipe, why);
 	/* Fail fast, without touching a node, when idle GPUs cannot do. */
 	if (!(allow_pipe && S->nrel > 0) &&

@@ -432,11 +432,15 @@ bool kai_sched_frag_choose(const struct sess *S, uint32_t t,
 /* subgroup.c: jobs with a subgroup tree (sched_model.h) */
 void kai_sched_sg_init(struct sess *S);
 void kai_sched_sg_fini(struct sess *S);
+/* Checks the snapshot's trees (validate.c); err names job and subgroup. */
 int kai_sched_sg_check(const struct kai_sched_snapshot *s,
-    const struct kai_sched_snap_job *J, struct kai_err *err) KAI_MUST_CHECK;
-/* A bound on the tasks that satisfy J's root, for counts that compare. */
+    struct kai_err *err) KAI_MUST_CHECK;
+/* Job j's subgroup tree, or NULL (most jobs: then at no cost). */
+const struct kai_sched_job_tree *kai_sched_tree(const struct sess *S,
+    uint32_t j);
+/* A bound on the tasks that satisfy R's root, for counts that compare. */
 uint32_t kai_sched_sg_min(const struct kai_sched_snapshot *s,
-    const struct kai_sched_snap_job *J);
+    const struct kai_sched_job_tree *R);
 /*
  * The tasks of j's next step into out (its gang: the cheapest way to
  * satisfy the root; once satisfied, a leaf's missing tasks or one more);
@@ -616,11 +620,13 @@ int kai_sched_types_validate(const struct kai_sched_snap_queue *q,
 
 /* order.c */
 struct okey { /* what job order compares: one per pending job, small */
-	int64_t prio;
 	int64_t created;
-	uint32_t elastic;
-	uint32_t job;
+	int32_t prio;
+	uint32_t job : 30;    /* < KAI_SCHED_MAX_JOBS */
+	uint32_t elastic : 2; /* kai_sched_elastic_state() */
 };
+_Static_assert(sizeof(struct okey) == 16, "a million keys: 16 bytes each");
+_Static_assert(KAI_SCHED_MAX_JOBS < (1u << 30), "okey.job holds a job");
 
 struct gkey { /* what group order compares: its head job's key, and */
 	struct okey k;

@@ -155,15 +155,21 @@ kai_sched_jobs_init(struct sess *S, struct kai_err *err)
 
 		S->jobs[j].queue = J->queue;
 		S->jobs[j].preemptible = J->preemptible;
-		S->jobs[j].topo = J->topology >= 0 || J->nsubgroups > 0;
-		S->jobs[j].min = J->nsubgroups > 0 ? kai_sched_sg_min(s, J)
-		    : J->min_tasks > 0		  ? J->min_tasks
-						  : (uint32_t)J->ntasks;
+		S->jobs[j].topo = J->topology >= 0;
+		S->jobs[j].min =
+		    J->min_tasks > 0 ? J->min_tasks : (uint32_t)J->ntasks;
 		if (J->ntasks > most)
 			most = J->ntasks;
 	}
 	make_groups(S);
 	kai_sched_sg_init(S);
+	/* A tree's jobs: the memo passes them by (topo), and their
+	 * minimum is the leaves' (subgroup.c). */
+	for (j = 0; j < s->ntrees; j++) {
+		S->jobs[s->trees[j].job].topo = true;
+		S->jobs[s->trees[j].job].min =
+		    kai_sched_sg_min(s, &s->trees[j]);
+	}
 	S->qdirty = kai_sched_calloc(S->ctx, S->nq + 1, 1);
 	S->qdirty_list =
 	    kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*S->qdirty_list));

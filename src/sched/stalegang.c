@@ -41,7 +41,7 @@ kai_sched_stalegang(struct sess *S)
 		uint32_t n = running(S, J);
 
 		if (n == 0 || J->stale_since == KAI_SCHED_NO_TIME ||
-		    (J->nsubgroups > 0 ? kai_sched_sg_satisfied(S,
+		    (kai_sched_tree(S, (uint32_t)j) != NULL ? kai_sched_sg_satisfied(S,
 					     (uint32_t)j, true)
 				       : n >= sj->min))
 			continue;

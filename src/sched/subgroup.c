@@ -54,11 +54,13 @@ struct kai_sched_sgs {
 	uint8_t *path;    /* on the way from the root to the target leaf */
 	uint32_t *tasks;  /* a step's tasks, for kai_sched_step() */
 	uint32_t tcap;
+	uint32_t *of;     /* per job: 1 + the index of its tree, 0: none */
 };
 
 /* The evaluation of one job's tree; the root is index m. */
 struct tree {
 	const struct kai_sched_snap_job *J;
+	const struct kai_sched_job_tree *R;
 	const struct kai_sched_subgroup *G;
 	uint32_t m;
 	struct kai_sched_sgs *w;
@@ -69,18 +71,21 @@ kai_sched_sg_init(struct sess *S)
 {
 	const struct kai_sched_snapshot *s = S->s;
 	uint32_t most = 0;
-	size_t j, nt = 1;
+	size_t i, nt = 1;
 
-	for (j = 0; j < s->njobs; j++)
-		if (s->jobs[j].nsubgroups > 0) {
-			if (s->jobs[j].nsubgroups > most)
-				most = s->jobs[j].nsubgroups;
-			if (s->jobs[j].ntasks > nt)
-				nt = s->jobs[j].ntasks;
-		}
-	if (most == 0)
+	if (s->ntrees == 0)
 		return;
 	S->sg = kai_xcalloc(1, sizeof(*S->sg));
+	S->sg->of = kai_xcalloc(s->njobs + 1, sizeof(uint32_t));
+	for (i = 0; i < s->ntrees; i++) {
+		const struct kai_sched_job_tree *R = &s->trees[i];
+
+		S->sg->of[R->job] = (uint32_t)i + 1;
+		if (R->nsubgroups > most)
+			most = R->nsubgroups;
+		if (s->jobs[R->job].ntasks > nt)
+			nt = s->jobs[R->job].ntasks;
+	}
 	S->sg->cap = most + 1;
 	S->sg->first = kai_xcalloc(most + 1, sizeof(uint32_t));
 	S->sg->act = kai_xcalloc(most + 1, sizeof(uint32_t));
@@ -92,6 +97,14 @@ kai_sched_sg_init(struct sess *S)
 	S->sg->path = kai_xcalloc(most + 1, 1);
 	S->sg->tasks = kai_xcalloc(nt, sizeof(uint32_t));
 	S->sg->tcap = (uint32_t)nt;
+}
+
+const struct kai_sched_job_tree *
+kai_sched_tree(const struct sess *S, uint32_t j)
+{
+	if (S->sg == NULL || S->sg->of[j] == 0)
+		return NULL;
+	return &S->s->trees[S->sg->of[j] - 1];
 }
 
 void
@@ -110,6 +123,7 @@ kai_sched_sg_fini(struct sess *S)
 	free(w->child);
 	free(w->path);
 	free(w->tasks);
+	free(w->of);
 	KAI_FREE(S->sg);
 }
 
@@ -123,7 +137,7 @@ static uint32_t
 need_of(const struct tree *T, uint32_t k)
 {
 	struct kai_sched_sgs *w = T->w;
-	uint32_t n = k == T->m ? T->J->min_subgroup : T->G[k].min_subgroup;
+	uint32_t n = k == T->m ? T->R->min_subgroup : T->G[k].min_subgroup;
 
 	return n == 0 || n > w->nchild[k] ? w->nchild[k] : n;
 }
@@ -194,8 +208,9 @@ eval(const struct sess *S, uint32_t j, bool running_only, struct tree *T)
 	uint32_t k, i, c, *ord;
 
 	T->J = &s->jobs[j];
-	T->G = &s->subgroups[T->J->first_subgroup];
-	T->m = T->J->nsubgroups;
+	T->R = kai_sched_tree(S, j);
+	T->G = &s->subgroups[T->R->first_subgroup];
+	T->m = T->R->nsubgroups;
 	T->w = w;
 	shape(T);
 	ord = kai_xcalloc(T->m + 1, sizeof(*ord));
@@ -288,16 +303,17 @@ elastic_leaf(const struct tree *T, uint32_t *n)
 
 uint32_t
 kai_sched_sg_min(const struct kai_sched_snapshot *s,
-    const struct kai_sched_snap_job *J)
+    const struct kai_sched_job_tree *R)
 {
-	const struct kai_sched_subgroup *G = &s->subgroups[J->first_subgroup];
-	uint32_t m = J->nsubgroups, k, sum = 0;
+	const struct kai_sched_subgroup *G = &s->subgroups[R->first_subgroup];
+	size_t ntasks = s->jobs[R->job].ntasks;
+	uint32_t k, sum = 0;
 
 	/* Leaves' minimums: the root's need at most, a bound kept for
 	 * the counts that only compare (order.c, memo.c). */
-	for (k = 0; k < m; k++)
+	for (k = 0; k < R->nsubgroups; k++)
 		sum += G[k].min_member;
-	return sum > J->ntasks ? (uint32_t)J->ntasks : sum;
+	return sum > ntasks ? (uint32_t)ntasks : sum;
 }
 
 uint32_t
@@ -374,7 +390,7 @@ kai_sched_sg_short_why(const struct sess *S, uint32_t j,
 		k = next;
 	}
 	why->why = KAI_SCHED_WHY_SUBGROUP_SHORT;
-	why->c = (int64_t)(T.J->first_subgroup + k);
+	why->c = (int64_t)(T.R->first_subgroup + k);
 	why->a = T.G[k].min_member;
 	why->b = T.w->act[k] + T.w->pend[k];
 }
@@ -408,7 +424,7 @@ place_leaf(struct pl *P, uint32_t k, const uint32_t *nodes, uint32_t nn)
 			kai_sched_rollback(S, mark);
 			kai_sched_why_clear(P->why);
 			P->why->why = KAI_SCHED_WHY_SUBGROUP;
-			P->why->c = (int64_t)(P->T.J->first_subgroup + k);
+			P->why->c = (int64_t)(P->T.R->first_subgroup + k);
 			P->why->a = n;
 			P->why->b = i;
 			free(tasks);
@@ -456,7 +472,7 @@ place_body(struct pl *P, uint32_t k, const uint32_t *nodes, uint32_t nn)
 		kai_sched_why_clear(P->why);
 		P->why->why = KAI_SCHED_WHY_SUBGROUPS;
 		P->why->c = k == P->T.m ? -1
-					: (int64_t)(P->T.J->first_subgroup + k);
+					: (int64_t)(P->T.R->first_subgroup + k);
 		P->why->a = need;
 		P->why->b = sat;
 	}
@@ -626,7 +642,7 @@ place_sub(struct pl *P, uint32_t k, const uint32_t *nodes, uint32_t nn)
 		P->why->c = P->T.w->cost[k];
 	} else if (P->why->why == KAI_SCHED_WHY_NONE) {
 		P->why->why = KAI_SCHED_WHY_SUBGROUP;
-		P->why->c = (int64_t)(J->first_subgroup + k);
+		P->why->c = (int64_t)(P->T.R->first_subgroup + k);
 		P->why->a = P->T.w->cost[k];
 		P->why->b = 0;
 	}

@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,35 +70,34 @@ check_sg(const struct kai_sched_snapshot *s, const struct kai_sched_snap_job *J,
 	return 0;
 }
 
-int
-kai_sched_sg_check(const struct kai_sched_snapshot *s,
-    const struct kai_sched_snap_job *J, struct kai_err *err)
+static int
+check_tree(const struct kai_sched_snapshot *s,
+    const struct kai_sched_job_tree *R, struct kai_err *err)
 {
+	const struct kai_sched_snap_job *J = &s->jobs[R->job];
 	const struct kai_sched_subgroup *G;
 	uint32_t *nchild, k, top = 0;
-	size_t sum = 0;
+	uint64_t sum = 0;
 	int rc = 0;
 
-	if (J->nsubgroups == 0)
-		return 0;
-	if (J->nsubgroups > KAI_SCHED_MAX_SUBGROUPS)
+	if (R->nsubgroups == 0 || R->nsubgroups > KAI_SCHED_MAX_SUBGROUPS)
 		return kai_err_set(err, KAI_EINVAL,
-		    "%u subgroups: at most %d", J->nsubgroups,
+		    "%" PRIu32 " subgroups: 1 to %d", R->nsubgroups,
 		    KAI_SCHED_MAX_SUBGROUPS);
-	if (J->first_subgroup > s->nsubgroups ||
-	    J->nsubgroups > s->nsubgroups - J->first_subgroup)
+	if (R->first_subgroup > s->nsubgroups ||
+	    R->nsubgroups > s->nsubgroups - R->first_subgroup)
 		return kai_err_set(err, KAI_EINVAL, "subgroups out of range");
 	if (J->tasks_per_node > 0)
 		return kai_err_set(err, KAI_EINVAL,
 		    "tasks_per_node and subgroups cannot be combined");
-	G = &s->subgroups[J->first_subgroup];
-	nchild = kai_xcalloc(J->nsubgroups + 1, sizeof(*nchild));
-	for (k = 0; k < J->nsubgroups; k++) {
-		if (G[k].parent >= 0 && (uint32_t)G[k].parent < J->nsubgroups)
+	G = &s->subgroups[R->first_subgroup];
+	nchild = kai_xcalloc(R->nsubgroups + 1, sizeof(*nchild));
+	for (k = 0; k < R->nsubgroups; k++) {
+		if (G[k].parent >= 0 && (uint32_t)G[k].parent < R->nsubgroups)
 			nchild[G[k].parent]++;
 		top += G[k].parent < 0;
 	}
-	for (k = 0; k < J->nsubgroups && rc == 0; k++) {
+	for (k = 0; k < R->nsubgroups && rc == 0; k++) {
 		rc = check_sg(s, J, G, k, nchild, err);
 		if (nchild[k] == 0)
 			sum += G[k].ntasks;
@@ -107,11 +107,30 @@ kai_sched_sg_check(const struct kai_sched_snapshot *s,
 		return rc;
 	if (sum != J->ntasks)
 		return kai_err_set(err, KAI_EINVAL,
-		    "its leaf subgroups hold %zu tasks, the job has %zu", sum,
-		    J->ntasks);
-	if (J->min_subgroup > top)
+		    "its leaf subgroups hold %" PRIu64 " tasks, the job has %"
+		    PRIu32, sum, (uint32_t)J->ntasks);
+	if (R->min_subgroup > top)
 		return kai_err_set(err, KAI_EINVAL,
-		    "min_subgroup %u is more than its %u top-level subgroups",
-		    J->min_subgroup, top);
+		    "min_subgroup %" PRIu32 " is more than its %" PRIu32
+		    " top-level subgroups", R->min_subgroup, top);
+	return 0;
+}
+
+int
+kai_sched_sg_check(const struct kai_sched_snapshot *s, struct kai_err *err)
+{
+	size_t i;
+
+	for (i = 0; i < s->ntrees; i++) {
+		const struct kai_sched_job_tree *R = &s->trees[i];
+
+		if (R->job >= s->njobs || (i > 0 && R->job <= s->trees[i - 1].job))
+			return kai_err_set(err, KAI_EINVAL,
+			    "subgroup tree %zu: its job is out of range or "
+			    "not after the previous tree's", i);
+		if (check_tree(s, R, err) != 0)
+			return kai_err_prefix(err, "job \"%s\"",
+			    s->jobs[R->job].name);
+	}
 	return 0;
 }

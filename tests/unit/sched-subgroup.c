@@ -42,6 +42,7 @@ struct world {
 	struct kai_sched_snap_job jobs[NJ];
 	struct kai_sched_snap_task tasks[NT];
 	struct kai_sched_subgroup sg[NG];
+	struct kai_sched_job_tree trees[NJ];
 	char jnames[NJ][16], sgnames[NG][8];
 	struct kai_sched_snapshot s;
 };
@@ -66,9 +67,10 @@ leaf(struct world *w, size_t *g, int32_t p, uint32_t n)
 static uint32_t
 tree(struct world *w, size_t i, size_t *g)
 {
-	struct kai_sched_snap_job *J = &w->jobs[i];
+	struct kai_sched_job_tree *J = &w->trees[i];
 	uint32_t nt = 0, k, n;
 
+	J->job = (uint32_t)i;
 	J->first_subgroup = (uint32_t)*g;
 	if (rnd(2)) {
 		for (k = 0; k < 2 + rnd(2); k++) {
@@ -157,6 +159,8 @@ world_init(struct world *w, enum kai_sched_placement pl)
 	w->s.ntasks = t;
 	w->s.subgroups = w->sg;
 	w->s.nsubgroups = g;
+	w->s.trees = w->trees;
+	w->s.ntrees = NJ;
 }
 
 static bool
@@ -171,7 +175,7 @@ active(enum kai_sched_task_state s)
  * core's.
  */
 static bool
-sat(const struct world *w, const struct kai_sched_snap_job *J, uint32_t k,
+sat(const struct world *w, const struct kai_sched_job_tree *J, uint32_t k,
     const uint32_t *act)
 {
 	const struct kai_sched_subgroup *G = &w->sg[J->first_subgroup];
@@ -196,10 +200,10 @@ breaks(const struct world *w, const struct kai_sched_result *r)
 	size_t j;
 
 	for (j = 0; j < NJ; j++) {
-		const struct kai_sched_snap_job *J = &w->jobs[j];
+		const struct kai_sched_job_tree *J = &w->trees[j];
 		const struct kai_sched_subgroup *G = &w->sg[J->first_subgroup];
 		uint32_t act[8] = {0}, k, any = 0;
-		size_t t = J->first_task;
+		size_t t = w->jobs[j].first_task;
 
 		for (k = 0; k < J->nsubgroups; k++) {
 			const char *rack = NULL;
@@ -257,16 +261,16 @@ flatten(struct world *w)
 	size_t j, k;
 
 	for (j = 0; j < NJ; j++) {
-		struct kai_sched_snap_job *J = &w->jobs[j];
+		const struct kai_sched_job_tree *R = &w->trees[j];
 		uint32_t min = 0;
 
-		for (k = 0; k < J->nsubgroups; k++)
-			if (w->sg[J->first_subgroup + k].ntasks > 0)
-				min += w->sg[J->first_subgroup + k].min_member;
-		J->min_tasks = min;
-		J->nsubgroups = 0;
-		J->topology = -1;
+		for (k = 0; k < R->nsubgroups; k++)
+			if (w->sg[R->first_subgroup + k].ntasks > 0)
+				min += w->sg[R->first_subgroup + k].min_member;
+		w->jobs[j].min_tasks = min;
+		w->jobs[j].topology = -1;
 	}
+	w->s.ntrees = 0;
 }
 
 static void
@@ -311,6 +315,7 @@ test_random_worlds(void)
 		f->s.queues = &f->q;
 		f->s.topologies = &f->topo;
 		f->s.subgroups = f->sg;
+		f->s.trees = f->trees;
 		for (j = 0; j < NN; j++)
 			f->nodes[j].labels = &f->labels[j];
 		f->topo.levels = f->levels;
