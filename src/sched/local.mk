@@ -213,6 +213,7 @@ SCHED_SCENARIOS = \
 	tests/sched/reclaim-victim-at-share-kept.yaml \
 	tests/sched/stale-gang-evicted-after-grace.yaml \
 	tests/sched/stale-gang-within-grace.yaml \
+	tests/sched/subgroup-grows-whole.yaml \
 	tests/sched/subgroup-jobset-tree.yaml \
 	tests/sched/subgroup-leaf-minimums.yaml \
 	tests/sched/subgroup-leaf-reason.yaml \
