@@ -142,6 +142,7 @@ SCHED_SCENARIOS = \
 	tests/sched/frag-binpack-strands-gpus.yaml \
 	tests/sched/frag-cpu-job-spares-gpus.yaml \
 	tests/sched/frag-gang-spares-gpus.yaml \
+	tests/sched/frag-horizon-keeps-room.yaml \
 	tests/sched/frag-topo-required-rack.yaml \
 	tests/sched/frac-by-gpu-memory.yaml \
 	tests/sched/frac-memory-too-big-for-node.yaml \
