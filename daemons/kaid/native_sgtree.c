@@ -6,7 +6,8 @@
  * ../shared/reference/kai-k8s-native.md section 2):
  *
  *	JobSet           the root needs every replicated job (1 with
- *	                 startupPolicyOrder InOrder), a parent per
+ *	                 startupPolicyOrder InOrder, its batch-min-member
+ *	                 when it has one), a parent per
  *	                 replicated job needs all its replicas, a leaf
  *	                 "<rj>-replica-<i>" takes parallelism pods
  *	PyTorchJob       "master" (its replicas) and "worker" (minAvailable
@@ -42,6 +43,23 @@ static uint32_t
 u32(int64_t v)
 {
 	return v <= 0 ? 0 : v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* kai.scheduler/batch-min-member (annotation, else label), or 0. */
+static int64_t
+batch_min_member(const struct kai_kube_obj *o)
+{
+	const char *s = kai_kube_obj_annotation(o,
+	    "kai.scheduler/batch-min-member");
+	char *end;
+	long v;
+
+	if (s == NULL)
+		s = kai_kube_obj_label(o, "kai.scheduler/batch-min-member");
+	if (s == NULL)
+		return 0;
+	v = strtol(s, &end, 10);
+	return *end == '\0' && end != s && v > 0 ? v : 0;
 }
 
 /* PodGroup: its subGroups, parents put before their children. */
@@ -107,7 +125,7 @@ jobset_tree(const struct kai_kube_obj *o)
 	const char *order = kai_kube_obj_str(o,
 	    "spec.startupPolicy.startupPolicyOrder");
 	struct kai_sgtree *t;
-	int64_t total = 0;
+	int64_t total = 0, bm;
 	char path[96];
 
 	if (n == 0)
@@ -115,6 +133,10 @@ jobset_tree(const struct kai_kube_obj *o)
 	t = kai_sgtree_new();
 	t->min_subgroup = order != NULL && strcmp(order, "InOrder") == 0
 	    ? 1 : (uint32_t)n;
+	/* kai.scheduler/batch-min-member on the JobSet: that many of its
+	 * replicated jobs (at most all), as KAI's grouper reads it. */
+	if ((bm = batch_min_member(o)) > 0)
+		t->min_subgroup = bm < (int64_t)n ? (uint32_t)bm : (uint32_t)n;
 	for (i = 0; i < n; i++) {
 		const char *rj;
 		int64_t reps, par, r;
