@@ -16,7 +16,10 @@
 #    and worker subgroups (1 and 2): its pods are routed by the label
 #    training.kubeflow.org/replica-type, so 3 workers do not make a gang
 #    without the master (as a flat gang of 3 would), the third worker is
-#    a job of its own, and with the master the gang binds.
+#    a job of its own, and with the master the gang binds;
+#  - a JobSet with kai.scheduler/batch-min-member 1 needs one replicated
+#    job whole: with 3 CPUs free its small one (2 pods) starts, its big
+#    one (4 pods) waits, and is placed whole once room frees.
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
@@ -184,5 +187,43 @@ is "its pods: the master and two workers" \
     "$(stack_psql "select string_agg(pod, ' ' order by pod) from allocations where job_id = $B" |
         sed 's/team-s\/bert-worker-[0-9]/W/g')" "team-s/bert-master-0 W W"
 ok "and completes" wait_state "$B" COMPLETED
+
+# -- A JobSet that needs 1 of its 2 replicated jobs ---------------------------
+mkpod blocker3 12 3 "" || bail_out "could not create the third blocker"
+ok "a bare pod takes 3 of the 6 CPUs" wait_for 20 bound blocker3
+hs=$(mkobj '{"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet",
+ "metadata": {"name": "half",
+  "annotations": {"kai.scheduler/batch-min-member": "1"}},
+ "spec": {"replicatedJobs": [
+  {"name": "big", "replicas": 1, "template": {"spec": {"parallelism": 4}}},
+  {"name": "small", "replicas": 1, "template": {"spec": {"parallelism": 2}}}]}}') ||
+    bail_out "could not create JobSet half"
+HO=$(owner jobset.x-k8s.io/v1alpha2 JobSet half "$hs")
+# mkhalf RJ PODS SECONDS
+mkhalf() {
+	local cj p
+	cj=$(mkobj "{\"apiVersion\": \"batch/v1\", \"kind\": \"Job\",
+ \"metadata\": {\"name\": \"half-$1-0\", \"ownerReferences\": [$HO]},
+ \"spec\": {\"template\": {\"spec\": {\"restartPolicy\": \"Never\",
+  \"containers\": [{\"name\": \"c\", \"image\": \"busybox\"}]}}}}") ||
+	    return 1
+	for p in $(seq 0 $(($2 - 1))); do
+		mkpod "half-$1-0-$p" "$3" 1 "$(owner batch/v1 Job "half-$1-0" "$cj")" "" \
+		    "{\"jobset.sigs.k8s.io/replicatedjob-name\": \"$1\", \"jobset.sigs.k8s.io/job-index\": \"0\"}" ||
+		    return 1
+	done
+}
+mkhalf big 4 3 && mkhalf small 2 25 ||
+    bail_out "could not create JobSet half's Jobs and pods"
+ok "the JobSet's 6 pods are one job" wait_for 20 eval \
+    'has_job half && [ "$(col "$(job_of half)" ntasks)" = 6 ]'
+H=$(job_of half)
+ok "with 3 CPUs free its small replicated job starts whole" \
+    wait_for 30 all_bound half-small-0-0 half-small-0-1
+is "and its big one waits" \
+    "$(nbound half-big-0-0 half-big-0-1 half-big-0-2 half-big-0-3)" 0
+ok "once room frees the big one is placed whole" wait_for 40 all_bound \
+    half-big-0-0 half-big-0-1 half-big-0-2 half-big-0-3
+ok "and the job completes" wait_state "$H" COMPLETED 600
 
 done_testing
