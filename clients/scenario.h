@@ -131,6 +131,10 @@ struct scenario {
 	size_t nfeatures;
 	struct kai_sched_nodereq *nodereqs; /* the jobs' -C, -w, -x */
 	size_t nnodereqs;
+	struct kai_sched_subgroup *subgroups; /* scenario_subgroups.c */
+	size_t nsubgroups;
+	struct kai_sched_job_tree *trees;
+	size_t ntrees;
 };
 
 int scenario_load(const char *path, struct scenario *sc,
@@ -212,6 +216,9 @@ int scenario_job_type(struct sload *ld, const struct ynode *m,
 void scenario_types_fini(struct scenario *sc);
 int scenario_expect_types(struct sload *ld, const struct ynode *map)
     KAI_MUST_CHECK;
+/* scenario_subgroups.c: a job's subgroups: and min_subgroups:. */
+int scenario_job_subgroups(struct sload *ld, const struct ynode *m,
+    struct kai_sched_snap_job *j) KAI_MUST_CHECK;
 /* scenario_nodereq.c: a node's features:, a job's constraint:,
  * nodelist: and exclude:. */
 int scenario_node_features(struct sload *ld, const struct ynode *m,

@@ -276,7 +276,7 @@ load_job(struct sload *ld, const struct ynode *m, size_t i, size_t *t)
 	    "stale_for_s", "staleness_grace_s", "tasks", "user",
 	    "running_for_s", "held", "time_limit_s", "pool", "gpu_cap",
 	    "gpu_type", "tasks_per_node", "constraint", "nodelist", "exclude",
-	    "exclusive", "account", NULL};
+	    "exclusive", "account", "subgroups", "min_subgroups", NULL};
 	static const char *const states[] = {"pending", "running", NULL};
 	struct scenario *sc = ld->sc;
 	struct kai_sched_snap_job *j = &sc->jobs[i];
@@ -313,6 +313,7 @@ load_job(struct sload *ld, const struct ynode *m, size_t i, size_t *t)
 	if ((rc = sload_get_bool(ld, m, "preemptible", &preempt)) != 0 ||
 	    (rc = job_times(ld, m, i, j)) != 0 ||
 	    (rc = job_topology(ld, ytree_get(m, "topology"), j)) != 0 ||
+	    (rc = scenario_job_subgroups(ld, m, j)) != 0 ||
 	    (rc = sload_get_str(ld, m, "user", false, &user)) != 0)
 		return rc;
 	j->preemptible = preempt;

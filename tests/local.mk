@@ -36,6 +36,8 @@ INTEGRATION_TESTS = \
 	tests/integration/t9120-gpushare-devices.t \
 	tests/integration/t9130-gpushare-devices-node.t \
 	tests/integration/t9020-native-gangs.t \
+	tests/integration/t9025-native-subgroups.t \
+	tests/integration/t9026-native-subgroup-topology.t \
 	tests/integration/t9030-native-gangs-node.t \
 	tests/integration/t9040-kai-queues.t \
 	tests/integration/t1510-incluster.t \

@@ -232,6 +232,8 @@ build(struct kaid *k, const char *key, const struct kai_pod *pod,
 	j->topology = kai_job_optstr(js->topology);
 	j->topology_preferred = kai_job_optstr(js->topology_preferred);
 	j->workload = kai_xstrdup(wl);
+	if (g->key != NULL && g->tree != NULL)
+		j->sgtree = kai_sgtree_dup(g->tree);
 	/* The row's strings are the job's: both live as long as nn. */
 	nn->nj.spec = js;
 	nn->nj.user = j->user;
@@ -290,6 +292,14 @@ nmembers(const struct kaid *k, const struct kai_job *j)
 
 	free(native_members(k, j, &n));
 	return n;
+}
+
+bool
+native_tree_waits(const struct kaid *k, const struct kai_job *j)
+{
+	if (j->sgtree == NULL || !native_gang(j))
+		return false;
+	return nmembers(k, j) > 0;
 }
 
 /* Members of gang job j now in KAI subgroup sg. */
@@ -359,6 +369,16 @@ join(struct kaid *k, const char *key, const struct kai_pod *pod,
 	struct kai_job *j = native_job_of(k, g->key, NULL);
 	size_t n;
 
+	if (g->tree != NULL && (g->subgroup == NULL || g->sg_min == 0)) {
+		/* In no leaf of its gang's tree, or in one that needs no
+		 * pods: an elastic extra, alone (KAI's too). */
+		KAI_FREE(g->key);
+		g->min = 1;
+		return admit(k, key, pod, g, now);
+	}
+	if (j != NULL && j->sgtree == NULL && g->tree != NULL &&
+	    j->state == KAI_JOB_PENDING)
+		j->sgtree = kai_sgtree_dup(g->tree); /* kaid restarted */
 	if (j == NULL)
 		j = admit(k, key, pod, g, now);
 	else if (j->state != KAI_JOB_PENDING ||
@@ -399,7 +419,7 @@ native_pod(struct kaid *k, const char *key, const struct kai_pod *pod,
 	/* A member that joined its group's pending job stays in it. */
 	if ((old = kai_map_get(&k->pods, key)) != NULL && old->managed &&
 	    (j = state_job(k, old->job_id)) != NULL && native_gang(j) &&
-	    j->state == KAI_JOB_PENDING) {
+	    (j->state == KAI_JOB_PENDING || j->sgtree != NULL)) {
 		*task = old->task;
 		return j;
 	}
@@ -488,7 +508,8 @@ native_assign(struct kaid *k, const struct kai_job *j, struct kai_alloc *a,
 	const char **keys;
 	size_t i, nm;
 
-	if (!native_gang(j))
+	/* A tree's tasks are its members already (snapshot.c). */
+	if (!native_gang(j) || j->sgtree != NULL)
 		return;
 	keys = native_members(k, j, &nm);
 	/* The snapshot took the job only with all its members (above). */

@@ -409,10 +409,27 @@ add_job(const struct kaid *k, struct snap *sn, struct kai_job *j,
     struct nodeuse *use)
 {
 	struct kai_sched_snap_job *s = &sn->jobs[sn->s.njobs];
-	size_t first = sn->s.ntasks, t;
+	size_t first = sn->s.ntasks, t, ntree;
+	struct snap_tree_task *tv = NULL;
 	long ni;
 
-	if (j->state == KAI_JOB_PENDING) {
+	/* A gang with a subgroup tree: its tasks leaf by leaf, each its
+	 * member's (snap_tree.c); one whose node is gone goes flat. */
+	ntree = snap_tree_order(k, j, &tv);
+	for (t = 0; t < ntree; t++)
+		if (tv[t].alloc != NULL &&
+		    map_ix(&sn->node_ix, tv[t].alloc->node) < 0)
+			ntree = 0;
+	for (t = 0; t < ntree; t++) {
+		const struct kai_alloc *a = tv[t].alloc;
+
+		sn->task_pod[sn->s.ntasks] = kai_xstrdup(tv[t].pod);
+		add_task(sn, j, a, a != NULL ? a->task : (uint32_t)t,
+		    a != NULL ? map_ix(&sn->node_ix, a->node) : -1, use);
+	}
+	if (ntree > 0) {
+		/* tasks added above */
+	} else if (j->state == KAI_JOB_PENDING) {
 		for (t = 0; t < (j->ntasks > 0 ? j->ntasks : 1); t++)
 			add_task(sn, j, NULL, (uint32_t)t, -1, use);
 	} else {
@@ -425,8 +442,10 @@ add_job(const struct kaid *k, struct snap *sn, struct kai_job *j,
 		for (t = j->nallocs; t < snap_unstarted_end(j); t++)
 			add_task(sn, j, NULL, (uint32_t)t, -1, use);
 	}
-	if (sn->s.ntasks == first)
+	if (sn->s.ntasks == first) {
+		free(tv);
 		return;
+	}
 	kai_sched_job_init(s);
 	(void)snprintf(sn->jnames[sn->s.njobs], sizeof(sn->jnames[0]),
 	    "%" PRIu64, j->id);
@@ -445,7 +464,11 @@ add_job(const struct kaid *k, struct snap *sn, struct kai_job *j,
 	 * frees.  0 (every task) for a plain gang.
 	 */
 	s->min_tasks = state_job_elastic(j) ? j->min_tasks : 0;
-	snap_topology(sn, j, s);
+	if (ntree > 0)
+		snap_tree_rows(sn, j, s, tv, ntree);
+	else
+		snap_topology(sn, j, s);
+	free(tv);
 	s->held = j->hold;
 	s->created = j->submit_time;
 	if (j->time_limit_s != KAI_TIME_UNLIMITED) /* for start estimates */
@@ -478,7 +501,7 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 	for (i = 0; i < njobs; i++) {
 		const struct kai_job *j = state_job_at(k, i);
 
-		nt += j->state == KAI_JOB_PENDING
+		nt += j->state == KAI_JOB_PENDING || j->sgtree != NULL
 		    ? (j->ntasks > 0 ? j->ntasks : 1) : snap_unstarted_end(j);
 	}
 	sn->jobs = kai_xcalloc(nj, sizeof(*sn->jobs));
@@ -488,6 +511,7 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 	sn->topo_levels = kai_xcalloc(njobs + 1, sizeof(*sn->topo_levels));
 	sn->users = kai_xcalloc(njobs + 1, sizeof(*sn->users));
 	sn->tasks = kai_xcalloc(nt + 1, sizeof(*sn->tasks));
+	sn->task_pod = kai_xcalloc(nt + 1, sizeof(*sn->task_pod));
 	sn->jtypes = kai_xcalloc(njobs + 1, sizeof(*sn->jtypes));
 	sn->lost = kai_xcalloc(state_njobs(k) + 1, sizeof(*sn->lost));
 	sn->lost_why = kai_xcalloc(state_njobs(k) + 1, sizeof(*sn->lost_why));
@@ -751,6 +775,14 @@ snap_fini(struct snap *sn)
 	free(sn->jnames);
 	free(sn->topos);
 	free(sn->topo_levels);
+	for (i = 0; sn->task_pod != NULL && i < sn->s.ntasks; i++)
+		free(sn->task_pod[i]);
+	free(sn->task_pod);
+	for (i = 0; i < sn->ntree_lv; i++)
+		free(sn->tree_lv[i]);
+	free(sn->tree_lv);
+	free(sn->sgs);
+	free(sn->trees);
 	free(sn->tasks);
 	free(sn->jtypes);
 	free(sn->lost);

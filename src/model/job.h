@@ -22,6 +22,7 @@
 #include "model/dep.h"
 #include "model/jobstate.h"
 #include "model/mail.h"
+#include "model/sgtree.h"
 
 /* Hard limits on what a submission may carry (checked by the codec too). */
 #define KAI_JOB_NAME_MAX     255	      /* bytes of a job name */
@@ -298,6 +299,10 @@ struct kai_job {
 	int64_t not_before;	/* kaid: a requeued job waits until then,
 				 * unix s, as Slurm holds one back (kept in
 				 * memory only: a second); 0 = none */
+	struct kai_sgtree *sgtree; /* native.c: a gang's KAI subgroup tree,
+				 * from its members' group (kept in memory
+				 * only: members join again after a
+				 * restart); NULL = none */
 };
 
 void kai_job_fini(struct kai_job *job);

@@ -135,7 +135,9 @@ usable(const struct sess *S, uint32_t j, const struct sjob **sj)
 {
 	const struct sjob *x = &S->jobs[j];
 
-	if (x->topo && x->nactive > 0)
+	/* Nor a subgroup tree (which marks topo too): what fits depends
+	 * on the tree, not on the step's shape alone. */
+	if (x->topo && (x->nactive > 0 || kai_sched_tree(S, j) != NULL))
 		return false;
 	/* Nor a matching OR with tasks running: they chose its features. */
 	if (x->nactive > 0 && S->s->jobs[j].nodereq > 0 &&

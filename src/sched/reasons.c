@@ -307,6 +307,40 @@ qos_gpus(const struct kai_sched_why_info *w, char *buf, size_t size)
 	    c);
 }
 
+/* A subgroup's name, from its index among all the snapshot's. */
+static const char *
+sgname(const struct kai_sched_snapshot *s, int64_t i)
+{
+	if (i < 0 || (uint64_t)i >= s->nsubgroups ||
+	    s->subgroups[i].name == NULL)
+		return "?";
+	return s->subgroups[i].name;
+}
+
+static void
+subgroup_text(const struct kai_sched_snapshot *s,
+    const struct kai_sched_why_info *w, char *buf, size_t size)
+{
+	if (w->why == KAI_SCHED_WHY_SUBGROUP)
+		(void)snprintf(buf, size,
+		    "subgroup %s needs %" PRId64 " pod%s, %" PRId64 " fit",
+		    sgname(s, w->c), w->a, plural(w->a), w->b);
+	else if (w->why == KAI_SCHED_WHY_SUBGROUP_SHORT)
+		(void)snprintf(buf, size,
+		    "subgroup %s needs %" PRId64 " pod%s, it has %" PRId64,
+		    sgname(s, w->c), w->a, plural(w->a), w->b);
+	else if (w->c < 0)
+		(void)snprintf(buf, size,
+		    "needs %" PRId64 " of its subgroups placed whole, "
+		    "%" PRId64 " can be",
+		    w->a, w->b);
+	else
+		(void)snprintf(buf, size,
+		    "subgroup %s needs %" PRId64 " of its subgroups placed "
+		    "whole, %" PRId64 " can be",
+		    sgname(s, w->c), w->a, w->b);
+}
+
 const char *
 kai_sched_why_text(const struct kai_sched_snapshot *s,
     const struct kai_sched_why_info *w, char *buf, size_t size)
@@ -414,6 +448,11 @@ kai_sched_why_text(const struct kai_sched_snapshot *s,
 	case KAI_SCHED_WHY_NO_TYPE_NODES:
 		type_texts(s, w, buf, size);
 		break;
+	case KAI_SCHED_WHY_SUBGROUP:
+	case KAI_SCHED_WHY_SUBGROUP_SHORT:
+	case KAI_SCHED_WHY_SUBGROUPS:
+		subgroup_text(s, w, buf, size);
+		break;
 	case KAI_SCHED_WHY_NCODES:
 		t = "";
 		break;
@@ -452,6 +491,9 @@ kai_sched_why_name(enum kai_sched_why w)
 	    [KAI_SCHED_WHY_NO_REQ_NODES] = "ReqNodeNotAvail",
 	    [KAI_SCHED_WHY_NO_FEATURE_NODES] = "BadConstraints",
 	    [KAI_SCHED_WHY_EXCLUSIVE] = "Resources",
+	    [KAI_SCHED_WHY_SUBGROUP] = "Resources",
+	    [KAI_SCHED_WHY_SUBGROUP_SHORT] = "PodGroup",
+	    [KAI_SCHED_WHY_SUBGROUPS] = "Resources",
 	};
 
 	if ((unsigned)w >= KAI_SCHED_WHY_NCODES)

@@ -162,6 +162,14 @@ kai_sched_jobs_init(struct sess *S, struct kai_err *err)
 			most = J->ntasks;
 	}
 	make_groups(S);
+	kai_sched_sg_init(S);
+	/* A tree's jobs: the memo passes them by (topo), and their
+	 * minimum is the leaves' (subgroup.c). */
+	for (j = 0; j < s->ntrees; j++) {
+		S->jobs[s->trees[j].job].topo = true;
+		S->jobs[s->trees[j].job].min =
+		    kai_sched_sg_min(s, &s->trees[j]);
+	}
 	S->qdirty = kai_sched_calloc(S->ctx, S->nq + 1, 1);
 	S->qdirty_list =
 	    kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*S->qdirty_list));

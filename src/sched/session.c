@@ -494,6 +494,7 @@ void
 kai_sched_sess_fini(struct sess *S)
 {
 	kai_sched_topo_fini(S);
+	kai_sched_sg_fini(S);
 	kai_sched_bf_fini(S);
 	kai_sched_frag_fini(S);
 	kai_sched_pools_fini(S);

@@ -387,5 +387,7 @@ kai_sched_validate(const struct kai_sched_snapshot *s, struct kai_err *err)
 			rc = kai_err_prefix(err, "job \"%s\"", j->name);
 	}
 	free(parent);
+	if (rc == 0)
+		rc = kai_sched_sg_check(s, err);
 	return rc;
 }
