@@ -331,6 +331,41 @@ check_shared(struct ck *c)
 	}
 }
 
+/* Devices as "[0, 3]" into buf. */
+static const char *
+mask_text(uint64_t m, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	buf[n++] = '[';
+	for (; m != 0 && n + 6 < size; m &= m - 1)
+		n += (size_t)snprintf(buf + n, size - n, "%s%d",
+		    n > 1 ? ", " : "", __builtin_ctzll(m));
+	(void)snprintf(buf + n, size - n, "]");
+	return buf;
+}
+
+static void
+check_devs(struct ck *c)
+{
+	const struct expect *e = &c->sc->expect;
+	size_t i;
+
+	for (i = 0; i < e->ndevs; i++) {
+		const struct exp_devs *x = &e->devs[i];
+		const struct kai_sched_task_out *a = gpu_task(c, x->job);
+		char want[400], got[400];
+
+		if (a != NULL && a->gpu_mask == x->mask)
+			continue;
+		miss(c, "job \"%s\": expected GPUs %s, got %s",
+		    c->sc->jobs[x->job].name,
+		    mask_text(x->mask, want, sizeof(want)),
+		    a == NULL ? "none" : mask_text(a->gpu_mask, got,
+					     sizeof(got)));
+	}
+}
+
 static void
 check_fair(struct ck *c)
 {
@@ -438,6 +473,7 @@ ksim_check(FILE *f, const char *file, const struct scenario *sc,
 	    "evicted");
 	check_tasks(&c);
 	check_shared(&c);
+	check_devs(&c);
 	check_fair(&c);
 	check_tfair(&c);
 	check_reasons(&c);

@@ -199,6 +199,7 @@ KSIM_CORE_SOURCES = \
 	clients/scenario_jobs.c \
 	clients/scenario_nodereq.c \
 	clients/scenario_pools.c \
+	clients/scenario_subgroups.c \
 	clients/scenario_types.c \
 	clients/ytree.c \
 	clients/ytree.h

@@ -637,6 +637,8 @@ scenario_fini(struct scenario *sc)
 	scenario_pools_fini(sc);
 	scenario_caps_fini(sc);
 	free(sc->nodereqs);
+	free(sc->subgroups);
+	free(sc->trees);
 	scenario_accounts_fini(sc);
 	scenario_types_fini(sc);
 	kai_map_fini(&sc->node_ix);

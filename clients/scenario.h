@@ -57,6 +57,12 @@ struct exp_shared {
 	bool same; /* same_gpu_as; else different_gpu_from */
 };
 
+/* expect.gpu_index: the devices the job's first GPU task holds. */
+struct exp_devs {
+	uint32_t job;
+	uint64_t mask;
+};
+
 struct exp_fair {
 	uint32_t queue;
 	bool has[KAI_SCHED_NRES];
@@ -84,6 +90,8 @@ struct expect {
 	size_t ntasks;
 	struct exp_shared *shared;
 	size_t nshared;
+	struct exp_devs *devs;
+	size_t ndevs;
 	struct exp_fair *fair;
 	size_t nfair;
 	struct exp_reason *reasons;
@@ -123,6 +131,10 @@ struct scenario {
 	size_t nfeatures;
 	struct kai_sched_nodereq *nodereqs; /* the jobs' -C, -w, -x */
 	size_t nnodereqs;
+	struct kai_sched_subgroup *subgroups; /* scenario_subgroups.c */
+	size_t nsubgroups;
+	struct kai_sched_job_tree *trees;
+	size_t ntrees;
 };
 
 int scenario_load(const char *path, struct scenario *sc,
@@ -151,6 +163,9 @@ int sload_gpu(struct sload *ld, const struct ynode *n, bool allow_neg,
     int64_t *out) KAI_MUST_CHECK;
 int sload_i64(struct sload *ld, const struct ynode *n, int64_t min, int64_t max,
     int64_t *out) KAI_MUST_CHECK;
+/* A list of device indices (a task's gpu_index) into *mask. */
+int sload_gpu_index(struct sload *ld, const struct ynode *l,
+    uint64_t *mask) KAI_MUST_CHECK;
 int sload_get_i64(struct sload *ld, const struct ynode *m, const char *key,
     int64_t min, int64_t max, int64_t *out) KAI_MUST_CHECK;
 int sload_get_bool(struct sload *ld, const struct ynode *m, const char *key,
@@ -201,6 +216,9 @@ int scenario_job_type(struct sload *ld, const struct ynode *m,
 void scenario_types_fini(struct scenario *sc);
 int scenario_expect_types(struct sload *ld, const struct ynode *map)
     KAI_MUST_CHECK;
+/* scenario_subgroups.c: a job's subgroups: and min_subgroups:. */
+int scenario_job_subgroups(struct sload *ld, const struct ynode *m,
+    struct kai_sched_snap_job *j) KAI_MUST_CHECK;
 /* scenario_nodereq.c: a node's features:, a job's constraint:,
  * nodelist: and exclude:. */
 int scenario_node_features(struct sload *ld, const struct ynode *m,

@@ -210,6 +210,32 @@ shared(struct sload *ld, const struct ynode *map)
 }
 
 static int
+devices(struct sload *ld, const struct ynode *map)
+{
+	struct expect *e = &ld->sc->expect;
+	size_t i;
+	int rc;
+
+	if (map == NULL)
+		return 0;
+	if ((rc = sload_kind(ld, map, YT_MAP, "gpu_index")) != 0)
+		return rc;
+	e->devs = kai_xcalloc(map->n + 1, sizeof(*e->devs));
+	for (i = 0; i < map->n; i++) {
+		struct exp_devs *d = &e->devs[i];
+
+		e->ndevs = i + 1;
+		if ((rc = job_ref(ld, map->v[2 * i], &d->job)) != 0 ||
+		    (rc = sload_gpu_index(ld, map->v[2 * i + 1], &d->mask)) != 0)
+			return rc;
+		if (d->mask == 0)
+			return sload_fail(ld, map->v[2 * i + 1],
+			    "gpu_index lists no GPU");
+	}
+	return 0;
+}
+
+static int
 fair(struct sload *ld, const struct ynode *map)
 {
 	static const char *const keys[] = {"gpu", "cpu", "memory", NULL};
@@ -280,7 +306,7 @@ scenario_load_expect(struct sload *ld, const struct ynode *x)
 {
 	static const char *const keys[] = {"running", "pipelined", "pending",
 	    "evicted", "tasks", "shared_gpu", "fair_share", "reasons",
-	    "gpu_type_fair_share", NULL};
+	    "gpu_type_fair_share", "gpu_index", NULL};
 	struct expect *e = &ld->sc->expect;
 	int rc;
 
@@ -296,7 +322,8 @@ scenario_load_expect(struct sload *ld, const struct ynode *x)
 	    (rc = job_list(ld, ytree_get(x, "evicted"), &e->evicted,
 		 &e->nevicted)) != 0 ||
 	    (rc = tasks(ld, ytree_get(x, "tasks"))) != 0 ||
-	    (rc = shared(ld, ytree_get(x, "shared_gpu"))) != 0)
+	    (rc = shared(ld, ytree_get(x, "shared_gpu"))) != 0 ||
+	    (rc = devices(ld, ytree_get(x, "gpu_index"))) != 0)
 		return rc;
 	if ((rc = fair(ld, ytree_get(x, "fair_share"))) != 0 ||
 	    (rc = scenario_expect_types(ld,
@@ -327,6 +354,7 @@ scenario_expect_fini(struct expect *e)
 	free(e->evicted);
 	free(e->tasks);
 	free(e->shared);
+	free(e->devs);
 	free(e->fair);
 	free(e->reasons);
 	free(e->tfair);

@@ -16,8 +16,8 @@
 #include "base/xmalloc.h"
 #include "scenario.h"
 
-static int
-gpu_index(struct sload *ld, const struct ynode *l, uint64_t *mask)
+int
+sload_gpu_index(struct sload *ld, const struct ynode *l, uint64_t *mask)
 {
 	size_t i;
 	int rc;
@@ -64,7 +64,7 @@ task_place(struct sload *ld, const struct ynode *m,
 		return rc;
 	t->node = (int32_t)node;
 	if ((g = ytree_get(m, "gpu_index")) != NULL &&
-	    (rc = gpu_index(ld, g, &t->gpu_mask)) != 0)
+	    (rc = sload_gpu_index(ld, g, &t->gpu_mask)) != 0)
 		return rc;
 	return 0;
 }
@@ -74,10 +74,10 @@ load_task(struct sload *ld, const struct ynode *m, int job_state,
     struct kai_sched_snap_task *t)
 {
 	static const char *const keys[] = {"gpus", "gpu_fraction",
-	    "gpu_memory_mib", "cpu_millis", "memory_mib", "node", "gpu_index",
-	    "state", NULL};
+	    "gpu_memory_mib", "gpu_devices", "cpu_millis", "memory_mib", "node",
+	    "gpu_index", "state", NULL};
 	const struct ynode *n;
-	int64_t gpus = 0, frac = 0, gmem = 0, cpu = 0, mem = 0;
+	int64_t gpus = 0, frac = 0, gmem = 0, cpu = 0, mem = 0, ndev = 0;
 	struct kai_err e;
 	int rc, st = job_state;
 
@@ -93,7 +93,9 @@ load_task(struct sload *ld, const struct ynode *m, int job_state,
 		 &gmem)) != 0 ||
 	    (rc = sload_get_i64(ld, m, "cpu_millis", 0, INT64_MAX, &cpu)) !=
 		0 ||
-	    (rc = sload_get_i64(ld, m, "memory_mib", 0, INT64_MAX, &mem)) != 0)
+	    (rc = sload_get_i64(ld, m, "memory_mib", 0, INT64_MAX, &mem)) != 0 ||
+	    (rc = sload_get_i64(ld, m, "gpu_devices", 1,
+		 KAI_SCHED_MAX_NODE_GPUS, &ndev)) != 0)
 		return rc;
 	if ((n = ytree_get(m, "gpu_fraction")) != NULL) {
 		if ((rc = sload_gpu(ld, n, false, &frac)) != 0)
@@ -107,9 +109,13 @@ load_task(struct sload *ld, const struct ynode *m, int job_state,
 		return sload_fail(ld, m,
 		    "give one of gpus, gpu_fraction and "
 		    "gpu_memory_mib");
+	if (ndev > 0 && frac == 0 && gmem == 0)
+		return sload_fail(ld, ytree_get(m, "gpu_devices"),
+		    "gpu_devices needs gpu_fraction or gpu_memory_mib");
 	if (kai_sched_task_request(t, (uint64_t)gpus, (uint64_t)frac,
 		(uint64_t)gmem, (uint64_t)cpu, (uint64_t)mem, &e) != 0)
 		return sload_fail(ld, m, "%s", kai_err_msg(&e));
+	t->gpu_devices = (uint8_t)ndev;
 	return task_place(ld, m, t);
 }
 
@@ -270,7 +276,7 @@ load_job(struct sload *ld, const struct ynode *m, size_t i, size_t *t)
 	    "stale_for_s", "staleness_grace_s", "tasks", "user",
 	    "running_for_s", "held", "time_limit_s", "pool", "gpu_cap",
 	    "gpu_type", "tasks_per_node", "constraint", "nodelist", "exclude",
-	    "exclusive", "account", NULL};
+	    "exclusive", "account", "subgroups", "min_subgroups", NULL};
 	static const char *const states[] = {"pending", "running", NULL};
 	struct scenario *sc = ld->sc;
 	struct kai_sched_snap_job *j = &sc->jobs[i];
@@ -307,6 +313,7 @@ load_job(struct sload *ld, const struct ynode *m, size_t i, size_t *t)
 	if ((rc = sload_get_bool(ld, m, "preemptible", &preempt)) != 0 ||
 	    (rc = job_times(ld, m, i, j)) != 0 ||
 	    (rc = job_topology(ld, ytree_get(m, "topology"), j)) != 0 ||
+	    (rc = scenario_job_subgroups(ld, m, j)) != 0 ||
 	    (rc = sload_get_str(ld, m, "user", false, &user)) != 0)
 		return rc;
 	j->preemptible = preempt;

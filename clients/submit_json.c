@@ -287,6 +287,7 @@ add_later(struct json_object *r, const struct submit_opts *o)
 	    o->gpu_memory_mib == 0
 		? J_NULL
 		: json_object_new_int64((int64_t)o->gpu_memory_mib));
+	put(r, "gpu_devices", int_or_null(o->gpu_devices));
 	put(r, "min_tasks", int_or_null(o->min_tasks));
 	if (o->topo_required != NULL || o->topo_preferred != NULL) {
 		t = json_object_new_object();
@@ -344,6 +345,7 @@ sched_json(const struct kai_jobspec *js)
 	put(s, "min_tasks", json_object_new_int64(js->min_tasks));
 	put(s, "gpu_fraction", json_object_new_int64(js->gpu_fraction));
 	put(s, "gpu_memory_mb", json_object_new_int64((int64_t)js->gpu_memory_mb));
+	put(s, "gpu_devices", json_object_new_int64(js->gpu_devices));
 	put(s, "topology", str_or_null(js->topology));
 	put(s, "topology_preferred", str_or_null(js->topology_preferred));
 	put(s, "gpu_type", str_or_null(js->gpu_type));

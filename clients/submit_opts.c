@@ -36,6 +36,7 @@ submit_opts_init(struct submit_opts *o, int64_t now)
 	    SUBMIT_UNSET;
 	o->requeue = -1;
 	o->min_tasks = SUBMIT_UNSET;
+	o->gpu_devices = SUBMIT_UNSET;
 	o->preemptible = -1;
 	o->seen = kai_xcalloc(submit_table_len, 1);
 	o->now = now;
@@ -332,6 +333,9 @@ set_kai(struct submit_opts *o, int key, const char *arg, struct kai_err *err)
 			r = kai_err_set(err, KAI_EINVAL,
 			    "invalid GPU memory \"%s\": must be above 0", arg);
 		return r;
+	case K_GPU_DEVICES:
+		return kai_strtoi64(arg, 1, KAI_JOB_GPU_DEVICES_MAX,
+		    &o->gpu_devices, "gpu-devices", err);
 	case K_MIN_TASKS:
 		return set_count(&o->min_tasks, arg, 1, "min-tasks", err);
 	case K_TOPOLOGY:

@@ -78,6 +78,7 @@ enum submit_key {
 	K_QUEUE, /* --queue, kaibatch's old spelling of --partition */
 	K_GPU_FRACTION,
 	K_GPU_MEMORY,
+	K_GPU_DEVICES,
 	K_MIN_TASKS,
 	K_TOPOLOGY,
 	K_TOPOLOGY_PREFERRED,
@@ -163,6 +164,7 @@ struct submit_opts {
 	char *gpu_fraction;      /* as written; NULL = not given */
 	double gpu_fraction_v;   /* its value */
 	uint64_t gpu_memory_mib; /* 0 = not given */
+	int64_t gpu_devices;     /* --gpu-devices; SUBMIT_UNSET */
 	int64_t min_tasks;       /* SUBMIT_UNSET */
 	char *topo_name;         /* from either topology option */
 	char *topo_required;     /* --topology level */

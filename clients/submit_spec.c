@@ -168,6 +168,11 @@ submit_opts_finish(struct submit_opts *o, struct kai_err *err)
 		return kai_err_set(err, KAI_EINVAL,
 		    "options \"--gpu-fraction\" and \"--gpu-memory\" are "
 		    "mutually exclusive");
+	if (o->gpu_devices != SUBMIT_UNSET && o->gpu_fraction == NULL &&
+	    o->gpu_memory_mib == 0)
+		return kai_err_set(err, KAI_EINVAL,
+		    "option \"--gpu-devices\" needs \"--gpu-fraction\" or "
+		    "\"--gpu-memory\"");
 	if ((o->gpu_fraction != NULL || o->gpu_memory_mib > 0) &&
 	    any_gpu_count(o))
 		return kai_err_set(err, KAI_EINVAL,
@@ -357,6 +362,8 @@ sched_to_spec(const struct submit_opts *o, struct kai_jobspec *js,
 		    ? KAI_GPU_MICRO - 1 : (uint32_t)f;
 	}
 	js->gpu_memory_mb = o->gpu_memory_mib;
+	/* One device is the default: 0 keeps older kaids' records alike. */
+	js->gpu_devices = o->gpu_devices > 1 ? (uint32_t)o->gpu_devices : 0;
 	if (gpu_type(o, &type, err) != 0)
 		return KAI_EINVAL;
 	dup_opt(&js->gpu_type, type);

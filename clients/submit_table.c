@@ -197,6 +197,8 @@ const struct cliopt submit_table[] = {
 	"a part of one GPU for each task, 0 < F < 1", KAI),
     OPT("gpu-memory", K_GPU_MEMORY, CLIOPT_ARG, "SIZE",
 	"a part of one GPU for each task, by memory", KAI),
+    OPT("gpu-devices", K_GPU_DEVICES, CLIOPT_ARG, "N",
+	"that part on each of N devices of one node", KAI),
     OPT("min-tasks", K_MIN_TASKS, CLIOPT_ARG, "N",
 	"start once N tasks fit; the rest are elastic", KAI),
     OPT("topology", K_TOPOLOGY, CLIOPT_ARG, "[NAME:]LEVEL",
@@ -219,9 +221,9 @@ const struct cliopt submit_table[] = {
 const size_t submit_table_len = KAI_NELEM(submit_table);
 /*
  * The first KAI entry ends the sbatch part, the first CLI one the script's:
- * the counts are those of the two tail sections above (9 kaibatch
+ * the counts are those of the two tail sections above (10 kaibatch
  * options, 2 command-line ones); clients-directives checks they agree
  * with the flags.
  */
-const size_t submit_table_sbatch_len = KAI_NELEM(submit_table) - 11;
+const size_t submit_table_sbatch_len = KAI_NELEM(submit_table) - 12;
 const size_t submit_table_script_len = KAI_NELEM(submit_table) - 2;

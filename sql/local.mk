@@ -21,7 +21,8 @@ SQL_MIGRATIONS = \
 	sql/017-job-steps.sql \
 	sql/019-gpus-per-node.sql \
 	sql/021-job-mail.sql \
-	sql/022-job-constraint.sql
+	sql/022-job-constraint.sql \
+	sql/023-gpu-devices.sql
 
 EXTRA_DIST += $(SQL_MIGRATIONS) build-aux/sql2c.sh
 CLEANFILES += sql/migrations.c

@@ -33,7 +33,11 @@ INTEGRATION_TESTS = \
 	tests/integration/t9060-native-reclaim-node.t \
 	tests/integration/t9100-gpushare.t \
 	tests/integration/t9110-gpushare-node.t \
+	tests/integration/t9120-gpushare-devices.t \
+	tests/integration/t9130-gpushare-devices-node.t \
 	tests/integration/t9020-native-gangs.t \
+	tests/integration/t9025-native-subgroups.t \
+	tests/integration/t9026-native-subgroup-topology.t \
 	tests/integration/t9030-native-gangs-node.t \
 	tests/integration/t9040-kai-queues.t \
 	tests/integration/t9120-kai-quickstart-node.t \
@@ -63,6 +67,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t4120-elastic.t \
 	tests/integration/t4121-elastic-crash.t \
 	tests/integration/t4122-elastic-shrink.t \
+	tests/integration/t4126-gpu-devices.t \
 	tests/integration/t5000-http.t \
 	tests/integration/t5100-kinfo.t \
 	tests/integration/t5110-pools.t \

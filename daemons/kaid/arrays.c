@@ -179,6 +179,7 @@ arrays_task_new(const struct kai_job *a, uint64_t id, uint32_t task)
 	j->whole_node = a->whole_node;
 	j->gpu_fraction = a->gpu_fraction;
 	j->gpu_memory_mb = a->gpu_memory_mb;
+	j->gpu_devices = a->gpu_devices;
 	j->topology = kai_job_optstr(a->topology);
 	j->topology_preferred = kai_job_optstr(a->topology_preferred);
 	j->gpu_type = kai_job_optstr(a->gpu_type);

@@ -455,6 +455,12 @@ bool native_scheduler_ours(const struct kaid *k, const char *scheduler);
  */
 struct kai_job *native_pod(struct kaid *k, const char *key,
     const struct kai_pod *pod, int64_t now, uint32_t *task);
+/*
+ * Whether gang j of a subgroup tree still has members not placed (a
+ * subgroup beyond its parents' minSubGroup): it does not end while
+ * they wait, as KAI's PodGroup stays (reconcile.c).
+ */
+bool native_tree_waits(const struct kaid *k, const struct kai_job *j);
 /* Why pending gang j waits for its pods (caller owns), or NULL. */
 char *native_gang_wait(const struct kaid *k, const struct kai_job *j);
 /*
@@ -541,7 +547,35 @@ struct snap {
 	int64_t *gpu_limits;
 	/* nodefeat.c: the jobs' -C, -w, -x as the core's requirements */
 	struct nodefeat_snap *nf;
+	/* snap_tree.c: native gangs' subgroup trees */
+	struct kai_sched_subgroup *sgs;
+	size_t nsgs, csgs;
+	struct kai_sched_job_tree *trees; /* one per tree job, in job order */
+	size_t ntrees, ctrees;
+	const char ***tree_lv;	  /* their topologies' levels, owned */
+	size_t ntree_lv;
+	char **task_pod;	  /* per task: a tree job's member, owned;
+				   * NULL for the others' tasks */
 };
+/*
+ * snap_tree.c: a native gang's tasks leaf by leaf (doc/k8s-native.md,
+ * "Subgroups"): its placed members first (alloc), then its unbound ones,
+ * each with its pod's key (borrowed from k->pods or the job).
+ */
+struct snap_tree_task {
+	uint32_t leaf;			/* index in j->sgtree */
+	const struct kai_alloc *alloc;	/* NULL: not placed */
+	const char *pod;
+};
+/*
+ * Tree job j's tasks in leaf order into *out (caller frees); 0 when it
+ * has no tree or a member fits no leaf (the flat gang then).
+ */
+size_t snap_tree_order(const struct kaid *k, const struct kai_job *j,
+    struct snap_tree_task **out);
+/* The subgroup rows and topology of snapshot job s, j's, from v[0..n). */
+void snap_tree_rows(struct snap *sn, const struct kai_job *j,
+    struct kai_sched_snap_job *s, const struct snap_tree_task *v, size_t n);
 /*
  * Builds the snapshot of this tick from kaid's caches: nodes, queues,
  * active jobs (running tasks where their allocations put them), kaid's
@@ -591,6 +625,8 @@ void podenv_jobauth(const struct kaid *k, const struct kai_job *job,
 /* The GPU share of a fractional task (NVIDIA_VISIBLE_DEVICES, ...). */
 void podenv_gpu(const struct kaid *k, const struct kai_job *job,
     const struct kai_alloc *a, struct podenv *env);
+/* The device indices of mask, "0,3" (none: "0"), into buf. */
+void podenv_devices(uint64_t mask, char *buf, size_t size);
 void podenv_fini(struct podenv *env);
 /* The wrapper's time limit and KillWait: KAI_TIME_LIMIT, KAI_KILL_WAIT. */
 void podenv_limits(const struct kaid *k, const struct kai_job *job,

@@ -54,14 +54,13 @@ job_res(const struct kai_job *j, struct kai_kube_res *req,
 	req->cpu_milli = (uint64_t)j->ntasks * j->cpus_per_task * 1000;
 	req->mem_mb = (uint64_t)j->ntasks * j->mem_mb;
 	req->gpu_micro = (uint64_t)j->ntasks * ((uint64_t)j->gpus_per_task *
-	    1000000 + j->gpu_fraction);
+	    1000000 + kai_job_share_micro(j->gpu_fraction, j->gpu_devices));
 	if (j->state == KAI_JOB_PENDING)
 		return;
 	for (i = 0; i < j->nallocs; i++) {
 		alloc->cpu_milli += (uint64_t)j->allocs[i].cpus * 1000;
 		alloc->mem_mb += j->allocs[i].mem_mb;
-		alloc->gpu_micro += (uint64_t)j->allocs[i].gpus * 1000000 +
-		    j->allocs[i].gpu_fraction;
+		alloc->gpu_micro += kai_alloc_gpu_micro(&j->allocs[i]);
 	}
 }
 

@@ -10,6 +10,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/native.h \
 	daemons/kaid/native_burst.c \
 	daemons/kaid/native_gang.c \
+	daemons/kaid/native_sgtree.c \
 	daemons/kaid/native_owner.c \
 	daemons/kaid/native_pgstatus.c \
 	daemons/kaid/events.c \
@@ -62,6 +63,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/share.c \
 	daemons/kaid/share.h \
 	daemons/kaid/snapshot.c \
+	daemons/kaid/snap_tree.c \
 	daemons/kaid/state.c \
 	daemons/kaid/mail.c \
 	daemons/kaid/mail.h \

@@ -193,6 +193,7 @@ build(struct kaid *k, const char *key, const struct kai_pod *pod,
 	js->gpus_per_task = pod->gpus;
 	js->gpu_fraction = sh->fraction;
 	js->gpu_memory_mb = sh->memory_mib;
+	js->gpu_devices = sh->num_devices > 1 ? sh->num_devices : 0;
 	js->script = kai_xstrdup("");
 	js->workdir = kai_xstrdup("/");
 	js->priority_class = kai_xstrdup(cls);
@@ -220,6 +221,7 @@ build(struct kaid *k, const char *key, const struct kai_pod *pod,
 	j->gpus_per_task = js->gpus_per_task;
 	j->gpu_fraction = js->gpu_fraction;
 	j->gpu_memory_mb = js->gpu_memory_mb;
+	j->gpu_devices = js->gpu_devices;
 	j->time_limit_s = KAI_TIME_UNLIMITED;
 	j->reason = kai_xstrdup("None");
 	j->why = kai_xstrdup("");
@@ -230,6 +232,8 @@ build(struct kaid *k, const char *key, const struct kai_pod *pod,
 	j->topology = kai_job_optstr(js->topology);
 	j->topology_preferred = kai_job_optstr(js->topology_preferred);
 	j->workload = kai_xstrdup(wl);
+	if (g->key != NULL && g->tree != NULL)
+		j->sgtree = kai_sgtree_dup(g->tree);
 	/* The row's strings are the job's: both live as long as nn. */
 	nn->nj.spec = js;
 	nn->nj.user = j->user;
@@ -288,6 +292,14 @@ nmembers(const struct kaid *k, const struct kai_job *j)
 
 	free(native_members(k, j, &n));
 	return n;
+}
+
+bool
+native_tree_waits(const struct kaid *k, const struct kai_job *j)
+{
+	if (j->sgtree == NULL || !native_gang(j))
+		return false;
+	return nmembers(k, j) > 0;
 }
 
 /* Members of gang job j now in KAI subgroup sg. */
@@ -357,6 +369,16 @@ join(struct kaid *k, const char *key, const struct kai_pod *pod,
 	struct kai_job *j = native_job_of(k, g->key, NULL);
 	size_t n;
 
+	if (g->tree != NULL && (g->subgroup == NULL || g->sg_min == 0)) {
+		/* In no leaf of its gang's tree, or in one that needs no
+		 * pods: an elastic extra, alone (KAI's too). */
+		KAI_FREE(g->key);
+		g->min = 1;
+		return admit(k, key, pod, g, now);
+	}
+	if (j != NULL && j->sgtree == NULL && g->tree != NULL &&
+	    j->state == KAI_JOB_PENDING)
+		j->sgtree = kai_sgtree_dup(g->tree); /* kaid restarted */
 	if (j == NULL)
 		j = admit(k, key, pod, g, now);
 	else if (j->state != KAI_JOB_PENDING ||
@@ -397,7 +419,7 @@ native_pod(struct kaid *k, const char *key, const struct kai_pod *pod,
 	/* A member that joined its group's pending job stays in it. */
 	if ((old = kai_map_get(&k->pods, key)) != NULL && old->managed &&
 	    (j = state_job(k, old->job_id)) != NULL && native_gang(j) &&
-	    j->state == KAI_JOB_PENDING) {
+	    (j->state == KAI_JOB_PENDING || j->sgtree != NULL)) {
 		*task = old->task;
 		return j;
 	}
@@ -492,7 +514,8 @@ native_assign(struct kaid *k, const struct kai_job *j, struct kai_alloc *a,
 	const char **keys;
 	size_t i, nm;
 
-	if (!native_gang(j))
+	/* A tree's tasks are its members already (snapshot.c). */
+	if (!native_gang(j) || j->sgtree != NULL)
 		return;
 	keys = native_members(k, j, &nm);
 	/* The snapshot took the job only with all its members (above). */

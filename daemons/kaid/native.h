@@ -39,9 +39,8 @@ struct native_owner {
 				   required-placement; PG: topologyConstraint */
 	char *topo_pref;	/* ...-preferred-placement */
 	int64_t min_member;	/* the gang rule's size; 0 = a group per pod */
-	char **sg_name;		/* PodGroup: its leaf subgroups' names */
-	int64_t *sg_min;	/* and each one's minMember */
-	size_t nsg;
+	struct kai_sgtree *tree; /* its subgroup tree (native_sgtree.c),
+				   NULL: none */
 	uint32_t cond_id;	/* PodGroup: its last schedulingCondition's
 				   transitionID, 0 = none (native_pgstatus.c
 				   counts on from it after a restart) */
@@ -59,12 +58,14 @@ struct native_group {
 	char *name;		/* the job's name: the top owner's */
 	char *top_kind;		/* the top owner's kind, "" for a bare pod */
 	uint32_t min;		/* tasks: minMember (>= 2 for a gang) */
-	char *subgroup;		/* the pod's leaf subgroup of its PodGroup,
+	char *subgroup;		/* the pod's leaf subgroup of the tree,
 				   NULL if none is named or known */
 	uint32_t sg_min;	/* that subgroup's minMember: the members
 				   of it the gang takes */
 	char *queue, *prio_class, *preempt, *topo_req, *topo_pref;
 				/* "" = not said by the owners */
+	struct kai_sgtree *tree; /* the gang's subgroup tree, its own; NULL:
+				   a flat gang */
 };
 void native_group_fini(struct native_group *g);
 
@@ -117,14 +118,15 @@ void native_retry_parked(struct kaid *k, int64_t now);
  */
 int64_t native_gang_min(const char *kind, const struct kai_kube_obj *o);
 /*
- * The leaf subgroups of PodGroup o (spec.subGroups that are no other's
- * parent, at most NATIVE_SG_MAX): their names and minMember into *names
- * and *mins (the caller's, free() each name and both arrays); returns
- * their count.
+ * native_sgtree.c: the subgroup tree of object o of kind (a PodGroup's
+ * spec.subGroups, or what KAI's pod grouper derives for a JobSet, a
+ * PyTorchJob, a RayCluster, a LeaderWorkerSet); NULL when it has none.
+ * Caller owns the result.
  */
-#define NATIVE_SG_MAX 64
-size_t native_pg_subgroups(const struct kai_kube_obj *o, char ***names,
-    int64_t **mins);
+struct kai_sgtree *native_gang_tree(const char *kind,
+    const struct kai_kube_obj *o);
+/* The pods a tree's gang takes: its leaves' minMember summed. */
+uint32_t native_tree_size(const struct kai_sgtree *t);
 /*
  * The group of a pod whose chain is chain[0..n) (chain[0] its first
  * owner, chain[n-1] the top one; n may be 0) and whose PodGroup is pg

@@ -9,12 +9,11 @@
  * kind says how many pods must run together (minMember).  A group of
  * one (a Deployment's pods, a batch/v1 Job without
  * kai.scheduler/batch-min-member, a bare pod) is no gang: each pod is a
- * one-task job, as before gangs.  A PodGroup's leaf subgroups each take
- * their minMember of the pods (native.c's join() caps them; the gang's
- * size is their sum when the PodGroup says no minMember); the subgroups
- * KAI derives from an owner without a PodGroup (a JobSet's replicated
- * jobs, a PyTorchJob's master and workers) are flattened: the whole set
- * is one all-or-nothing gang of their sum.
+ * one-task job, as before gangs.  A gang with a subgroup tree (a
+ * PodGroup's, or the one KAI derives for a JobSet, a PyTorchJob, a
+ * RayCluster, a LeaderWorkerSet: native_sgtree.c) takes each leaf's
+ * minMember of the pods (native.c's join() caps them; the gang's size
+ * is their sum), and keeps the tree for the scheduler (snap_tree.c).
  */
 #include "config.h"
 
@@ -126,52 +125,6 @@ ray_min(const struct kai_kube_obj *o)
 	return sum;
 }
 
-/* Whether subgroup i of o is the parent of another. */
-static bool
-is_parent(const struct kai_kube_obj *o, size_t i, size_t n)
-{
-	char path[64];
-	const char *name, *p;
-	size_t j;
-
-	(void)snprintf(path, sizeof(path), "spec.subGroups.%zu.name", i);
-	if ((name = kai_kube_obj_str(o, path)) == NULL)
-		return false;
-	for (j = 0; j < n; j++) {
-		(void)snprintf(path, sizeof(path), "spec.subGroups.%zu.parent",
-		    j);
-		if ((p = kai_kube_obj_str(o, path)) != NULL &&
-		    strcmp(p, name) == 0)
-			return true;
-	}
-	return false;
-}
-
-size_t
-native_pg_subgroups(const struct kai_kube_obj *o, char ***names,
-    int64_t **mins)
-{
-	size_t n = kai_kube_obj_len(o, "spec.subGroups"), i, cnt = 0;
-	char path[64];
-	const char *name;
-
-	if (n > NATIVE_SG_MAX)
-		n = NATIVE_SG_MAX;
-	*names = kai_xcalloc(n + 1, sizeof(**names));
-	*mins = kai_xcalloc(n + 1, sizeof(**mins));
-	for (i = 0; i < n; i++) {
-		(void)snprintf(path, sizeof(path), "spec.subGroups.%zu.name", i);
-		if ((name = kai_kube_obj_str(o, path)) == NULL ||
-		    is_parent(o, i, n))
-			continue;
-		(void)snprintf(path, sizeof(path),
-		    "spec.subGroups.%zu.minMember", i);
-		(*names)[cnt] = kai_xstrdup(name);
-		(*mins)[cnt++] = int_or(o, path, 0);
-	}
-	return cnt;
-}
-
 /*
  * A PodGroup's size: spec.minMember, else the sum of its leaf
  * subgroups' (KAI's podgrouper writes subgroups alone for a PyTorchJob
@@ -180,21 +133,16 @@ native_pg_subgroups(const struct kai_kube_obj *o, char ***names,
 static int64_t
 pg_min(const struct kai_kube_obj *o)
 {
-	char **names;
-	int64_t *mins, sum = 0, v;
-	size_t n, i;
+	struct kai_sgtree *t;
+	int64_t v;
 
 	if (kai_kube_obj_int(o, "spec.minMember", &v) == 0)
 		return v;
-	n = native_pg_subgroups(o, &names, &mins);
-	for (i = 0; i < n; i++) {
-		if (mins[i] > 0 && sum <= INT32_MAX)
-			sum += mins[i];
-		free(names[i]);
-	}
-	free(names);
-	free(mins);
-	return sum;
+	if ((t = native_gang_tree("PodGroup", o)) == NULL)
+		return 0;
+	v = native_tree_size(t);
+	kai_sgtree_free(t);
+	return v;
 }
 
 int64_t
@@ -244,6 +192,7 @@ native_group_fini(struct native_group *g)
 	free(g->preempt);
 	free(g->topo_req);
 	free(g->topo_pref);
+	kai_sgtree_free(g->tree);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -278,6 +227,30 @@ unread_name(const struct kai_pod *pod)
 	return kai_xstrdup(pod->owner_name);
 }
 
+/*
+ * The gang's tree, from its PodGroup or top owner: the gang takes each
+ * leaf's minMember of the pods (their sum is its size), and the pod
+ * belongs to the leaf its subgroup names.
+ */
+static void
+tree_of(const struct kai_pod *pod, const struct native_owner *o,
+    struct native_group *g, int64_t *min)
+{
+	int32_t i;
+
+	/* A pod in no leaf (no label, an unknown name) joins the gang as
+	 * a flat one, while it has room: a tree needs every member in a
+	 * leaf (snap_tree.c). */
+	if (o == NULL || o->tree == NULL || native_tree_size(o->tree) < 2 ||
+	    (i = kai_sgtree_find(o->tree, pod->subgroup)) < 0 ||
+	    !kai_sgtree_leaf(o->tree, (size_t)i))
+		return;
+	g->tree = kai_sgtree_dup(o->tree);
+	*min = native_tree_size(o->tree);
+	g->subgroup = kai_xstrdup(pod->subgroup);
+	g->sg_min = o->tree->n[i].min_member;
+}
+
 void
 native_group_make(const struct kai_pod *pod,
     const struct native_owner *const *chain, size_t n,
@@ -296,18 +269,8 @@ native_group_make(const struct kai_pod *pod,
 	else
 		g->top_kind = kai_xstrdup(pod->owner_kind);
 	if (pg != NULL) {
-		size_t i;
-
 		min = pg->min_member;
 		g->name = kai_xstrdup(pg->name);
-		/* Its subgroup takes only its minMember of the pods. */
-		for (i = 0; i < pg->nsg && pod->subgroup != NULL; i++)
-			if (strcmp(pg->sg_name[i], pod->subgroup) == 0 &&
-			    pg->sg_min[i] > 0) {
-				g->subgroup = kai_xstrdup(pod->subgroup);
-				g->sg_min = pg->sg_min[i] > UINT32_MAX ?
-				    UINT32_MAX : (uint32_t)pg->sg_min[i];
-			}
 		g->key = kai_xasprintf("%s/PodGroup:%s", pod->namespace,
 		    pg->name);
 	} else if (top != NULL) {
@@ -322,6 +285,7 @@ native_group_make(const struct kai_pod *pod,
 	} else {
 		g->name = unread_name(pod);
 	}
+	tree_of(pod, pg != NULL ? pg : top, g, &min);
 	if (min <= 1)
 		KAI_FREE(g->key);	/* no gang: the pod is its own job */
 	g->min = min <= 1 ? 1 : min > UINT32_MAX ? UINT32_MAX : (uint32_t)min;

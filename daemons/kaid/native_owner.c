@@ -91,10 +91,7 @@ owner_free(void *p)
 	free(o->topo_pref);
 	free(o->cond_reason);
 	free(o->cond_message);
-	while (o->nsg > 0)
-		free(o->sg_name[--o->nsg]);
-	free(o->sg_name);
-	free(o->sg_min);
+	kai_sgtree_free(o->tree);
 	free(o);
 }
 
@@ -231,8 +228,7 @@ owner_from(const char *api, const char *kind, const char *ns,
 	    kai_kube_obj_annotation(o,
 		"kai.scheduler/topology-preferred-placement"));
 	w->min_member = o != NULL ? native_gang_min(kind, o) : 0;
-	if (pg && o != NULL)
-		w->nsg = native_pg_subgroups(o, &w->sg_name, &w->sg_min);
+	w->tree = native_gang_tree(kind, o);
 	if (pg && o != NULL) {
 		struct kai_kube_pg_cond c;
 

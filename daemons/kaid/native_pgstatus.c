@@ -195,7 +195,7 @@ add(struct kai_kube_res *r, const struct pod_rec *p, const struct kai_job *j)
 	r->mem_mb += p->mem_mb;
 	/* A share is the job's (its pods ask no whole GPU). */
 	r->gpu_micro += p->gpus > 0 ? (uint64_t)p->gpus * 1000000 :
-	    j->gpu_fraction;
+	    kai_job_share_micro(j->gpu_fraction, j->gpu_devices);
 }
 
 static int

@@ -455,11 +455,12 @@ podenv_limits(const struct kaid *k, const struct kai_job *j, int64_t now,
 /*
  * SLURM_JOB_GPUS: the indices of the pod's GPUs.  Whole GPUs are the
  * device plugin's choice and the container numbers them from 0; a share
- * of one is the device the scheduler chose, by its index on the node.
+ * is on the devices the scheduler chose, by their indices on the node
+ * (devs, as in NVIDIA_VISIBLE_DEVICES).
  */
 static void
 add_job_gpus(const struct kai_job *j, const struct kai_alloc *a,
-    uint32_t share_dev, struct podenv *e)
+    const char *devs, struct podenv *e)
 {
 	char list[KAI_GPUS_LIST_MAX];
 	size_t n = 0;
@@ -469,7 +470,7 @@ add_job_gpus(const struct kai_job *j, const struct kai_alloc *a,
 		return;
 	list[0] = '\0';
 	if (a->gpus == 0)
-		(void)snprintf(list, sizeof(list), "%" PRIu32, share_dev);
+		(void)snprintf(list, sizeof(list), "%s", devs);
 	/* A node has at most 64 GPUs (gpu_mask): 64 * 3 bytes fit. */
 	for (i = 0; i < a->gpus && i < 64 && n < sizeof(list); i++)
 		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%" PRIu32,
@@ -477,13 +478,29 @@ add_job_gpus(const struct kai_job *j, const struct kai_alloc *a,
 	kv_set(e, "SLURM_JOB_GPUS", list);
 }
 
+void
+podenv_devices(uint64_t mask, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	/* No mask (a row from before masks were kept): device 0. */
+	if (mask == 0)
+		mask = 1;
+	buf[0] = '\0';
+	for (; mask != 0 && n < size; mask &= mask - 1)
+		n += (size_t)snprintf(buf + n, size - n, "%s%d",
+		    n > 0 ? "," : "", __builtin_ctzll(mask));
+}
+
 /*
- * A part of one GPU, as KAI hands it to a pod: no nvidia.com/gpu request
- * (the device plugin would give the pod a GPU of its own), the device the
- * scheduler chose in NVIDIA_VISIBLE_DEVICES (its index: kaid has no
- * reservation pod to learn the UUID from), the share in GPU_PORTION and
- * RUNAI_NUM_OF_GPUS, and the memory share in CUDA_DEVICE_MEMORY_LIMIT
- * for HAMi-core when the node says how much memory its GPUs have.  A pod
+ * A part of a GPU, as KAI hands it to a pod: no nvidia.com/gpu request
+ * (the device plugin would give the pod a GPU of its own), the devices
+ * the scheduler chose in NVIDIA_VISIBLE_DEVICES (their indices, "0,3":
+ * kaid has no reservation pod to learn UUIDs from), the share of each in
+ * GPU_PORTION and RUNAI_NUM_OF_GPUS (KAI's binder writes the per-device
+ * portion to both, also for a share over several devices), and the
+ * memory share of each in CUDA_DEVICE_MEMORY_LIMIT for HAMi-core (a
+ * per-device limit) when the node says how much memory its GPUs have.  A pod
  * without GPUs gets NVIDIA_VISIBLE_DEVICES=void, so that a node whose
  * default runtime is NVIDIA's exposes no GPU to it.  doc/admin-guide.md
  * says what the nodes need for this to hold.
@@ -493,24 +510,20 @@ podenv_gpu(const struct kaid *k, const struct kai_job *j,
     const struct kai_alloc *a, struct podenv *env)
 {
 	const struct kai_node *nd = kai_map_get(&k->nodes, a->node);
-	char num[64];
-	uint32_t d = 0;
+	char num[64], devs[KAI_GPUS_LIST_MAX];
 	uint64_t mib;
 
 	if (a->gpus > 0) {
-		add_job_gpus(j, a, 0, env);
+		add_job_gpus(j, a, "", env);
 		return;	/* whole GPUs: the device plugin chooses */
 	}
 	if (j->gpu_fraction == 0 && j->gpu_memory_mb == 0) {
 		kv_set(env, "NVIDIA_VISIBLE_DEVICES", "void");
 		return;
 	}
-	while (d < 63 && a->gpu_mask != 0 &&
-	    !(a->gpu_mask & (UINT64_C(1) << d)))
-		d++;
-	(void)snprintf(num, sizeof(num), "%" PRIu32, d);
-	kv_set(env, "NVIDIA_VISIBLE_DEVICES", num);
-	add_job_gpus(j, a, d, env);
+	podenv_devices(a->gpu_mask, devs, sizeof(devs));
+	kv_set(env, "NVIDIA_VISIBLE_DEVICES", devs);
+	add_job_gpus(j, a, devs, env);
 	(void)snprintf(num, sizeof(num), "%.2f",
 	    (double)a->gpu_fraction / KAI_GPU_MICRO);
 	kv_set(env, "GPU_PORTION", num);

@@ -309,7 +309,8 @@ pools_node_member(const struct kaid *k, const struct kai_conf_partition *p,
 
 /*
  * What one task asks of one node: CPUs (milli), memory, GPUs (a
- * fraction or a GPU memory size needs one GPU), and GPU memory.
+ * fraction or a GPU memory size needs one GPU, or its devices), and GPU
+ * memory.
  */
 static bool
 node_fits(const struct kai_node *nd, int64_t cpu_milli, uint64_t mem_mb,
@@ -340,8 +341,9 @@ pools_check_fits(const struct kaid *k, const struct kai_jobspec *js,
 	void *v;
 
 	mem_mb *= group;
+	/* A share needs one GPU, or its devices (--gpu-devices). */
 	if (gpus == 0 && (js->gpu_fraction > 0 || js->gpu_memory_mb > 0))
-		gpus = 1;
+		gpus = js->gpu_devices > 1 ? js->gpu_devices : 1;
 	/* Before the node list is in, or with no node (yet: an autoscaler
 	 * may add them), nothing is known to be impossible. */
 	if (!k->nodes_synced)

@@ -367,7 +367,7 @@ all_tasks_succeeded(struct kaid *k, const struct kai_job *job)
 		if (r == NULL || r->phase != KAI_POD_SUCCEEDED)
 			return false;
 	}
-	return true;
+	return !native_tree_waits(k, job);
 }
 
 /*

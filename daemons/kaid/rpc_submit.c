@@ -329,6 +329,7 @@ job_from_submit(const struct submit *s, uint64_t id)
 	j->whole_node = js->whole_node;
 	j->gpu_fraction = js->gpu_fraction;
 	j->gpu_memory_mb = js->gpu_memory_mb;
+	j->gpu_devices = js->gpu_devices;
 	j->topology = kai_job_optstr(js->topology);
 	j->topology_preferred = kai_job_optstr(js->topology_preferred);
 	j->gpu_type = kai_job_optstr(js->gpu_type);

@@ -192,7 +192,9 @@ add_allocs(struct ulist *l, const struct kai_sched_result *r)
 					continue;
 				u[k]->allocated[KAI_QUEUE_GPU] +=
 				    (int64_t)st->gpus * KAI_SCHED_GPU_UNIT +
-				    (r->tasks[t].gpu_fraction);
+				    (int64_t)r->tasks[t].gpu_fraction *
+					__builtin_popcountll(
+					    r->tasks[t].gpu_mask);
 				u[k]->allocated[KAI_QUEUE_CPU] += st->cpu_millis;
 				u[k]->allocated[KAI_QUEUE_MEM] +=
 				    st->memory_mib;

@@ -270,6 +270,8 @@ snap_unstarted_end(const struct kai_job *j)
  */
 _Static_assert(KAI_JOB_GPUS_MAX <= KAI_SCHED_MAX_TASK_GPUS,
     "a job's GPUs per task fit the core's task");
+_Static_assert(KAI_JOB_GPU_DEVICES_MAX <= KAI_SCHED_MAX_NODE_GPUS,
+    "a share's devices fit the core's task");
 _Static_assert((int64_t)KAI_JOB_CPUS_MAX * 1000 <= KAI_SCHED_MAX_TASK_REQ &&
 	KAI_JOB_MEM_MAX <= KAI_SCHED_MAX_TASK_REQ &&
 	KAI_JOB_GPU_MEM_MAX <= KAI_SCHED_MAX_TASK_REQ,
@@ -279,12 +281,23 @@ static int
 task_request(const struct kai_job *j, const struct kai_alloc *a,
     uint32_t task, struct kai_sched_snap_task *t, struct kai_err *err)
 {
-	return kai_sched_task_request(t,
+	int r = kai_sched_task_request(t,
 	    a != NULL ? a->gpus : kai_job_task_gpus(j->gpus_per_task,
 	    j->gpus_per_node, j->ntasks_per_node, task),
 	    j->gpu_fraction, j->gpu_memory_mb,
 	    (uint64_t)(a != NULL ? a->cpus : j->cpus_per_task) * 1000,
 	    a != NULL ? a->mem_mb : j->mem_mb, err);
+
+	if (r != 0 || t->gpus > 0 ||
+	    (t->gpu_fraction == 0 && t->gpu_memory_mib == 0))
+		return r;
+	/* A share's devices (sql/023 keeps them within the bound). */
+	if (j->gpu_devices > KAI_JOB_GPU_DEVICES_MAX)
+		return kai_err_set(err, KAI_EINVAL, "gpu_devices %" PRIu32
+		    " is above the scheduler's limit of %d", j->gpu_devices,
+		    KAI_JOB_GPU_DEVICES_MAX);
+	t->gpu_devices = (uint8_t)j->gpu_devices;
+	return 0;
 }
 
 /*
@@ -335,8 +348,12 @@ add_task(struct snap *sn, const struct kai_job *j, const struct kai_alloc *a,
 		return;
 	t->state = KAI_SCHED_TASK_RUNNING;
 	t->node = (int32_t)node;
-	/* The devices the core chose; 0 (rows from before) lets it lay out. */
+	/* The devices the core chose; 0 (rows from before) lets it lay out,
+	 * as for a share whose row names other than its devices' count. */
 	t->gpu_mask = a->gpu_mask;
+	if (t->gpus == 0 && __builtin_popcountll(t->gpu_mask) !=
+	    (int)(t->gpu_devices > 1 ? t->gpu_devices : 1))
+		t->gpu_mask = 0;
 	use[node].run_gpus += t->gpus;
 	use[node].run_cpu += t->cpu_millis;
 	use[node].run_mem += t->memory_mib;
@@ -392,10 +409,27 @@ add_job(const struct kaid *k, struct snap *sn, struct kai_job *j,
     struct nodeuse *use)
 {
 	struct kai_sched_snap_job *s = &sn->jobs[sn->s.njobs];
-	size_t first = sn->s.ntasks, t;
+	size_t first = sn->s.ntasks, t, ntree;
+	struct snap_tree_task *tv = NULL;
 	long ni;
 
-	if (j->state == KAI_JOB_PENDING) {
+	/* A gang with a subgroup tree: its tasks leaf by leaf, each its
+	 * member's (snap_tree.c); one whose node is gone goes flat. */
+	ntree = snap_tree_order(k, j, &tv);
+	for (t = 0; t < ntree; t++)
+		if (tv[t].alloc != NULL &&
+		    map_ix(&sn->node_ix, tv[t].alloc->node) < 0)
+			ntree = 0;
+	for (t = 0; t < ntree; t++) {
+		const struct kai_alloc *a = tv[t].alloc;
+
+		sn->task_pod[sn->s.ntasks] = kai_xstrdup(tv[t].pod);
+		add_task(sn, j, a, a != NULL ? a->task : (uint32_t)t,
+		    a != NULL ? map_ix(&sn->node_ix, a->node) : -1, use);
+	}
+	if (ntree > 0) {
+		/* tasks added above */
+	} else if (j->state == KAI_JOB_PENDING) {
 		for (t = 0; t < (j->ntasks > 0 ? j->ntasks : 1); t++)
 			add_task(sn, j, NULL, (uint32_t)t, -1, use);
 	} else {
@@ -408,8 +442,10 @@ add_job(const struct kaid *k, struct snap *sn, struct kai_job *j,
 		for (t = j->nallocs; t < snap_unstarted_end(j); t++)
 			add_task(sn, j, NULL, (uint32_t)t, -1, use);
 	}
-	if (sn->s.ntasks == first)
+	if (sn->s.ntasks == first) {
+		free(tv);
 		return;
+	}
 	kai_sched_job_init(s);
 	(void)snprintf(sn->jnames[sn->s.njobs], sizeof(sn->jnames[0]),
 	    "%" PRIu64, j->id);
@@ -428,7 +464,11 @@ add_job(const struct kaid *k, struct snap *sn, struct kai_job *j,
 	 * frees.  0 (every task) for a plain gang.
 	 */
 	s->min_tasks = state_job_elastic(j) ? j->min_tasks : 0;
-	snap_topology(sn, j, s);
+	if (ntree > 0)
+		snap_tree_rows(sn, j, s, tv, ntree);
+	else
+		snap_topology(sn, j, s);
+	free(tv);
 	s->held = j->hold;
 	s->created = j->submit_time;
 	if (j->time_limit_s != KAI_TIME_UNLIMITED) /* for start estimates */
@@ -461,7 +501,7 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 	for (i = 0; i < njobs; i++) {
 		const struct kai_job *j = state_job_at(k, i);
 
-		nt += j->state == KAI_JOB_PENDING
+		nt += j->state == KAI_JOB_PENDING || j->sgtree != NULL
 		    ? (j->ntasks > 0 ? j->ntasks : 1) : snap_unstarted_end(j);
 	}
 	sn->jobs = kai_xcalloc(nj, sizeof(*sn->jobs));
@@ -471,6 +511,7 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 	sn->topo_levels = kai_xcalloc(njobs + 1, sizeof(*sn->topo_levels));
 	sn->users = kai_xcalloc(njobs + 1, sizeof(*sn->users));
 	sn->tasks = kai_xcalloc(nt + 1, sizeof(*sn->tasks));
+	sn->task_pod = kai_xcalloc(nt + 1, sizeof(*sn->task_pod));
 	sn->jtypes = kai_xcalloc(njobs + 1, sizeof(*sn->jtypes));
 	sn->lost = kai_xcalloc(state_njobs(k) + 1, sizeof(*sn->lost));
 	sn->lost_why = kai_xcalloc(state_njobs(k) + 1, sizeof(*sn->lost_why));
@@ -545,7 +586,9 @@ releasing_mask(const struct snap *sn, const struct pod_rec *r, long ni)
 {
 	uint32_t ngpu = sn->nodes[ni].gpus;
 	uint64_t all = ngpu >= 64 ? UINT64_MAX : (UINT64_C(1) << ngpu) - 1;
-	int want = r->gpu_share > 0 ? 1 : (int)r->gpus;
+	/* A share may be on several devices: as many as its mask names. */
+	int want = r->gpu_share > 0 ? __builtin_popcountll(r->gpu_mask) :
+	    (int)r->gpus;
 
 	if (r->gpu_mask == 0 || (r->gpu_mask & ~all) != 0 ||
 	    __builtin_popcountll(r->gpu_mask) != want)
@@ -587,6 +630,8 @@ add_releasing(struct snap *sn, const char *name, const struct pod_rec *r,
 	t->state = KAI_SCHED_TASK_RELEASING;
 	t->node = (int32_t)ni;
 	t->gpu_mask = releasing_mask(sn, r, ni);
+	if (r->gpu_share > 0 && __builtin_popcountll(t->gpu_mask) > 1)
+		t->gpu_devices = (uint8_t)__builtin_popcountll(t->gpu_mask);
 	use[ni].run_gpus += t->gpus + (r->gpu_share > 0 &&
 	    sn->nodes[ni].gpus == 0);
 	use[ni].run_cpu += t->cpu_millis;
@@ -730,6 +775,14 @@ snap_fini(struct snap *sn)
 	free(sn->jnames);
 	free(sn->topos);
 	free(sn->topo_levels);
+	for (i = 0; sn->task_pod != NULL && i < sn->s.ntasks; i++)
+		free(sn->task_pod[i]);
+	free(sn->task_pod);
+	for (i = 0; i < sn->ntree_lv; i++)
+		free(sn->tree_lv[i]);
+	free(sn->tree_lv);
+	free(sn->sgs);
+	free(sn->trees);
 	free(sn->tasks);
 	free(sn->jtypes);
 	free(sn->lost);

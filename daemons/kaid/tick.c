@@ -213,7 +213,8 @@ placement_change(const struct snap *sn, const struct kai_sched_result *r,
 		a->node = kai_xstrdup(sn->nodes[r->tasks[t].node].name);
 		/* A workload's pod exists: it is bound, not made (a
 		 * gang's members are chosen in commit_placements). */
-		a->pod = native_job(j) ? kai_xstrdup(j->workload) :
+		a->pod = native_job(j) ? kai_xstrdup(sn->task_pod[t] != NULL
+		    ? sn->task_pod[t] : j->workload) :
 		    kai_job_pod_name(j->id, a->task);
 		a->gpus = kai_job_task_gpus(j->gpus_per_task, j->gpus_per_node,
 		    j->ntasks_per_node, a->task);
@@ -333,7 +334,11 @@ wait_text(struct kaid *k, const struct snap *sn,
 	uint32_t pipe, need = sj->min_tasks > 0 ? sj->min_tasks :
 	    (uint32_t)sj->ntasks;
 
-	if (placed_now(sn, r, i, &pipe) < need) {
+	/* A subgroup tree starts with what the core placed: its root is
+	 * satisfied, unless some of that waits for evicted pods. */
+	if (sn->task_pod[sj->first_task] != NULL
+		? placed_now(sn, r, i, &pipe) == 0 || pipe > 0
+			       : placed_now(sn, r, i, &pipe) < need) {
 		if (pipe > 0)
 			return "waiting for resources that preempted jobs "
 			       "are releasing";

@@ -246,10 +246,9 @@ usage_gpu_micro(const struct kai_job *j)
 		return kai_job_gpus(j->gpus_per_task, j->gpus_per_node,
 			   j->ntasks_per_node, j->ntasks) * KAI_GPU_MICRO +
 		    (uint64_t)(j->ntasks > 0 ? j->ntasks : 1) *
-		    j->gpu_fraction;
+		    kai_job_share_micro(j->gpu_fraction, j->gpu_devices);
 	for (t = 0; t < j->nallocs; t++)
-		n += (uint64_t)j->allocs[t].gpus * KAI_GPU_MICRO +
-		    j->allocs[t].gpu_fraction;
+		n += kai_alloc_gpu_micro(&j->allocs[t]);
 	return n;
 }
 

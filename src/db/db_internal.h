@@ -184,14 +184,17 @@ int kai_db_parse_text_array(const char *s, char ***v, size_t *n)
  * (bigint): --gpu-fraction counts its fraction per task; --gpu-memory the
  * fraction of the device the scheduler charged it (allocations.gpu_
  * fraction, its memory over the device's, rounded up, as KAI does), looked
- * up only for those jobs; whole GPUs are ntasks x gpus_per_task, or per node group, or for a
- * whole-node job what its allocations held (019).
+ * up only for those jobs; either times the devices of a share over
+ * several (gpu_devices, 023); whole GPUs are ntasks x gpus_per_task, or
+ * per node group, or for a whole-node job what its allocations held (019).
  */
 #define KAI_DB_GPU_MICRO_SQL                                                   \
 	"(CASE WHEN gpu_fraction > 0 THEN "                                    \
 	"greatest(ntasks, 1)::bigint * gpu_fraction "                          \
+	"* greatest(gpu_devices, 1) "                                          \
 	"WHEN gpu_memory_mb > 0 THEN coalesce((SELECT sum(a.gpu_fraction) "    \
 	"FROM allocations a WHERE a.job_id = jobs.id), 0)::bigint "            \
+	"* greatest(gpu_devices, 1) "                                          \
 	"WHEN whole_node > 0 THEN coalesce((SELECT sum(a.gpus) "               \
 	"FROM allocations a WHERE a.job_id = jobs.id), 0)::bigint * 1000000 "  \
 	"WHEN gpus_per_node > 0 AND ntasks_per_node > 0 THEN "                 \

@@ -280,6 +280,7 @@ row_to_job(struct kai_db_row *r, struct kai_job *j)
 	j->mail_mask = kai_mail_type_mask(PQgetvalue(r->res, r->row, 36));
 	j->mail_user = kai_db_get_optstr(r, 37);
 	j->mail_sent = kai_db_get_u32(r, 38);
+	j->gpu_devices = kai_db_get_u32(r, 39);
 }
 
 /* Appends allocation row r (of job j) to j->allocs. */
@@ -353,7 +354,8 @@ kai_db_jobs_load_active(struct kai_db *db, struct kai_job **jobs, size_t *n,
 	    "preemptible, requeue, requeue_count, min_tasks, gpu_fraction, "
 	    "gpu_memory_mb, topology, topology_preferred, why, workload, qos, "
 	    "gpu_type, ntasks_per_node, features, node_req, gpus_per_node, "
-	    "whole_node, mail_type, mail_user, mail_sent FROM jobs "
+	    "whole_node, mail_type, mail_user, mail_sent, gpu_devices "
+	    "FROM jobs "
 	    "WHERE state IN " DB_ACTIVE_STATES " ORDER BY id",
 	    NULL, PGRES_TUPLES_OK, what, err)) == NULL)
 		r = kai_db_errcode(err);

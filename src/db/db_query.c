@@ -45,7 +45,8 @@ static const char query_head[] =
     "THEN ntasks ELSE 0 END, "
     /* gpu_micro: an elastic job's from the tasks it ran, as in kaid */
     "CASE WHEN min_tasks > 0 AND min_tasks < ntasks THEN "
-    "coalesce((SELECT sum(a.gpus::bigint * 1000000 + a.gpu_fraction) "
+    "coalesce((SELECT sum(a.gpus::bigint * 1000000 + a.gpu_fraction * "
+    "greatest(jobs.gpu_devices, 1)) "
     "FROM allocations a WHERE a.job_id = jobs.id), 0)::bigint ELSE "
     KAI_DB_GPU_MICRO_SQL " END, "
     "open_mode";

@@ -17,9 +17,11 @@
  *    Quantity suffix ("500m");
  *  - gpu-fraction-num-devices is a positive base-10 integer.
  * kaid adds what it must to place the pod: a fraction of at least one
- * micro-GPU (kaid's unit), gpu-memory within a job's limit, one device
- * (the core places a share on one GPU), and a container name that names
- * one of the pod's containers (KAI falls back to the first).
+ * micro-GPU (kaid's unit), gpu-memory within a job's limit, at most
+ * KAI_JOB_GPU_DEVICES_MAX devices (a node's most; more than the nodes
+ * have is the scheduler's pending reason, not a refusal), and a
+ * container name that names one of the pod's containers (KAI falls back
+ * to the first).
  */
 #include "config.h"
 
@@ -211,10 +213,16 @@ kai_gpushare_parse(const struct kai_gpushare_ann *a, struct kai_gpushare *out,
 		if (!positive_ok(a->num_devices, &v))
 			return bad(err, KAI_ANN_GPU_NUM_DEV, a->num_devices,
 			    "must be a positive whole number");
-		if (v > 1)
-			return bad(err, KAI_ANN_GPU_NUM_DEV, a->num_devices,
-			    "kaid places a GPU share on one device only");
-		g.num_devices = 1;
+		/* More devices than any node has is a pending reason of
+		 * the scheduler's (nodes come and go), but no node of
+		 * kaid's can have more than this. */
+		if (v > KAI_JOB_GPU_DEVICES_MAX)
+			return kai_err_set(err, KAI_EINVAL,
+			    "annotation \"%s\" \"%.*s\": kaid places a "
+			    "share on at most %d devices of one node",
+			    KAI_ANN_GPU_NUM_DEV, QUOTE_MAX, a->num_devices,
+			    KAI_JOB_GPU_DEVICES_MAX);
+		g.num_devices = (uint32_t)v;
 	}
 	if ((r = find_container(a, &g, err)) != 0)
 		return r;

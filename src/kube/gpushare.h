@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-3.0-or-later */
 /*
- * gpushare.h: a pod's request for a share of one GPU, by KAI's pod
+ * gpushare.h: a pod's request for a share of a GPU, by KAI's pod
  * annotations (doc/k8s-native.md "GPU sharing", issue 13).
  *
  * A pod of another controller asks for a part of a GPU with KAI's
@@ -60,7 +60,8 @@ struct kai_gpushare_ann {
 struct kai_gpushare {
 	uint32_t fraction;	/* micro-GPUs of one GPU; 0 = none */
 	uint64_t memory_mib;	/* MiB of one GPU; 0 = none */
-	uint32_t num_devices;	/* devices with that share (1 unless asked) */
+	uint32_t num_devices;	/* distinct devices of one node, each with
+				 * that share (1 unless asked) */
 	bool init;		/* the container is an init container */
 	size_t container;	/* its index in containers or initContainers */
 };
@@ -73,7 +74,8 @@ bool kai_gpushare_asked(const struct kai_gpushare_ann *a);
  * fills *out (zero when the pod asks for no share).  KAI_EINVAL with a
  * message naming the annotation and why ("annotation \"gpu-fraction\"
  * \"1.5\": must be above 0 and below 1") on any fault, out untouched.
- * kaid also refuses what it cannot place: more than one device.
+ * kaid also refuses what no node of its can hold: a share over more
+ * than KAI_JOB_GPU_DEVICES_MAX devices.
  */
 int kai_gpushare_parse(const struct kai_gpushare_ann *a,
     struct kai_gpushare *out, struct kai_err *err) KAI_MUST_CHECK;

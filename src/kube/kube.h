@@ -129,7 +129,9 @@ struct kai_pod {
 	char *owner_uid;	/* ownerReferences[0].uid */
 	char *pod_group;	/* annotation pod-group-name (KAI's PodGroup) */
 	char *lws_group;	/* label leaderworkerset.sigs.k8s.io/group-index */
-	char *subgroup;		/* label kai.scheduler/subgroup-name */
+	char *subgroup;		/* label kai.scheduler/subgroup-name, else
+				 * the subgroup its operator's labels route
+				 * it to (a JobSet's, a PyTorchJob's...) */
 	char *kai_queue;	/* label kai.scheduler/queue */
 	char *prio_class;	/* spec.priorityClassName */
 	char *kai_preempt;	/* label kai.scheduler/preemptibility */

@@ -361,6 +361,55 @@ lenient_str(struct json_object *o, const char *key)
 	return kai_xstrdup("");
 }
 
+/* The label key's value, or NULL. */
+static const char *
+label_of(struct json_object *labels, const char *key)
+{
+	struct json_object *v;
+
+	if (labels != NULL && json_object_object_get_ex(labels, key, &v) &&
+	    json_object_is_type(v, json_type_string))
+		return json_object_get_string(v);
+	return NULL;
+}
+
+/*
+ * The pod's subgroup: KAI's label, else the one KAI's pod grouper
+ * would route it to by its operator's labels (doc/k8s-native.md,
+ * "Subgroups"): a JobSet's "<replicatedJob>-replica-<job-index>", a
+ * PyTorchJob's replica type ("master", "worker"), a Ray pod's group
+ * ("headgroup" or its worker group), a LeaderWorkerSet's "leader" or
+ * "workers"; "" for none.
+ */
+static char *
+pod_subgroup(struct json_object *labels)
+{
+	const char *v = label_of(labels, "kai.scheduler/subgroup-name"), *x;
+	char *s;
+	size_t i;
+
+	if (v != NULL)
+		return kai_xstrdup(v);
+	if ((v = label_of(labels, "jobset.sigs.k8s.io/replicatedjob-name")) !=
+		NULL &&
+	    (x = label_of(labels, "jobset.sigs.k8s.io/job-index")) != NULL)
+		return kai_xasprintf("%s-replica-%s", v, x);
+	if ((v = label_of(labels, "training.kubeflow.org/replica-type")) !=
+	    NULL) {
+		s = kai_xstrdup(v);
+		for (i = 0; s[i] != '\0'; i++)
+			if (s[i] >= 'A' && s[i] <= 'Z')
+				s[i] = (char)(s[i] - 'A' + 'a');
+		return s;
+	}
+	if ((v = label_of(labels, "ray.io/group")) != NULL)
+		return kai_xstrdup(v);
+	if ((v = label_of(labels, "leaderworkerset.sigs.k8s.io/worker-index")) !=
+	    NULL)
+		return kai_xstrdup(strcmp(v, "0") == 0 ? "leader" : "workers");
+	return kai_xstrdup("");
+}
+
 /*
  * What a foreign pod tells about its workload: scheduler, first owner,
  * KAI's queue label, priority class and preemptibility label.  Others'
@@ -389,7 +438,7 @@ pod_workload(struct json_object *meta, struct json_object *spec,
 	p->pod_group = lenient_str(notes, "pod-group-name");
 	p->lws_group = lenient_str(labels,
 	    "leaderworkerset.sigs.k8s.io/group-index");
-	p->subgroup = lenient_str(labels, "kai.scheduler/subgroup-name");
+	p->subgroup = pod_subgroup(labels);
 	p->kai_queue = lenient_str(labels, "kai.scheduler/queue");
 	p->prio_class = lenient_str(spec, "priorityClassName");
 	p->kai_preempt = lenient_str(labels, "kai.scheduler/preemptibility");

@@ -135,6 +135,7 @@ kai_job_fini(struct kai_job *job)
 	free(job->dep_left);
 	free(job->told_why);
 	free(job->told_code);
+	kai_sgtree_free(job->sgtree);
 	if (job->dep != NULL)
 		kai_dep_fini(job->dep);
 	free(job->dep);

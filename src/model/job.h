@@ -22,6 +22,7 @@
 #include "model/dep.h"
 #include "model/jobstate.h"
 #include "model/mail.h"
+#include "model/sgtree.h"
 
 /* Hard limits on what a submission may carry (checked by the codec too). */
 #define KAI_JOB_NAME_MAX     255	      /* bytes of a job name */
@@ -40,6 +41,7 @@
 #define KAI_JOB_WHOLE_EXCL   1u /* --exclusive: the nodes, all of them */
 #define KAI_JOB_WHOLE_MEM    2u /* --mem=0: all of each node's memory */
 #define KAI_JOB_GPU_MEM_MAX  (16 * 1024 * 1024) /* MiB of one GPU: 16 TiB */
+#define KAI_JOB_GPU_DEVICES_MAX 64 /* a share's devices: a node's most */
 #define KAI_JOB_MEM_MAX      (1024 * 1024 * 1024) /* MiB per task: 1 PiB */
 
 /* A yes / no option that may be left to its default. */
@@ -111,6 +113,9 @@ struct kai_jobspec {
 				 * job shares its nodes by its requests */
 	uint32_t gpu_fraction;	/* --gpu-fraction in micro-GPUs; 0 = none */
 	uint64_t gpu_memory_mb; /* --gpu-memory in MiB; 0 = none */
+	uint32_t gpu_devices;	/* the share on this many devices of one
+				 * node, each (KAI's gpu-fraction-num-
+				 * devices); 0 = one */
 	char *topology;		/* --topology: a node label key; NULL = none */
 	char *topology_preferred; /* --topology-preferred */
 	/* --signal and --open-mode (daemons/kaid/podshim.c acts on them) */
@@ -259,6 +264,7 @@ struct kai_job {
 	uint32_t whole_node;	/* KAI_JOB_WHOLE_* (kai_jobspec) */
 	uint32_t gpu_fraction;	/* micro-GPUs per task; 0 = none */
 	uint64_t gpu_memory_mb; /* MiB of one GPU per task; 0 = none */
+	uint32_t gpu_devices;	/* devices of the share (kai_jobspec) */
 	char *topology;		/* required level; "" = none */
 	char *topology_preferred; /* "" = none */
 	char *workload;		/* "namespace/name" of a Kubernetes-native
@@ -293,6 +299,10 @@ struct kai_job {
 	int64_t not_before;	/* kaid: a requeued job waits until then,
 				 * unix s, as Slurm holds one back (kept in
 				 * memory only: a second); 0 = none */
+	struct kai_sgtree *sgtree; /* native.c: a gang's KAI subgroup tree,
+				 * from its members' group (kept in memory
+				 * only: members join again after a
+				 * restart); NULL = none */
 };
 
 void kai_job_fini(struct kai_job *job);
@@ -344,6 +354,15 @@ uint64_t kai_job_gpus(uint32_t per_task, uint32_t per_node, uint32_t k,
     uint32_t ntasks);
 /* The GPUs of one node group (of one task when k is 0). */
 uint32_t kai_job_node_gpus(uint32_t per_task, uint32_t per_node, uint32_t k);
+/*
+ * What one placed task holds, in micro-GPUs: its whole GPUs, or its
+ * share times the devices it is on (a share over several devices has
+ * them all in gpu_mask; a mask of none counts as one device).
+ */
+uint64_t kai_alloc_gpu_micro(const struct kai_alloc *a);
+/* What one task of a job asks: its whole GPUs as given, or the share
+ * (micro-GPUs) times its devices (gpu_devices, 0 = 1). */
+uint64_t kai_job_share_micro(uint32_t gpu_fraction, uint32_t gpu_devices);
 
 void kai_alloc_fini(struct kai_alloc *a);
 

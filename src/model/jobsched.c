@@ -136,6 +136,15 @@ check_gpu_share(const struct kai_jobspec *js, struct kai_err *err)
 		    "option \"%s\" asks for a part of one GPU: it excludes "
 		    "whole GPUs",
 		    js->gpu_fraction > 0 ? "--gpu-fraction" : "--gpu-memory");
+	if (js->gpu_devices > 1 && js->gpu_fraction == 0 &&
+	    js->gpu_memory_mb == 0)
+		return kai_err_set(err, KAI_EINVAL,
+		    "a share over %" PRIu32 " GPU devices needs a GPU "
+		    "fraction or GPU memory", js->gpu_devices);
+	if (js->gpu_devices > KAI_JOB_GPU_DEVICES_MAX)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid number of GPU devices %" PRIu32 ": the limit "
+		    "is %d", js->gpu_devices, KAI_JOB_GPU_DEVICES_MAX);
 	return 0;
 }
 

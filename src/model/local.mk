@@ -22,6 +22,8 @@ src_model_libkaimodel_a_SOURCES = \
 	src/model/jobstate.h \
 	src/model/mail.c \
 	src/model/mail.h \
+	src/model/sgtree.c \
+	src/model/sgtree.h \
 	src/model/jobsched.c
 
 check_PROGRAMS += tests/unit/model-job

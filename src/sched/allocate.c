@@ -112,8 +112,12 @@ failed(struct sess *S, struct kai_sched_memo *m, uint32_t j, enum outcome how,
 	    w->why == KAI_SCHED_WHY_GANG || w->why == KAI_SCHED_WHY_TOPOLOGY ||
 	    w->why == KAI_SCHED_WHY_NODE_GROUP ||
 	    w->why == KAI_SCHED_WHY_EXCLUSIVE ||
+	    w->why == KAI_SCHED_WHY_SUBGROUP ||
+	    w->why == KAI_SCHED_WHY_SUBGROUPS ||
 	    w->why == KAI_SCHED_WHY_BACKFILL;
-	bool bf = waits && S->bf_on && S->jobs[j].nactive == 0 &&
+	/* A subgroup tree is placed by its own walk, not reserved. */
+	bool tree = kai_sched_tree(S, j) != NULL;
+	bool bf = waits && !tree && S->bf_on && S->jobs[j].nactive == 0 &&
 	    backfill(S, j, how, w, &store);
 
 	/* Remember placement failures only: admission is per queue. */

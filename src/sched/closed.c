@@ -116,7 +116,7 @@ job_hopeless(const struct sess *S, const struct idle *I, uint32_t j)
 		u = least_ugpu(S, in);
 		if (task_hopeless(I, in, u))
 			return true;
-		sum[R_GPU] += u;
+		sum[R_GPU] += u * kai_sched_task_ndev(in); /* on each device */
 		sum[R_CPU] += in->cpu_millis;
 		sum[R_MEM] += in->memory_mib;
 		n++;

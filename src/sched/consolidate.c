@@ -392,6 +392,10 @@ want(const struct sess *S, uint32_t j)
 	if (S->jobs[j].npending == 0 || S->jobs[j].static_fail ||
 	    !S->s->jobs[j].preemptible)
 		return false;
+	/* Room is made for a whole step on any node: a subgroup's own
+	 * level is kept by allocate's walk of the tree only. */
+	if (kai_sched_tree(S, j) != NULL && S->s->jobs[j].topology >= 0)
+		return false;
 	if (!S->allocated)
 		return true;
 	kai_sched_step_req(S, j, req);

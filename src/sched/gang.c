@@ -29,6 +29,8 @@ kai_sched_step_tasks(const struct sess *S, uint32_t j, uint32_t *out,
 		 n = 0;
 	size_t t;
 
+	if (kai_sched_tree(S, j) != NULL)
+		return kai_sched_sg_step(S, j, out, short_gang);
 	*short_gang = need > sj->npending;
 	if (need == 0)
 		need = sj->npending > 0 ? 1 : 0;
@@ -53,13 +55,24 @@ step_compute(const struct sess *S, uint32_t j, struct sjob *sj)
 	size_t t;
 	int r;
 
+	const uint32_t *list = NULL;
+	uint32_t nlist = 0, i = 0;
+	bool shortg;
+
 	memset(sj->sreq, 0, sizeof(sj->sreq));
 	sj->sn = 0;
 	kai_sched_shape_start(sj, J);
 	if (S->gt != NULL)
 		kai_sched_shape_mix(sj, kai_sched_type_salt(S, j));
-	for (t = J->first_task; sj->sn < need && t < J->first_task + J->ntasks;
-	     t++) {
+	/* A subgroup tree says which tasks: the step's, in its order. */
+	if (kai_sched_tree(S, j) != NULL) {
+		list = kai_sched_sg_buf(S);
+		nlist = kai_sched_sg_step(S, j, kai_sched_sg_buf(S), &shortg);
+		need = nlist;
+	}
+	for (t = list != NULL ? (nlist > 0 ? list[0] : 0) : J->first_task;
+	     sj->sn < need && t < J->first_task + J->ntasks;
+	     t = list != NULL ? (++i < nlist ? list[i] : SIZE_MAX) : t + 1) {
 		const struct kai_sched_snap_task *k = &S->s->tasks[t];
 
 		if (S->tasks[t].state != KAI_SCHED_TASK_PENDING)
@@ -130,7 +143,7 @@ why_resources(const struct sess *S, uint32_t t, struct kai_sched_why_info *w)
 		w->b = kai_sched_pool_most_idle(S, t);
 	} else if (in->gpu_fraction > 0 || in->gpu_memory_mib > 0) {
 		w->res = R_GPU;
-		w->c = 1;
+		w->c = kai_sched_task_ndev(in);
 		w->a = in->gpu_fraction > 0 ? in->gpu_fraction
 					    : in->gpu_memory_mib;
 		w->b = in->gpu_fraction > 0 ? 0 : 1; /* 1: a is MiB */
@@ -210,12 +223,18 @@ try_step(struct sess *S, uint32_t j, bool allow_pipe,
 
 	kai_sched_bf_job(S, j, S->bf_clock); /* how long it would hold */
 	n = kai_sched_step_tasks(S, j, tasks, &short_gang);
+	if (short_gang && kai_sched_tree(S, j) != NULL) {
+		kai_sched_sg_short_why(S, j, why);
+		return false;
+	}
 	if (short_gang) {
 		why_gang(why, sj->min, sj->nactive + sj->npending, 1);
 		return false;
 	}
 	if (n == 0 || !kai_sched_admit(S, j, why))
 		return false;
+	if (kai_sched_tree(S, j) != NULL)
+		return kai_sched_sg_place(S, j, allow_pipe, why);
 	/* Fail fast, without touching a node, when idle GPUs cannot do. */
 	if (!(allow_pipe && S->nrel > 0) &&
 	    (fit = gang_bound(S, tasks, n)) >= 0 && fit < n) {

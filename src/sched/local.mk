@@ -37,6 +37,8 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/session.c \
 	src/sched/stalegang.c \
 	src/sched/stmt.c \
+	src/sched/subgroup.c \
+	src/sched/subgroup_check.c \
 	src/sched/topology.c \
 	src/sched/validate.c \
 	src/sched/victims.c
@@ -62,6 +64,13 @@ tests_unit_sched_nodegroup_SOURCES = tests/unit/sched-nodegroup.c
 tests_unit_sched_nodegroup_LDADD = tests/lib/libtap.a \
 	src/sched/libkaisched.a src/base/libkaibase.a
 TESTS += tests/unit/sched-nodegroup
+
+# Subgroup trees (subgroup.c) hold through every phase in random worlds.
+check_PROGRAMS += tests/unit/sched-subgroup
+tests_unit_sched_subgroup_SOURCES = tests/unit/sched-subgroup.c
+tests_unit_sched_subgroup_LDADD = tests/lib/libtap.a \
+	src/sched/libkaisched.a src/base/libkaibase.a
+TESTS += tests/unit/sched-subgroup
 
 # Closed leaf queues (closed.c): the verdict is sound, and the others'
 # decisions do not depend on a closed leaf's jobs.
@@ -133,9 +142,18 @@ SCHED_SCENARIOS = \
 	tests/sched/frag-binpack-strands-gpus.yaml \
 	tests/sched/frag-cpu-job-spares-gpus.yaml \
 	tests/sched/frag-gang-spares-gpus.yaml \
+	tests/sched/frag-horizon-keeps-room.yaml \
 	tests/sched/frag-topo-required-rack.yaml \
 	tests/sched/frac-by-gpu-memory.yaml \
 	tests/sched/frac-memory-too-big-for-node.yaml \
+	tests/sched/frac-multi-device-consolidate.yaml \
+	tests/sched/frac-multi-device-evicted-whole.yaml \
+	tests/sched/frac-multi-device-fits.yaml \
+	tests/sched/frac-multi-device-no-room.yaml \
+	tests/sched/frac-multi-device-pack.yaml \
+	tests/sched/frac-multi-device-pipelined.yaml \
+	tests/sched/frac-multi-device-preempted.yaml \
+	tests/sched/frac-multi-device-spread.yaml \
 	tests/sched/frac-never-spans-gpus.yaml \
 	tests/sched/frac-share-same-gpu.yaml \
 	tests/sched/gang-all-or-nothing.yaml \
@@ -204,6 +222,16 @@ SCHED_SCENARIOS = \
 	tests/sched/reclaim-victim-at-share-kept.yaml \
 	tests/sched/stale-gang-evicted-after-grace.yaml \
 	tests/sched/stale-gang-within-grace.yaml \
+	tests/sched/subgroup-grows-whole.yaml \
+	tests/sched/subgroup-jobset-tree.yaml \
+	tests/sched/subgroup-leaf-minimums.yaml \
+	tests/sched/subgroup-leaf-reason.yaml \
+	tests/sched/subgroup-min-subgroup-one-of-two.yaml \
+	tests/sched/subgroup-preempt-spare-task.yaml \
+	tests/sched/subgroup-short-failed-pod.yaml \
+	tests/sched/subgroup-stale-tree.yaml \
+	tests/sched/subgroup-topology-required-rack.yaml \
+	tests/sched/subgroup-topology-within-job.yaml \
 	tests/sched/topo-preferred-falls-back.yaml \
 	tests/sched/topo-preferred-packs-domain.yaml \
 	tests/sched/topo-preferred-packs-top-down.yaml \

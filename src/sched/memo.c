@@ -85,6 +85,7 @@ kai_sched_same_request(const struct kai_sched_snap_task *a,
 {
 	return a->gpus == b->gpus && a->gpu_fraction == b->gpu_fraction &&
 	    a->gpu_memory_mib == b->gpu_memory_mib &&
+	    kai_sched_task_ndev(a) == kai_sched_task_ndev(b) &&
 	    a->cpu_millis == b->cpu_millis && a->memory_mib == b->memory_mib;
 }
 
@@ -101,6 +102,7 @@ kai_sched_shape_add(struct sjob *sj, const struct kai_sched_snap_task *k,
 	shape_mix(sj, k->gpus);
 	shape_mix(sj, (uint64_t)k->gpu_fraction);
 	shape_mix(sj, (uint64_t)k->gpu_memory_mib);
+	shape_mix(sj, kai_sched_task_ndev(k));
 	shape_mix(sj, (uint64_t)k->cpu_millis);
 	shape_mix(sj, (uint64_t)k->memory_mib);
 }
@@ -133,7 +135,9 @@ usable(const struct sess *S, uint32_t j, const struct sjob **sj)
 {
 	const struct sjob *x = &S->jobs[j];
 
-	if (x->topo && x->nactive > 0)
+	/* Nor a subgroup tree (which marks topo too): what fits depends
+	 * on the tree, not on the step's shape alone. */
+	if (x->topo && (x->nactive > 0 || kai_sched_tree(S, j) != NULL))
 		return false;
 	/* Nor a matching OR with tasks running: they chose its features. */
 	if (x->nactive > 0 && S->s->jobs[j].nodereq > 0 &&

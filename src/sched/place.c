@@ -21,8 +21,9 @@
  *
  * Devices: a whole-GPU task takes the lowest-numbered idle devices; a
  * fraction goes to the fullest device with room (pack) or the emptiest
- * (spread), ties to the lower index.  A fraction never spans devices, and
- * a device holding a whole-GPU task is full, so the two never share one.
+ * (spread), ties to the lower index; a share over k devices takes the k
+ * first in that order, all on one node.  A device holding a whole-GPU
+ * task is full, so whole GPUs and shares never share one.
  * When nothing fits on idle devices, devices that releasing tasks are
  * leaving count as free, and the placement is pipelined.  While backfill
  * reservations bind (backfill.c), a device or node resources reserved
@@ -88,36 +89,67 @@ dev_better(bool pack, int32_t used, int32_t best_used)
 	return pack ? used > best_used : used < best_used;
 }
 
-static bool
-pick_frac(const struct sess *S, const struct snode *n, int32_t u,
-    bool allow_pipe, uint64_t *mask, bool *pipelined)
+/*
+ * The best device for a share of u not in taken, by the device order;
+ * idle: only one with room now (else one whose room waits for releasing
+ * tasks).  -1: none.
+ */
+static int
+best_dev(const struct sess *S, const struct snode *n, int32_t u, bool idle,
+    uint64_t taken)
 {
 	bool pack = S->cf->gpu_placement != KAI_SCHED_SPREAD;
-	int best = -1, bestp = -1;
-	int32_t bu = 0, bpu = 0;
+	int best = -1;
+	int32_t bu = 0;
 	uint32_t d;
 
 	for (d = 0; d < n->ngpu; d++) {
 		int32_t a = S->dalloc[n->gpu0 + d], r = S->drel[n->gpu0 + d];
 		int32_t used = a + r;
 
-		if (!kai_sched_bf_dev_ok(S, n->gpu0 + d))
+		if ((taken & (UINT64_C(1) << d)) ||
+		    !kai_sched_bf_dev_ok(S, n->gpu0 + d))
 			continue;
-		if (used + u <= GPU_UNIT) {
-			if (best < 0 || dev_better(pack, used, bu)) {
-				best = (int)d;
-				bu = used;
-			}
-		} else if (a + u <= GPU_UNIT &&
-		    (bestp < 0 || dev_better(pack, used, bpu))) {
-			bestp = (int)d;
-			bpu = used;
+		if (idle ? used + u > GPU_UNIT
+			 : used + u <= GPU_UNIT || a + u > GPU_UNIT)
+			continue;
+		if (best < 0 || dev_better(pack, used, bu)) {
+			best = (int)d;
+			bu = used;
 		}
 	}
-	if (best < 0 && (!allow_pipe || bestp < 0))
+	return best;
+}
+
+/*
+ * A share on k distinct devices (KAI takes the first k of its ordered
+ * fitting devices): the k best with room now; else, when allowed, those
+ * and then the best whose room waits for releasing tasks (pipelined).
+ */
+static bool
+pick_frac(const struct sess *S, const struct snode *n, int32_t u, uint32_t k,
+    bool allow_pipe, uint64_t *mask, bool *pipelined)
+{
+	uint64_t m = 0;
+	uint32_t got = 0;
+	int d;
+
+	if (k > n->ngpu)
 		return false;
-	*pipelined = best < 0;
-	*mask = UINT64_C(1) << (best >= 0 ? best : bestp);
+	while (got < k && (d = best_dev(S, n, u, true, m)) >= 0) {
+		m |= UINT64_C(1) << d;
+		got++;
+	}
+	*pipelined = got < k;
+	if (got < k && !allow_pipe)
+		return false;
+	while (got < k && (d = best_dev(S, n, u, false, m)) >= 0) {
+		m |= UINT64_C(1) << d;
+		got++;
+	}
+	if (got < k)
+		return false;
+	*mask = m;
 	return true;
 }
 
@@ -130,7 +162,8 @@ kai_sched_pick_devices(const struct sess *S, uint32_t n, uint32_t t, int32_t u,
 	if (in->gpus > 0)
 		return pick_whole(S, &S->nodes[n], in->gpus, allow_pipe, mask,
 		    pipelined);
-	return pick_frac(S, &S->nodes[n], u, allow_pipe, mask, pipelined);
+	return pick_frac(S, &S->nodes[n], u, kai_sched_task_ndev(in), allow_pipe,
+	    mask, pipelined);
 }
 
 bool

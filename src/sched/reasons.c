@@ -106,6 +106,11 @@ never_fits(const struct kai_sched_why_info *w, char *buf, size_t size)
 		(void)snprintf(buf, size,
 		    "a task needs a GPU but no node has "
 		    "GPUs");
+	else if (w->res == R_GPU && w->c == 2)
+		(void)snprintf(buf, size,
+		    "a task needs a share of %" PRId64 " GPUs but no node "
+		    "has more than %" PRId64,
+		    w->a, w->b);
 	else if (w->res == R_GPU)
 		(void)snprintf(buf, size,
 		    "a task needs %" PRId64 " GPU%s but "
@@ -157,7 +162,7 @@ type_texts(const struct kai_sched_snapshot *s,
 static void
 resources(const struct kai_sched_why_info *w, char *buf, size_t size)
 {
-	char g[32];
+	char g[48];
 
 	if (w->res == R_GPU && w->c == 0)
 		(void)snprintf(buf, size,
@@ -165,7 +170,16 @@ resources(const struct kai_sched_why_info *w, char *buf, size_t size)
 		    "%" PRId64 " on one node, at most %" PRId64 " %s free on "
 		    "any node",
 		    w->a, w->b, w->b == 1 ? "is" : "are");
-	else if (w->res == R_GPU && w->b == 1)
+	else if (w->res == R_GPU && w->c > 1) {
+		/* A share over several devices: that many on one node. */
+		if (w->b == 1)
+			(void)snprintf(g, sizeof(g), "%" PRId64 " MiB of memory",
+			    w->a);
+		else
+			kai_sched_fmt_gpu(w->a, g, sizeof(g));
+		(void)snprintf(buf, size,
+		    "no node has %" PRId64 " GPUs with %s free", w->c, g);
+	} else if (w->res == R_GPU && w->b == 1)
 		(void)snprintf(buf, size,
 		    "no GPU has %" PRId64 " MiB of "
 		    "memory free",
@@ -293,6 +307,40 @@ qos_gpus(const struct kai_sched_why_info *w, char *buf, size_t size)
 	    c);
 }
 
+/* A subgroup's name, from its index among all the snapshot's. */
+static const char *
+sgname(const struct kai_sched_snapshot *s, int64_t i)
+{
+	if (i < 0 || (uint64_t)i >= s->nsubgroups ||
+	    s->subgroups[i].name == NULL)
+		return "?";
+	return s->subgroups[i].name;
+}
+
+static void
+subgroup_text(const struct kai_sched_snapshot *s,
+    const struct kai_sched_why_info *w, char *buf, size_t size)
+{
+	if (w->why == KAI_SCHED_WHY_SUBGROUP)
+		(void)snprintf(buf, size,
+		    "subgroup %s needs %" PRId64 " pod%s, %" PRId64 " fit",
+		    sgname(s, w->c), w->a, plural(w->a), w->b);
+	else if (w->why == KAI_SCHED_WHY_SUBGROUP_SHORT)
+		(void)snprintf(buf, size,
+		    "subgroup %s needs %" PRId64 " pod%s, it has %" PRId64,
+		    sgname(s, w->c), w->a, plural(w->a), w->b);
+	else if (w->c < 0)
+		(void)snprintf(buf, size,
+		    "needs %" PRId64 " of its subgroups placed whole, "
+		    "%" PRId64 " can be",
+		    w->a, w->b);
+	else
+		(void)snprintf(buf, size,
+		    "subgroup %s needs %" PRId64 " of its subgroups placed "
+		    "whole, %" PRId64 " can be",
+		    sgname(s, w->c), w->a, w->b);
+}
+
 const char *
 kai_sched_why_text(const struct kai_sched_snapshot *s,
     const struct kai_sched_why_info *w, char *buf, size_t size)
@@ -400,6 +448,11 @@ kai_sched_why_text(const struct kai_sched_snapshot *s,
 	case KAI_SCHED_WHY_NO_TYPE_NODES:
 		type_texts(s, w, buf, size);
 		break;
+	case KAI_SCHED_WHY_SUBGROUP:
+	case KAI_SCHED_WHY_SUBGROUP_SHORT:
+	case KAI_SCHED_WHY_SUBGROUPS:
+		subgroup_text(s, w, buf, size);
+		break;
 	case KAI_SCHED_WHY_NCODES:
 		t = "";
 		break;
@@ -438,6 +491,9 @@ kai_sched_why_name(enum kai_sched_why w)
 	    [KAI_SCHED_WHY_NO_REQ_NODES] = "ReqNodeNotAvail",
 	    [KAI_SCHED_WHY_NO_FEATURE_NODES] = "BadConstraints",
 	    [KAI_SCHED_WHY_EXCLUSIVE] = "Resources",
+	    [KAI_SCHED_WHY_SUBGROUP] = "Resources",
+	    [KAI_SCHED_WHY_SUBGROUP_SHORT] = "PodGroup",
+	    [KAI_SCHED_WHY_SUBGROUPS] = "Resources",
 	};
 
 	if ((unsigned)w >= KAI_SCHED_WHY_NCODES)

@@ -139,7 +139,7 @@ struct sjob {
 	 * allocate step of a job that cannot run reads this entry only,
 	 * not the snapshot's too: two cache misses a job less. */
 	bool preemptible;
-	bool topo; /* it has a topology constraint */
+	bool topo; /* it has a topology constraint or subgroups */
 	uint32_t sn;        /* tasks in the next step (gang.c) */
 	int64_t sreq[NRES]; /* ... their request */
 	uint64_t sh1, sh2;  /* ... two hashes of their shape (memo.c) */
@@ -250,6 +250,7 @@ struct sess {
 	uint8_t *scratch_nflag;      /* per node, nodegroup.c */
 	int64_t *scratch_pref;       /* per node preference */
 	struct kai_sched_topo *topo; /* per topology level, lazily */
+	struct kai_sched_sgs *sg;    /* subgroup.c, when a job has some */
 	/* victim lists: per leaf, preemptible running jobs, victim order */
 	uint32_t *vjobs;
 	uint32_t *vstart;  /* per queue: vjobs[vstart[q], vstart[q+1]) */
@@ -353,6 +354,8 @@ int32_t kai_sched_task_ugpu(const struct sess *S, uint32_t t, uint32_t n);
 /* The task's request in queue units (GPU memory by the smallest GPU). */
 void kai_sched_task_req(const struct sess *S, uint32_t t, int64_t req[NRES]);
 bool kai_sched_task_active(const struct stask *t);
+/* The devices a share spans (1 for whole GPUs and CPU-only tasks too). */
+uint32_t kai_sched_task_ndev(const struct kai_sched_snap_task *in);
 
 /* validate.c */
 int kai_sched_validate(const struct kai_sched_snapshot *s,
@@ -427,6 +430,39 @@ void kai_sched_frag_touch(struct sess *S, uint32_t n);
 bool kai_sched_frag_choose(const struct sess *S, uint32_t t,
     const uint32_t *nodes, uint32_t nnodes, const int64_t *pref,
     struct kai_sched_choice *c);
+
+/* subgroup.c: jobs with a subgroup tree (sched_model.h) */
+void kai_sched_sg_init(struct sess *S);
+void kai_sched_sg_fini(struct sess *S);
+/* Checks the snapshot's trees (validate.c); err names job and subgroup. */
+int kai_sched_sg_check(const struct kai_sched_snapshot *s,
+    struct kai_err *err) KAI_MUST_CHECK;
+/* Job j's subgroup tree, or NULL (most jobs: then at no cost). */
+const struct kai_sched_job_tree *kai_sched_tree(const struct sess *S,
+    uint32_t j);
+/* A bound on the tasks that satisfy R's root, for counts that compare. */
+uint32_t kai_sched_sg_min(const struct kai_sched_snapshot *s,
+    const struct kai_sched_job_tree *R);
+/*
+ * The tasks of j's next step into out (its gang: the cheapest way to
+ * satisfy the root; once satisfied, a leaf's missing tasks or one more);
+ * short_gang when the root cannot be satisfied with the tasks there are.
+ */
+uint32_t kai_sched_sg_step(const struct sess *S, uint32_t j, uint32_t *out,
+    bool *short_gang);
+/* A buffer for a step's tasks, as large as the largest such job. */
+uint32_t *kai_sched_sg_buf(const struct sess *S);
+/* Whether j's root is satisfied (by tasks that ran before, with
+ * running_only). */
+bool kai_sched_sg_satisfied(const struct sess *S, uint32_t j,
+    bool running_only);
+/* An active task j can lose and stay satisfied, or -1. */
+int64_t kai_sched_sg_spare(const struct sess *S, uint32_t j);
+void kai_sched_sg_short_why(const struct sess *S, uint32_t j,
+    struct kai_sched_why_info *why);
+/* Places j's next step through its tree, all or none, or says why. */
+bool kai_sched_sg_place(struct sess *S, uint32_t j, bool allow_pipe,
+    struct kai_sched_why_info *why);
 
 /* topology.c */
 void kai_sched_topo_fini(struct sess *S);

@@ -43,6 +43,7 @@
 #define KAI_SCHED_MAX_POOLS       INT16_MAX  /* a job's pool is 16-bit */
 #define KAI_SCHED_MAX_GPU_TYPES   (UINT16_MAX - 1) /* ... its GPU type */
 #define KAI_SCHED_MAX_PHASES      8
+#define KAI_SCHED_MAX_SUBGROUPS   4096    /* per job */
 #define KAI_SCHED_NO_TIME         INT64_MIN /* "never" for timestamps */
 #define KAI_SCHED_GRACE_DEFAULT   INT32_MIN /* use the config default */
 #define KAI_SCHED_DEFAULT_GPU_MEM 100       /* MiB, when a node gives none */
@@ -234,16 +235,19 @@ enum kai_sched_task_state {
 };
 
 /*
- * One pod.  A task asks for whole GPUs, or for part of one GPU (by
- * fraction or by GPU memory), never both.  Running and releasing tasks
+ * One pod.  A task asks for whole GPUs, or for part of a GPU (by
+ * fraction or by GPU memory), never both.  A share may span gpu_devices
+ * distinct devices of one node (KAI's gpu-fraction-num-devices): the
+ * fraction, or the memory, on each of them.  Running and releasing tasks
  * say where they are; gpu_mask names their devices (bit i = GPU i), and
  * 0 lets the core choose, as it would for a new placement.
  *
  * A million pending jobs hand the core some 3.5 million of these, so
  * the requests are 32-bit and the fields are ordered to leave no
- * padding: 32 bytes, two of them still free.  Builders fill the request
+ * padding: 32 bytes, one of them still free.  Builders fill the request
  * with kai_sched_task_request(), which refuses a figure above its
- * field's bound by name instead of letting it wrap.
+ * field's bound by name instead of letting it wrap, and then set
+ * gpu_devices of a share (at most KAI_SCHED_MAX_NODE_GPUS, validate.c).
  */
 #define KAI_SCHED_MAX_TASK_GPUS UINT8_MAX /* whole GPUs of one task */
 #define KAI_SCHED_MAX_TASK_REQ  INT32_MAX /* millicores, MiB of one task */
@@ -258,6 +262,45 @@ struct kai_sched_snap_task {
 	uint8_t gpus;  /* whole GPUs */
 	uint8_t state; /* enum kai_sched_task_state: pending, running,
 			  releasing or failed */
+	uint8_t gpu_devices; /* a share's devices (<= 64); 0 or 1 = one */
+};
+
+/*
+ * A subgroup of a job: KAI's PodGroup subGroups, a tree under the job
+ * (doc/scheduler.md, "Subgroups").  A leaf (a subgroup no other names as
+ * parent) holds ntasks of the job's tasks: the leaves in index order take
+ * the job's tasks in order, and together take them all.  A leaf is
+ * satisfied with min_member of its tasks running; a parent with
+ * min_subgroup of its children satisfied (0: all of them); the job, the
+ * root, with its own min_subgroup of its top-level subgroups.  A job with
+ * subgroups starts only with its root satisfied (min_tasks is not read),
+ * and a subgroup with a required level puts the tasks it places into one
+ * domain of that level of the job's topology, within the job's own.
+ */
+struct kai_sched_subgroup {
+	const char *name;      /* unique in its job */
+	int32_t parent;        /* index among the job's subgroups (before
+				  this one), or -1: the job itself */
+	uint32_t min_member;   /* a leaf: tasks that must run; 0: none */
+	uint32_t min_subgroup; /* a parent: children that must be
+				  satisfied; 0: all */
+	uint32_t ntasks;       /* a leaf: its tasks; 0 for a parent */
+	int32_t required_level; /* in the job's topology, or -1 */
+	int32_t preferred_level;
+};
+
+/*
+ * The tree of job `job`: its subgroups subgroups[first_subgroup,
+ * +nsubgroups), parents before their children, and the job's own
+ * min_subgroup of its top-level subgroups (0: all).  Kept beside the
+ * jobs, not in them, so that the many jobs without one pay nothing;
+ * the trees are in ascending job order, at most one per job.
+ */
+struct kai_sched_job_tree {
+	uint32_t job;
+	uint32_t first_subgroup;
+	uint32_t nsubgroups;
+	uint32_t min_subgroup;
 };
 
 /*
@@ -358,6 +401,12 @@ struct kai_sched_snapshot {
 	 * named (the nodes' and queues' types are names of their own). */
 	const char *const *gpu_types;
 	size_t ngpu_types;
+	/* The jobs' subgroup trees (struct kai_sched_job_tree) and their
+	 * subgroups. */
+	const struct kai_sched_job_tree *trees;
+	size_t ntrees;
+	const struct kai_sched_subgroup *subgroups;
+	size_t nsubgroups;
 	int64_t now;
 };
 
@@ -370,10 +419,13 @@ enum kai_sched_why {
 	KAI_SCHED_WHY_NONE = 0,
 	KAI_SCHED_WHY_HELD,        /* held by its user */
 	KAI_SCHED_WHY_NO_NODES,    /* no schedulable node at all */
-	KAI_SCHED_WHY_NEVER_FITS,  /* a task exceeds every node */
+	KAI_SCHED_WHY_NEVER_FITS,  /* a task exceeds every node: a=need,
+				      b=most; c=1 MiB, 2 a share's devices */
 	KAI_SCHED_WHY_LIMIT,       /* queue at its limit: queue, res, a=limit */
 	KAI_SCHED_WHY_NP_QUOTA,    /* non-preemptible over quota: a=quota */
-	KAI_SCHED_WHY_RESOURCES,   /* res, a=need per node, b=most free */
+	KAI_SCHED_WHY_RESOURCES,   /* res, a=need per node, b=most free;
+				      a share: c=its devices, a=per device,
+				      b=1 when a is MiB */
 	KAI_SCHED_WHY_PRIORITY,    /* a=jobs ahead of it in its queue */
 	KAI_SCHED_WHY_GANG,        /* a=min tasks, b=how many fit */
 	KAI_SCHED_WHY_TOPOLOGY,    /* a=topology, b=level, c=tasks */
@@ -397,6 +449,13 @@ enum kai_sched_why {
 					  features it asks for: a=its index */
 	KAI_SCHED_WHY_EXCLUSIVE,   /* --exclusive: no node free of other
 				      jobs has room for a task */
+	KAI_SCHED_WHY_SUBGROUP,    /* a subgroup's tasks do not fit:
+				      c=subgroup, a=tasks, b=how many fit */
+	KAI_SCHED_WHY_SUBGROUP_SHORT, /* a subgroup has too few tasks:
+				      c=subgroup, a=min_member, b=tasks */
+	KAI_SCHED_WHY_SUBGROUPS,   /* too few children can be satisfied:
+				      c=subgroup (-1: the job), a=needed,
+				      b=satisfied at most */
 	KAI_SCHED_WHY_NCODES
 };
 

@@ -162,6 +162,14 @@ kai_sched_jobs_init(struct sess *S, struct kai_err *err)
 			most = J->ntasks;
 	}
 	make_groups(S);
+	kai_sched_sg_init(S);
+	/* A tree's jobs: the memo passes them by (topo), and their
+	 * minimum is the leaves' (subgroup.c). */
+	for (j = 0; j < s->ntrees; j++) {
+		S->jobs[s->trees[j].job].topo = true;
+		S->jobs[s->trees[j].job].min =
+		    kai_sched_sg_min(s, &s->trees[j]);
+	}
 	S->qdirty = kai_sched_calloc(S->ctx, S->nq + 1, 1);
 	S->qdirty_list =
 	    kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*S->qdirty_list));
@@ -309,8 +317,9 @@ never_fits(const struct sess *S, uint32_t t, const struct maxima *m,
 	w->c = 0;
 	if ((int64_t)in->gpus > m->gpus ||
 	    ((in->gpu_fraction > 0 || in->gpu_memory_mib > 0) &&
-		m->gpus == 0)) {
-		w->a = in->gpus > 0 ? in->gpus : 1;
+		(int64_t)kai_sched_task_ndev(in) > m->gpus)) {
+		w->a = in->gpus > 0 ? in->gpus : kai_sched_task_ndev(in);
+		w->c = in->gpus > 0 ? 0 : 2; /* 2: a share of a GPUs */
 		w->b = m->gpus;
 		return true;
 	}

@@ -172,7 +172,7 @@ check_mask(const struct sess *S, uint32_t t, uint32_t n, uint64_t mask,
 {
 	const struct snode *nd = &S->nodes[n];
 	const struct kai_sched_snap_task *in = &S->s->tasks[t];
-	int want = in->gpus > 0 ? (int)in->gpus : 1;
+	int want = in->gpus > 0 ? (int)in->gpus : (int)kai_sched_task_ndev(in);
 	uint32_t d;
 
 	if (nd->ngpu < 64 && (mask >> nd->ngpu) != 0)
@@ -324,7 +324,9 @@ layout(struct sess *S, struct kai_err *err)
 		v[n].t = t;
 		v[n++].size = s->tasks[t].gpus > 0
 		    ? (int64_t)s->tasks[t].gpus * GPU_UNIT * 2
-		    : s->tasks[t].gpu_fraction + s->tasks[t].gpu_memory_mib;
+		    : ((int64_t)s->tasks[t].gpu_fraction +
+			  s->tasks[t].gpu_memory_mib) *
+			kai_sched_task_ndev(&s->tasks[t]);
 	}
 	if (rc == 0)
 		lay_held(S);
@@ -410,16 +412,24 @@ kai_sched_task_req(const struct sess *S, uint32_t t, int64_t req[NRES])
 	if (in->gpus > 0)
 		req[R_GPU] = (int64_t)in->gpus * GPU_UNIT;
 	else if (in->gpu_fraction > 0)
-		req[R_GPU] = in->gpu_fraction;
+		req[R_GPU] =
+		    (int64_t)in->gpu_fraction * kai_sched_task_ndev(in);
 	else if (in->gpu_memory_mib > 0)
 		req[R_GPU] =
-		    ((int64_t)in->gpu_memory_mib * GPU_UNIT + g - 1) / g;
+		    ((int64_t)in->gpu_memory_mib * GPU_UNIT + g - 1) / g *
+		    kai_sched_task_ndev(in);
 	else
 		req[R_GPU] = 0;
 	if (req[R_GPU] > (int64_t)KAI_SCHED_MAX_NODE_GPUS * GPU_UNIT)
 		req[R_GPU] = (int64_t)KAI_SCHED_MAX_NODE_GPUS * GPU_UNIT;
 	req[R_CPU] = in->cpu_millis;
 	req[R_MEM] = in->memory_mib;
+}
+
+uint32_t
+kai_sched_task_ndev(const struct kai_sched_snap_task *in)
+{
+	return in->gpus == 0 && in->gpu_devices > 1 ? in->gpu_devices : 1;
 }
 
 bool
@@ -484,6 +494,7 @@ void
 kai_sched_sess_fini(struct sess *S)
 {
 	kai_sched_topo_fini(S);
+	kai_sched_sg_fini(S);
 	kai_sched_bf_fini(S);
 	kai_sched_frag_fini(S);
 	kai_sched_pools_fini(S);

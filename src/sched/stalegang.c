@@ -40,8 +40,10 @@ kai_sched_stalegang(struct sess *S)
 		int64_t grace = J->staleness_grace_s, stale;
 		uint32_t n = running(S, J);
 
-		if (n == 0 || n >= sj->min ||
-		    J->stale_since == KAI_SCHED_NO_TIME)
+		if (n == 0 || J->stale_since == KAI_SCHED_NO_TIME ||
+		    (kai_sched_tree(S, (uint32_t)j) != NULL ? kai_sched_sg_satisfied(S,
+					     (uint32_t)j, true)
+				       : n >= sj->min))
 			continue;
 		if (grace == KAI_SCHED_GRACE_DEFAULT)
 			grace = S->cf->default_staleness_grace_s;

@@ -157,6 +157,15 @@ check_request(const struct kai_sched_snap_task *t, struct kai_err *err)
 		    "between 0 and 1 (exclusive)");
 	if (t->gpu_memory_mib < 0 || t->cpu_millis < 0 || t->memory_mib < 0)
 		return kai_err_set(err, KAI_EINVAL, "negative request");
+	if (t->gpu_devices > 1 && t->gpu_fraction == 0 &&
+	    t->gpu_memory_mib == 0)
+		return kai_err_set(err, KAI_EINVAL,
+		    "gpu_devices %u without a fraction or GPU memory",
+		    (unsigned)t->gpu_devices);
+	if (t->gpu_devices > KAI_SCHED_MAX_NODE_GPUS)
+		return kai_err_set(err, KAI_EINVAL,
+		    "gpu_devices %u: a node has at most %d GPUs",
+		    (unsigned)t->gpu_devices, KAI_SCHED_MAX_NODE_GPUS);
 	return 0;
 }
 
@@ -378,5 +387,7 @@ kai_sched_validate(const struct kai_sched_snapshot *s, struct kai_err *err)
 			rc = kai_err_prefix(err, "job \"%s\"", j->name);
 	}
 	free(parent);
+	if (rc == 0)
+		rc = kai_sched_sg_check(s, err);
 	return rc;
 }

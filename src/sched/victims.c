@@ -131,7 +131,12 @@ kai_sched_victim_unit(const struct sess *S, uint32_t v, int64_t min_run,
 	if (sj->nactive == 0 || sj->nplaced > 0 || sj->nmoved > 0)
 		return false;
 	u->job = v;
-	if (sj->nactive > sj->min) {
+	if (kai_sched_tree(S, v) != NULL) {
+		/* A task whose leaf stays satisfied, else the whole core. */
+		u->task = kai_sched_sg_spare(S, v);
+		if (u->task >= 0)
+			return true;
+	} else if (sj->nactive > sj->min) {
 		size_t t;
 
 		for (t = J->first_task + J->ntasks; t-- > J->first_task;)

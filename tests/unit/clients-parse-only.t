@@ -159,7 +159,7 @@ is "a plain script: exit 0" "$rc" 0
 is "a plain script: nothing on stderr" "$err" ""
 is "one line of JSON" "$(printf '%s\n' "$out" | wc -l)" 1
 is "every key is there" "$(get 'sorted(d)')" \
-	'["account","array","begin","chdir","cpus_per_gpu","cpus_per_task","dependency","error","export","gpu_fraction","gpu_memory_mib","gpus","hold","image","job_name","mail_type","mail_user","memory","min_tasks","nodes","ntasks","ntasks_per_node","open_mode","partition","preemptible","priority_class","qos","refused","requeue","sched","signal","spec","stderr_pattern","stdin_pattern","stdout_pattern","time_limit_s","topology","valid","wait","warnings"]'
+	'["account","array","begin","chdir","cpus_per_gpu","cpus_per_task","dependency","error","export","gpu_devices","gpu_fraction","gpu_memory_mib","gpus","hold","image","job_name","mail_type","mail_user","memory","min_tasks","nodes","ntasks","ntasks_per_node","open_mode","partition","preemptible","priority_class","qos","refused","requeue","sched","signal","spec","stderr_pattern","stdin_pattern","stdout_pattern","time_limit_s","topology","valid","wait","warnings"]'
 is "defaults" "$(get '[d["valid"], d["error"], d["job_name"], d["partition"], d["time_limit_s"], d["nodes"], d["ntasks"], d["memory"], d["gpus"], d["array"], d["requeue"], d["open_mode"], d["warnings"], d["refused"]]')" \
 	'[true,null,"hello",null,null,null,null,null,[],null,null,null,[],[]]'
 is "Slurm's output defaults" "$(get '[d["stdout_pattern"], d["stderr_pattern"], d["chdir"]]')" \
@@ -731,6 +731,10 @@ line "#KSUB options" \
 	'#KSUB --image=pytorch:24.01 --gpu-fraction=0.5 --min-tasks=2' \
 	'#KSUB --priority-class=train --preemptible --no-preemptible'
 line "--gpu-memory" 'd["gpu_memory_mib"]' 5120 '#KSUB --gpu-memory=5G'
+line "--gpu-devices" '[d["gpu_devices"], d["sched"]["gpu_devices"], d["sched"]["gpu_fraction"]]' \
+	'[3,3,500000]' '#KSUB --gpu-fraction=0.5 --gpu-devices=3'
+line "--gpu-devices=1 is the default, one device" '[d["gpu_devices"], d["sched"]["gpu_devices"]]' \
+	'[1,0]' '#KSUB --gpu-memory=1G --gpu-devices=1'
 line "--topology and --topology-preferred" '[d["topology"], d["sched"]["topology"], d["sched"]["topology_preferred"]]' \
 	'[{"name":null,"preferred":"k8s.io/spine","required":"k8s.io/rack"},"k8s.io/rack","k8s.io/spine"]' \
 	'#KSUB --topology=k8s.io/rack --topology-preferred=k8s.io/spine'
@@ -753,6 +757,11 @@ line "--priority=N is sbatch's: dropped with a warning" \
 badline "an unknown priority class" \
 	'job.sh:2: invalid priority class "gold": must be one of train, build-preemptible, build, inference' \
 	'#KSUB --priority=gold'
+badline "--gpu-devices without a share" \
+	'option "--gpu-devices" needs "--gpu-fraction" or "--gpu-memory"' \
+	'#KSUB --gpu-devices=2'
+badline "--gpu-devices=65" 'job.sh:2: invalid gpu-devices "65": must be between 1 and 64' \
+	'#KSUB --gpu-fraction=0.5 --gpu-devices=65'
 badline "--gpu-memory=0" 'job.sh:2: invalid GPU memory "0": must be above 0' \
 	'#KSUB --gpu-memory=0'
 badline "--gpu-fraction with --gpu-memory" \

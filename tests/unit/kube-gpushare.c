@@ -185,10 +185,32 @@ test_devices_and_container(void)
 	    ONE,
 	    "annotation \"gpu-fraction-num-devices\" \"x\": must be a positive "
 	    "whole number");
-	refused("\"gpu-memory\":\"10\",\"gpu-fraction-num-devices\":\"2\"",
+	is_int(judge("\"gpu-memory\":\"10\",\"gpu-fraction-num-devices\":\"2\"",
+		   ONE, &g, &err),
+	    0, "gpu-memory on 2 devices: accepted");
+	is_int(g.num_devices, 2, "2 devices");
+	is_int((int64_t)g.memory_mib, 10, "10 MiB on each");
+	is_int(judge("\"gpu-fraction\":\"0.5\",\"gpu-fraction-num-devices\":"
+		     "\"64\"",
+		   ONE, &g, &err),
+	    0, "64 devices (a node's most): accepted");
+	is_int(g.num_devices, 64, "64 devices");
+	is_int(g.fraction, 500000, "0.5 on each");
+	is_int(judge("\"gpu-fraction\":\"0.5\"", ONE, &g, &err), 0,
+	    "no gpu-fraction-num-devices");
+	is_int(g.num_devices, 1, "one device when not asked");
+	refused("\"gpu-fraction\":\"0.5\",\"gpu-fraction-num-devices\":\"65\"",
 	    ONE,
-	    "annotation \"gpu-fraction-num-devices\" \"2\": kaid places a GPU "
-	    "share on one device only");
+	    "annotation \"gpu-fraction-num-devices\" \"65\": kaid places a "
+	    "share on at most 64 devices of one node");
+	refused("\"gpu-fraction\":\"0.5\",\"gpu-fraction-num-devices\":\"2.0\"",
+	    ONE,
+	    "annotation \"gpu-fraction-num-devices\" \"2.0\": must be a "
+	    "positive whole number");
+	refused("\"gpu-fraction\":\"0.5\",\"gpu-fraction-num-devices\":\"-2\"",
+	    ONE,
+	    "annotation \"gpu-fraction-num-devices\" \"-2\": must be a "
+	    "positive whole number");
 	is_int(judge("\"gpu-fraction\":\"0.5\"", TWO, &g, &err), 0,
 	    "no container name: the first");
 	ok(!g.init && g.container == 0, "the first regular container");

@@ -236,6 +236,42 @@ test_access(void)
 }
 
 /* What a foreign pod tells native.c about its owner and group. */
+/* A pod's subgroup from its operator's labels, as KAI routes it. */
+static void
+pod_sg_is(const char *labels, const char *want, const char *what)
+{
+	struct kai_pod p;
+	struct kai_err err;
+	char *json = kai_xasprintf("{\"metadata\":{\"name\":\"p\","
+	    "\"namespace\":\"t\",\"uid\":\"u\",\"labels\":{%s}},"
+	    "\"spec\":{},\"status\":{\"phase\":\"Pending\"}}", labels);
+
+	memset(&p, 0, sizeof(p));
+	if (kube_pod_parse(json, &p, &err) != 0)
+		diag("%s: %s", what, err.msg);
+	is_str(p.subgroup, want, "%s", what);
+	kube_pod_fini(&p);
+	free(json);
+}
+
+static void
+test_pod_subgroups(void)
+{
+	pod_sg_is("\"jobset.sigs.k8s.io/replicatedjob-name\":\"workers\","
+	    "\"jobset.sigs.k8s.io/job-index\":\"1\"", "workers-replica-1",
+	    "a JobSet pod: <replicatedJob>-replica-<job-index>");
+	pod_sg_is("\"training.kubeflow.org/replica-type\":\"Master\"",
+	    "master", "a PyTorchJob pod: its replica type, lower-cased");
+	pod_sg_is("\"ray.io/group\":\"headgroup\"", "headgroup",
+	    "a Ray pod: its group");
+	pod_sg_is("\"leaderworkerset.sigs.k8s.io/worker-index\":\"0\"",
+	    "leader", "an LWS pod of worker index 0: the leader");
+	pod_sg_is("\"leaderworkerset.sigs.k8s.io/worker-index\":\"2\"",
+	    "workers", "of another index: the workers");
+	pod_sg_is("\"kai.scheduler/subgroup-name\":\"x\","
+	    "\"ray.io/group\":\"w\"", "x", "KAI's own label first");
+}
+
 static void
 test_pod_owner(void)
 {
@@ -269,7 +305,9 @@ test_pod_owner(void)
 	    "a bare pod parses");
 	ok(strcmp(p.owner_uid, "") == 0 && strcmp(p.pod_group, "") == 0 &&
 	    strcmp(p.owner_api, "") == 0, "with no owner and no group: \"\"");
+	is_str(p.subgroup, "", "and no subgroup");
 	kube_pod_fini(&p);
+	test_pod_subgroups();
 }
 
 /* What the PodGroup watch hands on: "EV ns/name minMember", one a line. */

@@ -602,6 +602,49 @@ test_gpus(void)
 	    "and with GPUs per task refused");
 }
 
+/* A share over several devices (gpu_devices): what it counts, and when
+ * a spec may have one. */
+static void
+test_share_devices(void)
+{
+	struct kai_alloc a;
+	struct kai_jobspec js;
+	struct kai_err err;
+
+	memset(&a, 0, sizeof(a));
+	a.gpu_fraction = 500000;
+	a.gpu_mask = 0x9; /* devices 0 and 3 */
+	is_int((int64_t)kai_alloc_gpu_micro(&a), 1000000,
+	    "0.5 on devices 0 and 3: one GPU");
+	a.gpu_mask = 0;
+	is_int((int64_t)kai_alloc_gpu_micro(&a), 500000,
+	    "a share with no mask: one device");
+	a.gpus = 2;
+	a.gpu_fraction = 0;
+	a.gpu_mask = 0x3;
+	is_int((int64_t)kai_alloc_gpu_micro(&a), 2000000, "2 whole GPUs");
+	is_int((int64_t)kai_job_share_micro(250000, 3), 750000,
+	    "0.25 on 3 devices asks 0.75");
+	is_int((int64_t)kai_job_share_micro(250000, 0), 250000,
+	    "0 devices: one");
+
+	memset(&js, 0, sizeof(js));
+	js.ntasks = 1;
+	js.gpu_devices = 2;
+	is_int(kai_jobspec_check_sched(&js, &err), KAI_EINVAL,
+	    "devices without a share refused");
+	is_str(err.msg, "a share over 2 GPU devices needs a GPU fraction or "
+	    "GPU memory", "message");
+	js.gpu_memory_mb = 100;
+	is_int(kai_jobspec_check_sched(&js, &err), 0,
+	    "100 MiB on 2 devices accepted");
+	js.gpu_devices = KAI_JOB_GPU_DEVICES_MAX + 1;
+	is_int(kai_jobspec_check_sched(&js, &err), KAI_EINVAL,
+	    "more devices than a node can have refused");
+	is_str(err.msg, "invalid number of GPU devices 65: the limit is 64",
+	    "message");
+}
+
 static void
 test_check_output(void)
 {
@@ -659,5 +702,6 @@ main(void)
 	test_fini();
 	test_states();
 	test_gpus();
+	test_share_devices();
 	return done_testing();
 }

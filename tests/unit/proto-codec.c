@@ -615,9 +615,9 @@ test_submit_limits(void)
 	 * bytes each; then ntasks_per_node, a u32; the four holes 34-37
 	 * of fields of branches not merged yet, a byte each; gpus_per_node
 	 * and whole_node, a u32 each; then the mail type and user, the
-	 * features and node_req, NULL strings */
+	 * features and node_req, NULL strings; then gpu_devices, a u32 */
 	b.data[b.len - 1 - 36 - 17 - 4 - 4 - 4 - 4 - 4 - 4 - 4 - 4 - 4 - 4 -
-	    4] = 2;
+	    4 - 4] = 2;
 	is_int(kai_msg_submit_decode(b.data, b.len, &got, &err), KAI_EPROTO,
 	    "bool other than 0/1 refused");
 	is_str(err.msg, "invalid value 2 for field \"hold\": must be 0 or 1",

@@ -74,6 +74,9 @@ add_task(struct world *w, uint32_t big)
 		t->gpu_fraction = INT64_C(100000) * (1 + rnd(9));
 	else if (kind == 3)
 		t->gpu_memory_mib = INT64_C(2048) * (1 + rnd(10));
+	/* Now and then a share over 2 or 3 devices. */
+	if ((kind == 2 || kind == 3) && rnd(4) == 0)
+		t->gpu_devices = 2 + rnd(2);
 }
 
 /* A job of 1 task, or a gang of 2-4; big: of 4-8 GPUs a task. */

@@ -86,6 +86,9 @@ world_init(struct world *w, enum kai_sched_placement pl)
 			t->gpu_fraction = INT64_C(50000) * (1 + rnd(18));
 		else if (kind == 2)
 			t->gpu_memory_mib = INT64_C(1024) * (1 + rnd(20));
+		/* A share over 2 or 3 devices now and then. */
+		if ((kind == 1 || kind == 2) && rnd(4) == 0)
+			t->gpu_devices = 2 + rnd(2);
 	}
 	w->s.nodes = w->nodes;
 	w->s.nnodes = NN;
@@ -351,6 +354,7 @@ test_reason_names(void)
 struct inv {
 	int over_dev, mixed, broken_gang, over_limit, np_evicted, over_cpu;
 	int shared_excl;
+	int wrong_ndev; /* a share on other than its gpu_devices devices */
 };
 
 /* A node with an exclusive job's active task and another job's. */
@@ -405,6 +409,11 @@ check_world(const struct world *w, const struct kai_sched_result *r,
 		    o->state != KAI_SCHED_TASK_PIPELINED)
 			continue;
 		cpu[o->node] += w->tasks[t].cpu_millis;
+		if (o->gpu_fraction > 0)
+			bad->wrong_ndev += __builtin_popcountll(m) !=
+			    (w->tasks[t].gpu_devices > 1
+				    ? (int)w->tasks[t].gpu_devices
+				    : 1);
 		for (; m != 0; m &= m - 1) {
 			int d = __builtin_ctzll(m);
 			uint8_t k = o->gpu_fraction > 0 ? 2 : 1;
@@ -562,6 +571,9 @@ test_invariants(void)
 	is_int(bad.mixed, 0,
 	    "invariants: no device mixes whole GPUs and "
 	    "fractions");
+	is_int(bad.wrong_ndev, 0,
+	    "invariants: a share is on as many distinct devices as it "
+	    "asks");
 	is_int(bad.over_cpu, 0,
 	    "invariants: no node gives more CPU than it has");
 	is_int(bad.broken_gang, 0,
@@ -682,8 +694,9 @@ held_ugpu(const struct kai_sched_snap_task *in,
 	if (out->state != KAI_SCHED_TASK_RUNNING &&
 	    out->state != KAI_SCHED_TASK_PIPELINED)
 		return 0;
-	return in->gpu_fraction > 0 ? in->gpu_fraction :
-	    (int64_t)in->gpus * GPU_UNIT;
+	return in->gpu_fraction > 0
+	    ? in->gpu_fraction * (in->gpu_devices > 1 ? in->gpu_devices : 1)
+	    : (int64_t)in->gpus * GPU_UNIT;
 }
 
 /*
