@@ -198,6 +198,8 @@ closed_pass(struct sess *S)
 			enum outcome how;
 
 			kai_sched_why_clear(&w);
+			if (S->inc != NULL)
+				kai_sched_inc_head(S, j);
 			if ((how = step(S, &m, j, &w)) == PLACED)
 				kai_sched_commit(S); /* closed.c is wrong */
 			else

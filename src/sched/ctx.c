@@ -42,6 +42,7 @@ struct ctx_block {
 struct kai_sched_ctx {
 	struct ctx_block *b; /* blocks handed back, waiting for reuse */
 	size_t nb, capb;
+	struct kai_sched_inc *inc; /* incr.c: the leaves left alone */
 };
 
 struct kai_sched_ctx *
@@ -60,7 +61,20 @@ kai_sched_ctx_free(struct kai_sched_ctx *c)
 	for (i = 0; i < c->nb; i++)
 		free(c->b[i].p);
 	free(c->b);
+	kai_sched_inc_free(c->inc);
 	free(c);
+}
+
+struct kai_sched_inc **
+kai_sched_ctx_inc(struct kai_sched_ctx *c)
+{
+	return &c->inc;
+}
+
+size_t
+kai_sched_ctx_left_out(const struct kai_sched_ctx *c)
+{
+	return c != NULL ? kai_sched_inc_left_out(c->inc) : 0;
 }
 
 static void *

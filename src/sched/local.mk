@@ -21,6 +21,9 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/nodegroup.c \
 	src/sched/gputype.c \
 	src/sched/heap.c \
+	src/sched/incr.c \
+	src/sched/incr.h \
+	src/sched/incr_world.c \
 	src/sched/memo.c \
 	src/sched/nodeidx.c \
 	src/sched/nodereq.c \
@@ -62,6 +65,14 @@ tests_unit_sched_closed_SOURCES = tests/unit/sched-closed.c
 tests_unit_sched_closed_LDADD = tests/lib/libtap.a src/sched/libkaisched.a \
 	src/base/libkaibase.a
 TESTS += tests/unit/sched-closed
+
+# Cycles fed by a kept state (incr.c): every result the full cycle's,
+# over random worlds and random deltas.
+check_PROGRAMS += tests/unit/sched-incr
+tests_unit_sched_incr_SOURCES = tests/unit/sched-incr.c
+tests_unit_sched_incr_LDADD = tests/lib/libtap.a src/sched/libkaisched.a \
+	src/base/libkaibase.a
+TESTS += tests/unit/sched-incr
 
 # Start estimates: small clusters worked out on paper (estimate.c).
 check_PROGRAMS += tests/unit/sched-estimate

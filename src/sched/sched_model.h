@@ -321,6 +321,20 @@ struct kai_sched_snapshot {
 	const struct kai_sched_nodereq *nodereqs;
 	size_t nnodereqs;
 	int64_t now;
+	/*
+	 * Optional (NULL: none), one per job: a number that stands for the
+	 * job as it is, for a cycle run through a context (kai_sched_cycle_ctx()
+	 * keeps what a leaf queue's waiting jobs were told, and leaves them
+	 * alone while nothing they depend on changed; doc/scheduler.md,
+	 * "Incremental cycles: what is built").  Two jobs of two snapshots
+	 * given to one context may have the same number only when their
+	 * entries are the same: the job's fields, its tasks' (in order),
+	 * and what they index or point to (names may be other copies of
+	 * equal strings).  Indices may move between snapshots; the order of
+	 * a queue's jobs must not.  A caller that cannot say leaves it NULL
+	 * and gets a cycle over every job.
+	 */
+	const uint64_t *job_gen;
 };
 
 /* Why a job is left pending or was evicted. */
@@ -457,6 +471,11 @@ int kai_sched_cycle_ctx(struct kai_sched_ctx *c,
     struct kai_err *err) KAI_MUST_CHECK;
 /* Bytes the context keeps between cycles (for the benchmark). */
 size_t kai_sched_ctx_kept(const struct kai_sched_ctx *c);
+/*
+ * Jobs the last cycle through c left alone (their results the kept
+ * ones; 0 after a cycle over every job), for the benchmark and tests.
+ */
+size_t kai_sched_ctx_left_out(const struct kai_sched_ctx *c);
 
 /*
  * After the phases, a cycle estimates when pending jobs will start

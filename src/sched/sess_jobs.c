@@ -374,6 +374,13 @@ kai_sched_accounts_init(struct sess *S)
 	uint32_t q;
 
 	sum_tasks(S);
+	/* Jobs a cycle fed by a kept state left out still ask (incr.c). */
+	for (q = 0; S->inc != NULL && q < S->nq; q++) {
+		int64_t v[NRES];
+
+		kai_sched_inc_extra(S, q, v);
+		add3(S->q[q].req, v, 1);
+	}
 	/* Children come after their parents: sum from the end. */
 	for (q = S->nq; q-- > 0;) {
 		const struct squeue *Q = &S->q[q];

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-3.0-or-later */
+/*
+ * incr.h: the kept state of cycles fed by it (incr.c, incr_world.c);
+ * private to those two files.
+ */
+#ifndef KAI_SCHED_INCR_H
+#define KAI_SCHED_INCR_H
+
+#include "sched/sched_int.h"
+
+/* A growable run of bytes. */
+struct inc_bytes {
+	unsigned char *p;
+	size_t n, cap;
+};
+
+/* Writes everything of s but its jobs and tasks into b (from empty). */
+void kai_sched_inc_world(struct inc_bytes *b,
+    const struct kai_sched_snapshot *s);
+
+enum {
+	TAG_HOLD = 1, /* the job has a task that is not pending */
+	TAG_OUT = 2   /* the job is left out while the leaf is kept */
+};
+
+/*
+ * What a closed leaf queue left for the next cycle: its jobs in
+ * snapshot order, by number (kai_sched_snapshot.job_gen), which of
+ * them may be left out with the reason they were given, and what the
+ * phases would need to know of the left-out ones to take any of them.
+ */
+struct inc_leaf {
+	uint32_t n;     /* jobs; 0: no record */
+	uint32_t nout;  /* of them left out */
+	uint64_t *gen;  /* [n] */
+	uint8_t *tag;   /* [n] TAG_* */
+	struct kai_sched_why_info *why; /* [n], for TAG_OUT */
+	int64_t extra[NRES];  /* their pending tasks' requests */
+	bool wants;           /* one of them wants placing (not held...) */
+	int64_t minreq[NRES]; /* ... the least next step, per resource */
+	int64_t maxprio;      /* ... the highest priority */
+	int64_t mingpu;       /* ... the least GPU of a preemptible one's
+				 step that asks for GPU; INT64_MAX: none */
+};
+
+struct kai_sched_inc {
+	bool have;             /* the records below are of the last cycle */
+	struct inc_bytes world; /* kai_sched_inc_world() of that cycle */
+	uint64_t *hold;        /* numbers of its jobs with TAG_HOLD, in order */
+	size_t nhold;
+	uint32_t nq;
+	struct inc_leaf *leaf; /* per queue */
+	size_t left_out;       /* by the last cycle */
+};
+
+/* One cycle's view of it (sess.inc). */
+struct kai_sched_inc_run {
+	struct kai_sched_inc *k;
+	const uint64_t *gen;     /* per session job: its number */
+	const uint8_t *dormant;  /* per queue: its record is used; NULL */
+	uint8_t *head;           /* per session job: first waiting ones */
+	uint32_t *nhead;         /* per queue: how many marked */
+	uint8_t *wanted;         /* per queue: a job of it in the session
+				    wants placing (after allocate) */
+	bool abort;              /* redo the cycle over every job */
+	/* what kai_sched_inc_capture() found */
+	bool captured;
+	struct inc_leaf *fresh;  /* per queue: new records */
+	uint64_t *hold;
+	size_t nhold, caphold;
+};
+
+#endif /* KAI_SCHED_INCR_H */
