@@ -347,6 +347,10 @@ seeds_pty(struct kai_buf *b)
 	io.status = 130;
 	ok(kai_msg_pty_io_encode(b, &io), "pty exit");
 	emit("pty-io-exit", KAI_MSG_PTY_IO_OUT, b);
+	io.kind = KAI_PTY_SIGNAL;
+	io.signo = 2;
+	ok(kai_msg_pty_io_encode(b, &io), "pty signal");
+	emit("pty-io-signal", KAI_MSG_PTY_IO, b);
 	io.kind = KAI_PTY_NOTICE;
 	io.data = "job 42 ended: TIMEOUT";
 	io.len = strlen(io.data);

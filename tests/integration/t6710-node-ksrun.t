@@ -8,7 +8,8 @@
 # here (t6700 checks the rest on kubesim).  `ksrun --pty sh` from a
 # pseudo-terminal runs commands in the container on its terminal, with
 # this window's size, and returns the shell's status; `ksrun hostname`
-# prints the pod's name; the job ends with the session.
+# prints the pod's name; the job ends with the session; Ctrl-C twice
+# without --pty reaches the command as SIGINT.
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
@@ -45,5 +46,26 @@ ok "... and the job ends" wait_state "$id" FAILED 600
 out=$(cd "$W" && as_user "$A" ksrun -t 5 hostname 2>&1)
 id=$(stack_psql "select max(id) from jobs")
 is "ksrun hostname prints the pod's name" "$out" "kai-$id-0"
+
+# Ctrl-C twice within a second without --pty: SIGINT reaches the
+# command in its container (its INT trap runs) and its status is ksrun's.
+(cd "$W" && as_user "$A" ksrun -t 5 sh -c 'trap "echo got-int; exit 6" INT;
+    echo armed; while :; do sleep 0.1; done' >"$W/int.out" 2>"$W/int.err"
+    echo "rc=$?" >>"$W/int.out") &
+for _ in $(seq 1 1200); do
+	grep -q armed "$W/int.out" 2>/dev/null && break
+	sleep 0.1
+done
+kpid=$(pgrep -u "$A" -n -x ksrun)
+kill -INT "$kpid"
+sleep 0.2
+kill -INT "$kpid"
+for _ in $(seq 1 300); do
+	grep -q 'rc=' "$W/int.out" && break
+	sleep 0.1
+done
+like "Ctrl-C twice: SIGINT to the command in the container" \
+    "$(cat "$W/int.out")" "got-int"
+like "... and its status is ksrun's" "$(cat "$W/int.out")" "rc=6$"
 
 done_testing
