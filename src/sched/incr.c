@@ -44,6 +44,7 @@ leaf_free(struct inc_leaf *L)
 	free(L->gen);
 	free(L->tag);
 	free(L->why);
+	free(L->off);
 	memset(L, 0, sizeof(*L));
 }
 
@@ -141,12 +142,20 @@ kai_sched_inc_head(struct sess *S, uint32_t j)
 	struct kai_sched_inc_run *run = S->inc;
 	uint32_t q = S->jobs[j].queue;
 
+	run->seq[run->nseq++] = j;
+	run->ahead[j] = S->blocked[q];
 	if (S->jobs[j].nactive > 0 || S->jobs[j].nplaced > 0)
 		return;
 	if (run->nhead[q] < S->cf->est_jobs) {
 		run->head[j] = 1;
 		run->nhead[q]++;
 	}
+}
+
+uint32_t
+kai_sched_inc_ahead(const struct sess *S, uint32_t j)
+{
+	return S->inc->off != NULL ? S->inc->off[j] : 0;
 }
 
 void
@@ -208,6 +217,7 @@ leaf_alloc(struct inc_leaf *L, uint32_t n)
 	L->gen = kai_xcalloc(n, sizeof(*L->gen));
 	L->tag = kai_xcalloc(n, sizeof(*L->tag));
 	L->why = kai_xcalloc(n, sizeof(*L->why));
+	L->off = kai_xcalloc(n, sizeof(*L->off));
 	for (r = 0; r < NRES; r++)
 		L->minreq[r] = INT64_MAX;
 	L->maxprio = INT64_MIN;
@@ -243,16 +253,88 @@ note_out(const struct sess *S, struct inc_leaf *L, uint32_t j)
 		L->mingpu = v[R_GPU];
 }
 
-/* Whether job j, pending, may be left out with what it was told. */
 static bool
-may_leave_out(const struct sess *S, uint32_t j)
+has_phase(const struct sess *S, enum kai_sched_action a)
+{
+	size_t i;
+
+	for (i = 0; i < S->cf->nphases && i < KAI_SCHED_MAX_PHASES; i++)
+		if (S->cf->phases[i] == a)
+			return true;
+	return false;
+}
+
+/* The least priority of leaf q's victims as preempt last saw them. */
+static int64_t
+victim_prio(const struct sess *S, uint32_t q)
+{
+	if (!has_phase(S, KAI_SCHED_PREEMPT) || S->vstart == NULL ||
+	    S->vstart[q] == S->vstart[q + 1])
+		return INT64_MAX;
+	return S->s->jobs[S->vjobs[S->vstart[q]]].priority;
+}
+
+/*
+ * Whether reclaim or consolidation would likely take job j next cycle
+ * (its checks would then rerun that cycle over every job): by the state
+ * this cycle ended in, which is the next one's when nothing changes.
+ */
+static bool
+likely_taken(const struct sess *S, uint32_t j)
+{
+	int64_t req[NRES];
+
+	if (S->jobs[j].npending == 0 || S->jobs[j].static_fail)
+		return false;
+	kai_sched_step_req(S, j, req);
+	if (has_phase(S, KAI_SCHED_RECLAIM) &&
+	    kai_sched_within_fair_share(S, S->jobs[j].queue, req))
+		return true;
+	return has_phase(S, KAI_SCHED_CONSOLIDATE) &&
+	    S->cf->placement != KAI_SCHED_SPREAD &&
+	    S->s->jobs[j].preemptible && req[R_GPU] > 0 &&
+	    req[R_GPU] <= S->idle_ugpu;
+}
+
+/*
+ * Whether job j, pending, may be left out with what it was told.  One
+ * above prio, the least priority of its leaf's victims, would be taken
+ * by preempt: such jobs come first in the leaf's order (the order's
+ * first key is the priority), so those kept in are still a prefix.
+ */
+static bool
+may_leave_out(const struct sess *S, uint32_t j, int64_t prio)
 {
 	const struct kai_sched_job_out *o = &S->r->jobs[j];
 	const char *type = S->s->jobs[j].gpu_type;
 
-	return o->state == KAI_SCHED_JOB_PENDING && o->placed_tasks == 0 &&
-	    o->est_start == KAI_SCHED_NO_TIME && o->why.job < 0 &&
-	    !S->inc->head[j] && (type == NULL || *type == '\0');
+	if (o->state != KAI_SCHED_JOB_PENDING || o->placed_tasks > 0 ||
+	    o->est_start != KAI_SCHED_NO_TIME || o->why.job >= 0 ||
+	    S->inc->head[j] || S->s->jobs[j].priority > prio ||
+	    (type != NULL && *type != '\0'))
+		return false;
+	return !likely_taken(S, j);
+}
+
+
+/*
+ * Whether the cycle placed, evicted or moved any of job j's tasks, by
+ * its result (the session's counts are the start estimates' by now:
+ * they replay placements).
+ */
+static bool
+touched(const struct sess *S, uint32_t j)
+{
+	const struct kai_sched_snap_job *J = &S->s->jobs[j];
+	size_t t;
+
+	if (S->r->jobs[j].placed_tasks > 0)
+		return true;
+	for (t = J->first_task; t < J->first_task + J->ntasks; t++)
+		if (S->r->tasks[t].state == KAI_SCHED_TASK_EVICTED ||
+		    S->r->tasks[t].moved)
+			return true;
+	return false;
 }
 
 static void
@@ -266,6 +348,49 @@ hold_push(struct kai_sched_inc_run *run, uint64_t gen)
 	run->hold[run->nhold++] = gen;
 }
 
+/*
+ * The left-out jobs that wait, ahead of each job kept in, in its leaf's
+ * order (the allocate phase took them in seq[], a leaf at a time): a
+ * kept job's "N jobs ahead" next time is what that cycle counts plus
+ * these.  A job waited when the leaf's count grew before the next one.
+ */
+static void
+offsets(const struct sess *S, struct kai_sched_inc_run *run, const uint32_t *n)
+{
+	uint32_t *pos = kai_xcalloc(S->s->njobs + 1, sizeof(*pos));
+	uint32_t *left = kai_xcalloc(S->nq + 1, sizeof(*left));
+	uint32_t *last = kai_xcalloc(S->nq + 1, sizeof(*last));
+	uint32_t i, j, q, prev;
+
+	/* Each job's place in its leaf's record (snapshot order). */
+	for (j = 0; j < S->s->njobs; j++) {
+		q = S->jobs[j].queue;
+		if (n[q] > 0)
+			pos[j] = last[q]++;
+	}
+	for (q = 0; q <= S->nq; q++)
+		last[q] = UINT32_MAX;
+	for (i = 0; i < run->nseq; i++) {
+		struct inc_leaf *L;
+
+		j = run->seq[i];
+		q = S->jobs[j].queue;
+		if (n[q] == 0)
+			continue;
+		L = &run->fresh[q];
+		if ((prev = last[q]) != UINT32_MAX &&
+		    (L->tag[pos[prev]] & TAG_OUT) &&
+		    run->ahead[j] > run->ahead[prev])
+			left[q]++;
+		if (!(L->tag[pos[j]] & TAG_OUT))
+			L->off[pos[j]] = left[q];
+		last[q] = j;
+	}
+	free(pos);
+	free(left);
+	free(last);
+}
+
 /* Records for the closed leaves not kept this cycle. */
 static void
 records(struct sess *S, struct kai_sched_inc_run *run)
@@ -273,6 +398,7 @@ records(struct sess *S, struct kai_sched_inc_run *run)
 	const struct kai_sched_snapshot *s = S->s;
 	uint32_t *n = kai_xcalloc(S->nq + 1, sizeof(*n)), q, j;
 	uint8_t *bad = kai_xcalloc(S->nq + 1, 1);
+	int64_t *prio = kai_xcalloc(S->nq + 1, sizeof(*prio));
 
 	for (j = 0; j < s->njobs; j++) {
 		q = S->jobs[j].queue;
@@ -280,9 +406,11 @@ records(struct sess *S, struct kai_sched_inc_run *run)
 			n[q]++;
 	}
 	run->fresh = kai_xcalloc(S->nq, sizeof(*run->fresh));
-	for (q = 0; q < S->nq; q++)
+	for (q = 0; q < S->nq; q++) {
 		if (n[q] > 0)
 			leaf_alloc(&run->fresh[q], n[q]);
+		prio[q] = victim_prio(S, q);
+	}
 	for (j = 0; j < s->njobs; j++) {
 		const struct sjob *sj = &S->jobs[j];
 		struct inc_leaf *L;
@@ -294,21 +422,23 @@ records(struct sess *S, struct kai_sched_inc_run *run)
 		L = &run->fresh[q];
 		i = L->n++;
 		L->gen[i] = run->gen[j];
-		bad[q] |= sj->nplaced > 0 || sj->nevicted > 0 || sj->nmoved > 0;
+		bad[q] |= touched(S, j);
 		if (job_holds(s, j)) {
 			L->tag[i] = TAG_HOLD;
-		} else if (may_leave_out(S, j)) {
+		} else if (may_leave_out(S, j, prio[q])) {
 			L->tag[i] = TAG_OUT;
 			L->why[i] = S->r->jobs[j].why;
 			L->nout++;
 			note_out(S, L, j);
 		}
 	}
+	offsets(S, run, n);
 	for (q = 0; q < S->nq; q++)
 		if (bad[q] || run->fresh[q].nout == 0)
 			leaf_free(&run->fresh[q]);
 	free(n);
 	free(bad);
+	free(prio);
 }
 
 void
@@ -319,13 +449,9 @@ kai_sched_inc_capture(struct sess *S)
 	uint32_t j;
 
 	/* A kept leaf whose jobs moved: its kept reasons may be stale. */
-	for (j = 0; run->dormant != NULL && j < s->njobs; j++) {
-		const struct sjob *sj = &S->jobs[j];
-
-		if (run->dormant[sj->queue] &&
-		    (sj->nplaced > 0 || sj->nevicted > 0 || sj->nmoved > 0))
+	for (j = 0; run->dormant != NULL && j < s->njobs; j++)
+		if (run->dormant[S->jobs[j].queue] && touched(S, j))
 			run->abort = true;
-	}
 	if (run->abort || !S->allocated)
 		return;
 	for (j = 0; j < s->njobs; j++)
@@ -342,6 +468,8 @@ run_free(struct kai_sched_inc_run *run, uint32_t nq)
 {
 	free(run->head);
 	free(run->nhead);
+	free(run->seq);
+	free(run->ahead);
 	free(run->wanted);
 	free(run->hold);
 	records_free(run->fresh, nq);
@@ -363,6 +491,8 @@ full(struct kai_sched_ctx *c, struct kai_sched_inc *k,
 	run.gen = s->job_gen;
 	run.head = kai_xcalloc(s->njobs + 1, 1);
 	run.nhead = kai_xcalloc(nq + 1, sizeof(*run.nhead));
+	run.seq = kai_xcalloc(s->njobs + 1, sizeof(*run.seq));
+	run.ahead = kai_xcalloc(s->njobs + 1, sizeof(*run.ahead));
 	drop(k);
 	rc = kai_sched_cycle_run(c, c, s, r, &run, err);
 	if (rc == 0 && run.captured) {
@@ -428,6 +558,7 @@ struct reduced {
 	struct kai_sched_snap_task *tasks;
 	uint32_t *orig; /* per job: its index in the caller's snapshot */
 	uint64_t *gen;
+	uint32_t *off;  /* per job: inc_leaf.off */
 	size_t out;     /* jobs left out */
 };
 
@@ -450,16 +581,20 @@ reduce(const struct kai_sched_inc *k, const struct kai_sched_snapshot *s,
 	d->tasks = kai_xcalloc(nt + 1, sizeof(*d->tasks));
 	d->orig = kai_xcalloc(nj + 1, sizeof(*d->orig));
 	d->gen = kai_xcalloc(nj + 1, sizeof(*d->gen));
+	d->off = kai_xcalloc(nj + 1, sizeof(*d->off));
 	memset(pos, 0, (k->nq + 1) * sizeof(*pos));
 	nj = nt = 0;
 	for (j = 0; j < s->njobs; j++) {
 		const struct kai_sched_snap_job *J = &s->jobs[j];
 
 		q = J->queue;
-		if (ok[q] && (k->leaf[q].tag[pos[q]++] & TAG_OUT)) {
+		if (ok[q] && (k->leaf[q].tag[pos[q]] & TAG_OUT)) {
+			pos[q]++;
 			d->out++;
 			continue;
 		}
+		if (ok[q])
+			d->off[nj] = k->leaf[q].off[pos[q]++];
 		d->jobs[nj] = *J;
 		d->jobs[nj].first_task = nt;
 		for (t = 0; t < J->ntasks; t++)
@@ -483,6 +618,7 @@ reduced_free(struct reduced *d)
 	free(d->tasks);
 	free(d->orig);
 	free(d->gen);
+	free(d->off);
 }
 
 /* The caller's result from the reduced one and the kept reasons. */
@@ -561,6 +697,9 @@ reduced(struct kai_sched_ctx *c, struct kai_sched_inc *k,
 	run.dormant = ok;
 	run.head = kai_xcalloc(d.s.njobs + 1, 1);
 	run.nhead = kai_xcalloc(k->nq + 1, sizeof(*run.nhead));
+	run.seq = kai_xcalloc(d.s.njobs + 1, sizeof(*run.seq));
+	run.ahead = kai_xcalloc(d.s.njobs + 1, sizeof(*run.ahead));
+	run.off = d.off;
 	run.wanted = kai_xcalloc(k->nq + 1, 1);
 	/* An error is the full cycle's to give, with the caller's jobs
 	 * (a failed cycle has already released rr). */

@@ -35,6 +35,8 @@ struct inc_leaf {
 	uint64_t *gen;  /* [n] */
 	uint8_t *tag;   /* [n] TAG_* */
 	struct kai_sched_why_info *why; /* [n], for TAG_OUT */
+	uint32_t *off; /* [n]: left-out jobs ahead of it that wait (the
+			  "N jobs ahead" its reason counts), for the others */
 	int64_t extra[NRES];  /* their pending tasks' requests */
 	bool wants;           /* one of them wants placing (not held...) */
 	int64_t minreq[NRES]; /* ... the least next step, per resource */
@@ -60,6 +62,11 @@ struct kai_sched_inc_run {
 	const uint8_t *dormant;  /* per queue: its record is used; NULL */
 	uint8_t *head;           /* per session job: first waiting ones */
 	uint32_t *nhead;         /* per queue: how many marked */
+	const uint32_t *off;     /* per session job: inc_leaf.off; NULL */
+	uint32_t *seq;           /* closed leaves' jobs in their order */
+	uint32_t *ahead;         /* per session job: the leaf's waiting
+				    jobs before it, when it was taken */
+	uint32_t nseq;
 	uint8_t *wanted;         /* per queue: a job of it in the session
 				    wants placing (after allocate) */
 	bool abort;              /* redo the cycle over every job */

@@ -220,7 +220,7 @@ EXTRA_DIST += $(SCHED_SCENARIOS) doc/scheduler.md
 noinst_PROGRAMS += tests/bench/sched-bench
 tests_bench_sched_bench_SOURCES = tests/bench/sched-bench.c \
 	tests/bench/sched-bench-trace.c tests/bench/sched-bench-starve.c \
-	tests/bench/sched-bench-time.c \
+	tests/bench/sched-bench-time.c tests/bench/sched-bench-steady.c \
 	tests/bench/sched-bench.h
 tests_bench_sched_bench_LDADD = src/sched/libkaisched.a src/base/libkaibase.a
 # End of src/sched/local.mk

@@ -325,8 +325,10 @@ void kai_sched_inc_extra(const struct sess *S, uint32_t q, int64_t v[NRES]);
  * jobs it takes (allocate: at its end).  Marks the run to be redone
  * over every job when one would not. */
 void kai_sched_inc_phase(struct sess *S, enum kai_sched_action a);
-/* allocate.c: job j is among the first waiting jobs of its closed leaf. */
+/* allocate.c: job j is taken next in its closed leaf's order. */
 void kai_sched_inc_head(struct sess *S, uint32_t j);
+/* allocate.c: waiting jobs ahead of j that the cycle left out. */
+uint32_t kai_sched_inc_ahead(const struct sess *S, uint32_t j);
 /* estimate.c: the candidates are looked for over every job. */
 void kai_sched_inc_all_jobs(struct sess *S);
 /* cycle.c: the cycle is over; record what the next one may keep. */
