@@ -184,6 +184,8 @@ kai_sched_cycle_run(struct kai_sched_ctx *c, struct kai_sched_ctx *rctx,
 		return rc;
 	}
 	kai_sched_fairshare(&S);
+	if (inc != NULL)
+		kai_sched_inc_shares(&S);
 	for (i = 0; i < s->config.nphases && i < KAI_SCHED_MAX_PHASES; i++) {
 		run_phase(&S, s->config.phases[i]);
 		if (inc != NULL && s->config.phases[i] == KAI_SCHED_ALLOCATE)

@@ -77,6 +77,7 @@ kai_sched_inc_free(struct kai_sched_inc *k)
 		return;
 	drop(k);
 	free(k->world.p);
+	free(k->fs);
 	free(k);
 }
 
@@ -152,6 +153,40 @@ kai_sched_inc_head(struct sess *S, uint32_t j)
 	}
 }
 
+void
+kai_sched_inc_shares(struct sess *S)
+{
+	struct kai_sched_inc_run *run = S->inc;
+	struct kai_sched_inc *k = run->k;
+	uint32_t q;
+	bool same = k->fs != NULL && k->nfs == S->nq;
+
+	for (q = 0; same && q < S->nq; q++)
+		same = memcmp(&k->fs[(size_t)q * NRES], S->q[q].fs,
+			   sizeof(S->q[q].fs)) == 0;
+	run->fs_gen = same ? k->fs_gen : k->fs_gen + 1;
+	if (same)
+		return;
+	run->fs = kai_xcalloc((size_t)S->nq * NRES + 1, sizeof(*run->fs));
+	for (q = 0; q < S->nq; q++)
+		memcpy(&run->fs[(size_t)q * NRES], S->q[q].fs,
+		    sizeof(S->q[q].fs));
+}
+
+/* A cycle's result stands: its fair shares are the ones to compare. */
+static void
+shares_commit(struct kai_sched_inc *k, struct kai_sched_inc_run *run,
+    uint32_t nq)
+{
+	if (run->fs == NULL)
+		return;
+	free(k->fs);
+	k->fs = run->fs;
+	k->nfs = nq;
+	k->fs_gen = run->fs_gen;
+	run->fs = NULL;
+}
+
 uint32_t
 kai_sched_inc_ahead(const struct sess *S, uint32_t j)
 {
@@ -165,9 +200,46 @@ kai_sched_inc_all_jobs(struct sess *S)
 		S->inc->abort = true;
 }
 
+/*
+ * Whether the left-out jobs of every queue's min runtime for phase a
+ * is 0 (the victims then do not depend on `now`).
+ */
+static bool
+no_min_runtime(const struct sess *S, enum kai_sched_action a)
+{
+	uint32_t q;
+
+	for (q = 0; q < S->nq; q++)
+		if ((a == KAI_SCHED_RECLAIM ? S->q[q].rmin : S->q[q].pmin) > 0)
+			return false;
+	return true;
+}
+
+/*
+ * Phase a may take left-out jobs of a quiet record: they failed it
+ * against the state it starts from now, if this cycle changes nothing
+ * either (then every try of the phase fails, and a failed try leaves a
+ * reason as it was); reclaim's tries read the fair shares too, and
+ * reclaim's and preempt's the clock through the min runtimes.  The
+ * cycle is then marked to be checked at its end.
+ */
+static bool
+relies(struct sess *S, const struct inc_leaf *L, enum kai_sched_action a)
+{
+	if (!L->quiet)
+		return false;
+	if (a == KAI_SCHED_RECLAIM &&
+	    (L->fs_gen != S->inc->fs_gen || !no_min_runtime(S, a)))
+		return false;
+	if (a == KAI_SCHED_PREEMPT && !no_min_runtime(S, a))
+		return false;
+	S->inc->need_quiet = true;
+	return true;
+}
+
 /* Whether phase a would take a left-out job of leaf q (see above). */
 static bool
-takes(const struct sess *S, const struct inc_leaf *L, uint32_t q,
+takes(struct sess *S, const struct inc_leaf *L, uint32_t q,
     enum kai_sched_action a)
 {
 	switch (a) {
@@ -175,12 +247,19 @@ takes(const struct sess *S, const struct inc_leaf *L, uint32_t q,
 		/* A leaf whose jobs are all left out has none to close. */
 		return !S->closed[q] && (S->nrel > 0 || S->inc->wanted[q]);
 	case KAI_SCHED_RECLAIM:
-		return L->wants && kai_sched_within_fair_share(S, q, L->minreq);
+		return L->wants &&
+		    kai_sched_within_fair_share(S, q, L->minreq) &&
+		    !relies(S, L, KAI_SCHED_RECLAIM);
 	case KAI_SCHED_PREEMPT:
 		return L->wants && S->vstart[q] < S->vstart[q + 1] &&
-		    S->s->jobs[S->vjobs[S->vstart[q]]].priority < L->maxprio;
+		    S->s->jobs[S->vjobs[S->vstart[q]]].priority < L->maxprio &&
+		    !relies(S, L, KAI_SCHED_PREEMPT);
 	case KAI_SCHED_CONSOLIDATE:
-		return L->mingpu <= S->idle_ugpu;
+		/* A quiet record's jobs failed consolidation against the
+		 * state this phase starts from if this cycle, too, changes
+		 * nothing (kai_sched_inc_capture() checks). */
+		return L->mingpu <= S->idle_ugpu &&
+		    !relies(S, L, KAI_SCHED_CONSOLIDATE);
 	case KAI_SCHED_STALEGANG:
 	case KAI_SCHED_NACTIONS:
 		break;
@@ -280,7 +359,7 @@ victim_prio(const struct sess *S, uint32_t q)
  * this cycle ended in, which is the next one's when nothing changes.
  */
 static bool
-likely_taken(const struct sess *S, uint32_t j)
+likely_taken(const struct sess *S, uint32_t j, bool quiet)
 {
 	int64_t req[NRES];
 
@@ -288,9 +367,10 @@ likely_taken(const struct sess *S, uint32_t j)
 		return false;
 	kai_sched_step_req(S, j, req);
 	if (has_phase(S, KAI_SCHED_RECLAIM) &&
+	    !(quiet && no_min_runtime(S, KAI_SCHED_RECLAIM)) &&
 	    kai_sched_within_fair_share(S, S->jobs[j].queue, req))
 		return true;
-	return has_phase(S, KAI_SCHED_CONSOLIDATE) &&
+	return !quiet && has_phase(S, KAI_SCHED_CONSOLIDATE) &&
 	    S->cf->placement != KAI_SCHED_SPREAD &&
 	    S->s->jobs[j].preemptible && req[R_GPU] > 0 &&
 	    req[R_GPU] <= S->idle_ugpu;
@@ -303,17 +383,19 @@ likely_taken(const struct sess *S, uint32_t j)
  * first key is the priority), so those kept in are still a prefix.
  */
 static bool
-may_leave_out(const struct sess *S, uint32_t j, int64_t prio)
+may_leave_out(const struct sess *S, uint32_t j, int64_t prio, bool quiet)
 {
 	const struct kai_sched_job_out *o = &S->r->jobs[j];
 	const char *type = S->s->jobs[j].gpu_type;
 
 	if (o->state != KAI_SCHED_JOB_PENDING || o->placed_tasks > 0 ||
 	    o->est_start != KAI_SCHED_NO_TIME || o->why.job >= 0 ||
-	    S->inc->head[j] || S->s->jobs[j].priority > prio ||
+	    S->inc->head[j] ||
+	    (S->s->jobs[j].priority > prio &&
+		!(quiet && no_min_runtime(S, KAI_SCHED_PREEMPT))) ||
 	    (type != NULL && *type != '\0'))
 		return false;
-	return !likely_taken(S, j);
+	return !likely_taken(S, j, quiet);
 }
 
 
@@ -399,6 +481,8 @@ records(struct sess *S, struct kai_sched_inc_run *run)
 	uint32_t *n = kai_xcalloc(S->nq + 1, sizeof(*n)), q, j;
 	uint8_t *bad = kai_xcalloc(S->nq + 1, 1);
 	int64_t *prio = kai_xcalloc(S->nq + 1, sizeof(*prio));
+	bool quiet = S->r->placed == 0 && S->r->evicted == 0 &&
+	    S->r->moved == 0;
 
 	for (j = 0; j < s->njobs; j++) {
 		q = S->jobs[j].queue;
@@ -407,8 +491,11 @@ records(struct sess *S, struct kai_sched_inc_run *run)
 	}
 	run->fresh = kai_xcalloc(S->nq, sizeof(*run->fresh));
 	for (q = 0; q < S->nq; q++) {
-		if (n[q] > 0)
+		if (n[q] > 0) {
 			leaf_alloc(&run->fresh[q], n[q]);
+			run->fresh[q].quiet = quiet;
+			run->fresh[q].fs_gen = run->fs_gen;
+		}
 		prio[q] = victim_prio(S, q);
 	}
 	for (j = 0; j < s->njobs; j++) {
@@ -425,7 +512,7 @@ records(struct sess *S, struct kai_sched_inc_run *run)
 		bad[q] |= touched(S, j);
 		if (job_holds(s, j)) {
 			L->tag[i] = TAG_HOLD;
-		} else if (may_leave_out(S, j, prio[q])) {
+		} else if (may_leave_out(S, j, prio[q], quiet)) {
 			L->tag[i] = TAG_OUT;
 			L->why[i] = S->r->jobs[j].why;
 			L->nout++;
@@ -452,6 +539,9 @@ kai_sched_inc_capture(struct sess *S)
 	for (j = 0; run->dormant != NULL && j < s->njobs; j++)
 		if (run->dormant[S->jobs[j].queue] && touched(S, j))
 			run->abort = true;
+	if (run->need_quiet &&
+	    (S->r->placed > 0 || S->r->evicted > 0 || S->r->moved > 0))
+		run->abort = true;
 	if (run->abort || !S->allocated)
 		return;
 	for (j = 0; j < s->njobs; j++)
@@ -471,6 +561,7 @@ run_free(struct kai_sched_inc_run *run, uint32_t nq)
 	free(run->seq);
 	free(run->ahead);
 	free(run->wanted);
+	free(run->fs);
 	free(run->hold);
 	records_free(run->fresh, nq);
 	memset(run, 0, sizeof(*run));
@@ -507,6 +598,7 @@ full(struct kai_sched_ctx *c, struct kai_sched_inc *k,
 		k->nhold = run.nhold;
 		run.hold = NULL;
 		k->have = true;
+		shares_commit(k, &run, nq);
 	}
 	run_free(&run, nq);
 	return rc;
@@ -719,6 +811,7 @@ reduced(struct kai_sched_ctx *c, struct kai_sched_inc *k,
 			memset(&run.fresh[q], 0, sizeof(run.fresh[q]));
 		}
 		k->left_out = d.out;
+		shares_commit(k, &run, k->nq);
 		rc = 0;
 	}
 	run_free(&run, k->nq);

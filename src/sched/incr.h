@@ -43,6 +43,10 @@ struct inc_leaf {
 	int64_t maxprio;      /* ... the highest priority */
 	int64_t mingpu;       /* ... the least GPU of a preemptible one's
 				 step that asks for GPU; INT64_MAX: none */
+	bool quiet;           /* recorded by a cycle that changed nothing:
+				 jobs a later phase takes (and fails to
+				 place) may be left out */
+	uint64_t fs_gen;      /* the fair shares it was recorded under */
 };
 
 struct kai_sched_inc {
@@ -52,6 +56,9 @@ struct kai_sched_inc {
 	size_t nhold;
 	uint32_t nq;
 	struct inc_leaf *leaf; /* per queue */
+	int64_t *fs;           /* [nfs * NRES]: the last cycle's fair shares */
+	uint32_t nfs;
+	uint64_t fs_gen;       /* bumped when they change */
 	size_t left_out;       /* by the last cycle */
 };
 
@@ -70,6 +77,9 @@ struct kai_sched_inc_run {
 	uint8_t *wanted;         /* per queue: a job of it in the session
 				    wants placing (after allocate) */
 	bool abort;              /* redo the cycle over every job */
+	bool need_quiet;         /* ... unless it changes nothing */
+	uint64_t fs_gen;         /* this cycle's fair shares' number */
+	int64_t *fs;             /* ... and they, when new */
 	/* what kai_sched_inc_capture() found */
 	bool captured;
 	struct inc_leaf *fresh;  /* per queue: new records */

@@ -325,6 +325,8 @@ void kai_sched_inc_extra(const struct sess *S, uint32_t q, int64_t v[NRES]);
  * jobs it takes (allocate: at its end).  Marks the run to be redone
  * over every job when one would not. */
 void kai_sched_inc_phase(struct sess *S, enum kai_sched_action a);
+/* cycle.c: the fair shares are divided (their number for records). */
+void kai_sched_inc_shares(struct sess *S);
 /* allocate.c: job j is taken next in its closed leaf's order. */
 void kai_sched_inc_head(struct sess *S, uint32_t j);
 /* allocate.c: waiting jobs ahead of j that the cycle left out. */

@@ -358,9 +358,10 @@ differ(const struct kai_sched_result *x, const struct kai_sched_result *y,
 
 /*
  * A kept-in job behind left-out ones: the leaf's three 1-GPU jobs wait
- * (no GPU idle) and are left out; its last job, a preemptible 0.3 of a
- * GPU, is kept in (consolidation might take it: 0.4 GPU idle in two
- * slivers of 0.2), and must still say "3 jobs ahead of it".
+ * (no GPU idle) and are left out; its last job, 0.3 of a GPU (0.4 is
+ * idle in two slivers of 0.2), is kept in, since reclaim may take it
+ * (within the fair share, and a min runtime makes its victims depend on
+ * the clock), and must still say "3 jobs ahead of it".
  */
 static void
 ahead_kept(void)
@@ -390,6 +391,9 @@ ahead_kept(void)
 	q[0].name = "top";
 	q[1].name = "leaf";
 	q[1].parent = 0;
+	/* Reclaim's victims then depend on the clock: job 7, within the
+	 * leaf's fair share, is one reclaim may take, every cycle. */
+	q[1].reclaim_min_runtime_s = 60;
 	/* Jobs 0-3 run on the nodes: a whole GPU and 0.8 of one each,
 	 * nothing preemptible; jobs 4-6 wait for a GPU, job 7 for 0.3. */
 	for (i = 0; i < 8; i++) {
