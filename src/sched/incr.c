@@ -604,10 +604,14 @@ full(struct kai_sched_ctx *c, struct kai_sched_inc *k,
 	return rc;
 }
 
-/* The leaves kept: ok[q] when leaf q's record holds for s. */
+/*
+ * The leaves kept: ok[q] when leaf q's record holds for s; at[j] is job
+ * j's leaf (high half) and its place in the leaf's record, so that the
+ * walks below read a job's entry only when it is kept in.
+ */
 static bool
 match(const struct kai_sched_inc *k, const struct kai_sched_snapshot *s,
-    uint8_t *ok)
+    uint8_t *ok, uint64_t *at)
 {
 	uint32_t *pos = kai_xcalloc(k->nq + 1, sizeof(*pos)), q;
 	size_t j, nh = 0;
@@ -625,6 +629,7 @@ match(const struct kai_sched_inc *k, const struct kai_sched_snapshot *s,
 			break;
 		}
 		L = &k->leaf[q];
+		at[j] = (uint64_t)q << 32 | pos[q];
 		if (ok[q] && pos[q] < L->n && L->gen[pos[q]] == s->job_gen[j])
 			holds = (L->tag[pos[q]++] & TAG_HOLD) != 0;
 		else {
@@ -643,6 +648,16 @@ match(const struct kai_sched_inc *k, const struct kai_sched_snapshot *s,
 	return same && any;
 }
 
+/* Whether job j (at[j]) is left out; *i its place in its leaf's record. */
+static bool
+left_out(const struct kai_sched_inc *k, const uint8_t *ok, uint64_t at,
+    uint32_t *q, uint32_t *i)
+{
+	*q = (uint32_t)(at >> 32);
+	*i = (uint32_t)at;
+	return ok[*q] && (k->leaf[*q].tag[*i] & TAG_OUT);
+}
+
 /* The jobs of s a cycle with the kept leaves ok[] runs over. */
 struct reduced {
 	struct kai_sched_snapshot s;
@@ -656,37 +671,33 @@ struct reduced {
 
 static void
 reduce(const struct kai_sched_inc *k, const struct kai_sched_snapshot *s,
-    const uint8_t *ok, struct reduced *d)
+    const uint8_t *ok, const uint64_t *at, struct reduced *d)
 {
-	uint32_t *pos = kai_xcalloc(k->nq + 1, sizeof(*pos)), q;
 	size_t j, nj = 0, nt = 0, t;
+	uint32_t q, i;
 
 	memset(d, 0, sizeof(*d));
-	for (j = 0; j < s->njobs; j++) {
-		q = s->jobs[j].queue;
-		if (ok[q] && (k->leaf[q].tag[pos[q]++] & TAG_OUT))
-			continue;
-		nj++;
-		nt += s->jobs[j].ntasks;
-	}
+	for (j = 0; j < s->njobs; j++)
+		if (!left_out(k, ok, at[j], &q, &i)) {
+			nj++;
+			nt += s->jobs[j].ntasks;
+		}
 	d->jobs = kai_xcalloc(nj + 1, sizeof(*d->jobs));
 	d->tasks = kai_xcalloc(nt + 1, sizeof(*d->tasks));
 	d->orig = kai_xcalloc(nj + 1, sizeof(*d->orig));
 	d->gen = kai_xcalloc(nj + 1, sizeof(*d->gen));
 	d->off = kai_xcalloc(nj + 1, sizeof(*d->off));
-	memset(pos, 0, (k->nq + 1) * sizeof(*pos));
 	nj = nt = 0;
 	for (j = 0; j < s->njobs; j++) {
-		const struct kai_sched_snap_job *J = &s->jobs[j];
+		const struct kai_sched_snap_job *J;
 
-		q = J->queue;
-		if (ok[q] && (k->leaf[q].tag[pos[q]] & TAG_OUT)) {
-			pos[q]++;
+		if (left_out(k, ok, at[j], &q, &i)) {
 			d->out++;
 			continue;
 		}
+		J = &s->jobs[j];
 		if (ok[q])
-			d->off[nj] = k->leaf[q].off[pos[q]++];
+			d->off[nj] = k->leaf[q].off[i];
 		d->jobs[nj] = *J;
 		d->jobs[nj].first_task = nt;
 		for (t = 0; t < J->ntasks; t++)
@@ -700,7 +711,6 @@ reduce(const struct kai_sched_inc *k, const struct kai_sched_snapshot *s,
 	d->s.tasks = d->tasks;
 	d->s.ntasks = nt;
 	d->s.job_gen = NULL;
-	free(pos);
 }
 
 static void
@@ -713,15 +723,19 @@ reduced_free(struct reduced *d)
 	free(d->off);
 }
 
-/* The caller's result from the reduced one and the kept reasons. */
+/*
+ * The caller's result from the reduced one and the kept reasons.  Every
+ * task is first pending on no node, as a left-out job's are; the kept-in
+ * jobs' tasks are then copied over theirs.
+ */
 static void
 merge(struct kai_sched_ctx *c, const struct kai_sched_inc *k,
     const struct kai_sched_snapshot *s, const uint8_t *ok,
-    const struct reduced *d, struct kai_sched_result *rr,
-    struct kai_sched_result *r)
+    const uint64_t *at, const struct reduced *d,
+    struct kai_sched_result *rr, struct kai_sched_result *r)
 {
-	uint32_t *pos = kai_xcalloc(k->nq + 1, sizeof(*pos)), q, jr = 0;
-	size_t j, t;
+	size_t j, t, jr = 0;
+	uint32_t q, i;
 
 	memset(r, 0, sizeof(*r));
 	r->ctx = c;
@@ -740,22 +754,19 @@ merge(struct kai_sched_ctx *c, const struct kai_sched_inc *k,
 	r->placed = rr->placed;
 	r->evicted = rr->evicted;
 	r->moved = rr->moved;
+	for (t = 0; t < s->ntasks; t++)
+		r->tasks[t].node = -1;
 	for (j = 0; j < s->njobs; j++) {
-		const struct kai_sched_snap_job *J = &s->jobs[j];
+		const struct kai_sched_snap_job *J;
 		struct kai_sched_job_out *o = &r->jobs[j];
-		uint32_t i;
 
-		q = J->queue;
-		i = ok[q] ? pos[q]++ : 0;
-		if (ok[q] && (k->leaf[q].tag[i] & TAG_OUT)) {
+		if (left_out(k, ok, at[j], &q, &i)) {
 			o->state = KAI_SCHED_JOB_PENDING;
 			o->why = k->leaf[q].why[i];
 			o->est_start = KAI_SCHED_NO_TIME;
-			for (t = J->first_task; t < J->first_task + J->ntasks;
-			     t++)
-				r->tasks[t].node = -1;
 			continue;
 		}
+		J = &s->jobs[j];
 		*o = rr->jobs[jr];
 		if (o->why.job >= 0)
 			o->why.job = (int32_t)d->orig[o->why.job];
@@ -764,7 +775,6 @@ merge(struct kai_sched_ctx *c, const struct kai_sched_inc *k,
 		    J->ntasks * sizeof(*r->tasks));
 		jr++;
 	}
-	free(pos);
 }
 
 /*
@@ -774,7 +784,7 @@ merge(struct kai_sched_ctx *c, const struct kai_sched_inc *k,
 static int
 reduced(struct kai_sched_ctx *c, struct kai_sched_inc *k,
     const struct kai_sched_snapshot *s, const uint8_t *ok,
-    struct kai_sched_result *r, struct kai_err *err)
+    const uint64_t *at, struct kai_sched_result *r, struct kai_err *err)
 {
 	struct kai_sched_inc_run run;
 	struct kai_sched_result rr;
@@ -782,7 +792,7 @@ reduced(struct kai_sched_ctx *c, struct kai_sched_inc *k,
 	uint32_t q;
 	int rc;
 
-	reduce(k, s, ok, &d);
+	reduce(k, s, ok, at, &d);
 	memset(&run, 0, sizeof(run));
 	run.k = k;
 	run.gen = d.gen;
@@ -801,7 +811,7 @@ reduced(struct kai_sched_ctx *c, struct kai_sched_inc *k,
 		kai_sched_result_fini(&rr);
 		rc = 1;
 	} else {
-		merge(c, k, s, ok, &d, &rr, r);
+		merge(c, k, s, ok, at, &d, &rr, r);
 		kai_sched_result_fini(&rr);
 		for (q = 0; q < k->nq; q++) {
 			if (ok[q])
@@ -839,10 +849,13 @@ kai_sched_inc_cycle(struct kai_sched_ctx *c, const struct kai_sched_snapshot *s,
 	kai_sched_inc_world(&world, s);
 	if (k->have && k->nq == s->nqueues && world.n == k->world.n &&
 	    memcmp(world.p, k->world.p, world.n) == 0) {
+		uint64_t *at = kai_sched_calloc(c, s->njobs + 1, sizeof(*at));
+
 		ok = kai_xcalloc(k->nq + 1, 1);
-		if (match(k, s, ok))
-			rc = reduced(c, k, s, ok, r, err);
+		if (match(k, s, ok, at))
+			rc = reduced(c, k, s, ok, at, r, err);
 		free(ok);
+		kai_sched_free(c, at);
 	}
 	if (rc == 1)
 		rc = full(c, k, s, r, &world, err);
