@@ -452,11 +452,13 @@ void kai_sched_result_fini(struct kai_sched_result *r);
 
 /*
  * A scheduler context: what one cycle keeps for the next, for a caller
- * that runs cycle after cycle (kaid).  Today it keeps the cycle's large
+ * that runs cycle after cycle (kaid).  It keeps the cycle's large
  * working arrays and the result's, so that a cycle over a million jobs
- * does not fault in and zero hundreds of MiB afresh (ctx.c).  It holds
- * no scheduling state: a cycle's result depends on its snapshot only,
- * with a context or without, byte for byte.
+ * does not fault in and zero hundreds of MiB afresh (ctx.c); and, when
+ * the snapshots carry job numbers (job_gen), what closed leaf queues'
+ * waiting jobs were told, so that the next cycle leaves alone the ones
+ * nothing changed for (incr.c).  Either way a cycle's result depends on
+ * its snapshot only, with a context or without, byte for byte.
  *
  * kai_sched_cycle_ctx() is kai_sched_cycle() with the context c; a
  * result it gives must be finished (kai_sched_result_fini()) before c is
