@@ -102,6 +102,13 @@ job_holds(const struct kai_sched_snapshot *s, size_t j)
 	return false;
 }
 
+/* job_holds() of the session's job j, from what the session counted. */
+static bool
+sess_holds(const struct sess *S, uint32_t j)
+{
+	return S->jobs[j].holds || S->s->jobs[j].ntasks == 0;
+}
+
 /*
  * What the records do not cover, and the cycle then runs over every
  * job: no allocate phase first (the later phases would take every
@@ -510,7 +517,7 @@ records(struct sess *S, struct kai_sched_inc_run *run)
 		i = L->n++;
 		L->gen[i] = run->gen[j];
 		bad[q] |= touched(S, j);
-		if (job_holds(s, j)) {
+		if (sess_holds(S, j)) {
 			L->tag[i] = TAG_HOLD;
 		} else if (may_leave_out(S, j, prio[q], quiet)) {
 			L->tag[i] = TAG_OUT;
@@ -545,7 +552,7 @@ kai_sched_inc_capture(struct sess *S)
 	if (run->abort || !S->allocated)
 		return;
 	for (j = 0; j < s->njobs; j++)
-		if (job_holds(s, j))
+		if (sess_holds(S, j))
 			hold_push(run, run->gen[j]);
 	records(S, run);
 	run->captured = true;

@@ -133,13 +133,15 @@ struct sjob {
 	uint32_t nplaced;   /* placed this cycle */
 	uint32_t nevicted;  /* evicted this cycle */
 	uint32_t nmoved;    /* moved by consolidation this cycle */
-	bool static_fail;   /* never schedulable this cycle (why set) */
-	bool sreq_ok;       /* the step fields below are up to date */
+	bool static_fail : 1; /* never schedulable this cycle (why set) */
+	bool sreq_ok : 1;     /* the step fields below are up to date */
 	/* The job's own, copied here (in what was padding) so that the
 	 * allocate step of a job that cannot run reads this entry only,
 	 * not the snapshot's too: two cache misses a job less. */
-	bool preemptible;
-	bool topo; /* it has a topology constraint */
+	bool preemptible : 1;
+	bool topo : 1;  /* it has a topology constraint */
+	bool holds : 1; /* a task of it was not pending at the start
+			   (incr.c: read here, not from every task) */
 	uint32_t sn;        /* tasks in the next step (gang.c) */
 	int64_t sreq[NRES]; /* ... their request */
 	uint64_t sh1, sh2;  /* ... two hashes of their shape (memo.c) */

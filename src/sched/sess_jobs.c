@@ -249,6 +249,7 @@ sum_tasks(struct sess *S)
 		struct squeue *Q = &S->q[J->queue];
 		int64_t v[NRES];
 
+		S->jobs[j].holds |= S->tasks[t].state != KAI_SCHED_TASK_PENDING;
 		if (S->tasks[t].state == KAI_SCHED_TASK_RUNNING) {
 			S->jobs[j].nactive++;
 			kai_sched_task_held(S, (uint32_t)t, v);
