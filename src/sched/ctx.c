@@ -86,8 +86,22 @@ fresh(size_t bytes)
 	return h + CTX_HDR;
 }
 
+static void *take(struct kai_sched_ctx *c, size_t n, size_t size, bool zero);
+
 void *
 kai_sched_calloc(struct kai_sched_ctx *c, size_t n, size_t size)
+{
+	return take(c, n, size, true);
+}
+
+void *
+kai_sched_alloc_dirty(struct kai_sched_ctx *c, size_t n, size_t size)
+{
+	return take(c, n, size, false);
+}
+
+static void *
+take(struct kai_sched_ctx *c, size_t n, size_t size, bool zero)
 {
 	size_t bytes, i, best = SIZE_MAX;
 	unsigned char *h;
@@ -108,7 +122,8 @@ kai_sched_calloc(struct kai_sched_ctx *c, size_t n, size_t size)
 	h = c->b[best].p;
 	c->b[best] = c->b[--c->nb];
 	/* Keep the recorded size: the block can be asked for again. */
-	memset(h + CTX_HDR, 0, bytes);
+	if (zero)
+		memset(h + CTX_HDR, 0, bytes);
 	return h + CTX_HDR;
 }
 

@@ -730,6 +730,11 @@ reduced_free(struct reduced *d)
 	free(d->off);
 }
 
+/* A left-out job's results; static, so their padding is zero. */
+static const struct kai_sched_task_out pending_task = {.node = -1};
+static const struct kai_sched_job_out pending_job = {
+    .state = KAI_SCHED_JOB_PENDING, .est_start = KAI_SCHED_NO_TIME};
+
 /*
  * The caller's result from the reduced one and the kept reasons.  Every
  * task is first pending on no node, as a left-out job's are; the kept-in
@@ -749,8 +754,10 @@ merge(struct kai_sched_ctx *c, const struct kai_sched_inc *k,
 	r->ntasks = s->ntasks;
 	r->njobs = s->njobs;
 	r->nqueues = rr->nqueues;
-	r->tasks = kai_sched_calloc(c, s->ntasks, sizeof(*r->tasks));
-	r->jobs = kai_sched_calloc(c, s->njobs, sizeof(*r->jobs));
+	/* Every entry is written whole, from entries whose padding is
+	 * zero (static, or the reduced result's calloc'd ones). */
+	r->tasks = kai_sched_alloc_dirty(c, s->ntasks, sizeof(*r->tasks));
+	r->jobs = kai_sched_alloc_dirty(c, s->njobs, sizeof(*r->jobs));
 	r->queues = rr->queues;
 	r->types = rr->types;
 	r->ntypes = rr->ntypes;
@@ -762,19 +769,18 @@ merge(struct kai_sched_ctx *c, const struct kai_sched_inc *k,
 	r->evicted = rr->evicted;
 	r->moved = rr->moved;
 	for (t = 0; t < s->ntasks; t++)
-		r->tasks[t].node = -1;
+		memcpy(&r->tasks[t], &pending_task, sizeof(pending_task));
 	for (j = 0; j < s->njobs; j++) {
 		const struct kai_sched_snap_job *J;
 		struct kai_sched_job_out *o = &r->jobs[j];
 
 		if (left_out(k, ok, at[j], &q, &i)) {
-			o->state = KAI_SCHED_JOB_PENDING;
+			memcpy(o, &pending_job, sizeof(pending_job));
 			o->why = k->leaf[q].why[i];
-			o->est_start = KAI_SCHED_NO_TIME;
 			continue;
 		}
 		J = &s->jobs[j];
-		*o = rr->jobs[jr];
+		memcpy(o, &rr->jobs[jr], sizeof(*o));
 		if (o->why.job >= 0)
 			o->why.job = (int32_t)d->orig[o->why.job];
 		memcpy(&r->tasks[J->first_task],

@@ -296,6 +296,9 @@ struct sess {
  * kai_sched_free() gives back what kai_sched_calloc() gave.
  */
 void *kai_sched_calloc(struct kai_sched_ctx *c, size_t n, size_t size);
+/* The same, for a caller that writes every byte: a reused block is not
+ * zeroed first (a fresh one is). */
+void *kai_sched_alloc_dirty(struct kai_sched_ctx *c, size_t n, size_t size);
 void kai_sched_free(struct kai_sched_ctx *c, void *p);
 /* The cycle is over: release blocks it did not use. */
 void kai_sched_ctx_trim(struct kai_sched_ctx *c);

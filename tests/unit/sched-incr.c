@@ -338,6 +338,14 @@ differ(const struct kai_sched_result *x, const struct kai_sched_result *y,
 				    (long long)b->est_start);
 		}
 	}
+	/* And byte for byte, padding included, as the core promises. */
+	if (bad == 0 &&
+	    (memcmp(x->tasks, y->tasks, x->ntasks * sizeof(*x->tasks)) != 0 ||
+		memcmp(x->jobs, y->jobs, x->njobs * sizeof(*x->jobs)) != 0)) {
+		diag("world %u cycle %u: results differ in their bytes", world,
+		    cyc);
+		bad++;
+	}
 	if (memcmp(x->queues, y->queues, x->nqueues * sizeof(*x->queues)) != 0) {
 		if (bad++ == 0)
 			diag("world %u cycle %u: queue figures differ", world,
