@@ -272,7 +272,7 @@ check_tasks(struct ck *c)
 		    x->task)
 			j++;
 		miss(c, "task \"%s-%zu\": expected %s%s%s, got %s on %s",
-		    c->sc->jobs[j].name, x->task - c->sc->jobs[j].first_task,
+		    c->sc->jobs[j].name, (size_t)(x->task - c->sc->jobs[j].first_task),
 		    tstate(x->state), x->node >= 0 ? " on " : "",
 		    x->node >= 0 ? node_name(c, x->node) : "",
 		    tstate((int)o->state), node_name(c, o->node));

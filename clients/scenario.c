@@ -618,6 +618,7 @@ scenario_load(const char *path, struct scenario *sc, struct kai_err *err)
 	kai_map_init(&sc->pool_ix, NULL);
 	kai_map_init(&sc->cap_ix, NULL);
 	kai_map_init(&sc->acct_ix, NULL);
+	kai_map_init(&sc->jtype_ix, NULL);
 	kai_sched_config_init(&sc->snap.config);
 	ld.sc = sc;
 	ld.err = err;
@@ -637,6 +638,7 @@ scenario_fini(struct scenario *sc)
 	scenario_caps_fini(sc);
 	free(sc->nodereqs);
 	scenario_accounts_fini(sc);
+	scenario_types_fini(sc);
 	kai_map_fini(&sc->node_ix);
 	kai_map_fini(&sc->queue_ix);
 	kai_map_fini(&sc->job_ix);

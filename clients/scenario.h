@@ -116,6 +116,9 @@ struct scenario {
 	void **owned;			/* taint, selector, toleration arrays */
 	size_t nowned;
 	const char *gpu_type_label;	/* nodes' GPU type (scenario_types.c) */
+	const char **jtypes;		/* the jobs' GPU types, each once */
+	size_t njtypes;
+	struct kai_map jtype_ix;	/* ... 1 + index by name */
 	const char *features[64];	/* scenario_nodereq.c: bit i's name */
 	size_t nfeatures;
 	struct kai_sched_nodereq *nodereqs; /* the jobs' -C, -w, -x */
@@ -195,6 +198,7 @@ int scenario_queue_types(struct sload *ld, const struct ynode *m,
     struct kai_sched_snap_queue *q) KAI_MUST_CHECK;
 int scenario_job_type(struct sload *ld, const struct ynode *m,
     struct kai_sched_snap_job *j) KAI_MUST_CHECK;
+void scenario_types_fini(struct scenario *sc);
 int scenario_expect_types(struct sload *ld, const struct ynode *map)
     KAI_MUST_CHECK;
 /* scenario_nodereq.c: a node's features:, a job's constraint:,

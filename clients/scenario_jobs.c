@@ -77,7 +77,8 @@ load_task(struct sload *ld, const struct ynode *m, int job_state,
 	    "gpu_memory_mib", "cpu_millis", "memory_mib", "node", "gpu_index",
 	    "state", NULL};
 	const struct ynode *n;
-	int64_t gpus = 0;
+	int64_t gpus = 0, frac = 0, gmem = 0, cpu = 0, mem = 0;
+	struct kai_err e;
 	int rc, st = job_state;
 
 	if ((rc = sload_keys(ld, m, keys, "a task")) != 0)
@@ -85,29 +86,30 @@ load_task(struct sload *ld, const struct ynode *m, int job_state,
 	if ((n = ytree_get(m, "state")) != NULL &&
 	    (rc = sload_task_state(ld, n, KAI_SCHED_TASK_FAILED, &st)) != 0)
 		return rc;
-	t->state = (enum kai_sched_task_state)st;
-	if ((rc = sload_get_i64(ld, m, "gpus", 0, 1024, &gpus)) != 0 ||
-	    (rc = sload_get_i64(ld, m, "gpu_memory_mib", 1, INT64_C(1) << 40,
-		 &t->gpu_memory_mib)) != 0 ||
-	    (rc = sload_get_i64(ld, m, "cpu_millis", 0, INT64_C(1) << 40,
-		 &t->cpu_millis)) != 0 ||
-	    (rc = sload_get_i64(ld, m, "memory_mib", 0, INT64_C(1) << 40,
-		 &t->memory_mib)) != 0)
+	t->state = (uint8_t)st;
+	/* The scheduler's bounds are kai_sched_task_request()'s to say. */
+	if ((rc = sload_get_i64(ld, m, "gpus", 0, INT64_MAX, &gpus)) != 0 ||
+	    (rc = sload_get_i64(ld, m, "gpu_memory_mib", 1, INT64_MAX,
+		 &gmem)) != 0 ||
+	    (rc = sload_get_i64(ld, m, "cpu_millis", 0, INT64_MAX, &cpu)) !=
+		0 ||
+	    (rc = sload_get_i64(ld, m, "memory_mib", 0, INT64_MAX, &mem)) != 0)
 		return rc;
-	t->gpus = (uint32_t)gpus;
 	if ((n = ytree_get(m, "gpu_fraction")) != NULL) {
-		if ((rc = sload_gpu(ld, n, false, &t->gpu_fraction)) != 0)
+		if ((rc = sload_gpu(ld, n, false, &frac)) != 0)
 			return rc;
-		if (t->gpu_fraction <= 0 ||
-		    t->gpu_fraction >= KAI_SCHED_GPU_UNIT)
+		if (frac <= 0 || frac >= KAI_SCHED_GPU_UNIT)
 			return sload_fail(ld, n,
 			    "gpu_fraction must be between "
 			    "0 and 1 (exclusive)");
 	}
-	if ((t->gpus > 0) + (t->gpu_fraction > 0) + (t->gpu_memory_mib > 0) > 1)
+	if ((gpus > 0) + (frac > 0) + (gmem > 0) > 1)
 		return sload_fail(ld, m,
 		    "give one of gpus, gpu_fraction and "
 		    "gpu_memory_mib");
+	if (kai_sched_task_request(t, (uint64_t)gpus, (uint64_t)frac,
+		(uint64_t)gmem, (uint64_t)cpu, (uint64_t)mem, &e) != 0)
+		return sload_fail(ld, m, "%s", kai_err_msg(&e));
 	return task_place(ld, m, t);
 }
 
@@ -127,7 +129,7 @@ user_index(struct scenario *sc, const char *name)
 
 static int
 level_of(struct sload *ld, const struct ynode *m, const char *key,
-    const struct kai_sched_topology *tp, int32_t *out)
+    const struct kai_sched_topology *tp, int8_t *out)
 {
 	const struct ynode *n = ytree_get(m, key);
 	size_t i;
@@ -140,7 +142,12 @@ level_of(struct sload *ld, const struct ynode *m, const char *key,
 		return rc;
 	for (i = 0; i < tp->nlevels; i++)
 		if (strcmp(tp->levels[i], n->s) == 0) {
-			*out = (int32_t)i;
+			if (i > KAI_SCHED_MAX_LEVELS)
+				return sload_fail(ld, n,
+				    "level \"%s\" is past the %d levels a "
+				    "topology may have", n->s,
+				    KAI_SCHED_MAX_LEVELS);
+			*out = (int8_t)i;
 			return 0;
 		}
 	return sload_fail(ld, n, "topology \"%s\" has no level \"%s\"",
@@ -217,18 +224,20 @@ job_times(struct sload *ld, const struct ynode *m, size_t i,
     struct kai_sched_snap_job *j)
 {
 	int64_t stale = -1, ran = -1, min = -1, tpn = 0;
+	int64_t grace = KAI_SCHED_GRACE_DEFAULT;
 	bool held = false, excl = false;
 	int rc;
 
 	j->created = (int64_t)i;
 	j->staleness_grace_s = KAI_SCHED_GRACE_DEFAULT;
 	j->time_limit_s = -1; /* none, as kai_sched_job_init() says */
+	/* INT32_MIN is KAI_SCHED_GRACE_DEFAULT, the key left out. */
 	if ((rc = sload_get_i64(ld, m, "created", INT64_MIN / 4, INT64_MAX / 4,
 		 &j->created)) != 0 ||
 	    (rc = sload_get_i64(ld, m, "stale_for_s", 0, INT32_MAX, &stale)) !=
 		0 ||
-	    (rc = sload_get_i64(ld, m, "staleness_grace_s", INT32_MIN,
-		 INT32_MAX, &j->staleness_grace_s)) != 0 ||
+	    (rc = sload_get_i64(ld, m, "staleness_grace_s", INT32_MIN + 1,
+		 INT32_MAX, &grace)) != 0 ||
 	    (rc = sload_get_i64(ld, m, "running_for_s", 0, INT32_MAX, &ran)) !=
 		0 ||
 	    (rc = sload_get_i64(ld, m, "min_tasks", 0, (int64_t)j->ntasks,
@@ -240,6 +249,7 @@ job_times(struct sload *ld, const struct ynode *m, size_t i,
 	    (rc = sload_get_i64(ld, m, "time_limit_s", -1, INT32_MAX,
 		 &j->time_limit_s)) != 0)
 		return rc;
+	j->staleness_grace_s = (int32_t)grace;
 	j->stale_since = stale >= 0 ? SCENARIO_NOW - stale : KAI_SCHED_NO_TIME;
 	j->started = ran >= 0 ? SCENARIO_NOW - ran : KAI_SCHED_NO_TIME;
 	/* min_tasks 0 is KAI's "fully elastic": one task is enough. */
@@ -266,6 +276,8 @@ load_job(struct sload *ld, const struct ynode *m, size_t i, size_t *t)
 	struct kai_sched_snap_job *j = &sc->jobs[i];
 	const struct ynode *ts, *n;
 	const char *user = NULL;
+	int64_t prio = 50;
+	bool preempt;
 	int rc, st = 0;
 	size_t k;
 
@@ -284,18 +296,20 @@ load_job(struct sload *ld, const struct ynode *m, size_t i, size_t *t)
 	    ts->n == 0)
 		return sload_fail(ld, m, "job \"%s\" needs a list of tasks",
 		    j->name);
-	j->priority = 50;
-	j->first_task = *t;
-	j->ntasks = ts->n;
+	/* The core refuses a snapshot of UINT32_MAX tasks or more. */
+	j->first_task = (uint32_t)*t;
+	j->ntasks = (uint32_t)ts->n;
 	if ((rc = sload_get_i64(ld, m, "priority", INT32_MIN, INT32_MAX,
-		 &j->priority)) != 0)
+		 &prio)) != 0)
 		return rc;
-	j->preemptible = j->priority < 100;
-	if ((rc = sload_get_bool(ld, m, "preemptible", &j->preemptible)) != 0 ||
+	j->priority = (int32_t)prio;
+	preempt = j->priority < 100;
+	if ((rc = sload_get_bool(ld, m, "preemptible", &preempt)) != 0 ||
 	    (rc = job_times(ld, m, i, j)) != 0 ||
 	    (rc = job_topology(ld, ytree_get(m, "topology"), j)) != 0 ||
 	    (rc = sload_get_str(ld, m, "user", false, &user)) != 0)
 		return rc;
+	j->preemptible = preempt;
 	if ((n = ytree_get(m, "state")) != NULL &&
 	    (rc = sload_choice(ld, n, states, "job state", &st)) != 0)
 		return rc;

@@ -127,18 +127,46 @@ scenario_queue_types(struct sload *ld, const struct ynode *m,
 	return 0;
 }
 
+/* A job's type is 1 + an index into the snapshot's gpu_types, each
+ * name listed once however many jobs name it. */
 int
 scenario_job_type(struct sload *ld, const struct ynode *m,
     struct kai_sched_snap_job *j)
 {
+	struct scenario *sc = ld->sc;
+	const char *name = NULL;
+	size_t i;
 	int rc;
 
-	if ((rc = sload_get_str(ld, m, "gpu_type", false, &j->gpu_type)) != 0)
+	if ((rc = sload_get_str(ld, m, "gpu_type", false, &name)) != 0)
 		return rc;
-	if (j->gpu_type != NULL && *j->gpu_type == '\0')
+	j->gpu_type = 0;
+	if (name == NULL)
+		return 0;
+	if (*name == '\0')
 		return sload_fail(ld, ytree_get(m, "gpu_type"),
 		    "an empty gpu_type: leave it out for any type");
+	if ((i = sload_find(&sc->jtype_ix, name)) == 0) {
+		if (sc->njtypes == KAI_SCHED_MAX_GPU_TYPES)
+			return sload_fail(ld, ytree_get(m, "gpu_type"),
+			    "more than %d GPU types", KAI_SCHED_MAX_GPU_TYPES);
+		sc->jtypes = kai_xreallocarray(sc->jtypes, sc->njtypes + 1,
+		    sizeof(*sc->jtypes));
+		sc->jtypes[sc->njtypes] = name;
+		i = ++sc->njtypes;
+		kai_map_put(&sc->jtype_ix, name, (void *)(uintptr_t)i);
+		sc->snap.gpu_types = sc->jtypes;
+		sc->snap.ngpu_types = sc->njtypes;
+	}
+	j->gpu_type = (uint16_t)i;
 	return 0;
+}
+
+void
+scenario_types_fini(struct scenario *sc)
+{
+	kai_map_fini(&sc->jtype_ix);
+	free(sc->jtypes);
 }
 
 int

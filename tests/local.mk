@@ -44,6 +44,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t3110-pod-refused.t \
 	tests/integration/t3200-outcomes.t \
 	tests/integration/t3220-jobend.t \
+	tests/integration/t3230-request-bounds.t \
 	tests/integration/t3210-exit-reason.t \
 	tests/integration/t3300-db-outage.t \
 	tests/integration/t3400-ha.t \

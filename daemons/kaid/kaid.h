@@ -519,6 +519,8 @@ struct snap {
 	struct kai_map node_ix;	  /* name -> index + 1 */
 	struct kai_map queue_ix;  /* name -> index + 1 */
 	struct kai_map user_ix;	  /* name -> index + 1 */
+	const char **jtypes;	  /* the GPU types jobs ask for, once each */
+	struct kai_map jtype_ix;  /* name -> index + 1 */
 	struct kai_sched_snap_account *accounts; /* kaid.yaml's accounts */
 	struct kai_map acct_ix;	  /* name -> index + 1 */
 	/* pools.c: the nodes' taints and kaid.yaml's partitions as pools */

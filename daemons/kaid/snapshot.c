@@ -211,6 +211,27 @@ user_index(struct snap *sn, const char *name)
 	return (int32_t)(sn->s.nusers - 1);
 }
 
+/*
+ * The snapshot's index + 1 of the GPU type j asks for (0: any), each
+ * type listed once; -1 when no more fit (a job's type is 16-bit).
+ */
+static int32_t
+jtype_index(struct snap *sn, const struct kai_job *j)
+{
+	long t;
+
+	if (j->gpu_type == NULL || j->gpu_type[0] == '\0')
+		return 0;
+	if ((t = map_ix(&sn->jtype_ix, j->gpu_type)) >= 0)
+		return (int32_t)t + 1;
+	if (sn->s.ngpu_types == KAI_SCHED_MAX_GPU_TYPES)
+		return -1;
+	sn->jtypes[sn->s.ngpu_types] = j->gpu_type;
+	kai_map_put(&sn->jtype_ix, j->gpu_type,
+	    (void *)(uintptr_t)++sn->s.ngpu_types);
+	return (int32_t)sn->s.ngpu_types;
+}
+
 /* Why a pending job cannot go to the core, or NULL when it can. */
 static char *
 queue_problem(const struct kaid *k, const struct kai_job *j)
@@ -240,20 +261,76 @@ snap_unstarted_end(const struct kai_job *j)
 	return j->ntasks;
 }
 
+/*
+ * The request of j's task `task` (as its allocation a holds it, when a is
+ * not NULL) into t: non-zero, with err naming the field, when it is
+ * above what the core takes (kai_sched_task_request()).  Submission keeps
+ * new jobs within those bounds (the asserts below); a job stored before
+ * them is set aside with the reason (request_problem()).
+ */
+_Static_assert(KAI_JOB_GPUS_MAX <= KAI_SCHED_MAX_TASK_GPUS,
+    "a job's GPUs per task fit the core's task");
+_Static_assert((int64_t)KAI_JOB_CPUS_MAX * 1000 <= KAI_SCHED_MAX_TASK_REQ &&
+	KAI_JOB_MEM_MAX <= KAI_SCHED_MAX_TASK_REQ &&
+	KAI_JOB_GPU_MEM_MAX <= KAI_SCHED_MAX_TASK_REQ,
+    "a job's CPUs, memory and GPU memory per task fit the core's task");
+
+static int
+task_request(const struct kai_job *j, const struct kai_alloc *a,
+    uint32_t task, struct kai_sched_snap_task *t, struct kai_err *err)
+{
+	return kai_sched_task_request(t,
+	    a != NULL ? a->gpus : kai_job_task_gpus(j->gpus_per_task,
+	    j->gpus_per_node, j->ntasks_per_node, task),
+	    j->gpu_fraction, j->gpu_memory_mb,
+	    (uint64_t)(a != NULL ? a->cpus : j->cpus_per_task) * 1000,
+	    a != NULL ? a->mem_mb : j->mem_mb, err);
+}
+
+/*
+ * Why j cannot be given to the core, its priority or a task's request
+ * being above what the core holds, or NULL (caller frees).
+ */
+static char *
+request_problem(const struct kai_job *j)
+{
+	struct kai_sched_snap_task t;
+	struct kai_err err;
+	size_t i, n;
+
+	/* QoS priorities are at most 1,000,000 (conf_table.c), classes
+	 * less: only a row edited by hand gets here. */
+	if (j->priority > INT32_MAX)
+		return kai_xasprintf("priority %" PRIu32 " is above the "
+		    "scheduler's limit of %d", j->priority, INT32_MAX);
+	if (j->state == KAI_JOB_PENDING) {
+		n = j->ntasks > 0 ? j->ntasks : 1;
+		for (i = 0; i < n; i++)
+			if (task_request(j, NULL, (uint32_t)i, &t, &err) != 0)
+				return kai_xstrdup(err.msg);
+		return NULL;
+	}
+	for (i = 0; i < j->nallocs; i++)
+		if (task_request(j, &j->allocs[i], j->allocs[i].task, &t,
+			&err) != 0)
+			return kai_xstrdup(err.msg);
+	for (i = j->nallocs; i < snap_unstarted_end(j); i++)
+		if (task_request(j, NULL, (uint32_t)i, &t, &err) != 0)
+			return kai_xstrdup(err.msg);
+	return NULL;
+}
+
 static void
 add_task(struct snap *sn, const struct kai_job *j, const struct kai_alloc *a,
     uint32_t task, long node, struct nodeuse *use)
 {
 	struct kai_sched_snap_task *t = &sn->tasks[sn->s.ntasks++];
+	struct kai_err err;
 
 	kai_sched_task_init(t);
-	t->gpus = a != NULL ? a->gpus : kai_job_task_gpus(j->gpus_per_task,
-	    j->gpus_per_node, j->ntasks_per_node, task);
-	t->gpu_fraction = j->gpu_fraction;
-	t->gpu_memory_mib = clamp_i64(j->gpu_memory_mb);
-	t->cpu_millis = (int64_t)(a != NULL ? a->cpus : j->cpus_per_task) *
-	    1000;
-	t->memory_mib = clamp_i64(a != NULL ? a->mem_mb : j->mem_mb);
+	/* request_problem() found none: this cannot fail. */
+	if (task_request(j, a, task, t, &err) != 0)
+		kai_log_err("job %" PRIu64 ": %s", j->id, err.msg);
 	if (a == NULL)
 		return;
 	t->state = KAI_SCHED_TASK_RUNNING;
@@ -291,7 +368,7 @@ snap_topology(struct snap *sn, const struct kai_job *j,
 	tp->levels = (const char *const *)lv;
 	s->topology = (int32_t)sn->s.ntopologies++;
 	s->required_level = req ? 0 : -1;
-	s->preferred_level = pref ? (int32_t)tp->nlevels - 1 : -1;
+	s->preferred_level = pref ? (int8_t)(tp->nlevels - 1) : -1;
 }
 
 /* A running job whose queue cannot hold it still holds its nodes. */
@@ -338,11 +415,11 @@ add_job(const struct kaid *k, struct snap *sn, struct kai_job *j,
 	    "%" PRIu64, j->id);
 	s->name = sn->jnames[sn->s.njobs];
 	s->queue = (uint32_t)map_ix(&sn->queue_ix, j->queue);
-	s->pool = pools_snap_index(k, j->queue);
-	s->gpu_type = j->gpu_type;
+	s->pool = (int16_t)pools_snap_index(k, j->queue); /* validate.c */
+	s->gpu_type = (uint16_t)jtype_index(sn, j); /* > 0: snap_jobs() */
 	s->user = user_index(sn, j->user != NULL ? j->user : "");
 	s->account = (int32_t)map_ix(&sn->acct_ix, j->account);
-	s->priority = j->priority;
+	s->priority = (int32_t)j->priority; /* request_problem() */
 	s->preemptible = j->preemptible;
 	/*
 	 * The gang minimum, pending or running: kaid starts a job once
@@ -358,8 +435,9 @@ add_job(const struct kaid *k, struct snap *sn, struct kai_job *j,
 		s->time_limit_s = j->time_limit_s;
 	if (j->start_time > 0)
 		s->started = j->start_time;
-	s->first_task = first;
-	s->ntasks = sn->s.ntasks - first;
+	/* The core refuses a snapshot of UINT32_MAX tasks or more. */
+	s->first_task = (uint32_t)first;
+	s->ntasks = (uint32_t)(sn->s.ntasks - first);
 	/* Node groups (-N, --ntasks-per-node) when the snapshot can hold
 	 * them: the core refuses the whole snapshot otherwise. */
 	if (j->ntasks_per_node > 0 && s->min_tasks == 0 &&
@@ -376,6 +454,7 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 {
 	size_t i, njobs = state_njobs(k), nt = k->pods.len;
 	size_t nj = njobs + k->pods.len + 1;
+	const char *code;
 	char *why;
 
 	/* Room for a releasing job of one task per pod (snap_pods). */
@@ -392,6 +471,7 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 	sn->topo_levels = kai_xcalloc(njobs + 1, sizeof(*sn->topo_levels));
 	sn->users = kai_xcalloc(njobs + 1, sizeof(*sn->users));
 	sn->tasks = kai_xcalloc(nt + 1, sizeof(*sn->tasks));
+	sn->jtypes = kai_xcalloc(njobs + 1, sizeof(*sn->jtypes));
 	sn->lost = kai_xcalloc(state_njobs(k) + 1, sizeof(*sn->lost));
 	sn->lost_why = kai_xcalloc(state_njobs(k) + 1, sizeof(*sn->lost_why));
 	sn->lost_code = kai_xcalloc(state_njobs(k) + 1, sizeof(*sn->lost_code));
@@ -423,19 +503,30 @@ snap_jobs(struct kaid *k, struct snap *sn, struct nodeuse *use)
 			sn->lost_why[sn->nlost++] = why;
 			continue;
 		}
-		if ((why = queue_problem(k, j)) == NULL) {
+		/* Slurm's word for a job its partition cannot take */
+		code = "PartitionConfig";
+		if ((why = queue_problem(k, j)) == NULL &&
+		    (why = request_problem(j)) != NULL)
+			code = "BadConstraints"; /* ... no node can meet */
+		if (why == NULL && jtype_index(sn, j) < 0) {
+			why = kai_xasprintf("GPU type \"%s\": jobs ask for "
+			    "more than %d types", j->gpu_type,
+			    KAI_SCHED_MAX_GPU_TYPES);
+			code = "BadConstraints";
+		}
+		if (why == NULL) {
 			add_job(k, sn, j, use);
 		} else if (active) {
 			hold_allocs(sn, j, use);
 			free(why);
 		} else {
 			sn->lost[sn->nlost] = j;
-			/* Slurm's word for a job its partition cannot take */
-			sn->lost_code[sn->nlost] = "PartitionConfig";
+			sn->lost_code[sn->nlost] = code;
 			sn->lost_why[sn->nlost++] = why;
 		}
 	}
 	sn->s.jobs = sn->jobs;
+	sn->s.gpu_types = sn->jtypes;
 	sn->s.tasks = sn->tasks;
 	sn->s.users = sn->users;
 	sn->s.topologies = sn->topos;
@@ -468,7 +559,8 @@ releasing_mask(const struct snap *sn, const struct pod_rec *r, long ni)
  * RELEASING task of a job of its own (kjobs NULL, not preemptible), in
  * the queue its label names: the core then pipelines onto what it holds
  * instead of evicting more, and a device a fraction still uses stays
- * shared.  False when its queue is no leaf: it is then held capacity.
+ * shared.  False when its queue is no leaf, or it asks for more than a
+ * task of the core holds: it is then held capacity.
  */
 static bool
 add_releasing(struct snap *sn, const char *name, const struct pod_rec *r,
@@ -477,6 +569,7 @@ add_releasing(struct snap *sn, const char *name, const struct pod_rec *r,
 	long q = map_ix(&sn->queue_ix, r->queue);
 	struct kai_sched_snap_job *s;
 	struct kai_sched_snap_task *t;
+	struct kai_err err;
 	size_t c;
 
 	if (q < 0)
@@ -486,10 +579,11 @@ add_releasing(struct snap *sn, const char *name, const struct pod_rec *r,
 			return false;
 	t = &sn->tasks[sn->s.ntasks];
 	kai_sched_task_init(t);
-	t->gpus = r->gpu_share > 0 ? 0 : r->gpus;
-	t->gpu_fraction = r->gpu_share;
-	t->cpu_millis = r->cpu_milli;
-	t->memory_mib = clamp_i64(r->mem_mb);
+	/* A pod asking more than a task holds is held capacity instead. */
+	if (kai_sched_task_request(t, r->gpu_share > 0 ? 0 : r->gpus,
+		r->gpu_share, 0, r->cpu_milli > 0 ? (uint64_t)r->cpu_milli : 0,
+		r->mem_mb, &err) != 0)
+		return false;
 	t->state = KAI_SCHED_TASK_RELEASING;
 	t->node = (int32_t)ni;
 	t->gpu_mask = releasing_mask(sn, r, ni);
@@ -502,7 +596,7 @@ add_releasing(struct snap *sn, const char *name, const struct pod_rec *r,
 	s->name = name;
 	s->queue = (uint32_t)q;
 	s->preemptible = false;
-	s->first_task = sn->s.ntasks++;
+	s->first_task = (uint32_t)sn->s.ntasks++;
 	s->ntasks = 1;
 	sn->kjobs[sn->s.njobs++] = NULL;
 	return true;
@@ -597,6 +691,7 @@ snap_build(struct kaid *k, struct snap *sn, int64_t now)
 	kai_map_init(&sn->node_ix, NULL);
 	kai_map_init(&sn->queue_ix, NULL);
 	kai_map_init(&sn->user_ix, NULL);
+	kai_map_init(&sn->jtype_ix, NULL);
 	kai_map_init(&sn->acct_ix, NULL);
 	kai_sched_config_init(&sn->s.config);
 	/* All five phases, in KAI's order (kai_sched_config_init()). */
@@ -636,6 +731,7 @@ snap_fini(struct snap *sn)
 	free(sn->topos);
 	free(sn->topo_levels);
 	free(sn->tasks);
+	free(sn->jtypes);
 	free(sn->lost);
 	free(sn->lost_why);
 	free(sn->lost_code);
@@ -643,6 +739,7 @@ snap_fini(struct snap *sn)
 	kai_map_fini(&sn->node_ix);
 	kai_map_fini(&sn->queue_ix);
 	kai_map_fini(&sn->user_ix);
+	kai_map_fini(&sn->jtype_ix);
 	kai_map_fini(&sn->acct_ix);
 	pools_snap_fini(sn);
 	nodefeat_snap_fini(sn);

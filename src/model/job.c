@@ -405,6 +405,11 @@ kai_jobspec_validate(const struct kai_jobspec *js, struct kai_err *err)
 	    (r = check_count("gpus-per-node", js->gpus_per_node, 0,
 		 KAI_JOB_GPUS_MAX, err)) != 0)
 		return r;
+	/* The scheduler holds a task's memory in 32 bits (sched_model.h). */
+	if (js->mem_mb > KAI_JOB_MEM_MAX)
+		return kai_err_set(err, KAI_EINVAL,
+		    "invalid memory %" PRIu64 " MiB per task: the limit is %d "
+		    "MiB (1 PiB)", js->mem_mb, KAI_JOB_MEM_MAX);
 	if (js->time_limit_s < KAI_TIME_UNSET ||
 	    js->time_limit_s > TIME_LIMIT_MAX_S)
 		return kai_err_set(err, KAI_EINVAL,

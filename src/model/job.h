@@ -40,6 +40,7 @@
 #define KAI_JOB_WHOLE_EXCL   1u /* --exclusive: the nodes, all of them */
 #define KAI_JOB_WHOLE_MEM    2u /* --mem=0: all of each node's memory */
 #define KAI_JOB_GPU_MEM_MAX  (16 * 1024 * 1024) /* MiB of one GPU: 16 TiB */
+#define KAI_JOB_MEM_MAX      (1024 * 1024 * 1024) /* MiB per task: 1 PiB */
 
 /* A yes / no option that may be left to its default. */
 enum kai_tristate {

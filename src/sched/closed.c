@@ -76,10 +76,9 @@ least_ugpu(const struct sess *S, const struct kai_sched_snap_task *in)
 	if (in->gpu_fraction > 0)
 		return in->gpu_fraction;
 	if (in->gpu_memory_mib > 0)
-		return S->max_gmem > 0
-		    ? (in->gpu_memory_mib * GPU_UNIT + S->max_gmem - 1) /
-			S->max_gmem
-		    : 1;
+		return S->max_gmem > 0 ? ((int64_t)in->gpu_memory_mib * GPU_UNIT +
+					     S->max_gmem - 1) / S->max_gmem
+				       : 1;
 	return 0;
 }
 

@@ -86,12 +86,15 @@ tasks_by_node(const struct sess *S, struct cctx *c)
 	uint32_t n;
 
 	c->nstart = kai_sched_calloc(S->ctx, S->nn + 2, sizeof(*c->nstart));
-	c->ntask = kai_sched_calloc(S->ctx, nt + 1, sizeof(*c->ntask));
 	for (t = 0; t < nt; t++)
 		if (kai_sched_task_active(&S->tasks[t]))
 			c->nstart[S->tasks[t].node + 1]++;
 	for (n = 0; n < S->nn; n++)
 		c->nstart[n + 1] += c->nstart[n];
+	/* Sized by the active tasks, not all: a million pending jobs' tasks
+	 * would cost 14 MiB here. */
+	c->ntask = kai_sched_calloc(S->ctx, c->nstart[S->nn] + 1,
+	    sizeof(*c->ntask));
 	for (t = 0; t < nt; t++) {
 		if (!kai_sched_task_active(&S->tasks[t]))
 			continue;
@@ -624,7 +627,9 @@ kai_sched_consolidate(struct sess *S)
 		return;
 	memset(&c, 0, sizeof(c));
 	tasks_by_node(S, &c);
-	c.vj = kai_sched_calloc(S->ctx, S->s->njobs + 1, sizeof(*c.vj));
+	/* A node's movable jobs hold active tasks there: no more of them
+	 * than active tasks. */
+	c.vj = kai_sched_calloc(S->ctx, c.nstart[S->nn] + 1, sizeof(*c.vj));
 	c.seen = kai_sched_calloc(S->ctx, S->s->njobs + 1, 1);
 	c.gused = kai_sched_calloc(S->ctx, S->nn + 1, 1);
 	nc = kai_sched_calloc(S->ctx, S->nn + 1, sizeof(*nc));

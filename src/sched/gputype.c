@@ -100,6 +100,7 @@ collect(const struct kai_sched_snapshot *s)
 	struct kai_sched_gtypes *g;
 	const char **v = NULL;
 	uint32_t n = 0, cap = 0;
+	uint8_t *used; /* [1 + i]: a job asks for gpu_types[i] */
 	size_t i, k;
 
 	for (i = 0; i < s->nnodes; i++)
@@ -107,8 +108,13 @@ collect(const struct kai_sched_snapshot *s)
 	for (i = 0; i < s->nqueues; i++)
 		for (k = 0; k < s->queues[i].ntypes; k++)
 			add_name(&v, &n, &cap, s->queues[i].types[k].type);
+	used = kai_xcalloc(s->ngpu_types + 1, 1);
 	for (i = 0; i < s->njobs; i++)
-		add_name(&v, &n, &cap, s->jobs[i].gpu_type);
+		used[s->jobs[i].gpu_type] = 1;
+	for (i = 1; i <= s->ngpu_types; i++)
+		if (used[i])
+			add_name(&v, &n, &cap, s->gpu_types[i - 1]);
+	free(used);
 	if (n == 0)
 		return NULL;
 	qsort(v, n, sizeof(*v), name_cmp);
@@ -211,6 +217,7 @@ kai_sched_types_init(struct sess *S)
 {
 	const struct kai_sched_snapshot *s = S->s;
 	struct kai_sched_gtypes *g = collect(s);
+	int32_t *jt; /* [1 + i]: the type of gpu_types[i]; [0] -1, any */
 	uint32_t n;
 	size_t j;
 
@@ -233,8 +240,13 @@ kai_sched_types_init(struct sess *S)
 		g->total[ty] += (int64_t)S->nodes[n].ngpu * GPU_UNIT;
 		g->nnodes[ty]++;
 	}
+	jt = kai_xcalloc(s->ngpu_types + 1, sizeof(*jt));
+	jt[0] = -1;
+	for (j = 0; j < s->ngpu_types; j++)
+		jt[j + 1] = find(g, s->gpu_types[j]);
 	for (j = 0; j < s->njobs; j++)
-		g->job_type[j] = find(g, s->jobs[j].gpu_type);
+		g->job_type[j] = jt[s->jobs[j].gpu_type];
+	free(jt);
 	queue_settings(S, g);
 	sums(S, g);
 }
@@ -597,4 +609,12 @@ kai_sched_types_validate(const struct kai_sched_snap_queue *q,
 			    x->type);
 	}
 	return 0;
+}
+
+const char *
+kai_sched_job_gpu_type(const struct kai_sched_snapshot *s, size_t j)
+{
+	uint16_t t = s->jobs[j].gpu_type;
+
+	return t > 0 && t <= s->ngpu_types ? s->gpu_types[t - 1] : NULL;
 }

@@ -11,10 +11,10 @@
  * labels, taints, type and features), the queues but their usage (a
  * queue's usage moves its fair share, which incr.c checks at every
  * phase instead), the users with their usage (it orders a leaf's jobs
- * by user), the accounts, pools, topologies, GPU caps and node
- * requirements.  `now` is left out: nothing a left-out job is told
- * depends on it (its start estimate is none, and the jobs that could
- * get one are never left out).  Strings are written with their length,
+ * by user), the accounts, pools, topologies, the jobs' GPU type
+ * names, GPU caps and node requirements.  `now` is left out: nothing a
+ * left-out job is told depends on it (its start estimate is none, and
+ * the jobs that could get one are never left out).  Strings are written with their length,
  * and NULL apart from "".
  */
 #include "config.h"
@@ -182,6 +182,9 @@ put_rest(struct inc_bytes *b, const struct kai_sched_snapshot *s)
 			put_str(b, p->tolerations[k].effect);
 		}
 	}
+	put_i64(b, (int64_t)s->ngpu_types);
+	for (i = 0; i < s->ngpu_types; i++)
+		put_str(b, s->gpu_types[i]);
 	put_i64(b, (int64_t)s->ngpu_limits);
 	for (i = 0; i < s->ngpu_limits; i++)
 		put_i64(b, s->gpu_limits[i]);

@@ -51,6 +51,14 @@ tests_unit_sched_core_LDADD = tests/lib/libtap.a src/sched/libkaisched.a \
 	src/base/libkaibase.a
 TESTS += tests/unit/sched-core
 
+# The snapshot's narrow fields: taken up to their bounds, refused by name
+# above them (kai_sched_task_request(), validate.c).
+check_PROGRAMS += tests/unit/sched-bounds
+tests_unit_sched_bounds_SOURCES = tests/unit/sched-bounds.c
+tests_unit_sched_bounds_LDADD = tests/lib/libtap.a src/sched/libkaisched.a \
+	src/base/libkaibase.a
+TESTS += tests/unit/sched-bounds
+
 # Node groups (nodegroup.c) hold through every phase in random worlds.
 check_PROGRAMS += tests/unit/sched-nodegroup
 tests_unit_sched_nodegroup_SOURCES = tests/unit/sched-nodegroup.c
@@ -136,6 +144,7 @@ SCHED_SCENARIOS = \
 	tests/sched/frag-binpack-strands-gpus.yaml \
 	tests/sched/frag-cpu-job-spares-gpus.yaml \
 	tests/sched/frag-gang-spares-gpus.yaml \
+	tests/sched/frag-horizon-keeps-room.yaml \
 	tests/sched/frag-topo-required-rack.yaml \
 	tests/sched/frac-by-gpu-memory.yaml \
 	tests/sched/frac-memory-too-big-for-node.yaml \
@@ -199,6 +208,7 @@ SCHED_SCENARIOS = \
 	tests/sched/reasons-higher-priority-holders.yaml \
 	tests/sched/reasons-no-schedulable-node.yaml \
 	tests/sched/reasons-priority-behind-blocked.yaml \
+	tests/sched/reasons-requests-at-bounds.yaml \
 	tests/sched/reclaim-down-to-quota.yaml \
 	tests/sched/reclaim-fair-share-lowest-priority-victims.yaml \
 	tests/sched/reclaim-gang-victim-whole.yaml \

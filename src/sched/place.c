@@ -273,7 +273,8 @@ min_room(const struct sess *S, uint32_t t)
 
 	if (in->gpu_fraction > 0)
 		return in->gpu_fraction;
-	return (in->gpu_memory_mib * GPU_UNIT + S->max_gmem - 1) / S->max_gmem;
+	return ((int64_t)in->gpu_memory_mib * GPU_UNIT + S->max_gmem - 1) /
+	    S->max_gmem;
 }
 
 static bool

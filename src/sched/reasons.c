@@ -124,7 +124,7 @@ static const char *
 tname(const struct kai_sched_snapshot *s, const struct kai_sched_why_info *w)
 {
 	const char *t = w->job >= 0 && (size_t)w->job < s->njobs
-	    ? s->jobs[w->job].gpu_type
+	    ? kai_sched_job_gpu_type(s, (size_t)w->job)
 	    : NULL;
 
 	return t != NULL ? t : "?";
@@ -224,10 +224,8 @@ evicted(const struct kai_sched_snapshot *s, const struct kai_sched_why_info *w,
 		kai_sched_fmt_gpu(w->c, c, sizeof(c));
 		rq = w->job >= 0 ? (int32_t)s->jobs[w->job].queue : -1;
 		/* A reclaimer of a GPU type took back that type's share. */
-		ty = w->job >= 0 && s->jobs[w->job].gpu_type != NULL &&
-			*s->jobs[w->job].gpu_type != '\0'
-		    ? s->jobs[w->job].gpu_type
-		    : NULL;
+		ty = w->job >= 0 ? kai_sched_job_gpu_type(s, (size_t)w->job)
+				 : NULL;
 		(void)snprintf(buf, size,
 		    "reclaimed by job \"%s\" of queue "
 		    "\"%s\": queue \"%s\" used %s %s%sGPU%s (%s%sfair share "

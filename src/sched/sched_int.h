@@ -633,11 +633,13 @@ int kai_sched_types_validate(const struct kai_sched_snap_queue *q,
 
 /* order.c */
 struct okey { /* what job order compares: one per pending job, small */
-	int64_t prio;
 	int64_t created;
-	uint32_t elastic;
-	uint32_t job;
+	int32_t prio;
+	uint32_t job : 30;    /* < KAI_SCHED_MAX_JOBS */
+	uint32_t elastic : 2; /* kai_sched_elastic_state() */
 };
+_Static_assert(sizeof(struct okey) == 16, "a million keys: 16 bytes each");
+_Static_assert(KAI_SCHED_MAX_JOBS < (1u << 30), "okey.job holds a job");
 
 struct gkey { /* what group order compares: its head job's key, and */
 	struct okey k;

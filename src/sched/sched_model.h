@@ -38,9 +38,13 @@
 #define KAI_SCHED_GPU_UNIT        1000000 /* micro-GPUs in one GPU */
 #define KAI_SCHED_UNLIMITED       (-1)    /* quota, limit, capacity */
 #define KAI_SCHED_MAX_NODE_GPUS   64      /* devices are a 64-bit mask */
+#define KAI_SCHED_MAX_LEVELS      INT8_MAX /* of a topology */
+#define KAI_SCHED_MAX_JOBS        ((1u << 30) - 1) /* in one snapshot */
+#define KAI_SCHED_MAX_POOLS       INT16_MAX  /* a job's pool is 16-bit */
+#define KAI_SCHED_MAX_GPU_TYPES   (UINT16_MAX - 1) /* ... its GPU type */
 #define KAI_SCHED_MAX_PHASES      8
 #define KAI_SCHED_NO_TIME         INT64_MIN /* "never" for timestamps */
-#define KAI_SCHED_GRACE_DEFAULT   INT64_MIN /* use the config default */
+#define KAI_SCHED_GRACE_DEFAULT   INT32_MIN /* use the config default */
 #define KAI_SCHED_DEFAULT_GPU_MEM 100       /* MiB, when a node gives none */
 #define KAI_SCHED_EST_JOBS        64        /* jobs given a start estimate */
 
@@ -234,43 +238,65 @@ enum kai_sched_task_state {
  * fraction or by GPU memory), never both.  Running and releasing tasks
  * say where they are; gpu_mask names their devices (bit i = GPU i), and
  * 0 lets the core choose, as it would for a new placement.
+ *
+ * A million pending jobs hand the core some 3.5 million of these, so
+ * the requests are 32-bit and the fields are ordered to leave no
+ * padding: 32 bytes, two of them still free.  Builders fill the request
+ * with kai_sched_task_request(), which refuses a figure above its
+ * field's bound by name instead of letting it wrap.
  */
+#define KAI_SCHED_MAX_TASK_GPUS UINT8_MAX /* whole GPUs of one task */
+#define KAI_SCHED_MAX_TASK_REQ  INT32_MAX /* millicores, MiB of one task */
+
 struct kai_sched_snap_task {
-	uint32_t gpus;
-	int64_t gpu_fraction;   /* micro-GPUs of one GPU, 0 = none */
-	int64_t gpu_memory_mib; /* MiB of one GPU, 0 = none */
-	int64_t cpu_millis;
-	int64_t memory_mib;
-	enum kai_sched_task_state
-	    state;    /* pending, running, releasing, failed */
-	int32_t node; /* node index when running or releasing */
 	uint64_t gpu_mask;
+	int32_t gpu_fraction;   /* micro-GPUs of one GPU, 0 = none */
+	int32_t gpu_memory_mib; /* MiB of one GPU, 0 = none */
+	int32_t cpu_millis;
+	int32_t memory_mib;
+	int32_t node;  /* node index when running or releasing */
+	uint8_t gpus;  /* whole GPUs */
+	uint8_t state; /* enum kai_sched_task_state: pending, running,
+			  releasing or failed */
 };
 
+/*
+ * Sets t's request: gpus whole GPUs, or gpu_fraction micro-GPUs or
+ * gpu_memory_mib MiB of one GPU; cpu_millis millicores and memory_mib
+ * MiB.  Returns 0, or KAI_EINVAL with err naming the field, its value
+ * and its bound (KAI_SCHED_MAX_TASK_GPUS, KAI_SCHED_MAX_TASK_REQ) when a
+ * figure is above what the snapshot holds; t is then unchanged.  Whether
+ * the request makes sense (one kind of GPU request, a fraction below one
+ * GPU) is checked by the cycle.
+ */
+int kai_sched_task_request(struct kai_sched_snap_task *t, uint64_t gpus,
+    uint64_t gpu_fraction, uint64_t gpu_memory_mib, uint64_t cpu_millis,
+    uint64_t memory_mib, struct kai_err *err) KAI_MUST_CHECK;
+
+/*
+ * One per job, a million of them at a million pending jobs: 64-bit
+ * fields first, then 32-bit ones, the small ones last, so that nothing
+ * is padding (96 bytes; 144 before).  A snapshot holds fewer than
+ * UINT32_MAX tasks and KAI_SCHED_MAX_JOBS jobs, KAI_SCHED_MAX_POOLS pools
+ * and KAI_SCHED_MAX_GPU_TYPES job GPU types (validate.c).
+ */
 struct kai_sched_snap_job {
 	const char *name;
-	uint32_t queue;   /* a leaf queue */
-	int32_t user;     /* index into users, -1 = none */
-	int32_t account;  /* index into accounts, -1 = none */
-	int64_t priority; /* higher first */
-	bool preemptible;
-	bool held;              /* never scheduled (JobHeldUser) */
-	uint32_t min_tasks;     /* gang minimum; 0 = every task */
-	int64_t created;        /* submission order; older first */
-	int32_t topology;       /* index, or -1 */
-	int32_t required_level; /* level index in the topology, or -1 */
-	int32_t preferred_level;
-	int64_t stale_since; /* below min_tasks since; KAI_SCHED_NO_TIME */
-	int64_t staleness_grace_s; /* < 0 never; KAI_SCHED_GRACE_DEFAULT */
-	int64_t started;   /* last start, for min runtime; NO_TIME = old */
-	size_t first_task; /* its tasks: tasks[first_task, +ntasks) */
-	size_t ntasks;
+	int64_t created;      /* submission order; older first */
+	int64_t stale_since;  /* below min_tasks since; KAI_SCHED_NO_TIME */
+	int64_t started;      /* last start, for min runtime; NO_TIME = old */
 	int64_t time_limit_s; /* runs at most this long; < 0: no limit */
-	int32_t pool;         /* index into pools; -1: no selector, and
-				 no taint tolerated */
-	uint32_t gpu_limit;   /* 1 + index into gpu_limits: a cap on what
-				 its group holds (qoslimit.c); 0: none */
-	const char *gpu_type; /* GPUs of this type only; NULL or "": any */
+	int32_t priority;     /* higher first */
+	uint32_t first_task;  /* its tasks: tasks[first_task, +ntasks) */
+	uint32_t ntasks;
+	uint32_t queue;     /* a leaf queue */
+	int32_t user;       /* index into users, -1 = none */
+	int32_t account;    /* index into accounts, -1 = none */
+	uint32_t min_tasks; /* gang minimum; 0 = every task */
+	int32_t topology;   /* index, or -1 */
+	int32_t staleness_grace_s; /* < 0 never; KAI_SCHED_GRACE_DEFAULT */
+	uint32_t gpu_limit; /* 1 + index into gpu_limits: a cap on what
+			       its group holds (qoslimit.c); 0: none */
 	/* > 0: its tasks come in groups of this many consecutive tasks,
 	 * each group on one node of its own, no two groups on one node
 	 * (Slurm's --ntasks-per-node, and -N with -n); ntasks must be a
@@ -278,9 +304,17 @@ struct kai_sched_snap_job {
 	 * 0: each task goes anywhere. */
 	uint32_t tasks_per_node;
 	uint32_t nodereq; /* 1 + index into nodereqs; 0: any node */
+	int16_t pool;     /* index into pools; -1: no selector, and no
+			     taint tolerated */
+	uint16_t gpu_type; /* 1 + index into gpu_types: GPUs of that type
+			      only; 0: any */
+	int8_t required_level; /* level index in the topology, or -1 */
+	int8_t preferred_level;
+	bool preemptible : 1;
+	bool held : 1; /* never scheduled (JobHeldUser) */
 	/* Slurm's --exclusive: no other job's task on a node that holds
 	 * one of its tasks (exclusive.c); kaid gives it the whole node. */
-	bool exclusive;
+	bool exclusive : 1;
 };
 
 /*
@@ -320,6 +354,10 @@ struct kai_sched_snapshot {
 	/* The jobs' own node requirements (Slurm's -C, -w, -x). */
 	const struct kai_sched_nodereq *nodereqs;
 	size_t nnodereqs;
+	/* The GPU types jobs ask for (kai_sched_snap_job.gpu_type), each
+	 * named (the nodes' and queues' types are names of their own). */
+	const char *const *gpu_types;
+	size_t ngpu_types;
 	int64_t now;
 	/*
 	 * Optional (NULL: none), one per job: a number that stands for the
@@ -336,6 +374,10 @@ struct kai_sched_snapshot {
 	 */
 	const uint64_t *job_gen;
 };
+
+/* The GPU type job j of s asks for, or NULL (any). */
+const char *kai_sched_job_gpu_type(const struct kai_sched_snapshot *s,
+    size_t j);
 
 /* Why a job is left pending or was evicted. */
 enum kai_sched_why {
@@ -389,15 +431,18 @@ enum kai_sched_job_state {
 
 /*
  * One per task and one per job, so a million pending jobs make millions
- * of these: the fields are ordered (and gpu_fraction, at most one GPU,
- * is 32 bits) so that no padding grows them, 24 and 56 bytes.
+ * of these: a task's in 16 bytes (what it holds on one device is at most
+ * one GPU, 20 bits; its state is below 8), a job's fields ordered so
+ * that no padding grows it, 56 bytes.
  */
 struct kai_sched_task_out {
-	enum kai_sched_task_state state;
-	int32_t node;         /* -1 when not placed */
-	uint64_t gpu_mask;    /* devices used */
-	int32_t gpu_fraction; /* micro-GPUs on its device; 0 = whole GPUs */
-	bool moved;           /* a running task moved by consolidation */
+	uint64_t gpu_mask;          /* devices used */
+	int32_t node;               /* -1 when not placed */
+	unsigned gpu_fraction : 24; /* micro-GPUs on its device; 0 = whole
+				       GPUs */
+	unsigned state : 7;         /* enum kai_sched_task_state */
+	bool moved : 1;             /* a running task moved by
+				       consolidation */
 };
 
 struct kai_sched_job_out {

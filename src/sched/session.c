@@ -291,7 +291,7 @@ lay_failed(struct sess *S, uint32_t t, struct kai_err *err)
 	    &S->s->jobs[kai_sched_task_job(S, t)];
 
 	return kai_err_prefix(err, "job \"%s\": task %zu", j->name,
-	    t - j->first_task);
+	    (size_t)(t - j->first_task));
 }
 
 static int
@@ -392,7 +392,7 @@ kai_sched_task_ugpu(const struct sess *S, uint32_t t, uint32_t n)
 	if (in->gpu_memory_mib > g)
 		return -1;
 	/* Round up: a task never gets less memory than it asked for. */
-	return (int32_t)((in->gpu_memory_mib * GPU_UNIT + g - 1) / g);
+	return (int32_t)(((int64_t)in->gpu_memory_mib * GPU_UNIT + g - 1) / g);
 }
 
 /*
@@ -412,7 +412,8 @@ kai_sched_task_req(const struct sess *S, uint32_t t, int64_t req[NRES])
 	else if (in->gpu_fraction > 0)
 		req[R_GPU] = in->gpu_fraction;
 	else if (in->gpu_memory_mib > 0)
-		req[R_GPU] = (in->gpu_memory_mib * GPU_UNIT + g - 1) / g;
+		req[R_GPU] =
+		    ((int64_t)in->gpu_memory_mib * GPU_UNIT + g - 1) / g;
 	else
 		req[R_GPU] = 0;
 	if (req[R_GPU] > (int64_t)KAI_SCHED_MAX_NODE_GPUS * GPU_UNIT)

@@ -98,6 +98,49 @@ mark_parents(const struct kai_sched_snapshot *s)
 	return parent;
 }
 
+_Static_assert(sizeof(struct kai_sched_snap_task) == 32,
+    "a million pending jobs: keep the snapshot's task at 32 bytes");
+_Static_assert(sizeof(struct kai_sched_snap_job) == 96,
+    "a million pending jobs: keep the snapshot's job at 96 bytes");
+_Static_assert(sizeof(struct kai_sched_task_out) == 16,
+    "a million pending jobs: keep the result's task at 16 bytes");
+_Static_assert(KAI_SCHED_GPU_UNIT < (1 << 24) &&
+	KAI_SCHED_TASK_EVICTED < (1 << 7),
+    "kai_sched_task_out's bit-fields hold a device's share and a state");
+
+/* v fits a field bounded by max; else err names the field. */
+static int
+check_bound(const char *field, uint64_t v, uint64_t max, struct kai_err *err)
+{
+	if (v <= max)
+		return 0;
+	return kai_err_set(err, KAI_EINVAL,
+	    "%s %" PRIu64 " is above the scheduler's limit of %" PRIu64,
+	    field, v, max);
+}
+
+int
+kai_sched_task_request(struct kai_sched_snap_task *t, uint64_t gpus,
+    uint64_t gpu_fraction, uint64_t gpu_memory_mib, uint64_t cpu_millis,
+    uint64_t memory_mib, struct kai_err *err)
+{
+	const uint64_t max = KAI_SCHED_MAX_TASK_REQ;
+	int rc;
+
+	if ((rc = check_bound("gpus", gpus, KAI_SCHED_MAX_TASK_GPUS, err)) ||
+	    (rc = check_bound("gpu_fraction", gpu_fraction, max, err)) ||
+	    (rc = check_bound("gpu_memory_mib", gpu_memory_mib, max, err)) ||
+	    (rc = check_bound("cpu_millis", cpu_millis, max, err)) ||
+	    (rc = check_bound("memory_mib", memory_mib, max, err)))
+		return rc;
+	t->gpus = (uint8_t)gpus;
+	t->gpu_fraction = (int32_t)gpu_fraction;
+	t->gpu_memory_mib = (int32_t)gpu_memory_mib;
+	t->cpu_millis = (int32_t)cpu_millis;
+	t->memory_mib = (int32_t)memory_mib;
+	return 0;
+}
+
 static int
 check_request(const struct kai_sched_snap_task *t, struct kai_err *err)
 {
@@ -207,23 +250,25 @@ check_job(const struct kai_sched_snapshot *s, const uint8_t *parent,
 	if (j->min_tasks > j->ntasks)
 		return kai_err_set(err, KAI_EINVAL,
 		    "min_tasks (%u) is more "
-		    "than its %zu tasks",
+		    "than its %u tasks",
 		    j->min_tasks, j->ntasks);
 	if (j->tasks_per_node > 0 && j->ntasks % j->tasks_per_node != 0)
 		return kai_err_set(err, KAI_EINVAL,
-		    "its %zu tasks are not a multiple of tasks_per_node (%u)",
+		    "its %u tasks are not a multiple of tasks_per_node (%u)",
 		    j->ntasks, j->tasks_per_node);
 	if (j->tasks_per_node > 0 && j->min_tasks != 0 &&
 	    j->min_tasks != j->ntasks)
 		return kai_err_set(err, KAI_EINVAL,
 		    "a job with tasks_per_node runs every task or none "
-		    "(min_tasks %u of %zu)",
+		    "(min_tasks %u of %u)",
 		    j->min_tasks, j->ntasks);
 	if (j->tasks_per_node > 0 && j->topology >= 0)
 		return kai_err_set(err, KAI_EINVAL,
 		    "tasks_per_node and a topology cannot be combined");
 	if (j->pool < -1 || j->pool >= (int64_t)s->npools)
 		return kai_err_set(err, KAI_EINVAL, "no such pool");
+	if (j->gpu_type > s->ngpu_types)
+		return kai_err_set(err, KAI_EINVAL, "no such GPU type");
 	if (j->gpu_limit > s->ngpu_limits)
 		return kai_err_set(err, KAI_EINVAL, "no such GPU limit");
 	if (j->nodereq > s->nnodereqs)
@@ -280,6 +325,27 @@ kai_sched_validate(const struct kai_sched_snapshot *s, struct kai_err *err)
 	size_t i, l;
 	int rc;
 
+	/* Indices are 32-bit (first_task, and the session's), NONE32 none;
+	 * a job's is 30 bits in the order's keys (order.c). */
+	if (s->njobs > KAI_SCHED_MAX_JOBS)
+		return kai_err_set(err, KAI_EINVAL,
+		    "%zu jobs: more than the %u supported", s->njobs,
+		    KAI_SCHED_MAX_JOBS);
+	if (s->npools > KAI_SCHED_MAX_POOLS ||
+	    s->ngpu_types > KAI_SCHED_MAX_GPU_TYPES)
+		return kai_err_set(err, KAI_EINVAL,
+		    "%zu pools and %zu job GPU types: at most %d and %d",
+		    s->npools, s->ngpu_types, KAI_SCHED_MAX_POOLS,
+		    KAI_SCHED_MAX_GPU_TYPES);
+	for (i = 0; i < s->ngpu_types; i++)
+		if (s->gpu_types[i] == NULL || s->gpu_types[i][0] == '\0')
+			return kai_err_set(err, KAI_EINVAL,
+			    "job GPU type %zu has no name", i);
+	if (s->ntasks >= UINT32_MAX || s->nnodes >= UINT32_MAX ||
+	    s->nqueues >= UINT32_MAX)
+		return kai_err_set(err, KAI_EINVAL,
+		    "more than %" PRIu32 " tasks, nodes or queues",
+		    UINT32_MAX - 1);
 	if ((rc = check_nodes(s, err)) != 0 ||
 	    (rc = check_queues(s, err)) != 0 ||
 	    (rc = check_nodereqs(s, err)) != 0)
@@ -290,6 +356,11 @@ kai_sched_validate(const struct kai_sched_snapshot *s, struct kai_err *err)
 		if (tp->name == NULL || tp->nlevels == 0)
 			return kai_err_set(err, KAI_EINVAL,
 			    "topology %zu has no name or no levels", i);
+		if (tp->nlevels > KAI_SCHED_MAX_LEVELS)
+			return kai_err_set(err, KAI_EINVAL,
+			    "topology \"%s\": %zu levels, more than the %d "
+			    "supported", tp->name, tp->nlevels,
+			    KAI_SCHED_MAX_LEVELS);
 		for (l = 0; l < tp->nlevels; l++)
 			if (tp->levels[l] == NULL)
 				return kai_err_set(err, KAI_EINVAL,

@@ -110,7 +110,7 @@ tick(struct sim *m, int64_t now, uint32_t bf)
 			struct kai_sched_snap_task *t = &m->st[nt++];
 
 			kai_sched_task_init(t);
-			t->gpus = j->gpus;
+			t->gpus = (uint8_t)j->gpus; /* 1 or NGPUS */
 			if (j->start != KAI_SCHED_NO_TIME) {
 				t->state = KAI_SCHED_TASK_RUNNING;
 				t->node = j->node[k];

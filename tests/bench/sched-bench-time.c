@@ -58,6 +58,8 @@ read_timed(const char *dir, unsigned compress, struct tpod **out, size_t *n)
 	char line[LINE], *f[BENCH_FIELDS];
 	FILE *in = bench_open_in(dir, "alibaba_openb_2023_pods.csv");
 	size_t cap = 16384 * REPEAT, one, i, k;
+	struct kai_sched_snap_task t;
+	struct kai_err err;
 	int64_t span = 0;
 
 	if (in == NULL)
@@ -84,6 +86,13 @@ read_timed(const char *dir, unsigned compress, struct tpod **out, size_t *n)
 			p->gpus = 0;
 		p->cpu = strtoll(f[9], NULL, 10);
 		p->mem = strtoll(f[10], NULL, 10);
+		if (kai_sched_task_request(&t, p->gpus, (uint64_t)p->frac, 0,
+			(uint64_t)p->cpu, (uint64_t)p->mem, &err) != 0) {
+			(void)fprintf(stderr, "sched-bench: pod %zu of the "
+			    "trace: %s\n", *n + 1, err.msg);
+			(void)fclose(in);
+			return -1;
+		}
 		p->start = KAI_SCHED_NO_TIME;
 		if (p->submit > span)
 			span = p->submit;
@@ -155,10 +164,10 @@ tick(struct tsim *m, struct tpod *p, size_t np, int64_t now,
 		j->ntasks = 1;
 		j->started = p[i].start;
 		kai_sched_task_init(t);
-		t->gpus = p[i].gpus;
-		t->gpu_fraction = p[i].frac;
-		t->cpu_millis = p[i].cpu;
-		t->memory_mib = p[i].mem;
+		t->gpus = (uint8_t)p[i].gpus; /* bounded by read_timed() */
+		t->gpu_fraction = (int32_t)p[i].frac;
+		t->cpu_millis = (int32_t)p[i].cpu;
+		t->memory_mib = (int32_t)p[i].mem;
 		if (p[i].start != KAI_SCHED_NO_TIME) {
 			t->state = KAI_SCHED_TASK_RUNNING;
 			t->node = p[i].node;

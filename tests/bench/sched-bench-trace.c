@@ -104,6 +104,8 @@ read_pods(const char *dir, struct pod **out, size_t *n)
 {
 	char line[LINE_MAX_LEN], *f[FIELDS];
 	FILE *in = bench_open_in(dir, "alibaba_openb_2023_pods.csv");
+	struct kai_sched_snap_task t;
+	struct kai_err err;
 	size_t cap = 16384;
 
 	if (in == NULL)
@@ -125,6 +127,14 @@ read_pods(const char *dir, struct pod **out, size_t *n)
 			p->gpus = 0;
 		p->cpu = strtoll(f[9], NULL, 10);
 		p->mem = strtoll(f[10], NULL, 10);
+		/* Negative figures wrap to huge ones and are refused too. */
+		if (kai_sched_task_request(&t, p->gpus, (uint64_t)p->frac, 0,
+			(uint64_t)p->cpu, (uint64_t)p->mem, &err) != 0) {
+			(void)fprintf(stderr, "sched-bench: pod %zu of the "
+			    "trace: %s\n", *n + 1, err.msg);
+			(void)fclose(in);
+			return -1;
+		}
 		(*n)++;
 	}
 	(void)fclose(in);
@@ -160,10 +170,10 @@ draw(struct replay *rp, const struct pod *pods, size_t npods,
 		j->first_task = n;
 		j->ntasks = 1;
 		kai_sched_task_init(t);
-		t->gpus = p->gpus;
-		t->gpu_fraction = p->frac;
-		t->cpu_millis = p->cpu;
-		t->memory_mib = p->mem;
+		t->gpus = (uint8_t)p->gpus; /* within bounds: read_pods() */
+		t->gpu_fraction = (int32_t)p->frac;
+		t->cpu_millis = (int32_t)p->cpu;
+		t->memory_mib = (int32_t)p->mem;
 		asked += p->frac > 0 ? p->frac
 				     : (int64_t)p->gpus * KAI_SCHED_GPU_UNIT;
 		n++;

@@ -114,7 +114,8 @@ struct synth {
 	struct kai_sched_snap_user *users;
 	struct kai_sched_snap_job *jobs;
 	struct kai_sched_snap_task *tasks;
-	char *names; /* all generated names, 24 bytes each */
+	char *names;   /* all generated names, packed (name()) */
+	size_t nnames; /* bytes of names used */
 	struct kai_sched_qtype *qtypes; /* -g: two per leaf queue */
 	struct kai_sched_nodereq reqs[8]; /* -C */
 	uint32_t *req_nodes;		  /* -C: the lists of reqs 5 and 6 */
@@ -128,18 +129,26 @@ static const char *const type_names[] = {"T0", "T1", "T2", "T3", "T4",
 #define NDEPT   5
 #define NUSERS  200
 
+/*
+ * Names are packed one after the other, each as long as it is, as a
+ * caller that interns its strings keeps them: a million "job123456"
+ * take 11 MiB, not the 31 of fixed 32-byte slots.  The buffer is sized
+ * for the longest names; the pages never written are never faulted in.
+ */
 static char *
-name(struct synth *y, size_t slot, const char *prefix, size_t i)
+name(struct synth *y, const char *prefix, size_t i)
 {
-	char *p = y->names + slot * NAMELEN;
+	char *p = y->names + y->nnames;
+	int n;
 
 	/* Prefixes are short and i has at most 20 digits: never cut. */
-	(void)snprintf(p, NAMELEN, "%.8s%zu", prefix, i);
+	n = snprintf(p, NAMELEN, "%.8s%zu", prefix, i);
+	y->nnames += (size_t)n + 1;
 	return p;
 }
 
 static void
-synth_queues(struct synth *y, size_t nq, size_t nodes, size_t base)
+synth_queues(struct synth *y, size_t nq, size_t nodes)
 {
 	size_t i;
 
@@ -151,7 +160,7 @@ synth_queues(struct synth *y, size_t nq, size_t nodes, size_t base)
 		    (int64_t)nodes * 8 / (int64_t)(dept ? NDEPT : nq);
 
 		kai_sched_queue_init(q);
-		q->name = name(y, base + i, dept ? "dept" : "q", i);
+		q->name = name(y, dept ? "dept" : "q", i);
 		q->parent = dept ? -1 : (int32_t)((i - NDEPT) % NDEPT);
 		/* Guarantee each leaf an equal part of the GPUs. */
 		q->res[KAI_SCHED_GPU].quota = gpus * KAI_SCHED_GPU_UNIT;
@@ -161,25 +170,24 @@ synth_queues(struct synth *y, size_t nq, size_t nodes, size_t base)
 	y->s.nqueues = nq + NDEPT;
 }
 
-/* One task of a job's shape. */
+/* One task of a job's shape (at most 8 GPUs: within every bound). */
 static void
 shape_task(struct bench_rng *rng, uint32_t kind, uint32_t gpus,
     struct kai_sched_snap_task *t)
 {
 	kai_sched_task_init(t);
 	if (kind == 1)
-		t->gpu_fraction = INT64_C(100000) * (1 + bench_below(rng, 9));
+		t->gpu_fraction = 100000 * (int32_t)(1 + bench_below(rng, 9));
 	else if (kind == 2)
-		t->gpu_memory_mib = INT64_C(4096) * (1 + bench_below(rng, 16));
+		t->gpu_memory_mib = 4096 * (int32_t)(1 + bench_below(rng, 16));
 	else
-		t->gpus = gpus;
-	t->cpu_millis = INT64_C(2000) * (gpus > 0 ? gpus : 1);
-	t->memory_mib = INT64_C(16384) * (gpus > 0 ? gpus : 1);
+		t->gpus = (uint8_t)gpus;
+	t->cpu_millis = 2000 * (int32_t)(gpus > 0 ? gpus : 1);
+	t->memory_mib = 16384 * (int32_t)(gpus > 0 ? gpus : 1);
 }
 
 static void
-synth_jobs(struct synth *y, struct bench_rng *rng, size_t njobs, size_t nq,
-    size_t base)
+synth_jobs(struct synth *y, struct bench_rng *rng, size_t njobs, size_t nq)
 {
 	static const uint32_t sizes[] = {1, 1, 1, 1, 2, 2, 4, 8};
 	size_t j, cap = njobs * 4, nt = 0, k;
@@ -191,7 +199,7 @@ synth_jobs(struct synth *y, struct bench_rng *rng, size_t njobs, size_t nq,
 		uint32_t roll = bench_below(rng, 100), kind = 0, n = 1, gpus;
 
 		kai_sched_job_init(J);
-		J->name = name(y, base + j, "job", j);
+		J->name = name(y, "job", j);
 		J->queue = (uint32_t)(NDEPT + bench_below(rng, (uint32_t)nq));
 		J->user = (int32_t)bench_below(rng, NUSERS);
 		J->priority = 50 + 25 * bench_below(rng, 3);
@@ -309,9 +317,12 @@ synth_types(struct synth *y, size_t ntypes)
 		y->queues[i].types = x;
 		y->queues[i].ntypes = ntypes > 1 ? 2 : 1;
 	}
+	/* A job's type is 1 + its index among the snapshot's job types. */
+	y->s.gpu_types = type_names;
+	y->s.ngpu_types = ntypes;
 	for (i = 0; i < y->s.njobs; i++)
 		if (i % 2 == 0)
-			y->jobs[i].gpu_type = type_names[(i / 2) % ntypes];
+			y->jobs[i].gpu_type = (uint16_t)(1 + (i / 2) % ntypes);
 }
 
 static void
@@ -325,7 +336,7 @@ synth_init(struct synth *y, size_t nodes, size_t njobs, size_t nq)
 	y->names = kai_xcalloc(nodes + nq + NDEPT + njobs + NUSERS, NAMELEN);
 	y->nodes = kai_xcalloc(nodes, sizeof(*y->nodes));
 	for (i = 0; i < nodes; i++) {
-		y->nodes[i].name = name(y, i, "node", i);
+		y->nodes[i].name = name(y, "node", i);
 		y->nodes[i].gpus = 8;
 		y->nodes[i].gpu_memory_mib = 81920;
 		y->nodes[i].cpu_millis = 128000;
@@ -333,16 +344,15 @@ synth_init(struct synth *y, size_t nodes, size_t njobs, size_t nq)
 	}
 	y->s.nodes = y->nodes;
 	y->s.nnodes = nodes;
-	synth_queues(y, nq, nodes, nodes);
+	synth_queues(y, nq, nodes);
 	y->users = kai_xcalloc(NUSERS, sizeof(*y->users));
 	for (i = 0; i < NUSERS; i++) {
-		y->users[i].name =
-		    name(y, nodes + nq + NDEPT + njobs + i, "u", i);
+		y->users[i].name = name(y, "u", i);
 		y->users[i].usage = (double)bench_below(&rng, 100) / 1000.0;
 	}
 	y->s.users = y->users;
 	y->s.nusers = NUSERS;
-	synth_jobs(y, &rng, njobs, nq, nodes + nq + NDEPT);
+	synth_jobs(y, &rng, njobs, nq);
 	y->s.now = 1000000000;
 }
 

@@ -72,6 +72,21 @@ queues: [{name: q}]
 jobs:
   - {name: j, queue: q, state: running, tasks: [{gpus: 1}]}" \
     'ksim: error: bad.yaml:4:49: a running or releasing task needs a node'
+refuses "memory above the core's bound" "name: x
+queues: [{name: q}]
+jobs:
+  - {name: j, queue: q, tasks: [{gpus: 1, memory_mib: 2147483648}]}" \
+    "ksim: error: bad.yaml:4:33: memory_mib 2147483648 is above the scheduler's limit of 2147483647"
+refuses "GPUs above the core's bound" "name: x
+queues: [{name: q}]
+jobs:
+  - {name: j, queue: q, tasks: [{gpus: 256}]}" \
+    "ksim: error: bad.yaml:4:33: gpus 256 is above the scheduler's limit of 255"
+refuses "priority above 32 bits" "name: x
+queues: [{name: q}]
+jobs:
+  - {name: j, queue: q, priority: 2147483648, tasks: [{gpus: 1}]}" \
+    'ksim: error: bad.yaml:4:35: invalid value "2147483648": must be between -2147483648 and 2147483647'
 refuses "anchors" "name: &a x" \
     'ksim: error: bad.yaml:1:7: YAML anchors are not allowed'
 refuses "depth limit" "name: x

@@ -332,6 +332,13 @@ test_validate(void)
 	js.gpus_per_task = 65;
 	spec_bad(&js, "invalid gpus-per-task 65: must be between 0 and 64",
 	    "too many gpus");
+	js.mem_mb = KAI_JOB_MEM_MAX + UINT64_C(1);
+	spec_bad(&js,
+	    "invalid memory 1073741825 MiB per task: the limit is 1073741824 "
+	    "MiB (1 PiB)",
+	    "memory above 1 PiB");
+	js.mem_mb = KAI_JOB_MEM_MAX;
+	is_int(kai_jobspec_validate(&js, &err), 0, "1 PiB of memory is taken");
 	js.env = kai_xcalloc(1, sizeof(char *));
 	js.env[0] = kai_xstrdup("NOEQUALS");
 	js.nenv = 1;

@@ -23,6 +23,9 @@
 #include "sched/sched_int.h"
 #include "tap.h"
 
+/* The GPU types jobs may ask for (kai_sched_snap_job.gpu_type). */
+static const char *const job_types[] = {"A", "B"};
+
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
 static uint32_t
@@ -96,7 +99,7 @@ add_job(struct world *w, uint32_t leaf, uint32_t big)
 	J->account = (int32_t)rnd(3) - 1; /* -1: none */
 	if (i >= NJ * 2 / 3) {
 		J->exclusive = rnd(8) == 0;
-		J->gpu_type = rnd(4) == 0 ? (rnd(2) ? "A" : "B") : NULL;
+		J->gpu_type = rnd(4) == 0 ? (rnd(2) ? 1 : 2) : 0; /* A, B */
 	}
 	J->first_task = w->s.ntasks;
 	J->ntasks = n;
@@ -162,6 +165,8 @@ world_init(struct world *w, uint32_t seed)
 	w->s.nqueues = NQ;
 	w->s.jobs = w->jobs;
 	w->s.tasks = w->tasks;
+	w->s.gpu_types = job_types;
+	w->s.ngpu_types = 2;
 	w->s.now = 100000;
 	/* The first wave, into a, b and c, fills the cluster. */
 	while (w->s.njobs < NJ * 2 / 3 && w->s.ntasks + 4 < NT)

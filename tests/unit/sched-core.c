@@ -803,7 +803,7 @@ check_types(const struct world *w, const struct kai_sched_result *r,
 		     t < w->jobs[j].first_task + w->jobs[j].ntasks); j++)
 			;
 		nt = w->nodes[o->node].gpu_type;
-		jt = w->jobs[j].gpu_type;
+		jt = kai_sched_job_gpu_type(&w->s, j);
 		*wrong_node += jt != NULL && type_held_ugpu(o) > 0 &&
 		    (nt == NULL || strcmp(nt, jt) != 0);
 		if (nt == NULL)
@@ -862,9 +862,17 @@ test_type_invariants(void)
 		qs[0].ntypes = 1;
 		qs[2].types = b;
 		qs[2].ntypes = 2;
+		/* names[k] as a job's type: 1 + k, NULL (k = 2) any. */
 		for (i = 0; i < NT; i++)
-			if (w->tasks[i].gpus > 0 || w->tasks[i].gpu_fraction > 0)
-				w->jobs[i].gpu_type = names[rnd(3)];
+			if (w->tasks[i].gpus > 0 ||
+			    w->tasks[i].gpu_fraction > 0) {
+				uint32_t k = rnd(3);
+
+				w->jobs[i].gpu_type = (uint16_t)(k < 2 ? k + 1
+									: 0);
+			}
+		w->s.gpu_types = names;
+		w->s.ngpu_types = 2;
 		settle_world(w, was_below);
 		kai_sched_config_init(&w->s.config);
 		w->s.config.placement = seed % 3 == 0 ? KAI_SCHED_SPREAD
