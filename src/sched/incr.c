@@ -315,6 +315,33 @@ leaf_alloc(struct inc_leaf *L, uint32_t n)
 	L->mingpu = INT64_MAX;
 }
 
+/*
+ * The pending requests of the jobs of the leaf kept in (pending tasks,
+ * not held jobs: what sess_jobs.c sums into a queue's request), into
+ * v; what the left-out ones ask is then the leaf's request at the start
+ * less its allocation (at the end of the phases, the same: nothing of
+ * the leaf moved; the session's is the start estimates' by now) less v,
+ * without a pass over their million tasks.
+ */
+static void
+kept_in_request(const struct sess *S, uint32_t j, int64_t v[NRES])
+{
+	const struct kai_sched_snap_job *J = &S->s->jobs[j];
+	int64_t w[NRES];
+	size_t t;
+	int r;
+
+	if (J->held)
+		return;
+	for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
+		if (S->s->tasks[t].state != KAI_SCHED_TASK_PENDING)
+			continue;
+		kai_sched_task_req(S, (uint32_t)t, w);
+		for (r = 0; r < NRES; r++)
+			v[r] += w[r];
+	}
+}
+
 /* Job j (session index) is left out next time: what the phases need. */
 static void
 note_out(const struct sess *S, struct inc_leaf *L, uint32_t j)
@@ -322,15 +349,8 @@ note_out(const struct sess *S, struct inc_leaf *L, uint32_t j)
 	const struct kai_sched_snap_job *J = &S->s->jobs[j];
 	const struct sjob *sj = &S->jobs[j];
 	int64_t v[NRES];
-	size_t t;
 	int r;
 
-	if (!J->held)
-		for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
-			kai_sched_task_req(S, (uint32_t)t, v);
-			for (r = 0; r < NRES; r++)
-				L->extra[r] += v[r];
-		}
 	if (sj->npending == 0 || sj->static_fail)
 		return;
 	kai_sched_step_req(S, j, v);
@@ -521,14 +541,23 @@ records(struct sess *S, struct kai_sched_inc_run *run)
 		i = L->n++;
 		L->gen[i] = run->gen[j];
 		bad[q] |= touched(S, j);
-		if (sess_holds(S, j)) {
-			L->tag[i] = TAG_HOLD;
-		} else if (may_leave_out(S, j, prio[q], quiet)) {
+		if (may_leave_out(S, j, prio[q], quiet) && !sess_holds(S, j)) {
 			L->tag[i] = TAG_OUT;
 			L->why[i] = S->r->jobs[j].why;
 			L->nout++;
 			note_out(S, L, j);
+			continue;
 		}
+		L->tag[i] = sess_holds(S, j) ? TAG_HOLD : 0;
+		kept_in_request(S, j, L->extra); /* subtracted below */
+	}
+	for (q = 0; q < S->nq; q++) {
+		int r;
+
+		for (r = 0; n[q] > 0 && r < NRES; r++)
+			run->fresh[q].extra[r] = S->r->queues[q].requested[r] -
+			    S->r->queues[q].allocated[r] -
+			    run->fresh[q].extra[r];
 	}
 	offsets(S, run, n);
 	for (q = 0; q < S->nq; q++)
