@@ -87,4 +87,10 @@ struct kai_sched_inc_run {
 	size_t nhold, caphold;
 };
 
+/* incr.c: a record's arrays freed, the record emptied. */
+void kai_sched_inc_leaf_free(struct inc_leaf *L);
+/* incr.c: no queue has a min runtime for phase a (reclaim, preempt). */
+bool kai_sched_inc_no_min_runtime(const struct sess *S,
+    enum kai_sched_action a);
+
 #endif /* KAI_SCHED_INCR_H */

@@ -23,6 +23,7 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/heap.c \
 	src/sched/incr.c \
 	src/sched/incr.h \
+	src/sched/incr_record.c \
 	src/sched/incr_world.c \
 	src/sched/memo.c \
 	src/sched/nodeidx.c \
