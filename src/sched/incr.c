@@ -110,7 +110,8 @@ job_holds(const struct kai_sched_snapshot *s, size_t j)
  * (their figures name the types of every job), the frag placement (it
  * learns the mix of requests from every task of the snapshot, the
  * left-out jobs' too: tests/unit/sched-incr found estimates that moved
- * without them).
+ * without them), subgroup trees (kept beside the jobs by job index,
+ * which the reduced snapshot renumbers).
  */
 static bool
 eligible(const struct kai_sched_snapshot *s)
@@ -120,7 +121,7 @@ eligible(const struct kai_sched_snapshot *s)
 	if (s->config.nphases == 0 || s->config.phases[0] != KAI_SCHED_ALLOCATE ||
 	    s->config.bf_reservations > 0 ||
 	    s->config.placement == KAI_SCHED_FRAG ||
-	    s->config.gpu_placement == KAI_SCHED_FRAG)
+	    s->config.gpu_placement == KAI_SCHED_FRAG || s->ntrees > 0)
 		return false;
 	for (i = 0; i < s->nnodes; i++)
 		if (s->nodes[i].gpu_type != NULL && *s->nodes[i].gpu_type)
