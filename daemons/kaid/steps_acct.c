@@ -107,7 +107,10 @@ steps_recover(struct kaid *k, struct step_job *sj)
 	struct kai_err err;
 	size_t nv = 0, i, t;
 
-	if (j == NULL || j->start_time == 0)
+	/* Only a RUNNING job's start_time is its current run's: a
+	 * requeued job is CONFIGURING with its last run's until its pods
+	 * run, and that run's rows are not this one's. */
+	if (j == NULL || j->state != KAI_JOB_RUNNING || j->start_time == 0)
 		return;
 	if (kai_db_steps_load(k->db, &sj->id, 1, -1, &v, &nv, &err) != 0) {
 		kai_log_warn("job %" PRIu64 ": could not read its steps "

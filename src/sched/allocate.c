@@ -106,7 +106,7 @@ static void
 failed(struct sess *S, struct kai_sched_memo *m, uint32_t j, enum outcome how,
     struct kai_sched_why_info *w)
 {
-	uint32_t leaf = S->jobs[j].queue;
+	uint32_t leaf = S->jobs[j].queue, ahead;
 	struct kai_sched_why_info store = *w;
 	bool waits = w->why == KAI_SCHED_WHY_RESOURCES ||
 	    w->why == KAI_SCHED_WHY_GANG || w->why == KAI_SCHED_WHY_TOPOLOGY ||
@@ -128,13 +128,15 @@ failed(struct sess *S, struct kai_sched_memo *m, uint32_t j, enum outcome how,
 		return;
 	}
 	kai_sched_est_note(S, j, w); /* candidates for start estimates */
-	if (!bf && waits && S->blocked[leaf] > 0) {
+	/* A cycle fed by a kept state counts the jobs it left out too. */
+	ahead = S->blocked[leaf] + (S->inc != NULL ? kai_sched_inc_ahead(S, j) : 0);
+	if (!bf && waits && ahead > 0) {
 		struct kai_sched_why_info p;
 
 		kai_sched_why_clear(&p);
 		p.why = KAI_SCHED_WHY_PRIORITY;
 		p.queue = (int32_t)leaf;
-		p.a = S->blocked[leaf];
+		p.a = ahead;
 		kai_sched_set_why(S, j, &p, true);
 	} else {
 		kai_sched_set_why(S, j, w, true);
@@ -202,6 +204,8 @@ closed_pass(struct sess *S)
 			enum outcome how;
 
 			kai_sched_why_clear(&w);
+			if (S->inc != NULL)
+				kai_sched_inc_head(S, j);
 			if ((how = step(S, &m, j, &w)) == PLACED)
 				kai_sched_commit(S); /* closed.c is wrong */
 			else

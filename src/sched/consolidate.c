@@ -638,6 +638,8 @@ kai_sched_consolidate(struct sess *S)
 	c.gused = kai_sched_calloc(S->ctx, S->nn + 1, 1);
 	nc = kai_sched_calloc(S->ctx, S->nn + 1, sizeof(*nc));
 	kai_sched_memo_init(&memo);
+	if (S->inc != NULL)
+		kai_sched_inc_phase(S, KAI_SCHED_CONSOLIDATE);
 	kai_sched_order_init(&o, S, want);
 	while ((top = kai_sched_order_top(&o)) >= 0) {
 		attempt(S, &c, &memo, (uint32_t)top, nc);

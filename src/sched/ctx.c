@@ -42,6 +42,7 @@ struct ctx_block {
 struct kai_sched_ctx {
 	struct ctx_block *b; /* blocks handed back, waiting for reuse */
 	size_t nb, capb;
+	struct kai_sched_inc *inc; /* incr.c: the leaves left alone */
 };
 
 struct kai_sched_ctx *
@@ -60,7 +61,20 @@ kai_sched_ctx_free(struct kai_sched_ctx *c)
 	for (i = 0; i < c->nb; i++)
 		free(c->b[i].p);
 	free(c->b);
+	kai_sched_inc_free(c->inc);
 	free(c);
+}
+
+struct kai_sched_inc **
+kai_sched_ctx_inc(struct kai_sched_ctx *c)
+{
+	return &c->inc;
+}
+
+size_t
+kai_sched_ctx_left_out(const struct kai_sched_ctx *c)
+{
+	return c != NULL ? kai_sched_inc_left_out(c->inc) : 0;
 }
 
 static void *
@@ -72,8 +86,22 @@ fresh(size_t bytes)
 	return h + CTX_HDR;
 }
 
+static void *take(struct kai_sched_ctx *c, size_t n, size_t size, bool zero);
+
 void *
 kai_sched_calloc(struct kai_sched_ctx *c, size_t n, size_t size)
+{
+	return take(c, n, size, true);
+}
+
+void *
+kai_sched_alloc_dirty(struct kai_sched_ctx *c, size_t n, size_t size)
+{
+	return take(c, n, size, false);
+}
+
+static void *
+take(struct kai_sched_ctx *c, size_t n, size_t size, bool zero)
 {
 	size_t bytes, i, best = SIZE_MAX;
 	unsigned char *h;
@@ -94,7 +122,8 @@ kai_sched_calloc(struct kai_sched_ctx *c, size_t n, size_t size)
 	h = c->b[best].p;
 	c->b[best] = c->b[--c->nb];
 	/* Keep the recorded size: the block can be asked for again. */
-	memset(h + CTX_HDR, 0, bytes);
+	if (zero)
+		memset(h + CTX_HDR, 0, bytes);
 	return h + CTX_HDR;
 }
 

@@ -169,24 +169,28 @@ job_out(struct sess *S, size_t j)
 		o->est_start = o->why.a; /* the reservation's start */
 }
 
-/* One cycle; the result's arrays come from rctx (NULL: malloc). */
-static int
-cycle(struct kai_sched_ctx *c, struct kai_sched_ctx *rctx,
+int
+kai_sched_cycle_run(struct kai_sched_ctx *c, struct kai_sched_ctx *rctx,
     const struct kai_sched_snapshot *s, struct kai_sched_result *r,
-    struct kai_err *err)
+    struct kai_sched_inc_run *inc, struct kai_err *err)
 {
 	struct sess S;
 	size_t i;
 	int rc;
 
-	if ((rc = kai_sched_sess_init(&S, c, rctx, s, r, err)) != 0) {
+	if ((rc = kai_sched_sess_init(&S, c, rctx, s, r, inc, err)) != 0) {
 		kai_sched_sess_fini(&S);
 		kai_sched_result_fini(r);
 		return rc;
 	}
 	kai_sched_fairshare(&S);
-	for (i = 0; i < s->config.nphases && i < KAI_SCHED_MAX_PHASES; i++)
+	if (inc != NULL)
+		kai_sched_inc_shares(&S);
+	for (i = 0; i < s->config.nphases && i < KAI_SCHED_MAX_PHASES; i++) {
 		run_phase(&S, s->config.phases[i]);
+		if (inc != NULL && s->config.phases[i] == KAI_SCHED_ALLOCATE)
+			kai_sched_inc_phase(&S, KAI_SCHED_ALLOCATE);
+	}
 	for (i = 0; i < s->njobs; i++)
 		job_out(&S, i);
 	for (i = 0; i < s->nqueues; i++)
@@ -196,6 +200,8 @@ cycle(struct kai_sched_ctx *c, struct kai_sched_ctx *rctx,
 	/* Last: it changes the session, and the result is written. */
 	if (s->config.est_jobs > 0)
 		kai_sched_estimate(&S);
+	if (inc != NULL)
+		kai_sched_inc_capture(&S);
 	kai_sched_sess_fini(&S);
 	return 0;
 }
@@ -204,7 +210,8 @@ int
 kai_sched_cycle_ctx(struct kai_sched_ctx *c, const struct kai_sched_snapshot *s,
     struct kai_sched_result *r, struct kai_err *err)
 {
-	int rc = cycle(c, c, s, r, err);
+	int rc = s->job_gen != NULL ? kai_sched_inc_cycle(c, s, r, err)
+				    : kai_sched_cycle_run(c, c, s, r, NULL, err);
 
 	kai_sched_ctx_trim(c);
 	return rc;
@@ -217,7 +224,7 @@ kai_sched_cycle(const struct kai_sched_snapshot *s, struct kai_sched_result *r,
 	/* The session's arrays go back to a context of the call's own;
 	 * the result's to malloc, since it outlives the call. */
 	struct kai_sched_ctx *c = kai_sched_ctx_new();
-	int rc = cycle(c, NULL, s, r, err);
+	int rc = kai_sched_cycle_run(c, NULL, s, r, NULL, err);
 
 	kai_sched_ctx_free(c);
 	return rc;

@@ -104,6 +104,8 @@ candidates(struct est *E)
 	E->left = E->ncand;
 	if (S->allocated && (E->ncand > 0 || S->nest_cand == 0))
 		return;
+	if (S->inc != NULL)
+		kai_sched_inc_all_jobs(S);
 	kai_sched_order_init(&o, S, want);
 	while (E->ncand < S->cf->est_jobs &&
 	    (top = kai_sched_order_top(&o)) >= 0) {

@@ -21,6 +21,10 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/nodegroup.c \
 	src/sched/gputype.c \
 	src/sched/heap.c \
+	src/sched/incr.c \
+	src/sched/incr.h \
+	src/sched/incr_record.c \
+	src/sched/incr_world.c \
 	src/sched/memo.c \
 	src/sched/nodeidx.c \
 	src/sched/nodereq.c \
@@ -79,6 +83,14 @@ tests_unit_sched_closed_SOURCES = tests/unit/sched-closed.c
 tests_unit_sched_closed_LDADD = tests/lib/libtap.a src/sched/libkaisched.a \
 	src/base/libkaibase.a
 TESTS += tests/unit/sched-closed
+
+# Cycles fed by a kept state (incr.c): every result the full cycle's,
+# over random worlds and random deltas.
+check_PROGRAMS += tests/unit/sched-incr
+tests_unit_sched_incr_SOURCES = tests/unit/sched-incr.c
+tests_unit_sched_incr_LDADD = tests/lib/libtap.a src/sched/libkaisched.a \
+	src/base/libkaibase.a
+TESTS += tests/unit/sched-incr
 
 # Start estimates: small clusters worked out on paper (estimate.c).
 check_PROGRAMS += tests/unit/sched-estimate
@@ -246,7 +258,7 @@ EXTRA_DIST += $(SCHED_SCENARIOS) doc/scheduler.md
 noinst_PROGRAMS += tests/bench/sched-bench
 tests_bench_sched_bench_SOURCES = tests/bench/sched-bench.c \
 	tests/bench/sched-bench-trace.c tests/bench/sched-bench-starve.c \
-	tests/bench/sched-bench-time.c \
+	tests/bench/sched-bench-time.c tests/bench/sched-bench-steady.c \
 	tests/bench/sched-bench.h
 tests_bench_sched_bench_LDADD = src/sched/libkaisched.a src/base/libkaibase.a
 # End of src/sched/local.mk

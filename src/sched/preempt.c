@@ -205,6 +205,8 @@ kai_sched_preempt(struct sess *S)
 
 	kai_sched_victims_build(S);
 	holders(S, &prio, &start);
+	if (S->inc != NULL)
+		kai_sched_inc_phase(S, KAI_SCHED_PREEMPT);
 	kai_sched_order_init(&o, S, want);
 	while ((top = kai_sched_order_top(&o)) >= 0) {
 		attempt(S, fm, (uint32_t)top, prio, start);

@@ -254,6 +254,8 @@ kai_sched_reclaim(struct sess *S)
 	c.cur = kai_xcalloc(S->nq + 1, sizeof(*c.cur));
 	c.dead = kai_xcalloc(S->nq + 1, 1);
 	kai_sched_victims_build(S);
+	if (S->inc != NULL)
+		kai_sched_inc_phase(S, KAI_SCHED_RECLAIM);
 	kai_sched_order_init(&o, S, want);
 	while ((top = kai_sched_order_top(&o)) >= 0) {
 		attempt(S, &c, fm, (uint32_t)top, gone);

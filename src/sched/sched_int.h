@@ -133,13 +133,15 @@ struct sjob {
 	uint32_t nplaced;   /* placed this cycle */
 	uint32_t nevicted;  /* evicted this cycle */
 	uint32_t nmoved;    /* moved by consolidation this cycle */
-	bool static_fail;   /* never schedulable this cycle (why set) */
-	bool sreq_ok;       /* the step fields below are up to date */
+	bool static_fail : 1; /* never schedulable this cycle (why set) */
+	bool sreq_ok : 1;     /* the step fields below are up to date */
 	/* The job's own, copied here (in what was padding) so that the
 	 * allocate step of a job that cannot run reads this entry only,
 	 * not the snapshot's too: two cache misses a job less. */
-	bool preemptible;
-	bool topo; /* it has a topology constraint or subgroups */
+	bool preemptible : 1;
+	bool topo : 1;  /* it has a topology constraint or subgroups */
+	bool holds : 1; /* a task of it was not pending at the start
+			   (incr.c: read here, not from every task) */
 	uint32_t sn;        /* tasks in the next step (gang.c) */
 	int64_t sreq[NRES]; /* ... their request */
 	uint64_t sh1, sh2;  /* ... two hashes of their shape (memo.c) */
@@ -198,6 +200,7 @@ struct kai_sched_order;
 struct kai_sched_bf;
 struct kai_sched_frag;
 struct kai_sched_gtypes;
+struct kai_sched_inc_run;
 
 struct sess {
 	struct kai_sched_ctx *ctx; /* where the large arrays come from */
@@ -284,6 +287,8 @@ struct sess {
 	int64_t try_job;
 	int32_t try_alt;
 	int32_t *qtype;		     /* per queue: its key's type (order.c) */
+	struct kai_sched_inc_run *inc; /* incr.c: a cycle fed by a kept
+					  state; NULL otherwise */
 };
 
 /*
@@ -292,9 +297,50 @@ struct sess {
  * kai_sched_free() gives back what kai_sched_calloc() gave.
  */
 void *kai_sched_calloc(struct kai_sched_ctx *c, size_t n, size_t size);
+/* The same, for a caller that writes every byte: a reused block is not
+ * zeroed first (a fresh one is). */
+void *kai_sched_alloc_dirty(struct kai_sched_ctx *c, size_t n, size_t size);
 void kai_sched_free(struct kai_sched_ctx *c, void *p);
 /* The cycle is over: release blocks it did not use. */
 void kai_sched_ctx_trim(struct kai_sched_ctx *c);
+
+/*
+ * cycle.c: one cycle; the result's arrays come from rctx (NULL: malloc).
+ * With inc, the session carries it and incr.c sees the session before
+ * it is closed (kai_sched_inc_capture()).
+ */
+int kai_sched_cycle_run(struct kai_sched_ctx *c, struct kai_sched_ctx *rctx,
+    const struct kai_sched_snapshot *s, struct kai_sched_result *r,
+    struct kai_sched_inc_run *inc, struct kai_err *err) KAI_MUST_CHECK;
+
+/*
+ * ctx.c, incr.c: the kept state of the leaves left alone (struct
+ * kai_sched_inc), hung on the context.
+ */
+struct kai_sched_inc;
+struct kai_sched_inc **kai_sched_ctx_inc(struct kai_sched_ctx *c);
+void kai_sched_inc_free(struct kai_sched_inc *k);
+size_t kai_sched_inc_left_out(const struct kai_sched_inc *k);
+/* A cycle through c for a snapshot with job_gen (kai_sched_cycle_ctx). */
+int kai_sched_inc_cycle(struct kai_sched_ctx *c,
+    const struct kai_sched_snapshot *s, struct kai_sched_result *r,
+    struct kai_err *err) KAI_MUST_CHECK;
+/* The left-out jobs' pending requests in leaf q, added to its req. */
+void kai_sched_inc_extra(const struct sess *S, uint32_t q, int64_t v[NRES]);
+/* Leaves left alone must stay so; called when a phase decides which
+ * jobs it takes (allocate: at its end).  Marks the run to be redone
+ * over every job when one would not. */
+void kai_sched_inc_phase(struct sess *S, enum kai_sched_action a);
+/* cycle.c: the fair shares are divided (their number for records). */
+void kai_sched_inc_shares(struct sess *S);
+/* allocate.c: job j is taken next in its closed leaf's order. */
+void kai_sched_inc_head(struct sess *S, uint32_t j);
+/* allocate.c: waiting jobs ahead of j that the cycle left out. */
+uint32_t kai_sched_inc_ahead(const struct sess *S, uint32_t j);
+/* estimate.c: the candidates are looked for over every job. */
+void kai_sched_inc_all_jobs(struct sess *S);
+/* cycle.c: the cycle is over; record what the next one may keep. */
+void kai_sched_inc_capture(struct sess *S);
 
 /* qoslimit.c: the snapshot's GPU caps (a QoS's per-user GPU limit). */
 void kai_sched_qoslimit_init(struct sess *S);
@@ -346,7 +392,8 @@ void kai_sched_task_held(const struct sess *S, uint32_t t, int64_t v[NRES]);
 /* The session's arrays come from c, the result's from rc (NULL: malloc). */
 int kai_sched_sess_init(struct sess *S, struct kai_sched_ctx *c,
     struct kai_sched_ctx *rc, const struct kai_sched_snapshot *s,
-    struct kai_sched_result *r, struct kai_err *err) KAI_MUST_CHECK;
+    struct kai_sched_result *r, struct kai_sched_inc_run *inc,
+    struct kai_err *err) KAI_MUST_CHECK;
 void kai_sched_sess_fini(struct sess *S);
 void kai_sched_node_refresh(struct sess *S, uint32_t n);
 /* Per-device amount a task would hold on node n; 0 = cannot fit. */

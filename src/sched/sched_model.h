@@ -408,6 +408,20 @@ struct kai_sched_snapshot {
 	const struct kai_sched_subgroup *subgroups;
 	size_t nsubgroups;
 	int64_t now;
+	/*
+	 * Optional (NULL: none), one per job: a number that stands for the
+	 * job as it is, for a cycle run through a context (kai_sched_cycle_ctx()
+	 * keeps what a leaf queue's waiting jobs were told, and leaves them
+	 * alone while nothing they depend on changed; doc/scheduler.md,
+	 * "Incremental cycles: what is built").  Two jobs of two snapshots
+	 * given to one context may have the same number only when their
+	 * entries are the same: the job's fields, its tasks' (in order),
+	 * and what they index or point to (names may be other copies of
+	 * equal strings).  Indices may move between snapshots; the order of
+	 * a queue's jobs must not.  A caller that cannot say leaves it NULL
+	 * and gets a cycle over every job.
+	 */
+	const uint64_t *job_gen;
 };
 
 /* The GPU type job j of s asks for, or NULL (any). */
@@ -542,11 +556,13 @@ void kai_sched_result_fini(struct kai_sched_result *r);
 
 /*
  * A scheduler context: what one cycle keeps for the next, for a caller
- * that runs cycle after cycle (kaid).  Today it keeps the cycle's large
+ * that runs cycle after cycle (kaid).  It keeps the cycle's large
  * working arrays and the result's, so that a cycle over a million jobs
- * does not fault in and zero hundreds of MiB afresh (ctx.c).  It holds
- * no scheduling state: a cycle's result depends on its snapshot only,
- * with a context or without, byte for byte.
+ * does not fault in and zero hundreds of MiB afresh (ctx.c); and, when
+ * the snapshots carry job numbers (job_gen), what closed leaf queues'
+ * waiting jobs were told, so that the next cycle leaves alone the ones
+ * nothing changed for (incr.c).  Either way a cycle's result depends on
+ * its snapshot only, with a context or without, byte for byte.
  *
  * kai_sched_cycle_ctx() is kai_sched_cycle() with the context c; a
  * result it gives must be finished (kai_sched_result_fini()) before c is
@@ -561,6 +577,11 @@ int kai_sched_cycle_ctx(struct kai_sched_ctx *c,
     struct kai_err *err) KAI_MUST_CHECK;
 /* Bytes the context keeps between cycles (for the benchmark). */
 size_t kai_sched_ctx_kept(const struct kai_sched_ctx *c);
+/*
+ * Jobs the last cycle through c left alone (their results the kept
+ * ones; 0 after a cycle over every job), for the benchmark and tests.
+ */
+size_t kai_sched_ctx_left_out(const struct kai_sched_ctx *c);
 
 /*
  * After the phases, a cycle estimates when pending jobs will start

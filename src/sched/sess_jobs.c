@@ -257,6 +257,7 @@ sum_tasks(struct sess *S)
 		struct squeue *Q = &S->q[J->queue];
 		int64_t v[NRES];
 
+		S->jobs[j].holds |= S->tasks[t].state != KAI_SCHED_TASK_PENDING;
 		if (S->tasks[t].state == KAI_SCHED_TASK_RUNNING) {
 			S->jobs[j].nactive++;
 			kai_sched_task_held(S, (uint32_t)t, v);
@@ -383,6 +384,13 @@ kai_sched_accounts_init(struct sess *S)
 	uint32_t q;
 
 	sum_tasks(S);
+	/* Jobs a cycle fed by a kept state left out still ask (incr.c). */
+	for (q = 0; S->inc != NULL && q < S->nq; q++) {
+		int64_t v[NRES];
+
+		kai_sched_inc_extra(S, q, v);
+		add3(S->q[q].req, v, 1);
+	}
 	/* Children come after their parents: sum from the end. */
 	for (q = S->nq; q-- > 0;) {
 		const struct squeue *Q = &S->q[q];

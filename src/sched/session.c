@@ -458,12 +458,14 @@ results_init(struct sess *S, struct kai_sched_ctx *rc)
 int
 kai_sched_sess_init(struct sess *S, struct kai_sched_ctx *c,
     struct kai_sched_ctx *rctx, const struct kai_sched_snapshot *s,
-    struct kai_sched_result *r, struct kai_err *err)
+    struct kai_sched_result *r, struct kai_sched_inc_run *inc,
+    struct kai_err *err)
 {
 	uint32_t i;
 	int rc;
 
 	memset(S, 0, sizeof(*S));
+	S->inc = inc;
 	S->ctx = c;
 	S->s = s;
 	S->cf = &s->config;

@@ -36,6 +36,11 @@
  * The cycles run through one scheduler context (struct kai_sched_ctx),
  * as kaid's do, so every run but the first reuses what the one before
  * kept; -S runs them without one (kai_sched_cycle()), for comparison.
+ * With a context, last, the steady state (sched-bench-steady.c): the
+ * cluster settled until a cycle changes nothing, then cycles with the
+ * jobs' numbers, so that the context leaves alone the waiting jobs
+ * nothing changed for: after no change, and after 1 % of the pending
+ * jobs changed.
  * With -t, also the Alibaba trace replay (sched-bench-trace.c).  With
  * -b, only the starvation simulation (sched-bench-starve.c): when a big
  * gang starts among arriving 1-GPU jobs, with and without backfill.
@@ -510,6 +515,8 @@ synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
 	    none_all.wall, none_all.cpu, r1.placed, r1.evicted, r1.moved,
 	    estimated(&r1));
 	kai_sched_result_fini(&r1);
+	if (c != NULL)
+		bench_steady(c, &y.s, y.jobs, y.tasks, runs);
 	if (c != NULL)
 		(void)printf("  kept by the context:         %7.1f MiB\n",
 		    (double)kai_sched_ctx_kept(c) / (1024.0 * 1024.0));

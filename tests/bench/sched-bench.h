@@ -26,6 +26,16 @@ double bench_cpu_ms(void);
 long bench_peak_rss_kib(void);
 
 /*
+ * The steady state through context c (sched-bench-steady.c): the
+ * cluster settled (tasks changed), then a cycle after a cycle with no
+ * change, and after 1 % of the pending jobs changed (s->jobs is jobs,
+ * s->tasks tasks).  Prints the figures.
+ */
+void bench_steady(struct kai_sched_ctx *c, struct kai_sched_snapshot *s,
+    struct kai_sched_snap_job *jobs, struct kai_sched_snap_task *tasks,
+    unsigned runs);
+
+/*
  * The trace replay: returns 0 and prints the figures, or -1 after
  * printing why the files could not be read.
  */

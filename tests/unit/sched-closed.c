@@ -244,7 +244,7 @@ verdicts(const struct world *w, int *wrong, int *tried, int *counted)
 	struct sess S;
 	uint32_t j, q, closed = 0, open, nclosed, nopen;
 
-	if (kai_sched_sess_init(&S, NULL, NULL, &w->s, &r, NULL) != 0)
+	if (kai_sched_sess_init(&S, NULL, NULL, &w->s, &r, NULL, NULL) != 0)
 		return 0;
 	kai_sched_fairshare(&S);
 	kai_sched_closed_leaves(&S, want, &nclosed, &nopen);

@@ -115,7 +115,7 @@ test_index_matches_scan(enum kai_sched_placement pl, const char *what)
 	world_init(w, pl);
 	for (i = 0; i < NN; i++)
 		all[i] = i;
-	ok(kai_sched_sess_init(&S, NULL, NULL, &w->s, &r, NULL) == 0,
+	ok(kai_sched_sess_init(&S, NULL, NULL, &w->s, &r, NULL, NULL) == 0,
 	    "%s: session", what);
 	for (t = 0; t < NT; t++) {
 		struct kai_sched_choice a, b;
@@ -199,7 +199,7 @@ test_rollback_is_exact(void)
 		w->jobs[t].exclusive = t % 5 == 0;
 		w->jobs[t].account = (int32_t)(t % 3) - 1;
 	}
-	ok(kai_sched_sess_init(&S, NULL, NULL, &w->s, &r, NULL) == 0,
+	ok(kai_sched_sess_init(&S, NULL, NULL, &w->s, &r, NULL, NULL) == 0,
 	    "rollback: session");
 	ok(S.nslots >= 1 && S.nslots <= 4, "rollback: account slots");
 	memcpy(slots, S.slot_gpu, S.nslots * sizeof(*slots));
