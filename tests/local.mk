@@ -40,8 +40,8 @@ INTEGRATION_TESTS = \
 	tests/integration/t9026-native-subgroup-topology.t \
 	tests/integration/t9030-native-gangs-node.t \
 	tests/integration/t9040-kai-queues.t \
-	tests/integration/t9120-kai-quickstart-node.t \
-	tests/integration/t9130-native-share-node.t \
+	tests/integration/t9140-kai-quickstart-node.t \
+	tests/integration/t9150-native-share-node.t \
 	tests/integration/t1510-incluster.t \
 	tests/integration/t2000-cancel.t \
 	tests/integration/t2010-cancel-others.t \

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-# t9120-kai-quickstart-node: a site's KAI workloads pointed at kaid as
+# t9140-kai-quickstart-node: a site's KAI workloads pointed at kaid as
 # they are (issue 13, "Tests"), on the node tier: two real nodes of 4
 # fake GPUs each (contrib/k8s/nodes-node2.yaml), the real
 # controller-manager, kaid's admission webhook registered with the real
@@ -33,7 +33,7 @@ stack_require
 command -v openssl >/dev/null 2>&1 || skip_all "openssl not installed"
 python3 -c 'import yaml' 2>/dev/null || skip_all "python3-yaml not installed"
 
-T=$(mktemp -d /tmp/kai-t9120.XXXXXX)
+T=$(mktemp -d /tmp/kai-t9140.XXXXXX)
 trap 'stack_stop "$T"; rm -rf "$T"' EXIT
 webhook_prepare "$T" || bail_out "webhook-cert.sh failed"
 KAID_CONF_EXTRA="queues_source: kubernetes

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
-# t9130-native-share-node: one fair share for batch jobs and inference
+# t9150-native-share-node: one fair share for batch jobs and inference
 # pods, and a kaid killed while it binds, on the node tier (issue 13,
 # "Tests"): two real nodes of 2 CPUs and 4 fake GPUs each
 # (contrib/k8s/nodes-node2.yaml), the real controller-manager.  kaid
@@ -24,7 +24,7 @@
 stack_tiers node -- "batch jobs and a Deployment on real nodes (KAI_STACK_API=node)"
 stack_require
 
-T=$(mktemp -d /tmp/kai-t9130.XXXXXX)
+T=$(mktemp -d /tmp/kai-t9150.XXXXXX)
 trap 'stack_stop "$T"; rm -rf "$T"' EXIT
 KAID_CONF_EXTRA="native:
   schedulers: kaid, kai-scheduler
