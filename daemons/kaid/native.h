@@ -117,6 +117,12 @@ void native_retry_parked(struct kaid *k, int64_t now);
  * and every other kind.
  */
 int64_t native_gang_min(const char *kind, const struct kai_kube_obj *o);
+/* native_gang.c: the integer at path of o, else dflt. */
+int64_t native_int_or(const struct kai_kube_obj *o, const char *path,
+    int64_t dflt);
+/* native_gang.c: kai.scheduler/batch-min-member of o (annotation, else
+ * label), or 0. */
+int64_t native_batch_min(const struct kai_kube_obj *o);
 /*
  * native_sgtree.c: the subgroup tree of object o of kind (a PodGroup's
  * spec.subGroups, or what KAI's pod grouper derives for a JobSet, a

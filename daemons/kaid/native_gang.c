@@ -24,18 +24,16 @@
 #include "base/xmalloc.h"
 #include "daemons/kaid/native.h"
 
-/* An integer at path, else dflt. */
-static int64_t
-int_or(const struct kai_kube_obj *o, const char *path, int64_t dflt)
+int64_t
+native_int_or(const struct kai_kube_obj *o, const char *path, int64_t dflt)
 {
 	int64_t v;
 
 	return kai_kube_obj_int(o, path, &v) == 0 ? v : dflt;
 }
 
-/* kai.scheduler/batch-min-member (annotation, else label), or 0. */
-static int64_t
-batch_min(const struct kai_kube_obj *o)
+int64_t
+native_batch_min(const struct kai_kube_obj *o)
 {
 	const char *s = kai_kube_obj_annotation(o,
 	    "kai.scheduler/batch-min-member");
@@ -55,7 +53,7 @@ static int64_t
 jobset_min(const struct kai_kube_obj *o)
 {
 	size_t i, n = kai_kube_obj_len(o, "spec.replicatedJobs");
-	int64_t sum = 0, bm = batch_min(o);
+	int64_t sum = 0, bm = native_batch_min(o);
 	char path[96];
 
 	for (i = 0; i < n && i < 1024; i++) {
@@ -63,10 +61,10 @@ jobset_min(const struct kai_kube_obj *o)
 
 		(void)snprintf(path, sizeof(path),
 		    "spec.replicatedJobs.%zu.replicas", i);
-		reps = int_or(o, path, 1);
+		reps = native_int_or(o, path, 1);
 		(void)snprintf(path, sizeof(path),
 		    "spec.replicatedJobs.%zu.template.spec.parallelism", i);
-		par = int_or(o, path, 1);
+		par = native_int_or(o, path, 1);
 		if (reps > 0 && par > 0)
 			sum += reps * par;
 	}
@@ -90,7 +88,7 @@ pytorch_min(const struct kai_kube_obj *o)
 
 		(void)snprintf(path, sizeof(path), "%s.%s.replicas", specs,
 		    role);
-		v = int_or(o, path, 1);
+		v = native_int_or(o, path, 1);
 		if (v > 0)
 			sum += v;
 	}
@@ -110,15 +108,15 @@ ray_min(const struct kai_kube_obj *o)
 
 		(void)snprintf(path, sizeof(path),
 		    "spec.workerGroupSpecs.%zu.minReplicas", i);
-		reps = int_or(o, path, 0);
+		reps = native_int_or(o, path, 0);
 		if (reps <= 0) {
 			(void)snprintf(path, sizeof(path),
 			    "spec.workerGroupSpecs.%zu.replicas", i);
-			reps = int_or(o, path, 0);
+			reps = native_int_or(o, path, 0);
 		}
 		(void)snprintf(path, sizeof(path),
 		    "spec.workerGroupSpecs.%zu.numOfHosts", i);
-		hosts = int_or(o, path, 1);
+		hosts = native_int_or(o, path, 1);
 		if (reps > 0 && hosts > 0)
 			sum += reps * hosts;
 	}
@@ -153,7 +151,7 @@ native_gang_min(const char *kind, const struct kai_kube_obj *o)
 	if (strcmp(kind, "PodGroup") == 0)
 		return pg_min(o);
 	if (strcmp(kind, "Job") == 0)
-		return (bm = batch_min(o)) > 0 ? bm : 1;
+		return (bm = native_batch_min(o)) > 0 ? bm : 1;
 	/*
 	 * A StatefulSet's controller makes pod N+1 only once pod N is ready
 	 * (OrderedReady, the default): a gang of its replicas would wait
@@ -165,10 +163,10 @@ native_gang_min(const char *kind, const struct kai_kube_obj *o)
 		    "spec.podManagementPolicy");
 
 		return pol != NULL && strcmp(pol, "Parallel") == 0 ?
-		    int_or(o, "spec.replicas", 1) : 1;
+		    native_int_or(o, "spec.replicas", 1) : 1;
 	}
 	if (strcmp(kind, "ReplicaSet") == 0)
-		return int_or(o, "spec.replicas", 1);
+		return native_int_or(o, "spec.replicas", 1);
 	if (strcmp(kind, "JobSet") == 0)
 		return jobset_min(o);
 	if (strcmp(kind, "PyTorchJob") == 0)
@@ -176,7 +174,7 @@ native_gang_min(const char *kind, const struct kai_kube_obj *o)
 	if (strcmp(kind, "RayCluster") == 0)
 		return ray_min(o);
 	if (strcmp(kind, "LeaderWorkerSet") == 0)
-		return int_or(o, "spec.leaderWorkerTemplate.size", 1);
+		return native_int_or(o, "spec.leaderWorkerTemplate.size", 1);
 	return 0;	/* Deployment, a bare pod, any other kind: per pod */
 }
 

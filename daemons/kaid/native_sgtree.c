@@ -31,35 +31,10 @@
 
 #define TREE_MAX 4096 /* KAI_SCHED_MAX_SUBGROUPS: larger trees go flat */
 
-static int64_t
-int_at(const struct kai_kube_obj *o, const char *path, int64_t dflt)
-{
-	int64_t v;
-
-	return kai_kube_obj_int(o, path, &v) == 0 ? v : dflt;
-}
-
 static uint32_t
 u32(int64_t v)
 {
 	return v <= 0 ? 0 : v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
-}
-
-/* kai.scheduler/batch-min-member (annotation, else label), or 0. */
-static int64_t
-batch_min_member(const struct kai_kube_obj *o)
-{
-	const char *s = kai_kube_obj_annotation(o,
-	    "kai.scheduler/batch-min-member");
-	char *end;
-	long v;
-
-	if (s == NULL)
-		s = kai_kube_obj_label(o, "kai.scheduler/batch-min-member");
-	if (s == NULL)
-		return 0;
-	v = strtol(s, &end, 10);
-	return *end == '\0' && end != s && v > 0 ? v : 0;
 }
 
 /* PodGroup: its subGroups, parents put before their children. */
@@ -74,7 +49,7 @@ pg_tree(const struct kai_kube_obj *o)
 	if (n == 0 || n > TREE_MAX)
 		return NULL;
 	t = kai_sgtree_new();
-	t->min_subgroup = u32(int_at(o, "spec.minSubGroup", 0));
+	t->min_subgroup = u32(native_int_or(o, "spec.minSubGroup", 0));
 	done = kai_xcalloc(n, sizeof(*done));
 	while (more && added < n) {
 		more = false;
@@ -102,8 +77,9 @@ pg_tree(const struct kai_kube_obj *o)
 			pref = kai_kube_obj_str(o,
 			    SG("topologyConstraint.preferredTopologyLevel"));
 			(void)kai_sgtree_add(t, name, p,
-			    u32(int_at(o, SG("minMember"), 0)),
-			    u32(int_at(o, SG("minSubGroup"), 0)), req, pref);
+			    u32(native_int_or(o, SG("minMember"), 0)),
+			    u32(native_int_or(o, SG("minSubGroup"), 0)), req,
+			    pref);
 #undef SG
 			done[i] = true;
 			added++;
@@ -135,7 +111,7 @@ jobset_tree(const struct kai_kube_obj *o)
 	    ? 1 : (uint32_t)n;
 	/* kai.scheduler/batch-min-member on the JobSet: that many of its
 	 * replicated jobs (at most all), as KAI's grouper reads it. */
-	if ((bm = batch_min_member(o)) > 0)
+	if ((bm = native_batch_min(o)) > 0)
 		t->min_subgroup = bm < (int64_t)n ? (uint32_t)bm : (uint32_t)n;
 	for (i = 0; i < n; i++) {
 		const char *rj;
@@ -147,10 +123,10 @@ jobset_tree(const struct kai_kube_obj *o)
 		rj = kai_kube_obj_str(o, path);
 		(void)snprintf(path, sizeof(path),
 		    "spec.replicatedJobs.%zu.replicas", i);
-		reps = int_at(o, path, 1);
+		reps = native_int_or(o, path, 1);
 		(void)snprintf(path, sizeof(path),
 		    "spec.replicatedJobs.%zu.template.spec.parallelism", i);
-		par = int_at(o, path, 1);
+		par = native_int_or(o, path, 1);
 		total += 1 + (reps > 0 ? reps : 0);
 		if (rj == NULL || rj[0] == '\0' || reps <= 0 || par <= 0 ||
 		    total > TREE_MAX || kai_sgtree_find(t, rj) >= 0) {
@@ -173,10 +149,10 @@ jobset_tree(const struct kai_kube_obj *o)
 static struct kai_sgtree *
 pytorch_tree(const struct kai_kube_obj *o)
 {
-	int64_t master = int_at(o, "spec.pytorchReplicaSpecs.Master.replicas",
-		    0),
-		worker = int_at(o, "spec.pytorchReplicaSpecs.Worker.replicas",
-		    0),
+	int64_t master = native_int_or(o,
+		    "spec.pytorchReplicaSpecs.Master.replicas", 0),
+		worker = native_int_or(o,
+		    "spec.pytorchReplicaSpecs.Worker.replicas", 0),
 		min;
 	struct kai_sgtree *t;
 
@@ -209,14 +185,14 @@ ray_tree(const struct kai_kube_obj *o)
 		g = kai_kube_obj_str(o, path);
 		(void)snprintf(path, sizeof(path),
 		    "spec.workerGroupSpecs.%zu.minReplicas", i);
-		if ((reps = int_at(o, path, 0)) <= 0) {
+		if ((reps = native_int_or(o, path, 0)) <= 0) {
 			(void)snprintf(path, sizeof(path),
 			    "spec.workerGroupSpecs.%zu.replicas", i);
-			reps = int_at(o, path, 0);
+			reps = native_int_or(o, path, 0);
 		}
 		(void)snprintf(path, sizeof(path),
 		    "spec.workerGroupSpecs.%zu.numOfHosts", i);
-		hosts = int_at(o, path, 1);
+		hosts = native_int_or(o, path, 1);
 		if (g == NULL || g[0] == '\0' || kai_sgtree_find(t, g) >= 0) {
 			kai_sgtree_free(t);
 			return NULL;
@@ -231,7 +207,7 @@ ray_tree(const struct kai_kube_obj *o)
 static struct kai_sgtree *
 lws_tree(const struct kai_kube_obj *o)
 {
-	int64_t size = int_at(o, "spec.leaderWorkerTemplate.size", 1);
+	int64_t size = native_int_or(o, "spec.leaderWorkerTemplate.size", 1);
 	struct kai_sgtree *t;
 
 	if (size <= 1)
