@@ -95,20 +95,8 @@ run_phase(struct sess *S, enum kai_sched_action a)
 	}
 }
 
-static bool
-job_pipelined(const struct sess *S, const struct kai_sched_snap_job *J)
-{
-	size_t t;
-
-	for (t = J->first_task; t < J->first_task + J->ntasks; t++)
-		if (S->tasks[t].fresh &&
-		    S->tasks[t].state == KAI_SCHED_TASK_PIPELINED)
-			return true;
-	return false;
-}
-
 static void
-task_out(struct sess *S, size_t t, bool pipelined)
+task_out(struct sess *S, size_t t)
 {
 	const struct kai_sched_snap_task *in = &S->s->tasks[t];
 	const struct stask *st = &S->tasks[t];
@@ -117,8 +105,6 @@ task_out(struct sess *S, size_t t, bool pipelined)
 	    st->state != KAI_SCHED_TASK_FAILED;
 
 	o->state = (enum kai_sched_task_state)st->state;
-	if (st->fresh && pipelined)
-		o->state = KAI_SCHED_TASK_PIPELINED;
 	/* Pending and failed tasks hold nothing: no node, no devices. */
 	o->node = holds ? st->node : -1;
 	o->gpu_mask = holds ? st->mask : 0;
@@ -135,14 +121,27 @@ job_out(struct sess *S, size_t j)
 {
 	const struct kai_sched_snap_job *J = &S->s->jobs[j];
 	struct kai_sched_job_out *o = &S->r->jobs[j];
-	bool pipe = job_pipelined(S, J);
 	unsigned seen[KAI_SCHED_TASK_EVICTED + 1] = {0};
+	bool pipe = false;
 	size_t t;
 
+	/*
+	 * One pass over the tasks: a job any of whose fresh tasks is
+	 * pipelined has all of them pipelined, which the rare such job
+	 * puts right in a second pass over its own tasks.
+	 */
 	for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
-		task_out(S, t, pipe);
+		pipe |= S->tasks[t].fresh &&
+		    S->tasks[t].state == KAI_SCHED_TASK_PIPELINED;
+		task_out(S, t);
 		seen[S->r->tasks[t].state]++;
 	}
+	for (t = J->first_task; pipe && t < J->first_task + J->ntasks; t++)
+		if (S->tasks[t].fresh) {
+			seen[S->r->tasks[t].state]--;
+			S->r->tasks[t].state = KAI_SCHED_TASK_PIPELINED;
+			seen[KAI_SCHED_TASK_PIPELINED]++;
+		}
 	o->placed_tasks = S->jobs[j].nplaced;
 	o->est_start = KAI_SCHED_NO_TIME;
 	if (seen[KAI_SCHED_TASK_RUNNING] + seen[KAI_SCHED_TASK_PIPELINED] > 0)
