@@ -245,31 +245,30 @@ add3(int64_t *to, const int64_t *v, int64_t sign)
 		to[r] += sign * v[r];
 }
 
+/* Job j's tasks into its counts and its queue's sums. */
 static void
-sum_tasks(struct sess *S)
+sum_job(struct sess *S, uint32_t j)
 {
-	const struct kai_sched_snapshot *s = S->s;
+	const struct kai_sched_snap_job *J = &S->s->jobs[j];
+	struct sjob *sj = &S->jobs[j];
+	struct squeue *Q = &S->q[J->queue];
 	size_t t;
 
-	for (t = 0; t < s->ntasks; t++) {
-		uint32_t j = S->task_job[t];
-		const struct kai_sched_snap_job *J = &s->jobs[j];
-		struct squeue *Q = &S->q[J->queue];
+	for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
 		int64_t v[NRES];
 
-		S->jobs[j].holds |= S->tasks[t].state != KAI_SCHED_TASK_PENDING;
+		sj->holds |= S->tasks[t].state != KAI_SCHED_TASK_PENDING;
 		if (S->tasks[t].state == KAI_SCHED_TASK_RUNNING) {
-			S->jobs[j].nactive++;
+			sj->nactive++;
 			kai_sched_task_held(S, (uint32_t)t, v);
 			add3(Q->alloc, v, 1);
 			add3(Q->req, v, 1);
 			if (!J->preemptible)
 				add3(Q->alloc_np, v, 1);
-			S->groups[S->jobs[j].group].alloc_gpu += v[R_GPU];
-			kai_sched_acct_add(S, S->jobs[j].group, v[R_GPU],
-			    false);
+			S->groups[sj->group].alloc_gpu += v[R_GPU];
+			kai_sched_acct_add(S, sj->group, v[R_GPU], false);
 		} else if (S->tasks[t].state == KAI_SCHED_TASK_PENDING) {
-			S->jobs[j].npending++;
+			sj->npending++;
 			if (J->held)
 				continue;
 			kai_sched_task_req(S, (uint32_t)t, v);
@@ -336,54 +335,64 @@ never_fits(const struct sess *S, uint32_t t, const struct maxima *m,
 	return in->cpu_millis > m->cpu || in->memory_mib > m->mem;
 }
 
-/* Reasons that hold for the whole cycle, decided once. */
+/* A reason of j's that holds for the whole cycle, decided once. */
 static void
-static_fails(struct sess *S)
+static_fail(struct sess *S, uint32_t j, const struct maxima *m)
 {
 	const struct kai_sched_snapshot *s = S->s;
-	struct maxima *m;
-	size_t j, t;
+	const struct kai_sched_snap_job *J = &s->jobs[j];
+	struct sjob *sj = &S->jobs[j];
+	struct kai_sched_why_info w;
+	size_t t;
 
-	m = kai_sched_calloc(S->ctx, s->npools + 1, sizeof(*m));
-	for (j = 0; j <= s->npools; j++)
-		node_maxima(S, (int32_t)j - 1, &m[j]);
-	for (j = 0; j < s->njobs; j++) {
-		const struct kai_sched_snap_job *J = &s->jobs[j];
-		struct sjob *sj = &S->jobs[j];
-		struct kai_sched_why_info w;
-
-		if (sj->npending == 0)
-			continue;
-		kai_sched_why_clear(&w);
-		if (J->held)
-			w.why = KAI_SCHED_WHY_HELD;
-		else if (!S->any_ok)
-			w.why = KAI_SCHED_WHY_NO_NODES;
-		else if (kai_sched_pool_nodes(S, J->pool) == 0) {
-			w.why = KAI_SCHED_WHY_NO_POOL_NODES;
-			w.a = J->pool;
-		} else
-			(void)kai_sched_nodereq_none(S, (uint32_t)j, &w);
-		for (t = J->first_task; w.why == KAI_SCHED_WHY_NONE &&
-		     t < J->first_task + J->ntasks;
-		     t++)
-			if (S->tasks[t].state == KAI_SCHED_TASK_PENDING &&
-			    !never_fits(S, (uint32_t)t, &m[J->pool + 1], &w))
-				kai_sched_why_clear(&w);
-		if (w.why == KAI_SCHED_WHY_NONE)
-			continue;
-		sj->static_fail = true;
-		S->r->jobs[j].why = w;
-	}
-	kai_sched_free(S->ctx, m);
+	kai_sched_why_clear(&w);
+	if (J->held)
+		w.why = KAI_SCHED_WHY_HELD;
+	else if (!S->any_ok)
+		w.why = KAI_SCHED_WHY_NO_NODES;
+	else if (kai_sched_pool_nodes(S, J->pool) == 0) {
+		w.why = KAI_SCHED_WHY_NO_POOL_NODES;
+		w.a = J->pool;
+	} else
+		(void)kai_sched_nodereq_none(S, j, &w);
+	for (t = J->first_task;
+	     w.why == KAI_SCHED_WHY_NONE && t < J->first_task + J->ntasks; t++)
+		if (S->tasks[t].state == KAI_SCHED_TASK_PENDING &&
+		    !never_fits(S, (uint32_t)t, &m[J->pool + 1], &w))
+			kai_sched_why_clear(&w);
+	if (w.why == KAI_SCHED_WHY_NONE)
+		return;
+	sj->static_fail = true;
+	S->r->jobs[j].why = w;
 }
 
 void
 kai_sched_accounts_init(struct sess *S)
 {
-	uint32_t q;
+	const struct kai_sched_snapshot *s = S->s;
+	struct maxima *m;
+	uint32_t q, j;
 
-	sum_tasks(S);
+	m = kai_sched_calloc(S->ctx, s->npools + 1, sizeof(*m));
+	for (j = 0; j <= s->npools; j++)
+		node_maxima(S, (int32_t)j - 1, &m[j]);
+	/*
+	 * One pass over the jobs, each job's tasks read once while they
+	 * are in the cache: its sums, its reasons that hold all cycle and
+	 * (pending) its first step, which the orderings ask for in queue
+	 * order and would otherwise fetch at random.  These were three
+	 * passes over 3.5 million tasks at the million-job size.  None
+	 * reads another job's figures, and the sums are of integers, so
+	 * the order they are added in changes nothing.
+	 */
+	for (j = 0; j < s->njobs; j++) {
+		sum_job(S, j);
+		if (S->jobs[j].npending == 0)
+			continue;
+		static_fail(S, j, m);
+		(void)kai_sched_step(S, j);
+	}
+	kai_sched_free(S->ctx, m);
 	/* Jobs a cycle fed by a kept state left out still ask (incr.c). */
 	for (q = 0; S->inc != NULL && q < S->nq; q++) {
 		int64_t v[NRES];
@@ -404,13 +413,4 @@ kai_sched_accounts_init(struct sess *S)
 	for (q = 0; q < S->nq; q++)
 		memcpy(S->r->queues[q].requested, S->q[q].req,
 		    sizeof(S->q[q].req));
-	static_fails(S);
-	/*
-	 * Every pending job's first step, in one pass over memory in
-	 * order: the orderings ask for them in queue order, which would
-	 * walk the tasks at random.
-	 */
-	for (q = 0; q < S->s->njobs; q++)
-		if (S->jobs[q].npending > 0)
-			(void)kai_sched_step(S, q);
 }
