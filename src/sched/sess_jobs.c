@@ -61,26 +61,109 @@ kai_sched_queues_init(struct sess *S)
 	kai_sched_free(S->ctx, fill);
 }
 
-static int
-map_tasks(struct sess *S, struct kai_err *err)
+/*
+ * The table from (queue, user, account) to a group: at most one group
+ * per job, and per (queue, user or none, account or none): a million
+ * jobs of 200 users in 200 queues make 40,000 groups, and a table sized
+ * by the groups stays in the cache where one sized by the jobs would
+ * miss at every probe.
+ */
+struct gtable {
+	size_t cap;
+	uint64_t *keys;
+	uint32_t *ids;
+};
+
+static void
+groups_open(struct sess *S, struct gtable *gt)
 {
 	const struct kai_sched_snapshot *s = S->s;
+	size_t most = s->njobs;
+
+	if (s->nqueues > 0 &&
+	    (s->nusers + 1) * (s->naccounts + 1) <= most / s->nqueues)
+		most = s->nqueues * (s->nusers + 1) * (s->naccounts + 1);
+	gt->cap = 16;
+	while (gt->cap < 2 * most)
+		gt->cap *= 2;
+	gt->keys = kai_sched_calloc(S->ctx, gt->cap, sizeof(*gt->keys));
+	gt->ids = kai_sched_calloc(S->ctx, gt->cap, sizeof(*gt->ids));
+	memset(gt->keys, 0xff, gt->cap * sizeof(*gt->keys));
+	S->groups = kai_sched_calloc(S->ctx, most > 0 ? most : 1,
+	    sizeof(*S->groups));
+}
+
+/* J's group, a new one when J is the first job of its kind. */
+static uint32_t
+group_of(struct sess *S, struct gtable *gt,
+    const struct kai_sched_snap_job *J)
+{
+	const struct kai_sched_snapshot *s = S->s;
+	uint64_t key = ((uint64_t)J->queue * (s->nusers + 1) +
+			   (uint64_t)(J->user + 1)) *
+		(s->naccounts + 1) +
+	    (uint64_t)(J->account + 1);
+	size_t h = kai_sched_mix64(key) & (gt->cap - 1);
+
+	while (gt->keys[h] != UINT64_MAX && gt->keys[h] != key)
+		h = (h + 1) & (gt->cap - 1);
+	if (gt->keys[h] == UINT64_MAX) {
+		gt->keys[h] = key;
+		gt->ids[h] = S->ng;
+		S->groups[S->ng].leaf = J->queue;
+		S->groups[S->ng].user = J->user;
+		S->groups[S->ng].account = J->account;
+		S->ng++;
+	}
+	return gt->ids[h];
+}
+
+static void
+groups_close(struct sess *S, struct gtable *gt)
+{
+	kai_sched_free(S->ctx, gt->keys);
+	kai_sched_free(S->ctx, gt->ids);
+	memset(gt, 0, sizeof(*gt));
+}
+
+/*
+ * Each job's tasks (which must be its own), its session entry, its
+ * group and the longest job, in one pass over the jobs: three passes
+ * over a million jobs before.
+ */
+static int
+jobs_pass(struct sess *S, size_t *most, struct kai_err *err)
+{
+	const struct kai_sched_snapshot *s = S->s;
+	struct gtable gt;
 	size_t j, t;
 
 	S->task_job = kai_sched_calloc(S->ctx, s->ntasks, sizeof(*S->task_job));
 	memset(S->task_job, 0xff, s->ntasks * sizeof(*S->task_job));
+	groups_open(S, &gt);
 	for (j = 0; j < s->njobs; j++) {
 		const struct kai_sched_snap_job *J = &s->jobs[j];
+		struct sjob *sj = &S->jobs[j];
 
 		for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
-			if (S->task_job[t] != NONE32)
+			if (S->task_job[t] != NONE32) {
+				groups_close(S, &gt);
 				return kai_err_set(err, KAI_EINVAL,
 				    "job \"%s\": "
 				    "its tasks overlap those of job \"%s\"",
 				    J->name, s->jobs[S->task_job[t]].name);
+			}
 			S->task_job[t] = (uint32_t)j;
 		}
+		sj->queue = J->queue;
+		sj->preemptible = J->preemptible;
+		sj->topo = J->topology >= 0;
+		sj->min = J->min_tasks > 0 ? J->min_tasks : (uint32_t)J->ntasks;
+		sj->group = group_of(S, &gt, J);
+		if (J->ntasks > *most)
+			*most = J->ntasks;
 	}
+	groups_close(S, &gt);
 	for (t = 0; t < s->ntasks; t++)
 		if (S->task_job[t] == NONE32)
 			return kai_err_set(err, KAI_EINVAL,
@@ -88,55 +171,6 @@ map_tasks(struct sess *S, struct kai_err *err)
 			    "to no job",
 			    t);
 	return 0;
-}
-
-static void
-make_groups(struct sess *S)
-{
-	const struct kai_sched_snapshot *s = S->s;
-	size_t cap = 16, j, most = s->njobs;
-	uint64_t *keys;
-	uint32_t *ids;
-
-	/*
-	 * At most one group per job, and per (queue, user or none): a
-	 * million jobs of 200 users in 200 queues make 40,000 groups, and
-	 * a table sized by the groups stays in the cache where one sized
-	 * by the jobs would miss at every probe.
-	 */
-	if (s->nqueues > 0 &&
-	    (s->nusers + 1) * (s->naccounts + 1) <= most / s->nqueues)
-		most = s->nqueues * (s->nusers + 1) * (s->naccounts + 1);
-	while (cap < 2 * most)
-		cap *= 2;
-	keys = kai_sched_calloc(S->ctx, cap, sizeof(*keys));
-	ids = kai_sched_calloc(S->ctx, cap, sizeof(*ids));
-	memset(keys, 0xff, cap * sizeof(*keys));
-	S->groups = kai_sched_calloc(S->ctx, most > 0 ? most : 1,
-	    sizeof(*S->groups));
-	for (j = 0; j < s->njobs; j++) {
-		const struct kai_sched_snap_job *J = &s->jobs[j];
-		uint64_t key = ((uint64_t)J->queue * (s->nusers + 1) +
-				   (uint64_t)(J->user + 1)) *
-			(s->naccounts + 1) +
-		    (uint64_t)(J->account + 1);
-		size_t h = kai_sched_mix64(key) & (cap - 1);
-
-		while (keys[h] != UINT64_MAX && keys[h] != key)
-			h = (h + 1) & (cap - 1);
-		if (keys[h] == UINT64_MAX) {
-			keys[h] = key;
-			ids[h] = S->ng;
-			S->groups[S->ng].leaf = J->queue;
-			S->groups[S->ng].user = J->user;
-			S->groups[S->ng].account = J->account;
-			S->ng++;
-		}
-		S->jobs[j].group = ids[h];
-	}
-	kai_sched_free(S->ctx, keys);
-	kai_sched_free(S->ctx, ids);
-	kai_sched_acct_init(S);
 }
 
 int
@@ -148,20 +182,9 @@ kai_sched_jobs_init(struct sess *S, struct kai_err *err)
 
 	S->jobs = kai_sched_calloc(S->ctx, s->njobs, sizeof(*S->jobs));
 	S->tasks = kai_sched_calloc(S->ctx, s->ntasks, sizeof(*S->tasks));
-	if ((rc = map_tasks(S, err)) != 0)
+	if ((rc = jobs_pass(S, &most, err)) != 0)
 		return rc;
-	for (j = 0; j < s->njobs; j++) {
-		const struct kai_sched_snap_job *J = &s->jobs[j];
-
-		S->jobs[j].queue = J->queue;
-		S->jobs[j].preemptible = J->preemptible;
-		S->jobs[j].topo = J->topology >= 0;
-		S->jobs[j].min =
-		    J->min_tasks > 0 ? J->min_tasks : (uint32_t)J->ntasks;
-		if (J->ntasks > most)
-			most = J->ntasks;
-	}
-	make_groups(S);
+	kai_sched_acct_init(S);
 	kai_sched_sg_init(S);
 	/* A tree's jobs: the memo passes them by (topo), and their
 	 * minimum is the leaves' (subgroup.c). */
