@@ -98,7 +98,6 @@ run_phase(struct sess *S, enum kai_sched_action a)
 static void
 task_out(struct sess *S, size_t t)
 {
-	const struct kai_sched_snap_task *in = &S->s->tasks[t];
 	const struct stask *st = &S->tasks[t];
 	struct kai_sched_task_out *o = &S->r->tasks[t];
 	bool holds = st->state != KAI_SCHED_TASK_PENDING &&
@@ -108,7 +107,11 @@ task_out(struct sess *S, size_t t)
 	/* Pending and failed tasks hold nothing: no node, no devices. */
 	o->node = holds ? st->node : -1;
 	o->gpu_mask = holds ? st->mask : 0;
-	o->gpu_fraction = in->gpus == 0 && o->gpu_mask != 0 ? st->ugpu : 0;
+	/* The snapshot's task only for a task that holds devices: the
+	 * others' result is written from the session's entry alone, not
+	 * from a second stream of 3.5 million snapshot tasks. */
+	o->gpu_fraction =
+	    o->gpu_mask != 0 && S->s->tasks[t].gpus == 0 ? st->ugpu : 0;
 	o->moved = st->moved;
 	if (st->fresh && !st->moved)
 		S->r->placed++;
