@@ -46,6 +46,9 @@ kai_sched_inc_leaf_free(struct inc_leaf *L)
 	free(L->tag);
 	free(L->why);
 	free(L->off);
+	free(L->guser);
+	free(L->gheld);
+	free(L->gtie);
 	memset(L, 0, sizeof(*L));
 }
 
@@ -152,6 +155,17 @@ kai_sched_inc_head(struct sess *S, uint32_t j)
 
 	run->seq[run->nseq++] = j;
 	run->ahead[j] = S->blocked[q];
+	if (run->gheld == NULL) {
+		run->gheld = kai_xcalloc(S->ng + 1, sizeof(*run->gheld));
+		run->gseen = kai_xcalloc(S->ng + 1, 1);
+	}
+	if (!run->gseen[S->jobs[j].group]) {
+		/* Nothing of a closed leaf is placed: its groups' GPUs are
+		 * those at the phase's start, for all of its order. */
+		run->gseen[S->jobs[j].group] = 1;
+		run->gheld[S->jobs[j].group] =
+		    kai_sched_group_held(S, S->jobs[j].group);
+	}
 	if (S->jobs[j].nactive > 0 || S->jobs[j].nplaced > 0)
 		return;
 	if (run->nhead[q] < S->cf->est_jobs) {
@@ -303,6 +317,8 @@ run_free(struct kai_sched_inc_run *run, uint32_t nq)
 	free(run->seq);
 	free(run->ahead);
 	free(run->wanted);
+	free(run->gheld);
+	free(run->gseen);
 	free(run->fs);
 	free(run->hold);
 	records_free(run->fresh, nq);
@@ -347,6 +363,32 @@ full(struct kai_sched_ctx *c, struct kai_sched_inc *k,
 }
 
 /*
+ * Whether leaf L's groups still come in the order they were recorded in
+ * (incr.h): the order reads their usage only by `<` and `!=`, so equal
+ * comparisons of each two neighbours in the recorded order mean the
+ * same order throughout (a total preorder is fixed by its neighbours),
+ * and the same ties.  The other keys of a group (its head's priority
+ * and age, its account's GPUs) are fixed by the leaf's jobs and the
+ * holding jobs, which match() compares.
+ */
+static bool
+users_in_order(const struct inc_leaf *L, const struct kai_sched_snapshot *s)
+{
+	double prev = 0, cur;
+	uint32_t i;
+
+	for (i = 0; i < L->ngrp; i++) {
+		if (L->guser[i] >= (int32_t)s->nusers)
+			return false;
+		cur = kai_sched_usage_key(s, L->guser[i], L->gheld[i]);
+		if (i > 0 && (L->gtie[i] ? !(cur == prev) : !(prev < cur)))
+			return false;
+		prev = cur;
+	}
+	return true;
+}
+
+/*
  * The leaves kept: ok[q] when leaf q's record holds for s; at[j] is job
  * j's leaf (high half) and its place in the leaf's record, so that the
  * walks below read a job's entry only when it is kept in.
@@ -383,7 +425,8 @@ match(const struct kai_sched_inc *k, const struct kai_sched_snapshot *s,
 	}
 	same = same && nh == k->nhold;
 	for (q = 0; q < k->nq; q++) {
-		ok[q] = ok[q] && pos[q] == k->leaf[q].n;
+		ok[q] = ok[q] && pos[q] == k->leaf[q].n &&
+		    users_in_order(&k->leaf[q], s);
 		any |= ok[q];
 	}
 	free(pos);

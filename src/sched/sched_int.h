@@ -431,6 +431,21 @@ void kai_sched_acct_add(struct sess *S, uint32_t g, int64_t ugpu, bool touch);
 /* Group g's account key: its slot's GPUs over the account's weight. */
 double kai_sched_acct_key(const struct sess *S, uint32_t g);
 
+/* order.c: group g's GPUs as a share of the cluster's (0 without GPUs). */
+double kai_sched_group_held(const struct sess *S, uint32_t g);
+/*
+ * The usage by which the order puts a group: its user's decayed usage
+ * plus held, kai_sched_group_held().  One definition, for the order and
+ * for incr.c, which checks that a kept leaf's groups still come in the
+ * order they were recorded in.
+ */
+static inline double
+kai_sched_usage_key(const struct kai_sched_snapshot *s, int32_t user,
+    double held)
+{
+	return (user >= 0 ? s->users[user].usage : 0) + held;
+}
+
 /* exclusive.c: --exclusive, no other job on a node. */
 /* Counts task t on node in or out (sign 1 or -1) of its active (rel
  * false) or releasing tasks; called by every hold(). */

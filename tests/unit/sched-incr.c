@@ -7,7 +7,9 @@
  * cycle start running, its evictions go back to pending, and between
  * cycles a random delta -- nothing (the steady state), arrivals, ends
  * (some ended jobs leave the arrays, so indices move), a node drained
- * or returned, usage decayed.  Every cycle runs twice: through one
+ * or returned, usage decayed -- and, in half the worlds, every queue's
+ * and user's usage decayed and accrued at every tick as kaid does it.
+ * Every cycle runs twice: through one
  * context with the jobs' numbers (kai_sched_snapshot.job_gen), and
  * from scratch (kai_sched_cycle()); every task's state and place, every
  * job's state, reason and estimate, every queue's and type's figures
@@ -55,6 +57,7 @@ struct world {
 	uint32_t next_name;
 	char jnames[NJ][16];
 	bool one_prio; /* one priority, few preemptible jobs: calm */
+	bool decays;   /* usage decays and accrues at every tick, as kaid's */
 	struct kai_sched_snapshot s;
 };
 
@@ -121,6 +124,7 @@ world_init(struct world *w, uint32_t seed)
 	if (seed % 5 == 4) /* allocate only */
 		w->s.config.nphases = 1;
 	w->one_prio = seed % 2 == 0;
+	w->decays = seed / 2 % 2 == 1;
 	for (i = 0; i < NN; i++) {
 		(void)snprintf(w->names[i], sizeof(w->names[i]), "n%02u",
 		    (i * 29) % NN);
@@ -290,6 +294,43 @@ delta(struct world *w)
 	}
 	w->s.now += 60;
 	return kind;
+}
+
+/*
+ * kaid's usage at a tick (daemons/kaid/usage.c): every queue's and
+ * user's usage decays, and what their running tasks hold is added, so
+ * no two snapshots are alike and users who hold GPUs climb past others.
+ */
+static void
+tick_usage(struct world *w)
+{
+	double held_u[5] = {0}, held_q[NQ] = {0}, total = 0;
+	size_t j, t;
+	uint32_t i;
+
+	for (i = 0; i < NN; i++)
+		total += (double)w->nodes[i].gpus;
+	for (j = 0; j < w->s.njobs; j++) {
+		const struct kai_sched_snap_job *J = &w->jobs[j];
+
+		for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
+			const struct kai_sched_snap_task *k = &w->tasks[t];
+			double g = (double)k->gpus +
+			    (double)k->gpu_fraction / 1e6;
+
+			if (k->state != KAI_SCHED_TASK_RUNNING)
+				continue;
+			held_u[J->user + 1] += g;
+			held_q[J->queue] += g;
+		}
+	}
+	for (i = 0; i < NQ; i++)
+		w->qs[i].res[KAI_SCHED_GPU].usage =
+		    w->qs[i].res[KAI_SCHED_GPU].usage * 0.97 +
+		    0.03 * held_q[i] / total;
+	for (i = 0; i < 4; i++)
+		w->users[i].usage =
+		    w->users[i].usage * 0.97 + 0.03 * held_u[i + 1] / total;
 }
 
 static bool
@@ -463,8 +504,9 @@ main(void)
 	static struct world w;
 	uint32_t seed, cyc, kinds = 0, kept_after[8] = {0};
 	unsigned long cycles = 0, kept = 0, left = 0, bad = 0, fails = 0;
+	unsigned long dcycles = 0, dkept = 0;
 
-	plan(6);
+	plan(7);
 	ahead_kept();
 	for (seed = 0; seed < NWORLDS; seed++) {
 		struct kai_sched_ctx *c = kai_sched_ctx_new();
@@ -489,6 +531,8 @@ main(void)
 				break;
 			}
 			bad += differ(&ri, &rf, seed, cyc) != 0;
+			dcycles += w.decays;
+			dkept += w.decays && out > 0;
 			if (out > 0) {
 				kept++;
 				left += out;
@@ -500,6 +544,8 @@ main(void)
 			kai_sched_result_fini(&rf);
 			last = delta(&w);
 			kinds |= 1u << last;
+			if (w.decays)
+				tick_usage(&w);
 		}
 		kai_sched_ctx_free(c);
 	}
@@ -520,5 +566,10 @@ main(void)
 	    "jobs were left alone after no change, arrivals, decay and a "
 	    "job's change");
 	ok(kinds == 0xff, "every kind of delta was drawn");
+	/* Kept although every user's usage moved since the record: the
+	 * records compare the order the usage gives, not the usage. */
+	ok(dkept >= 20, "with usage decayed at every tick, cycles still left "
+			"jobs alone (%lu of %lu)",
+	    dkept, dcycles);
 	return done_testing();
 }
