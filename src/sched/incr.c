@@ -49,6 +49,7 @@ kai_sched_inc_leaf_free(struct inc_leaf *L)
 	free(L->guser);
 	free(L->gheld);
 	free(L->gtie);
+	free(L->mix);
 	memset(L, 0, sizeof(*L));
 }
 
@@ -110,11 +111,11 @@ job_holds(const struct kai_sched_snapshot *s, size_t j)
  * What the records do not cover, and the cycle then runs over every
  * job: no allocate phase first (the later phases would take every
  * job), backfill reservations (no leaf is closed with them), GPU types
- * (their figures name the types of every job), the frag placement (it
- * learns the mix of requests from every task of the snapshot, the
- * left-out jobs' too: tests/unit/sched-incr found estimates that moved
- * without them), subgroup trees (kept beside the jobs by job index,
- * which the reduced snapshot renumbers).
+ * (their figures name the types of every job), subgroup trees (kept
+ * beside the jobs by job index, which the reduced snapshot renumbers).
+ * The frag placement learns its mix of requests from every task, the
+ * left-out jobs' too: the records carry their share of it
+ * (kai_sched_inc_mix()).
  */
 static bool
 eligible(const struct kai_sched_snapshot *s)
@@ -122,9 +123,7 @@ eligible(const struct kai_sched_snapshot *s)
 	size_t i;
 
 	if (s->config.nphases == 0 || s->config.phases[0] != KAI_SCHED_ALLOCATE ||
-	    s->config.bf_reservations > 0 ||
-	    s->config.placement == KAI_SCHED_FRAG ||
-	    s->config.gpu_placement == KAI_SCHED_FRAG || s->ntrees > 0)
+	    s->config.bf_reservations > 0 || s->ntrees > 0)
 		return false;
 	for (i = 0; i < s->nnodes; i++)
 		if (s->nodes[i].gpu_type != NULL && *s->nodes[i].gpu_type)
@@ -206,6 +205,18 @@ shares_commit(struct kai_sched_inc *k, struct kai_sched_inc_run *run,
 	k->nfs = nq;
 	k->fs_gen = run->fs_gen;
 	run->fs = NULL;
+}
+
+const struct kai_sched_mix_row *
+kai_sched_inc_mix(const struct sess *S, uint32_t q, uint32_t *n)
+{
+	const struct kai_sched_inc_run *run = S->inc;
+
+	*n = 0;
+	if (run->dormant == NULL || !run->dormant[q])
+		return NULL;
+	*n = run->k->leaf[q].nmix;
+	return run->k->leaf[q].mix;
 }
 
 uint32_t

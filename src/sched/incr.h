@@ -56,6 +56,10 @@ struct inc_leaf {
 	int32_t *guser; /* [ngrp] the user, -1 none */
 	double *gheld;  /* [ngrp] */
 	uint8_t *gtie;  /* [ngrp] */
+	/* With the frag placement: the left-out jobs' tasks' share of the
+	 * request mix frag learns from every task (frag.c). */
+	struct kai_sched_mix_row *mix;
+	uint32_t nmix;
 };
 
 struct kai_sched_inc {

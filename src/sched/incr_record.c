@@ -88,6 +88,40 @@ note_out(const struct sess *S, struct inc_leaf *L, uint32_t j)
 		L->mingpu = v[R_GPU];
 }
 
+/* Job j's tasks, left out, into leaf L's share of frag's mix. */
+static void
+note_mix(const struct sess *S, struct inc_leaf *L, uint32_t j, uint32_t *cap)
+{
+	const struct kai_sched_snap_job *J = &S->s->jobs[j];
+	uint32_t t, i, gpus;
+	int32_t ugpu;
+
+	for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
+		const struct kai_sched_snap_task *in = &S->s->tasks[t];
+		struct kai_sched_mix_row *m;
+
+		if (!kai_sched_frag_class(S, t, &gpus, &ugpu))
+			continue;
+		for (i = 0; i < L->nmix; i++)
+			if (L->mix[i].gpus == gpus && L->mix[i].ugpu == ugpu)
+				break;
+		if (i == L->nmix) {
+			if (L->nmix == *cap) {
+				*cap = *cap ? 2 * *cap : 16;
+				L->mix = kai_xreallocarray(L->mix, *cap,
+				    sizeof(*L->mix));
+			}
+			memset(&L->mix[L->nmix++], 0, sizeof(*L->mix));
+			L->mix[i].gpus = gpus;
+			L->mix[i].ugpu = ugpu;
+		}
+		m = &L->mix[i];
+		m->count++;
+		m->cpusum += in->cpu_millis;
+		m->memsum += in->memory_mib;
+	}
+}
+
 static bool
 has_phase(const struct sess *S, enum kai_sched_action a)
 {
@@ -314,6 +348,8 @@ records(struct sess *S, struct kai_sched_inc_run *run)
 		}
 		prio[q] = victim_prio(S, q);
 	}
+	uint32_t *mixcap = kai_xcalloc(S->nq + 1, sizeof(*mixcap));
+
 	for (j = 0; j < s->njobs; j++) {
 		const struct sjob *sj = &S->jobs[j];
 		struct inc_leaf *L;
@@ -331,6 +367,8 @@ records(struct sess *S, struct kai_sched_inc_run *run)
 			L->why[i] = S->r->jobs[j].why;
 			L->nout++;
 			note_out(S, L, j);
+			if (S->frag != NULL)
+				note_mix(S, L, j, &mixcap[q]);
 			continue;
 		}
 		L->tag[i] = sess_holds(S, j) ? TAG_HOLD : 0;
@@ -352,6 +390,7 @@ records(struct sess *S, struct kai_sched_inc_run *run)
 	free(n);
 	free(bad);
 	free(prio);
+	free(mixcap);
 }
 
 void

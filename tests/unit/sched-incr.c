@@ -504,9 +504,9 @@ main(void)
 	static struct world w;
 	uint32_t seed, cyc, kinds = 0, kept_after[8] = {0};
 	unsigned long cycles = 0, kept = 0, left = 0, bad = 0, fails = 0;
-	unsigned long dcycles = 0, dkept = 0;
+	unsigned long dcycles = 0, dkept = 0, fcycles = 0, fkept = 0;
 
-	plan(7);
+	plan(8);
 	ahead_kept();
 	for (seed = 0; seed < NWORLDS; seed++) {
 		struct kai_sched_ctx *c = kai_sched_ctx_new();
@@ -533,6 +533,9 @@ main(void)
 			bad += differ(&ri, &rf, seed, cyc) != 0;
 			dcycles += w.decays;
 			dkept += w.decays && out > 0;
+			fcycles += w.s.config.placement == KAI_SCHED_FRAG;
+			fkept += w.s.config.placement == KAI_SCHED_FRAG &&
+			    out > 0;
 			if (out > 0) {
 				kept++;
 				left += out;
@@ -571,5 +574,10 @@ main(void)
 	ok(dkept >= 20, "with usage decayed at every tick, cycles still left "
 			"jobs alone (%lu of %lu)",
 	    dkept, dcycles);
+	/* frag learns its mix from every task: the records carry the
+	 * left-out tasks' share of it. */
+	ok(fkept >= 20, "with the frag placement, cycles left jobs alone "
+			"(%lu of %lu)",
+	    fkept, fcycles);
 	return done_testing();
 }
