@@ -110,28 +110,23 @@ job_holds(const struct kai_sched_snapshot *s, size_t j)
 /*
  * What the records do not cover, and the cycle then runs over every
  * job: no allocate phase first (the later phases would take every
- * job), backfill reservations (no leaf is closed with them), GPU types
- * (their figures name the types of every job), subgroup trees (kept
- * beside the jobs by job index, which the reduced snapshot renumbers).
- * The frag placement learns its mix of requests from every task, the
- * left-out jobs' too: the records carry their share of it
- * (kai_sched_inc_mix()).
+ * job), backfill reservations (no leaf is closed with them), subgroup
+ * trees (kept beside the jobs by job index, which the reduced snapshot
+ * renumbers).  The frag placement learns its mix of requests from
+ * every task, the left-out jobs' too: the records carry their share of
+ * it (kai_sched_inc_mix()).  GPU types are covered: a job that names
+ * one is never left out (incr_record.c), and the figures per type
+ * (gputype.c) count only what jobs hold and what pending jobs that
+ * name the type ask, so a left-out job is in none of them; the types'
+ * names are the nodes', the queues' and the snapshot's gpu_types, all
+ * in the world bytes.
  */
 static bool
 eligible(const struct kai_sched_snapshot *s)
 {
-	size_t i;
-
-	if (s->config.nphases == 0 || s->config.phases[0] != KAI_SCHED_ALLOCATE ||
-	    s->config.bf_reservations > 0 || s->ntrees > 0)
-		return false;
-	for (i = 0; i < s->nnodes; i++)
-		if (s->nodes[i].gpu_type != NULL && *s->nodes[i].gpu_type)
-			return false;
-	for (i = 0; i < s->nqueues; i++)
-		if (s->queues[i].ntypes > 0)
-			return false;
-	return true;
+	return s->config.nphases > 0 &&
+	    s->config.phases[0] == KAI_SCHED_ALLOCATE &&
+	    s->config.bf_reservations == 0 && s->ntrees == 0;
 }
 
 /* --- during the cycle ------------------------------------------------ */

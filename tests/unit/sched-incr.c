@@ -102,6 +102,8 @@ add_job(struct world *w, uint32_t leaf, bool big)
 	J->created = (int64_t)w->next_name;
 	J->time_limit_s = rnd(4) == 0 ? -1 : INT64_C(600) * (1 + rnd(10));
 	J->held = rnd(40) == 0;
+	/* In the GPU-type worlds, some jobs name the type. */
+	J->gpu_type = w->s.ngpu_types > 0 && rnd(4) == 0 ? 1 : 0;
 	J->first_task = w->s.ntasks;
 	J->ntasks = n;
 	J->min_tasks = n > 1 && rnd(2) ? 1 : 0;
@@ -134,8 +136,9 @@ world_init(struct world *w, uint32_t seed)
 		w->nodes[i].cpu_millis = 16000 + INT64_C(1000) * rnd(24);
 		w->nodes[i].memory_mib = -1;
 		w->nodes[i].unschedulable = rnd(25) == 0;
-		/* GPU types in one world of seven: a cycle over every job. */
-		w->nodes[i].gpu_type = seed % 7 == 6 ? "A" : NULL;
+		/* GPU types in one world of seven: half the nodes are
+		 * of type A, a queue has a quota of it, some jobs name it. */
+		w->nodes[i].gpu_type = seed % 7 == 6 && i % 2 ? "A" : NULL;
 	}
 	for (i = 0; i < NQ; i++) {
 		kai_sched_queue_init(&w->qs[i]);
@@ -147,6 +150,17 @@ world_init(struct world *w, uint32_t seed)
 	w->qs[2].res[KAI_SCHED_GPU].quota = INT64_C(40) * KAI_SCHED_GPU_UNIT;
 	w->qs[3].res[KAI_SCHED_GPU].limit = INT64_C(90) * KAI_SCHED_GPU_UNIT;
 	w->qs[5].priority = 200;
+	if (seed % 7 == 6) {
+		static const char *const types[1] = {"A"};
+		static const struct kai_sched_qtype qa = {
+		    .type = "A", .quota = INT64_C(8) * KAI_SCHED_GPU_UNIT,
+		    .limit = -1, .weight = -1};
+
+		w->qs[3].types = &qa;
+		w->qs[3].ntypes = 1;
+		w->s.gpu_types = types;
+		w->s.ngpu_types = 1;
+	}
 	for (i = 0; i < 4; i++) {
 		static const char *const un[4] = {"u0", "u1", "u2", "u3"};
 
@@ -505,8 +519,9 @@ main(void)
 	uint32_t seed, cyc, kinds = 0, kept_after[8] = {0};
 	unsigned long cycles = 0, kept = 0, left = 0, bad = 0, fails = 0;
 	unsigned long dcycles = 0, dkept = 0, fcycles = 0, fkept = 0;
+	unsigned long tcycles = 0, tkept = 0;
 
-	plan(8);
+	plan(9);
 	ahead_kept();
 	for (seed = 0; seed < NWORLDS; seed++) {
 		struct kai_sched_ctx *c = kai_sched_ctx_new();
@@ -533,6 +548,8 @@ main(void)
 			bad += differ(&ri, &rf, seed, cyc) != 0;
 			dcycles += w.decays;
 			dkept += w.decays && out > 0;
+			tcycles += w.s.ngpu_types > 0;
+			tkept += w.s.ngpu_types > 0 && out > 0;
 			fcycles += w.s.config.placement == KAI_SCHED_FRAG;
 			fkept += w.s.config.placement == KAI_SCHED_FRAG &&
 			    out > 0;
@@ -579,5 +596,9 @@ main(void)
 	ok(fkept >= 20, "with the frag placement, cycles left jobs alone "
 			"(%lu of %lu)",
 	    fkept, fcycles);
+	/* A job that names a GPU type is never left out; the others are in
+	 * none of the types' figures. */
+	ok(tkept >= 10, "with GPU types, cycles left jobs alone (%lu of %lu)",
+	    tkept, tcycles);
 	return done_testing();
 }
