@@ -394,10 +394,15 @@ users_in_order(const struct inc_leaf *L, const struct kai_sched_snapshot *s)
 	return true;
 }
 
+/* at[j]: the job may be left out (TAG_OUT in its leaf's record); a
+ * place in a record is below KAI_SCHED_MAX_JOBS, 2^30. */
+#define AT_OUT (UINT64_C(1) << 31)
+
 /*
  * The leaves kept: ok[q] when leaf q's record holds for s; at[j] is job
- * j's leaf (high half) and its place in the leaf's record, so that the
- * walks below read a job's entry only when it is kept in.
+ * j's leaf (high half), AT_OUT, and its place in the leaf's record, so
+ * that the walks below read neither a job's entry nor its leaf's record
+ * unless it is kept in.
  */
 static bool
 match(const struct kai_sched_inc *k, const struct kai_sched_snapshot *s,
@@ -420,9 +425,13 @@ match(const struct kai_sched_inc *k, const struct kai_sched_snapshot *s,
 		}
 		L = &k->leaf[q];
 		at[j] = (uint64_t)q << 32 | pos[q];
-		if (ok[q] && pos[q] < L->n && L->gen[pos[q]] == s->job_gen[j])
-			holds = (L->tag[pos[q]++] & TAG_HOLD) != 0;
-		else {
+		if (ok[q] && pos[q] < L->n && L->gen[pos[q]] == s->job_gen[j]) {
+			uint8_t tag = L->tag[pos[q]++];
+
+			holds = (tag & TAG_HOLD) != 0;
+			if (tag & TAG_OUT)
+				at[j] |= AT_OUT;
+		} else {
 			ok[q] = 0;
 			holds = job_holds(s, j);
 		}
@@ -441,12 +450,11 @@ match(const struct kai_sched_inc *k, const struct kai_sched_snapshot *s,
 
 /* Whether job j (at[j]) is left out; *i its place in its leaf's record. */
 static bool
-left_out(const struct kai_sched_inc *k, const uint8_t *ok, uint64_t at,
-    uint32_t *q, uint32_t *i)
+left_out(const uint8_t *ok, uint64_t at, uint32_t *q, uint32_t *i)
 {
 	*q = (uint32_t)(at >> 32);
-	*i = (uint32_t)at;
-	return ok[*q] && (k->leaf[*q].tag[*i] & TAG_OUT);
+	*i = (uint32_t)(at & (AT_OUT - 1));
+	return (at & AT_OUT) && ok[*q];
 }
 
 /* The jobs of s a cycle with the kept leaves ok[] runs over. */
@@ -468,10 +476,12 @@ reduce(const struct kai_sched_inc *k, const struct kai_sched_snapshot *s,
 	uint32_t q, i;
 
 	memset(d, 0, sizeof(*d));
-	for (j = 0; j < s->njobs; j++)
-		if (!left_out(k, ok, at[j], &q, &i)) {
-			nj++;
-			nt += s->jobs[j].ntasks;
+	nj = s->njobs;
+	nt = s->ntasks;
+	for (q = 0; q < k->nq; q++)
+		if (ok[q]) {
+			nj -= k->leaf[q].nout;
+			nt -= k->leaf[q].nout_tasks;
 		}
 	d->jobs = kai_xcalloc(nj + 1, sizeof(*d->jobs));
 	d->tasks = kai_xcalloc(nt + 1, sizeof(*d->tasks));
@@ -482,7 +492,7 @@ reduce(const struct kai_sched_inc *k, const struct kai_sched_snapshot *s,
 	for (j = 0; j < s->njobs; j++) {
 		const struct kai_sched_snap_job *J;
 
-		if (left_out(k, ok, at[j], &q, &i)) {
+		if (left_out(ok, at[j], &q, &i)) {
 			d->out++;
 			continue;
 		}
@@ -558,7 +568,12 @@ merge(struct kai_sched_ctx *c, const struct kai_sched_inc *k,
 		const struct kai_sched_snap_job *J;
 		struct kai_sched_job_out *o = &r->jobs[j];
 
-		if (left_out(k, ok, at[j], &q, &i)) {
+		if (left_out(ok, at[j], &q, &i)) {
+			/* The leaves' records are read in turn, a leaf's
+			 * next reason many jobs later: fetch it now (a
+			 * fifth of the merge at a million jobs). */
+			if (i + 2 < k->leaf[q].n)
+				__builtin_prefetch(&k->leaf[q].why[i + 2]);
 			memcpy(o, &pending_job, sizeof(pending_job));
 			o->why = k->leaf[q].why[i];
 			continue;

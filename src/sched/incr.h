@@ -32,6 +32,7 @@ enum {
 struct inc_leaf {
 	uint32_t n;     /* jobs; 0: no record */
 	uint32_t nout;  /* of them left out */
+	size_t nout_tasks; /* their tasks */
 	uint64_t *gen;  /* [n] */
 	uint8_t *tag;   /* [n] TAG_* */
 	struct kai_sched_why_info *why; /* [n], for TAG_OUT */

@@ -366,6 +366,7 @@ records(struct sess *S, struct kai_sched_inc_run *run)
 			L->tag[i] = TAG_OUT;
 			L->why[i] = S->r->jobs[j].why;
 			L->nout++;
+			L->nout_tasks += s->jobs[j].ntasks;
 			note_out(S, L, j);
 			if (S->frag != NULL)
 				note_mix(S, L, j, &mixcap[q]);
