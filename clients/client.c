@@ -37,30 +37,41 @@
 
 #define FRAME_MAX (KAI_PROTO_HDR_LEN + KAI_PROTO_CRED_MAX + KAI_PROTO_BODY_MAX)
 
+/* Where the two below write: stderr unless client_errors_to() said. */
+static FILE *errout;
+
+void
+client_errors_to(FILE *f)
+{
+	errout = f;
+}
+
 void
 client_error(const char *prog, const char *hint, const char *fmt, ...)
 {
+	FILE *f = errout != NULL ? errout : stderr;
 	va_list ap;
 
-	(void)fprintf(stderr, "%s: error: ", prog);
+	(void)fprintf(f, "%s: error: ", prog);
 	va_start(ap, fmt);
-	(void)vfprintf(stderr, fmt, ap);
+	(void)vfprintf(f, fmt, ap);
 	va_end(ap);
-	(void)fputc('\n', stderr);
+	(void)fputc('\n', f);
 	if (hint != NULL)
-		(void)fprintf(stderr, "hint: %s\n", hint);
+		(void)fprintf(f, "hint: %s\n", hint);
 }
 
 void
 client_warn(const char *prog, const char *fmt, ...)
 {
+	FILE *f = errout != NULL ? errout : stderr;
 	va_list ap;
 
-	(void)fprintf(stderr, "%s: warning: ", prog);
+	(void)fprintf(f, "%s: warning: ", prog);
 	va_start(ap, fmt);
-	(void)vfprintf(stderr, fmt, ap);
+	(void)vfprintf(f, fmt, ap);
 	va_end(ap);
-	(void)fputc('\n', stderr);
+	(void)fputc('\n', f);
 }
 
 /* An environment variable, with "" counting as unset. */

@@ -20,6 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "base/buf.h"
 #include "base/compiler.h"
@@ -42,6 +43,12 @@ void client_error(const char *prog, const char *hint, const char *fmt, ...)
     KAI_PRINTF(3, 4);
 /* Prints "prog: warning: <msg>" on stderr. */
 void client_warn(const char *prog, const char *fmt, ...) KAI_PRINTF(2, 3);
+/*
+ * Sends what the two above print to f instead (NULL: stderr again), for
+ * a caller that holds a try's messages back until it knows whether it
+ * will try again (pod/kaid_away.c).
+ */
+void client_errors_to(FILE *f);
 
 /*
  * Called once per reply frame (not for KAI_MSG_ERROR, which

@@ -13,18 +13,23 @@
  * (kaistep_agent.c).  kaid counts a task once, so sending again is
  * harmless.
  *
- * The ends are kept in a file per pod in $TMPDIR (else /tmp), private to
- * the pod's container, named after the job and the pod (kubesim's pods
- * share the host's /tmp); a record is a u16 length and the body,
- * appended with one write(2), which O_APPEND keeps whole beside other
- * runners' records.
+ * The ends are kept in the file KAI_STEP_ENDS, which the wrapper names
+ * in its own directory for this run of this pod: a pod of a requeued
+ * job's earlier run, or of a job of the same number under another
+ * cluster (kubesim's pods share the host's /tmp), cannot hand kaid its
+ * ends as this one's.  A record is a u16 length and the body, appended
+ * with one write(2), which O_APPEND keeps whole beside other runners'
+ * records.
+ *
+ * The messages of a try that will be made again are held back: a kaid
+ * restart must not leave "no reply from kaid" lines in the job's error
+ * file for requests that then went through.
  */
 #include "config.h"
 
 #include "kaid_away.h"
 
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,24 +39,26 @@
 
 #define REPORT_MAX 256 /* a STEP_DONE body is 28 bytes */
 
-void
-kaid_away_quiet(bool on)
+int
+kaid_away_try(const char *prog, uint16_t type, const void *body, size_t len,
+    client_reply_fn *on_reply, void *ctx, int *tries, bool *again)
 {
-	static int saved = -1;
-	int null;
+	char *said = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&said, &n);
+	int rc;
 
-	if (on && saved < 0) {
-		saved = fcntl(2, F_DUPFD_CLOEXEC, 3);
-		if (saved >= 0 &&
-		    (null = open("/dev/null", O_WRONLY | O_CLOEXEC)) >= 0) {
-			(void)dup2(null, 2);
-			(void)close(null);
-		}
-	} else if (!on && saved >= 0) {
-		(void)dup2(saved, 2);
-		(void)close(saved);
-		saved = -1;
-	}
+	/* Without a stream the messages go out as they come. */
+	client_errors_to(f);
+	rc = client_request(prog, type, body, len, on_reply, ctx);
+	client_errors_to(NULL);
+	if (f != NULL)
+		(void)fclose(f);
+	*again = rc == CLIENT_EXIT_CONNECT && ++*tries < KAID_AWAY_S;
+	if (!*again && said != NULL)
+		(void)fputs(said, stderr);
+	free(said);
+	return rc;
 }
 
 int
@@ -59,41 +66,31 @@ kaid_away_request(const char *prog, uint16_t type, const void *body,
     size_t len, client_reply_fn *on_reply, void *ctx)
 {
 	int rc, tries = 0;
+	bool again;
 
-	while ((rc = client_request(prog, type, body, len, on_reply, ctx)) ==
-	    CLIENT_EXIT_CONNECT && ++tries < KAID_AWAY_S) {
-		if (tries == 1)
-			kaid_away_quiet(true);
+	while ((rc = kaid_away_try(prog, type, body, len, on_reply, ctx,
+	    &tries, &again)) != CLIENT_EXIT_OK && again)
 		(void)sleep(1);
-	}
-	kaid_away_quiet(false);
 	return rc;
 }
 
-static bool
-path_of(char *p, size_t n)
+/* The wrapper names it, in the pod's run's own directory. */
+static const char *
+path_of(void)
 {
-	const char *dir = getenv("TMPDIR");
-	const char *job = getenv("SLURM_JOB_ID");
-	const char *pod = getenv("SLURM_PROCID");
-	int w;
+	const char *p = getenv("KAI_STEP_ENDS");
 
-	if (dir == NULL || dir[0] == '\0')
-		dir = "/tmp";
-	if (job == NULL || pod == NULL)
-		return false;
-	w = snprintf(p, n, "%s/.kaistep-done.%s.%s", dir, job, pod);
-	return w > 0 && (size_t)w < n;
+	return p != NULL && p[0] != '\0' ? p : NULL;
 }
 
 void
 kaid_away_keep(const void *body, size_t len)
 {
 	unsigned char rec[2 + REPORT_MAX];
-	char path[PATH_MAX];
+	const char *path = path_of();
 	int fd;
 
-	if (len > REPORT_MAX || !path_of(path, sizeof(path)))
+	if (len > REPORT_MAX || path == NULL)
 		return;
 	rec[0] = (unsigned char)(len >> 8);
 	rec[1] = (unsigned char)len;
@@ -117,26 +114,32 @@ ignore_reply(uint16_t type, const void *body, size_t len, void *ctx)
 	return CLIENT_EXIT_OK;
 }
 
-void
+bool
 kaid_away_resend(void)
 {
 	unsigned char rec[REPORT_MAX];
 	unsigned char hdr[2];
-	char path[PATH_MAX];
+	const char *path = path_of();
+	FILE *quiet;
 	size_t len;
+	bool reached = true;
 	int fd;
 
-	if (!path_of(path, sizeof(path)) ||
-	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return;
-	kaid_away_quiet(true);
-	while (read(fd, hdr, 2) == 2) {
+	if (path == NULL || (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return true;
+	/* A record kaid refuses (a step it does not know) is not news. */
+	quiet = fopen("/dev/null", "we");
+	client_errors_to(quiet);
+	while (reached && read(fd, hdr, 2) == 2) {
 		len = (size_t)hdr[0] << 8 | hdr[1];
 		if (len > REPORT_MAX || read(fd, rec, len) != (ssize_t)len)
 			break;
-		(void)client_request("kaistep", KAI_MSG_STEP_DONE, rec, len,
-		    ignore_reply, NULL);
+		reached = client_request("kaistep", KAI_MSG_STEP_DONE, rec,
+		    len, ignore_reply, NULL) != CLIENT_EXIT_CONNECT;
 	}
-	kaid_away_quiet(false);
+	client_errors_to(NULL);
+	if (quiet != NULL)
+		(void)fclose(quiet);
 	(void)close(fd);
+	return reached;
 }

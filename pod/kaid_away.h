@@ -15,14 +15,20 @@
 
 #define KAID_AWAY_S 30 /* how long kaid may be away */
 
-/* Standard error to /dev/null while on (the retries' messages), back as
- * it was when off. */
-void kaid_away_quiet(bool on);
+/*
+ * One try of client_request() with its messages held back: said unless
+ * the try could not reach kaid and may be made again (*tries, counted
+ * here, still under KAID_AWAY_S), when *again is set and the caller
+ * tries again after a second.  A kaid restart thus leaves nothing in
+ * the job's error file; kaid away for good is said once, at the end.
+ */
+int kaid_away_try(const char *prog, uint16_t type, const void *body,
+    size_t len, client_reply_fn *on_reply, void *ctx, int *tries,
+    bool *again);
 
 /*
- * client_request(), tried again once a second for up to KAID_AWAY_S
- * while kaid cannot be reached; the first failure's message is said,
- * the retries' are not.  For a request that is harmless to repeat.
+ * kaid_away_try() until it need not be tried again.  For a request
+ * that is harmless to repeat.
  */
 int kaid_away_request(const char *prog, uint16_t type, const void *body,
     size_t len, client_reply_fn *on_reply, void *ctx);
@@ -31,7 +37,8 @@ int kaid_away_request(const char *prog, uint16_t type, const void *body,
 void kaid_away_keep(const void *body, size_t len);
 
 /* Sends every kept body again, once each, whatever kaid answers (a
- * step it knows ended, or does not know, is refused and left so). */
-void kaid_away_resend(void);
+ * step it knows ended, or does not know, is refused and left so), and
+ * says nothing.  False when kaid could not be reached. */
+bool kaid_away_resend(void);
 
 #endif /* KAI_POD_KAID_AWAY_H */

@@ -579,6 +579,8 @@ start(struct agent *a, const struct kai_step_event *ev)
 		return;
 	}
 	if ((pid = fork()) == 0) {
+		/* Forked inside a try whose messages are held back. */
+		client_errors_to(NULL);
 		(void)close(p[1]);
 		run_step(ev, a->pod, p[0]);
 		_exit(0);
@@ -644,6 +646,7 @@ kaistep_agent(int argc, char **argv)
 	const char *procid = getenv("SLURM_PROCID");
 	uint64_t pod;
 	int rc = 0, tries = 0;
+	bool lost = false;
 
 	(void)argv;
 	memset(&a, 0, sizeof(a));
@@ -658,36 +661,35 @@ kaistep_agent(int argc, char **argv)
 	(void)signal(SIGPIPE, SIG_IGN);
 	while (!a.end) {
 		struct kai_buf b;
+		bool again;
 
+		/* kaid was away, perhaps restarted: the task ends it had
+		 * may be lost with it.  Sent before this agent waits on
+		 * the new kaid, so that a step's srun need not wait for
+		 * that poll's end. */
+		if (lost && kaid_away_resend())
+			lost = false;
 		kai_buf_init(&b, 64);
 		if (kai_msg_step_agent_encode(&b, a.pod, a.seq) != 0) {
 			kai_buf_fini(&b);
 			rc = 1;
 			break;
 		}
-		rc = client_request(prog, KAI_MSG_STEP_AGENT, b.data, b.len,
-		    on_events, &a);
+		rc = kaid_away_try(prog, KAI_MSG_STEP_AGENT, b.data, b.len,
+		    on_events, &a, &tries, &again);
 		kai_buf_fini(&b);
 		reap(&a, false);
-		if (rc == CLIENT_EXIT_CONNECT && ++tries < KAID_AWAY_S) {
-			/* The first failure said why; the retries (a kaid
-			 * restarting) need not fill the job's error file. */
-			if (tries == 1)
-				kaid_away_quiet(true);
+		if (again) {
+			lost = true;
 			(void)sleep(1);
 			continue;
 		}
-		kaid_away_quiet(false);
 		if (rc != CLIENT_EXIT_OK) {
-			if (tries > 0)
+			if (rc == CLIENT_EXIT_CONNECT)
 				client_error(prog, NULL, "gave up reaching kaid "
 				    "after %d tries", tries);
 			break;
 		}
-		/* kaid was away, perhaps restarted: the task ends it had
-		 * may be lost with it. */
-		if (tries > 0)
-			kaid_away_resend();
 		tries = 0;
 	}
 	/* The batch script ended (or kaid let the job go): what still runs

@@ -127,6 +127,13 @@ elif (: >>"$KAI_STDOUT") 2>/dev/null; then
   tail -c +$((o + 1)) -f "$KAI_STDOUT" 2>/dev/null & t=$!
 fi
 if [ -n "$agent" ]; then KAI_APPEND=1; fi
+# The ends of this pod's step tasks, kept for a kaid that restarts
+# (pod/kaid_away.c): in this run's own directory, never one a pod of an
+# earlier run or of another job left behind.
+if [ -n "$KAI_BIN" ]; then
+  KAI_STEP_ENDS=$d/step-ends
+  export KAI_STEP_ENDS
+fi
 if [ -z "$KAI_APPEND" ]; then : >"$KAI_STDOUT" || exit 1; fi
 exec 3>>"$KAI_STDOUT" || exit 1
 if [ "$KAI_STDOUT" = "$KAI_STDERR" ]; then exec 4>&3

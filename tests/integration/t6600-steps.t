@@ -350,11 +350,13 @@ kaid_stop
 kaid_start || bail_out "kaid did not start again"
 touch "$W/go2"
 ok "after kaid's restart the job completes" wait_state "$xid" COMPLETED 600
-diag "$(cat "$sout")"
+diag "$(cat "$sout"; grep -v 'GET\|watch' "$T/kaid.log" | tail -n 40)"
 is "... srun waited through it, with the worst task's status" \
     "$(grep '^first srun' "$sout")" "first srun: 3"
 like "... both tasks' ends known" "$(cat "$sout")" \
     "task 0: Exited with exit code 2"
+unlike "... and kaid's restart left no error in the job's output" \
+    "$(cat "$sout")" "no reply from kaid|gave up"
 is "... the next srun ran" "$(grep '^second srun' "$sout")" "second srun: 0"
 is "... kacct: the step across the restart and the next" \
     "$(as_user "$A" kacct -j "$xid" -P -n -o JobID,State,ExitCode |
