@@ -56,10 +56,17 @@ mix(uint64_t v)
 	return v ^ (v >> 31);
 }
 
+/*
+ * One word into the hash: a multiply by an odd constant and an
+ * xor-shift, each a bijection of h, so two entries that differ in one
+ * word always differ in the hash; mix() spreads the end.  One multiply
+ * a word, as a million jobs are hashed at every tick.
+ */
 static uint64_t
 put(uint64_t h, uint64_t v)
 {
-	return mix(h ^ mix(v + UINT64_C(0x9e3779b97f4a7c15)));
+	h = (h ^ v) * UINT64_C(0x9e3779b97f4a7c15);
+	return h ^ (h >> 32);
 }
 
 static uint64_t
@@ -115,7 +122,7 @@ job_number(const struct kai_sched_snapshot *s, size_t j)
 	    (uint64_t)J->exclusive);
 	for (t = J->first_task; t < (size_t)J->first_task + J->ntasks; t++)
 		h = put_task(h, &s->tasks[t]);
-	return h;
+	return mix(h);
 }
 
 void
