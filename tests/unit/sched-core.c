@@ -310,6 +310,20 @@ test_refusals(void)
 	memcpy(w->names[1], w->names[0], sizeof(w->names[0]));
 	is_int(kai_sched_cycle(&w->s, &r, &err), KAI_EINVAL,
 	    "two nodes with one name are refused");
+	/* Each task belongs to one job: the session's pass over the jobs
+	 * (sess_jobs.c) checks it as it maps them. */
+	world_init(w, KAI_SCHED_BINPACK);
+	w->jobs[1].first_task = 0;
+	is_int(kai_sched_cycle(&w->s, &r, &err), KAI_EINVAL,
+	    "a task of two jobs is refused");
+	is_str(err.msg, "job \"j1\": its tasks overlap those of job \"j0\"",
+	    "... naming both jobs");
+	world_init(w, KAI_SCHED_BINPACK);
+	w->jobs[1].ntasks = 0;
+	is_int(kai_sched_cycle(&w->s, &r, &err), KAI_EINVAL,
+	    "a task of no job is refused");
+	is_str(err.msg, "task 1 belongs to no job", "... naming the task");
+	ok(r.tasks == NULL, "... and the result is empty");
 	free(w);
 }
 
