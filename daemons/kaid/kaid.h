@@ -132,6 +132,8 @@ struct kaid {
 				     and waiting; NULL until used */
 	struct native_burst *nburst; /* native_burst.c: one-pod jobs of
 				     this burst, not yet recorded */
+	struct native_qwait *nqwait; /* native_qwait.c: pods waiting for
+				     their queue; NULL until used */
 	struct kai_map pgstatus;  /* native_pgstatus.c: "ns/name" of a
 				     PodGroup -> what its status says */
 	struct kai_map qstatus;	  /* kaiqueue_status.c: a Queue's name ->
@@ -486,6 +488,9 @@ void native_placed(struct kaid *k, const struct kai_job *j);
 void native_ended(struct kaid *k, const struct kai_job *j, bool cancelled);
 /* tick.c: owner reads to retry; pending gangs whose pods all went. */
 void native_sweep(struct kaid *k, int64_t now);
+/* native.c: the pod keyed key is gone, bound or a job's: it waits for
+ * nothing (owners' reads, its queue) any more. */
+void native_forget(struct kaid *k, const char *key);
 /* native_owner.c: frees the owner cache (kaid's end). */
 void native_owner_fini(struct kaid *k);
 /*
@@ -505,6 +510,15 @@ void native_watch_podgroups(struct kaid *k);
 /* native_burst.c: records the burst's jobs (before the loop sleeps). */
 void native_burst_commit(struct kaid *k);
 void native_burst_free(struct kaid *k);
+/*
+ * native_qwait.c: native_queues_changed, called when kaid's queue tree
+ * was loaded anew, has the pods that wait for their queue looked at again
+ * by native_qwait_retry (each tick, native_sweep); native_qwait_free at
+ * kaid's end.
+ */
+void native_queues_changed(struct kaid *k);
+void native_qwait_retry(struct kaid *k, int64_t now);
+void native_qwait_free(struct kaid *k);
 
 /* snapshot.c: the scheduler's view of one tick (kai_sched_snapshot). */
 struct snap {

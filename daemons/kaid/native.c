@@ -254,12 +254,46 @@ build(struct kaid *k, const char *key, const struct kai_pod *pod,
  * in one transaction (native_burst.c): NULL then, as when it cannot be
  * a job (the reason logged and posted on the pod).
  */
+/* The group's queue: its owners', else kaid.yaml's default (maybe NULL). */
+static const char *
+group_queue(const struct kaid *k, const struct native_group *g)
+{
+	return g->queue[0] != '\0' ? g->queue :
+	    k->conf->native_default_queue;
+}
+
+/*
+ * Whether the pod keyed key waits for its queue: one that does not exist
+ * or is not a leaf may be made so later (an operator applies its Queue
+ * after the workload), and the pod is then looked at again at once
+ * (native_qwait.c).  Its reason is logged and posted once per sentence.
+ */
+static bool
+queue_waits(struct kaid *k, const char *key, const struct kai_pod *pod,
+    const struct native_group *g)
+{
+	const char *queue = group_queue(k, g);
+	char *why;
+
+	/* No queue at all is kaid.yaml's to fix: admit() says so. */
+	if (queue == NULL || (why = queue_problem(k, queue)) == NULL) {
+		native_qwait_del(k, key);
+		return false;
+	}
+	if (native_qwait_put(k, key, pod, why)) {
+		kai_log_info("pod \"%s\" waits: %s", key, why);
+		events_post(k, key, KAI_EVENT_WARNING, "FailedScheduling",
+		    "%s", why);
+	}
+	free(why);
+	return true;
+}
+
 static struct kai_job *
 admit(struct kaid *k, const char *key, const struct kai_pod *pod,
     const struct native_group *g, int64_t now)
 {
-	const char *queue = g->queue[0] != '\0' ? g->queue :
-	    k->conf->native_default_queue;
+	const char *queue = group_queue(k, g);
 	/* KAI's per-kind default classes: a Deployment's pods inference. */
 	const char *cls = g->prio_class[0] != '\0' ? g->prio_class :
 	    strcmp(g->top_kind, "Deployment") == 0 ? "inference" : "train";
@@ -425,13 +459,14 @@ native_pod(struct kaid *k, const char *key, const struct kai_pod *pod,
 	}
 	if (pod->node[0] != '\0' || pod->deleting ||
 	    pod->phase != KAI_POD_PENDING) {
-		native_unpark(k, key);
+		native_forget(k, key);
 		return NULL;
 	}
 	switch (native_resolve(k, key, pod, now, &g, &why)) {
 	case NATIVE_WAIT:
 		return NULL;
 	case NATIVE_REFUSED:
+		native_qwait_del(k, key);
 		if (!native_told(k, key, why)) {
 			kai_log_info("pod \"%s\" waits: %s", key, why);
 			events_post(k, key, KAI_EVENT_WARNING,
@@ -441,6 +476,10 @@ native_pod(struct kaid *k, const char *key, const struct kai_pod *pod,
 		return NULL;
 	case NATIVE_READY:
 		break;
+	}
+	if (queue_waits(k, key, pod, &g)) {
+		native_group_fini(&g);
+		return NULL;
 	}
 	*task = 0;
 	j = g.key != NULL ? join(k, key, pod, &g, now, task) :
@@ -573,11 +612,19 @@ native_ended(struct kaid *k, const struct kai_job *j, bool cancelled)
 }
 
 void
+native_forget(struct kaid *k, const char *key)
+{
+	native_unpark(k, key);
+	native_qwait_del(k, key);
+}
+
+void
 native_sweep(struct kaid *k, int64_t now)
 {
 	size_t i;
 
 	native_retry_parked(k, now);
+	native_qwait_retry(k, now);
 	/* Not while pods wait for their owners: they may be members. */
 	if (!state_synced(k) || native_busy(k))
 		return;
