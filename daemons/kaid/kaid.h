@@ -488,6 +488,10 @@ void native_placed(struct kaid *k, const struct kai_job *j);
 void native_ended(struct kaid *k, const struct kai_job *j, bool cancelled);
 /* tick.c: owner reads to retry; pending gangs whose pods all went. */
 void native_sweep(struct kaid *k, int64_t now);
+/* native.c: the CPUs and memory of a task of a pod asking cpu_milli and
+ * mem_mb (0: kaid.yaml's default): whole CPUs, at least 1. */
+void native_task_size(const struct kaid *k, int64_t cpu_milli,
+    uint64_t mem_mb, uint32_t *cpus, uint64_t *mem);
 /* native.c: the pod keyed key is gone, bound or a job's: it waits for
  * nothing (owners' reads, its queue) any more. */
 void native_forget(struct kaid *k, const char *key);
@@ -587,6 +591,14 @@ struct snap_tree_task {
  */
 size_t snap_tree_order(const struct kaid *k, const struct kai_job *j,
     struct snap_tree_task **out);
+/*
+ * Each pending task of native gang j, the snapshot's tasks from first
+ * on, asks what its member pod asks (a tree's task its task_pod, a flat
+ * gang's task i its i-th member in name order, as native_assign gives
+ * them), not the job's per-task figures, its largest member's.
+ */
+void snap_native_sizes(const struct kaid *k, struct snap *sn,
+    const struct kai_job *j, size_t first);
 /* The subgroup rows and topology of snapshot job s, j's, from v[0..n). */
 void snap_tree_rows(struct snap *sn, const struct kai_job *j,
     struct kai_sched_snap_job *s, const struct snap_tree_task *v, size_t n);

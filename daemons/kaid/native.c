@@ -83,6 +83,15 @@ native_job_of(const struct kaid *k, const char *key, uint32_t *task)
 	return NULL;
 }
 
+void
+native_task_size(const struct kaid *k, int64_t cpu_milli, uint64_t mem_mb,
+    uint32_t *cpus, uint64_t *mem)
+{
+	/* kaid's tasks have whole CPUs: a pod's millicores rounded up. */
+	*cpus = cpu_milli > 0 ? (uint32_t)((cpu_milli + 999) / 1000) : 1;
+	*mem = mem_mb > 0 ? mem_mb : (uint64_t)k->conf->default_mem_mb;
+}
+
 /* Whether name is in the comma-separated list native.schedulers. */
 static bool
 ours_by_scheduler(const struct kaid *k, const char *name)
@@ -181,6 +190,7 @@ build(struct kaid *k, const char *key, const struct kai_pod *pod,
 	struct kai_job *j;
 	struct kai_err err;
 	uint32_t prio = 0;
+	uint64_t mem;
 
 	nn->key = kai_xstrdup(key);
 	js->name = kai_xstrdup(g->name);
@@ -188,8 +198,8 @@ build(struct kaid *k, const char *key, const struct kai_pod *pod,
 	js->workload = kai_xstrdup(wl);
 	js->ntasks = g->min;
 	/* The first member's size; larger members grow it (grow()). */
-	js->cpus_per_task = pod->cpu_milli > 0 ?
-	    (uint32_t)((pod->cpu_milli + 999) / 1000) : 1;
+	native_task_size(k, pod->cpu_milli, pod->mem_mb, &js->cpus_per_task,
+	    &mem);
 	js->gpus_per_task = pod->gpus;
 	js->gpu_fraction = sh->fraction;
 	js->gpu_memory_mb = sh->memory_mib;
@@ -216,8 +226,7 @@ build(struct kaid *k, const char *key, const struct kai_pod *pod,
 	j->submit_time = now;
 	j->ntasks = js->ntasks;
 	j->cpus_per_task = js->cpus_per_task;
-	j->mem_mb = pod->mem_mb > 0 ? pod->mem_mb :
-	    (uint64_t)k->conf->default_mem_mb;
+	j->mem_mb = mem;
 	j->gpus_per_task = js->gpus_per_task;
 	j->gpu_fraction = js->gpu_fraction;
 	j->gpu_memory_mb = js->gpu_memory_mb;
@@ -353,21 +362,22 @@ nmembers_in(const struct kaid *k, const struct kai_job *j, const char *sg)
 }
 
 /*
- * Each task of a gang is sized as its largest member asks: a member
- * that asks for more than the job's tasks so far grows them (a
- * PyTorchJob's master and workers may differ).  Returns false when the
- * database could not say so (the pod then does not join: it is tried
- * again at its next change).
+ * A gang's job says per task what its largest member asks (kqueue's
+ * figures, the request bounds): a member that asks for more than the
+ * job's tasks so far grows them.  The scheduler and the allocations size
+ * each task as its own member asks (snap_native_sizes, native_assign).
+ * Returns false when the database could not say so (the pod then does
+ * not join: it is tried again at its next change).
  */
 static bool
 grow(struct kaid *k, struct kai_job *j, const struct kai_pod *pod)
 {
-	uint32_t cpus = pod->cpu_milli > 0 ?
-	    (uint32_t)((pod->cpu_milli + 999) / 1000) : 1;
-	uint64_t mem = pod->mem_mb > 0 ? pod->mem_mb :
-	    (uint64_t)k->conf->default_mem_mb;
+	uint32_t cpus;
+	uint64_t mem;
 	struct kai_err err;
 	bool applied = false;
+
+	native_task_size(k, pod->cpu_milli, pod->mem_mb, &cpus, &mem);
 
 	if (cpus <= j->cpus_per_task && mem <= j->mem_mb &&
 	    pod->gpus <= j->gpus_per_task)
@@ -386,8 +396,8 @@ grow(struct kaid *k, struct kai_job *j, const struct kai_pod *pod)
 		j->mem_mb = mem;
 	if (pod->gpus > j->gpus_per_task)
 		j->gpus_per_task = pod->gpus;
-	kai_log_info("job %" PRIu64 ": each task now %" PRIu32 " CPUs, %"
-	    PRIu64 " MB, %" PRIu32 " GPUs (its largest member)", j->id,
+	kai_log_info("job %" PRIu64 ": its largest member asks %" PRIu32
+	    " CPUs, %" PRIu64 " MB, %" PRIu32 " GPUs", j->id,
 	    j->cpus_per_task, j->mem_mb, j->gpus_per_task);
 	return true;
 }
@@ -546,6 +556,24 @@ native_tell(struct kaid *k, struct kai_job *j, int64_t now)
 	free(keys);
 }
 
+/*
+ * Allocation a asks what its member pod asks, as the scheduler placed it
+ * (snap_native_sizes): a PyTorchJob's master of 1 GPU beside workers of
+ * 4 holds 1.  A share's devices are the job's, the same for each.
+ */
+static void
+member_size(const struct kaid *k, const struct kai_job *j,
+    struct kai_alloc *a)
+{
+	const struct pod_rec *r = kai_map_get(&k->pods, a->pod);
+
+	if (r == NULL)
+		return;	/* never: the snapshot took it from k->pods */
+	native_task_size(k, r->cpu_milli, r->mem_mb, &a->cpus, &a->mem_mb);
+	if (j->gpu_fraction == 0 && j->gpu_memory_mb == 0)
+		a->gpus = r->gpus;
+}
+
 void
 native_assign(struct kaid *k, const struct kai_job *j, struct kai_alloc *a,
     size_t n)
@@ -553,17 +581,23 @@ native_assign(struct kaid *k, const struct kai_job *j, struct kai_alloc *a,
 	const char **keys;
 	size_t i, nm;
 
-	/* A tree's tasks are its members already (snapshot.c). */
-	if (!native_gang(j) || j->sgtree != NULL)
+	if (!native_gang(j))
 		return;
-	keys = native_members(k, j, &nm);
-	/* The snapshot took the job only with all its members (above). */
-	KAI_ASSERT(nm >= n);
-	for (i = 0; i < n; i++) {
-		free(a[i].pod);
-		a[i].pod = kai_xstrdup(keys[i]);
+	/* A tree's tasks are its members already (snapshot.c); a flat
+	 * gang's task i is its i-th member, as snap_native_sizes sized
+	 * it, all placed at once. */
+	if (j->sgtree == NULL) {
+		keys = native_members(k, j, &nm);
+		/* The snapshot took the job only with all its members. */
+		KAI_ASSERT(nm >= n);
+		for (i = 0; i < n; i++) {
+			free(a[i].pod);
+			a[i].pod = kai_xstrdup(keys[i]);
+		}
+		free(keys);
 	}
-	free(keys);
+	for (i = 0; i < n; i++)
+		member_size(k, j, &a[i]);
 }
 
 void
