@@ -402,9 +402,45 @@ grow(struct kaid *k, struct kai_job *j, const struct kai_pod *pod)
 	return true;
 }
 
+/* Members of tree job j placed in its subgroup sg (its allocations). */
+static size_t
+placed_in(const struct kaid *k, const struct kai_job *j, const char *sg)
+{
+	const struct pod_rec *r;
+	size_t t, n = 0;
+
+	for (t = 0; t < j->nallocs; t++)
+		if ((r = kai_map_get(&k->pods, j->allocs[t].pod)) != NULL &&
+		    strcmp(r->subgroup, sg) == 0)
+			n++;
+	return n;
+}
+
 /*
- * A pod of group g: it joins the group's pending job while that has
- * room, else (full, or placed) it is a job of its own.
+ * Whether a pod of group g joins the group's job j (*n: its unbound
+ * members now).  A pending gang takes pods while it has fewer members
+ * than its minMember, and than its subgroup's for a pod of a tree.  A
+ * started tree takes a pod while the pod's leaf has fewer members,
+ * placed or waiting, than its minMember: the members of its waiting
+ * subgroups, after a kaid restart, join it again so (as does a pod made
+ * again for one of them that was deleted).  Any other pod is alone.
+ */
+static bool
+has_room(const struct kaid *k, const struct kai_job *j,
+    const struct native_group *g, size_t *n)
+{
+	*n = nmembers(k, j);
+	if (j->state == KAI_JOB_PENDING)
+		return *n < j->ntasks && (g->subgroup == NULL ||
+		    nmembers_in(k, j, g->subgroup) < g->sg_min);
+	return j->sgtree != NULL && g->subgroup != NULL &&
+	    placed_in(k, j, g->subgroup) + nmembers_in(k, j, g->subgroup) <
+	    g->sg_min;
+}
+
+/*
+ * A pod of group g: it joins the group's job while that has room
+ * (has_room), else (full, or placed) it is a job of its own.
  */
 static struct kai_job *
 join(struct kaid *k, const char *key, const struct kai_pod *pod,
@@ -420,24 +456,31 @@ join(struct kaid *k, const char *key, const struct kai_pod *pod,
 		g->min = 1;
 		return admit(k, key, pod, g, now);
 	}
-	if (j != NULL && j->sgtree == NULL && g->tree != NULL &&
-	    j->state == KAI_JOB_PENDING)
-		j->sgtree = kai_sgtree_dup(g->tree); /* kaid restarted */
+	/* The tree lives in kaid's memory: after a restart the group's
+	 * owners give it again, derived as the first time, to the job
+	 * pending or started. */
+	if (j != NULL && j->sgtree == NULL && g->tree != NULL) {
+		j->sgtree = kai_sgtree_dup(g->tree);
+		kai_log_info("job %" PRIu64 ": its subgroup tree read again "
+		    "from its group", j->id);
+	}
 	if (j == NULL)
 		j = admit(k, key, pod, g, now);
-	else if (j->state != KAI_JOB_PENDING ||
-	    (n = nmembers(k, j)) >= j->ntasks || (g->subgroup != NULL &&
-	    nmembers_in(k, j, g->subgroup) >= g->sg_min)) {
+	else if (!has_room(k, j, g, &n)) {
 		/* Beyond minMember, or its subgroup's: alone. */
 		KAI_FREE(g->key);
 		g->min = 1;
 		return admit(k, key, pod, g, now);
-	} else if (!grow(k, j, pod)) {
+	} else if (j->state == KAI_JOB_PENDING && !grow(k, j, pod)) {
 		return NULL;
-	} else {
+	} else if (j->state == KAI_JOB_PENDING) {
 		kai_log_info("pod \"%s\" joins job %" PRIu64 " (%zu of %"
 		    PRIu32 " pods of the group)", key, j->id, n + 1,
 		    j->ntasks);
+		tick_soon(k);
+	} else {
+		kai_log_info("pod \"%s\" joins started job %" PRIu64 " in "
+		    "its waiting subgroup %s", key, j->id, g->subgroup);
 		tick_soon(k);
 	}
 	*task = NATIVE_NO_TASK;
