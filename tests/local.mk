@@ -66,6 +66,7 @@ INTEGRATION_TESTS = \
 	tests/integration/t4300-query-scope.t \
 	tests/integration/t4310-slow-read.t \
 	tests/integration/t4400-qos-gpus.t \
+	tests/integration/t4500-incremental.t \
 	tests/integration/t4120-elastic.t \
 	tests/integration/t4121-elastic-crash.t \
 	tests/integration/t4122-elastic-shrink.t \

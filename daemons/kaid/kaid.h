@@ -574,6 +574,7 @@ struct snap {
 	size_t ntree_lv;
 	char **task_pod;	  /* per task: a tree job's member, owned;
 				   * NULL for the others' tasks */
+	uint64_t *job_gen;	  /* snapgen.c: per job, its number */
 };
 /*
  * snap_tree.c: a native gang's tasks leaf by leaf (doc/k8s-native.md,
@@ -613,6 +614,12 @@ void snap_tree_rows(struct snap *sn, const struct kai_job *j,
  */
 void snap_build(struct kaid *k, struct snap *sn, int64_t now);
 void snap_fini(struct snap *sn);
+/*
+ * snapgen.c: numbers the snapshot's jobs (s.job_gen) once it is whole,
+ * config and usage included: a hash of each job's entry, so that the
+ * core leaves alone the waiting jobs whose entries did not change.
+ */
+void snap_number(struct snap *sn);
 /*
  * A started job's allocations plus, when it is elastic (min_tasks below
  * ntasks), its tasks not started yet: one past the last task index the

@@ -265,6 +265,9 @@ render_sched(const struct metrics *m, struct kai_prom *w)
 	kai_prom_histogram(w, "kaibatch_sched_cycle_seconds", NULL, 0, &h);
 	single(w, "kaibatch_sched_last_cycle_seconds", "gauge",
 	    "Time of the last scheduling cycle.", m->last_cycle_s);
+	single(w, "kaibatch_sched_jobs_left_alone", "gauge",
+	    "Waiting jobs the last cycle left alone: nothing changed for "
+	    "them, so they keep their reasons.", (double)m->jobs_left_alone);
 }
 
 static void

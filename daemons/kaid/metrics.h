@@ -47,6 +47,7 @@ struct metrics {
 	uint64_t ticks;				/* cycles attempted */
 	uint64_t cycles_ok;			/* of which the core ran */
 	uint64_t tasks_placed;
+	uint64_t jobs_left_alone;		/* by the last good cycle */
 	uint64_t cycle_counts[METRICS_CYCLE_BUCKETS + 1];
 	double cycle_sum_s;
 	double last_cycle_s;

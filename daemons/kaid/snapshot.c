@@ -790,6 +790,7 @@ snap_fini(struct snap *sn)
 	free(sn->lost_why);
 	free(sn->lost_code);
 	free(sn->gpu_limits);
+	free(sn->job_gen);
 	kai_map_fini(&sn->node_ix);
 	kai_map_fini(&sn->queue_ix);
 	kai_map_fini(&sn->user_ix);

@@ -460,6 +460,7 @@ tick_run(struct kaid *k)
 	usage_config(k, &sn.s.config);	/* kaid.yaml's scheduling: */
 	usage_update(k, sn.s.now);
 	usage_apply(k, &sn);
+	snap_number(&sn);	/* last: the entries are whole */
 	memset(&rs, 0, sizeof(rs));
 	rs.prio = tk(k)->prio_ids;
 	rs.nprio = tk(k)->nprio;
@@ -482,6 +483,12 @@ tick_run(struct kaid *k)
 		 * cache), and these read the snapshot's jobs.
 		 */
 		metrics_tick_result(&k->metrics, &sn.s, &r);
+		k->metrics.jobs_left_alone =
+		    kai_sched_ctx_left_out(tk(k)->sched);
+		if (k->metrics.jobs_left_alone > 0)
+			kai_log_debug("cycle: %zu of %zu jobs left alone "
+			    "(nothing changed for them)",
+			    (size_t)k->metrics.jobs_left_alone, sn.s.njobs);
 		share_keep(k, &sn, &r);	/* for kshare */
 		tick_act(k, &sn, &r, &rs);
 		kai_sched_result_fini(&r);

@@ -122,35 +122,66 @@ struct kai_sched_frag {
 	uint64_t clock;
 };
 
-/* Adds one task's class to the tally (a linear table: few classes). */
-static void
+/*
+ * Adds n tasks of one class, their CPU and memory summing to cpu and
+ * mem, to the tally (a linear table: few classes); false when the table
+ * is full and the class is not in it (a rare class, left out).
+ */
+static bool
 tally(struct fclass *c, uint32_t *nc, uint32_t cap, uint32_t gpus,
-    int32_t ugpu, int64_t cpu, int64_t mem)
+    int32_t ugpu, uint32_t n, int64_t cpu, int64_t mem)
 {
 	uint32_t i;
 
 	for (i = 0; i < *nc; i++)
 		if (c[i].gpus == gpus && c[i].ugpu == ugpu) {
-			c[i].count++;
+			c[i].count += n;
 			c[i].cpusum += cpu;
 			c[i].memsum += mem;
-			return;
+			return true;
 		}
 	if (*nc == cap)
-		return; /* beyond the table: a rare class, left out */
+		return false;
 	c[*nc].gpus = gpus;
 	c[*nc].ugpu = ugpu;
 	c[*nc].cpusum = cpu;
 	c[*nc].memsum = mem;
-	c[(*nc)++].count = 1;
+	c[(*nc)++].count = n;
+	return true;
 }
 
+/*
+ * The most frequent first; equal counts by their request, so that the
+ * mix does not depend on the order the tasks were met in (a cycle that
+ * leaves jobs out adds their tasks' share last: incr.c).
+ */
 static int
 class_cmp(const void *a, const void *b)
 {
 	const struct fclass *x = a, *y = b;
 
-	return x->count != y->count ? (x->count > y->count ? -1 : 1) : 0;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (x->gpus != y->gpus)
+		return x->gpus < y->gpus ? -1 : 1;
+	return x->ugpu < y->ugpu ? -1 : x->ugpu > y->ugpu;
+}
+
+bool
+kai_sched_frag_class(const struct sess *S, uint32_t t, uint32_t *gpus,
+    int32_t *ugpu)
+{
+	const struct kai_sched_snap_task *in = &S->s->tasks[t];
+	int64_t req[NRES];
+
+	if (S->tasks[t].state == KAI_SCHED_TASK_FAILED)
+		return false;
+	kai_sched_task_req(S, t, req);
+	if (req[R_GPU] <= 0)
+		return false;
+	*gpus = in->gpus;
+	*ugpu = in->gpus > 0 ? 0 : (int32_t)req[R_GPU];
+	return true;
 }
 
 void
@@ -162,20 +193,29 @@ kai_sched_frag_init(struct sess *S)
 	uint32_t nall = 0, i;
 	uint64_t total = 0;
 	size_t t;
+	bool full = false;
+	uint32_t q, n, k, gpus;
+	int32_t ugpu;
 
 	for (t = 0; t < S->s->ntasks; t++) {
 		const struct kai_sched_snap_task *in = &S->s->tasks[t];
-		int64_t req[NRES];
 
-		if (S->tasks[t].state == KAI_SCHED_TASK_FAILED)
-			continue;
-		kai_sched_task_req(S, (uint32_t)t, req);
-		if (req[R_GPU] <= 0)
-			continue;
-		tally(all, &nall, cap, in->gpus,
-		    in->gpus > 0 ? 0 : (int32_t)req[R_GPU], in->cpu_millis,
-		    in->memory_mib);
+		if (kai_sched_frag_class(S, (uint32_t)t, &gpus, &ugpu))
+			full |= !tally(all, &nall, cap, gpus, ugpu, 1,
+			    in->cpu_millis, in->memory_mib);
 	}
+	/* The tasks of the jobs a cycle fed by a kept state left out. */
+	for (q = 0; S->inc != NULL && q < S->nq; q++) {
+		const struct kai_sched_mix_row *m = kai_sched_inc_mix(S, q, &n);
+
+		for (k = 0; k < n; k++)
+			full |= !tally(all, &nall, cap, m[k].gpus, m[k].ugpu,
+			    m[k].count, m[k].cpusum, m[k].memsum);
+	}
+	/* With a full table, which classes are in it depends on the order
+	 * the tasks came in: such a cycle is run over every job. */
+	if (full && S->inc != NULL)
+		kai_sched_inc_all_jobs(S);
 	qsort(all, nall, sizeof(*all), class_cmp);
 	f->nm = nall < MAX_CLASSES ? nall : MAX_CLASSES;
 	for (i = 0; i < f->nm; i++)

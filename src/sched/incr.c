@@ -46,6 +46,10 @@ kai_sched_inc_leaf_free(struct inc_leaf *L)
 	free(L->tag);
 	free(L->why);
 	free(L->off);
+	free(L->guser);
+	free(L->gheld);
+	free(L->gtie);
+	free(L->mix);
 	memset(L, 0, sizeof(*L));
 }
 
@@ -106,30 +110,23 @@ job_holds(const struct kai_sched_snapshot *s, size_t j)
 /*
  * What the records do not cover, and the cycle then runs over every
  * job: no allocate phase first (the later phases would take every
- * job), backfill reservations (no leaf is closed with them), GPU types
- * (their figures name the types of every job), the frag placement (it
- * learns the mix of requests from every task of the snapshot, the
- * left-out jobs' too: tests/unit/sched-incr found estimates that moved
- * without them), subgroup trees (kept beside the jobs by job index,
- * which the reduced snapshot renumbers).
+ * job), backfill reservations (no leaf is closed with them), subgroup
+ * trees (kept beside the jobs by job index, which the reduced snapshot
+ * renumbers).  The frag placement learns its mix of requests from
+ * every task, the left-out jobs' too: the records carry their share of
+ * it (kai_sched_inc_mix()).  GPU types are covered: a job that names
+ * one is never left out (incr_record.c), and the figures per type
+ * (gputype.c) count only what jobs hold and what pending jobs that
+ * name the type ask, so a left-out job is in none of them; the types'
+ * names are the nodes', the queues' and the snapshot's gpu_types, all
+ * in the world bytes.
  */
 static bool
 eligible(const struct kai_sched_snapshot *s)
 {
-	size_t i;
-
-	if (s->config.nphases == 0 || s->config.phases[0] != KAI_SCHED_ALLOCATE ||
-	    s->config.bf_reservations > 0 ||
-	    s->config.placement == KAI_SCHED_FRAG ||
-	    s->config.gpu_placement == KAI_SCHED_FRAG || s->ntrees > 0)
-		return false;
-	for (i = 0; i < s->nnodes; i++)
-		if (s->nodes[i].gpu_type != NULL && *s->nodes[i].gpu_type)
-			return false;
-	for (i = 0; i < s->nqueues; i++)
-		if (s->queues[i].ntypes > 0)
-			return false;
-	return true;
+	return s->config.nphases > 0 &&
+	    s->config.phases[0] == KAI_SCHED_ALLOCATE &&
+	    s->config.bf_reservations == 0 && s->ntrees == 0;
 }
 
 /* --- during the cycle ------------------------------------------------ */
@@ -152,6 +149,17 @@ kai_sched_inc_head(struct sess *S, uint32_t j)
 
 	run->seq[run->nseq++] = j;
 	run->ahead[j] = S->blocked[q];
+	if (run->gheld == NULL) {
+		run->gheld = kai_xcalloc(S->ng + 1, sizeof(*run->gheld));
+		run->gseen = kai_xcalloc(S->ng + 1, 1);
+	}
+	if (!run->gseen[S->jobs[j].group]) {
+		/* Nothing of a closed leaf is placed: its groups' GPUs are
+		 * those at the phase's start, for all of its order. */
+		run->gseen[S->jobs[j].group] = 1;
+		run->gheld[S->jobs[j].group] =
+		    kai_sched_group_held(S, S->jobs[j].group);
+	}
 	if (S->jobs[j].nactive > 0 || S->jobs[j].nplaced > 0)
 		return;
 	if (run->nhead[q] < S->cf->est_jobs) {
@@ -192,6 +200,18 @@ shares_commit(struct kai_sched_inc *k, struct kai_sched_inc_run *run,
 	k->nfs = nq;
 	k->fs_gen = run->fs_gen;
 	run->fs = NULL;
+}
+
+const struct kai_sched_mix_row *
+kai_sched_inc_mix(const struct sess *S, uint32_t q, uint32_t *n)
+{
+	const struct kai_sched_inc_run *run = S->inc;
+
+	*n = 0;
+	if (run->dormant == NULL || !run->dormant[q])
+		return NULL;
+	*n = run->k->leaf[q].nmix;
+	return run->k->leaf[q].mix;
 }
 
 uint32_t
@@ -303,6 +323,8 @@ run_free(struct kai_sched_inc_run *run, uint32_t nq)
 	free(run->seq);
 	free(run->ahead);
 	free(run->wanted);
+	free(run->gheld);
+	free(run->gseen);
 	free(run->fs);
 	free(run->hold);
 	records_free(run->fresh, nq);
@@ -347,9 +369,40 @@ full(struct kai_sched_ctx *c, struct kai_sched_inc *k,
 }
 
 /*
+ * Whether leaf L's groups still come in the order they were recorded in
+ * (incr.h): the order reads their usage only by `<` and `!=`, so equal
+ * comparisons of each two neighbours in the recorded order mean the
+ * same order throughout (a total preorder is fixed by its neighbours),
+ * and the same ties.  The other keys of a group (its head's priority
+ * and age, its account's GPUs) are fixed by the leaf's jobs and the
+ * holding jobs, which match() compares.
+ */
+static bool
+users_in_order(const struct inc_leaf *L, const struct kai_sched_snapshot *s)
+{
+	double prev = 0, cur;
+	uint32_t i;
+
+	for (i = 0; i < L->ngrp; i++) {
+		if (L->guser[i] >= (int32_t)s->nusers)
+			return false;
+		cur = kai_sched_usage_key(s, L->guser[i], L->gheld[i]);
+		if (i > 0 && (L->gtie[i] ? !(cur == prev) : !(prev < cur)))
+			return false;
+		prev = cur;
+	}
+	return true;
+}
+
+/* at[j]: the job may be left out (TAG_OUT in its leaf's record); a
+ * place in a record is below KAI_SCHED_MAX_JOBS, 2^30. */
+#define AT_OUT (UINT64_C(1) << 31)
+
+/*
  * The leaves kept: ok[q] when leaf q's record holds for s; at[j] is job
- * j's leaf (high half) and its place in the leaf's record, so that the
- * walks below read a job's entry only when it is kept in.
+ * j's leaf (high half), AT_OUT, and its place in the leaf's record, so
+ * that the walks below read neither a job's entry nor its leaf's record
+ * unless it is kept in.
  */
 static bool
 match(const struct kai_sched_inc *k, const struct kai_sched_snapshot *s,
@@ -372,9 +425,13 @@ match(const struct kai_sched_inc *k, const struct kai_sched_snapshot *s,
 		}
 		L = &k->leaf[q];
 		at[j] = (uint64_t)q << 32 | pos[q];
-		if (ok[q] && pos[q] < L->n && L->gen[pos[q]] == s->job_gen[j])
-			holds = (L->tag[pos[q]++] & TAG_HOLD) != 0;
-		else {
+		if (ok[q] && pos[q] < L->n && L->gen[pos[q]] == s->job_gen[j]) {
+			uint8_t tag = L->tag[pos[q]++];
+
+			holds = (tag & TAG_HOLD) != 0;
+			if (tag & TAG_OUT)
+				at[j] |= AT_OUT;
+		} else {
 			ok[q] = 0;
 			holds = job_holds(s, j);
 		}
@@ -383,7 +440,8 @@ match(const struct kai_sched_inc *k, const struct kai_sched_snapshot *s,
 	}
 	same = same && nh == k->nhold;
 	for (q = 0; q < k->nq; q++) {
-		ok[q] = ok[q] && pos[q] == k->leaf[q].n;
+		ok[q] = ok[q] && pos[q] == k->leaf[q].n &&
+		    users_in_order(&k->leaf[q], s);
 		any |= ok[q];
 	}
 	free(pos);
@@ -392,12 +450,11 @@ match(const struct kai_sched_inc *k, const struct kai_sched_snapshot *s,
 
 /* Whether job j (at[j]) is left out; *i its place in its leaf's record. */
 static bool
-left_out(const struct kai_sched_inc *k, const uint8_t *ok, uint64_t at,
-    uint32_t *q, uint32_t *i)
+left_out(const uint8_t *ok, uint64_t at, uint32_t *q, uint32_t *i)
 {
 	*q = (uint32_t)(at >> 32);
-	*i = (uint32_t)at;
-	return ok[*q] && (k->leaf[*q].tag[*i] & TAG_OUT);
+	*i = (uint32_t)(at & (AT_OUT - 1));
+	return (at & AT_OUT) && ok[*q];
 }
 
 /* The jobs of s a cycle with the kept leaves ok[] runs over. */
@@ -419,10 +476,12 @@ reduce(const struct kai_sched_inc *k, const struct kai_sched_snapshot *s,
 	uint32_t q, i;
 
 	memset(d, 0, sizeof(*d));
-	for (j = 0; j < s->njobs; j++)
-		if (!left_out(k, ok, at[j], &q, &i)) {
-			nj++;
-			nt += s->jobs[j].ntasks;
+	nj = s->njobs;
+	nt = s->ntasks;
+	for (q = 0; q < k->nq; q++)
+		if (ok[q]) {
+			nj -= k->leaf[q].nout;
+			nt -= k->leaf[q].nout_tasks;
 		}
 	d->jobs = kai_xcalloc(nj + 1, sizeof(*d->jobs));
 	d->tasks = kai_xcalloc(nt + 1, sizeof(*d->tasks));
@@ -433,7 +492,7 @@ reduce(const struct kai_sched_inc *k, const struct kai_sched_snapshot *s,
 	for (j = 0; j < s->njobs; j++) {
 		const struct kai_sched_snap_job *J;
 
-		if (left_out(k, ok, at[j], &q, &i)) {
+		if (left_out(ok, at[j], &q, &i)) {
 			d->out++;
 			continue;
 		}
@@ -509,7 +568,12 @@ merge(struct kai_sched_ctx *c, const struct kai_sched_inc *k,
 		const struct kai_sched_snap_job *J;
 		struct kai_sched_job_out *o = &r->jobs[j];
 
-		if (left_out(k, ok, at[j], &q, &i)) {
+		if (left_out(ok, at[j], &q, &i)) {
+			/* The leaves' records are read in turn, a leaf's
+			 * next reason many jobs later: fetch it now (a
+			 * fifth of the merge at a million jobs). */
+			if (i + 2 < k->leaf[q].n)
+				__builtin_prefetch(&k->leaf[q].why[i + 2]);
 			memcpy(o, &pending_job, sizeof(pending_job));
 			o->why = k->leaf[q].why[i];
 			continue;

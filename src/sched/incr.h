@@ -32,6 +32,7 @@ enum {
 struct inc_leaf {
 	uint32_t n;     /* jobs; 0: no record */
 	uint32_t nout;  /* of them left out */
+	size_t nout_tasks; /* their tasks */
 	uint64_t *gen;  /* [n] */
 	uint8_t *tag;   /* [n] TAG_* */
 	struct kai_sched_why_info *why; /* [n], for TAG_OUT */
@@ -47,6 +48,19 @@ struct inc_leaf {
 				 jobs a later phase takes (and fails to
 				 place) may be left out */
 	uint64_t fs_gen;      /* the fair shares it was recorded under */
+	/* The order of its users, which decay moves (the world holds no
+	 * user's usage): its groups that had jobs in the order, sorted by
+	 * the usage the order read (the user's, plus held[] -- the
+	 * group's GPUs as a share of the cluster's, fixed by the world
+	 * and the holding jobs); tie[i]: equal to the one before. */
+	uint32_t ngrp;
+	int32_t *guser; /* [ngrp] the user, -1 none */
+	double *gheld;  /* [ngrp] */
+	uint8_t *gtie;  /* [ngrp] */
+	/* With the frag placement: the left-out jobs' tasks' share of the
+	 * request mix frag learns from every task (frag.c). */
+	struct kai_sched_mix_row *mix;
+	uint32_t nmix;
 };
 
 struct kai_sched_inc {
@@ -74,6 +88,9 @@ struct kai_sched_inc_run {
 	uint32_t *ahead;         /* per session job: the leaf's waiting
 				    jobs before it, when it was taken */
 	uint32_t nseq;
+	double *gheld;           /* per group: its held share, as the
+				    closed leaves' order read it ... */
+	uint8_t *gseen;          /* ... when set */
 	uint8_t *wanted;         /* per queue: a job of it in the session
 				    wants placing (after allocate) */
 	bool abort;              /* redo the cycle over every job */

@@ -88,6 +88,40 @@ note_out(const struct sess *S, struct inc_leaf *L, uint32_t j)
 		L->mingpu = v[R_GPU];
 }
 
+/* Job j's tasks, left out, into leaf L's share of frag's mix. */
+static void
+note_mix(const struct sess *S, struct inc_leaf *L, uint32_t j, uint32_t *cap)
+{
+	const struct kai_sched_snap_job *J = &S->s->jobs[j];
+	uint32_t t, i, gpus;
+	int32_t ugpu;
+
+	for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
+		const struct kai_sched_snap_task *in = &S->s->tasks[t];
+		struct kai_sched_mix_row *m;
+
+		if (!kai_sched_frag_class(S, t, &gpus, &ugpu))
+			continue;
+		for (i = 0; i < L->nmix; i++)
+			if (L->mix[i].gpus == gpus && L->mix[i].ugpu == ugpu)
+				break;
+		if (i == L->nmix) {
+			if (L->nmix == *cap) {
+				*cap = *cap ? 2 * *cap : 16;
+				L->mix = kai_xreallocarray(L->mix, *cap,
+				    sizeof(*L->mix));
+			}
+			memset(&L->mix[L->nmix++], 0, sizeof(*L->mix));
+			L->mix[i].gpus = gpus;
+			L->mix[i].ugpu = ugpu;
+		}
+		m = &L->mix[i];
+		m->count++;
+		m->cpusum += in->cpu_millis;
+		m->memsum += in->memory_mib;
+	}
+}
+
 static bool
 has_phase(const struct sess *S, enum kai_sched_action a)
 {
@@ -228,6 +262,67 @@ offsets(const struct sess *S, struct kai_sched_inc_run *run, const uint32_t *n)
 	free(last);
 }
 
+struct grp {
+	double key, held;
+	int32_t user;
+	uint32_t leaf;
+};
+
+static int
+grp_cmp(const void *a, const void *b)
+{
+	const struct grp *x = a, *y = b;
+
+	if (x->leaf != y->leaf)
+		return x->leaf < y->leaf ? -1 : 1;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return 0;
+}
+
+/*
+ * The order of each recorded leaf's groups by the usage the order read
+ * (incr.h), for the next cycle to compare with its users' usage: decay
+ * moves every user's usage at every tick, mostly without changing who
+ * comes first.
+ */
+static void
+user_orders(const struct sess *S, struct kai_sched_inc_run *run,
+    const uint32_t *n)
+{
+	struct grp *v = kai_xcalloc(S->ng + 1, sizeof(*v));
+	uint32_t g, nv = 0, i;
+
+	for (g = 0; run->gseen != NULL && g < S->ng; g++) {
+		uint32_t q = S->groups[g].leaf;
+
+		if (!run->gseen[g] || n[q] == 0 || run->fresh[q].n == 0)
+			continue;
+		v[nv].held = run->gheld[g];
+		v[nv].user = S->groups[g].user;
+		v[nv].key = kai_sched_usage_key(S->s, v[nv].user, v[nv].held);
+		v[nv++].leaf = q;
+		run->fresh[q].ngrp++;
+	}
+	qsort(v, nv, sizeof(*v), grp_cmp);
+	for (i = 0; i < nv; i++) {
+		struct inc_leaf *L = &run->fresh[v[i].leaf];
+		uint32_t at;
+
+		if (L->guser == NULL) {
+			L->guser = kai_xcalloc(L->ngrp, sizeof(*L->guser));
+			L->gheld = kai_xcalloc(L->ngrp, sizeof(*L->gheld));
+			L->gtie = kai_xcalloc(L->ngrp, 1);
+			L->ngrp = 0;
+		}
+		at = L->ngrp++;
+		L->guser[at] = v[i].user;
+		L->gheld[at] = v[i].held;
+		L->gtie[at] = at > 0 && v[i - 1].key == v[i].key;
+	}
+	free(v);
+}
+
 /* Records for the closed leaves not kept this cycle. */
 static void
 records(struct sess *S, struct kai_sched_inc_run *run)
@@ -253,6 +348,8 @@ records(struct sess *S, struct kai_sched_inc_run *run)
 		}
 		prio[q] = victim_prio(S, q);
 	}
+	uint32_t *mixcap = kai_xcalloc(S->nq + 1, sizeof(*mixcap));
+
 	for (j = 0; j < s->njobs; j++) {
 		const struct sjob *sj = &S->jobs[j];
 		struct inc_leaf *L;
@@ -269,7 +366,10 @@ records(struct sess *S, struct kai_sched_inc_run *run)
 			L->tag[i] = TAG_OUT;
 			L->why[i] = S->r->jobs[j].why;
 			L->nout++;
+			L->nout_tasks += s->jobs[j].ntasks;
 			note_out(S, L, j);
+			if (S->frag != NULL)
+				note_mix(S, L, j, &mixcap[q]);
 			continue;
 		}
 		L->tag[i] = sess_holds(S, j) ? TAG_HOLD : 0;
@@ -284,12 +384,14 @@ records(struct sess *S, struct kai_sched_inc_run *run)
 			    run->fresh[q].extra[r];
 	}
 	offsets(S, run, n);
+	user_orders(S, run, n);
 	for (q = 0; q < S->nq; q++)
 		if (bad[q] || run->fresh[q].nout == 0)
 			kai_sched_inc_leaf_free(&run->fresh[q]);
 	free(n);
 	free(bad);
 	free(prio);
+	free(mixcap);
 }
 
 void

@@ -10,8 +10,9 @@
  * the nodes (all of a node: its capacity, what others hold on it, its
  * labels, taints, type and features), the queues but their usage (a
  * queue's usage moves its fair share, which incr.c checks at every
- * phase instead), the users with their usage (it orders a leaf's jobs
- * by user), the accounts, pools, topologies, the jobs' GPU type
+ * phase instead), the users but their usage (it orders a leaf's jobs
+ * by user, and decays at every tick: incr.c compares the order it
+ * gives per kept leaf instead), the accounts, pools, topologies, the jobs' GPU type
  * names, GPU caps and node requirements.  `now` is left out: nothing a
  * left-out job is told depends on it (its start estimate is none, and
  * the jobs that could get one are never left out).  Strings are written with their length,
@@ -152,10 +153,8 @@ put_rest(struct inc_bytes *b, const struct kai_sched_snapshot *s)
 	size_t i, k;
 
 	put_i64(b, (int64_t)s->nusers);
-	for (i = 0; i < s->nusers; i++) {
+	for (i = 0; i < s->nusers; i++)
 		put_str(b, s->users[i].name);
-		put_dbl(b, s->users[i].usage);
-	}
 	put_i64(b, (int64_t)s->naccounts);
 	for (i = 0; i < s->naccounts; i++) {
 		put_str(b, s->accounts[i].name);

@@ -235,15 +235,19 @@ job_key(const struct kai_sched_order *o, uint32_t j, struct okey *k)
 	k->job = j;
 }
 
+double
+kai_sched_group_held(const struct sess *S, uint32_t g)
+{
+	if (S->total[R_GPU] <= 0)
+		return 0;
+	return (double)S->groups[g].alloc_gpu / (double)S->total[R_GPU];
+}
+
 static double
 group_usage(const struct sess *S, uint32_t g)
 {
-	const struct sgroup *G = &S->groups[g];
-	double u = G->user >= 0 ? S->s->users[G->user].usage : 0;
-
-	if (S->total[R_GPU] > 0)
-		u += (double)G->alloc_gpu / (double)S->total[R_GPU];
-	return u;
+	return kai_sched_usage_key(S->s, S->groups[g].user,
+	    kai_sched_group_held(S, g));
 }
 
 /* The first job of group g in job order, or NONE32. */

@@ -341,6 +341,10 @@ uint32_t kai_sched_inc_ahead(const struct sess *S, uint32_t j);
 void kai_sched_inc_all_jobs(struct sess *S);
 /* cycle.c: the cycle is over; record what the next one may keep. */
 void kai_sched_inc_capture(struct sess *S);
+/* The mix rows of the tasks of leaf q left out of this cycle, *n of
+ * them (frag.c adds them to the mix it learns); NULL when none. */
+const struct kai_sched_mix_row *kai_sched_inc_mix(const struct sess *S,
+    uint32_t q, uint32_t *n);
 
 /* qoslimit.c: the snapshot's GPU caps (a QoS's per-user GPU limit). */
 void kai_sched_qoslimit_init(struct sess *S);
@@ -431,6 +435,21 @@ void kai_sched_acct_add(struct sess *S, uint32_t g, int64_t ugpu, bool touch);
 /* Group g's account key: its slot's GPUs over the account's weight. */
 double kai_sched_acct_key(const struct sess *S, uint32_t g);
 
+/* order.c: group g's GPUs as a share of the cluster's (0 without GPUs). */
+double kai_sched_group_held(const struct sess *S, uint32_t g);
+/*
+ * The usage by which the order puts a group: its user's decayed usage
+ * plus held, kai_sched_group_held().  One definition, for the order and
+ * for incr.c, which checks that a kept leaf's groups still come in the
+ * order they were recorded in.
+ */
+static inline double
+kai_sched_usage_key(const struct kai_sched_snapshot *s, int32_t user,
+    double held)
+{
+	return (user >= 0 ? s->users[user].usage : 0) + held;
+}
+
 /* exclusive.c: --exclusive, no other job on a node. */
 /* Counts task t on node in or out (sign 1 or -1) of its active (rel
  * false) or releasing tasks; called by every hold(). */
@@ -466,6 +485,19 @@ bool kai_sched_choose(const struct sess *S, uint32_t t, const uint32_t *nodes,
 uint32_t kai_sched_most_idle_gpus(const struct sess *S);
 
 /* frag.c: the frag placement (fragmentation gradient descent) */
+/*
+ * A class of frag's request mix with its tasks' count and CPU and
+ * memory sums; incr.c keeps the left-out tasks' share of the mix so.
+ */
+struct kai_sched_mix_row {
+	uint32_t gpus;  /* whole GPUs, or 0 */
+	int32_t ugpu;   /* a fraction's micro-GPUs, or 0 */
+	uint32_t count;
+	int64_t cpusum, memsum;
+};
+/* Whether task t counts in the mix, and in which class (gpus, ugpu). */
+bool kai_sched_frag_class(const struct sess *S, uint32_t t, uint32_t *gpus,
+    int32_t *ugpu);
 void kai_sched_frag_init(struct sess *S);
 void kai_sched_frag_fini(struct sess *S);
 /* Node n changed (kai_sched_node_refresh()): its group may change. */

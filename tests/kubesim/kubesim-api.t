@@ -970,10 +970,14 @@ def test_kubelet_only(sim, top):
                                                    "a"))
     proc = start()
     try:
-        ok(wait_for(lambda: os.path.exists(pid_file), 20),
+        # It makes its serving certificate first (openssl): a minute
+        # on a loaded host.
+        ok(wait_for(lambda: os.path.exists(pid_file), 60),
            "--kubelet-only starts and writes its pid file",
            open(os.path.join(d, "stderr")).read())
         status, node, _ = sim.req("GET", "/api/v1/nodes/remote-1")
+        if not isinstance(node, dict):
+            node = {}
         port = node.get("status", {}).get("daemonEndpoints", {}).get(
             "kubeletEndpoint", {}).get("Port")
         ok(status == 200 and not node["spec"].get("taints")

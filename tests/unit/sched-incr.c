@@ -7,7 +7,9 @@
  * cycle start running, its evictions go back to pending, and between
  * cycles a random delta -- nothing (the steady state), arrivals, ends
  * (some ended jobs leave the arrays, so indices move), a node drained
- * or returned, usage decayed.  Every cycle runs twice: through one
+ * or returned, usage decayed -- and, in half the worlds, every queue's
+ * and user's usage decayed and accrued at every tick as kaid does it.
+ * Every cycle runs twice: through one
  * context with the jobs' numbers (kai_sched_snapshot.job_gen), and
  * from scratch (kai_sched_cycle()); every task's state and place, every
  * job's state, reason and estimate, every queue's and type's figures
@@ -55,6 +57,7 @@ struct world {
 	uint32_t next_name;
 	char jnames[NJ][16];
 	bool one_prio; /* one priority, few preemptible jobs: calm */
+	bool decays;   /* usage decays and accrues at every tick, as kaid's */
 	struct kai_sched_snapshot s;
 };
 
@@ -99,6 +102,8 @@ add_job(struct world *w, uint32_t leaf, bool big)
 	J->created = (int64_t)w->next_name;
 	J->time_limit_s = rnd(4) == 0 ? -1 : INT64_C(600) * (1 + rnd(10));
 	J->held = rnd(40) == 0;
+	/* In the GPU-type worlds, some jobs name the type. */
+	J->gpu_type = w->s.ngpu_types > 0 && rnd(4) == 0 ? 1 : 0;
 	J->first_task = w->s.ntasks;
 	J->ntasks = n;
 	J->min_tasks = n > 1 && rnd(2) ? 1 : 0;
@@ -121,6 +126,7 @@ world_init(struct world *w, uint32_t seed)
 	if (seed % 5 == 4) /* allocate only */
 		w->s.config.nphases = 1;
 	w->one_prio = seed % 2 == 0;
+	w->decays = seed / 2 % 2 == 1;
 	for (i = 0; i < NN; i++) {
 		(void)snprintf(w->names[i], sizeof(w->names[i]), "n%02u",
 		    (i * 29) % NN);
@@ -130,8 +136,9 @@ world_init(struct world *w, uint32_t seed)
 		w->nodes[i].cpu_millis = 16000 + INT64_C(1000) * rnd(24);
 		w->nodes[i].memory_mib = -1;
 		w->nodes[i].unschedulable = rnd(25) == 0;
-		/* GPU types in one world of seven: a cycle over every job. */
-		w->nodes[i].gpu_type = seed % 7 == 6 ? "A" : NULL;
+		/* GPU types in one world of seven: half the nodes are
+		 * of type A, a queue has a quota of it, some jobs name it. */
+		w->nodes[i].gpu_type = seed % 7 == 6 && i % 2 ? "A" : NULL;
 	}
 	for (i = 0; i < NQ; i++) {
 		kai_sched_queue_init(&w->qs[i]);
@@ -143,6 +150,17 @@ world_init(struct world *w, uint32_t seed)
 	w->qs[2].res[KAI_SCHED_GPU].quota = INT64_C(40) * KAI_SCHED_GPU_UNIT;
 	w->qs[3].res[KAI_SCHED_GPU].limit = INT64_C(90) * KAI_SCHED_GPU_UNIT;
 	w->qs[5].priority = 200;
+	if (seed % 7 == 6) {
+		static const char *const types[1] = {"A"};
+		static const struct kai_sched_qtype qa = {
+		    .type = "A", .quota = INT64_C(8) * KAI_SCHED_GPU_UNIT,
+		    .limit = -1, .weight = -1};
+
+		w->qs[3].types = &qa;
+		w->qs[3].ntypes = 1;
+		w->s.gpu_types = types;
+		w->s.ngpu_types = 1;
+	}
 	for (i = 0; i < 4; i++) {
 		static const char *const un[4] = {"u0", "u1", "u2", "u3"};
 
@@ -290,6 +308,43 @@ delta(struct world *w)
 	}
 	w->s.now += 60;
 	return kind;
+}
+
+/*
+ * kaid's usage at a tick (daemons/kaid/usage.c): every queue's and
+ * user's usage decays, and what their running tasks hold is added, so
+ * no two snapshots are alike and users who hold GPUs climb past others.
+ */
+static void
+tick_usage(struct world *w)
+{
+	double held_u[5] = {0}, held_q[NQ] = {0}, total = 0;
+	size_t j, t;
+	uint32_t i;
+
+	for (i = 0; i < NN; i++)
+		total += (double)w->nodes[i].gpus;
+	for (j = 0; j < w->s.njobs; j++) {
+		const struct kai_sched_snap_job *J = &w->jobs[j];
+
+		for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
+			const struct kai_sched_snap_task *k = &w->tasks[t];
+			double g = (double)k->gpus +
+			    (double)k->gpu_fraction / 1e6;
+
+			if (k->state != KAI_SCHED_TASK_RUNNING)
+				continue;
+			held_u[J->user + 1] += g;
+			held_q[J->queue] += g;
+		}
+	}
+	for (i = 0; i < NQ; i++)
+		w->qs[i].res[KAI_SCHED_GPU].usage =
+		    w->qs[i].res[KAI_SCHED_GPU].usage * 0.97 +
+		    0.03 * held_q[i] / total;
+	for (i = 0; i < 4; i++)
+		w->users[i].usage =
+		    w->users[i].usage * 0.97 + 0.03 * held_u[i + 1] / total;
 }
 
 static bool
@@ -463,8 +518,10 @@ main(void)
 	static struct world w;
 	uint32_t seed, cyc, kinds = 0, kept_after[8] = {0};
 	unsigned long cycles = 0, kept = 0, left = 0, bad = 0, fails = 0;
+	unsigned long dcycles = 0, dkept = 0, fcycles = 0, fkept = 0;
+	unsigned long tcycles = 0, tkept = 0;
 
-	plan(6);
+	plan(9);
 	ahead_kept();
 	for (seed = 0; seed < NWORLDS; seed++) {
 		struct kai_sched_ctx *c = kai_sched_ctx_new();
@@ -489,6 +546,13 @@ main(void)
 				break;
 			}
 			bad += differ(&ri, &rf, seed, cyc) != 0;
+			dcycles += w.decays;
+			dkept += w.decays && out > 0;
+			tcycles += w.s.ngpu_types > 0;
+			tkept += w.s.ngpu_types > 0 && out > 0;
+			fcycles += w.s.config.placement == KAI_SCHED_FRAG;
+			fkept += w.s.config.placement == KAI_SCHED_FRAG &&
+			    out > 0;
 			if (out > 0) {
 				kept++;
 				left += out;
@@ -500,6 +564,8 @@ main(void)
 			kai_sched_result_fini(&rf);
 			last = delta(&w);
 			kinds |= 1u << last;
+			if (w.decays)
+				tick_usage(&w);
 		}
 		kai_sched_ctx_free(c);
 	}
@@ -520,5 +586,19 @@ main(void)
 	    "jobs were left alone after no change, arrivals, decay and a "
 	    "job's change");
 	ok(kinds == 0xff, "every kind of delta was drawn");
+	/* Kept although every user's usage moved since the record: the
+	 * records compare the order the usage gives, not the usage. */
+	ok(dkept >= 20, "with usage decayed at every tick, cycles still left "
+			"jobs alone (%lu of %lu)",
+	    dkept, dcycles);
+	/* frag learns its mix from every task: the records carry the
+	 * left-out tasks' share of it. */
+	ok(fkept >= 20, "with the frag placement, cycles left jobs alone "
+			"(%lu of %lu)",
+	    fkept, fcycles);
+	/* A job that names a GPU type is never left out; the others are in
+	 * none of the types' figures. */
+	ok(tkept >= 10, "with GPU types, cycles left jobs alone (%lu of %lu)",
+	    tkept, tcycles);
 	return done_testing();
 }
