@@ -463,6 +463,12 @@ struct kai_job *native_pod(struct kaid *k, const char *key,
  * they wait, as KAI's PodGroup stays (reconcile.c).
  */
 bool native_tree_waits(const struct kaid *k, const struct kai_job *j);
+/*
+ * Whether a pod of job j with task `task` is a gang's member that waits
+ * to be placed: a started subgroup tree's waiting subgroups' members
+ * (after a restart too) are the job's pods, not tasks it shed.
+ */
+bool native_member_waits(const struct kai_job *j, uint32_t task);
 /* Why pending gang j waits for its pods (caller owns), or NULL. */
 char *native_gang_wait(const struct kaid *k, const struct kai_job *j);
 /*

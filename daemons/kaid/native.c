@@ -338,6 +338,12 @@ nmembers(const struct kaid *k, const struct kai_job *j)
 }
 
 bool
+native_member_waits(const struct kai_job *j, uint32_t task)
+{
+	return native_gang(j) && task == NATIVE_NO_TASK;
+}
+
+bool
 native_tree_waits(const struct kaid *k, const struct kai_job *j)
 {
 	if (j->sgtree == NULL || !native_gang(j))
