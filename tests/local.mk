@@ -42,6 +42,8 @@ INTEGRATION_TESTS = \
 	tests/integration/t9040-kai-queues.t \
 	tests/integration/t9140-kai-quickstart-node.t \
 	tests/integration/t9150-native-share-node.t \
+	tests/integration/t9160-native-queue-later.t \
+	tests/integration/t9165-native-member-sizes.t \
 	tests/integration/t1510-incluster.t \
 	tests/integration/t2000-cancel.t \
 	tests/integration/t2010-cancel-others.t \

@@ -223,6 +223,7 @@ kaid_fini(struct kaid *k)
 	kaiqueues_free(k);
 	native_owner_fini(k);	/* after the reads it waited for went */
 	native_burst_free(k);	/* its pods are jobs at the next start */
+	native_qwait_free(k);
 	reads_close(k);
 	kai_db_close(k->db);
 	state_free(k);

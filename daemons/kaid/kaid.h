@@ -132,6 +132,8 @@ struct kaid {
 				     and waiting; NULL until used */
 	struct native_burst *nburst; /* native_burst.c: one-pod jobs of
 				     this burst, not yet recorded */
+	struct native_qwait *nqwait; /* native_qwait.c: pods waiting for
+				     their queue; NULL until used */
 	struct kai_map pgstatus;  /* native_pgstatus.c: "ns/name" of a
 				     PodGroup -> what its status says */
 	struct kai_map qstatus;	  /* kaiqueue_status.c: a Queue's name ->
@@ -461,6 +463,12 @@ struct kai_job *native_pod(struct kaid *k, const char *key,
  * they wait, as KAI's PodGroup stays (reconcile.c).
  */
 bool native_tree_waits(const struct kaid *k, const struct kai_job *j);
+/*
+ * Whether a pod of job j with task `task` is a gang's member that waits
+ * to be placed: a started subgroup tree's waiting subgroups' members
+ * (after a restart too) are the job's pods, not tasks it shed.
+ */
+bool native_member_waits(const struct kai_job *j, uint32_t task);
 /* Why pending gang j waits for its pods (caller owns), or NULL. */
 char *native_gang_wait(const struct kaid *k, const struct kai_job *j);
 /*
@@ -486,6 +494,13 @@ void native_placed(struct kaid *k, const struct kai_job *j);
 void native_ended(struct kaid *k, const struct kai_job *j, bool cancelled);
 /* tick.c: owner reads to retry; pending gangs whose pods all went. */
 void native_sweep(struct kaid *k, int64_t now);
+/* native.c: the CPUs and memory of a task of a pod asking cpu_milli and
+ * mem_mb (0: kaid.yaml's default): whole CPUs, at least 1. */
+void native_task_size(const struct kaid *k, int64_t cpu_milli,
+    uint64_t mem_mb, uint32_t *cpus, uint64_t *mem);
+/* native.c: the pod keyed key is gone, bound or a job's: it waits for
+ * nothing (owners' reads, its queue) any more. */
+void native_forget(struct kaid *k, const char *key);
 /* native_owner.c: frees the owner cache (kaid's end). */
 void native_owner_fini(struct kaid *k);
 /*
@@ -505,6 +520,15 @@ void native_watch_podgroups(struct kaid *k);
 /* native_burst.c: records the burst's jobs (before the loop sleeps). */
 void native_burst_commit(struct kaid *k);
 void native_burst_free(struct kaid *k);
+/*
+ * native_qwait.c: native_queues_changed, called when kaid's queue tree
+ * was loaded anew, has the pods that wait for their queue looked at again
+ * by native_qwait_retry (each tick, native_sweep); native_qwait_free at
+ * kaid's end.
+ */
+void native_queues_changed(struct kaid *k);
+void native_qwait_retry(struct kaid *k, int64_t now);
+void native_qwait_free(struct kaid *k);
 
 /* snapshot.c: the scheduler's view of one tick (kai_sched_snapshot). */
 struct snap {
@@ -574,6 +598,14 @@ struct snap_tree_task {
  */
 size_t snap_tree_order(const struct kaid *k, const struct kai_job *j,
     struct snap_tree_task **out);
+/*
+ * Each pending task of native gang j, the snapshot's tasks from first
+ * on, asks what its member pod asks (a tree's task its task_pod, a flat
+ * gang's task i its i-th member in name order, as native_assign gives
+ * them), not the job's per-task figures, its largest member's.
+ */
+void snap_native_sizes(const struct kaid *k, struct snap *sn,
+    const struct kai_job *j, size_t first);
 /* The subgroup rows and topology of snapshot job s, j's, from v[0..n). */
 void snap_tree_rows(struct snap *sn, const struct kai_job *j,
     struct kai_sched_snap_job *s, const struct snap_tree_task *v, size_t n);

@@ -13,6 +13,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/native_sgtree.c \
 	daemons/kaid/native_owner.c \
 	daemons/kaid/native_pgstatus.c \
+	daemons/kaid/native_qwait.c \
 	daemons/kaid/events.c \
 	daemons/kaid/evict.c \
 	daemons/kaid/helpers.c \

@@ -83,6 +83,15 @@ native_job_of(const struct kaid *k, const char *key, uint32_t *task)
 	return NULL;
 }
 
+void
+native_task_size(const struct kaid *k, int64_t cpu_milli, uint64_t mem_mb,
+    uint32_t *cpus, uint64_t *mem)
+{
+	/* kaid's tasks have whole CPUs: a pod's millicores rounded up. */
+	*cpus = cpu_milli > 0 ? (uint32_t)((cpu_milli + 999) / 1000) : 1;
+	*mem = mem_mb > 0 ? mem_mb : (uint64_t)k->conf->default_mem_mb;
+}
+
 /* Whether name is in the comma-separated list native.schedulers. */
 static bool
 ours_by_scheduler(const struct kaid *k, const char *name)
@@ -181,6 +190,7 @@ build(struct kaid *k, const char *key, const struct kai_pod *pod,
 	struct kai_job *j;
 	struct kai_err err;
 	uint32_t prio = 0;
+	uint64_t mem;
 
 	nn->key = kai_xstrdup(key);
 	js->name = kai_xstrdup(g->name);
@@ -188,8 +198,8 @@ build(struct kaid *k, const char *key, const struct kai_pod *pod,
 	js->workload = kai_xstrdup(wl);
 	js->ntasks = g->min;
 	/* The first member's size; larger members grow it (grow()). */
-	js->cpus_per_task = pod->cpu_milli > 0 ?
-	    (uint32_t)((pod->cpu_milli + 999) / 1000) : 1;
+	native_task_size(k, pod->cpu_milli, pod->mem_mb, &js->cpus_per_task,
+	    &mem);
 	js->gpus_per_task = pod->gpus;
 	js->gpu_fraction = sh->fraction;
 	js->gpu_memory_mb = sh->memory_mib;
@@ -216,8 +226,7 @@ build(struct kaid *k, const char *key, const struct kai_pod *pod,
 	j->submit_time = now;
 	j->ntasks = js->ntasks;
 	j->cpus_per_task = js->cpus_per_task;
-	j->mem_mb = pod->mem_mb > 0 ? pod->mem_mb :
-	    (uint64_t)k->conf->default_mem_mb;
+	j->mem_mb = mem;
 	j->gpus_per_task = js->gpus_per_task;
 	j->gpu_fraction = js->gpu_fraction;
 	j->gpu_memory_mb = js->gpu_memory_mb;
@@ -254,12 +263,46 @@ build(struct kaid *k, const char *key, const struct kai_pod *pod,
  * in one transaction (native_burst.c): NULL then, as when it cannot be
  * a job (the reason logged and posted on the pod).
  */
+/* The group's queue: its owners', else kaid.yaml's default (maybe NULL). */
+static const char *
+group_queue(const struct kaid *k, const struct native_group *g)
+{
+	return g->queue[0] != '\0' ? g->queue :
+	    k->conf->native_default_queue;
+}
+
+/*
+ * Whether the pod keyed key waits for its queue: one that does not exist
+ * or is not a leaf may be made so later (an operator applies its Queue
+ * after the workload), and the pod is then looked at again at once
+ * (native_qwait.c).  Its reason is logged and posted once per sentence.
+ */
+static bool
+queue_waits(struct kaid *k, const char *key, const struct kai_pod *pod,
+    const struct native_group *g)
+{
+	const char *queue = group_queue(k, g);
+	char *why;
+
+	/* No queue at all is kaid.yaml's to fix: admit() says so. */
+	if (queue == NULL || (why = queue_problem(k, queue)) == NULL) {
+		native_qwait_del(k, key);
+		return false;
+	}
+	if (native_qwait_put(k, key, pod, why)) {
+		kai_log_info("pod \"%s\" waits: %s", key, why);
+		events_post(k, key, KAI_EVENT_WARNING, "FailedScheduling",
+		    "%s", why);
+	}
+	free(why);
+	return true;
+}
+
 static struct kai_job *
 admit(struct kaid *k, const char *key, const struct kai_pod *pod,
     const struct native_group *g, int64_t now)
 {
-	const char *queue = g->queue[0] != '\0' ? g->queue :
-	    k->conf->native_default_queue;
+	const char *queue = group_queue(k, g);
 	/* KAI's per-kind default classes: a Deployment's pods inference. */
 	const char *cls = g->prio_class[0] != '\0' ? g->prio_class :
 	    strcmp(g->top_kind, "Deployment") == 0 ? "inference" : "train";
@@ -295,6 +338,12 @@ nmembers(const struct kaid *k, const struct kai_job *j)
 }
 
 bool
+native_member_waits(const struct kai_job *j, uint32_t task)
+{
+	return native_gang(j) && task == NATIVE_NO_TASK;
+}
+
+bool
 native_tree_waits(const struct kaid *k, const struct kai_job *j)
 {
 	if (j->sgtree == NULL || !native_gang(j))
@@ -319,21 +368,22 @@ nmembers_in(const struct kaid *k, const struct kai_job *j, const char *sg)
 }
 
 /*
- * Each task of a gang is sized as its largest member asks: a member
- * that asks for more than the job's tasks so far grows them (a
- * PyTorchJob's master and workers may differ).  Returns false when the
- * database could not say so (the pod then does not join: it is tried
- * again at its next change).
+ * A gang's job says per task what its largest member asks (kqueue's
+ * figures, the request bounds): a member that asks for more than the
+ * job's tasks so far grows them.  The scheduler and the allocations size
+ * each task as its own member asks (snap_native_sizes, native_assign).
+ * Returns false when the database could not say so (the pod then does
+ * not join: it is tried again at its next change).
  */
 static bool
 grow(struct kaid *k, struct kai_job *j, const struct kai_pod *pod)
 {
-	uint32_t cpus = pod->cpu_milli > 0 ?
-	    (uint32_t)((pod->cpu_milli + 999) / 1000) : 1;
-	uint64_t mem = pod->mem_mb > 0 ? pod->mem_mb :
-	    (uint64_t)k->conf->default_mem_mb;
+	uint32_t cpus;
+	uint64_t mem;
 	struct kai_err err;
 	bool applied = false;
+
+	native_task_size(k, pod->cpu_milli, pod->mem_mb, &cpus, &mem);
 
 	if (cpus <= j->cpus_per_task && mem <= j->mem_mb &&
 	    pod->gpus <= j->gpus_per_task)
@@ -352,15 +402,51 @@ grow(struct kaid *k, struct kai_job *j, const struct kai_pod *pod)
 		j->mem_mb = mem;
 	if (pod->gpus > j->gpus_per_task)
 		j->gpus_per_task = pod->gpus;
-	kai_log_info("job %" PRIu64 ": each task now %" PRIu32 " CPUs, %"
-	    PRIu64 " MB, %" PRIu32 " GPUs (its largest member)", j->id,
+	kai_log_info("job %" PRIu64 ": its largest member asks %" PRIu32
+	    " CPUs, %" PRIu64 " MB, %" PRIu32 " GPUs", j->id,
 	    j->cpus_per_task, j->mem_mb, j->gpus_per_task);
 	return true;
 }
 
+/* Members of tree job j placed in its subgroup sg (its allocations). */
+static size_t
+placed_in(const struct kaid *k, const struct kai_job *j, const char *sg)
+{
+	const struct pod_rec *r;
+	size_t t, n = 0;
+
+	for (t = 0; t < j->nallocs; t++)
+		if ((r = kai_map_get(&k->pods, j->allocs[t].pod)) != NULL &&
+		    strcmp(r->subgroup, sg) == 0)
+			n++;
+	return n;
+}
+
 /*
- * A pod of group g: it joins the group's pending job while that has
- * room, else (full, or placed) it is a job of its own.
+ * Whether a pod of group g joins the group's job j (*n: its unbound
+ * members now).  A pending gang takes pods while it has fewer members
+ * than its minMember, and than its subgroup's for a pod of a tree.  A
+ * started tree takes a pod while the pod's leaf has fewer members,
+ * placed or waiting, than its minMember: the members of its waiting
+ * subgroups, after a kaid restart, join it again so (as does a pod made
+ * again for one of them that was deleted).  Any other pod is alone.
+ */
+static bool
+has_room(const struct kaid *k, const struct kai_job *j,
+    const struct native_group *g, size_t *n)
+{
+	*n = nmembers(k, j);
+	if (j->state == KAI_JOB_PENDING)
+		return *n < j->ntasks && (g->subgroup == NULL ||
+		    nmembers_in(k, j, g->subgroup) < g->sg_min);
+	return j->sgtree != NULL && g->subgroup != NULL &&
+	    placed_in(k, j, g->subgroup) + nmembers_in(k, j, g->subgroup) <
+	    g->sg_min;
+}
+
+/*
+ * A pod of group g: it joins the group's job while that has room
+ * (has_room), else (full, or placed) it is a job of its own.
  */
 static struct kai_job *
 join(struct kaid *k, const char *key, const struct kai_pod *pod,
@@ -376,24 +462,31 @@ join(struct kaid *k, const char *key, const struct kai_pod *pod,
 		g->min = 1;
 		return admit(k, key, pod, g, now);
 	}
-	if (j != NULL && j->sgtree == NULL && g->tree != NULL &&
-	    j->state == KAI_JOB_PENDING)
-		j->sgtree = kai_sgtree_dup(g->tree); /* kaid restarted */
+	/* The tree lives in kaid's memory: after a restart the group's
+	 * owners give it again, derived as the first time, to the job
+	 * pending or started. */
+	if (j != NULL && j->sgtree == NULL && g->tree != NULL) {
+		j->sgtree = kai_sgtree_dup(g->tree);
+		kai_log_info("job %" PRIu64 ": its subgroup tree read again "
+		    "from its group", j->id);
+	}
 	if (j == NULL)
 		j = admit(k, key, pod, g, now);
-	else if (j->state != KAI_JOB_PENDING ||
-	    (n = nmembers(k, j)) >= j->ntasks || (g->subgroup != NULL &&
-	    nmembers_in(k, j, g->subgroup) >= g->sg_min)) {
+	else if (!has_room(k, j, g, &n)) {
 		/* Beyond minMember, or its subgroup's: alone. */
 		KAI_FREE(g->key);
 		g->min = 1;
 		return admit(k, key, pod, g, now);
-	} else if (!grow(k, j, pod)) {
+	} else if (j->state == KAI_JOB_PENDING && !grow(k, j, pod)) {
 		return NULL;
-	} else {
+	} else if (j->state == KAI_JOB_PENDING) {
 		kai_log_info("pod \"%s\" joins job %" PRIu64 " (%zu of %"
 		    PRIu32 " pods of the group)", key, j->id, n + 1,
 		    j->ntasks);
+		tick_soon(k);
+	} else {
+		kai_log_info("pod \"%s\" joins started job %" PRIu64 " in "
+		    "its waiting subgroup %s", key, j->id, g->subgroup);
 		tick_soon(k);
 	}
 	*task = NATIVE_NO_TASK;
@@ -425,13 +518,14 @@ native_pod(struct kaid *k, const char *key, const struct kai_pod *pod,
 	}
 	if (pod->node[0] != '\0' || pod->deleting ||
 	    pod->phase != KAI_POD_PENDING) {
-		native_unpark(k, key);
+		native_forget(k, key);
 		return NULL;
 	}
 	switch (native_resolve(k, key, pod, now, &g, &why)) {
 	case NATIVE_WAIT:
 		return NULL;
 	case NATIVE_REFUSED:
+		native_qwait_del(k, key);
 		if (!native_told(k, key, why)) {
 			kai_log_info("pod \"%s\" waits: %s", key, why);
 			events_post(k, key, KAI_EVENT_WARNING,
@@ -441,6 +535,10 @@ native_pod(struct kaid *k, const char *key, const struct kai_pod *pod,
 		return NULL;
 	case NATIVE_READY:
 		break;
+	}
+	if (queue_waits(k, key, pod, &g)) {
+		native_group_fini(&g);
+		return NULL;
 	}
 	*task = 0;
 	j = g.key != NULL ? join(k, key, pod, &g, now, task) :
@@ -507,6 +605,24 @@ native_tell(struct kaid *k, struct kai_job *j, int64_t now)
 	free(keys);
 }
 
+/*
+ * Allocation a asks what its member pod asks, as the scheduler placed it
+ * (snap_native_sizes): a PyTorchJob's master of 1 GPU beside workers of
+ * 4 holds 1.  A share's devices are the job's, the same for each.
+ */
+static void
+member_size(const struct kaid *k, const struct kai_job *j,
+    struct kai_alloc *a)
+{
+	const struct pod_rec *r = kai_map_get(&k->pods, a->pod);
+
+	if (r == NULL)
+		return;	/* never: the snapshot took it from k->pods */
+	native_task_size(k, r->cpu_milli, r->mem_mb, &a->cpus, &a->mem_mb);
+	if (j->gpu_fraction == 0 && j->gpu_memory_mb == 0)
+		a->gpus = r->gpus;
+}
+
 void
 native_assign(struct kaid *k, const struct kai_job *j, struct kai_alloc *a,
     size_t n)
@@ -514,17 +630,23 @@ native_assign(struct kaid *k, const struct kai_job *j, struct kai_alloc *a,
 	const char **keys;
 	size_t i, nm;
 
-	/* A tree's tasks are its members already (snapshot.c). */
-	if (!native_gang(j) || j->sgtree != NULL)
+	if (!native_gang(j))
 		return;
-	keys = native_members(k, j, &nm);
-	/* The snapshot took the job only with all its members (above). */
-	KAI_ASSERT(nm >= n);
-	for (i = 0; i < n; i++) {
-		free(a[i].pod);
-		a[i].pod = kai_xstrdup(keys[i]);
+	/* A tree's tasks are its members already (snapshot.c); a flat
+	 * gang's task i is its i-th member, as snap_native_sizes sized
+	 * it, all placed at once. */
+	if (j->sgtree == NULL) {
+		keys = native_members(k, j, &nm);
+		/* The snapshot took the job only with all its members. */
+		KAI_ASSERT(nm >= n);
+		for (i = 0; i < n; i++) {
+			free(a[i].pod);
+			a[i].pod = kai_xstrdup(keys[i]);
+		}
+		free(keys);
 	}
-	free(keys);
+	for (i = 0; i < n; i++)
+		member_size(k, j, &a[i]);
 }
 
 void
@@ -573,11 +695,19 @@ native_ended(struct kaid *k, const struct kai_job *j, bool cancelled)
 }
 
 void
+native_forget(struct kaid *k, const char *key)
+{
+	native_unpark(k, key);
+	native_qwait_del(k, key);
+}
+
+void
 native_sweep(struct kaid *k, int64_t now)
 {
 	size_t i;
 
 	native_retry_parked(k, now);
+	native_qwait_retry(k, now);
 	/* Not while pods wait for their owners: they may be members. */
 	if (!state_synced(k) || native_busy(k))
 		return;

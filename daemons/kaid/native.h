@@ -179,6 +179,24 @@ bool native_burst_has(const struct kaid *k, const char *key);
 struct kai_job *native_new_record(struct kaid *k, struct native_new *nn);
 void native_new_free(struct native_new *nn);
 
+/*
+ * native_owner.c: a copy of the fields of pod that native.c reads (a
+ * pod kept while it waits), and its free.
+ */
+struct kai_pod *native_pod_dup(const struct kai_pod *pod);
+void native_pod_free(void *pod);
+
+/*
+ * native_qwait.c: pods that wait for their queue to exist (or to be a
+ * leaf).  native_qwait_put keeps a copy of pod keyed key with the reason
+ * why, to run through native_pod() again once the queue tree changes;
+ * returns whether why is new for the pod (to be logged and posted).
+ * native_qwait_del: the pod waits for its queue no more.
+ */
+bool native_qwait_put(struct kaid *k, const char *key,
+    const struct kai_pod *pod, const char *why);
+void native_qwait_del(struct kaid *k, const char *key);
+
 /* state.c: runs the pod keyed key through native_pod() again. */
 void state_native_retry(struct kaid *k, const char *key,
     const struct kai_pod *pod, int64_t now);

@@ -102,8 +102,8 @@ dup0(const char *s)
 }
 
 /* The fields of a pod that native.c reads, copied for a parked pod. */
-static struct kai_pod *
-pod_dup(const struct kai_pod *p)
+struct kai_pod *
+native_pod_dup(const struct kai_pod *p)
 {
 	struct kai_pod *c = kai_xcalloc(1, sizeof(*c));
 
@@ -135,8 +135,8 @@ pod_dup(const struct kai_pod *p)
 	return c;
 }
 
-static void
-pod_free(void *p)
+void
+native_pod_free(void *p)
 {
 	struct kai_pod *c = p;
 
@@ -169,7 +169,7 @@ nat(struct kaid *k)
 		k->native = kai_xcalloc(1, sizeof(*k->native));
 		kai_map_init(&k->native->cache, owner_free);
 		kai_map_init(&k->native->inflight, NULL);
-		kai_map_init(&k->native->parked, pod_free);
+		kai_map_init(&k->native->parked, native_pod_free);
 		kai_map_init(&k->native->told, free);
 		kai_map_init(&k->native->pgs, owner_free);
 	}
@@ -256,14 +256,14 @@ retry_all(struct kaid *k, int64_t now)
 	pods = kai_xcalloc(n->parked.len + 1, sizeof(*pods));
 	while (kai_map_next(&n->parked, &it, &key, &v)) {
 		keys[cnt] = kai_xstrdup(key);
-		pods[cnt++] = pod_dup(v);
+		pods[cnt++] = native_pod_dup(v);
 	}
 	n->retry = false;
 	for (i = 0; i < cnt; i++) {
 		kai_map_del(&n->parked, keys[i]);
 		state_native_retry(k, keys[i], pods[i], now);
 		free((char *)keys[i]);
-		pod_free(pods[i]);
+		native_pod_free(pods[i]);
 	}
 	free(keys);
 	free(pods);
@@ -346,7 +346,7 @@ park(struct kaid *k, const char *key, const struct kai_pod *pod)
 		    PARKED_MAX);
 		return;
 	}
-	kai_map_put(&n->parked, key, pod_dup(pod));
+	kai_map_put(&n->parked, key, native_pod_dup(pod));
 }
 
 void

@@ -69,6 +69,8 @@ queues_reload(struct kaid *k, struct kai_err *err)
 		if ((p = queues_find(k, q[i].parent)) >= 0)
 			qs->parent[p] = true;
 	kai_log_debug("%zu queues loaded", n);
+	/* Pods that waited for a queue this may have made. */
+	native_queues_changed(k);
 	return 0;
 }
 

@@ -415,6 +415,8 @@ reconcile_pod(struct kaid *k, const char *name, struct pod_rec *r,
 		}
 		return;
 	}
+	if (native_member_waits(job, r->task))
+		return;	/* a gang's member not placed yet (native.c) */
 	if (r->task >= job->nallocs) {
 		/* A task its job shed (evict.c): not the job's any more. */
 		if (!deleted && !r->deleting && k->pods_synced) {

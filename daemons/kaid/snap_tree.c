@@ -11,14 +11,21 @@
  * no topologies).  A member's leaf is its pod's subgroup (pod_rec); a
  * tree whose members cannot all be put in a leaf is given to the core
  * as the flat gang it was before (false), never half.
+ *
+ * snap_native_sizes() gives each pending task of a gang, tree or flat,
+ * its own member's request: a PyTorchJob's master of 1 GPU and workers
+ * of 4, a Ray head or a LeaderWorkerSet leader without GPUs, are placed
+ * as each asks, not each as the largest.
  */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/xmalloc.h"
 #include "daemons/kaid/native.h"
+#include "sys/log.h"
 
 static int32_t
 leaf_of(const struct kaid *k, const struct kai_sgtree *t, const char *pod)
@@ -205,4 +212,49 @@ snap_tree_rows(struct snap *sn, const struct kai_job *j,
 	sn->s.nsubgroups = sn->nsgs;
 	sn->s.trees = sn->trees;
 	sn->s.ntrees = sn->ntrees;
+}
+
+void
+snap_native_sizes(const struct kaid *k, struct snap *sn,
+    const struct kai_job *j, size_t first)
+{
+	const char **keys = NULL;
+	size_t i, nm = 0, m = 0;
+
+	if (!native_gang(j))
+		return;
+	/* A flat gang is given to the core only pending, with all its
+	 * members (native_gang_wait): task i is member i. */
+	if (j->state == KAI_JOB_PENDING)
+		keys = native_members(k, j, &nm);
+	for (i = first; i < sn->s.ntasks; i++) {
+		struct kai_sched_snap_task *t = &sn->tasks[i], want;
+		const char *pod = sn->task_pod[i];
+		const struct pod_rec *r;
+		struct kai_err err;
+		uint32_t cpus;
+		uint64_t mem;
+
+		if (t->state != KAI_SCHED_TASK_PENDING)
+			continue;	/* placed: its allocation's size */
+		if (pod == NULL)
+			pod = m < nm ? keys[m++] : NULL;
+		if (pod == NULL || (r = kai_map_get(&k->pods, pod)) == NULL)
+			continue;
+		native_task_size(k, r->cpu_milli, r->mem_mb, &cpus, &mem);
+		kai_sched_task_init(&want);
+		/* Within the job's figures, its largest member's (grow()),
+		 * which request_problem() checked: cannot fail. */
+		if (kai_sched_task_request(&want, t->gpus > 0 ? r->gpus : 0,
+		    (uint64_t)t->gpu_fraction, (uint64_t)t->gpu_memory_mib,
+		    (uint64_t)cpus * 1000, mem, &err) != 0) {
+			kai_log_err("job %" PRIu64 ": pod \"%s\": %s", j->id,
+			    pod, err.msg);
+			continue;
+		}
+		t->gpus = want.gpus;
+		t->cpu_millis = want.cpu_millis;
+		t->memory_mib = want.memory_mib;
+	}
+	free(keys);
 }

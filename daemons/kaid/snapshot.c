@@ -442,6 +442,7 @@ add_job(const struct kaid *k, struct snap *sn, struct kai_job *j,
 		for (t = j->nallocs; t < snap_unstarted_end(j); t++)
 			add_task(sn, j, NULL, (uint32_t)t, -1, use);
 	}
+	snap_native_sizes(k, sn, j, first);	/* each member as it asks */
 	if (sn->s.ntasks == first) {
 		free(tv);
 		return;

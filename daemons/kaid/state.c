@@ -368,12 +368,10 @@ state_native_retry(struct kaid *k, const char *key, const struct kai_pod *pod,
 	struct pod_rec *r = kai_map_get(&k->pods, key);
 
 	/* Gone, or a job's already, since it began to wait: nothing to do. */
-	if (r == NULL) {
-		native_unpark(k, key);
+	if (r == NULL || r->managed) {
+		native_forget(k, key);
 		return;
 	}
-	if (r->managed)
-		return;
 	native_follow(k, key, pod, r, now);
 }
 
@@ -426,6 +424,7 @@ state_on_pod(enum kai_kube_event ev, const struct kai_pod *pod, void *ctx)
 			reconcile_pod(k, key, r, true, now);
 		pod_rec_free(r);
 		kai_map_del(&k->pods, key);
+		native_forget(k, key);	/* nothing to wait for now */
 		break;
 	case KAI_KUBE_SYNCED:
 		if (!k->pods_synced)

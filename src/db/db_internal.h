@@ -186,7 +186,10 @@ int kai_db_parse_text_array(const char *s, char ***v, size_t *n)
  * fraction, its memory over the device's, rounded up, as KAI does), looked
  * up only for those jobs; either times the devices of a share over
  * several (gpu_devices, 023); whole GPUs are ntasks x gpus_per_task, or
- * per node group, or for a whole-node job what its allocations held (019).
+ * per node group, or for a whole-node job what its allocations held (019),
+ * as for a started gang of Kubernetes pods (a workload with a colon, 012),
+ * whose members each hold what they ask (a master of 1 GPU beside workers
+ * of 4), not the per-task figure, its largest member's.
  */
 #define KAI_DB_GPU_MICRO_SQL                                                   \
 	"(CASE WHEN gpu_fraction > 0 THEN "                                    \
@@ -195,7 +198,9 @@ int kai_db_parse_text_array(const char *s, char ***v, size_t *n)
 	"WHEN gpu_memory_mb > 0 THEN coalesce((SELECT sum(a.gpu_fraction) "    \
 	"FROM allocations a WHERE a.job_id = jobs.id), 0)::bigint "            \
 	"* greatest(gpu_devices, 1) "                                          \
-	"WHEN whole_node > 0 THEN coalesce((SELECT sum(a.gpus) "               \
+	"WHEN whole_node > 0 OR (start_time > 0 AND "                          \
+	"strpos(coalesce(workload, ''), ':') > 0) THEN "                      \
+	"coalesce((SELECT sum(a.gpus) "                                        \
 	"FROM allocations a WHERE a.job_id = jobs.id), 0)::bigint * 1000000 "  \
 	"WHEN gpus_per_node > 0 AND ntasks_per_node > 0 THEN "                 \
 	"greatest(ntasks, 1)::bigint / ntasks_per_node * gpus_per_node "       \

@@ -11,7 +11,9 @@
 #    names the replica that does not fit; with room for all it binds 5;
 #  - a PodGroup with minSubGroup 1 of subgroups a and b (minMember 2
 #    each) starts with 2 CPUs free: one subgroup's 2 pods are bound, the
-#    other's wait; when room frees, the other subgroup is placed whole;
+#    other's wait; kaid restarted, the started job gets its tree again
+#    and the waiting pods join it again (no jobs of their own); when
+#    room frees, the other subgroup is placed whole in that job;
 #  - a PyTorchJob (Master 1, Worker 3, minAvailable 3) is KAI's master
 #    and worker subgroups (1 and 2): its pods are routed by the label
 #    training.kubeflow.org/replica-type, so 3 workers do not make a gang
@@ -127,7 +129,7 @@ ok "once the blocker ends it binds all 5" wait_for 40 all_bound $JSPODS
 ok "and completes" wait_state "$J" COMPLETED
 
 # -- A PodGroup of minSubGroup 1 of 2 ---------------------------------------
-mkpod blocker2 12 4 "" || bail_out "could not create the second blocker"
+mkpod blocker2 30 4 "" || bail_out "could not create the second blocker"
 ok "a bare pod takes 4 of the 6 CPUs" wait_for 20 bound blocker2
 mkobj '{"apiVersion": "scheduling.run.ai/v2alpha2", "kind": "PodGroup",
  "metadata": {"name": "any"}, "spec": {"minSubGroup": 1, "subGroups": [
@@ -153,8 +155,23 @@ ok "both of one subgroup, none of the other" one_whole
 sleep 2
 is "the other subgroup still waits" \
     "$(nbound any-a-0 any-a-1 any-b-0 any-b-1)" 2
+# The tree lives in kaid's memory: a restarted kaid derives it again from
+# the group, and the waiting subgroup's pods join the started job again
+# (not jobs of their own, placed one by one).
+ok "kaid stops cleanly with a started tree waiting for a subgroup" \
+    kaid_stop_clean
+kaid_start || bail_out "kaid did not restart"
+ok "after the restart, the started job reads its tree again" wait_for 20 \
+    grep -q "job $A: its subgroup tree read again from its group" "$T/kaid.log"
+ok "and the waiting subgroup's pods join it again" wait_for 20 eval \
+    '[ "$(grep -c "joins started job $A in its waiting subgroup" "$T/kaid.log")" = 2 ]'
+sleep 2
+is "they are no jobs of their own" \
+    "$(stack_psql "select count(*) from jobs where name = 'any'")" 1
 ok "once the blocker ends the other subgroup is placed whole" \
-    wait_for 40 all_bound any-a-0 any-a-1 any-b-0 any-b-1
+    wait_for 60 all_bound any-a-0 any-a-1 any-b-0 any-b-1
+is "in the started job: its 4 pods are its allocations" \
+    "$(stack_psql "select count(*) from allocations where job_id = $A")" 4
 ok "and the job completes" wait_state "$A" COMPLETED
 
 # -- A PyTorchJob's master and workers --------------------------------------
