@@ -16,6 +16,7 @@ stack_require
 T=$(mktemp -d /tmp/kai-t1280.XXXXXX)
 trap 'stack_stop "$T"; rm -rf "$T"' EXIT
 stack_start "$T" || bail_out "could not start the stack"
+stack_wait_nodes || bail_out "kaid did not list its nodes"
 A=$STACK_ALICE
 W=$T/work
 mkdir -p "$W" && chown "$A:" "$W" && chmod 755 "$T"

@@ -40,12 +40,7 @@ wait_why()
 out=$(cd "$W" && as_user "$A" ksubmit --mem=1048577G --wrap true 2>&1)
 is "more than 1 PiB a task is refused before it is sent" "$?:$out" \
     '2:ksubmit: error: invalid memory 1073742848 MiB per task: the limit is 1073741824 MiB (1 PiB)'
-# kaid judges a request against its nodes once it has listed them
-# (before, nothing is known to be impossible).
-for _ in $(seq 1 300); do
-	grep -q "node list synced" "$T/kaid.log" && break
-	sleep 0.1
-done
+stack_wait_nodes
 out=$(cd "$W" && as_user "$A" ksubmit --mem=1048576G --wrap true 2>&1)
 like "1 PiB passes the limit, and kaid refuses it for its nodes" "$?:$out" \
     '^1:ksubmit: error: Requested node configuration is not available: .* 1073741824 MiB'

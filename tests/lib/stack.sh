@@ -105,6 +105,20 @@ stack_wait_file()
 	return 1
 }
 
+# stack_wait_nodes: until kaid has listed its nodes (30 s), before a
+# test that expects a submission refused for them: before that, kaid
+# knows nothing impossible and takes the job.
+stack_wait_nodes()
+{
+	local i
+	for i in $(seq 1 300); do
+		grep -q "node list synced" "$STACK_DIR/kaid.log" 2>/dev/null &&
+		    return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 kubesim_start()
 {
 	local d=$1 nodes=$2 schema=${KAI_K8S_SCHEMA:-$STACK_SRC/../shared/k8s-openapi/swagger.json}
