@@ -161,6 +161,10 @@ ok "and it completes" wait_state "$ranked" COMPLETED
 share_row() { kshare --parsable2 --noheader | awk -F'|' '$1 == "batch" && $2 == "team-a"'; }
 has_share() { [ -n "$(share_row)" ]; }
 ok "kshare has a row for the workload's namespace" wait_for 20 has_share
+# The figures are the last tick's: the pod that just completed leaves
+# them at the next (a loaded host showed it still there).
+cpu_alloc() { [ "$(share_row | cut -d'|' -f14)" = "$1" ]; }
+wait_for 20 cpu_alloc 1000
 is "its CPU allocated is the pod's 500m rounded up to a CPU (millicores)" \
     "$(share_row | cut -d'|' -f14)" 1000
 
