@@ -105,6 +105,7 @@ INTEGRATION_TESTS = \
 TESTS += $(INTEGRATION_TESTS)
 EXTRA_DIST += $(INTEGRATION_TESTS) \
 	tests/lib/hostlist-cases.txt \
+	tests/lib/native.sh \
 	tests/lib/stack.sh \
 	tests/tools/kai-attack.py \
 	tests/tools/pty-drive.py \

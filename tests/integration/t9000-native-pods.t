@@ -28,6 +28,7 @@
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
+. "$top_srcdir/tests/lib/native.sh"
 
 stack_tiers real -- "pods made outside kaid need a real API server"
 stack_require
@@ -41,10 +42,7 @@ KAID_CONF_EXTRA="native:
 export KAID_CONF_EXTRA
 stack_start "$T" || bail_out "could not start the stack"
 
-KC=$T/k8s/kubeconfig-admin
-NS=team-a
-kc() { kubectl --kubeconfig "$KC" "$@"; }
-kc create namespace "$NS" >/dev/null || bail_out "could not create $NS"
+native_setup team-a ""
 
 # mkpod NAME SCHEDULER QUEUE OWNERKIND OWNERNAME SECONDS: a pod as a
 # controller makes it ("-" = no queue label, no owner).
@@ -64,17 +62,10 @@ mkpod() {
    "resources": {"requests": {"cpu": "500m", "memory": "64Mi"}}}]}}
 EOJ
 }
-pod_node() { kc -n "$NS" get pod "$1" -o jsonpath='{.spec.nodeName}' 2>/dev/null; }
 pod_gone() { ! kc -n "$NS" get pod "$1" >/dev/null 2>&1; }
 job_of() {	# job_of NAME: the id of the job named NAME (kacct: any state)
 	kacct -a -n -P -X --name "$1" -o jobid 2>/dev/null | head -n 1
 }
-has_job() { [ -n "$(job_of "$1")" ]; }
-events() {	# events POD: reason|message of its events
-	kc -n "$NS" get events --field-selector "involvedObject.name=$1" \
-	    -o jsonpath='{range .items[*]}{.reason}|{.message}{"\n"}{end}'
-}
-bound() { [ -n "$(pod_node "$1")" ]; }
 
 mkpod solo kai-scheduler gpu - - 2 || bail_out "could not create pod solo"
 mkpod train-1-x7k2p kai-scheduler - Job train-1 2 ||

@@ -14,6 +14,7 @@
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
+. "$top_srcdir/tests/lib/native.sh"
 
 stack_tiers real -- "pods made outside kaid need a real API server"
 stack_require
@@ -27,10 +28,7 @@ KAID_LOG_LEVEL=debug
 export KAID_CONF_EXTRA KAID_LOG_LEVEL
 stack_start "$T" || bail_out "could not start the stack"
 
-KC=$T/k8s/kubeconfig-admin
-NS=team-b
-kc() { kubectl --kubeconfig "$KC" "$@"; }
-kc create namespace "$NS" >/dev/null || bail_out "could not create $NS"
+native_setup team-b ""
 
 # pods NAME...: one List of bare pods of kai-scheduler, created at once.
 pods() {
@@ -52,7 +50,6 @@ pods() {
 }
 # jobs NAME: how many jobs are named NAME (a bare pod's job is the pod's).
 jobs() { kacct -a -n -P -X --name "$1" -o jobid 2>/dev/null | grep -c .; }
-pod_node() { kc -n "$NS" get pod "$1" -o jsonpath='{.spec.nodeName}' 2>/dev/null; }
 nbound() {	# nbound PREFIX: how many pods PREFIX-* are bound
 	kc -n "$NS" get pods -o jsonpath='{range .items[*]}{.metadata.name} {.spec.nodeName}{"\n"}{end}' |
 	    awk -v p="$1-" 'index($1, p) == 1 && $2 != "" { n++ } END { print n + 0 }'

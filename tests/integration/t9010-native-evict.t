@@ -15,6 +15,7 @@
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
+. "$top_srcdir/tests/lib/native.sh"
 
 stack_tiers real -- "pods made outside kaid need a real API server"
 stack_require
@@ -38,16 +39,12 @@ stack_start "$T" "$T/nodes.yaml" || bail_out "could not start the stack"
 A=$STACK_ALICE
 mkdir -p "$T/work" && chown "$A:" "$T/work"
 
-KC=$T/k8s/kubeconfig-admin
-NS=team-a
-kc() { kubectl --kubeconfig "$KC" "$@"; }
-kc create namespace "$NS" >/dev/null || bail_out "could not create $NS"
+native_setup team-a ""
 kc create priorityclass train --value=50 >/dev/null ||
     bail_out "could not create PriorityClass train"
 job_of() {	# job_of NAME: the id of the job named NAME (kacct: any state)
 	kacct -a -n -P -X --name "$1" -o jobid 2>/dev/null | head -n 1
 }
-has_job() { [ -n "$(job_of "$1")" ]; }
 
 kc -n "$NS" create -f - >/dev/null <<'EOJ' || bail_out "could not create the pod"
 {"apiVersion": "v1", "kind": "Pod",

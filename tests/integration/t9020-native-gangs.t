@@ -46,6 +46,7 @@
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
+. "$top_srcdir/tests/lib/native.sh"
 
 stack_tiers real -- "owners and CRDs need a real API server"
 stack_require
@@ -65,59 +66,14 @@ KAID_CONF_EXTRA="native:
 export KAID_CONF_EXTRA
 stack_start "$T" "$T/nodes.yaml" || bail_out "could not start the stack"
 
-KC=$T/k8s/kubeconfig-admin
-NS=team-g
-kc() { kubectl --kubeconfig "$KC" "$@"; }
-kc create namespace "$NS" >/dev/null || bail_out "could not create $NS"
-C=$top_srcdir/contrib/kubernetes
-kc apply -f "$C/crds/" -f "$C/rbac-native.yaml" >/dev/null ||
-    bail_out "could not install the CRDs and rbac-native.yaml"
-kc wait --for condition=established --timeout=60s \
-    crd/podgroups.scheduling.run.ai crd/jobsets.jobset.x-k8s.io \
-    crd/pytorchjobs.kubeflow.org crd/rayclusters.ray.io \
-    crd/leaderworkersets.leaderworkerset.x-k8s.io >/dev/null ||
-    bail_out "the CRDs were not established"
+native_setup team-g crds/ podgroups.scheduling.run.ai \
+    jobsets.jobset.x-k8s.io pytorchjobs.kubeflow.org rayclusters.ray.io \
+    leaderworkersets.leaderworkerset.x-k8s.io
 
-# mkobj JSON: creates an object in $NS; prints its uid.
-mkobj() { kc -n "$NS" create -o jsonpath='{.metadata.uid}' -f - <<<"$1"; }
 # mkpod NAME SECONDS OWNER_JSON [ANNOTATIONS_JSON [LABELS_JSON]]: a pod
 # of 1 CPU as a controller makes it ("" = no owner).
-mkpod() {
-	local owners='[]'
-	[ -n "$3" ] && owners="[$3]"
-	kc -n "$NS" create -f - >/dev/null <<EOJ
-{"apiVersion": "v1", "kind": "Pod",
- "metadata": {"name": "$1", "ownerReferences": $owners,
-  "annotations": ${4:-{\}}, "labels": ${5:-{\}}},
- "spec": {"schedulerName": "kai-scheduler", "restartPolicy": "Never",
-  "containers": [{"name": "c", "image": "busybox",
-   "command": ["/bin/sh", "-c", "sleep $2"],
-   "resources": {"requests": {"cpu": "1", "memory": "64Mi"}}}]}}
-EOJ
-}
-# owner API KIND NAME UID: an ownerReference as a controller writes it.
-owner() {
-	printf '{"apiVersion": "%s", "kind": "%s", "name": "%s", "uid": "%s", "controller": true, "blockOwnerDeletion": true}' "$1" "$2" "$3" "$4"
-}
-pod_node() { kc -n "$NS" get pod "$1" -o jsonpath='{.spec.nodeName}' 2>/dev/null; }
-bound() { [ -n "$(pod_node "$1")" ]; }
-nbound() {	# nbound POD...: how many are bound
-	local p n=0
-	for p in "$@"; do bound "$p" && n=$((n + 1)); done
-	echo $n
-}
-all_bound() { [ "$(nbound "$@")" = $# ]; }
-# jobs_named NAME: ids of the jobs named NAME, any state, oldest first.
-jobs_named() { stack_psql "select id from jobs where name = '$1' order by id"; }
-job_of() { jobs_named "$1" | tail -n 1; }
-has_job() { [ -n "$(job_of "$1")" ]; }
-col() { stack_psql "select $2 from jobs where id = $1"; }
-why_of() { kqueue -j "$1" --why --noheader -o '%r' 2>/dev/null; }
+mkpod() { native_pod "$1" "$2" 1 0 "$3" "${5:-}" "${4:-}"; }
 why_is() { [ "$(why_of "$1")" = "$2" ]; }
-events() {
-	kc -n "$NS" get events --field-selector "involvedObject.name=$1" \
-	    -o jsonpath='{range .items[*]}{.reason}|{.message}{"\n"}{end}'
-}
 
 # -- A PodGroup of 4 --------------------------------------------------------
 mkpod blocker 600 "" || bail_out "could not create the blocker"

@@ -25,6 +25,7 @@
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
+. "$top_srcdir/tests/lib/native.sh"
 
 stack_tiers real -- "owners and CRDs need a real API server"
 stack_require
@@ -43,48 +44,11 @@ KAID_CONF_EXTRA="native:
 export KAID_CONF_EXTRA
 stack_start "$T" "$T/nodes.yaml" || bail_out "could not start the stack"
 
-KC=$T/k8s/kubeconfig-admin
-NS=team-s
-kc() { kubectl --kubeconfig "$KC" "$@"; }
-kc create namespace "$NS" >/dev/null || bail_out "could not create $NS"
-C=$top_srcdir/contrib/kubernetes
-kc apply -f "$C/crds/" -f "$C/rbac-native.yaml" >/dev/null ||
-    bail_out "could not install the CRDs and rbac-native.yaml"
-kc wait --for condition=established --timeout=60s \
-    crd/podgroups.scheduling.run.ai crd/jobsets.jobset.x-k8s.io \
-    crd/pytorchjobs.kubeflow.org >/dev/null ||
-    bail_out "the CRDs were not established"
+native_setup team-s crds/ podgroups.scheduling.run.ai \
+    jobsets.jobset.x-k8s.io pytorchjobs.kubeflow.org
 
-mkobj() { kc -n "$NS" create -o jsonpath='{.metadata.uid}' -f - <<<"$1"; }
 # mkpod NAME SECONDS CPUS OWNER_JSON [ANNOTATIONS_JSON [LABELS_JSON]]
-mkpod() {
-	local owners='[]'
-	[ -n "$4" ] && owners="[$4]"
-	kc -n "$NS" create -f - >/dev/null <<EOJ
-{"apiVersion": "v1", "kind": "Pod",
- "metadata": {"name": "$1", "ownerReferences": $owners,
-  "annotations": ${5:-{\}}, "labels": ${6:-{\}}},
- "spec": {"schedulerName": "kai-scheduler", "restartPolicy": "Never",
-  "containers": [{"name": "c", "image": "busybox",
-   "command": ["/bin/sh", "-c", "sleep $2"],
-   "resources": {"requests": {"cpu": "$3", "memory": "64Mi"}}}]}}
-EOJ
-}
-owner() {
-	printf '{"apiVersion": "%s", "kind": "%s", "name": "%s", "uid": "%s", "controller": true, "blockOwnerDeletion": true}' "$1" "$2" "$3" "$4"
-}
-pod_node() { kc -n "$NS" get pod "$1" -o jsonpath='{.spec.nodeName}' 2>/dev/null; }
-bound() { [ -n "$(pod_node "$1")" ]; }
-nbound() {
-	local p n=0
-	for p in "$@"; do bound "$p" && n=$((n + 1)); done
-	echo $n
-}
-all_bound() { [ "$(nbound "$@")" = $# ]; }
-job_of() { stack_psql "select id from jobs where name = '$1' order by id" | tail -n 1; }
-has_job() { [ -n "$(job_of "$1")" ]; }
-col() { stack_psql "select $2 from jobs where id = $1"; }
-why_of() { kqueue -j "$1" --why --noheader -o '%r' 2>/dev/null; }
+mkpod() { native_pod "$1" "$2" "$3" 0 "$4" "${6:-}" "${5:-}"; }
 why_has() { [[ "$(why_of "$1")" == *"$2"* ]]; }
 
 # -- A JobSet: a tree of replicatedJobs and replicas ------------------------

@@ -11,6 +11,7 @@
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
+. "$top_srcdir/tests/lib/native.sh"
 
 stack_tiers real -- "owners and CRDs need a real API server"
 stack_require
@@ -38,34 +39,14 @@ KAID_CONF_EXTRA="native:
 export KAID_CONF_EXTRA
 stack_start "$T" "$T/nodes.yaml" || bail_out "could not start the stack"
 
-KC=$T/k8s/kubeconfig-admin
-NS=team-t
-kc() { kubectl --kubeconfig "$KC" "$@"; }
-kc create namespace "$NS" >/dev/null || bail_out "could not create $NS"
-C=$top_srcdir/contrib/kubernetes
-kc apply -f "$C/crds/" -f "$C/rbac-native.yaml" >/dev/null ||
-    bail_out "could not install the CRDs and rbac-native.yaml"
-kc wait --for condition=established --timeout=60s \
-    crd/podgroups.scheduling.run.ai >/dev/null ||
-    bail_out "the PodGroup CRD was not established"
+native_setup team-t crds/ podgroups.scheduling.run.ai
 
-mkpod() {	# mkpod NAME SUBGROUP
-	kc -n "$NS" create -f - >/dev/null <<EOJ
-{"apiVersion": "v1", "kind": "Pod",
- "metadata": {"name": "$1", "annotations": {"pod-group-name": "racks"},
-  "labels": {"kai.scheduler/subgroup-name": "$2"}},
- "spec": {"schedulerName": "kai-scheduler", "restartPolicy": "Never",
-  "containers": [{"name": "c", "image": "busybox",
-   "command": ["/bin/sh", "-c", "sleep 2"],
-   "resources": {"requests": {"cpu": "1", "memory": "64Mi"}}}]}}
-EOJ
+# mkpod NAME SUBGROUP: a member of PodGroup racks in that subgroup.
+mkpod() {
+	native_pod "$1" 2 1 0 "" "{\"kai.scheduler/subgroup-name\": \"$2\"}" \
+	    '{"pod-group-name": "racks"}'
 }
-pod_node() { kc -n "$NS" get pod "$1" -o jsonpath='{.spec.nodeName}' 2>/dev/null; }
 rack() { case "$(pod_node "$1")" in n1) echo r1 ;; n2|n3) echo r2 ;; *) echo none ;; esac; }
-all_bound() {
-	local p
-	for p in "$@"; do [ -n "$(pod_node "$p")" ] || return 1; done
-}
 
 kc -n "$NS" create -f - >/dev/null <<'EOJ' || bail_out "could not create PodGroup racks"
 {"apiVersion": "scheduling.run.ai/v2alpha2", "kind": "PodGroup",

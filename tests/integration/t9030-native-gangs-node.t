@@ -16,6 +16,7 @@
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
+. "$top_srcdir/tests/lib/native.sh"
 
 stack_tiers node -- "the controller-manager makes the pods (KAI_STACK_API=node)"
 stack_require
@@ -28,18 +29,11 @@ KAID_CONF_EXTRA="native:
 export KAID_CONF_EXTRA
 stack_start "$T" || bail_out "could not start the stack"
 
-KC=$T/k8s/kubeconfig-admin
-NS=team-n
-kc() { kubectl --kubeconfig "$KC" "$@"; }
-kc create namespace "$NS" >/dev/null || bail_out "could not create $NS"
+native_setup team-n ""
 kc apply -f "$top_srcdir/contrib/kubernetes/rbac-native.yaml" >/dev/null ||
     bail_out "could not apply rbac-native.yaml"
 
-jobs_named() { stack_psql "select id from jobs where name = '$1' order by id"; }
-job_of() { jobs_named "$1" | tail -n 1; }
-has_job() { [ -n "$(job_of "$1")" ]; }
 njobs() { jobs_named "$1" | grep -c .; }
-col() { stack_psql "select $2 from jobs where id = $1"; }
 running() {	# running POD...: each is bound and Running
 	local p
 	for p in "$@"; do

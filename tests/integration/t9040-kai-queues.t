@@ -26,6 +26,7 @@
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
+. "$top_srcdir/tests/lib/native.sh"
 
 stack_tiers real -- "KAI Queue objects need a real API server"
 stack_require
@@ -44,16 +45,7 @@ native:
 export KAID_CONF_EXTRA
 stack_start "$T" "$T/nodes.yaml" || bail_out "could not start the stack"
 
-KC=$T/k8s/kubeconfig-admin
-NS=team-q
-kc() { kubectl --kubeconfig "$KC" "$@"; }
-kc create namespace "$NS" >/dev/null || bail_out "could not create $NS"
-C=$top_srcdir/contrib/kubernetes
-kc apply -f "$C/crds/queue.yaml" -f "$C/rbac-native.yaml" >/dev/null ||
-    bail_out "could not install the Queue CRD and rbac-native.yaml"
-kc wait --for condition=established --timeout=60s \
-    crd/queues.scheduling.run.ai >/dev/null ||
-    bail_out "the Queue CRD was not established"
+native_setup team-q crds/queue.yaml queues.scheduling.run.ai
 
 qrow() { kctl queue list 2>/dev/null | awk -v q="$1" '$1 == q'; }
 has_queue() { [ -n "$(qrow "$1")" ]; }

@@ -18,6 +18,7 @@
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
+. "$top_srcdir/tests/lib/native.sh"
 
 stack_tiers real -- "pods made outside kaid need a real API server"
 stack_require
@@ -41,10 +42,7 @@ stack_start "$T" "$T/nodes.yaml" || bail_out "could not start the stack"
 A=$STACK_ALICE
 mkdir -p "$T/work" && chown "$A:" "$T/work"
 
-KC=$T/k8s/kubeconfig-admin
-NS=team-a
-kc() { kubectl --kubeconfig "$KC" "$@"; }
-kc create namespace "$NS" >/dev/null || bail_out "could not create $NS"
+native_setup team-a ""
 kctl queue create sb --gpu-quota 0 --gpu-weight 1 >/dev/null || bail_out "could not create sb"
 kctl queue create inf --gpu-quota 0 --gpu-weight 3 >/dev/null || bail_out "could not create inf"
 

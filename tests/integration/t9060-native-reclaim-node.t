@@ -14,6 +14,7 @@
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
+. "$top_srcdir/tests/lib/native.sh"
 
 stack_tiers node -- "the controller-manager makes the pods (KAI_STACK_API=node)"
 stack_require
@@ -30,10 +31,7 @@ W=$T/work
 mkdir -p "$W" && chown "$A:" "$W"
 chmod 755 "$T"
 
-KC=$T/k8s/kubeconfig-admin
-NS=team-r
-kc() { kubectl --kubeconfig "$KC" "$@"; }
-kc create namespace "$NS" >/dev/null || bail_out "could not create $NS"
+native_setup team-r ""
 kc apply -f "$top_srcdir/contrib/kubernetes/rbac-native.yaml" >/dev/null ||
     bail_out "could not apply rbac-native.yaml"
 kctl queue create dep --gpu-quota 0 >/dev/null || bail_out "could not create dep"

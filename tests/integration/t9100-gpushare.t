@@ -23,6 +23,7 @@
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
+. "$top_srcdir/tests/lib/native.sh"
 . "$top_srcdir/tests/lib/webhook.sh"
 
 stack_tiers real -- "the webhook is called by a real API server"
@@ -41,10 +42,7 @@ $WEBHOOK_CONF"
 export KAID_CONF_EXTRA
 stack_start "$T" || bail_out "could not start the stack"
 
-KC=$T/k8s/kubeconfig-admin
-NS=infer
-kc() { kubectl --kubeconfig "$KC" "$@"; }
-kc create namespace "$NS" >/dev/null || bail_out "could not create $NS"
+native_setup infer ""
 webhook_register "$T" || bail_out "could not register the webhook"
 
 # pod NAME SCHEDULER ANNOTATIONS(JSON members): a pod as KAI's quick-start
@@ -68,10 +66,6 @@ field() { kc -n "$NS" get pod "$1" -o jsonpath="$2" 2>/dev/null; }
 bound() { [ -n "$(field "$1" '{.spec.nodeName}')" ]; }
 cm_of() { field "$1" '{.metadata.annotations.kaibatch\.io/gpu-share-configmap}'; }
 cm_key() { kc -n "$NS" get configmap "$(cm_of "$1")" -o jsonpath="{.data.$2}" 2>/dev/null; }
-events() {
-	kc -n "$NS" get events --field-selector "involvedObject.name=$1" \
-	    -o jsonpath='{range .items[*]}{.reason}|{.message}{"\n"}{end}'
-}
 mutated() { webhook_mutated "$NS"; }
 
 # KAI's quick-start pair: two pods with gpu-memory share one GPU.

@@ -17,6 +17,7 @@
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
+. "$top_srcdir/tests/lib/native.sh"
 . "$top_srcdir/tests/lib/webhook.sh"
 
 stack_tiers node -- "a Deployment's pods on a real kubelet (KAI_STACK_API=node)"
@@ -34,10 +35,7 @@ $WEBHOOK_CONF"
 export KAID_CONF_EXTRA
 stack_start "$T" || bail_out "could not start the stack"
 
-KC=$T/k8s/kubeconfig-admin
-NS=serve
-kc() { kubectl --kubeconfig "$KC" "$@"; }
-kc create namespace "$NS" >/dev/null || bail_out "could not create $NS"
+native_setup serve ""
 webhook_register "$T" || bail_out "could not register the webhook"
 
 kc -n "$NS" create -f - >/dev/null <<EOJ || bail_out "could not create the Deployment"

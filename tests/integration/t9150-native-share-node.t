@@ -20,6 +20,7 @@
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
+. "$top_srcdir/tests/lib/native.sh"
 
 stack_tiers node -- "batch jobs and a Deployment on real nodes (KAI_STACK_API=node)"
 stack_require
@@ -37,10 +38,7 @@ W=$T/work
 mkdir -p "$W" && chown "$A:" "$W"
 chmod 755 "$T"
 
-KC=$T/k8s/kubeconfig-admin
-NS=team-s
-kc() { kubectl --kubeconfig "$KC" "$@"; }
-kc create namespace "$NS" >/dev/null || bail_out "could not create $NS"
+native_setup team-s ""
 kc apply -f "$top_srcdir/contrib/kubernetes/rbac-native.yaml" >/dev/null ||
     bail_out "could not apply rbac-native.yaml"
 kctl queue create sb --gpu-quota 0 --gpu-weight 1 >/dev/null || bail_out "could not create sb"

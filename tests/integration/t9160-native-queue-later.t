@@ -19,6 +19,7 @@
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
+. "$top_srcdir/tests/lib/native.sh"
 
 stack_tiers real -- "owners and KAI Queue objects need a real API server"
 stack_require
@@ -37,46 +38,11 @@ KAID_CONF_EXTRA="native:
 export KAID_CONF_EXTRA
 stack_start "$T" "$T/nodes.yaml" || bail_out "could not start the stack"
 
-KC=$T/k8s/kubeconfig-admin
-NS=team-l
-kc() { kubectl --kubeconfig "$KC" "$@"; }
-kc create namespace "$NS" >/dev/null || bail_out "could not create $NS"
-C=$top_srcdir/contrib/kubernetes
-kc apply -f "$C/crds/" -f "$C/rbac-native.yaml" >/dev/null ||
-    bail_out "could not install the CRDs and rbac-native.yaml"
-kc wait --for condition=established --timeout=60s \
-    crd/queues.scheduling.run.ai crd/podgroups.scheduling.run.ai \
-    >/dev/null || bail_out "the CRDs were not established"
+native_setup team-l crds/ queues.scheduling.run.ai podgroups.scheduling.run.ai
 
-mkobj() { kc -n "$NS" create -o jsonpath='{.metadata.uid}' -f - <<<"$1"; }
 # mkpod NAME SECONDS QUEUE [OWNER_JSON]: a pod of 1 CPU labelled with QUEUE.
 mkpod() {
-	local owners='[]'
-	[ -n "${4:-}" ] && owners="[$4]"
-	kc -n "$NS" create -f - >/dev/null <<EOJ
-{"apiVersion": "v1", "kind": "Pod",
- "metadata": {"name": "$1", "ownerReferences": $owners,
-  "labels": {"kai.scheduler/queue": "$3"}},
- "spec": {"schedulerName": "kai-scheduler", "restartPolicy": "Never",
-  "containers": [{"name": "c", "image": "busybox",
-   "command": ["/bin/sh", "-c", "sleep $2"],
-   "resources": {"requests": {"cpu": "1", "memory": "64Mi"}}}]}}
-EOJ
-}
-owner() {
-	printf '{"apiVersion": "%s", "kind": "%s", "name": "%s", "uid": "%s", "controller": true, "blockOwnerDeletion": true}' "$1" "$2" "$3" "$4"
-}
-bound() { [ -n "$(kc -n "$NS" get pod "$1" -o jsonpath='{.spec.nodeName}' 2>/dev/null)" ]; }
-all_bound() {
-	local p
-	for p in "$@"; do bound "$p" || return 1; done
-}
-jobs_named() { stack_psql "select id from jobs where name = '$1' order by id"; }
-job_of() { jobs_named "$1" | tail -n 1; }
-col() { stack_psql "select $2 from jobs where id = $1"; }
-events() {
-	kc -n "$NS" get events --field-selector "involvedObject.name=$1" \
-	    -o jsonpath='{range .items[*]}{.reason}|{.message}{"\n"}{end}'
+	native_pod "$1" "$2" 1 0 "${4:-}" "{\"kai.scheduler/queue\": \"$3\"}"
 }
 told() { [[ "$(events "$1")" == *"FailedScheduling|$2"* ]]; }
 # nlog PATTERN: lines of kaid's log with the fixed string PATTERN.

@@ -20,6 +20,7 @@
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
+. "$top_srcdir/tests/lib/native.sh"
 
 stack_tiers real -- "owners and CRDs need a real API server"
 stack_require
@@ -39,46 +40,12 @@ KAID_CONF_EXTRA="native:
 export KAID_CONF_EXTRA
 stack_start "$T" "$T/nodes.yaml" || bail_out "could not start the stack"
 
-KC=$T/k8s/kubeconfig-admin
-NS=team-m
-kc() { kubectl --kubeconfig "$KC" "$@"; }
-kc create namespace "$NS" >/dev/null || bail_out "could not create $NS"
-C=$top_srcdir/contrib/kubernetes
-kc apply -f "$C/crds/" -f "$C/rbac-native.yaml" >/dev/null ||
-    bail_out "could not install the CRDs and rbac-native.yaml"
-kc wait --for condition=established --timeout=60s \
-    crd/podgroups.scheduling.run.ai crd/pytorchjobs.kubeflow.org \
-    crd/rayclusters.ray.io crd/leaderworkersets.leaderworkerset.x-k8s.io \
-    >/dev/null || bail_out "the CRDs were not established"
+native_setup team-m crds/ podgroups.scheduling.run.ai \
+    pytorchjobs.kubeflow.org rayclusters.ray.io \
+    leaderworkersets.leaderworkerset.x-k8s.io
 
-mkobj() { kc -n "$NS" create -o jsonpath='{.metadata.uid}' -f - <<<"$1"; }
 # mkpod NAME SECONDS CPUS GPUS OWNER_JSON [LABELS_JSON [ANNOTATIONS_JSON]]
-mkpod() {
-	local owners='[]' gpu=''
-	[ -n "$5" ] && owners="[$5]"
-	[ "$4" != 0 ] && gpu=", \"nvidia.com/gpu\": \"$4\""
-	kc -n "$NS" create -f - >/dev/null <<EOJ
-{"apiVersion": "v1", "kind": "Pod",
- "metadata": {"name": "$1", "ownerReferences": $owners,
-  "labels": ${6:-{\}}, "annotations": ${7:-{\}}},
- "spec": {"schedulerName": "kai-scheduler", "restartPolicy": "Never",
-  "containers": [{"name": "c", "image": "busybox",
-   "command": ["/bin/sh", "-c", "sleep $2"],
-   "resources": {"requests": {"cpu": "$3", "memory": "64Mi"$gpu},
-    "limits": {"cpu": "$3", "memory": "64Mi"$gpu}}}]}}
-EOJ
-}
-owner() {
-	printf '{"apiVersion": "%s", "kind": "%s", "name": "%s", "uid": "%s", "controller": true, "blockOwnerDeletion": true}' "$1" "$2" "$3" "$4"
-}
-bound() { [ -n "$(kc -n "$NS" get pod "$1" -o jsonpath='{.spec.nodeName}' 2>/dev/null)" ]; }
-all_bound() {
-	local p
-	for p in "$@"; do bound "$p" || return 1; done
-}
-job_of() { stack_psql "select id from jobs where name = '$1' order by id desc limit 1"; }
-has_job() { [ -n "$(job_of "$1")" ]; }
-col() { stack_psql "select $2 from jobs where id = $1"; }
+mkpod() { native_pod "$@"; }
 # held JOB: each allocation's pod and what it holds, by pod name.
 held() {
 	stack_psql "select string_agg(pod || '=' || cpus || 'c' || gpus || 'g', ' ' order by pod) from allocations where job_id = $1"
