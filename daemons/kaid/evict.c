@@ -48,6 +48,7 @@
 #include "base/xmalloc.h"
 #include "kaid.h"
 #include "mail.h"
+#include "snapshot.h"
 #include "sys/log.h"
 
 /* SIGTERM, then this long before the kubelet kills a victim's task. */

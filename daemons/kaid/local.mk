@@ -64,6 +64,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/share.c \
 	daemons/kaid/share.h \
 	daemons/kaid/snapshot.c \
+	daemons/kaid/snapshot.h \
 	daemons/kaid/snapgen.c \
 	daemons/kaid/snap_tree.c \
 	daemons/kaid/state.c \

@@ -42,6 +42,7 @@
 #include "mail.h"
 #include "queues.h"
 #include "share.h"
+#include "snapshot.h"
 #include "sys/log.h"
 #include "tick.h"
 #include "usage.h"
