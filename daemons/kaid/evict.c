@@ -46,6 +46,7 @@
 #include <string.h>
 
 #include "base/xmalloc.h"
+#include "dispatch.h"
 #include "kaid.h"
 #include "mail.h"
 #include "snapshot.h"

@@ -38,6 +38,7 @@
 #include "arrays.h"
 #include "base/xmalloc.h"
 #include "deps.h"
+#include "dispatch.h"
 #include "kaid.h"
 #include "mail.h"
 #include "queues.h"
