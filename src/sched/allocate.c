@@ -243,7 +243,8 @@ kai_sched_allocate(struct sess *S)
 	struct kai_sched_why_info none;
 
 	memset(S->blocked, 0, S->nq * sizeof(*S->blocked));
-	S->bf_on = S->cf->bf_reservations > 0; /* until the cycle ends */
+	/* Until the cycle ends; off when none can be made (backfill.c). */
+	S->bf_on = !kai_sched_bf_none(S->s);
 	S->bf_clock = S->s->now;
 	/* A pass with no job is still two walks over every job: skipped. */
 	kai_sched_closed_leaves(S, want, &nclosed, &nopen);

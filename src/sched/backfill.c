@@ -73,6 +73,37 @@ kai_sched_job_end(const struct sess *S, uint32_t j)
 	return end < now ? now : end;
 }
 
+/*
+ * A reservation is a start the replay finds: at `now` once the
+ * releasing tasks are gone, then at the end of an active job, its start
+ * plus its time limit.  With no job limited (kaid's default partition
+ * is UNLIMITED) nothing active ever ends, and with nothing releasing the
+ * try at `now` is the one the allocate phase has just failed, against
+ * the same state; an allocate phase after the first could find tasks
+ * the phases before it evicted, and is not covered.  No reservation can
+ * then be made, nor a job kept off one: the cycle is the one with
+ * reservations off, closed leaves included (closed.c), and needs no
+ * replay per waiting job.  One scan of the jobs, once per cycle.
+ */
+bool
+kai_sched_bf_none(const struct kai_sched_snapshot *s)
+{
+	size_t i;
+
+	if (s->config.bf_reservations == 0)
+		return true;
+	for (i = 1; i < s->config.nphases && i < KAI_SCHED_MAX_PHASES; i++)
+		if (s->config.phases[i] == KAI_SCHED_ALLOCATE)
+			return false;
+	for (i = 0; i < s->njobs; i++)
+		if (s->jobs[i].time_limit_s >= 0)
+			return false;
+	for (i = 0; i < s->ntasks; i++)
+		if (s->tasks[i].state == KAI_SCHED_TASK_RELEASING)
+			return false;
+	return true;
+}
+
 void
 kai_sched_bf_job(struct sess *S, uint32_t j, int64_t t)
 {

@@ -16,8 +16,9 @@
  * only shrinks, so a leaf closed at its start stays closed to its end.
  *
  * No leaf is closed while anything is releasing (a step could be
- * pipelined onto it) or with backfill reservations (they are handed out
- * in allocation order, which must include every waiting job).
+ * pipelined onto it) or with backfill reservations that can be made
+ * (S->bf_on: they are handed out in allocation order, which must include
+ * every waiting job).
  */
 #include "config.h"
 
@@ -137,7 +138,7 @@ kai_sched_closed_leaves(struct sess *S, kai_sched_want_fn *want,
 	memset(S->closed, 0, S->nq);
 	*nclosed = 0;
 	*nopen = 1; /* not counted: some, as far as the caller knows */
-	if (S->nrel > 0 || S->cf->bf_reservations > 0)
+	if (S->nrel > 0 || S->bf_on)
 		return;
 	*nopen = 0;
 	idle_init(S, &I);

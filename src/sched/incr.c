@@ -110,7 +110,8 @@ job_holds(const struct kai_sched_snapshot *s, size_t j)
 /*
  * What the records do not cover, and the cycle then runs over every
  * job: no allocate phase first (the later phases would take every
- * job), backfill reservations (no leaf is closed with them), subgroup
+ * job), backfill reservations that may be made (no leaf is closed with
+ * them; kai_sched_bf_none() tells when none can be), subgroup
  * trees (kept beside the jobs by job index, which the reduced snapshot
  * renumbers).  The frag placement learns its mix of requests from
  * every task, the left-out jobs' too: the records carry their share of
@@ -647,6 +648,7 @@ kai_sched_inc_cycle(struct kai_sched_ctx *c, const struct kai_sched_snapshot *s,
 {
 	struct kai_sched_inc **kp = kai_sched_ctx_inc(c), *k;
 	struct inc_bytes world = {NULL, 0, 0};
+	struct kai_sched_snapshot s0;
 	uint8_t *ok;
 	int rc = 1;
 
@@ -654,6 +656,13 @@ kai_sched_inc_cycle(struct kai_sched_ctx *c, const struct kai_sched_snapshot *s,
 		*kp = kai_xcalloc(1, sizeof(**kp));
 	k = *kp;
 	k->left_out = 0;
+	if (s->config.bf_reservations > 0 && kai_sched_bf_none(s)) {
+		/* No reservation can be made: the cycle is the one with
+		 * reservations off (backfill.c), which records serve. */
+		s0 = *s;
+		s0.config.bf_reservations = 0;
+		s = &s0;
+	}
 	if (!eligible(s)) {
 		drop(k);
 		return kai_sched_cycle_run(c, c, s, r, NULL, err);

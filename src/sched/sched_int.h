@@ -803,6 +803,12 @@ void kai_sched_est_note(struct sess *S, uint32_t j,
     const struct kai_sched_why_info *w);
 
 /* backfill.c */
+/*
+ * Whether no reservation can be made in a cycle over s (none asked for,
+ * or no job with a time limit and nothing releasing): the cycle then
+ * runs as with reservations off.
+ */
+bool kai_sched_bf_none(const struct kai_sched_snapshot *s);
 /* When active job j ends by its limit; NO_TIME when it has none. */
 int64_t kai_sched_job_end(const struct sess *S, uint32_t j);
 /* The job placed next is j, running from t (sets bf_t, bf_end). */

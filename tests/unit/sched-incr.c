@@ -9,6 +9,12 @@
  * (some ended jobs leave the arrays, so indices move), a node drained
  * or returned, usage decayed -- and, in half the worlds, every queue's
  * and user's usage decayed and accrued at every tick as kaid does it.
+ * A third of the worlds (seeds 60-89) have backfill reservations, 1 to 4:
+ * in half of them most jobs have time limits, so reservations are made
+ * and kept in the results (their holders' reasons and estimates, what
+ * kqueue --start shows), in the other half no job has one, as under
+ * kaid's default partition, where no reservation can be made and jobs
+ * must be left alone.
  * Every cycle runs twice: through one
  * context with the jobs' numbers (kai_sched_snapshot.job_gen), and
  * from scratch (kai_sched_cycle()); every task's state and place, every
@@ -42,7 +48,8 @@ rnd(uint32_t n)
 #define NT 1600
 #define NQ 7 /* two departments: a, b, c and x, y */
 #define NCYCLES 20
-#define NWORLDS 60
+#define NWORLDS 90
+#define BFWORLDS 60 /* the worlds from this seed have reservations */
 
 struct world {
 	struct kai_sched_snap_node nodes[NN];
@@ -58,6 +65,7 @@ struct world {
 	char jnames[NJ][16];
 	bool one_prio; /* one priority, few preemptible jobs: calm */
 	bool decays;   /* usage decays and accrues at every tick, as kaid's */
+	bool limits;   /* jobs have time limits (3 in 4 of them) */
 	struct kai_sched_snapshot s;
 };
 
@@ -100,7 +108,9 @@ add_job(struct world *w, uint32_t leaf, bool big)
 	J->priority = w->one_prio ? 50 : 50 + rnd(3);
 	J->preemptible = w->one_prio ? rnd(8) == 0 : rnd(3) != 0;
 	J->created = (int64_t)w->next_name;
-	J->time_limit_s = rnd(4) == 0 ? -1 : INT64_C(600) * (1 + rnd(10));
+	J->time_limit_s = !w->limits || rnd(4) == 0
+	    ? -1
+	    : INT64_C(600) * (1 + rnd(10));
 	J->held = rnd(40) == 0;
 	/* In the GPU-type worlds, some jobs name the type. */
 	J->gpu_type = w->s.ngpu_types > 0 && rnd(4) == 0 ? 1 : 0;
@@ -126,6 +136,11 @@ world_init(struct world *w, uint32_t seed)
 	if (seed % 5 == 4) /* allocate only */
 		w->s.config.nphases = 1;
 	w->one_prio = seed % 2 == 0;
+	w->limits = true;
+	if (seed >= BFWORLDS) {
+		w->s.config.bf_reservations = 1 + seed % 4;
+		w->limits = seed / 4 % 2 == 0;
+	}
 	w->decays = seed / 2 % 2 == 1;
 	for (i = 0; i < NN; i++) {
 		(void)snprintf(w->names[i], sizeof(w->names[i]), "n%02u",
@@ -520,8 +535,9 @@ main(void)
 	unsigned long cycles = 0, kept = 0, left = 0, bad = 0, fails = 0;
 	unsigned long dcycles = 0, dkept = 0, fcycles = 0, fkept = 0;
 	unsigned long tcycles = 0, tkept = 0;
+	unsigned long bcycles = 0, bkept = 0, lcycles = 0, lkept = 0, lres = 0;
 
-	plan(9);
+	plan(11);
 	ahead_kept();
 	for (seed = 0; seed < NWORLDS; seed++) {
 		struct kai_sched_ctx *c = kai_sched_ctx_new();
@@ -553,6 +569,18 @@ main(void)
 			fcycles += w.s.config.placement == KAI_SCHED_FRAG;
 			fkept += w.s.config.placement == KAI_SCHED_FRAG &&
 			    out > 0;
+			if (w.s.config.bf_reservations > 0 && !w.limits) {
+				bcycles++;
+				bkept += out > 0;
+			} else if (w.s.config.bf_reservations > 0) {
+				size_t j;
+
+				lcycles++;
+				lkept += out > 0;
+				for (j = 0; j < rf.njobs; j++)
+					lres += rf.jobs[j].why.why ==
+					    KAI_SCHED_WHY_RESERVED;
+			}
 			if (out > 0) {
 				kept++;
 				left += out;
@@ -600,5 +628,16 @@ main(void)
 	 * none of the types' figures. */
 	ok(tkept >= 10, "with GPU types, cycles left jobs alone (%lu of %lu)",
 	    tkept, tcycles);
+	/* Reservations on and no job limited (kaid's default): none can
+	 * be made, and the cycle is served from the records. */
+	ok(bkept >= 20, "with backfill reservations and no time limit, cycles "
+			"left jobs alone (%lu of %lu)",
+	    bkept, bcycles);
+	/* With limits, reservations are made: the results above compare
+	 * their holders' reasons and starts; no job is left alone. */
+	ok(lres > 0 && lkept == 0, "with backfill reservations and time "
+				   "limits, %lu reservations were made and no "
+				   "cycle left jobs alone (%lu of %lu)",
+	    lres, lkept, lcycles);
 	return done_testing();
 }
