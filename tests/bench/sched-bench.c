@@ -64,6 +64,9 @@
 /* -p: index = enum kai_sched_placement. */
 static const char *const PLACEMENTS[] = {"binpack", "spread", "frag", NULL};
 
+/* -U: no job has a time limit, as under kaid's default partition. */
+static bool unlimited;
+
 uint64_t
 bench_rand(struct bench_rng *r)
 {
@@ -205,7 +208,9 @@ synth_jobs(struct synth *y, struct bench_rng *rng, size_t njobs, size_t nq)
 		J->priority = 50 + 25 * bench_below(rng, 3);
 		J->preemptible = J->priority < 100;
 		J->created = (int64_t)j;
-		J->time_limit_s = 600 * (1 + (int64_t)(j % 48)); /* no draw */
+		J->time_limit_s = unlimited
+		    ? -1
+		    : 600 * (1 + (int64_t)(j % 48)); /* no draw */
 		gpus = sizes[bench_below(rng, 8)];
 		if (roll < 25)
 			kind = 1 + bench_below(rng, 2); /* fraction */
@@ -529,8 +534,8 @@ usage(FILE *f)
 {
 	(void)fprintf(f,
 	    "usage: sched-bench [-n NODES] [-j JOBS] [-q QUEUES] "
-	    "[-r RUNS] [-s SEEDS] [-e EST] [-B RESV] [-g TYPES] [-G] [-C] [-S]\n"
-	    "    [-p binpack|spread|frag] [-t TRACEDIR [-c CURVE] "
+	    "[-r RUNS] [-s SEEDS] [-e EST] [-B RESV] [-U] [-g TYPES] [-G] [-C]\n"
+	    "    [-S] [-p binpack|spread|frag] [-t TRACEDIR [-c CURVE] "
 	    "[-T COMPRESS]] [-b]\n");
 }
 
@@ -547,7 +552,7 @@ main(int argc, char **argv)
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "bB:c:Che:g:Gn:j:p:q:r:s:St:T:")) != -1) {
+	while ((c = getopt(argc, argv, "bB:c:Che:g:Gn:j:p:q:r:s:St:T:U")) != -1) {
 		switch (c) {
 		case 'p':
 			for (i = 0; PLACEMENTS[i] != NULL &&
@@ -607,6 +612,9 @@ main(int argc, char **argv)
 			break;
 		case 'T':
 			compress = strtoul(optarg, NULL, 10);
+			break;
+		case 'U':
+			unlimited = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -12,7 +12,9 @@
 # restarted: a fresh core context runs every job), and when room frees
 # the right jobs start: bob's oldest four (bob has had less, so his jobs
 # come first in the queue).  The metric kaibatch_sched_jobs_left_alone
-# says how many jobs the last cycle left alone.
+# says how many jobs the last cycle left alone.  All of it with kaid's
+# default backfill_reservations, which reserve nothing while no job has
+# a time limit; one job with a limit makes every cycle run every job.
 
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
@@ -35,11 +37,12 @@ nodes:
     gpu_product: NVIDIA-A100-SXM4-80GB
     gpu_memory: 81920
 EON
-# Backfill reservations make every cycle run over every job (a big
-# gang's reservation needs its place in the whole order): none here.
+# kaid's default backfill_reservations (4): with no job limited (the
+# batch partition has no max_time) no reservation can be made, and jobs
+# are left alone; a job with a time limit makes every cycle run over
+# every job (checked at the end).
 # Usage decays with a short half-life, so that it moves at every tick.
 KAID_CONF_EXTRA='scheduling:
-  backfill_reservations: 0
   usage_half_life: 10m
   usage_refresh: 2s'
 export KAID_CONF_EXTRA
@@ -162,4 +165,15 @@ prefix()
 ok "bob's running jobs are his oldest" prefix bob "${bob[@]}"
 ok "alice's running jobs are her oldest" prefix alice "${alice[@]}"
 ok "and the steady state leaves jobs alone again" wait_left_alone 28
+
+# A job with a time limit: backfill reservations can be made (a running
+# job's end is known), and every cycle runs over every job.
+lim=$(submit "$B" --gpus-per-task=1 --time=5 -J lim --wrap "sleep 600")
+for _ in $(seq 1 100); do
+	[ "$(left_alone)" = 0 ] && break
+	sleep 0.1
+done
+is "a job with a time limit: no job is left alone" "$(left_alone)" 0
+as_user "$B" kcancel "$lim"
+ok "without it, jobs are left alone again" wait_left_alone 28
 done_testing
