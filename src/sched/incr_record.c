@@ -190,22 +190,14 @@ may_leave_out(const struct sess *S, uint32_t j, int64_t prio, bool quiet)
 
 /*
  * Whether the cycle placed, evicted or moved any of job j's tasks, by
- * its result (the session's counts are the start estimates' by now:
- * they replay placements).
+ * its result and the mark cycle.c set as the phases left it (the
+ * session's counts are the start estimates' by now: they replay
+ * placements; the result's tasks are written after the capture).
  */
 static bool
 touched(const struct sess *S, uint32_t j)
 {
-	const struct kai_sched_snap_job *J = &S->s->jobs[j];
-	size_t t;
-
-	if (S->r->jobs[j].placed_tasks > 0)
-		return true;
-	for (t = J->first_task; t < J->first_task + J->ntasks; t++)
-		if (S->r->tasks[t].state == KAI_SCHED_TASK_EVICTED ||
-		    S->r->tasks[t].moved)
-			return true;
-	return false;
+	return S->r->jobs[j].placed_tasks > 0 || S->jobs[j].touched;
 }
 
 static void
