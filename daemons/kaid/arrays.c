@@ -27,6 +27,7 @@
 #include "arrays.h"
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "snapshot.h"
 #include "sys/log.h"
 #include "tick.h"
 

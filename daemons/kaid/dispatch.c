@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "base/xmalloc.h"
+#include "dispatch.h"
 #include "kaid.h"
 #include "podshare.h"
 #include "sys/log.h"

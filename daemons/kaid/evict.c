@@ -46,8 +46,10 @@
 #include <string.h>
 
 #include "base/xmalloc.h"
+#include "dispatch.h"
 #include "kaid.h"
 #include "mail.h"
+#include "snapshot.h"
 #include "sys/log.h"
 
 /* SIGTERM, then this long before the kubelet kills a victim's task. */

@@ -34,6 +34,7 @@
 #include "base/base64.h"
 #include "base/sha256.h"
 #include "base/xmalloc.h"
+#include "dispatch.h"
 #include "kaid.h"
 #include "kaistep_bin.h"
 #include "sys/log.h"

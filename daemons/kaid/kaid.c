@@ -18,6 +18,7 @@
 
 #include "base/xmalloc.h"
 #include "deps.h"
+#include "dispatch.h"
 #include "kaid.h"
 #include "mail.h"
 #include "queues.h"

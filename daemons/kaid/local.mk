@@ -6,6 +6,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/deps.c \
 	daemons/kaid/deps.h \
 	daemons/kaid/dispatch.c \
+	daemons/kaid/dispatch.h \
 	daemons/kaid/native.c \
 	daemons/kaid/native.h \
 	daemons/kaid/native_burst.c \
@@ -64,6 +65,7 @@ daemons_kaid_kaid_SOURCES = \
 	daemons/kaid/share.c \
 	daemons/kaid/share.h \
 	daemons/kaid/snapshot.c \
+	daemons/kaid/snapshot.h \
 	daemons/kaid/snapgen.c \
 	daemons/kaid/snap_tree.c \
 	daemons/kaid/state.c \

@@ -40,6 +40,8 @@
 #include "daemons/kaid/podshare.h"
 #include "daemons/kaid/queues.h"
 #include "daemons/kaid/tick.h"
+#include "dispatch.h"
+#include "snapshot.h"
 #include "sys/log.h"
 
 /* The largest gang kaid takes: each member is a task of one job. */

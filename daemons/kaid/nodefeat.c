@@ -34,6 +34,7 @@
 #include "model/constraint.h"
 #include "model/hostlist.h"
 #include "model/nodelists.h"
+#include "snapshot.h"
 
 #define FEAT_PREFIX "kaibatch.io/feature."
 #define NEVER_BIT   63 /* the bit of names past the 63rd: no node has it */

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "base/xmalloc.h"
+#include "dispatch.h"
 #include "kaid.h"
 #include "model/array.h"
 #include "model/hostlist.h"

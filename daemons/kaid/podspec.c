@@ -38,6 +38,7 @@
 
 #include "base/buf.h"
 #include "base/xmalloc.h"
+#include "dispatch.h"
 #include "kaid.h"
 
 #define NOBODY 65534

@@ -39,6 +39,7 @@
 #include "base/xmalloc.h"
 #include "conf/conf.h"
 #include "kaid.h"
+#include "snapshot.h"
 
 #define SLURM_BAD_QOS	  "Invalid qos specification"
 #define SLURM_BAD_ACCOUNT                                                      \

@@ -23,6 +23,7 @@
 #include "base/xmalloc.h"
 #include "kaid.h"
 #include "queues.h"
+#include "snapshot.h"
 
 const struct kai_conf_partition *
 pools_partition(const struct kaid *k, const char *queue)

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "base/xmalloc.h"
+#include "dispatch.h"
 #include "kaid.h"
 #include "mail.h"
 #include "sys/log.h"

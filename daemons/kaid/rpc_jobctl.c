@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "base/xmalloc.h"
+#include "dispatch.h"
 #include "kaid.h"
 #include "mail.h"
 #include "policy.h"

@@ -23,6 +23,7 @@
 #include "kaid.h"
 #include "queues.h"
 #include "share.h"
+#include "snapshot.h"
 #include "usage.h"
 
 #define NRES KAI_SCHED_NRES

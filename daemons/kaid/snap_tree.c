@@ -25,6 +25,7 @@
 
 #include "base/xmalloc.h"
 #include "daemons/kaid/native.h"
+#include "snapshot.h"
 #include "sys/log.h"
 
 static int32_t

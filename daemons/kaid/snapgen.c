@@ -36,6 +36,7 @@
 
 #include "base/xmalloc.h"
 #include "kaid.h"
+#include "snapshot.h"
 
 /*
  * The hash reads every field by name; a field added to either struct

@@ -46,6 +46,7 @@
 #include "kaid.h"
 #include "policy.h"
 #include "queues.h"
+#include "snapshot.h"
 #include "sys/log.h"
 
 /* What holds capacity on one node: kaid's tasks (run), the rest (held). */

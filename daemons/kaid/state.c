@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "base/xmalloc.h"
+#include "dispatch.h"
 #include "kaid.h"
 #include "daemons/kaid/native.h"
 #include "sys/log.h"

@@ -27,6 +27,7 @@
 #include "base/xmalloc.h"
 #include "kaid.h"
 #include "sched/decay.h"
+#include "snapshot.h"
 #include "sys/log.h"
 #include "usage.h"
 

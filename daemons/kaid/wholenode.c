@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "base/xmalloc.h"
+#include "snapshot.h"
 #include "wholenode.h"
 
 /* The snapshot node named name, or NULL. */
