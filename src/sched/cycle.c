@@ -163,8 +163,8 @@ job_out(struct sess *S, size_t j)
 }
 
 /*
- * The result's tasks, written over the session's in place (the two
- * arrays were one block of 54 MiB each at a million jobs): each entry
+ * The result's tasks, written over the session's in place (two arrays
+ * of 54 MiB each at a million jobs were kept before, one now): each entry
  * is read whole into a local before the same bytes are written as the
  * result's, and the session reads none of them afterwards.  memcpy(),
  * not assignment, for both: the block changes type under it.
@@ -174,35 +174,30 @@ tasks_out(struct sess *S)
 {
 	const struct kai_sched_snapshot *s = S->s;
 	unsigned char *block = (unsigned char *)S->tasks;
-	size_t j, t;
+	size_t t;
 
-	for (j = 0; j < s->njobs; j++) {
-		const struct kai_sched_snap_job *J = &s->jobs[j];
-		bool pipe = S->jobs[j].pipe;
+	/* One pass over the tasks alone: the job's entry is read only for
+	 * a fresh task (is it pipelined?), the snapshot's task only for one
+	 * that holds devices (its whole GPUs). */
+	for (t = 0; t < s->ntasks; t++) {
+		struct stask st;
+		struct kai_sched_task_out o;
+		bool holds, pipe;
 
-		for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
-			struct stask st;
-			struct kai_sched_task_out o;
-			bool holds;
-
-			memcpy(&st, block + t * sizeof(st), sizeof(st));
-			holds = st.state != KAI_SCHED_TASK_PENDING &&
-			    st.state != KAI_SCHED_TASK_FAILED;
-			memset(&o, 0, sizeof(o));
-			o.state = task_state(&st, pipe);
-			/* Pending and failed tasks hold nothing: no node,
-			 * no devices. */
-			o.node = holds ? st.node : -1;
-			o.gpu_mask = holds ? st.mask : 0;
-			/* The snapshot's task only for a task that holds
-			 * devices: the others' result is written from the
-			 * session's entry alone. */
-			o.gpu_fraction = o.gpu_mask != 0 && s->tasks[t].gpus == 0
-			    ? st.ugpu
-			    : 0;
-			o.moved = st.moved;
-			memcpy(block + t * sizeof(o), &o, sizeof(o));
-		}
+		memcpy(&st, block + t * sizeof(st), sizeof(st));
+		holds = st.state != KAI_SCHED_TASK_PENDING &&
+		    st.state != KAI_SCHED_TASK_FAILED;
+		pipe = st.fresh && S->jobs[S->task_job[t]].pipe;
+		memset(&o, 0, sizeof(o));
+		o.state = task_state(&st, pipe);
+		/* Pending and failed tasks hold nothing: no node, no
+		 * devices. */
+		o.node = holds ? st.node : -1;
+		o.gpu_mask = holds ? st.mask : 0;
+		o.gpu_fraction =
+		    o.gpu_mask != 0 && s->tasks[t].gpus == 0 ? st.ugpu : 0;
+		o.moved = st.moved;
+		memcpy(block + t * sizeof(o), &o, sizeof(o));
 	}
 	S->r->tasks = (struct kai_sched_task_out *)(void *)block;
 	S->tasks = NULL; /* the result's now: sess_fini() leaves it */
@@ -244,7 +239,7 @@ kai_sched_cycle_run(struct kai_sched_ctx *c, struct kai_sched_ctx *rctx,
 	if (inc != NULL)
 		kai_sched_inc_capture(&S);
 	/* The tasks as the phases left them again, then the result's. */
-	kai_sched_rollback(&S, mark);
+	kai_sched_restore_tasks(&S, mark);
 	tasks_out(&S);
 	kai_sched_sess_fini(&S);
 	return 0;

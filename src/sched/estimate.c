@@ -181,9 +181,9 @@ end_job(struct sess *S, uint32_t j)
 
 /*
  * Frees everything that ends by time t.  Every change stays in the undo
- * log: the cycle rolls the estimates back once they are written, so that
- * the session's tasks, which become the result's (cycle.c), are the
- * phases' again.
+ * log: once the estimates are written, the cycle puts the session's
+ * tasks back as the phases left them (kai_sched_restore_tasks()), since
+ * they become the result's (cycle.c).
  */
 static void
 release_until(struct est *E, int64_t t)

@@ -424,6 +424,7 @@ int kai_sched_validate(const struct kai_sched_snapshot *s,
 size_t kai_sched_mark(const struct sess *S);
 void kai_sched_rollback(struct sess *S, size_t mark);
 void kai_sched_commit(struct sess *S);
+void kai_sched_restore_tasks(struct sess *S, size_t mark);
 void kai_sched_place(struct sess *S, uint32_t t, uint32_t node, uint64_t mask,
     int32_t ugpu, bool pipelined);
 void kai_sched_evict(struct sess *S, uint32_t t);
