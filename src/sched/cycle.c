@@ -119,8 +119,11 @@ job_out(struct sess *S, size_t j)
 	size_t t;
 
 	/* A job any of whose fresh tasks is pipelined has all of them
-	 * pipelined: its pods start together. */
-	for (t = J->first_task; t < J->first_task + J->ntasks; t++)
+	 * pipelined: its pods start together.  Only a job placed or moved
+	 * this cycle has fresh tasks (stmt.c counts both). */
+	for (t = J->first_task; (sj->nplaced > 0 || sj->nmoved > 0) &&
+	     t < J->first_task + J->ntasks;
+	     t++)
 		pipe |= S->tasks[t].fresh &&
 		    S->tasks[t].state == KAI_SCHED_TASK_PIPELINED;
 	sj->pipe = pipe;
