@@ -551,9 +551,9 @@ kai_sched_order_top(struct kai_sched_order *o)
  */
 /*
  * Both ends of an entry: a session job (80 bytes) or a snapshot job (96)
- * straddles two cache lines more often than not, and the group's re-key
- * reads the session entry's step request, which lies in its second line
- * for half of the jobs.
+ * always spans two cache lines, and the step request the group's re-key
+ * reads in the session entry lies wholly or partly in the second one
+ * for three jobs in four.
  */
 static void
 prefetch_entry(const void *p, size_t size, int write)
