@@ -95,57 +95,51 @@ run_phase(struct sess *S, enum kai_sched_action a)
 	}
 }
 
-static void
-task_out(struct sess *S, size_t t)
+/* Task t's state in the result: a fresh task of a pipelined job is. */
+static enum kai_sched_task_state
+task_state(const struct stask *st, bool pipe)
 {
-	const struct stask *st = &S->tasks[t];
-	struct kai_sched_task_out *o = &S->r->tasks[t];
-	bool holds = st->state != KAI_SCHED_TASK_PENDING &&
-	    st->state != KAI_SCHED_TASK_FAILED;
-
-	o->state = (enum kai_sched_task_state)st->state;
-	/* Pending and failed tasks hold nothing: no node, no devices. */
-	o->node = holds ? st->node : -1;
-	o->gpu_mask = holds ? st->mask : 0;
-	/* The snapshot's task only for a task that holds devices: the
-	 * others' result is written from the session's entry alone, not
-	 * from a second stream of 3.5 million snapshot tasks. */
-	o->gpu_fraction =
-	    o->gpu_mask != 0 && S->s->tasks[t].gpus == 0 ? st->ugpu : 0;
-	o->moved = st->moved;
-	if (st->fresh && !st->moved)
-		S->r->placed++;
-	S->r->evicted += st->state == KAI_SCHED_TASK_EVICTED;
-	S->r->moved += st->moved;
+	return pipe && st->fresh ? KAI_SCHED_TASK_PIPELINED
+				 : (enum kai_sched_task_state)st->state;
 }
 
+/*
+ * Job j's result entry from its tasks as the phases left them, and the
+ * cycle's counts; the tasks' entries are written at the very end
+ * (tasks_out()), once the start estimates are undone.
+ */
 static void
 job_out(struct sess *S, size_t j)
 {
 	const struct kai_sched_snap_job *J = &S->s->jobs[j];
 	struct kai_sched_job_out *o = &S->r->jobs[j];
+	struct sjob *sj = &S->jobs[j];
 	unsigned seen[KAI_SCHED_TASK_EVICTED + 1] = {0};
 	bool pipe = false;
 	size_t t;
 
-	/*
-	 * One pass over the tasks: a job any of whose fresh tasks is
-	 * pipelined has all of them pipelined, which the rare such job
-	 * puts right in a second pass over its own tasks.
-	 */
-	for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
+	/* A job any of whose fresh tasks is pipelined has all of them
+	 * pipelined: its pods start together.  Only a job placed or moved
+	 * this cycle has fresh tasks (stmt.c counts both). */
+	for (t = J->first_task; (sj->nplaced > 0 || sj->nmoved > 0) &&
+	     t < J->first_task + J->ntasks;
+	     t++)
 		pipe |= S->tasks[t].fresh &&
 		    S->tasks[t].state == KAI_SCHED_TASK_PIPELINED;
-		task_out(S, t);
-		seen[S->r->tasks[t].state]++;
+	sj->pipe = pipe;
+	sj->touched = false;
+	for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
+		const struct stask *st = &S->tasks[t];
+		enum kai_sched_task_state ts = task_state(st, pipe);
+
+		seen[ts]++;
+		if (st->fresh && !st->moved)
+			S->r->placed++;
+		S->r->evicted += ts == KAI_SCHED_TASK_EVICTED;
+		S->r->moved += st->moved;
+		sj->touched |= ts == KAI_SCHED_TASK_EVICTED || st->moved;
 	}
-	for (t = J->first_task; pipe && t < J->first_task + J->ntasks; t++)
-		if (S->tasks[t].fresh) {
-			seen[S->r->tasks[t].state]--;
-			S->r->tasks[t].state = KAI_SCHED_TASK_PIPELINED;
-			seen[KAI_SCHED_TASK_PIPELINED]++;
-		}
-	o->placed_tasks = S->jobs[j].nplaced;
+	o->placed_tasks = sj->nplaced;
 	o->est_start = KAI_SCHED_NO_TIME;
 	if (seen[KAI_SCHED_TASK_RUNNING] + seen[KAI_SCHED_TASK_PIPELINED] > 0)
 		o->state = KAI_SCHED_JOB_RUNNING;
@@ -171,13 +165,54 @@ job_out(struct sess *S, size_t j)
 		o->est_start = o->why.a; /* the reservation's start */
 }
 
+/*
+ * The result's tasks, written over the session's in place (two arrays
+ * of 54 MiB each at a million jobs were kept before, one now): each entry
+ * is read whole into a local before the same bytes are written as the
+ * result's, and the session reads none of them afterwards.  memcpy(),
+ * not assignment, for both: the block changes type under it.
+ */
+static void
+tasks_out(struct sess *S)
+{
+	const struct kai_sched_snapshot *s = S->s;
+	unsigned char *block = (unsigned char *)S->tasks;
+	size_t t;
+
+	/* One pass over the tasks alone: the job's entry is read only for
+	 * a fresh task (is it pipelined?), the snapshot's task only for one
+	 * that holds devices (its whole GPUs). */
+	for (t = 0; t < s->ntasks; t++) {
+		struct stask st;
+		struct kai_sched_task_out o;
+		bool holds, pipe;
+
+		memcpy(&st, block + t * sizeof(st), sizeof(st));
+		holds = st.state != KAI_SCHED_TASK_PENDING &&
+		    st.state != KAI_SCHED_TASK_FAILED;
+		pipe = st.fresh && S->jobs[S->task_job[t]].pipe;
+		memset(&o, 0, sizeof(o));
+		o.state = task_state(&st, pipe);
+		/* Pending and failed tasks hold nothing: no node, no
+		 * devices. */
+		o.node = holds ? st.node : -1;
+		o.gpu_mask = holds ? st.mask : 0;
+		o.gpu_fraction =
+		    o.gpu_mask != 0 && s->tasks[t].gpus == 0 ? st.ugpu : 0;
+		o.moved = st.moved;
+		memcpy(block + t * sizeof(o), &o, sizeof(o));
+	}
+	S->r->tasks = (struct kai_sched_task_out *)(void *)block;
+	S->tasks = NULL; /* the result's now: sess_fini() leaves it */
+}
+
 int
 kai_sched_cycle_run(struct kai_sched_ctx *c, struct kai_sched_ctx *rctx,
     const struct kai_sched_snapshot *s, struct kai_sched_result *r,
     struct kai_sched_inc_run *inc, struct kai_err *err)
 {
 	struct sess S;
-	size_t i;
+	size_t i, mark;
 	int rc;
 
 	if ((rc = kai_sched_sess_init(&S, c, rctx, s, r, inc, err)) != 0) {
@@ -199,11 +234,16 @@ kai_sched_cycle_run(struct kai_sched_ctx *c, struct kai_sched_ctx *rctx,
 		memcpy(r->queues[i].allocated, S.q[i].alloc,
 		    sizeof(r->queues[i].allocated));
 	kai_sched_types_out(&S);
-	/* Last: it changes the session, and the result is written. */
+	mark = kai_sched_mark(&S);
+	/* Last: it changes the session, and the jobs' results are
+	 * written. */
 	if (s->config.est_jobs > 0)
 		kai_sched_estimate(&S);
 	if (inc != NULL)
 		kai_sched_inc_capture(&S);
+	/* The tasks as the phases left them again, then the result's. */
+	kai_sched_restore_tasks(&S, mark);
+	tasks_out(&S);
 	kai_sched_sess_fini(&S);
 	return 0;
 }

@@ -179,7 +179,12 @@ end_job(struct sess *S, uint32_t j)
 	}
 }
 
-/* Frees everything that ends by time t. */
+/*
+ * Frees everything that ends by time t.  Every change stays in the undo
+ * log: once the estimates are written, the cycle puts the session's
+ * tasks back as the phases left them (kai_sched_restore_tasks()), since
+ * they become the result's (cycle.c).
+ */
 static void
 release_until(struct est *E, int64_t t)
 {
@@ -187,7 +192,6 @@ release_until(struct est *E, int64_t t)
 		end_job(E->S, E->run[E->at++].job);
 	while (E->rat < E->nres && E->res[E->rat].t <= t)
 		end_job(E->S, E->res[E->rat++].job);
-	kai_sched_commit(E->S); /* nothing here is ever undone */
 }
 
 /* Estimated job j holds its place until t + its limit. */

@@ -44,7 +44,8 @@ kai_sched_inc_leaf_free(struct inc_leaf *L)
 {
 	free(L->gen);
 	free(L->tag);
-	free(L->why);
+	free(L->wix);
+	free(L->whys);
 	free(L->off);
 	free(L->guser);
 	free(L->gheld);
@@ -574,9 +575,9 @@ merge(struct kai_sched_ctx *c, const struct kai_sched_inc *k,
 			 * next reason many jobs later: fetch it now (a
 			 * fifth of the merge at a million jobs). */
 			if (i + 2 < k->leaf[q].n)
-				__builtin_prefetch(&k->leaf[q].why[i + 2]);
+				__builtin_prefetch(&k->leaf[q].wix[i + 2]);
 			memcpy(o, &pending_job, sizeof(pending_job));
-			o->why = k->leaf[q].why[i];
+			o->why = k->leaf[q].whys[k->leaf[q].wix[i]];
 			continue;
 		}
 		J = &s->jobs[j];

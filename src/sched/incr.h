@@ -35,7 +35,13 @@ struct inc_leaf {
 	size_t nout_tasks; /* their tasks */
 	uint64_t *gen;  /* [n] */
 	uint8_t *tag;   /* [n] TAG_* */
-	struct kai_sched_why_info *why; /* [n], for TAG_OUT */
+	/* For TAG_OUT, its reason: whys[wix[i]].  The left-out jobs of a
+	 * leaf mostly wait for the same reason with the same figures, so
+	 * each distinct one is kept once (40 bytes a job were 38 MiB at a
+	 * million jobs, where these records are the peak's last part). */
+	uint32_t *wix; /* [n] */
+	struct kai_sched_why_info *whys;
+	uint32_t nwhys, capwhys;
 	uint32_t *off; /* [n]: left-out jobs ahead of it that wait (the
 			  "N jobs ahead" its reason counts), for the others */
 	int64_t extra[NRES];  /* their pending tasks' requests */

@@ -31,7 +31,7 @@ leaf_alloc(struct inc_leaf *L, uint32_t n)
 
 	L->gen = kai_xcalloc(n, sizeof(*L->gen));
 	L->tag = kai_xcalloc(n, sizeof(*L->tag));
-	L->why = kai_xcalloc(n, sizeof(*L->why));
+	L->wix = kai_xcalloc(n, sizeof(*L->wix));
 	L->off = kai_xcalloc(n, sizeof(*L->off));
 	for (r = 0; r < NRES; r++)
 		L->minreq[r] = INT64_MAX;
@@ -190,22 +190,14 @@ may_leave_out(const struct sess *S, uint32_t j, int64_t prio, bool quiet)
 
 /*
  * Whether the cycle placed, evicted or moved any of job j's tasks, by
- * its result (the session's counts are the start estimates' by now:
- * they replay placements).
+ * its result and the mark cycle.c set as the phases left it (the
+ * session's counts are the start estimates' by now: they replay
+ * placements; the result's tasks are written after the capture).
  */
 static bool
 touched(const struct sess *S, uint32_t j)
 {
-	const struct kai_sched_snap_job *J = &S->s->jobs[j];
-	size_t t;
-
-	if (S->r->jobs[j].placed_tasks > 0)
-		return true;
-	for (t = J->first_task; t < J->first_task + J->ntasks; t++)
-		if (S->r->tasks[t].state == KAI_SCHED_TASK_EVICTED ||
-		    S->r->tasks[t].moved)
-			return true;
-	return false;
+	return S->r->jobs[j].placed_tasks > 0 || S->jobs[j].touched;
 }
 
 static void
@@ -323,6 +315,105 @@ user_orders(const struct sess *S, struct kai_sched_inc_run *run,
 	free(v);
 }
 
+/* A capture's index of the leaves' distinct reasons: (leaf, reason) ->
+ * its place in the leaf's whys[]. */
+struct why_slot {
+	uint64_t h;
+	uint32_t q;
+	uint32_t ix; /* NONE32: empty */
+};
+
+struct why_tab {
+	struct why_slot *e;
+	size_t cap, used;
+};
+
+static bool
+why_eq(const struct kai_sched_why_info *a, const struct kai_sched_why_info *b)
+{
+	return a->why == b->why && a->res == b->res && a->queue == b->queue &&
+	    a->job == b->job && a->a == b->a && a->b == b->b && a->c == b->c;
+}
+
+static uint64_t
+why_hash(uint32_t q, const struct kai_sched_why_info *w)
+{
+	uint64_t h = kai_sched_mix64(((uint64_t)q << 32) | (uint32_t)w->why);
+
+	h = kai_sched_mix64(h ^ (((uint64_t)(uint32_t)w->res << 32) |
+				    (uint32_t)w->queue));
+	h = kai_sched_mix64(h ^ (uint32_t)w->job);
+	h = kai_sched_mix64(h ^ (uint64_t)w->a);
+	h = kai_sched_mix64(h ^ (uint64_t)w->b);
+	return kai_sched_mix64(h ^ (uint64_t)w->c);
+}
+
+static struct why_slot *
+why_slot_of(const struct why_tab *t, const struct kai_sched_inc_run *run,
+    uint64_t h, uint32_t q, const struct kai_sched_why_info *w)
+{
+	size_t i;
+
+	for (i = h & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+		struct why_slot *e = &t->e[i];
+
+		if (e->ix == NONE32 ||
+		    (e->h == h && e->q == q &&
+			why_eq(&run->fresh[q].whys[e->ix], w)))
+			return e;
+	}
+}
+
+static void
+why_tab_init(struct why_tab *t, size_t cap)
+{
+	size_t i;
+
+	t->cap = cap;
+	t->used = 0;
+	t->e = kai_xcalloc(cap, sizeof(*t->e));
+	for (i = 0; i < cap; i++)
+		t->e[i].ix = NONE32;
+}
+
+/* Leaf q's index of reason w, added to its whys[] when new. */
+static uint32_t
+why_index(struct why_tab *t, struct kai_sched_inc_run *run, uint32_t q,
+    const struct kai_sched_why_info *w)
+{
+	struct inc_leaf *L = &run->fresh[q];
+	uint64_t h = why_hash(q, w);
+	struct why_slot *e;
+
+	if (2 * (t->used + 1) > t->cap) {
+		struct why_tab old = *t;
+		size_t i;
+
+		why_tab_init(t, 2 * old.cap);
+		for (i = 0; i < old.cap; i++)
+			if (old.e[i].ix != NONE32)
+				*why_slot_of(t, run, old.e[i].h, old.e[i].q,
+				    &run->fresh[old.e[i].q].whys[old.e[i].ix]) =
+				    old.e[i];
+		t->used = old.used;
+		free(old.e);
+	}
+	e = why_slot_of(t, run, h, q, w);
+	if (e->ix != NONE32)
+		return e->ix;
+	if (L->nwhys == L->capwhys) {
+		L->capwhys = L->capwhys ? 2 * L->capwhys : 8;
+		L->whys = kai_xreallocarray(L->whys, L->capwhys,
+		    sizeof(*L->whys));
+	}
+	L->whys[L->nwhys] = *w;
+	e->h = h;
+	e->q = q;
+	e->ix = L->nwhys++;
+	t->used++;
+	return e->ix;
+}
+
 /* Records for the closed leaves not kept this cycle. */
 static void
 records(struct sess *S, struct kai_sched_inc_run *run)
@@ -349,6 +440,9 @@ records(struct sess *S, struct kai_sched_inc_run *run)
 		prio[q] = victim_prio(S, q);
 	}
 	uint32_t *mixcap = kai_xcalloc(S->nq + 1, sizeof(*mixcap));
+	struct why_tab wt;
+
+	why_tab_init(&wt, 1024);
 
 	for (j = 0; j < s->njobs; j++) {
 		const struct sjob *sj = &S->jobs[j];
@@ -364,7 +458,7 @@ records(struct sess *S, struct kai_sched_inc_run *run)
 		bad[q] |= touched(S, j);
 		if (may_leave_out(S, j, prio[q], quiet) && !sess_holds(S, j)) {
 			L->tag[i] = TAG_OUT;
-			L->why[i] = S->r->jobs[j].why;
+			L->wix[i] = why_index(&wt, run, q, &S->r->jobs[j].why);
 			L->nout++;
 			L->nout_tasks += s->jobs[j].ntasks;
 			note_out(S, L, j);
@@ -392,6 +486,7 @@ records(struct sess *S, struct kai_sched_inc_run *run)
 	free(bad);
 	free(prio);
 	free(mixcap);
+	free(wt.e);
 }
 
 void

@@ -122,6 +122,10 @@ struct stask {
 };
 _Static_assert(GPU_UNIT < (1 << 24), "stask.ugpu holds GPU_UNIT");
 _Static_assert(KAI_SCHED_TASK_EVICTED < 16, "stask.state holds a state");
+/* The result's task array is the session's, written over in place at
+ * the end of the cycle (cycle.c). */
+_Static_assert(sizeof(struct stask) == sizeof(struct kai_sched_task_out),
+    "a session task and a result task take the same room");
 
 /* A job's reason is kept in the result, r->jobs[j].why, not here. */
 struct sjob {
@@ -142,6 +146,10 @@ struct sjob {
 	bool topo : 1;  /* it has a topology constraint or subgroups */
 	bool holds : 1; /* a task of it was not pending at the start
 			   (incr.c: read here, not from every task) */
+	/* Set from the tasks as the phases left them (cycle.c), before
+	 * the start estimates change the session: */
+	bool pipe : 1;    /* its fresh tasks are reported pipelined */
+	bool touched : 1; /* a task of it was evicted or moved */
 	uint32_t sn;        /* tasks in the next step (gang.c) */
 	int64_t sreq[NRES]; /* ... their request */
 	uint64_t sh1, sh2;  /* ... two hashes of their shape (memo.c) */
@@ -416,6 +424,7 @@ int kai_sched_validate(const struct kai_sched_snapshot *s,
 size_t kai_sched_mark(const struct sess *S);
 void kai_sched_rollback(struct sess *S, size_t mark);
 void kai_sched_commit(struct sess *S);
+void kai_sched_restore_tasks(struct sess *S, size_t mark);
 void kai_sched_place(struct sess *S, uint32_t t, uint32_t node, uint64_t mask,
     int32_t ugpu, bool pipelined);
 void kai_sched_evict(struct sess *S, uint32_t t);

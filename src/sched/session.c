@@ -450,13 +450,7 @@ results_init(struct sess *S, struct kai_sched_ctx *rc)
 	r->ntasks = s->ntasks;
 	r->njobs = s->njobs;
 	r->nqueues = s->nqueues;
-	/*
-	 * Not zeroed: job_out() (cycle.c) writes every task's entry whole
-	 * (16 bytes, no padding), and nothing reads one before; zeroing
-	 * 3.5 million entries a cycle only to overwrite them cost a pass
-	 * over 54 MiB.
-	 */
-	r->tasks = kai_sched_alloc_dirty(rc, s->ntasks, sizeof(*r->tasks));
+	/* r->tasks: the session's, written over at the end (cycle.c). */
 	r->jobs = kai_sched_calloc(rc, s->njobs, sizeof(*r->jobs));
 	r->queues = kai_sched_calloc(rc, s->nqueues, sizeof(*r->queues));
 }

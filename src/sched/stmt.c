@@ -226,6 +226,23 @@ kai_sched_rollback(struct sess *S, size_t mark)
 		undo_one(S, &S->log[--S->nlog]);
 }
 
+/*
+ * The tasks' entries as they were at mark, and nothing else: the end of
+ * the cycle (cycle.c), when the start estimates are done and only the
+ * tasks are read again.  Unlike kai_sched_rollback(), no node, queue or
+ * job figure is put back: they are not read any more, and the undoing
+ * would cost as much as the estimates' replay did.
+ */
+void
+kai_sched_restore_tasks(struct sess *S, size_t mark)
+{
+	while (S->nlog > mark) {
+		const struct undo *u = &S->log[--S->nlog];
+
+		S->tasks[u->task] = u->prev;
+	}
+}
+
 /* Keeps every change so far; only at the top level of an action. */
 void
 kai_sched_commit(struct sess *S)
