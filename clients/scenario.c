@@ -259,6 +259,7 @@ load_config(struct sload *ld, const struct ynode *m)
 	static const char *const keys[] = {"placement", "gpu_device_placement",
 	    "actions", "k_value", "default_staleness_grace_s",
 	    "max_consolidation_moves", "backfill_reservations",
+	    "backfill_max_job_test",
 	    "gpu_type_label", NULL};
 	static const char *const node_pl[] = {"binpack", "spread", "frag", NULL};
 	static const char *const dev_pl[] = {"pack", "spread", NULL};
@@ -304,6 +305,11 @@ load_config(struct sload *ld, const struct ynode *m)
 		 &v)) != 0)
 		return rc;
 	c->bf_reservations = (uint32_t)v;
+	v = c->bf_max_job_test;
+	if ((rc = sload_get_i64(ld, m, "backfill_max_job_test", 1, 1 << 20,
+		 &v)) != 0)
+		return rc;
+	c->bf_max_job_test = (uint32_t)v;
 	return 0;
 }
 

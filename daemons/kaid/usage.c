@@ -442,6 +442,7 @@ usage_config(const struct kaid *k, struct kai_sched_config *c)
 	    f->sched_stale_grace_ms / 1000;
 	c->max_consolidation_moves = (uint32_t)f->sched_max_moves;
 	c->bf_reservations = (uint32_t)f->sched_bf_reservations;
+	c->bf_max_job_test = (uint32_t)f->sched_bf_max_job_test;
 	if (f->sched_nphases == 0)
 		return; /* unset: the phases the tick chose (snapshot.c) */
 	for (i = 0; i < f->sched_nphases; i++)

@@ -137,6 +137,7 @@ struct kai_conf {
 	int64_t sched_stale_grace_ms;	/* -1 = never; 60 s */
 	int64_t sched_max_moves;	/* consolidation; 16 */
 	int64_t sched_bf_reservations;	/* backfill; 4 */
+	int64_t sched_bf_max_job_test;	/* jobs replayed for one; 16 */
 	char *sched_gpu_type_label;	/* node label of GPU types;
 					   "nvidia.com/gpu.product" */
 	char *sched_feature_labels;	/* node labels whose values are

@@ -172,6 +172,11 @@ static const struct kai_conf_entry daemon_entries[] = {
 	  .offset = D(sched_bf_reservations), .def = "4", .min = 0,
 	  .max = 1024,
 	  .help = "jobs given a backfill reservation; 0 = no backfill" },
+	{ .key = "scheduling.backfill_max_job_test", .type = KAI_CONF_INTEGER,
+	  .offset = D(sched_bf_max_job_test), .def = "16", .min = 1,
+	  .max = 1000000,
+	  .help = "waiting jobs a cycle looks for a backfill reservation for, "
+		  "found or not (Slurm's bf_max_job_test)" },
 	{ .key = "scheduling.gpu_type_label", .type = KAI_CONF_STRING,
 	  .offset = D(sched_gpu_type_label), .def = "nvidia.com/gpu.product",
 	  .min = 1, .max = 316,

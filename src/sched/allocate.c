@@ -246,6 +246,7 @@ kai_sched_allocate(struct sess *S)
 	/* Until the cycle ends; off when none can be made (backfill.c). */
 	S->bf_on = !kai_sched_bf_none(S->s);
 	S->bf_clock = S->s->now;
+	S->bf_tested = 0;
 	/* A pass with no job is still two walks over every job: skipped. */
 	kai_sched_closed_leaves(S, want, &nclosed, &nopen);
 	if (nclosed > 0)

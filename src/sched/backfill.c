@@ -27,7 +27,13 @@
  *
  * The replay is bounded: BF_TRIES placement tries per reservation, and a
  * try only when enough GPU is idle in the cluster; a job whose start is
- * not found within that gets no reservation.
+ * not found within that gets no reservation.  So is the number of
+ * replays: an allocate phase replays at most bf_max_job_test waiting jobs
+ * (Slurm's bf_max_job_test), found or not.  A replay walks every active
+ * job and task, and one that finds no start (jobs without a time limit
+ * never end) does not count against bf_reservations, so without the bound
+ * every waiting job behind such heads would replay: a million waiting
+ * jobs, a million walks over the cluster in one cycle.
  */
 #include "config.h"
 
@@ -381,8 +387,10 @@ kai_sched_bf_reserve(struct sess *S, uint32_t j, struct kai_sched_why_info *w)
 	int64_t at;
 
 	if (S->jobs[j].nactive > 0 || J->ntasks == 0 ||
-	    kai_sched_bf_count(S) >= S->cf->bf_reservations)
+	    kai_sched_bf_count(S) >= S->cf->bf_reservations ||
+	    S->bf_tested >= S->cf->bf_max_job_test)
 		return false;
+	S->bf_tested++;
 	if ((at = replay(S, j)) != KAI_SCHED_NO_TIME) {
 		h = kai_xcalloc(J->ntasks, sizeof(*h));
 		for (t = J->first_task; t < J->first_task + J->ntasks; t++) {

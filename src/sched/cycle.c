@@ -35,6 +35,7 @@ kai_sched_config_init(struct kai_sched_config *c)
 	c->max_consolidation_moves = 16;
 	c->est_jobs = KAI_SCHED_EST_JOBS;
 	c->bf_reservations = 0;
+	c->bf_max_job_test = KAI_SCHED_BF_MAX_JOB_TEST;
 }
 
 void

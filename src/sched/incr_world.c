@@ -85,6 +85,7 @@ put_config(struct inc_bytes *b, const struct kai_sched_config *c)
 	put_i64(b, c->max_consolidation_moves);
 	put_i64(b, c->est_jobs);
 	put_i64(b, c->bf_reservations);
+	put_i64(b, c->bf_max_job_test);
 }
 
 static void

@@ -115,6 +115,8 @@ SCHED_SCENARIOS = \
 	tests/sched/alloc-queue-fair-share-order.yaml \
 	tests/sched/backfill-ends-before-reservation.yaml \
 	tests/sched/backfill-gang-reserved.yaml \
+	tests/sched/backfill-max-job-test-reaches.yaml \
+	tests/sched/backfill-max-job-test-stops.yaml \
 	tests/sched/backfill-no-limit-waits.yaml \
 	tests/sched/backfill-off-starves.yaml \
 	tests/sched/consolidate-across-nodes.yaml \

@@ -275,6 +275,7 @@ struct sess {
 	/* backfill.c: this cycle's reservations */
 	struct kai_sched_bf *bf; /* NULL until the first one */
 	bool bf_on;              /* placements respect them now */
+	uint32_t bf_tested;      /* jobs looked at for one this phase */
 	int64_t bf_clock;        /* placements start at (now, or replayed) */
 	uint32_t bf_job;         /* the job being placed ... */
 	int64_t bf_t;            /* ... runs from */

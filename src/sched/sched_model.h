@@ -81,13 +81,18 @@ struct kai_sched_config {
 	uint32_t max_consolidation_moves;  /* tasks moved per pending job */
 	uint32_t est_jobs; /* pending jobs given a start estimate; 0: none */
 	uint32_t bf_reservations; /* backfill: jobs given a reservation */
+	/* backfill: the most waiting jobs an allocate phase looks for a
+	 * reservation for, found or not (Slurm's bf_max_job_test) */
+	uint32_t bf_max_job_test;
 };
 
 /*
  * The defaults: binpack, pack, all five phases, k 1.0, grace 60 s, 16,
- * estimates for KAI_SCHED_EST_JOBS jobs, no backfill reservations.
+ * estimates for KAI_SCHED_EST_JOBS jobs, no backfill reservations (and
+ * KAI_SCHED_BF_MAX_JOB_TEST jobs looked at for one when they are on).
  */
 void kai_sched_config_init(struct kai_sched_config *c);
+#define KAI_SCHED_BF_MAX_JOB_TEST 16
 
 /* A queue's settings for one resource. */
 struct kai_sched_qres {
