@@ -75,6 +75,13 @@ want_closed(const struct sess *S, uint32_t j)
 	return want(S, j) && S->closed[S->jobs[j].queue];
 }
 
+/* The closed leaves' jobs the in-order pass had not reached (S->rest). */
+static bool
+want_rest(const struct sess *S, uint32_t j)
+{
+	return S->rest[j] && want(S, j);
+}
+
 static bool
 want_open(const struct sess *S, uint32_t j)
 {
@@ -145,9 +152,62 @@ failed(struct sess *S, struct kai_sched_memo *m, uint32_t j, enum outcome how,
 		S->blocked[leaf]++;
 }
 
-/* One pass of the phase over the jobs want() takes, in queue order. */
+static void closed_pass(struct sess *S, kai_sched_want_fn *which);
+
+/* The start-estimate candidates noted so far, taken out of S. */
+struct cands {
+	uint32_t *j, n;
+};
+
 static void
-pass(struct sess *S, kai_sched_want_fn *which)
+cands_take(struct sess *S, struct cands *c)
+{
+	c->j = NULL;
+	c->n = S->nest_cand;
+	if (c->n > 0) {
+		c->j = kai_xcalloc(c->n, sizeof(*c->j));
+		memcpy(c->j, S->est_cand, c->n * sizeof(*c->j));
+	}
+	S->nest_cand = 0;
+}
+
+/*
+ * The switch (doc/scheduler.md, "Closed leaves with reservations"): no
+ * more reservations can be handed out, so the closed leaves' jobs not
+ * reached yet would fail as in the closed pass.  They leave the order
+ * and get the closed pass's treatment now, against the capacity as it
+ * is now; their start-estimate candidates go to *later, to come after
+ * the open leaves' ones.  The closed pass's order wrote the queues' keys
+ * in the session: the open leaves' order is built again over the runs
+ * as they stand.
+ */
+static void
+switch_closed(struct sess *S, struct kai_sched_order *o, struct cands *later)
+{
+	struct cands before;
+
+	S->rest = kai_xcalloc(S->s->njobs + 1, 1);
+	kai_sched_order_drop(o, S->closed, S->rest);
+	cands_take(S, &before);
+	closed_pass(S, want_rest);
+	cands_take(S, later);
+	if (before.n > 0)
+		memcpy(S->est_cand, before.j, before.n * sizeof(*before.j));
+	S->nest_cand = before.n;
+	free(before.j);
+	free(S->rest);
+	S->rest = NULL;
+	kai_sched_order_rebuild(o);
+}
+
+/*
+ * One pass of the phase over the jobs want() takes, in queue order.
+ * With closed leaves in it (reservations on), they leave it at the
+ * switch; *later gets their start-estimate candidates.
+ */
+static void
+pass(struct sess *S, kai_sched_want_fn *which, bool closed,
+    struct cands *later)
 {
 	struct kai_sched_order o;
 	struct kai_sched_memo m;
@@ -168,6 +228,10 @@ pass(struct sess *S, kai_sched_want_fn *which)
 		} else {
 			failed(S, &m, j, how, &w);
 			kai_sched_order_next(&o, j, false);
+			if (closed && kai_sched_bf_spent(S)) {
+				switch_closed(S, &o, later);
+				closed = false;
+			}
 		}
 	}
 	kai_sched_order_fini(&o);
@@ -186,7 +250,7 @@ pass(struct sess *S, kai_sched_want_fn *which)
  * stored is a waiting job's own, or Priority for one, never a limit's).
  */
 static void
-closed_pass(struct sess *S)
+closed_pass(struct sess *S, kai_sched_want_fn *which)
 {
 	struct kai_sched_order o;
 	struct kai_sched_memo m;
@@ -194,7 +258,7 @@ closed_pass(struct sess *S)
 	uint32_t q;
 
 	kai_sched_memo_init(&m);
-	kai_sched_order_init(&o, S, want_closed);
+	kai_sched_order_init(&o, S, which);
 	for (q = 0; q < S->nq; q++) {
 		while (S->closed[q] &&
 		    (top = kai_sched_order_leaf_top(&o, q)) >= 0) {
@@ -234,13 +298,18 @@ closed_pass(struct sess *S)
  * their reasons first, against the capacity at the phase's start, in an
  * order of their own and with a memo of their own, so the open leaves'
  * pass is what it would be without them.  Their waiting jobs come after
- * the open leaves' among the start-estimate candidates.
+ * the open leaves' among the start-estimate candidates.  While
+ * reservations can still be handed out, they are handed out in the
+ * order of every waiting job: the closed leaves stay in it until the
+ * switch (switch_closed()).
  */
 void
 kai_sched_allocate(struct sess *S)
 {
-	uint32_t *cand = NULL, ncand = 0, nclosed, nopen, i;
+	struct cands later = {NULL, 0};
+	uint32_t nclosed, nopen, i;
 	struct kai_sched_why_info none;
+	bool first;
 
 	memset(S->blocked, 0, S->nq * sizeof(*S->blocked));
 	/* Until the cycle ends; off when none can be made (backfill.c). */
@@ -249,21 +318,20 @@ kai_sched_allocate(struct sess *S)
 	S->bf_tested = 0;
 	/* A pass with no job is still two walks over every job: skipped. */
 	kai_sched_closed_leaves(S, want, &nclosed, &nopen);
-	if (nclosed > 0)
-		closed_pass(S);
-	if (S->nest_cand > 0) {
-		cand = kai_xcalloc(S->nest_cand, sizeof(*cand));
-		memcpy(cand, S->est_cand, S->nest_cand * sizeof(*cand));
-		ncand = S->nest_cand;
-		S->nest_cand = 0;
+	first = nclosed > 0 && (!S->bf_on || kai_sched_bf_spent(S));
+	if (first) {
+		closed_pass(S, want_closed);
+		cands_take(S, &later);
 	}
-	if (nopen > 0)
-		pass(S, want_open);
+	if (first && nopen > 0)
+		pass(S, want_open, false, NULL);
+	else if (!first && nclosed + nopen > 0)
+		pass(S, want, nclosed > 0, &later);
 	/* They passed est_note's test when noted: a cleared reason
 	 * lets them through again, after the open leaves' own. */
 	kai_sched_why_clear(&none);
-	for (i = 0; i < ncand; i++)
-		kai_sched_est_note(S, cand[i], &none);
-	free(cand);
+	for (i = 0; i < later.n; i++)
+		kai_sched_est_note(S, later.j[i], &none);
+	free(later.j);
 	S->allocated = true;
 }

@@ -166,6 +166,13 @@ kai_sched_bf_count(const struct sess *S)
 	return S->bf != NULL ? S->bf->n : 0;
 }
 
+bool
+kai_sched_bf_spent(const struct sess *S)
+{
+	return kai_sched_bf_count(S) >= S->cf->bf_reservations ||
+	    S->bf_tested >= S->cf->bf_max_job_test;
+}
+
 uint32_t
 kai_sched_bf_class(const struct sess *S, uint32_t j)
 {
@@ -386,9 +393,7 @@ kai_sched_bf_reserve(struct sess *S, uint32_t j, struct kai_sched_why_info *w)
 	uint32_t nh = 0, nodes;
 	int64_t at;
 
-	if (S->jobs[j].nactive > 0 || J->ntasks == 0 ||
-	    kai_sched_bf_count(S) >= S->cf->bf_reservations ||
-	    S->bf_tested >= S->cf->bf_max_job_test)
+	if (S->jobs[j].nactive > 0 || J->ntasks == 0 || kai_sched_bf_spent(S))
 		return false;
 	S->bf_tested++;
 	if ((at = replay(S, j)) != KAI_SCHED_NO_TIME) {

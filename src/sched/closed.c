@@ -16,9 +16,9 @@
  * only shrinks, so a leaf closed at its start stays closed to its end.
  *
  * No leaf is closed while anything is releasing (a step could be
- * pipelined onto it) or with backfill reservations that can be made
- * (S->bf_on: they are handed out in allocation order, which must include
- * every waiting job).
+ * pipelined onto it).  With backfill reservations (S->bf_on) the closed
+ * leaves stay in the allocation order until no more reservations can be
+ * handed out (allocate.c): they are handed out in that order.
  */
 #include "config.h"
 
@@ -138,7 +138,7 @@ kai_sched_closed_leaves(struct sess *S, kai_sched_want_fn *want,
 	memset(S->closed, 0, S->nq);
 	*nclosed = 0;
 	*nopen = 1; /* not counted: some, as far as the caller knows */
-	if (S->nrel > 0 || S->bf_on)
+	if (S->nrel > 0)
 		return;
 	*nopen = 0;
 	idle_init(S, &I);

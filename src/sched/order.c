@@ -649,9 +649,46 @@ kai_sched_order_rewind(struct kai_sched_order *o)
 	struct sess *S = o->S;
 	uint32_t g;
 
-	for (g = 0; g < S->ng; g++) {
+	for (g = 0; g < S->ng; g++)
 		o->gcur[g] = g > 0 ? o->gend[g - 1] : 0;
-		group_key(o, g);
+	kai_sched_order_rebuild(o);
+}
+
+/*
+ * The jobs of the leaves marked in leaves[] that are not taken yet
+ * leave the order for good, each marked in mark[] (allocate.c, closed
+ * leaves with reservations): their groups' cursors go to the runs' ends.
+ * The heaps are not touched: kai_sched_order_rebuild() must follow.
+ */
+void
+kai_sched_order_drop(struct kai_sched_order *o, const uint8_t *leaves,
+    uint8_t *mark)
+{
+	struct sess *S = o->S;
+	uint32_t g, i;
+
+	for (g = 0; g < S->ng; g++) {
+		if (!leaves[S->groups[g].leaf])
+			continue;
+		for (i = o->gcur[g]; i < o->gend[g]; i++)
+			mark[o->jrun[i].job] = 1;
+		o->gcur[g] = o->gend[g];
 	}
+}
+
+/*
+ * The heaps built again over the runs as they stand: every key is a
+ * function of the session's state, so the order is the one the
+ * incremental re-keying would have kept (another order built meanwhile
+ * wrote the queues' keys and representatives in the session).
+ */
+void
+kai_sched_order_rebuild(struct kai_sched_order *o)
+{
+	struct sess *S = o->S;
+	uint32_t g;
+
+	for (g = 0; g < S->ng; g++)
+		group_key(o, g);
 	heaps_in(o);
 }

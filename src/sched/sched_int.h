@@ -267,6 +267,8 @@ struct sess {
 	uint32_t *vstart;  /* per queue: vjobs[vstart[q], vstart[q+1]) */
 	uint32_t *blocked; /* per leaf: jobs left waiting for resources */
 	uint8_t *closed;   /* per leaf: closed in this allocate (closed.c) */
+	uint8_t *rest;     /* per job: a closed leaf's, left at the switch
+			      (allocate.c; NULL outside it) */
 	bool allocated;    /* the allocate phase has run */
 	struct kai_sched_order *ordmem; /* order arrays kept between phases */
 	uint32_t *est_cand; /* estimate.c: allocate's first failed jobs */
@@ -763,6 +765,10 @@ int64_t kai_sched_order_leaf_top(const struct kai_sched_order *o,
     uint32_t leaf);
 void kai_sched_order_leaf_next(struct kai_sched_order *o, uint32_t j);
 void kai_sched_order_rewind(struct kai_sched_order *o);
+/* Leaves' jobs not taken yet out of the order, marked; then rebuild. */
+void kai_sched_order_drop(struct kai_sched_order *o, const uint8_t *leaves,
+    uint8_t *mark);
+void kai_sched_order_rebuild(struct kai_sched_order *o);
 /* Done with the top job j; keep = it has more to place (elastic). */
 void kai_sched_order_next(struct kai_sched_order *o, uint32_t j, bool keep);
 bool kai_sched_qkey_update(struct sess *S, uint32_t q, const int64_t *req);
@@ -831,6 +837,12 @@ bool kai_sched_bf_dev_ok(const struct sess *S, uint32_t g);
 bool kai_sched_bf_node_ok(const struct sess *S, uint32_t n, int64_t cpu,
     int64_t mem);
 uint32_t kai_sched_bf_count(const struct sess *S);
+/*
+ * This allocate phase can hand out no more reservations: bf_reservations
+ * made, or bf_max_job_test jobs replayed (kai_sched_bf_reserve() then
+ * returns false at once).
+ */
+bool kai_sched_bf_spent(const struct sess *S);
 /*
  * How many reservations start before job j, placed now (bf_clock), would
  * end: where it may go depends on its time limit only through this.
