@@ -318,6 +318,11 @@ kai_sched_allocate(struct sess *S)
 	S->bf_tested = 0;
 	/* A pass with no job is still two walks over every job: skipped. */
 	kai_sched_closed_leaves(S, want, &nclosed, &nopen);
+	if (S->keep_closed && S->bf_on && nclosed > 0) {
+		memset(S->closed, 0, S->nq);
+		nopen += nclosed;
+		nclosed = 0;
+	}
 	first = nclosed > 0 && (!S->bf_on || kai_sched_bf_spent(S));
 	if (first) {
 		closed_pass(S, want_closed);

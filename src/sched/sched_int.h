@@ -269,6 +269,8 @@ struct sess {
 	uint8_t *closed;   /* per leaf: closed in this allocate (closed.c) */
 	uint8_t *rest;     /* per job: a closed leaf's, left at the switch
 			      (allocate.c; NULL outside it) */
+	bool keep_closed;  /* tests: with reservations, no leaf closed
+			      (the rule before the switch, allocate.c) */
 	bool allocated;    /* the allocate phase has run */
 	struct kai_sched_order *ordmem; /* order arrays kept between phases */
 	uint32_t *est_cand; /* estimate.c: allocate's first failed jobs */

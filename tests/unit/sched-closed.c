@@ -13,6 +13,12 @@
  *     start estimate) -- what lets a later cycle leave such a leaf
  *     alone.
  *  3. The closed leaves' own jobs are placed by no cycle, and wait.
+ *  4. With backfill reservations (most jobs have a time limit) the
+ *     closed leaves stay in the allocation order until no more
+ *     reservations can be handed out: every job reserved, where and
+ *     from when, is the one of the phase in which no leaf is closed
+ *     (doc/scheduler.md, "Closed leaves with reservations"), and the
+ *     closed leaves' own jobs are not placed.
  */
 #include "config.h"
 
@@ -365,12 +371,82 @@ compare(const struct world *w, uint32_t closed, int *placed_closed)
 	return diff;
 }
 
+/* One allocate phase over w; keep: no leaf closed while reserving. */
+static int
+allocate(const struct world *w, bool keep, struct sess *S,
+    struct kai_sched_result *r)
+{
+	if (kai_sched_sess_init(S, NULL, NULL, &w->s, r, NULL, NULL) != 0) {
+		diag("sess_init failed");
+		return -1;
+	}
+	S->keep_closed = keep;
+	kai_sched_fairshare(S);
+	kai_sched_allocate(S);
+	return 0;
+}
+
+static void
+allocate_fini(struct sess *S, struct kai_sched_result *r)
+{
+	kai_sched_sess_fini(S);
+	kai_sched_result_fini(r);
+}
+
+/* Property 4 for one world; returns the jobs whose reservation differs. */
+static int
+reserved_alike(const struct world *w, int *switched, int *closed_reserved,
+    int *reserved, int *placed_closed)
+{
+	struct kai_sched_result ra, rb;
+	struct sess A, B;
+	int diff = 0;
+	uint32_t j, q, nclosed = 0;
+	size_t t;
+
+	if (allocate(w, false, &A, &ra) != 0)
+		return 1;
+	if (allocate(w, true, &B, &rb) != 0) {
+		allocate_fini(&A, &ra);
+		return 1;
+	}
+	for (q = 0; q < NQ; q++)
+		nclosed += A.closed[q];
+	*switched += nclosed > 0 && kai_sched_bf_spent(&A);
+	for (j = 0; j < w->s.njobs; j++) {
+		const struct kai_sched_snap_job *J = &w->jobs[j];
+		const struct kai_sched_why_info *x = &A.r->jobs[j].why;
+		const struct kai_sched_why_info *y = &B.r->jobs[j].why;
+		bool in_closed = A.closed[J->queue];
+
+		if (x->why == KAI_SCHED_WHY_RESERVED) {
+			(*reserved)++;
+			*closed_reserved += in_closed;
+		}
+		if ((x->why == KAI_SCHED_WHY_RESERVED ||
+			y->why == KAI_SCHED_WHY_RESERVED) &&
+		    !same_why(x, y) && diff++ == 0)
+			diag("job %u (leaf %u%s): why %d/%d at %lld/%lld", j,
+			    J->queue, in_closed ? ", closed" : "", x->why,
+			    y->why, (long long)x->a, (long long)y->a);
+		for (t = J->first_task; in_closed && t < J->first_task + J->ntasks;
+		     t++)
+			*placed_closed += w->tasks[t].state ==
+				KAI_SCHED_TASK_PENDING &&
+			    kai_sched_task_active(&A.tasks[t]);
+	}
+	allocate_fini(&A, &ra);
+	allocate_fini(&B, &rb);
+	return diff;
+}
+
 int
 main(void)
 {
 	static struct world w;
 	int seed, wrong = 0, tried = 0, diff = 0, placed_closed = 0, counted = 0,
-		  worlds = 0, with_closed = 0, with_open = 0;
+		  worlds = 0, with_closed = 0, with_open = 0, switched = 0,
+		  closed_reserved = 0, reserved = 0;
 
 	for (seed = 0; seed < 200; seed++) {
 		uint32_t closed, leaves = (1u << 2) | (1u << 3) | (1u << 4) |
@@ -401,5 +477,31 @@ main(void)
 	is_int(diff, 0,
 	    "the other jobs are decided alike whatever order closed leaves are in");
 	is_int(placed_closed, 0, "no job of a closed leaf is placed; all wait");
+
+	/* 4: the same worlds with reservations. */
+	diff = placed_closed = worlds = 0;
+	for (seed = 0; seed < 200; seed++) {
+		world_init(&w, (uint32_t)seed);
+		if (settle(&w) != 0)
+			continue;
+		delta(&w);
+		worlds++;
+		w.s.config.nphases = 1;
+		w.s.config.est_jobs = 0;
+		w.s.config.bf_reservations = 1 + (uint32_t)seed % 4;
+		diff += reserved_alike(&w, &switched, &closed_reserved,
+		    &reserved, &placed_closed);
+	}
+	is_int(worlds, 200, "every world with reservations is valid");
+	ok(switched >= 30,
+	    "closed leaves left the order after the reservations: %d worlds",
+	    switched);
+	ok(closed_reserved > 0 && reserved > closed_reserved,
+	    "closed leaves' jobs held %d of the %d reservations",
+	    closed_reserved, reserved);
+	is_int(diff, 0,
+	    "every reservation is the one made with no leaf closed");
+	is_int(placed_closed, 0,
+	    "with reservations no job of a closed leaf is placed");
 	return done_testing();
 }
