@@ -328,6 +328,11 @@ struct why_tab {
 	size_t cap, used;
 };
 
+/* why_eq() and why_hash() read every field: a field added to the
+ * reason must be added to both, or two reasons would be taken for one. */
+_Static_assert(sizeof(struct kai_sched_why_info) == 40,
+    "why_eq() and why_hash() compare every field of a reason");
+
 static bool
 why_eq(const struct kai_sched_why_info *a, const struct kai_sched_why_info *b)
 {

@@ -544,12 +544,6 @@ kai_sched_order_top(struct kai_sched_order *o)
 }
 
 /*
- * The group's next jobs are taken some pops from now, and what the
- * allocate step reads of them (their session, snapshot and result
- * entries) lies anywhere in arrays of a million jobs: ask for those
- * lines now, so that a pop does not wait on memory each time.
- */
-/*
  * Both ends of an entry: a session job (80 bytes) or a snapshot job (96)
  * always spans two cache lines, and the step request the group's re-key
  * reads in the session entry lies wholly or partly in the second one
@@ -569,6 +563,12 @@ prefetch_entry(const void *p, size_t size, int write)
 	}
 }
 
+/*
+ * The group's next jobs are taken some pops from now, and what the
+ * allocate step reads of them (their session, snapshot and result
+ * entries) lies anywhere in arrays of a million jobs: ask for those
+ * lines now, so that a pop does not wait on memory each time.
+ */
 static void
 prefetch_head(const struct kai_sched_order *o, uint32_t g)
 {

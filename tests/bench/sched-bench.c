@@ -3,7 +3,7 @@
  * sched-bench: how fast the scheduler core is (not run by make check).
  *
  *	sched-bench [-n NODES] [-j JOBS] [-q QUEUES] [-r RUNS] [-e EST]
- *	    [-g TYPES] [-S] [-p PLACEMENT] [-t TRACEDIR]
+ *	    [-B RESV] [-U] [-g TYPES] [-S] [-p PLACEMENT] [-t TRACEDIR]
  *
  * Synthetic part: NODES x 8 GPUs (default 5,000), JOBS pending jobs
  * (default 100,000) in QUEUES leaf queues (default 50, under 5
@@ -20,7 +20,9 @@
  * have time limits of 10 minutes to 8 hours, so the start estimates of
  * the first EST pending jobs (the core's default; -e 0: none) have
  * running jobs' ends to replay; -B RESV gives RESV jobs a backfill
- * reservation (0, the core's default: none); -p binpack|spread|frag
+ * reservation (0, the core's default: none); -U gives no job a time
+ * limit (kaid's default partition gives none: no reservation can then be
+ * made); -p binpack|spread|frag
  * the placement (binpack, the core's default).  -g TYPES gives the nodes
  * TYPES GPU types in turn (doc/scheduler.md, "GPU types"), every leaf
  * queue a limit on the first type of half its GPU quota and a weight of
