@@ -75,13 +75,6 @@ want_closed(const struct sess *S, uint32_t j)
 	return want(S, j) && S->closed[S->jobs[j].queue];
 }
 
-/* The closed leaves' jobs the in-order pass had not reached (S->rest). */
-static bool
-want_rest(const struct sess *S, uint32_t j)
-{
-	return S->rest[j] && want(S, j);
-}
-
 static bool
 want_open(const struct sess *S, uint32_t j)
 {
@@ -152,7 +145,7 @@ failed(struct sess *S, struct kai_sched_memo *m, uint32_t j, enum outcome how,
 		S->blocked[leaf]++;
 }
 
-static void closed_pass(struct sess *S, kai_sched_want_fn *which);
+static void closed_pass(struct sess *S, struct kai_sched_order *o);
 
 /* The start-estimate candidates noted so far, taken out of S. */
 struct cands {
@@ -184,19 +177,18 @@ cands_take(struct sess *S, struct cands *c)
 static void
 switch_closed(struct sess *S, struct kai_sched_order *o, struct cands *later)
 {
+	struct kai_sched_order rest;
 	struct cands before;
 
-	S->rest = kai_xcalloc(S->s->njobs + 1, 1);
-	kai_sched_order_drop(o, S->closed, S->rest);
+	kai_sched_order_init_rest(&rest, o, S->closed);
+	kai_sched_order_drop(o, S->closed);
 	cands_take(S, &before);
-	closed_pass(S, want_rest);
+	closed_pass(S, &rest);
 	cands_take(S, later);
 	if (before.n > 0)
 		memcpy(S->est_cand, before.j, before.n * sizeof(*before.j));
 	S->nest_cand = before.n;
 	free(before.j);
-	free(S->rest);
-	S->rest = NULL;
 	kai_sched_order_rebuild(o);
 }
 
@@ -248,20 +240,19 @@ pass(struct sess *S, kai_sched_want_fn *which, bool closed,
  * tree's order: the order is rewound and walked until they are found
  * (est_note() takes what failed() would have given it: a reason it
  * stored is a waiting job's own, or Priority for one, never a limit's).
+ * o holds the closed leaves' jobs; it is finished here.
  */
 static void
-closed_pass(struct sess *S, kai_sched_want_fn *which)
+closed_pass(struct sess *S, struct kai_sched_order *o)
 {
-	struct kai_sched_order o;
 	struct kai_sched_memo m;
 	int64_t top;
 	uint32_t q;
 
 	kai_sched_memo_init(&m);
-	kai_sched_order_init(&o, S, which);
 	for (q = 0; q < S->nq; q++) {
 		while (S->closed[q] &&
-		    (top = kai_sched_order_leaf_top(&o, q)) >= 0) {
+		    (top = kai_sched_order_leaf_top(o, q)) >= 0) {
 			uint32_t j = (uint32_t)top;
 			struct kai_sched_why_info w;
 
@@ -274,22 +265,22 @@ closed_pass(struct sess *S, kai_sched_want_fn *which)
 				kai_sched_commit(S); /* closed.c is wrong */
 			else
 				failed(S, &m, j, how, &w);
-			kai_sched_order_leaf_next(&o, j);
+			kai_sched_order_leaf_next(o, j);
 		}
 	}
 	S->nest_cand = 0;
 	if (S->cf->est_jobs > 0) {
-		kai_sched_order_rewind(&o);
+		kai_sched_order_rewind(o);
 		while (S->nest_cand < S->cf->est_jobs &&
-		    (top = kai_sched_order_top(&o)) >= 0) {
+		    (top = kai_sched_order_top(o)) >= 0) {
 			uint32_t j = (uint32_t)top;
 
 			if (S->jobs[j].nactive == 0 && S->jobs[j].nplaced == 0)
 				kai_sched_est_note(S, j, &S->r->jobs[j].why);
-			kai_sched_order_next(&o, j, false);
+			kai_sched_order_next(o, j, false);
 		}
 	}
-	kai_sched_order_fini(&o);
+	kai_sched_order_fini(o);
 	kai_sched_memo_fini(&m);
 }
 
@@ -325,7 +316,10 @@ kai_sched_allocate(struct sess *S)
 	}
 	first = nclosed > 0 && (!S->bf_on || kai_sched_bf_spent(S));
 	if (first) {
-		closed_pass(S, want_closed);
+		struct kai_sched_order o;
+
+		kai_sched_order_init(&o, S, want_closed);
+		closed_pass(S, &o);
 		cands_take(S, &later);
 	}
 	if (first && nopen > 0)

@@ -378,9 +378,8 @@ groups_in(struct kai_sched_order *o)
 
 static void heaps_in(struct kai_sched_order *o);
 
-void
-kai_sched_order_init(struct kai_sched_order *o, struct sess *S,
-    kai_sched_want_fn *want)
+static void
+order_alloc(struct kai_sched_order *o, struct sess *S)
 {
 	/*
 	 * The arrays are sized from the session and kept in it between
@@ -408,7 +407,44 @@ kai_sched_order_init(struct kai_sched_order *o, struct sess *S,
 		o->gpos = kai_sched_calloc(S->ctx, S->ng + 1, sizeof(*o->gpos));
 	}
 	o->S = S;
+}
+
+void
+kai_sched_order_init(struct kai_sched_order *o, struct sess *S,
+    kai_sched_want_fn *want)
+{
+	order_alloc(o, S);
 	jobs_in(o, want);
+	heaps_in(o);
+}
+
+/*
+ * An order over the jobs src has not taken yet in the leaves marked in
+ * leaves[]: their runs are copied, already sorted (a job's key is fixed
+ * while nothing of it is placed), instead of walking and sorting every
+ * job again.  Runs stay contiguous, group after group, as
+ * kai_sched_order_rewind() needs.
+ */
+void
+kai_sched_order_init_rest(struct kai_sched_order *o,
+    const struct kai_sched_order *src, const uint8_t *leaves)
+{
+	struct sess *S = src->S;
+	uint32_t g, n = 0;
+
+	order_alloc(o, S);
+	for (g = 0; g < S->ng; g++) {
+		o->gcur[g] = n;
+		if (leaves[S->groups[g].leaf] && src->gcur[g] < src->gend[g]) {
+			uint32_t k = src->gend[g] - src->gcur[g];
+
+			memcpy(o->jrun + n, src->jrun + src->gcur[g],
+			    k * sizeof(*o->jrun));
+			n += k;
+		}
+		o->gend[g] = n;
+		group_key(o, g);
+	}
 	heaps_in(o);
 }
 
@@ -656,24 +692,19 @@ kai_sched_order_rewind(struct kai_sched_order *o)
 
 /*
  * The jobs of the leaves marked in leaves[] that are not taken yet
- * leave the order for good, each marked in mark[] (allocate.c, closed
- * leaves with reservations): their groups' cursors go to the runs' ends.
- * The heaps are not touched: kai_sched_order_rebuild() must follow.
+ * leave the order for good (allocate.c, closed leaves with
+ * reservations): their groups' cursors go to the runs' ends.  The heaps
+ * are not touched: kai_sched_order_rebuild() must follow.
  */
 void
-kai_sched_order_drop(struct kai_sched_order *o, const uint8_t *leaves,
-    uint8_t *mark)
+kai_sched_order_drop(struct kai_sched_order *o, const uint8_t *leaves)
 {
 	struct sess *S = o->S;
-	uint32_t g, i;
+	uint32_t g;
 
-	for (g = 0; g < S->ng; g++) {
-		if (!leaves[S->groups[g].leaf])
-			continue;
-		for (i = o->gcur[g]; i < o->gend[g]; i++)
-			mark[o->jrun[i].job] = 1;
-		o->gcur[g] = o->gend[g];
-	}
+	for (g = 0; g < S->ng; g++)
+		if (leaves[S->groups[g].leaf])
+			o->gcur[g] = o->gend[g];
 }
 
 /*

@@ -267,8 +267,6 @@ struct sess {
 	uint32_t *vstart;  /* per queue: vjobs[vstart[q], vstart[q+1]) */
 	uint32_t *blocked; /* per leaf: jobs left waiting for resources */
 	uint8_t *closed;   /* per leaf: closed in this allocate (closed.c) */
-	uint8_t *rest;     /* per job: a closed leaf's, left at the switch
-			      (allocate.c; NULL outside it) */
 	bool keep_closed;  /* tests: with reservations, no leaf closed
 			      (the rule before the switch, allocate.c) */
 	bool allocated;    /* the allocate phase has run */
@@ -767,9 +765,13 @@ int64_t kai_sched_order_leaf_top(const struct kai_sched_order *o,
     uint32_t leaf);
 void kai_sched_order_leaf_next(struct kai_sched_order *o, uint32_t j);
 void kai_sched_order_rewind(struct kai_sched_order *o);
-/* Leaves' jobs not taken yet out of the order, marked; then rebuild. */
-void kai_sched_order_drop(struct kai_sched_order *o, const uint8_t *leaves,
-    uint8_t *mark);
+/*
+ * The leaves' jobs src has not taken yet, in an order of their own (to
+ * be finished with kai_sched_order_fini()); out of src (then rebuild).
+ */
+void kai_sched_order_init_rest(struct kai_sched_order *o,
+    const struct kai_sched_order *src, const uint8_t *leaves);
+void kai_sched_order_drop(struct kai_sched_order *o, const uint8_t *leaves);
 void kai_sched_order_rebuild(struct kai_sched_order *o);
 /* Done with the top job j; keep = it has more to place (elastic). */
 void kai_sched_order_next(struct kai_sched_order *o, uint32_t j, bool keep);
