@@ -16,7 +16,9 @@
  *
  * A leaf queue none of whose jobs can fit the idle capacity at the
  * phase's start is closed (closed.c): it takes no part in the order, and
- * its jobs get their reasons first, against that capacity.
+ * its jobs get their reasons first, against that capacity.  With
+ * backfill reservations it stays in the order until no more can be
+ * handed out, and leaves it then (switch_closed()).
  *
  * The first job of a leaf queue left waiting for resources says so; the
  * ones after it say that jobs ahead of them are waiting (Slurm's

@@ -111,8 +111,9 @@ job_holds(const struct kai_sched_snapshot *s, size_t j)
 /*
  * What the records do not cover, and the cycle then runs over every
  * job: no allocate phase first (the later phases would take every
- * job), backfill reservations that may be made (no leaf is closed with
- * them; kai_sched_bf_none() tells when none can be), subgroup
+ * job), backfill reservations that may be made (closed leaves stay in
+ * the order until they are handed out, allocate.c;
+ * kai_sched_bf_none() tells when none can be), subgroup
  * trees (kept beside the jobs by job index, which the reduced snapshot
  * renumbers).  The frag placement learns its mix of requests from
  * every task, the left-out jobs' too: the records carry their share of
