@@ -50,11 +50,11 @@ pods() {
 }
 # jobs NAME: how many jobs are named NAME (a bare pod's job is the pod's).
 jobs() { kacct -a -n -P -X --name "$1" -o jobid 2>/dev/null | grep -c .; }
-nbound() {	# nbound PREFIX: how many pods PREFIX-* are bound
+nbound_prefix() {	# nbound_prefix PREFIX: how many pods PREFIX-* are bound
 	kc -n "$NS" get pods -o jsonpath='{range .items[*]}{.metadata.name} {.spec.nodeName}{"\n"}{end}' |
 	    awk -v p="$1-" 'index($1, p) == 1 && $2 != "" { n++ } END { print n + 0 }'
 }
-all_bound() { [ "$(nbound "$1")" -eq "$2" ]; }
+bound_prefix() { [ "$(nbound_prefix "$1")" -eq "$2" ]; }
 one_job_each() {	# one_job_each PREFIX COUNT
 	local i
 	for i in $(seq 1 "$2"); do
@@ -69,7 +69,7 @@ kaid_stop
 # shellcheck disable=SC2046 # the names are words
 pods $(seq -f 'early-%g' 1 20) || bail_out "could not create the early pods"
 kaid_start || bail_out "kaid did not restart"
-ok "the 20 pods listed at kaid's start are bound" wait_for 60 all_bound early 20
+ok "the 20 pods listed at kaid's start are bound" wait_for 60 bound_prefix early 20
 ok "each has exactly one job" one_job_each early 20
 like "their jobs were recorded in one transaction" "$(bursts)" '^20$'
 
@@ -84,7 +84,7 @@ kaid_stop
 # shellcheck disable=SC2046 # the names are words
 pods $(seq -f 'mixed-%g' 1 5) poison || bail_out "could not create the mixed pods"
 kaid_start || bail_out "kaid did not restart"
-ok "the 5 other pods of the burst are bound" wait_for 60 all_bound mixed 5
+ok "the 5 other pods of the burst are bound" wait_for 60 bound_prefix mixed 5
 ok "each has exactly one job" one_job_each mixed 5
 ok "the refused pod stays unbound" test -z "$(pod_node poison)"
 is "and has no job" "$(jobs poison)" 0
@@ -96,7 +96,7 @@ like "the burst was tried in one transaction, then pod by pod" \
 # 3. Pods created at once while kaid runs.
 # shellcheck disable=SC2046 # the names are words
 pods $(seq -f 'late-%g' 1 20) || bail_out "could not create the late pods"
-ok "the 20 pods created while kaid runs are bound" wait_for 60 all_bound late 20
+ok "the 20 pods created while kaid runs are bound" wait_for 60 bound_prefix late 20
 ok "each has exactly one job" one_job_each late 20
 
 # 4. The refused pod, once the database takes it, at its next change.

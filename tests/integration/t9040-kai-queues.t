@@ -192,10 +192,7 @@ kc -n "$NS" create -f - >/dev/null <<'EOJ' || bail_out "could not create the pod
    "command": ["/bin/sh", "-c", "sleep 15"],
    "resources": {"requests": {"cpu": "1", "memory": "64Mi"}}}]}}
 EOJ
-bound() {
-	[ -n "$(kc -n "$NS" get pod in-test -o jsonpath='{.spec.nodeName}' 2>/dev/null)" ]
-}
-ok "a pod labelled kai.scheduler/queue=test is bound" wait_for 30 bound
+ok "a pod labelled kai.scheduler/queue=test is bound" wait_for 30 bound in-test
 is "its job is in queue test" \
     "$(stack_psql "select queue from jobs where name = 'in-test' order by id desc limit 1")" \
     test

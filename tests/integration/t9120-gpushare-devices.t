@@ -71,7 +71,6 @@ EOJ
 # shellcheck disable=SC2069 # stderr to the output, stdout dropped
 mkpod() { pod_json "$@" | kc -n "$NS" create -f - 2>&1 >/dev/null; }
 field() { kc -n "$NS" get pod "$1" -o jsonpath="$2" 2>/dev/null; }
-bound() { [ -n "$(field "$1" '{.spec.nodeName}')" ]; }
 cm_of() { field "$1" '{.metadata.annotations.kaibatch\.io/gpu-share-configmap}'; }
 cm_key() { kc -n "$NS" get configmap "$(cm_of "$1")" -o jsonpath="{.data.$2}" 2>/dev/null; }
 has_event() { [[ "$(events "$1")" == *"FailedScheduling|"*"$2"* ]]; }
