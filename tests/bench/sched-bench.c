@@ -3,7 +3,7 @@
  * sched-bench: how fast the scheduler core is (not run by make check).
  *
  *	sched-bench [-n NODES] [-j JOBS] [-q QUEUES] [-r RUNS] [-e EST]
- *	    [-B RESV] [-U] [-g TYPES] [-S] [-p PLACEMENT] [-t TRACEDIR]
+ *	    [-B RESV] [-U] [-g TYPES] [-P] [-S] [-p PLACEMENT] [-t TRACEDIR]
  *
  * Synthetic part: NODES x 8 GPUs (default 5,000), JOBS pending jobs
  * (default 100,000) in QUEUES leaf queues (default 50, under 5
@@ -43,6 +43,9 @@
  * jobs' numbers, so that the context leaves alone the waiting jobs
  * nothing changed for: after no change, and after 1 % of the pending
  * jobs changed.
+ * With -P, only the full cycle, cut by phase: the full cycle with the
+ * first K of the five phases (K = 0..5: what each phase adds), then all
+ * five without start estimates (what the estimates cost).
  * With -t, also the Alibaba trace replay (sched-bench-trace.c).  With
  * -b, only the starvation simulation (sched-bench-starve.c): when a big
  * gang starts among arriving 1-GPU jobs, with and without backfill.
@@ -462,10 +465,31 @@ estimated(const struct kai_sched_result *r)
 	return n;
 }
 
+/* -P: the full cycle phase by phase, each figure a median of runs. */
+static void
+split_full(struct kai_sched_ctx *c, struct kai_sched_snapshot *s,
+    unsigned runs)
+{
+	struct timing t;
+	uint32_t k, n = s->config.nphases;
+
+	(void)timed(c, s, 1, NULL); /* the context's first fill */
+	for (k = 0; k <= n; k++) {
+		s->config.nphases = k;
+		t = timed(c, s, runs, NULL);
+		(void)printf("  full cycle, first %u phase%s %7.1f / %7.1f ms\n",
+		    k, k == 1 ? ": " : "s:", t.wall, t.cpu);
+	}
+	s->config.est_jobs = 0;
+	t = timed(c, s, runs, NULL);
+	(void)printf("  full cycle, no estimate:    %7.1f / %7.1f ms\n", t.wall,
+	    t.cpu);
+}
+
 static void
 synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
     uint32_t bf, size_t ntypes, bool stateless, bool groups, bool cons,
-    enum kai_sched_placement pl)
+    enum kai_sched_placement pl, bool split)
 {
 	struct kai_sched_ctx *c = stateless ? NULL : kai_sched_ctx_new();
 	struct synth y;
@@ -490,6 +514,12 @@ synthetic(size_t nodes, size_t njobs, size_t nq, unsigned runs, uint32_t est,
 	    stateless ? ", no context" : "",
 	    groups ? ", gangs in node groups" : "",
 	    cons ? ", a third of the jobs with node requirements" : "");
+	if (split) {
+		split_full(c, &y.s, runs);
+		kai_sched_ctx_free(c);
+		synth_fini(&y);
+		return;
+	}
 	full = timed(c, &y.s, runs, &r1);
 	for (i = 0; i < r1.nqueues; i++)
 		if (y.queues[i].parent >= 0)
@@ -537,7 +567,7 @@ usage(FILE *f)
 	(void)fprintf(f,
 	    "usage: sched-bench [-n NODES] [-j JOBS] [-q QUEUES] "
 	    "[-r RUNS] [-s SEEDS] [-e EST] [-B RESV] [-U] [-g TYPES] [-G] [-C]\n"
-	    "    [-S] [-p binpack|spread|frag] [-t TRACEDIR [-c CURVE] "
+	    "    [-P] [-S] [-p binpack|spread|frag] [-t TRACEDIR [-c CURVE] "
 	    "[-T COMPRESS]] [-b]\n");
 }
 
@@ -550,11 +580,11 @@ main(int argc, char **argv)
 	const char *trace = NULL, *curve = NULL;
 	unsigned long compress = 0, bf = 0, ntypes = 0;
 	enum kai_sched_placement pl = KAI_SCHED_BINPACK;
-	bool stateless = false, groups = false, cons = false;
+	bool stateless = false, groups = false, cons = false, split = false;
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "bB:c:Che:g:Gn:j:p:q:r:s:St:T:U")) != -1) {
+	while ((c = getopt(argc, argv, "bB:c:Che:g:Gn:j:p:Pq:r:s:St:T:U")) != -1) {
 		switch (c) {
 		case 'p':
 			for (i = 0; PLACEMENTS[i] != NULL &&
@@ -569,6 +599,9 @@ main(int argc, char **argv)
 				    optarg);
 				return 2;
 			}
+			break;
+		case 'P':
+			split = true;
 			break;
 		case 'b':
 			bench_starve();
@@ -632,7 +665,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	synthetic(nodes, jobs, nq, (unsigned)runs, (uint32_t)est, (uint32_t)bf,
-	    (size_t)ntypes, stateless, groups, cons, pl);
+	    (size_t)ntypes, stateless, groups, cons, pl, split);
 	if (trace != NULL && bench_trace(trace, (unsigned)seeds, curve) != 0)
 		return 1;
 	if (trace != NULL && compress > 0 &&
