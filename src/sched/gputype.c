@@ -109,7 +109,8 @@ collect(const struct kai_sched_snapshot *s)
 		for (k = 0; k < s->queues[i].ntypes; k++)
 			add_name(&v, &n, &cap, s->queues[i].types[k].type);
 	used = kai_xcalloc(s->ngpu_types + 1, 1);
-	for (i = 0; i < s->njobs; i++)
+	/* A pass over a million jobs only when some job may name a type. */
+	for (i = 0; s->ngpu_types > 0 && i < s->njobs; i++)
 		used[s->jobs[i].gpu_type] = 1;
 	for (i = 1; i <= s->ngpu_types; i++)
 		if (used[i])

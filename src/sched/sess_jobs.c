@@ -181,7 +181,8 @@ kai_sched_jobs_init(struct sess *S, struct kai_err *err)
 	int rc;
 
 	S->jobs = kai_sched_calloc(S->ctx, s->njobs, sizeof(*S->jobs));
-	S->tasks = kai_sched_calloc(S->ctx, s->ntasks, sizeof(*S->tasks));
+	/* Written whole by the lay-out (session.c), before any read. */
+	S->tasks = kai_sched_alloc_dirty(S->ctx, s->ntasks, sizeof(*S->tasks));
 	if ((rc = jobs_pass(S, &most, err)) != 0)
 		return rc;
 	kai_sched_acct_init(S);
