@@ -300,6 +300,10 @@ struct sess {
 	int32_t *qtype;		     /* per queue: its key's type (order.c) */
 	struct kai_sched_inc_run *inc; /* incr.c: a cycle fed by a kept
 					  state; NULL otherwise */
+	/* sess_jobs.c -> session.c: the tasks that hold something (running,
+	 * releasing), found in the jobs' pass, laid out by layout() */
+	uint32_t *held;
+	size_t nheld;
 };
 
 /*
@@ -422,6 +426,13 @@ uint32_t kai_sched_task_ndev(const struct kai_sched_snap_task *in);
 /* validate.c */
 int kai_sched_validate(const struct kai_sched_snapshot *s,
     struct kai_err *err) KAI_MUST_CHECK;
+/* Its parts, for the session's own pass over the jobs (sess_jobs.c). */
+int kai_sched_validate_head(const struct kai_sched_snapshot *s,
+    struct kai_err *err) KAI_MUST_CHECK;
+int kai_sched_validate_job(const struct kai_sched_snapshot *s,
+    const uint8_t *parent, size_t i, struct kai_err *err) KAI_MUST_CHECK;
+/* [q] != 0: some queue has q as its parent; free() it. */
+uint8_t *kai_sched_mark_parents(const struct kai_sched_snapshot *s);
 
 /* stmt.c */
 size_t kai_sched_mark(const struct sess *S);

@@ -277,13 +277,6 @@ lay_cmp(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
-static bool
-holds(const struct kai_sched_snap_task *t)
-{
-	return t->state == KAI_SCHED_TASK_RUNNING ||
-	    t->state == KAI_SCHED_TASK_RELEASING;
-}
-
 static int
 lay_failed(struct sess *S, uint32_t t, struct kai_err *err)
 {
@@ -295,56 +288,38 @@ lay_failed(struct sess *S, uint32_t t, struct kai_err *err)
 }
 
 /*
- * The session's tasks from the snapshot's, and the running and
- * releasing ones laid out on their devices.  One pass over the tasks
- * (113 MiB at a million jobs: they do not stay in the cache from one
- * pass to the next) writes every session entry whole, so the array needs
- * no zeroing before, and lists the tasks that hold something; the lay-out
- * then reads only those, in the same order as before: the named GPUs in
- * task order, the held GPUs, the rest by size.
+ * The running and releasing tasks laid out on their devices: the named
+ * GPUs in task order, the GPUs outside pods hold, the rest by size.  The
+ * session's tasks were written, and those that hold something listed
+ * (S->held, in task order), in the jobs' pass (sess_jobs.c): the
+ * snapshot's tasks are not read again here.
  */
 static int
 layout(struct sess *S, struct kai_err *err)
 {
 	const struct kai_sched_snapshot *s = S->s;
-	struct lay *v = NULL;
-	size_t n = 0, cap = 0, i, m;
-	uint32_t t;
+	struct lay *v = kai_xreallocarray(NULL, S->nheld + 1, sizeof(*v));
+	size_t n = 0, i;
 	int rc = 0;
 
-	for (t = 0; t < s->ntasks; t++) {
+	for (i = 0; i < S->nheld && rc == 0; i++) {
+		uint32_t t = S->held[i];
 		const struct kai_sched_snap_task *in = &s->tasks[t];
-		struct stask st;
 
-		memset(&st, 0, sizeof(st));
-		st.state = (uint8_t)in->state;
-		st.node = in->node;
-		memcpy(&S->tasks[t], &st, sizeof(st));
-		if (!holds(in))
+		if (in->gpu_mask != 0) {
+			if ((rc = lay_task(S, t, 0, err)) != 0)
+				rc = lay_failed(S, t, err);
 			continue;
-		if (n == cap) {
-			cap = cap > 0 ? 2 * cap : 1024;
-			v = kai_xreallocarray(v, cap, sizeof(*v));
 		}
 		v[n].t = t;
-		/* Named GPUs are laid first, in task order: size -1. */
-		v[n++].size = in->gpu_mask != 0 ? -1
-		    : in->gpus > 0 ? (int64_t)in->gpus * GPU_UNIT * 2
-				   : ((int64_t)in->gpu_fraction +
-					 in->gpu_memory_mib) *
-			    kai_sched_task_ndev(in);
+		v[n++].size = in->gpus > 0
+		    ? (int64_t)in->gpus * GPU_UNIT * 2
+		    : ((int64_t)in->gpu_fraction + in->gpu_memory_mib) *
+			kai_sched_task_ndev(in);
 	}
-	for (i = m = 0; i < n && rc == 0; i++) {
-		if (v[i].size >= 0)
-			v[m++] = v[i];
-		else if ((rc = lay_task(S, v[i].t, 0, err)) != 0)
-			rc = lay_failed(S, v[i].t, err);
-	}
-	n = m;
 	if (rc == 0)
 		lay_held(S);
-	if (n > 0)
-		qsort(v, n, sizeof(*v), lay_cmp);
+	qsort(v, n, sizeof(*v), lay_cmp);
 	for (i = 0; i < n && rc == 0; i++)
 		if ((rc = lay_task(S, v[i].t, 1, err)) != 0)
 			rc = lay_failed(S, v[i].t, err);
@@ -485,9 +460,19 @@ kai_sched_sess_init(struct sess *S, struct kai_sched_ctx *c,
 	S->cf = &s->config;
 	S->r = r;
 	results_init(S, rctx);
-	if ((rc = kai_sched_validate(s, err)) != 0 ||
-	    (rc = nodes_init(S, err)) != 0)
+	/* The jobs are validated in the jobs' pass (sess_jobs.c); a node
+	 * listed twice is reported only if they are valid, as when the
+	 * validator ran whole first. */
+	if ((rc = kai_sched_validate_head(s, err)) != 0)
 		return rc;
+	if ((rc = nodes_init(S, err)) != 0) {
+		struct kai_err v;
+		int vrc = kai_sched_validate(s, &v);
+
+		if (vrc != 0)
+			*err = v;
+		return vrc != 0 ? vrc : rc;
+	}
 	kai_sched_pools_init(S);
 	totals(S);
 	kai_sched_queues_init(S);
