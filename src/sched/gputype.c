@@ -93,6 +93,20 @@ find(const struct kai_sched_gtypes *g, const char *s)
 	return p != NULL ? (int32_t)(p - g->name) : -1;
 }
 
+bool
+kai_sched_types_none(const struct kai_sched_snapshot *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nnodes; i++)
+		if (named(s->nodes[i].gpu_type))
+			return false;
+	for (i = 0; i < s->nqueues; i++)
+		if (s->queues[i].ntypes > 0)
+			return false;
+	return s->ngpu_types == 0;
+}
+
 /* Every type the snapshot names, sorted; NULL when there is none. */
 static struct kai_sched_gtypes *
 collect(const struct kai_sched_snapshot *s)

@@ -304,6 +304,13 @@ struct sess {
 	 * releasing), found in the jobs' pass, laid out by layout() */
 	uint32_t *held;
 	size_t nheld;
+	/* sess_jobs.c: the jobs whose sums, static reason and first step
+	 * wait for the lay-out (all of them unless `early`), and the
+	 * nodes' largest figures per pool those reasons compare with */
+	bool early;
+	uint32_t *late;
+	size_t nlate;
+	struct sess_maxima *maxima;
 };
 
 /*
@@ -672,6 +679,9 @@ void kai_sched_fs_divide(struct sess *S, const struct kai_sched_fsview *v,
  * no-op when the snapshot names no type.
  */
 void kai_sched_types_init(struct sess *S);
+/* Whether no node, queue or job can name a type (sess.gt stays NULL),
+ * known before the jobs are validated. */
+bool kai_sched_types_none(const struct kai_sched_snapshot *s);
 void kai_sched_types_fini(struct sess *S);
 /* The type job j asks for, or -1 (any). */
 int32_t kai_sched_job_type(const struct sess *S, uint32_t j);

@@ -126,6 +126,9 @@ groups_close(struct sess *S, struct gtable *gt)
 	memset(gt, 0, sizeof(*gt));
 }
 
+static void job_open(struct sess *S, uint32_t j);
+static void maxima_init(struct sess *S);
+
 /*
  * A fault of the session's own (tasks of two jobs, a task of no job) is
  * reported only when the snapshot validates: the validator's faults come
@@ -145,8 +148,9 @@ after_validation(const struct kai_sched_snapshot *s, int rc,
 }
 
 /* Task t of job j: whose it is, its session entry (written whole: the
- * array is not zeroed), and whether the lay-out has to place it. */
-static void
+ * array is not zeroed), and whether the lay-out has to place it; true
+ * when it is not pending. */
+static bool
 task_open(struct sess *S, size_t t, size_t j, size_t *cap)
 {
 	const struct kai_sched_snap_task *in = &S->s->tasks[t];
@@ -159,12 +163,24 @@ task_open(struct sess *S, size_t t, size_t j, size_t *cap)
 	memcpy(&S->tasks[t], &st, sizeof(st));
 	if (in->state != KAI_SCHED_TASK_RUNNING &&
 	    in->state != KAI_SCHED_TASK_RELEASING)
-		return;
+		return in->state != KAI_SCHED_TASK_PENDING;
 	if (S->nheld == *cap) {
 		*cap = *cap > 0 ? 2 * *cap : 1024;
 		S->held = kai_xreallocarray(S->held, *cap, sizeof(*S->held));
 	}
 	S->held[S->nheld++] = (uint32_t)t;
+	return true;
+}
+
+/* Job j's sums, static reason and first step wait for the lay-out. */
+static void
+job_late(struct sess *S, uint32_t j, size_t *cap)
+{
+	if (S->nlate == *cap) {
+		*cap = *cap > 0 ? 2 * *cap : 1024;
+		S->late = kai_xreallocarray(S->late, *cap, sizeof(*S->late));
+	}
+	S->late[S->nlate++] = j;
 }
 
 /*
@@ -186,7 +202,7 @@ jobs_pass(struct sess *S, size_t *most, struct kai_err *err)
 	const struct kai_sched_snapshot *s = S->s;
 	uint8_t *parent = kai_sched_mark_parents(s);
 	struct gtable gt;
-	size_t j, t, next = 0, cap = 0;
+	size_t j, t, next = 0, cap = 0, lcap = 0;
 	bool tiled = true;
 	int rc = 0;
 
@@ -196,6 +212,7 @@ jobs_pass(struct sess *S, size_t *most, struct kai_err *err)
 	for (j = 0; j < s->njobs && rc == 0; j++) {
 		const struct kai_sched_snap_job *J = &s->jobs[j];
 		struct sjob sj;
+		bool holds = false;
 
 		if (kai_sched_validate_job(s, parent, j, err) != 0) {
 			rc = kai_sched_validate(s, err);
@@ -215,10 +232,11 @@ jobs_pass(struct sess *S, size_t *most, struct kai_err *err)
 				rc = after_validation(s, rc, err);
 				break;
 			}
-			task_open(S, t, j, &cap);
+			holds |= task_open(S, t, j, &cap);
 		}
 		next = J->first_task + J->ntasks;
 		memset(&sj, 0, sizeof(sj));
+		sj.holds = holds;
 		sj.queue = J->queue;
 		sj.preemptible = J->preemptible;
 		sj.topo = J->topology >= 0;
@@ -227,6 +245,12 @@ jobs_pass(struct sess *S, size_t *most, struct kai_err *err)
 		memcpy(&S->jobs[j], &sj, sizeof(sj));
 		if (J->ntasks > *most)
 			*most = J->ntasks;
+		/* Its tasks are still in the cache: a job whose figures
+		 * need nothing laid out gets them now (job_open()). */
+		if (rc == 0 && S->early && !holds)
+			job_open(S, (uint32_t)j);
+		else if (rc == 0 && S->early)
+			job_late(S, (uint32_t)j, &lcap);
 	}
 	groups_close(S, &gt);
 	free(parent);
@@ -253,6 +277,16 @@ kai_sched_jobs_init(struct sess *S, struct kai_err *err)
 	/* Both written whole by jobs_pass(), before any read. */
 	S->jobs = kai_sched_alloc_dirty(S->ctx, s->njobs, sizeof(*S->jobs));
 	S->tasks = kai_sched_alloc_dirty(S->ctx, s->ntasks, sizeof(*S->tasks));
+	maxima_init(S);
+	/*
+	 * A job's sums, static reason and first step read only its own
+	 * tasks and figures known before the jobs (the nodes, the pools),
+	 * unless the snapshot has GPU types, subgroup trees or node
+	 * requirements (their tables come later): then they wait for
+	 * kai_sched_accounts_init(), as do the jobs with tasks to lay out.
+	 */
+	S->early = s->ntrees == 0 && s->nnodereqs == 0 &&
+	    kai_sched_types_none(s);
 	if ((rc = jobs_pass(S, &most, err)) != 0)
 		return rc;
 	kai_sched_acct_init(S);
@@ -294,6 +328,8 @@ kai_sched_jobs_fini(struct sess *S)
 	kai_sched_free(S->ctx, S->tasks);
 	kai_sched_free(S->ctx, S->task_job);
 	free(S->held);
+	free(S->late);
+	kai_sched_free(S->ctx, S->maxima);
 	kai_sched_free(S->ctx, S->groups);
 	kai_sched_free(S->ctx, S->slot_at);
 	kai_sched_free(S->ctx, S->slot_grp);
@@ -373,13 +409,13 @@ sum_job(struct sess *S, uint32_t j)
 }
 
 /* The largest single-node figures a task may ever get. */
-struct maxima {
+struct sess_maxima {
 	int64_t gpus, gmem, cpu, mem;
 };
 
 /* Over the schedulable nodes that pool (-1 = none) may use. */
 static void
-node_maxima(const struct sess *S, int32_t pool, struct maxima *m)
+node_maxima(const struct sess *S, int32_t pool, struct sess_maxima *m)
 {
 	const uint8_t *ok = &S->pool_ok[(size_t)(pool + 1) * S->nn];
 	uint32_t i;
@@ -402,7 +438,7 @@ node_maxima(const struct sess *S, int32_t pool, struct maxima *m)
 }
 
 static bool
-never_fits(const struct sess *S, uint32_t t, const struct maxima *m,
+never_fits(const struct sess *S, uint32_t t, const struct sess_maxima *m,
     struct kai_sched_why_info *w)
 {
 	const struct kai_sched_snap_task *in = &S->s->tasks[t];
@@ -432,7 +468,7 @@ never_fits(const struct sess *S, uint32_t t, const struct maxima *m,
 
 /* A reason of j's that holds for the whole cycle, decided once. */
 static void
-static_fail(struct sess *S, uint32_t j, const struct maxima *m)
+static_fail(struct sess *S, uint32_t j, const struct sess_maxima *m)
 {
 	const struct kai_sched_snapshot *s = S->s;
 	const struct kai_sched_snap_job *J = &s->jobs[j];
@@ -461,33 +497,51 @@ static_fail(struct sess *S, uint32_t j, const struct maxima *m)
 	S->r->jobs[j].why = w;
 }
 
+/* The nodes' largest figures, per pool (-1 = none: [0]). */
+static void
+maxima_init(struct sess *S)
+{
+	const struct kai_sched_snapshot *s = S->s;
+	uint32_t p;
+
+	S->maxima = kai_sched_calloc(S->ctx, s->npools + 1, sizeof(*S->maxima));
+	for (p = 0; p <= s->npools; p++)
+		node_maxima(S, (int32_t)p - 1, &S->maxima[p]);
+}
+
+/*
+ * Job j's tasks into its sums, its reason that holds all cycle and
+ * (pending) its first step, which the orderings ask for in queue order
+ * and would otherwise fetch at random: one read of its tasks, while
+ * they are in the cache.  None reads another job's figures, and the sums
+ * are of integers, so the order the jobs come in changes nothing.
+ */
+static void
+job_open(struct sess *S, uint32_t j)
+{
+	sum_job(S, j);
+	if (S->jobs[j].npending == 0)
+		return;
+	static_fail(S, j, S->maxima);
+	(void)kai_sched_step(S, j);
+}
+
 void
 kai_sched_accounts_init(struct sess *S)
 {
 	const struct kai_sched_snapshot *s = S->s;
-	struct maxima *m;
 	uint32_t q, j;
+	size_t i;
 
-	m = kai_sched_calloc(S->ctx, s->npools + 1, sizeof(*m));
-	for (j = 0; j <= s->npools; j++)
-		node_maxima(S, (int32_t)j - 1, &m[j]);
-	/*
-	 * One pass over the jobs, each job's tasks read once while they
-	 * are in the cache: its sums, its reasons that hold all cycle and
-	 * (pending) its first step, which the orderings ask for in queue
-	 * order and would otherwise fetch at random.  These were three
-	 * passes over 3.5 million tasks at the million-job size.  None
-	 * reads another job's figures, and the sums are of integers, so
-	 * the order they are added in changes nothing.
-	 */
-	for (j = 0; j < s->njobs; j++) {
-		sum_job(S, j);
-		if (S->jobs[j].npending == 0)
-			continue;
-		static_fail(S, j, m);
-		(void)kai_sched_step(S, j);
-	}
-	kai_sched_free(S->ctx, m);
+	/* The jobs the jobs' pass left (sess_jobs.c), or all of them. */
+	for (i = 0; S->early && i < S->nlate; i++)
+		job_open(S, S->late[i]);
+	for (j = 0; !S->early && j < s->njobs; j++)
+		job_open(S, j);
+	KAI_FREE(S->late);
+	S->nlate = 0;
+	kai_sched_free(S->ctx, S->maxima);
+	S->maxima = NULL;
 	/* Jobs a cycle fed by a kept state left out still ask (incr.c). */
 	for (q = 0; S->inc != NULL && q < S->nq; q++) {
 		int64_t v[NRES];
