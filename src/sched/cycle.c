@@ -119,6 +119,25 @@ job_out(struct sess *S, size_t j)
 	bool pipe = false;
 	size_t t;
 
+	/*
+	 * A job whose tasks were all pending at the start, and that the
+	 * phases neither placed, evicted nor moved, has them all pending
+	 * still: a pending task changes only by being placed, which stmt.c
+	 * counts (and uncounts only with the undo that makes it pending
+	 * again).  Its entry needs neither its tasks nor the snapshot's
+	 * job: at a million pending jobs, 150 MiB not read.
+	 */
+	if (!sj->holds && sj->nplaced == 0 && sj->nevicted == 0 &&
+	    sj->nmoved == 0) {
+		sj->pipe = false;
+		sj->touched = false;
+		o->placed_tasks = 0;
+		o->state = KAI_SCHED_JOB_PENDING;
+		o->est_start = o->why.why == KAI_SCHED_WHY_RESERVED
+		    ? o->why.a /* the reservation's start */
+		    : KAI_SCHED_NO_TIME;
+		return;
+	}
 	/* A job any of whose fresh tasks is pipelined has all of them
 	 * pipelined: its pods start together.  Only a job placed or moved
 	 * this cycle has fresh tasks (stmt.c counts both). */
@@ -201,7 +220,10 @@ tasks_out(struct sess *S)
 		o.gpu_fraction =
 		    o.gpu_mask != 0 && s->tasks[t].gpus == 0 ? st.ugpu : 0;
 		o.moved = st.moved;
-		memcpy(block + t * sizeof(o), &o, sizeof(o));
+		/* A pending task's entry is mostly the same bytes either way:
+		 * a line of them left unwritten is not written back. */
+		if (memcmp(&st, &o, sizeof(o)) != 0)
+			memcpy(block + t * sizeof(o), &o, sizeof(o));
 	}
 	S->r->tasks = (struct kai_sched_task_out *)(void *)block;
 	S->tasks = NULL; /* the result's now: sess_fini() leaves it */
