@@ -442,13 +442,18 @@ never_fits(const struct sess *S, uint32_t t, const struct sess_maxima *m,
     struct kai_sched_why_info *w)
 {
 	const struct kai_sched_snap_task *in = &S->s->tasks[t];
+	bool gpus = (int64_t)in->gpus > m->gpus ||
+	    ((in->gpu_fraction > 0 || in->gpu_memory_mib > 0) &&
+		(int64_t)kai_sched_task_ndev(in) > m->gpus);
 
+	/* Most tasks fit somewhere: w is left alone. */
+	if (!gpus && in->gpu_memory_mib <= m->gmem && in->cpu_millis <= m->cpu &&
+	    in->memory_mib <= m->mem)
+		return false;
 	w->why = KAI_SCHED_WHY_NEVER_FITS;
 	w->res = R_GPU;
 	w->c = 0;
-	if ((int64_t)in->gpus > m->gpus ||
-	    ((in->gpu_fraction > 0 || in->gpu_memory_mib > 0) &&
-		(int64_t)kai_sched_task_ndev(in) > m->gpus)) {
+	if (gpus) {
 		w->a = in->gpus > 0 ? in->gpus : kai_sched_task_ndev(in);
 		w->c = in->gpus > 0 ? 0 : 2; /* 2: a share of a GPUs */
 		w->b = m->gpus;
@@ -488,9 +493,8 @@ static_fail(struct sess *S, uint32_t j, const struct sess_maxima *m)
 		(void)kai_sched_nodereq_none(S, j, &w);
 	for (t = J->first_task;
 	     w.why == KAI_SCHED_WHY_NONE && t < J->first_task + J->ntasks; t++)
-		if (S->tasks[t].state == KAI_SCHED_TASK_PENDING &&
-		    !never_fits(S, (uint32_t)t, &m[J->pool + 1], &w))
-			kai_sched_why_clear(&w);
+		if (S->tasks[t].state == KAI_SCHED_TASK_PENDING)
+			(void)never_fits(S, (uint32_t)t, &m[J->pool + 1], &w);
 	if (w.why == KAI_SCHED_WHY_NONE)
 		return;
 	sj->static_fail = true;
