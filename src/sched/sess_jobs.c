@@ -376,19 +376,24 @@ add3(int64_t *to, const int64_t *v, int64_t sign)
 		to[r] += sign * v[r];
 }
 
-/* Job j's tasks into its counts and its queue's sums. */
+/*
+ * Job j's tasks into its counts and its queue's sums (sj->holds is
+ * the jobs' pass's).  The pending tasks' requests are summed here and
+ * added to the queue once: the same integers.
+ */
 static void
 sum_job(struct sess *S, uint32_t j)
 {
 	const struct kai_sched_snap_job *J = &S->s->jobs[j];
 	struct sjob *sj = &S->jobs[j];
 	struct squeue *Q = &S->q[J->queue];
+	int64_t req[NRES] = {0};
+	uint32_t npending = 0;
 	size_t t;
 
 	for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
 		int64_t v[NRES];
 
-		sj->holds |= S->tasks[t].state != KAI_SCHED_TASK_PENDING;
 		if (S->tasks[t].state == KAI_SCHED_TASK_RUNNING) {
 			sj->nactive++;
 			kai_sched_task_held(S, (uint32_t)t, v);
@@ -399,13 +404,17 @@ sum_job(struct sess *S, uint32_t j)
 			S->groups[sj->group].alloc_gpu += v[R_GPU];
 			kai_sched_acct_add(S, sj->group, v[R_GPU], false);
 		} else if (S->tasks[t].state == KAI_SCHED_TASK_PENDING) {
-			sj->npending++;
+			npending++;
 			if (J->held)
 				continue;
 			kai_sched_task_req(S, (uint32_t)t, v);
-			add3(Q->req, v, 1);
+			req[R_GPU] += v[R_GPU];
+			req[R_CPU] += v[R_CPU];
+			req[R_MEM] += v[R_MEM];
 		}
 	}
+	sj->npending += npending;
+	add3(Q->req, req, 1);
 }
 
 /* The largest single-node figures a task may ever get. */
