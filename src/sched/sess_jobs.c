@@ -376,47 +376,6 @@ add3(int64_t *to, const int64_t *v, int64_t sign)
 		to[r] += sign * v[r];
 }
 
-/*
- * Job j's tasks into its counts and its queue's sums (sj->holds is
- * the jobs' pass's).  The pending tasks' requests are summed here and
- * added to the queue once: the same integers.
- */
-static void
-sum_job(struct sess *S, uint32_t j)
-{
-	const struct kai_sched_snap_job *J = &S->s->jobs[j];
-	struct sjob *sj = &S->jobs[j];
-	struct squeue *Q = &S->q[J->queue];
-	int64_t req[NRES] = {0};
-	uint32_t npending = 0;
-	size_t t;
-
-	for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
-		int64_t v[NRES];
-
-		if (S->tasks[t].state == KAI_SCHED_TASK_RUNNING) {
-			sj->nactive++;
-			kai_sched_task_held(S, (uint32_t)t, v);
-			add3(Q->alloc, v, 1);
-			add3(Q->req, v, 1);
-			if (!J->preemptible)
-				add3(Q->alloc_np, v, 1);
-			S->groups[sj->group].alloc_gpu += v[R_GPU];
-			kai_sched_acct_add(S, sj->group, v[R_GPU], false);
-		} else if (S->tasks[t].state == KAI_SCHED_TASK_PENDING) {
-			npending++;
-			if (J->held)
-				continue;
-			kai_sched_task_req(S, (uint32_t)t, v);
-			req[R_GPU] += v[R_GPU];
-			req[R_CPU] += v[R_CPU];
-			req[R_MEM] += v[R_MEM];
-		}
-	}
-	sj->npending += npending;
-	add3(Q->req, req, 1);
-}
-
 /* The largest single-node figures a task may ever get. */
 struct sess_maxima {
 	int64_t gpus, gmem, cpu, mem;
@@ -446,49 +405,101 @@ node_maxima(const struct sess *S, int32_t pool, struct sess_maxima *m)
 	}
 }
 
+/* Task in may fit some node m describes (what never_fits() tests). */
 static bool
+may_fit(const struct kai_sched_snap_task *in, const struct sess_maxima *m)
+{
+	return (int64_t)in->gpus <= m->gpus &&
+	    ((in->gpu_fraction == 0 && in->gpu_memory_mib == 0) ||
+		(int64_t)kai_sched_task_ndev(in) <= m->gpus) &&
+	    in->gpu_memory_mib <= m->gmem && in->cpu_millis <= m->cpu &&
+	    in->memory_mib <= m->mem;
+}
+
+/* Why task t, which may not fit (may_fit() false), never does. */
+static void
 never_fits(const struct sess *S, uint32_t t, const struct sess_maxima *m,
     struct kai_sched_why_info *w)
 {
 	const struct kai_sched_snap_task *in = &S->s->tasks[t];
-	bool gpus = (int64_t)in->gpus > m->gpus ||
-	    ((in->gpu_fraction > 0 || in->gpu_memory_mib > 0) &&
-		(int64_t)kai_sched_task_ndev(in) > m->gpus);
 
-	/* Most tasks fit somewhere: w is left alone. */
-	if (!gpus && in->gpu_memory_mib <= m->gmem && in->cpu_millis <= m->cpu &&
-	    in->memory_mib <= m->mem)
-		return false;
 	w->why = KAI_SCHED_WHY_NEVER_FITS;
 	w->res = R_GPU;
 	w->c = 0;
-	if (gpus) {
+	if ((int64_t)in->gpus > m->gpus ||
+	    ((in->gpu_fraction > 0 || in->gpu_memory_mib > 0) &&
+		(int64_t)kai_sched_task_ndev(in) > m->gpus)) {
 		w->a = in->gpus > 0 ? in->gpus : kai_sched_task_ndev(in);
 		w->c = in->gpus > 0 ? 0 : 2; /* 2: a share of a GPUs */
 		w->b = m->gpus;
-		return true;
+		return;
 	}
 	if (in->gpu_memory_mib > m->gmem) {
 		w->a = in->gpu_memory_mib;
 		w->b = m->gmem;
 		w->c = 1;
-		return true;
+		return;
 	}
 	w->res = in->cpu_millis > m->cpu ? R_CPU : R_MEM;
 	w->a = w->res == R_CPU ? in->cpu_millis : in->memory_mib;
 	w->b = w->res == R_CPU ? m->cpu : m->mem;
-	return in->cpu_millis > m->cpu || in->memory_mib > m->mem;
+}
+
+/*
+ * Job j's tasks into its counts and its queue's sums (sj->holds is
+ * the jobs' pass's).  The pending tasks' requests are summed here and
+ * added to the queue once: the same integers.  Returns its first
+ * pending task that may fit no node of its pool (NONE32: none), for
+ * static_fail(), in the same read of its tasks.
+ */
+static uint32_t
+sum_job(struct sess *S, uint32_t j)
+{
+	const struct kai_sched_snap_job *J = &S->s->jobs[j];
+	struct sjob *sj = &S->jobs[j];
+	struct squeue *Q = &S->q[J->queue];
+	const struct sess_maxima *m = &S->maxima[J->pool + 1];
+	int64_t req[NRES] = {0};
+	uint32_t npending = 0, nofit = NONE32;
+	size_t t;
+
+	for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
+		int64_t v[NRES];
+
+		if (S->tasks[t].state == KAI_SCHED_TASK_RUNNING) {
+			sj->nactive++;
+			kai_sched_task_held(S, (uint32_t)t, v);
+			add3(Q->alloc, v, 1);
+			add3(Q->req, v, 1);
+			if (!J->preemptible)
+				add3(Q->alloc_np, v, 1);
+			S->groups[sj->group].alloc_gpu += v[R_GPU];
+			kai_sched_acct_add(S, sj->group, v[R_GPU], false);
+		} else if (S->tasks[t].state == KAI_SCHED_TASK_PENDING) {
+			npending++;
+			if (nofit == NONE32 && !may_fit(&S->s->tasks[t], m))
+				nofit = (uint32_t)t;
+			if (J->held)
+				continue;
+			kai_sched_task_req(S, (uint32_t)t, v);
+			req[R_GPU] += v[R_GPU];
+			req[R_CPU] += v[R_CPU];
+			req[R_MEM] += v[R_MEM];
+		}
+	}
+	sj->npending += npending;
+	add3(Q->req, req, 1);
+	return nofit;
 }
 
 /* A reason of j's that holds for the whole cycle, decided once. */
 static void
-static_fail(struct sess *S, uint32_t j, const struct sess_maxima *m)
+static_fail(struct sess *S, uint32_t j, uint32_t nofit)
 {
 	const struct kai_sched_snapshot *s = S->s;
 	const struct kai_sched_snap_job *J = &s->jobs[j];
 	struct sjob *sj = &S->jobs[j];
 	struct kai_sched_why_info w;
-	size_t t;
 
 	kai_sched_why_clear(&w);
 	if (J->held)
@@ -500,10 +511,9 @@ static_fail(struct sess *S, uint32_t j, const struct sess_maxima *m)
 		w.a = J->pool;
 	} else
 		(void)kai_sched_nodereq_none(S, j, &w);
-	for (t = J->first_task;
-	     w.why == KAI_SCHED_WHY_NONE && t < J->first_task + J->ntasks; t++)
-		if (S->tasks[t].state == KAI_SCHED_TASK_PENDING)
-			(void)never_fits(S, (uint32_t)t, &m[J->pool + 1], &w);
+	/* Else its first pending task that fits no node, if any. */
+	if (w.why == KAI_SCHED_WHY_NONE && nofit != NONE32)
+		never_fits(S, nofit, &S->maxima[J->pool + 1], &w);
 	if (w.why == KAI_SCHED_WHY_NONE)
 		return;
 	sj->static_fail = true;
@@ -532,10 +542,11 @@ maxima_init(struct sess *S)
 static void
 job_open(struct sess *S, uint32_t j)
 {
-	sum_job(S, j);
+	uint32_t nofit = sum_job(S, j);
+
 	if (S->jobs[j].npending == 0)
 		return;
-	static_fail(S, j, S->maxima);
+	static_fail(S, j, nofit);
 	(void)kai_sched_step(S, j);
 }
 
