@@ -197,7 +197,13 @@ tasks_out(struct sess *S)
 {
 	const struct kai_sched_snapshot *s = S->s;
 	unsigned char *block = (unsigned char *)S->tasks;
+	struct kai_sched_task_out pend;
 	size_t t;
+
+	/* The entry of a task left pending: it holds nothing. */
+	memset(&pend, 0, sizeof(pend));
+	pend.state = KAI_SCHED_TASK_PENDING;
+	pend.node = -1;
 
 	/* One pass over the tasks alone: the job's entry is read only for
 	 * a fresh task (is it pipelined?), the snapshot's task only for one
@@ -208,6 +214,15 @@ tasks_out(struct sess *S)
 		bool holds, pipe;
 
 		memcpy(&st, block + t * sizeof(st), sizeof(st));
+		/* Most tasks, at a million pending jobs: what the general
+		 * case below makes of them, without the work. */
+		if (st.state == KAI_SCHED_TASK_PENDING && !st.fresh &&
+		    !st.moved) {
+			if (memcmp(&st, &pend, sizeof(pend)) != 0)
+				memcpy(block + t * sizeof(pend), &pend,
+				    sizeof(pend));
+			continue;
+		}
 		holds = st.state != KAI_SCHED_TASK_PENDING &&
 		    st.state != KAI_SCHED_TASK_FAILED;
 		pipe = st.fresh && S->jobs[S->task_job[t]].pipe;
