@@ -336,9 +336,14 @@ jobs_in(struct kai_sched_order *o, kai_sched_want_fn *want)
 	uint32_t j, g, nj = (uint32_t)S->s->njobs;
 
 	memset(o->gcur, 0, (S->ng + 1) * sizeof(*o->gcur));
-	for (j = 0; j < nj; j++)
-		if (want(S, j))
-			o->gcur[S->jobs[j].group + 1]++;
+	o->gpu_only = true;
+	for (j = 0; j < nj; j++) {
+		if (!want(S, j))
+			continue;
+		o->gcur[S->jobs[j].group + 1]++;
+		/* The step is in the entry want() just read. */
+		o->gpu_only &= kai_sched_step(S, j)->sreq[R_GPU] > 0;
+	}
 	for (g = 0; g < S->ng; g++)
 		o->gcur[g + 1] += o->gcur[g];
 	memcpy(o->gend, o->gcur, (S->ng + 1) * sizeof(*o->gend));
@@ -433,6 +438,7 @@ kai_sched_order_init_rest(struct kai_sched_order *o,
 	uint32_t g, n = 0;
 
 	order_alloc(o, S);
+	o->gpu_only = src->gpu_only;
 	for (g = 0; g < S->ng; g++) {
 		o->gcur[g] = n;
 		if (leaves[S->groups[g].leaf] && src->gcur[g] < src->gend[g]) {
@@ -635,6 +641,7 @@ kai_sched_order_next(struct kai_sched_order *o, uint32_t j, bool keep)
 	if (!keep) {
 		o->gcur[g]++;
 	} else {
+		o->gpu_only &= kai_sched_step(o->S, j)->sreq[R_GPU] > 0;
 		job_key(o, j, &k);
 		for (p = at + 1; p < o->gend[g] && key_before(&o->jrun[p], &k);
 		     p++)
@@ -643,35 +650,6 @@ kai_sched_order_next(struct kai_sched_order *o, uint32_t j, bool keep)
 	}
 	prefetch_head(o, g);
 	kai_sched_touch_group(o->S, g);
-}
-
-/*
- * A closed leaf (closed.c) on its own: nothing is placed while its jobs
- * are taken, so no queue's key changes and the leaf's own order (its
- * groups' heap) is all there is to keep; the tree is not re-keyed.
- */
-int64_t
-kai_sched_order_leaf_top(const struct kai_sched_order *o, uint32_t leaf)
-{
-	uint32_t g = kai_sched_heap_top(&o->qh[leaf]);
-
-	return g == NONE32 ? -1 : (int64_t)group_head(o, g);
-}
-
-void
-kai_sched_order_leaf_next(struct kai_sched_order *o, uint32_t j)
-{
-	uint32_t g = o->S->jobs[j].group;
-	struct kai_sched_heap *h = &o->qh[o->S->groups[g].leaf];
-
-	o->gcur[g]++;
-	if (o->gcur[g] == o->gend[g]) {
-		kai_sched_heap_remove(h, g);
-	} else {
-		group_key(o, g);
-		kai_sched_heap_fix(h, g);
-	}
-	prefetch_head(o, g);
 }
 
 /*
