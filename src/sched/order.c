@@ -224,6 +224,32 @@ key_cmp(const void *a, const void *b)
 	return key_before(a, b) ? -1 : key_before(b, a);
 }
 
+/*
+ * A group's run into job order.  Most runs are short (a user's jobs in
+ * one queue) and often in order already (jobs arrive in age order):
+ * those are sorted in place with the comparison inline, a pass when
+ * sorted; the long ones go to qsort().
+ */
+static void
+sort_run(struct okey *a, uint32_t n)
+{
+	uint32_t i, p;
+
+	if (n > 48) {
+		qsort(a, n, sizeof(*a), key_cmp);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		struct okey k = a[i];
+
+		if (!key_before(&k, &a[i - 1]))
+			continue;
+		for (p = i; p > 0 && key_before(&k, &a[p - 1]); p--)
+			a[p] = a[p - 1];
+		a[p] = k;
+	}
+}
+
 static void
 job_key(const struct kai_sched_order *o, uint32_t j, struct okey *k)
 {
@@ -351,8 +377,7 @@ jobs_in(struct kai_sched_order *o, kai_sched_want_fn *want)
 		if (want(S, j))
 			job_key(o, j, &o->jrun[o->gend[S->jobs[j].group]++]);
 	for (g = 0; g < S->ng; g++) {
-		qsort(o->jrun + o->gcur[g], o->gend[g] - o->gcur[g],
-		    sizeof(*o->jrun), key_cmp);
+		sort_run(o->jrun + o->gcur[g], o->gend[g] - o->gcur[g]);
 		group_key(o, g);
 	}
 }

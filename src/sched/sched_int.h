@@ -181,6 +181,9 @@ struct squeue {
 	int64_t kreq[NRES]; /* the request the key was computed with */
 	bool kdirty;        /* alloc changed since the key was made */
 	int32_t rep;        /* representative pending job, or -1 */
+	/* No limit, no quota, on it or above it (fairshare.c, once a
+	 * cycle): admission then skips that walk up the tree. */
+	bool no_limit, no_quota;
 };
 
 struct sgroup {
