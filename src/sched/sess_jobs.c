@@ -93,16 +93,45 @@ groups_open(struct sess *S, struct gtable *gt)
 	    sizeof(*S->groups));
 }
 
+/* J's (queue, user, account) as one number. */
+static uint64_t
+group_key(const struct kai_sched_snapshot *s, const struct kai_sched_snap_job *J)
+{
+	return ((uint64_t)J->queue * (s->nusers + 1) + (uint64_t)(J->user + 1)) *
+		(s->naccounts + 1) +
+	    (uint64_t)(J->account + 1);
+}
+
+/*
+ * What job J, a few ahead in the jobs' pass, will read and write: its
+ * group's slot in the table (a miss anywhere in it, and the pass does
+ * too much per job for the processor to run ahead to the next one's by
+ * itself), its session entry, its first tasks' owner and entry.  Nothing
+ * of J is trusted: it is not validated yet, and a prefetch reads nothing.
+ */
+static void
+prefetch_job(const struct sess *S, const struct gtable *gt,
+    const struct kai_sched_snap_job *J, size_t j)
+{
+	size_t h = kai_sched_mix64(group_key(S->s, J)) & (gt->cap - 1);
+
+	__builtin_prefetch(&gt->keys[h]);
+	__builtin_prefetch(&gt->ids[h]);
+	__builtin_prefetch(&S->jobs[j], 1);
+	__builtin_prefetch((const char *)&S->jobs[j] + sizeof(S->jobs[j]) - 1,
+	    1);
+	if (J->first_task < S->s->ntasks) {
+		__builtin_prefetch(&S->tasks[J->first_task], 1);
+		__builtin_prefetch(&S->task_job[J->first_task], 1);
+	}
+}
+
 /* J's group, a new one when J is the first job of its kind. */
 static uint32_t
 group_of(struct sess *S, struct gtable *gt,
     const struct kai_sched_snap_job *J)
 {
-	const struct kai_sched_snapshot *s = S->s;
-	uint64_t key = ((uint64_t)J->queue * (s->nusers + 1) +
-			   (uint64_t)(J->user + 1)) *
-		(s->naccounts + 1) +
-	    (uint64_t)(J->account + 1);
+	uint64_t key = group_key(S->s, J);
 	size_t h = kai_sched_mix64(key) & (gt->cap - 1);
 
 	while (gt->keys[h] != UINT64_MAX && gt->keys[h] != key)
@@ -125,6 +154,9 @@ groups_close(struct sess *S, struct gtable *gt)
 	kai_sched_free(S->ctx, gt->ids);
 	memset(gt, 0, sizeof(*gt));
 }
+
+/* How far ahead the jobs' pass asks for what a job needs. */
+#define PREFETCH_JOBS 8
 
 static void job_open(struct sess *S, uint32_t j);
 static void maxima_init(struct sess *S);
@@ -154,13 +186,14 @@ static bool
 task_open(struct sess *S, size_t t, size_t j, size_t *cap)
 {
 	const struct kai_sched_snap_task *in = &S->s->tasks[t];
-	struct stask st;
 
 	S->task_job[t] = (uint32_t)j;
-	memset(&st, 0, sizeof(st));
-	st.state = (uint8_t)in->state;
-	st.node = in->node;
-	memcpy(&S->tasks[t], &st, sizeof(st));
+	/* Built in place (no local copied over: reading back a local just
+	 * written field by field stalls on every task). */
+	S->tasks[t] = (struct stask){
+		.node = in->node,
+		.state = (unsigned)in->state & 0xfu,
+	};
 	if (in->state != KAI_SCHED_TASK_RUNNING &&
 	    in->state != KAI_SCHED_TASK_RELEASING)
 		return in->state != KAI_SCHED_TASK_PENDING;
@@ -211,9 +244,11 @@ jobs_pass(struct sess *S, size_t *most, struct kai_err *err)
 	groups_open(S, &gt);
 	for (j = 0; j < s->njobs && rc == 0; j++) {
 		const struct kai_sched_snap_job *J = &s->jobs[j];
-		struct sjob sj;
 		bool holds = false;
 
+		if (j + PREFETCH_JOBS < s->njobs)
+			prefetch_job(S, &gt, &s->jobs[j + PREFETCH_JOBS],
+			    j + PREFETCH_JOBS);
 		if (kai_sched_validate_job(s, parent, j, err) != 0) {
 			rc = kai_sched_validate(s, err);
 			break;
@@ -235,14 +270,15 @@ jobs_pass(struct sess *S, size_t *most, struct kai_err *err)
 			holds |= task_open(S, t, j, &cap);
 		}
 		next = J->first_task + J->ntasks;
-		memset(&sj, 0, sizeof(sj));
-		sj.holds = holds;
-		sj.queue = J->queue;
-		sj.preemptible = J->preemptible;
-		sj.topo = J->topology >= 0;
-		sj.min = J->min_tasks > 0 ? J->min_tasks : (uint32_t)J->ntasks;
-		sj.group = group_of(S, &gt, J);
-		memcpy(&S->jobs[j], &sj, sizeof(sj));
+		S->jobs[j] = (struct sjob){
+			.queue = J->queue,
+			.group = group_of(S, &gt, J),
+			.min = J->min_tasks > 0 ? J->min_tasks
+						: (uint32_t)J->ntasks,
+			.preemptible = J->preemptible,
+			.topo = J->topology >= 0,
+			.holds = holds,
+		};
 		if (J->ntasks > *most)
 			*most = J->ntasks;
 		/* Its tasks are still in the cache: a job whose figures
