@@ -386,41 +386,6 @@ kai_sched_task_ugpu(const struct sess *S, uint32_t t, uint32_t n)
 	return (int32_t)(((int64_t)in->gpu_memory_mib * GPU_UNIT + g - 1) / g);
 }
 
-/*
- * A GPU-memory request counts as the fraction it would be of the
- * smallest GPU, the most it can become wherever it lands, so that no
- * placement can take a queue past its limit or quota (KAI uses the
- * largest GPU for limits, and a queue can then end up over its limit).
- */
-void
-kai_sched_task_req(const struct sess *S, uint32_t t, int64_t req[NRES])
-{
-	const struct kai_sched_snap_task *in = &S->s->tasks[t];
-	int64_t g = S->min_gmem;
-
-	if (in->gpus > 0)
-		req[R_GPU] = (int64_t)in->gpus * GPU_UNIT;
-	else if (in->gpu_fraction > 0)
-		req[R_GPU] =
-		    (int64_t)in->gpu_fraction * kai_sched_task_ndev(in);
-	else if (in->gpu_memory_mib > 0)
-		req[R_GPU] =
-		    ((int64_t)in->gpu_memory_mib * GPU_UNIT + g - 1) / g *
-		    kai_sched_task_ndev(in);
-	else
-		req[R_GPU] = 0;
-	if (req[R_GPU] > (int64_t)KAI_SCHED_MAX_NODE_GPUS * GPU_UNIT)
-		req[R_GPU] = (int64_t)KAI_SCHED_MAX_NODE_GPUS * GPU_UNIT;
-	req[R_CPU] = in->cpu_millis;
-	req[R_MEM] = in->memory_mib;
-}
-
-uint32_t
-kai_sched_task_ndev(const struct kai_sched_snap_task *in)
-{
-	return in->gpus == 0 && in->gpu_devices > 1 ? in->gpu_devices : 1;
-}
-
 bool
 kai_sched_task_active(const struct stask *t)
 {
