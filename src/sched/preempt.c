@@ -78,29 +78,27 @@ cmp_i64(const void *a, const void *b)
 
 /*
  * Per leaf queue, the sorted priorities of the jobs holding GPUs at the
- * start of the phase: "how many higher-priority jobs" is then a binary
- * search.
+ * start of the phase, act[0..n) (kai_sched_active_jobs()): "how many
+ * higher-priority jobs" is then a binary search.
  */
 static void
-holders(const struct sess *S, int64_t **prio, uint32_t **start)
+holders(const struct sess *S, const uint32_t *act, uint32_t n, int64_t **prio,
+    uint32_t **start)
 {
-	uint32_t nj = (uint32_t)S->s->njobs, j, q, *fill;
+	uint32_t i, q, *fill;
 
 	*start = kai_sched_calloc(S->ctx, S->nq + 2, sizeof(**start));
 	fill = kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*fill));
-	for (j = 0; j < nj; j++)
-		if (S->jobs[j].nactive > 0)
-			(*start)[S->jobs[j].queue + 1]++;
+	for (i = 0; i < n; i++)
+		(*start)[S->jobs[act[i]].queue + 1]++;
 	for (q = 0; q < S->nq; q++)
 		(*start)[q + 1] += (*start)[q];
 	/* Sized by the holders, not the jobs: 8 MiB less at a million
 	 * pending jobs. */
 	*prio = kai_sched_calloc(S->ctx, (*start)[S->nq] + 1, sizeof(**prio));
-	for (j = 0; j < nj; j++) {
-		q = S->jobs[j].queue;
-		if (S->jobs[j].nactive > 0)
-			(*prio)[(*start)[q] + fill[q]++] =
-			    S->s->jobs[j].priority;
+	for (i = 0; i < n; i++) {
+		q = S->jobs[act[i]].queue;
+		(*prio)[(*start)[q] + fill[q]++] = S->s->jobs[act[i]].priority;
 	}
 	for (q = 0; q < S->nq; q++)
 		qsort(*prio + (*start)[q], (*start)[q + 1] - (*start)[q],
@@ -127,16 +125,21 @@ count_above(const int64_t *p, uint32_t lo, uint32_t hi, int64_t v)
 static void
 waiting(struct sess *S, uint32_t j, const int64_t *prio, const uint32_t *start)
 {
-	struct kai_sched_why_info *cur = &S->r->jobs[j].why, w;
+	struct kai_sched_why_info *cur, w;
 	uint32_t q = S->jobs[j].queue;
 	int64_t n;
 
-	if (cur->why != KAI_SCHED_WHY_RESOURCES &&
-	    cur->why != KAI_SCHED_WHY_PRIORITY &&
-	    cur->why != KAI_SCHED_WHY_NONE)
+	/* The cheaper test first: most jobs of a million have nothing
+	 * above them, and their reasons are not read. */
+	if (start[q] == start[q + 1])
 		return;
 	n = count_above(prio, start[q], start[q + 1], S->s->jobs[j].priority);
 	if (n == 0)
+		return;
+	cur = &S->r->jobs[j].why;
+	if (cur->why != KAI_SCHED_WHY_RESOURCES &&
+	    cur->why != KAI_SCHED_WHY_PRIORITY &&
+	    cur->why != KAI_SCHED_WHY_NONE)
 		return;
 	kai_sched_why_clear(&w);
 	w.why = KAI_SCHED_WHY_HIGHER_PRIO;
@@ -194,29 +197,67 @@ attempt(struct sess *S, struct kai_sched_fmemo *fm, uint32_t j,
 	waiting(S, j, prio, start);
 }
 
+/*
+ * One pass over the jobs, before any is tried: which the order takes,
+ * into S->wanted (only when it may take any: once allocate has run, a
+ * leaf without victims has no job to order), and the reason of every
+ * pending job it leaves alone.  Those reasons were given after the
+ * tries before; it is the same: the tries place only jobs the order
+ * takes, an eviction leaves a job's pending tasks as they were, so the
+ * jobs left alone are the same at the end, and a try writes no reason
+ * of theirs but PREEMPTED, over any (blame()), which waiting() would
+ * have left as it was.  holders() is fixed at the phase's start, and
+ * no try reads another pending job's reason.  Returns how many the
+ * order takes.
+ */
+static uint32_t
+sort_out(struct sess *S, const int64_t *prio, const uint32_t *start)
+{
+	uint32_t nj = (uint32_t)S->s->njobs, j, nw = 0;
+	bool order = !S->allocated || S->vstart[S->nq] > 0;
+
+	if (order)
+		S->wanted = kai_sched_alloc_dirty(S->ctx, (size_t)nj + 1, 1);
+	for (j = 0; j < nj; j++) {
+		bool w = want(S, j);
+
+		if (order)
+			S->wanted[j] = w;
+		nw += w;
+		if (!w && pending(S, j))
+			waiting(S, j, prio, start);
+	}
+	return nw;
+}
+
 void
 kai_sched_preempt(struct sess *S)
 {
 	struct kai_sched_order o;
-	struct kai_sched_fmemo *fm = kai_xcalloc(S->nq + 1, sizeof(*fm));
+	struct kai_sched_fmemo *fm;
 	int64_t *prio, top;
-	uint32_t *start;
-	size_t j;
+	uint32_t *start, *act, nact;
 
-	kai_sched_victims_build(S);
-	holders(S, &prio, &start);
+	/* The running jobs, in one pass: the holders, and the victims
+	 * unless an earlier phase's lists are kept. */
+	act = kai_sched_active_jobs(S, &nact);
+	kai_sched_victims_build_from(S, act, nact);
+	holders(S, act, nact, &prio, &start);
+	free(act);
 	if (S->inc != NULL)
 		kai_sched_inc_phase(S, KAI_SCHED_PREEMPT);
-	kai_sched_order_init(&o, S, want);
-	while ((top = kai_sched_order_top(&o)) >= 0) {
-		attempt(S, fm, (uint32_t)top, prio, start);
-		kai_sched_order_next(&o, (uint32_t)top, false);
+	if (sort_out(S, prio, start) > 0) {
+		fm = kai_xcalloc(S->nq + 1, sizeof(*fm));
+		kai_sched_order_init(&o, S, kai_sched_want_flag);
+		kai_sched_want_done(S);
+		while ((top = kai_sched_order_top(&o)) >= 0) {
+			attempt(S, fm, (uint32_t)top, prio, start);
+			kai_sched_order_next(&o, (uint32_t)top, false);
+		}
+		kai_sched_order_fini(&o);
+		free(fm);
 	}
-	kai_sched_order_fini(&o);
-	for (j = 0; j < S->s->njobs; j++)
-		if (pending(S, (uint32_t)j) && !want(S, (uint32_t)j))
-			waiting(S, (uint32_t)j, prio, start);
+	kai_sched_want_done(S);
 	kai_sched_free(S->ctx, prio);
 	kai_sched_free(S->ctx, start);
-	free(fm);
 }

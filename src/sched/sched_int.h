@@ -300,6 +300,12 @@ struct sess {
 	int32_t *qtype;		     /* per queue: its key's type (order.c) */
 	struct kai_sched_inc_run *inc; /* incr.c: a cycle fed by a kept
 					  state; NULL otherwise */
+	/* victims.c: vjobs was built with nothing uncommitted, so a later
+	 * build only drops the jobs that are no longer victims */
+	bool vkept;
+	/* per job: taken by the order a phase is building (victims.c,
+	 * kai_sched_want_flag()); NULL outside that */
+	uint8_t *wanted;
 };
 
 /*
@@ -796,6 +802,26 @@ bool kai_sched_victim_unit(const struct sess *S, uint32_t v, int64_t min_run,
 /* Whether running job v has a task on a node job j's tasks may use. */
 bool kai_sched_victim_helps(const struct sess *S, uint32_t j, uint32_t v);
 void kai_sched_victims_build(struct sess *S);
+/* The same from act[0..n): every job with an active task, in index
+ * order (kai_sched_active_jobs()). */
+void kai_sched_victims_build_from(struct sess *S, const uint32_t *act,
+    uint32_t n);
+/*
+ * The jobs with an active task, in index order: one pass over the
+ * session's jobs; *n of them, in an array to free().
+ */
+uint32_t *kai_sched_active_jobs(const struct sess *S, uint32_t *n);
+/*
+ * One pass over the jobs: S->wanted[j] = want(S, j) for every job, and
+ * with victims the victim lists too (kai_sched_victims_build(), from
+ * the running jobs met on the way); returns how many are wanted.  A
+ * phase's order then takes kai_sched_want_flag(), and
+ * kai_sched_want_done() frees the flags.
+ */
+uint32_t kai_sched_want_pass(struct sess *S, kai_sched_want_fn *want,
+    bool victims);
+bool kai_sched_want_flag(const struct sess *S, uint32_t j);
+void kai_sched_want_done(struct sess *S);
 
 struct kai_sched_fmemo {
 	bool set;

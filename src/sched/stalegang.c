@@ -38,9 +38,14 @@ kai_sched_stalegang(struct sess *S)
 		struct sjob *sj = &S->jobs[j];
 		struct kai_sched_why_info w;
 		int64_t grace = J->staleness_grace_s, stale;
-		uint32_t n = running(S, J);
+		uint32_t n;
 
-		if (n == 0 || J->stale_since == KAI_SCHED_NO_TIME ||
+		/* Read first: a job that is not stale (nearly all) costs
+		 * its snapshot entry only, not a walk of its tasks. */
+		if (J->stale_since == KAI_SCHED_NO_TIME)
+			continue;
+		n = running(S, J);
+		if (n == 0 ||
 		    (kai_sched_tree(S, (uint32_t)j) != NULL ? kai_sched_sg_satisfied(S,
 					     (uint32_t)j, true)
 				       : n >= sj->min))
