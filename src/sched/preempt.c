@@ -77,53 +77,84 @@ cmp_i64(const void *a, const void *b)
 }
 
 /*
- * Per leaf queue, the sorted priorities of the jobs holding GPUs at the
- * start of the phase, act[0..n) (kai_sched_active_jobs()): "how many
- * higher-priority jobs" is then a binary search.
+ * Per leaf queue, the distinct priorities of the jobs holding GPUs at
+ * the start of the phase, act[0..n) (kai_sched_active_jobs()), rising,
+ * each with how many hold GPUs at that priority or above: "how many
+ * higher-priority jobs" is then a binary search over a few values (a
+ * queue's jobs have few priorities), not over every holder.
  */
-static void
-holders(const struct sess *S, const uint32_t *act, uint32_t n, int64_t **prio,
-    uint32_t **start)
-{
-	uint32_t i, q, *fill;
+struct holders {
+	int64_t *prio;
+	uint32_t *above;
+	uint32_t *start; /* per queue: prio[start[q], start[q + 1]) */
+};
 
-	*start = kai_sched_calloc(S->ctx, S->nq + 2, sizeof(**start));
+static void
+holders(const struct sess *S, const uint32_t *act, uint32_t n,
+    struct holders *h)
+{
+	uint32_t i, q, k, w = 0, *fill;
+
+	h->start = kai_sched_calloc(S->ctx, S->nq + 2, sizeof(*h->start));
 	fill = kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*fill));
 	for (i = 0; i < n; i++)
-		(*start)[S->jobs[act[i]].queue + 1]++;
+		h->start[S->jobs[act[i]].queue + 1]++;
 	for (q = 0; q < S->nq; q++)
-		(*start)[q + 1] += (*start)[q];
+		h->start[q + 1] += h->start[q];
 	/* Sized by the holders, not the jobs: 8 MiB less at a million
 	 * pending jobs. */
-	*prio = kai_sched_calloc(S->ctx, (*start)[S->nq] + 1, sizeof(**prio));
+	h->prio = kai_sched_calloc(S->ctx, h->start[S->nq] + 1,
+	    sizeof(*h->prio));
+	h->above = kai_sched_calloc(S->ctx, h->start[S->nq] + 1,
+	    sizeof(*h->above));
 	for (i = 0; i < n; i++) {
 		q = S->jobs[act[i]].queue;
-		(*prio)[(*start)[q] + fill[q]++] = S->s->jobs[act[i]].priority;
+		h->prio[h->start[q] + fill[q]++] = S->s->jobs[act[i]].priority;
 	}
-	for (q = 0; q < S->nq; q++)
-		qsort(*prio + (*start)[q], (*start)[q + 1] - (*start)[q],
-		    sizeof(**prio), cmp_i64);
+	/* Each queue's run sorted, then made distinct in place. */
+	for (q = 0; q < S->nq; q++) {
+		uint32_t lo = h->start[q], hi = h->start[q + 1];
+
+		qsort(h->prio + lo, hi - lo, sizeof(*h->prio), cmp_i64);
+		h->start[q] = w;
+		for (k = lo; k < hi; k++) {
+			if (k > lo && h->prio[k] == h->prio[w - 1])
+				continue;
+			h->prio[w] = h->prio[k];
+			h->above[w++] = hi - k;
+		}
+	}
+	h->start[S->nq] = w;
 	kai_sched_free(S->ctx, fill);
 }
 
-static int64_t
-count_above(const int64_t *p, uint32_t lo, uint32_t hi, int64_t v)
+static void
+holders_free(const struct sess *S, struct holders *h)
 {
-	uint32_t a = lo, b = hi;
+	kai_sched_free(S->ctx, h->prio);
+	kai_sched_free(S->ctx, h->above);
+	kai_sched_free(S->ctx, h->start);
+}
+
+/* How many of queue q's holders have a priority above v. */
+static int64_t
+count_above(const struct holders *h, uint32_t q, int64_t v)
+{
+	uint32_t a = h->start[q], b = h->start[q + 1];
 
 	while (a < b) {
 		uint32_t m = a + (b - a) / 2;
 
-		if (p[m] <= v)
+		if (h->prio[m] <= v)
 			a = m + 1;
 		else
 			b = m;
 	}
-	return (int64_t)(hi - a);
+	return a < h->start[q + 1] ? (int64_t)h->above[a] : 0;
 }
 
 static void
-waiting(struct sess *S, uint32_t j, const int64_t *prio, const uint32_t *start)
+waiting(struct sess *S, uint32_t j, const struct holders *h)
 {
 	struct kai_sched_why_info *cur, w;
 	uint32_t q = S->jobs[j].queue;
@@ -131,9 +162,9 @@ waiting(struct sess *S, uint32_t j, const int64_t *prio, const uint32_t *start)
 
 	/* The cheaper test first: most jobs of a million have nothing
 	 * above them, and their reasons are not read. */
-	if (start[q] == start[q + 1])
+	if (h->start[q] == h->start[q + 1])
 		return;
-	n = count_above(prio, start[q], start[q + 1], S->s->jobs[j].priority);
+	n = count_above(h, q, S->s->jobs[j].priority);
 	if (n == 0)
 		return;
 	cur = &S->r->jobs[j].why;
@@ -170,7 +201,7 @@ blame(struct sess *S, uint32_t j, size_t mark)
 
 static void
 attempt(struct sess *S, struct kai_sched_fmemo *fm, uint32_t j,
-    const int64_t *prio, const uint32_t *start)
+    const struct holders *h)
 {
 	struct pctx c;
 	struct kai_sched_why_info w;
@@ -184,7 +215,7 @@ attempt(struct sess *S, struct kai_sched_fmemo *fm, uint32_t j,
 	    S->s->jobs[S->vjobs[c.cur]].priority >= c.prio ||
 	    kai_sched_fmemo_skip(S, &fm[c.leaf], j)) {
 		kai_sched_untried(S, j);
-		waiting(S, j, prio, start);
+		waiting(S, j, h);
 		return;
 	}
 	if (kai_sched_solve(S, j, next_victim, &c, true, &w)) {
@@ -194,7 +225,7 @@ attempt(struct sess *S, struct kai_sched_fmemo *fm, uint32_t j,
 	}
 	kai_sched_fmemo_note(S, &fm[c.leaf], j);
 	kai_sched_set_why(S, j, &w, false);
-	waiting(S, j, prio, start);
+	waiting(S, j, h);
 }
 
 /*
@@ -211,7 +242,7 @@ attempt(struct sess *S, struct kai_sched_fmemo *fm, uint32_t j,
  * order takes.
  */
 static uint32_t
-sort_out(struct sess *S, const int64_t *prio, const uint32_t *start)
+sort_out(struct sess *S, const struct holders *h)
 {
 	uint32_t nj = (uint32_t)S->s->njobs, j, nw = 0;
 	bool order = !S->allocated || S->vstart[S->nq] > 0;
@@ -225,7 +256,7 @@ sort_out(struct sess *S, const int64_t *prio, const uint32_t *start)
 			S->wanted[j] = w;
 		nw += w;
 		if (!w && pending(S, j))
-			waiting(S, j, prio, start);
+			waiting(S, j, h);
 	}
 	return nw;
 }
@@ -235,29 +266,29 @@ kai_sched_preempt(struct sess *S)
 {
 	struct kai_sched_order o;
 	struct kai_sched_fmemo *fm;
-	int64_t *prio, top;
-	uint32_t *start, *act, nact;
+	struct holders h;
+	int64_t top;
+	uint32_t *act, nact;
 
 	/* The running jobs, in one pass: the holders, and the victims
 	 * unless an earlier phase's lists are kept. */
 	act = kai_sched_active_jobs(S, &nact);
 	kai_sched_victims_build_from(S, act, nact);
-	holders(S, act, nact, &prio, &start);
+	holders(S, act, nact, &h);
 	free(act);
 	if (S->inc != NULL)
 		kai_sched_inc_phase(S, KAI_SCHED_PREEMPT);
-	if (sort_out(S, prio, start) > 0) {
+	if (sort_out(S, &h) > 0) {
 		fm = kai_xcalloc(S->nq + 1, sizeof(*fm));
 		kai_sched_order_init(&o, S, kai_sched_want_flag);
 		kai_sched_want_done(S);
 		while ((top = kai_sched_order_top(&o)) >= 0) {
-			attempt(S, fm, (uint32_t)top, prio, start);
+			attempt(S, fm, (uint32_t)top, &h);
 			kai_sched_order_next(&o, (uint32_t)top, false);
 		}
 		kai_sched_order_fini(&o);
 		free(fm);
 	}
 	kai_sched_want_done(S);
-	kai_sched_free(S->ctx, prio);
-	kai_sched_free(S->ctx, start);
+	holders_free(S, &h);
 }

@@ -408,9 +408,26 @@ kai_sched_fmemo_skip(const struct sess *S, const struct kai_sched_fmemo *m,
 	uint32_t n;
 	int r;
 
+	const struct sjob *st;
+
 	if (!m->set || S->s->jobs[j].topology >= 0 ||
 	    S->s->jobs[j].priority > m->prio)
 		return false;
+	/*
+	 * The cached step (gang.c: the same tasks, and their requests
+	 * summed) settles most jobs without a walk of their tasks: the
+	 * smallest task is no larger than the mean, so a sum below n times
+	 * the memo's largest has a task below it; a step of one task is
+	 * its own smallest.
+	 */
+	st = kai_sched_step(S, j);
+	if (st->sn < m->n)
+		return false;
+	for (r = 0; r < NRES; r++)
+		if (st->sreq[r] < (int64_t)st->sn * m->hi[r])
+			return false;
+	if (st->sn == 1)
+		return true;
 	step_shape(S, j, &n, lo, hi);
 	if (n < m->n)
 		return false;
