@@ -44,28 +44,21 @@ next_victim(struct sess *S, void *ctx, struct kai_sched_unit *u)
 	return false;
 }
 
-static bool
-pending(const struct sess *S, uint32_t j)
-{
-	return S->jobs[j].npending > 0 && !S->jobs[j].static_fail;
-}
-
 /*
- * Once allocate has run, only jobs with a lower-priority victim in their
- * queue are ordered; the others just get their reason (see below).
+ * Job j, pending, is one the order takes: once allocate has run, only
+ * one with a lower-priority victim in its queue (the others just get
+ * their reason, sort_out()).
  */
 static bool
-want(const struct sess *S, uint32_t j)
+ahead(const struct sess *S, uint32_t j)
 {
-	uint32_t q = S->jobs[j].queue;
+	const struct kai_sched_snap_job *J = &S->s->jobs[j];
+	uint32_t q = J->queue;
 
-	if (!pending(S, j))
-		return false;
 	if (!S->allocated)
 		return true;
 	return S->vstart[q] < S->vstart[q + 1] &&
-	    S->s->jobs[S->vjobs[S->vstart[q]]].priority <
-	    S->s->jobs[j].priority;
+	    S->s->jobs[S->vjobs[S->vstart[q]]].priority < J->priority;
 }
 
 static int
@@ -157,7 +150,7 @@ static void
 waiting(struct sess *S, uint32_t j, const struct holders *h)
 {
 	struct kai_sched_why_info *cur, w;
-	uint32_t q = S->jobs[j].queue;
+	uint32_t q = S->s->jobs[j].queue; /* on priority's line */
 	int64_t n;
 
 	/* The cheaper test first: most jobs of a million have nothing
@@ -229,34 +222,58 @@ attempt(struct sess *S, struct kai_sched_fmemo *fm, uint32_t j,
 }
 
 /*
- * One pass over the jobs, before any is tried: which the order takes,
- * into S->wanted (only when it may take any: once allocate has run, a
- * leaf without victims has no job to order), and the reason of every
- * pending job it leaves alone.  Those reasons were given after the
- * tries before; it is the same: the tries place only jobs the order
- * takes, an eviction leaves a job's pending tasks as they were, so the
- * jobs left alone are the same at the end, and a try writes no reason
- * of theirs but PREEMPTED, over any (blame()), which waiting() would
- * have left as it was.  holders() is fixed at the phase's start, and
- * no try reads another pending job's reason.  Returns how many the
- * order takes.
+ * The phase's one pass over the jobs: those with an active task (the
+ * holders, and what the victims are drawn from) into act, the pending
+ * ones into pend, both in index order; arrays of njobs + 1.
+ */
+static void
+gather(const struct sess *S, uint32_t *act, uint32_t *nact, uint32_t *pend,
+    uint32_t *npend)
+{
+	uint32_t nj = (uint32_t)S->s->njobs, j, a = 0, p = 0;
+
+	for (j = 0; j < nj; j++) {
+		const struct sjob *sj = &S->jobs[j];
+
+		if (sj->nactive > 0)
+			act[a++] = j;
+		if (sj->npending > 0 && !sj->static_fail)
+			pend[p++] = j;
+	}
+	*nact = a;
+	*npend = p;
+}
+
+/*
+ * Before any is tried, the pending jobs pend[0..n): which the order
+ * takes, into S->wanted (only when it may take any: once allocate has
+ * run, a leaf without victims has none), and the reason of every one it
+ * leaves alone.  Those reasons were given after the tries before; it is
+ * the same: the tries place only jobs the order takes, an eviction
+ * leaves a job's pending tasks as they were, so the jobs left alone are
+ * the same at the end, and a try writes no reason of theirs but
+ * PREEMPTED, over any (blame()), which waiting() would have left as it
+ * was.  The holders are fixed at the phase's start, and no try reads
+ * another pending job's reason.  Returns how many the order takes.
  */
 static uint32_t
-sort_out(struct sess *S, const struct holders *h)
+sort_out(struct sess *S, const uint32_t *pend, uint32_t n,
+    const struct holders *h)
 {
-	uint32_t nj = (uint32_t)S->s->njobs, j, nw = 0;
+	uint32_t i, nw = 0;
 	bool order = !S->allocated || S->vstart[S->nq] > 0;
 
 	if (order)
-		S->wanted = kai_sched_alloc_dirty(S->ctx, (size_t)nj + 1, 1);
-	for (j = 0; j < nj; j++) {
-		bool w = want(S, j);
+		S->wanted = kai_sched_calloc(S->ctx, S->s->njobs + 1, 1);
+	for (i = 0; i < n; i++) {
+		uint32_t j = pend[i];
 
-		if (order)
-			S->wanted[j] = w;
-		nw += w;
-		if (!w && pending(S, j))
+		if (order && ahead(S, j)) {
+			S->wanted[j] = 1;
+			nw++;
+		} else {
 			waiting(S, j, h);
+		}
 	}
 	return nw;
 }
@@ -268,17 +285,19 @@ kai_sched_preempt(struct sess *S)
 	struct kai_sched_fmemo *fm;
 	struct holders h;
 	int64_t top;
-	uint32_t *act, nact;
+	uint32_t *act, *pend, nact, npend;
 
-	/* The running jobs, in one pass: the holders, and the victims
-	 * unless an earlier phase's lists are kept. */
-	act = kai_sched_active_jobs(S, &nact);
+	/* One pass over the jobs: the holders, the victims unless an
+	 * earlier phase's lists are kept, and the pending jobs. */
+	act = kai_sched_alloc_dirty(S->ctx, S->s->njobs + 1, sizeof(*act));
+	pend = kai_sched_alloc_dirty(S->ctx, S->s->njobs + 1, sizeof(*pend));
+	gather(S, act, &nact, pend, &npend);
 	kai_sched_victims_build_from(S, act, nact);
 	holders(S, act, nact, &h);
-	free(act);
+	kai_sched_free(S->ctx, act);
 	if (S->inc != NULL)
 		kai_sched_inc_phase(S, KAI_SCHED_PREEMPT);
-	if (sort_out(S, &h) > 0) {
+	if (sort_out(S, pend, npend, &h) > 0) {
 		fm = kai_xcalloc(S->nq + 1, sizeof(*fm));
 		kai_sched_order_init(&o, S, kai_sched_want_flag);
 		kai_sched_want_done(S);
@@ -290,5 +309,6 @@ kai_sched_preempt(struct sess *S)
 		free(fm);
 	}
 	kai_sched_want_done(S);
+	kai_sched_free(S->ctx, pend);
 	holders_free(S, &h);
 }

@@ -303,6 +303,12 @@ struct sess {
 	/* victims.c: vjobs was built with nothing uncommitted, so a later
 	 * build only drops the jobs that are no longer victims */
 	bool vkept;
+	/* victims.c: the jobs with an active task when the victims were
+	 * first built, if that was with nothing uncommitted (else NULL):
+	 * no other job has a task running since before the cycle, then or
+	 * later (stalegang.c).  In vjobs' block, freed with it. */
+	uint32_t *vact;
+	uint32_t nvact;
 	/* per job: taken by the order a phase is building (victims.c,
 	 * kai_sched_want_flag()); NULL outside that */
 	uint8_t *wanted;
@@ -803,14 +809,9 @@ bool kai_sched_victim_unit(const struct sess *S, uint32_t v, int64_t min_run,
 bool kai_sched_victim_helps(const struct sess *S, uint32_t j, uint32_t v);
 void kai_sched_victims_build(struct sess *S);
 /* The same from act[0..n): every job with an active task, in index
- * order (kai_sched_active_jobs()). */
+ * order. */
 void kai_sched_victims_build_from(struct sess *S, const uint32_t *act,
     uint32_t n);
-/*
- * The jobs with an active task, in index order: one pass over the
- * session's jobs; *n of them, in an array to free().
- */
-uint32_t *kai_sched_active_jobs(const struct sess *S, uint32_t *n);
 /*
  * One pass over the jobs: S->wanted[j] = want(S, j) for every job, and
  * with victims the victim lists too (kai_sched_victims_build(), from

@@ -56,8 +56,9 @@ candidate(const struct sess *S, uint32_t j)
 	    sj->nmoved == 0 && sj->preemptible;
 }
 
-uint32_t *
-kai_sched_active_jobs(const struct sess *S, uint32_t *n)
+/* The jobs with an active task, in index order, in an array to free(). */
+static uint32_t *
+active_jobs(const struct sess *S, uint32_t *n)
 {
 	uint32_t nj = (uint32_t)S->s->njobs, j, k = 0, cap = 1024;
 	uint32_t *a = kai_xmalloc(cap * sizeof(*a));
@@ -92,10 +93,18 @@ build(struct sess *S, const uint32_t *js, uint32_t n)
 	for (q = 0; q < S->nq; q++)
 		S->vstart[q + 1] += S->vstart[q];
 	/* Sized by the running candidates, not the jobs: at a million
-	 * pending jobs that is 28 MiB less. */
+	 * pending jobs that is 28 MiB less.  The running jobs follow the
+	 * victims when they are a list for the rest of the cycle. */
 	v = kai_sched_calloc(S->ctx, S->vstart[S->nq] + 1, sizeof(*v));
-	S->vjobs =
-	    kai_sched_calloc(S->ctx, S->vstart[S->nq] + 1, sizeof(*S->vjobs));
+	S->vjobs = kai_sched_calloc(S->ctx,
+	    S->vstart[S->nq] + (S->nlog == 0 ? n : 0) + 1, sizeof(*S->vjobs));
+	S->vact = NULL;
+	S->nvact = 0;
+	if (S->nlog == 0) {
+		S->vact = S->vjobs + S->vstart[S->nq];
+		S->nvact = n;
+		memcpy(S->vact, js, n * sizeof(*js));
+	}
 	fill = kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*fill));
 	for (i = 0; i < n; i++) {
 		uint32_t j = js[i], at;
@@ -155,7 +164,7 @@ kai_sched_victims_build(struct sess *S)
 		S->vkept = S->nlog == 0;
 		return;
 	}
-	act = kai_sched_active_jobs(S, &n);
+	act = active_jobs(S, &n);
 	kai_sched_victims_build_from(S, act, n);
 	free(act);
 }
