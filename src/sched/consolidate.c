@@ -626,6 +626,7 @@ kai_sched_consolidate(struct sess *S)
 	struct nodecost *nc;
 	struct cctx c;
 	int64_t top;
+	uint32_t nw, *wanted;
 
 	if (S->cf->placement == KAI_SCHED_SPREAD)
 		return;
@@ -639,8 +640,8 @@ kai_sched_consolidate(struct sess *S)
 	if (S->allocated && S->idle_ugpu <= 0)
 		return;
 	/* Which jobs to order, in one pass over the jobs (two before). */
-	if (kai_sched_want_pass(S, want, false) == 0) {
-		kai_sched_want_done(S);
+	if ((nw = kai_sched_want_pass(S, want, false, &wanted)) == 0) {
+		kai_sched_free(S->ctx, wanted);
 		return;
 	}
 	memset(&c, 0, sizeof(c));
@@ -652,8 +653,8 @@ kai_sched_consolidate(struct sess *S)
 	c.gused = kai_sched_calloc(S->ctx, S->nn + 1, 1);
 	nc = kai_sched_calloc(S->ctx, S->nn + 1, sizeof(*nc));
 	kai_sched_memo_init(&memo);
-	kai_sched_order_init(&o, S, kai_sched_want_flag);
-	kai_sched_want_done(S);
+	kai_sched_order_init_jobs(&o, S, wanted, nw);
+	kai_sched_free(S->ctx, wanted);
 	while ((top = kai_sched_order_top(&o)) >= 0) {
 		attempt(S, &c, &memo, (uint32_t)top, nc);
 		kai_sched_order_next(&o, (uint32_t)top, false);

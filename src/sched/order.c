@@ -419,6 +419,34 @@ kai_sched_order_init(struct kai_sched_order *o, struct sess *S,
 }
 
 /*
+ * The same over jobs[0..n) only (any order): a phase that found the few
+ * jobs it wants in a pass of its own, so that the order does not call
+ * want() twice for each of a million jobs.
+ */
+void
+kai_sched_order_init_jobs(struct kai_sched_order *o, struct sess *S,
+    const uint32_t *jobs, uint32_t n)
+{
+	uint32_t i, g;
+
+	order_alloc(o, S);
+	memset(o->gcur, 0, (S->ng + 1) * sizeof(*o->gcur));
+	for (i = 0; i < n; i++)
+		o->gcur[S->jobs[jobs[i]].group + 1]++;
+	for (g = 0; g < S->ng; g++)
+		o->gcur[g + 1] += o->gcur[g];
+	memcpy(o->gend, o->gcur, (S->ng + 1) * sizeof(*o->gend));
+	for (i = 0; i < n; i++)
+		job_key(o, jobs[i], &o->jrun[o->gend[S->jobs[jobs[i]].group]++]);
+	for (g = 0; g < S->ng; g++) {
+		qsort(o->jrun + o->gcur[g], o->gend[g] - o->gcur[g],
+		    sizeof(*o->jrun), key_cmp);
+		group_key(o, g);
+	}
+	heaps_in(o);
+}
+
+/*
  * An order over the jobs src has not taken yet in the leaves marked in
  * leaves[]: their runs are copied, already sorted (a job's key is fixed
  * while nothing of it is placed), instead of walking and sorting every

@@ -245,35 +245,30 @@ gather(const struct sess *S, uint32_t *act, uint32_t *nact, uint32_t *pend,
 }
 
 /*
- * Before any is tried, the pending jobs pend[0..n): which the order
- * takes, into S->wanted (only when it may take any: once allocate has
- * run, a leaf without victims has none), and the reason of every one it
- * leaves alone.  Those reasons were given after the tries before; it is
- * the same: the tries place only jobs the order takes, an eviction
- * leaves a job's pending tasks as they were, so the jobs left alone are
- * the same at the end, and a try writes no reason of theirs but
- * PREEMPTED, over any (blame()), which waiting() would have left as it
- * was.  The holders are fixed at the phase's start, and no try reads
- * another pending job's reason.  Returns how many the order takes.
+ * Before any is tried, the pending jobs pend[0..n): those the order
+ * takes (once allocate has run, a leaf without victims has none) move
+ * to the front of pend, and every other one gets its reason.  Those
+ * reasons were given after the tries before; it is the same: the tries
+ * place only jobs the order takes, an eviction leaves a job's pending
+ * tasks as they were, so the jobs left alone are the same at the end,
+ * and a try writes no reason of theirs but PREEMPTED, over any
+ * (blame()), which waiting() would have left as it was.  The holders
+ * are fixed at the phase's start, and no try reads another pending
+ * job's reason.  Returns how many the order takes.
  */
 static uint32_t
-sort_out(struct sess *S, const uint32_t *pend, uint32_t n,
-    const struct holders *h)
+sort_out(struct sess *S, uint32_t *pend, uint32_t n, const struct holders *h)
 {
 	uint32_t i, nw = 0;
 	bool order = !S->allocated || S->vstart[S->nq] > 0;
 
-	if (order)
-		S->wanted = kai_sched_calloc(S->ctx, S->s->njobs + 1, 1);
 	for (i = 0; i < n; i++) {
 		uint32_t j = pend[i];
 
-		if (order && ahead(S, j)) {
-			S->wanted[j] = 1;
-			nw++;
-		} else {
+		if (order && ahead(S, j))
+			pend[nw++] = j;
+		else
 			waiting(S, j, h);
-		}
 	}
 	return nw;
 }
@@ -285,7 +280,7 @@ kai_sched_preempt(struct sess *S)
 	struct kai_sched_fmemo *fm;
 	struct holders h;
 	int64_t top;
-	uint32_t *act, *pend, nact, npend;
+	uint32_t *act, *pend, nact, npend, nw;
 
 	/* One pass over the jobs: the holders, the victims unless an
 	 * earlier phase's lists are kept, and the pending jobs. */
@@ -297,10 +292,9 @@ kai_sched_preempt(struct sess *S)
 	kai_sched_free(S->ctx, act);
 	if (S->inc != NULL)
 		kai_sched_inc_phase(S, KAI_SCHED_PREEMPT);
-	if (sort_out(S, pend, npend, &h) > 0) {
+	if ((nw = sort_out(S, pend, npend, &h)) > 0) {
 		fm = kai_xcalloc(S->nq + 1, sizeof(*fm));
-		kai_sched_order_init(&o, S, kai_sched_want_flag);
-		kai_sched_want_done(S);
+		kai_sched_order_init_jobs(&o, S, pend, nw);
 		while ((top = kai_sched_order_top(&o)) >= 0) {
 			attempt(S, fm, (uint32_t)top, &h);
 			kai_sched_order_next(&o, (uint32_t)top, false);
@@ -308,7 +302,6 @@ kai_sched_preempt(struct sess *S)
 		kai_sched_order_fini(&o);
 		free(fm);
 	}
-	kai_sched_want_done(S);
 	kai_sched_free(S->ctx, pend);
 	holders_free(S, &h);
 }

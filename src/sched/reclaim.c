@@ -250,24 +250,24 @@ kai_sched_reclaim(struct sess *S)
 	int64_t *gone;
 	struct rctx c;
 	int64_t top;
-	uint32_t nw;
+	uint32_t nw, *wanted;
 
 	/* The victims and which jobs to order, in one pass over the jobs
-	 * (four before). */
-	nw = kai_sched_want_pass(S, want, true);
+	 * (six before: two for the victims, two for each want()). */
+	nw = kai_sched_want_pass(S, want, true, &wanted);
 	if (S->inc != NULL)
 		kai_sched_inc_phase(S, KAI_SCHED_RECLAIM);
 	if (nw == 0) {
 		/* An empty order: no job is tried. */
-		kai_sched_want_done(S);
+		kai_sched_free(S->ctx, wanted);
 		return;
 	}
 	fm = kai_xcalloc(S->nq + 1, sizeof(*fm));
 	gone = kai_xcalloc(S->nq + 1, sizeof(*gone));
 	c.cur = kai_xcalloc(S->nq + 1, sizeof(*c.cur));
 	c.dead = kai_xcalloc(S->nq + 1, 1);
-	kai_sched_order_init(&o, S, kai_sched_want_flag);
-	kai_sched_want_done(S);
+	kai_sched_order_init_jobs(&o, S, wanted, nw);
+	kai_sched_free(S->ctx, wanted);
 	while ((top = kai_sched_order_top(&o)) >= 0) {
 		attempt(S, &c, fm, (uint32_t)top, gone);
 		kai_sched_order_next(&o, (uint32_t)top, false);

@@ -309,9 +309,6 @@ struct sess {
 	 * later (stalegang.c).  In vjobs' block, freed with it. */
 	uint32_t *vact;
 	uint32_t nvact;
-	/* per job: taken by the order a phase is building (victims.c,
-	 * kai_sched_want_flag()); NULL outside that */
-	uint8_t *wanted;
 };
 
 /*
@@ -757,6 +754,9 @@ typedef bool kai_sched_want_fn(const struct sess *S, uint32_t j);
 
 void kai_sched_order_init(struct kai_sched_order *o, struct sess *S,
     kai_sched_want_fn *want);
+/* The same over the jobs jobs[0..n) (in any order) instead of want()'s. */
+void kai_sched_order_init_jobs(struct kai_sched_order *o, struct sess *S,
+    const uint32_t *jobs, uint32_t n);
 void kai_sched_order_fini(struct kai_sched_order *o);
 /*
  * closed.c: S->closed[q] = 1 for every leaf q none of whose jobs (those
@@ -813,16 +813,14 @@ void kai_sched_victims_build(struct sess *S);
 void kai_sched_victims_build_from(struct sess *S, const uint32_t *act,
     uint32_t n);
 /*
- * One pass over the jobs: S->wanted[j] = want(S, j) for every job, and
- * with victims the victim lists too (kai_sched_victims_build(), from
- * the running jobs met on the way); returns how many are wanted.  A
- * phase's order then takes kai_sched_want_flag(), and
- * kai_sched_want_done() frees the flags.
+ * One pass over the jobs: those want() takes into *wanted, an array of
+ * njobs + 1 from the context (kai_sched_free() it), for
+ * kai_sched_order_init_jobs(); returns how many.  With victims, the
+ * victim lists too (kai_sched_victims_build(), from the running jobs
+ * met on the way).
  */
 uint32_t kai_sched_want_pass(struct sess *S, kai_sched_want_fn *want,
-    bool victims);
-bool kai_sched_want_flag(const struct sess *S, uint32_t j);
-void kai_sched_want_done(struct sess *S);
+    bool victims, uint32_t **wanted);
 
 struct kai_sched_fmemo {
 	bool set;

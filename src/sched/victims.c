@@ -180,17 +180,19 @@ kai_sched_victims_build_from(struct sess *S, const uint32_t *act, uint32_t n)
 }
 
 uint32_t
-kai_sched_want_pass(struct sess *S, kai_sched_want_fn *want, bool victims)
+kai_sched_want_pass(struct sess *S, kai_sched_want_fn *want, bool victims,
+    uint32_t **wanted)
 {
 	uint32_t nj = (uint32_t)S->s->njobs, j, k = 0, cap = 0, nw = 0;
-	uint32_t *act = NULL;
+	uint32_t *act = NULL, *w;
 	bool collect = victims && !S->vkept;
 
 	if (victims && S->vkept)
 		kai_sched_victims_build(S);
-	S->wanted = kai_sched_alloc_dirty(S->ctx, (size_t)nj + 1, 1);
+	w = kai_sched_alloc_dirty(S->ctx, (size_t)nj + 1, sizeof(*w));
 	for (j = 0; j < nj; j++) {
-		nw += S->wanted[j] = want(S, j);
+		if (want(S, j))
+			w[nw++] = j;
 		if (!collect || S->jobs[j].nactive == 0)
 			continue;
 		if (k == cap) {
@@ -202,20 +204,8 @@ kai_sched_want_pass(struct sess *S, kai_sched_want_fn *want, bool victims)
 	if (collect)
 		kai_sched_victims_build_from(S, act, k);
 	free(act);
+	*wanted = w;
 	return nw;
-}
-
-bool
-kai_sched_want_flag(const struct sess *S, uint32_t j)
-{
-	return S->wanted[j] != 0;
-}
-
-void
-kai_sched_want_done(struct sess *S)
-{
-	kai_sched_free(S->ctx, S->wanted);
-	S->wanted = NULL;
 }
 
 bool
