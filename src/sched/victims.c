@@ -103,7 +103,8 @@ build(struct sess *S, const uint32_t *js, uint32_t n)
 	if (S->nlog == 0) {
 		S->vact = S->vjobs + S->vstart[S->nq];
 		S->nvact = n;
-		memcpy(S->vact, js, n * sizeof(*js));
+		if (n > 0) /* js may be NULL then */
+			memcpy(S->vact, js, n * sizeof(*js));
 	}
 	fill = kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*fill));
 	for (i = 0; i < n; i++) {
