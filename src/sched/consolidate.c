@@ -635,7 +635,9 @@ kai_sched_consolidate(struct sess *S)
 	/*
 	 * Once allocate has run, want() takes only jobs asking for some GPU
 	 * and no more than is idle: with none idle, no job, and the phase
-	 * has nothing to try (a full cluster, the common case).
+	 * has nothing to try (a full cluster, the common case).  An order
+	 * built over no job would only write the queues' keys, which every
+	 * order rebuilds.
 	 */
 	if (S->allocated && S->idle_ugpu <= 0)
 		return;

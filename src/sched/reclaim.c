@@ -258,7 +258,8 @@ kai_sched_reclaim(struct sess *S)
 	if (S->inc != NULL)
 		kai_sched_inc_phase(S, KAI_SCHED_RECLAIM);
 	if (nw == 0) {
-		/* An empty order: no job is tried. */
+		/* An empty order: no job is tried.  Building it would only
+		 * write the queues' keys, which every order rebuilds. */
 		kai_sched_free(S->ctx, wanted);
 		return;
 	}
