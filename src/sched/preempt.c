@@ -90,8 +90,10 @@ holders(const struct sess *S, const uint32_t *act, uint32_t n,
 
 	h->start = kai_sched_calloc(S->ctx, S->nq + 2, sizeof(*h->start));
 	fill = kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*fill));
+	/* The queue from the snapshot's entry, on the priority's line:
+	 * one line a holder, not that and the session's entry. */
 	for (i = 0; i < n; i++)
-		h->start[S->jobs[act[i]].queue + 1]++;
+		h->start[S->s->jobs[act[i]].queue + 1]++;
 	for (q = 0; q < S->nq; q++)
 		h->start[q + 1] += h->start[q];
 	/* Sized by the holders, not the jobs: 8 MiB less at a million
@@ -101,8 +103,9 @@ holders(const struct sess *S, const uint32_t *act, uint32_t n,
 	h->above = kai_sched_calloc(S->ctx, h->start[S->nq] + 1,
 	    sizeof(*h->above));
 	for (i = 0; i < n; i++) {
-		q = S->jobs[act[i]].queue;
-		h->prio[h->start[q] + fill[q]++] = S->s->jobs[act[i]].priority;
+		const struct kai_sched_snap_job *J = &S->s->jobs[act[i]];
+
+		h->prio[h->start[J->queue] + fill[J->queue]++] = J->priority;
 	}
 	/* Each queue's run sorted, then made distinct in place. */
 	for (q = 0; q < S->nq; q++) {
