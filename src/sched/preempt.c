@@ -71,7 +71,7 @@ cmp_i64(const void *a, const void *b)
 
 /*
  * Per leaf queue, the distinct priorities of the jobs holding GPUs at
- * the start of the phase, act[0..n) (kai_sched_active_jobs()), rising,
+ * the start of the phase, act[0..n) (gather()), rising,
  * each with how many hold GPUs at that priority or above: "how many
  * higher-priority jobs" is then a binary search over a few values (a
  * queue's jobs have few priorities), not over every holder.

@@ -310,8 +310,8 @@ struct sess {
 	/* victims.c: vjobs was built with nothing uncommitted, so a later
 	 * build only drops the jobs that are no longer victims */
 	bool vkept;
-	/* victims.c: the jobs with an active task when the victims were
-	 * first built, if that was with nothing uncommitted (else NULL):
+	/* victims.c: the jobs with an active task that the victim lists
+	 * were last built from, if with nothing uncommitted (else NULL):
 	 * no other job has a task running since before the cycle, then or
 	 * later (stalegang.c).  In vjobs' block, freed with it. */
 	uint32_t *vact;
