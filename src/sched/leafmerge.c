@@ -27,9 +27,8 @@
 #include "sched/sched_int.h"
 
 struct kai_sched_lent {
-	int64_t created;
-	int32_t prio;
-	uint32_t rank; /* elastic state << 30 | the group's rank */
+	uint64_t hi;  /* priority (higher first), elastic state, rank */
+	uint64_t age; /* created, as an unsigned order */
 	uint32_t job, group;
 };
 
@@ -37,12 +36,10 @@ struct kai_sched_lent {
 static inline bool
 before(const struct kai_sched_lent *a, const struct kai_sched_lent *b)
 {
-	if (a->prio != b->prio)
-		return a->prio > b->prio;
-	if (a->rank != b->rank)
-		return a->rank < b->rank;
-	if (a->created != b->created)
-		return a->created < b->created;
+	if (a->hi != b->hi)
+		return a->hi < b->hi;
+	if (a->age != b->age)
+		return a->age < b->age;
 	return a->job < b->job;
 }
 
@@ -73,9 +70,10 @@ head(const struct kai_sched_order *o, uint32_t g, uint32_t rank,
 {
 	const struct okey *k = &o->jrun[o->gcur[g]];
 
-	e->created = k->created;
-	e->prio = k->prio;
-	e->rank = (uint32_t)k->elastic << 30 | rank;
+	/* Higher priority first: INT32_MAX - prio, which fits 32 bits. */
+	e->hi = (uint64_t)((int64_t)INT32_MAX - k->prio) << 32 |
+	    (uint64_t)k->elastic << 30 | rank;
+	e->age = (uint64_t)k->created ^ UINT64_C(0x8000000000000000);
 	e->job = k->job;
 	e->group = g;
 }
@@ -131,6 +129,8 @@ kai_sched_lmerge_leaf(struct kai_sched_lmerge *m, uint32_t leaf)
 		m->g[m->n].usage = o->gk[g].usage;
 		m->g[m->n++].group = g;
 	}
+	if (m->n == 0)
+		return; /* m->g may be NULL: nothing to sort */
 	qsort(m->g, m->n, sizeof(*m->g), by_keys);
 	for (i = 0; i < m->n; i++) {
 		if (i > 0 && by_keys(&m->g[i - 1], &m->g[i]) != 0)
@@ -152,7 +152,8 @@ kai_sched_lmerge_next(struct kai_sched_lmerge *m)
 {
 	struct kai_sched_order *o = m->o;
 	const struct sess *S = o->S;
-	uint32_t g = m->h[0].group, rank = m->h[0].rank & ((1u << 30) - 1);
+	uint32_t g = m->h[0].group,
+		 rank = (uint32_t)m->h[0].hi & ((UINT32_C(1) << 30) - 1);
 
 	if (++o->gcur[g] < o->gend[g]) {
 		uint32_t a = o->jrun[o->gcur[g]].job;
