@@ -189,11 +189,11 @@ task_open(struct sess *S, size_t t, size_t j, size_t *cap)
 
 	S->task_job[t] = (uint32_t)j;
 	/* Built in place (no local copied over: reading back a local just
-	 * written field by field stalls on every task). */
-	S->tasks[t] = (struct stask){
-		.node = in->node,
-		.state = (unsigned)in->state & 0xfu,
-	};
+	 * written field by field stalls on every task), every byte set:
+	 * tasks_out() compares them whole. */
+	memset(&S->tasks[t], 0, sizeof(S->tasks[t]));
+	S->tasks[t].node = in->node;
+	S->tasks[t].state = (unsigned)in->state & 0xfu;
 	if (in->state != KAI_SCHED_TASK_RUNNING &&
 	    in->state != KAI_SCHED_TASK_RELEASING)
 		return in->state != KAI_SCHED_TASK_PENDING;
