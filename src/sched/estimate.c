@@ -177,30 +177,36 @@ push_end(struct est *E, size_t *cap, int64_t t, uint32_t job)
 	E->run[E->nrun++].job = job;
 }
 
+void
+kai_sched_est_held(struct sess *S, uint32_t j)
+{
+	if (S->nest_held == S->capest_held) {
+		S->capest_held = S->capest_held ? 2 * S->capest_held : 1024;
+		S->est_held = kai_xreallocarray(S->est_held, S->capest_held,
+		    sizeof(*S->est_held));
+	}
+	S->est_held[S->nest_held++] = j;
+}
+
 /*
- * Before the replay, one walk over the jobs (not one over every task
- * and another over every job): the releasing and evicted tasks are
- * freed, and the running jobs' ends are listed.  A releasing task comes
- * only from the snapshot (no phase makes one; backfill's replays are
- * rolled back), so its job held something at the start (sj->holds); an
- * evicted one is counted in its job's nevicted: the tasks of those jobs
- * only are looked at, nearly none at a million pending jobs.
+ * Before the replay, the releasing and evicted tasks are freed and the
+ * running jobs' ends listed, from the jobs the cycle noted
+ * (kai_sched_est_held(), in job order): not a walk over every task and
+ * another over every job, 3.5 million tasks and a million jobs at a
+ * million pending jobs.
  */
 static void
 prepare(struct est *E)
 {
 	struct sess *S = E->S;
 	size_t cap = 0, t;
-	uint32_t j, i;
+	uint32_t i, j;
 	int64_t end;
 
-	for (j = 0; j < S->s->njobs; j++) {
-		const struct sjob *sj = &S->jobs[j];
-		const struct kai_sched_snap_job *J;
+	for (i = 0; i < S->nest_held; i++) {
+		const struct sjob *sj = &S->jobs[j = S->est_held[i]];
+		const struct kai_sched_snap_job *J = &S->s->jobs[j];
 
-		if (!sj->holds && sj->nevicted == 0 && sj->nactive == 0)
-			continue;
-		J = &S->s->jobs[j];
 		if (sj->holds || sj->nevicted > 0)
 			for (t = J->first_task; t < J->first_task + J->ntasks;
 			     t++)
@@ -334,4 +340,6 @@ kai_sched_estimate(struct sess *S)
 	free(E.cand);
 	free(E.run);
 	free(E.res);
+	KAI_FREE(S->est_held);
+	S->nest_held = S->capest_held = 0;
 }

@@ -273,6 +273,8 @@ struct sess {
 	struct kai_sched_order *ordmem; /* order arrays kept between phases */
 	uint32_t *est_cand; /* estimate.c: allocate's first failed jobs */
 	uint32_t nest_cand;
+	uint32_t *est_held; /* estimate.c: the jobs kai_sched_est_holds() */
+	uint32_t nest_held, capest_held;
 	struct kai_sched_frag *frag; /* frag.c, with the frag placement */
 	/* backfill.c: this cycle's reservations */
 	struct kai_sched_bf *bf; /* NULL until the first one */
@@ -821,6 +823,20 @@ void kai_sched_estimate(struct sess *S);
 /* The allocate phase left job j waiting (in its order) with reason w. */
 void kai_sched_est_note(struct sess *S, uint32_t j,
     const struct kai_sched_why_info *w);
+/*
+ * The jobs the estimate's replay looks at: those running (they end),
+ * those that held something at the start (a releasing task comes only
+ * from the snapshot) and those with evicted tasks (both are freed).
+ * The cycle lists them as it writes the jobs' results, a walk over
+ * every job it makes anyway (cycle.c), so that the replay walks no
+ * other job: a few tens of thousands of a million.
+ */
+static inline bool
+kai_sched_est_holds(const struct sjob *sj)
+{
+	return sj->nactive > 0 || sj->holds || sj->nevicted > 0;
+}
+void kai_sched_est_held(struct sess *S, uint32_t j);
 
 /* backfill.c */
 /*
