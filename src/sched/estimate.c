@@ -232,12 +232,9 @@ end_job(struct sess *S, uint32_t j)
 	if (j == NONE32)
 		return; /* a reservation's end: only a time to try at */
 	J = &S->s->jobs[j];
-	for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
-		if (!kai_sched_task_active(&S->tasks[t]))
-			continue;
-		kai_sched_evict(S, (uint32_t)t);
-		kai_sched_release(S, (uint32_t)t);
-	}
+	for (t = J->first_task; t < J->first_task + J->ntasks; t++)
+		if (kai_sched_task_active(&S->tasks[t]))
+			kai_sched_end_task(S, (uint32_t)t);
 }
 
 /*
@@ -280,9 +277,9 @@ try_all(struct est *E, int64_t t)
 	uint64_t budget = (uint64_t)E->ncand * EST_TRIES_PER_JOB;
 	struct kai_sched_why_info w;
 	struct kai_sched_memo m;
+	bool memo = false; /* m made: at the first failure, not before */
 	uint32_t i, j;
 
-	kai_sched_memo_init(&m);
 	S->bf_clock = t; /* placements, and the memo's classes, at t */
 	for (i = 0; i < E->ncand && E->tries < budget; i++) {
 		j = E->cand[i];
@@ -290,21 +287,26 @@ try_all(struct est *E, int64_t t)
 			continue;
 		kai_sched_why_clear(&w);
 		if (!kai_sched_admit(S, j, &w) ||
-		    kai_sched_memo_find(&m, S, j) != NULL)
+		    (memo && kai_sched_memo_find(&m, S, j) != NULL))
 			continue;
 		E->tries++;
 		if (!kai_sched_try_step(S, j, false, &w)) {
 			/* Within one time resources only shrink (allocate.c). */
-			if (w.why != KAI_SCHED_WHY_LIMIT &&
-			    w.why != KAI_SCHED_WHY_NP_QUOTA)
-				kai_sched_memo_store(&m, S, j, &w);
+			if (w.why == KAI_SCHED_WHY_LIMIT ||
+			    w.why == KAI_SCHED_WHY_NP_QUOTA)
+				continue;
+			if (!memo)
+				kai_sched_memo_init(&m);
+			memo = true;
+			kai_sched_memo_store(&m, S, j, &w);
 			continue;
 		}
 		S->r->jobs[j].est_start = t;
 		E->left--;
 		reserve(E, j, t);
 	}
-	kai_sched_memo_fini(&m);
+	if (memo)
+		kai_sched_memo_fini(&m);
 }
 
 /* The next end time after t, or NO_TIME. */

@@ -440,6 +440,9 @@ void kai_sched_touch_group(struct sess *S, uint32_t g);
  * logged, never undone: for the start estimate's replay only.
  */
 void kai_sched_release(struct sess *S, uint32_t t);
+/* Active task t ends: kai_sched_evict() and kai_sched_release() in one,
+ * with one refresh of its node (the start estimate's replay). */
+void kai_sched_end_task(struct sess *S, uint32_t t);
 
 /* acctshare.c: the accounts' weighted shares inside a leaf queue. */
 /* Builds the (leaf, account) slots of the groups (after make_groups). */

@@ -164,6 +164,33 @@ kai_sched_evict(struct sess *S, uint32_t t)
 	sj->nevicted++;
 }
 
+/*
+ * Active task t ends in the start estimate's replay: kai_sched_evict()
+ * then kai_sched_release(), the same two log entries (so a rollback
+ * undoes it as it would those two), but the node's figures recomputed
+ * once, not twice, and its releasing sums left alone, which the two
+ * would raise and lower again.  The node is not listed as one with
+ * releasing tasks (relnodes): only a pipelined placement reads that,
+ * and the replay places nothing pipelined.
+ */
+void
+kai_sched_end_task(struct sess *S, uint32_t t)
+{
+	struct stask *st = &S->tasks[t];
+	struct sjob *sj = &S->jobs[kai_sched_task_job(S, t)];
+
+	(void)log_push(S, t, UNDO_EVICT);
+	sj->sreq_ok = false;
+	account(S, t, -1);
+	hold(S, t, -1, false);
+	st->state = KAI_SCHED_TASK_EVICTED;
+	sj->nactive--;
+	sj->nevicted++;
+	(void)log_push(S, t, UNDO_RELEASE);
+	st->state = KAI_SCHED_TASK_FAILED; /* as kai_sched_release() */
+	kai_sched_node_refresh(S, (uint32_t)st->node);
+}
+
 void
 kai_sched_release(struct sess *S, uint32_t t)
 {
