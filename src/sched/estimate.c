@@ -54,6 +54,9 @@ struct est {
 	struct ev *res; /* estimated jobs' ends, sorted */
 	size_t nres, rat;
 	uint64_t tries;
+	uint32_t *ending; /* the tasks that end at one time */
+	size_t nending, capending;
+	uint8_t *seen; /* per node, for kai_sched_end_tasks() */
 };
 
 static bool
@@ -222,34 +225,48 @@ prepare(struct est *E)
 	sort_ends(E->run, E->nrun);
 }
 
-/* Job j ends: its active tasks are gone. */
+/* Job j ends: its active tasks are gone, once all that end are listed. */
 static void
-end_job(struct sess *S, uint32_t j)
+end_job(struct est *E, uint32_t j)
 {
 	const struct kai_sched_snap_job *J;
 	size_t t;
 
 	if (j == NONE32)
 		return; /* a reservation's end: only a time to try at */
-	J = &S->s->jobs[j];
-	for (t = J->first_task; t < J->first_task + J->ntasks; t++)
-		if (kai_sched_task_active(&S->tasks[t]))
-			kai_sched_end_task(S, (uint32_t)t);
+	J = &E->S->s->jobs[j];
+	for (t = J->first_task; t < J->first_task + J->ntasks; t++) {
+		if (!kai_sched_task_active(&E->S->tasks[t]))
+			continue;
+		if (E->nending == E->capending) {
+			E->capending = E->capending ? 2 * E->capending : 256;
+			E->ending = kai_xreallocarray(E->ending, E->capending,
+			    sizeof(*E->ending));
+		}
+		E->ending[E->nending++] = (uint32_t)t;
+	}
 }
 
 /*
- * Frees everything that ends by time t.  Every change stays in the undo
- * log: once the estimates are written, the cycle puts the session's
- * tasks back as the phases left them (kai_sched_restore_tasks()), since
- * they become the result's (cycle.c).
+ * Frees everything that ends by time t, each node's figures recomputed
+ * once (kai_sched_end_tasks()).  Every change stays in the undo log:
+ * once the estimates are written, the cycle puts the session's tasks
+ * back as the phases left them (kai_sched_restore_tasks()), since they
+ * become the result's (cycle.c).
  */
 static void
 release_until(struct est *E, int64_t t)
 {
+	E->nending = 0;
 	while (E->at < E->nrun && E->run[E->at].t <= t)
-		end_job(E->S, E->run[E->at++].job);
+		end_job(E, E->run[E->at++].job);
 	while (E->rat < E->nres && E->res[E->rat].t <= t)
-		end_job(E->S, E->res[E->rat++].job);
+		end_job(E, E->res[E->rat++].job);
+	if (E->nending == 0)
+		return;
+	if (E->seen == NULL)
+		E->seen = kai_xcalloc(E->S->nn + 1, 1);
+	kai_sched_end_tasks(E->S, E->ending, E->nending, E->seen);
 }
 
 /* Estimated job j holds its place until t + its limit. */
@@ -342,6 +359,8 @@ kai_sched_estimate(struct sess *S)
 	free(E.cand);
 	free(E.run);
 	free(E.res);
+	free(E.ending);
+	free(E.seen);
 	KAI_FREE(S->est_held);
 	S->nest_held = S->capest_held = 0;
 }

@@ -440,9 +440,13 @@ void kai_sched_touch_group(struct sess *S, uint32_t g);
  * logged, never undone: for the start estimate's replay only.
  */
 void kai_sched_release(struct sess *S, uint32_t t);
-/* Active task t ends: kai_sched_evict() and kai_sched_release() in one,
- * with one refresh of its node (the start estimate's replay). */
-void kai_sched_end_task(struct sess *S, uint32_t t);
+/*
+ * Active tasks t[0..n) end: kai_sched_evict() and kai_sched_release()
+ * of each, with one refresh per node after all of them (the start
+ * estimate's replay); seen: a zeroed byte per node, left zeroed.
+ */
+void kai_sched_end_tasks(struct sess *S, const uint32_t *t, size_t n,
+    uint8_t *seen);
 
 /* acctshare.c: the accounts' weighted shares inside a leaf queue. */
 /* Builds the (leaf, account) slots of the groups (after make_groups). */
