@@ -140,6 +140,7 @@ job_out(struct sess *S, size_t j)
 		S->r->moved += st->moved;
 		sj->touched |= ts == KAI_SCHED_TASK_EVICTED || st->moved;
 	}
+	sj->releasing = seen[KAI_SCHED_TASK_RELEASING] > 0;
 	o->placed_tasks = sj->nplaced;
 	o->est_start = KAI_SCHED_NO_TIME;
 	if (seen[KAI_SCHED_TASK_RUNNING] + seen[KAI_SCHED_TASK_PIPELINED] > 0)

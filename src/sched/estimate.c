@@ -196,7 +196,9 @@ kai_sched_est_held(struct sess *S, uint32_t j)
  * running jobs' ends listed, from the jobs the cycle noted
  * (kai_sched_est_held(), in job order): not a walk over every task and
  * another over every job, 3.5 million tasks and a million jobs at a
- * million pending jobs.
+ * million pending jobs.  Only the tasks of a job with releasing ones
+ * (counted as its result was written) or evicted ones are looked at,
+ * not those of every running job.
  */
 static void
 prepare(struct est *E)
@@ -210,7 +212,7 @@ prepare(struct est *E)
 		const struct sjob *sj = &S->jobs[j = S->est_held[i]];
 		const struct kai_sched_snap_job *J = &S->s->jobs[j];
 
-		if (sj->holds || sj->nevicted > 0)
+		if (sj->releasing || sj->nevicted > 0)
 			for (t = J->first_task; t < J->first_task + J->ntasks;
 			     t++)
 				kai_sched_release(S, (uint32_t)t);

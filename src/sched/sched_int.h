@@ -150,6 +150,8 @@ struct sjob {
 	 * the start estimates change the session: */
 	bool pipe : 1;    /* its fresh tasks are reported pipelined */
 	bool touched : 1; /* a task of it was evicted or moved */
+	bool releasing : 1; /* a task of it is releasing (for the
+			       estimate's replay) */
 	uint32_t sn;        /* tasks in the next step (gang.c) */
 	int64_t sreq[NRES]; /* ... their request */
 	uint64_t sh1, sh2;  /* ... two hashes of their shape (memo.c) */
@@ -832,8 +834,7 @@ void kai_sched_est_note(struct sess *S, uint32_t j,
     const struct kai_sched_why_info *w);
 /*
  * The jobs the estimate's replay looks at: those running (they end),
- * those that held something at the start (a releasing task comes only
- * from the snapshot) and those with evicted tasks (both are freed).
+ * and those with releasing or evicted tasks (freed at once).
  * The cycle lists them as it writes the jobs' results, a walk over
  * every job it makes anyway (cycle.c), so that the replay walks no
  * other job: a few tens of thousands of a million.
@@ -841,7 +842,7 @@ void kai_sched_est_note(struct sess *S, uint32_t j,
 static inline bool
 kai_sched_est_holds(const struct sjob *sj)
 {
-	return sj->nactive > 0 || sj->holds || sj->nevicted > 0;
+	return sj->nactive > 0 || sj->releasing || sj->nevicted > 0;
 }
 void kai_sched_est_held(struct sess *S, uint32_t j);
 
