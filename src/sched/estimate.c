@@ -127,23 +127,28 @@ candidates(struct est *E)
  * passes as the latest offset needs (two for a day in seconds): qsort()
  * took a call per comparison, some 400,000 of them for 27,000 ends.
  */
+static size_t
+digit(const struct ev *e, int64_t lo, unsigned shift)
+{
+	return (size_t)((((uint64_t)e->t - (uint64_t)lo) >> shift) & 0xff);
+}
+
 static void
 sort_ends(struct ev *ev, size_t n)
 {
 	struct ev *tmp, *from = ev, *to;
-	uint64_t span = 0, k;
-	int64_t lo = INT64_MAX;
-	size_t i, cnt[256];
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	size_t i, k, cnt[256];
+	uint64_t span;
 	unsigned shift;
 
 	if (n < 2)
 		return;
-	for (i = 0; i < n; i++)
-		if (ev[i].t < lo)
-			lo = ev[i].t;
-	for (i = 0; i < n; i++)
-		if ((uint64_t)ev[i].t - (uint64_t)lo > span)
-			span = (uint64_t)ev[i].t - (uint64_t)lo;
+	for (i = 0; i < n; i++) {
+		lo = ev[i].t < lo ? ev[i].t : lo;
+		hi = ev[i].t > hi ? ev[i].t : hi;
+	}
+	span = (uint64_t)hi - (uint64_t)lo;
 	tmp = kai_xcalloc(n, sizeof(*tmp));
 	to = tmp;
 	for (shift = 0; shift < 64 && (span >> shift) != 0; shift += 8) {
@@ -151,7 +156,7 @@ sort_ends(struct ev *ev, size_t n)
 
 		memset(cnt, 0, sizeof(cnt));
 		for (i = 0; i < n; i++)
-			cnt[(((uint64_t)from[i].t - (uint64_t)lo) >> shift) & 0xff]++;
+			cnt[digit(&from[i], lo, shift)]++;
 		for (k = 0; k < 256; k++) {
 			size_t c = cnt[k];
 
@@ -159,8 +164,7 @@ sort_ends(struct ev *ev, size_t n)
 			sum += c;
 		}
 		for (i = 0; i < n; i++)
-			to[cnt[(((uint64_t)from[i].t - (uint64_t)lo) >> shift) &
-			    0xff]++] = from[i];
+			to[cnt[digit(&from[i], lo, shift)]++] = from[i];
 		to = from;
 		from = from == ev ? tmp : ev;
 	}

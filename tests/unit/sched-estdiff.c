@@ -46,10 +46,10 @@ rnd(uint32_t n)
 
 struct world {
 	struct kai_sched_snap_node nodes[MAXN];
-	char nnames[MAXN][8];
+	char nnames[MAXN][16];
 	struct kai_sched_snap_queue q;
 	struct kai_sched_snap_job jobs[MAXJ];
-	char jnames[MAXJ][8];
+	char jnames[MAXJ][16];
 	struct kai_sched_snap_task tasks[MAXT];
 	struct kai_sched_snapshot s;
 };
