@@ -40,18 +40,13 @@
 /* Placement tries per candidate, over the whole replay. */
 #define EST_TRIES_PER_JOB 64
 
-struct ev {
-	int64_t t;
-	uint32_t job;
-};
-
 struct est {
 	struct sess *S;
 	uint32_t *cand; /* candidates in allocation order */
 	uint32_t ncand, left;
-	struct ev *run; /* running jobs' ends, sorted */
+	struct kai_sched_est_ev *run; /* running jobs' ends, sorted */
 	size_t nrun, at;
-	struct ev *res; /* estimated jobs' ends, sorted */
+	struct kai_sched_est_ev *res; /* estimated jobs' ends, sorted */
 	size_t nres, rat;
 	uint64_t tries;
 	uint32_t *ending; /* the tasks that end at one time */
@@ -81,7 +76,8 @@ kai_sched_est_note(struct sess *S, uint32_t j,
 	    w->why == KAI_SCHED_WHY_NP_QUOTA)
 		return;
 	if (S->est_cand == NULL)
-		S->est_cand = kai_xcalloc(S->cf->est_jobs, sizeof(*S->est_cand));
+		S->est_cand =
+		    kai_xcalloc(S->cf->est_jobs, sizeof(*S->est_cand));
 	S->est_cand[S->nest_cand++] = j;
 }
 
@@ -128,15 +124,15 @@ candidates(struct est *E)
  * took a call per comparison, some 400,000 of them for 27,000 ends.
  */
 static size_t
-digit(const struct ev *e, int64_t lo, unsigned shift)
+digit(const struct kai_sched_est_ev *e, int64_t lo, unsigned shift)
 {
 	return (size_t)((((uint64_t)e->t - (uint64_t)lo) >> shift) & 0xff);
 }
 
 static void
-sort_ends(struct ev *ev, size_t n)
+sort_ends(struct kai_sched_est_ev *ev, size_t n)
 {
-	struct ev *tmp, *from = ev, *to;
+	struct kai_sched_est_ev *tmp, *from = ev, *to;
 	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	size_t i, k, cnt[256];
 	uint64_t span;
@@ -174,30 +170,39 @@ sort_ends(struct ev *ev, size_t n)
 }
 
 static void
-push_end(struct est *E, size_t *cap, int64_t t, uint32_t job)
+push_end(struct kai_sched_est_ev **ev, uint32_t *n, uint32_t *cap, int64_t t,
+    uint32_t job)
 {
-	if (E->nrun == *cap) {
+	if (*n == *cap) {
 		*cap = *cap ? 2 * *cap : 256;
-		E->run = kai_xreallocarray(E->run, *cap, sizeof(*E->run));
+		*ev = kai_xreallocarray(*ev, *cap, sizeof(**ev));
 	}
-	E->run[E->nrun].t = t;
-	E->run[E->nrun++].job = job;
+	(*ev)[*n].t = t;
+	(*ev)[(*n)++].job = job;
 }
 
 void
 kai_sched_est_held(struct sess *S, uint32_t j)
 {
-	if (S->nest_held == S->capest_held) {
-		S->capest_held = S->capest_held ? 2 * S->capest_held : 1024;
-		S->est_held = kai_xreallocarray(S->est_held, S->capest_held,
-		    sizeof(*S->est_held));
+	const struct sjob *sj = &S->jobs[j];
+	int64_t end;
+
+	if (sj->releasing || sj->nevicted > 0) {
+		if (S->nest_rel == S->capest_rel) {
+			S->capest_rel = S->capest_rel ? 2 * S->capest_rel : 256;
+			S->est_rel = kai_xreallocarray(S->est_rel,
+			    S->capest_rel, sizeof(*S->est_rel));
+		}
+		S->est_rel[S->nest_rel++] = j;
 	}
-	S->est_held[S->nest_held++] = j;
+	if (sj->nactive > 0 && S->s->jobs[j].time_limit_s >= 0 &&
+	    (end = kai_sched_job_end(S, j)) != KAI_SCHED_NO_TIME)
+		push_end(&S->est_ends, &S->nest_ends, &S->capest_ends, end, j);
 }
 
 /*
  * Before the replay, the releasing and evicted tasks are freed and the
- * running jobs' ends listed, from the jobs the cycle noted
+ * running jobs' ends sorted, from what the cycle handed over
  * (kai_sched_est_held(), in job order): not a walk over every task and
  * another over every job, 3.5 million tasks and a million jobs at a
  * million pending jobs.  Only the tasks of a job with releasing ones
@@ -208,26 +213,27 @@ static void
 prepare(struct est *E)
 {
 	struct sess *S = E->S;
-	size_t cap = 0, t;
-	uint32_t i, j;
+	uint32_t i, n, cap;
+	size_t t;
 	int64_t end;
 
-	for (i = 0; i < S->nest_held; i++) {
-		const struct sjob *sj = &S->jobs[j = S->est_held[i]];
-		const struct kai_sched_snap_job *J = &S->s->jobs[j];
+	for (i = 0; i < S->nest_rel; i++) {
+		const struct kai_sched_snap_job *J = &S->s->jobs[S->est_rel[i]];
 
-		if (sj->releasing || sj->nevicted > 0)
-			for (t = J->first_task; t < J->first_task + J->ntasks;
-			     t++)
-				kai_sched_release(S, (uint32_t)t);
-		if (sj->nactive > 0 && J->time_limit_s >= 0 &&
-		    (end = kai_sched_job_end(S, j)) != KAI_SCHED_NO_TIME)
-			push_end(E, &cap, end, j);
+		for (t = J->first_task; t < J->first_task + J->ntasks; t++)
+			kai_sched_release(S, (uint32_t)t);
 	}
+	/* The ends are the replay's now; reservations' ends after them. */
+	E->run = S->est_ends;
+	n = S->nest_ends;
+	cap = S->capest_ends;
+	S->est_ends = NULL;
+	S->nest_ends = S->capest_ends = 0;
 	/* A reservation's end is a time when its resources free up. */
 	for (i = 0; i < kai_sched_bf_count(S); i++)
 		if ((end = kai_sched_bf_end(S, i)) != KAI_SCHED_NO_TIME)
-			push_end(E, &cap, end, NONE32);
+			push_end(&E->run, &n, &cap, end, NONE32);
+	E->nrun = n;
 	sort_ends(E->run, E->nrun);
 }
 
@@ -367,6 +373,7 @@ kai_sched_estimate(struct sess *S)
 	free(E.res);
 	free(E.ending);
 	free(E.seen);
-	KAI_FREE(S->est_held);
-	S->nest_held = S->capest_held = 0;
+	KAI_FREE(S->est_ends);
+	KAI_FREE(S->est_rel);
+	S->nest_ends = S->capest_ends = S->nest_rel = S->capest_rel = 0;
 }

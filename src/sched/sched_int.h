@@ -205,6 +205,13 @@ struct undo {
 	struct stask prev;
 };
 
+/* estimate.c: a time the replay frees something: job's end, or
+ * (job NONE32) a reservation's. */
+struct kai_sched_est_ev {
+	int64_t t;
+	uint32_t job;
+};
+
 struct kai_sched_topo;
 struct kai_sched_order;
 struct kai_sched_bf;
@@ -275,8 +282,11 @@ struct sess {
 	struct kai_sched_order *ordmem; /* order arrays kept between phases */
 	uint32_t *est_cand; /* estimate.c: allocate's first failed jobs */
 	uint32_t nest_cand;
-	uint32_t *est_held; /* estimate.c: the jobs kai_sched_est_holds() */
-	uint32_t nest_held, capest_held;
+	/* estimate.c, from kai_sched_est_held(): the running jobs' ends,
+	 * and the jobs with releasing or evicted tasks */
+	struct kai_sched_est_ev *est_ends;
+	uint32_t *est_rel;
+	uint32_t nest_ends, capest_ends, nest_rel, capest_rel;
 	struct kai_sched_frag *frag; /* frag.c, with the frag placement */
 	/* backfill.c: this cycle's reservations */
 	struct kai_sched_bf *bf; /* NULL until the first one */
@@ -834,10 +844,11 @@ void kai_sched_est_note(struct sess *S, uint32_t j,
     const struct kai_sched_why_info *w);
 /*
  * The jobs the estimate's replay looks at: those running (they end),
- * and those with releasing or evicted tasks (freed at once).
- * The cycle lists them as it writes the jobs' results, a walk over
- * every job it makes anyway (cycle.c), so that the replay walks no
- * other job: a few tens of thousands of a million.
+ * and those with releasing or evicted tasks (freed at once).  The
+ * cycle hands them to kai_sched_est_held() as it writes the jobs'
+ * results, a walk over every job it makes anyway (cycle.c), while
+ * their entries are at hand: the replay walks no job for them, and
+ * reads no running job's entries again for its end.
  */
 static inline bool
 kai_sched_est_holds(const struct sjob *sj)

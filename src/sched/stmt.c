@@ -176,8 +176,7 @@ kai_sched_evict(struct sess *S, uint32_t t)
  * seen: a zeroed byte per node, zeroed again on return.
  */
 void
-kai_sched_end_tasks(struct sess *S, const uint32_t *t, size_t n,
-    uint8_t *seen)
+kai_sched_end_tasks(struct sess *S, const uint32_t *t, size_t n, uint8_t *seen)
 {
 	size_t i;
 

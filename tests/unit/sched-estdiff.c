@@ -58,7 +58,7 @@ struct world {
 struct place {
 	bool on;
 	bool task[3]; /* the task holds its place */
-	int64_t end; /* NONE: never */
+	int64_t end;  /* NONE: never */
 	int32_t node[3];
 	uint64_t mask[3];
 };
@@ -176,8 +176,9 @@ world_random(struct world *w)
 				if (m == 0 || cpuused[n] + c > 16000)
 					continue; /* no room: one task less */
 				/* Some are going: freed at once. */
-				t->state = rnd(5) == 0 ? KAI_SCHED_TASK_RELEASING
-						       : KAI_SCHED_TASK_RUNNING;
+				t->state = rnd(5) == 0
+				    ? KAI_SCHED_TASK_RELEASING
+				    : KAI_SCHED_TASK_RUNNING;
 				t->node = (int32_t)n;
 				t->gpu_mask = m;
 				for (; m != 0; m &= m - 1)
@@ -223,8 +224,7 @@ waiting(const struct world *w, const struct kai_sched_result *r, size_t j)
  * result at first.
  */
 static void
-oracle(const struct world *w, const struct kai_sched_result *r,
-    int64_t *est)
+oracle(const struct world *w, const struct kai_sched_result *r, int64_t *est)
 {
 	static struct world m;
 	struct place at[MAXJ];
@@ -242,8 +242,9 @@ oracle(const struct world *w, const struct kai_sched_result *r,
 		if (r->jobs[j].state != KAI_SCHED_JOB_RUNNING)
 			continue;
 		at[j].on = true;
-		at[j].end = end_of(r->jobs[j].placed_tasks > 0 ? NOW : J->started,
-		    J->time_limit_s, NOW);
+		at[j].end =
+		    end_of(r->jobs[j].placed_tasks > 0 ? NOW : J->started,
+			J->time_limit_s, NOW);
 		for (k = 0; k < J->ntasks; k++) {
 			const struct kai_sched_task_out *o =
 			    &r->tasks[J->first_task + k];
@@ -263,7 +264,8 @@ oracle(const struct world *w, const struct kai_sched_result *r,
 		m.s.config.est_jobs = 0;
 		for (j = 0; j < w->s.njobs; j++) {
 			const struct kai_sched_snap_job *J = &w->jobs[j];
-			bool runs = at[j].on && (at[j].end == NONE || at[j].end > t);
+			bool runs =
+			    at[j].on && (at[j].end == NONE || at[j].end > t);
 			bool waits = waiting(w, r, j) && est[j] == NONE;
 			struct kai_sched_snap_job *M;
 
@@ -293,15 +295,18 @@ oracle(const struct world *w, const struct kai_sched_result *r,
 			uint32_t o = map[j];
 			const struct kai_sched_snap_job *J = &m.jobs[j];
 
-			if (at[o].on || mr.jobs[j].state != KAI_SCHED_JOB_RUNNING)
+			if (at[o].on ||
+			    mr.jobs[j].state != KAI_SCHED_JOB_RUNNING)
 				continue;
 			est[o] = t;
 			at[o].on = true;
 			at[o].end = end_of(t, J->time_limit_s, t);
 			for (k = 0; k < J->ntasks; k++) {
 				at[o].task[k] = true;
-				at[o].node[k] = mr.tasks[J->first_task + k].node;
-				at[o].mask[k] = mr.tasks[J->first_task + k].gpu_mask;
+				at[o].node[k] =
+				    mr.tasks[J->first_task + k].node;
+				at[o].mask[k] =
+				    mr.tasks[J->first_task + k].gpu_mask;
 			}
 		}
 		kai_sched_result_fini(&mr);
@@ -336,9 +341,9 @@ dump(const struct world *w, const struct kai_sched_result *r,
 		for (k = J->first_task; k < J->first_task + J->ntasks; k++)
 			diag("  task: gpus %u fraction %d cpu %d state %d on "
 			     "%d/%llx -> state %d on %d/%llx",
-			    (unsigned)w->tasks[k].gpus, w->tasks[k].gpu_fraction,
-			    w->tasks[k].cpu_millis, (int)w->tasks[k].state,
-			    w->tasks[k].node,
+			    (unsigned)w->tasks[k].gpus,
+			    w->tasks[k].gpu_fraction, w->tasks[k].cpu_millis,
+			    (int)w->tasks[k].state, w->tasks[k].node,
 			    (unsigned long long)w->tasks[k].gpu_mask,
 			    (int)r->tasks[k].state, r->tasks[k].node,
 			    (unsigned long long)r->tasks[k].gpu_mask);
