@@ -44,7 +44,8 @@ kai_sched_admit(const struct sess *S, uint32_t j, struct kai_sched_why_info *w)
 
 	if (!kai_sched_qoslimit_admit(S, j, w))
 		return false;
-	for (q = (int32_t)J->queue; q >= 0; q = S->q[q].parent) {
+	for (q = (int32_t)J->queue; q >= 0 && !S->q[J->queue].no_limit;
+	     q = S->q[q].parent) {
 		const struct kai_sched_snap_queue *in = &S->s->queues[q];
 
 		for (r = 0; r < NRES; r++) {
@@ -60,7 +61,7 @@ kai_sched_admit(const struct sess *S, uint32_t j, struct kai_sched_why_info *w)
 	}
 	if (S->gt != NULL && !kai_sched_types_admit(S, j, lim[R_GPU], w))
 		return false;
-	if (J->preemptible)
+	if (J->preemptible || S->q[J->queue].no_quota)
 		return true;
 	for (q = (int32_t)J->queue; q >= 0; q = S->q[q].parent) {
 		const struct kai_sched_snap_queue *in = &S->s->queues[q];

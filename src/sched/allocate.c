@@ -149,6 +149,68 @@ failed(struct sess *S, struct kai_sched_memo *m, uint32_t j, enum outcome how,
 
 static void closed_pass(struct sess *S, struct kai_sched_order *o);
 
+/*
+ * The jobs o still holds in the leaves marked in leaves[] (NULL: every
+ * leaf), leaf by leaf, each leaf in its own order, while nothing can be
+ * placed (closed leaves, or a full cluster).  heads: the closed pass's
+ * bookkeeping for a later cycle (incr.c) is kept.  Returns how many
+ * jobs it took.
+ */
+static uint32_t
+by_leaf(struct sess *S, struct kai_sched_order *o, struct kai_sched_memo *m,
+    const uint8_t *leaves, bool heads)
+{
+	struct kai_sched_lmerge lm;
+	uint32_t q, n = 0;
+	int64_t top;
+
+	kai_sched_lmerge_init(&lm, o);
+	for (q = 0; q < S->nq; q++) {
+		if (!S->q[q].leaf || (leaves != NULL && !leaves[q]))
+			continue;
+		kai_sched_lmerge_leaf(&lm, q);
+		while ((top = kai_sched_lmerge_top(&lm)) >= 0) {
+			uint32_t j = (uint32_t)top;
+			struct kai_sched_why_info w;
+
+			enum outcome how;
+
+			kai_sched_why_clear(&w);
+			if (heads)
+				kai_sched_inc_head(S, j);
+			if ((how = step(S, m, j, &w)) == PLACED)
+				kai_sched_commit(S); /* the bound is wrong */
+			else
+				failed(S, m, j, how, &w);
+			kai_sched_lmerge_next(&lm);
+			n++;
+		}
+	}
+	kai_sched_lmerge_fini(&lm);
+	return n;
+}
+
+/*
+ * The cluster is full (doc/scheduler.md, "The allocate phase once the
+ * cluster is full"): no idle GPU is left on any schedulable node,
+ * nothing is releasing, and every job the order still holds asks for
+ * some GPU in its next step, so none of them can be placed in this
+ * phase (idle capacity only shrinks in it).  Then nothing changes
+ * between their tries -- no queue's allocation, so no admission and no
+ * key; no capacity, so the memo's reasons are the ones the next job of
+ * a shape would get -- and what a job gets depends only on its own
+ * leaf's order (its "N ahead" count).  What still depends on the order
+ * across leaves must be spent first: the start-estimate candidates are
+ * all noted, and no reservation can be handed out any more.
+ */
+static bool
+filled(const struct sess *S, const struct kai_sched_order *o)
+{
+	return S->idle_ugpu == 0 && o->gpu_only && S->nrel == 0 &&
+	    !S->keep_order && (!S->bf_on || kai_sched_bf_spent(S)) &&
+	    (S->cf->est_jobs == 0 || S->nest_cand == S->cf->est_jobs);
+}
+
 /* The start-estimate candidates noted so far, taken out of S. */
 struct cands {
 	uint32_t *j, n;
@@ -215,6 +277,12 @@ pass(struct sess *S, kai_sched_want_fn *which, bool closed,
 
 		enum outcome how;
 
+		/* The rest leaf by leaf, with the same memo: the tree's
+		 * keys no longer need re-keying at every job. */
+		if (!closed && filled(S, &o)) {
+			S->nfilled += by_leaf(S, &o, &m, NULL, false);
+			break;
+		}
 		kai_sched_why_clear(&w);
 		if ((how = step(S, &m, j, &w)) == PLACED) {
 			kai_sched_commit(S);
@@ -249,27 +317,9 @@ closed_pass(struct sess *S, struct kai_sched_order *o)
 {
 	struct kai_sched_memo m;
 	int64_t top;
-	uint32_t q;
 
 	kai_sched_memo_init(&m);
-	for (q = 0; q < S->nq; q++) {
-		while (S->closed[q] &&
-		    (top = kai_sched_order_leaf_top(o, q)) >= 0) {
-			uint32_t j = (uint32_t)top;
-			struct kai_sched_why_info w;
-
-			enum outcome how;
-
-			kai_sched_why_clear(&w);
-			if (S->inc != NULL)
-				kai_sched_inc_head(S, j);
-			if ((how = step(S, &m, j, &w)) == PLACED)
-				kai_sched_commit(S); /* closed.c is wrong */
-			else
-				failed(S, &m, j, how, &w);
-			kai_sched_order_leaf_next(o, j);
-		}
-	}
+	(void)by_leaf(S, o, &m, S->closed, S->inc != NULL);
 	S->nest_cand = 0;
 	if (S->cf->est_jobs > 0) {
 		kai_sched_order_rewind(o);
@@ -311,7 +361,7 @@ kai_sched_allocate(struct sess *S)
 	S->bf_tested = 0;
 	/* A pass with no job is still two walks over every job: skipped. */
 	kai_sched_closed_leaves(S, want, &nclosed, &nopen);
-	if (S->keep_closed && S->bf_on && nclosed > 0) {
+	if ((S->keep_order || (S->keep_closed && S->bf_on)) && nclosed > 0) {
 		memset(S->closed, 0, S->nq);
 		nopen += nclosed;
 		nclosed = 0;

@@ -343,6 +343,18 @@ kai_sched_fairshare(struct sess *S)
 		resview_fini(&rv);
 	}
 	for (q = 0; q < S->nq; q++) {
+		const struct kai_sched_snap_queue *in = &S->s->queues[q];
+		int32_t p = S->q[q].parent;
+
+		/* Parents come first: their flags are known. */
+		S->q[q].no_limit = p < 0 || S->q[p].no_limit;
+		S->q[q].no_quota = p < 0 || S->q[p].no_quota;
+		for (r = 0; r < NRES; r++) {
+			S->q[q].no_limit &= in->res[r].limit < 0;
+			S->q[q].no_quota &= in->res[r].quota < 0;
+		}
+	}
+	for (q = 0; q < S->nq; q++) {
 		allocatable(S, q);
 		S->r->queues[q].fair_share[R_GPU] = S->q[q].fs[R_GPU];
 		S->r->queues[q].fair_share[R_CPU] = S->q[q].fs[R_CPU];

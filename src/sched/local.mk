@@ -25,6 +25,7 @@ src_sched_libkaisched_a_SOURCES = \
 	src/sched/incr.h \
 	src/sched/incr_record.c \
 	src/sched/incr_world.c \
+	src/sched/leafmerge.c \
 	src/sched/memo.c \
 	src/sched/nodeidx.c \
 	src/sched/nodereq.c \
@@ -83,6 +84,14 @@ tests_unit_sched_closed_SOURCES = tests/unit/sched-closed.c
 tests_unit_sched_closed_LDADD = tests/lib/libtap.a src/sched/libkaisched.a \
 	src/base/libkaibase.a
 TESTS += tests/unit/sched-closed
+
+# Once nothing can be placed, the allocate phase goes leaf by leaf
+# (allocate.c, leafmerge.c) and decides as the tree's order does.
+check_PROGRAMS += tests/unit/sched-filled
+tests_unit_sched_filled_SOURCES = tests/unit/sched-filled.c
+tests_unit_sched_filled_LDADD = tests/lib/libtap.a src/sched/libkaisched.a \
+	src/base/libkaibase.a
+TESTS += tests/unit/sched-filled
 
 # Cycles fed by a kept state (incr.c): every result the full cycle's,
 # over random worlds and random deltas.

@@ -178,7 +178,9 @@ slot(const struct kai_sched_memo *m, uint64_t h1, uint64_t h2, uint32_t n)
 {
 	size_t i;
 
-	for (i = h1 & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+	/* h2 ends in the finaliser, h1 does not: h2's low bits are the
+	 * ones every input bit reaches, and pick the slot. */
+	for (i = h2 & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
 		struct kai_sched_memo_ent *e = &m->e[i];
 
 		if (e->why == NONE32 ||

@@ -224,6 +224,32 @@ key_cmp(const void *a, const void *b)
 	return key_before(a, b) ? -1 : key_before(b, a);
 }
 
+/*
+ * A group's run into job order.  Most runs are short (a user's jobs in
+ * one queue) and often in order already (jobs arrive in age order):
+ * those are sorted in place with the comparison inline, a pass when
+ * sorted; the long ones go to qsort().
+ */
+static void
+sort_run(struct okey *a, uint32_t n)
+{
+	uint32_t i, p;
+
+	if (n > 48) {
+		qsort(a, n, sizeof(*a), key_cmp);
+		return;
+	}
+	for (i = 1; i < n; i++) {
+		struct okey k = a[i];
+
+		if (!key_before(&k, &a[i - 1]))
+			continue;
+		for (p = i; p > 0 && key_before(&k, &a[p - 1]); p--)
+			a[p] = a[p - 1];
+		a[p] = k;
+	}
+}
+
 static void
 job_key(const struct kai_sched_order *o, uint32_t j, struct okey *k)
 {
@@ -336,9 +362,14 @@ jobs_in(struct kai_sched_order *o, kai_sched_want_fn *want)
 	uint32_t j, g, nj = (uint32_t)S->s->njobs;
 
 	memset(o->gcur, 0, (S->ng + 1) * sizeof(*o->gcur));
-	for (j = 0; j < nj; j++)
-		if (want(S, j))
-			o->gcur[S->jobs[j].group + 1]++;
+	o->gpu_only = true;
+	for (j = 0; j < nj; j++) {
+		if (!want(S, j))
+			continue;
+		o->gcur[S->jobs[j].group + 1]++;
+		/* The step is in the entry want() just read. */
+		o->gpu_only &= kai_sched_step(S, j)->sreq[R_GPU] > 0;
+	}
 	for (g = 0; g < S->ng; g++)
 		o->gcur[g + 1] += o->gcur[g];
 	memcpy(o->gend, o->gcur, (S->ng + 1) * sizeof(*o->gend));
@@ -346,8 +377,7 @@ jobs_in(struct kai_sched_order *o, kai_sched_want_fn *want)
 		if (want(S, j))
 			job_key(o, j, &o->jrun[o->gend[S->jobs[j].group]++]);
 	for (g = 0; g < S->ng; g++) {
-		qsort(o->jrun + o->gcur[g], o->gend[g] - o->gcur[g],
-		    sizeof(*o->jrun), key_cmp);
+		sort_run(o->jrun + o->gcur[g], o->gend[g] - o->gcur[g]);
 		group_key(o, g);
 	}
 }
@@ -433,6 +463,7 @@ kai_sched_order_init_rest(struct kai_sched_order *o,
 	uint32_t g, n = 0;
 
 	order_alloc(o, S);
+	o->gpu_only = src->gpu_only;
 	for (g = 0; g < S->ng; g++) {
 		o->gcur[g] = n;
 		if (leaves[S->groups[g].leaf] && src->gcur[g] < src->gend[g]) {
@@ -635,6 +666,7 @@ kai_sched_order_next(struct kai_sched_order *o, uint32_t j, bool keep)
 	if (!keep) {
 		o->gcur[g]++;
 	} else {
+		o->gpu_only &= kai_sched_step(o->S, j)->sreq[R_GPU] > 0;
 		job_key(o, j, &k);
 		for (p = at + 1; p < o->gend[g] && key_before(&o->jrun[p], &k);
 		     p++)
@@ -643,35 +675,6 @@ kai_sched_order_next(struct kai_sched_order *o, uint32_t j, bool keep)
 	}
 	prefetch_head(o, g);
 	kai_sched_touch_group(o->S, g);
-}
-
-/*
- * A closed leaf (closed.c) on its own: nothing is placed while its jobs
- * are taken, so no queue's key changes and the leaf's own order (its
- * groups' heap) is all there is to keep; the tree is not re-keyed.
- */
-int64_t
-kai_sched_order_leaf_top(const struct kai_sched_order *o, uint32_t leaf)
-{
-	uint32_t g = kai_sched_heap_top(&o->qh[leaf]);
-
-	return g == NONE32 ? -1 : (int64_t)group_head(o, g);
-}
-
-void
-kai_sched_order_leaf_next(struct kai_sched_order *o, uint32_t j)
-{
-	uint32_t g = o->S->jobs[j].group;
-	struct kai_sched_heap *h = &o->qh[o->S->groups[g].leaf];
-
-	o->gcur[g]++;
-	if (o->gcur[g] == o->gend[g]) {
-		kai_sched_heap_remove(h, g);
-	} else {
-		group_key(o, g);
-		kai_sched_heap_fix(h, g);
-	}
-	prefetch_head(o, g);
 }
 
 /*

@@ -183,6 +183,9 @@ struct squeue {
 	int64_t kreq[NRES]; /* the request the key was computed with */
 	bool kdirty;        /* alloc changed since the key was made */
 	int32_t rep;        /* representative pending job, or -1 */
+	/* No limit, no quota, on it or above it (fairshare.c, once a
+	 * cycle): admission then skips that walk up the tree. */
+	bool no_limit, no_quota;
 };
 
 struct sgroup {
@@ -278,6 +281,10 @@ struct sess {
 	uint8_t *closed;   /* per leaf: closed in this allocate (closed.c) */
 	bool keep_closed;  /* tests: with reservations, no leaf closed
 			      (the rule before the switch, allocate.c) */
+	bool keep_order;   /* tests: no leaf by leaf once the cluster is
+			      full (allocate.c, filled()) */
+	uint32_t nfilled;  /* jobs the allocate phase decided leaf by leaf
+			      once the cluster was full (tests) */
 	bool allocated;    /* the allocate phase has run */
 	struct kai_sched_order *ordmem; /* order arrays kept between phases */
 	uint32_t *est_cand; /* estimate.c: allocate's first failed jobs */
@@ -760,6 +767,8 @@ struct kai_sched_order {
 				      job order: [gcur[g], gend[g]) left */
 	uint32_t *gcur, *gend;
 	struct gkey *gk;           /* per group: its head's key */
+	bool gpu_only;             /* every job taken, as its step stands
+				      now, asks for some GPU */
 };
 
 typedef bool kai_sched_want_fn(const struct sess *S, uint32_t j);
@@ -778,13 +787,7 @@ void kai_sched_closed_leaves(struct sess *S, kai_sched_want_fn *want,
 void kai_sched_order_free(struct kai_sched_order *o);
 /* The next job in queue order, or -1. */
 int64_t kai_sched_order_top(struct kai_sched_order *o);
-/*
- * A closed leaf's next job in its own order, or -1, and done with it;
- * then back to the start (closed.c, allocate.c).
- */
-int64_t kai_sched_order_leaf_top(const struct kai_sched_order *o,
-    uint32_t leaf);
-void kai_sched_order_leaf_next(struct kai_sched_order *o, uint32_t j);
+/* Back to the start: every group's cursor at its run's start. */
 void kai_sched_order_rewind(struct kai_sched_order *o);
 /*
  * The leaves' jobs src has not taken yet, in an order of their own (to
@@ -799,6 +802,28 @@ void kai_sched_order_next(struct kai_sched_order *o, uint32_t j, bool keep);
 bool kai_sched_qkey_update(struct sess *S, uint32_t q, const int64_t *req);
 bool kai_sched_queue_over(const struct sess *S, uint32_t q);
 double kai_sched_dshare(const struct sess *S, uint32_t q, const int64_t *add);
+
+/*
+ * leafmerge.c: one leaf's jobs that o still holds, in the leaf's own
+ * order, while nothing can be placed (closed leaves, a full cluster):
+ * kai_sched_lmerge_top() is the next job (-1: none left), and
+ * kai_sched_lmerge_next() is done with it (o's cursor moves on; o's
+ * heaps are not kept: rewind or finish o after).
+ */
+struct kai_sched_lent;
+struct kai_sched_lgrp;
+struct kai_sched_lmerge {
+	struct kai_sched_order *o;
+	struct kai_sched_lent *h; /* a heap of the groups' heads */
+	struct kai_sched_lgrp *g; /* the groups, to rank their keys */
+	uint32_t n, cap;
+};
+void kai_sched_lmerge_init(struct kai_sched_lmerge *m,
+    struct kai_sched_order *o);
+void kai_sched_lmerge_leaf(struct kai_sched_lmerge *m, uint32_t leaf);
+int64_t kai_sched_lmerge_top(const struct kai_sched_lmerge *m);
+void kai_sched_lmerge_next(struct kai_sched_lmerge *m);
+void kai_sched_lmerge_fini(struct kai_sched_lmerge *m);
 
 /* victims.c: the eviction solver shared by reclaim and preempt. */
 struct kai_sched_unit {
