@@ -1,6 +1,6 @@
 # tests: the TAP harness, unit tests per module, integration tests.
 noinst_LIBRARIES += tests/lib/libtap.a
-tests_lib_libtap_a_SOURCES = tests/lib/tap.c tests/lib/tap.h
+tests_lib_libtap_a_SOURCES = tests/lib/tap.c tests/lib/tap.h tests/lib/rnd.h
 
 UNIT_LIBS_BASE = tests/lib/libtap.a src/base/libkaibase.a
 

@@ -390,7 +390,7 @@ want(const struct sess *S, uint32_t j)
 	int64_t req[NRES];
 
 	if (S->jobs[j].npending == 0 || S->jobs[j].static_fail ||
-	    !S->s->jobs[j].preemptible)
+	    !S->jobs[j].preemptible)
 		return false;
 	/* Room is made for a whole step on any node: a subgroup's own
 	 * level is kept by allocate's walk of the tree only. */
@@ -626,9 +626,26 @@ kai_sched_consolidate(struct sess *S)
 	struct nodecost *nc;
 	struct cctx c;
 	int64_t top;
+	uint32_t nw, *wanted;
 
 	if (S->cf->placement == KAI_SCHED_SPREAD)
 		return;
+	if (S->inc != NULL)
+		kai_sched_inc_phase(S, KAI_SCHED_CONSOLIDATE);
+	/*
+	 * Once allocate has run, want() takes only jobs asking for some GPU
+	 * and no more than is idle: with none idle, no job, and the phase
+	 * has nothing to try (a full cluster, the common case).  An order
+	 * built over no job would only write the queues' keys, which every
+	 * order rebuilds.
+	 */
+	if (S->allocated && S->idle_ugpu <= 0)
+		return;
+	/* Which jobs to order, in one pass over the jobs (two before). */
+	if ((nw = kai_sched_want_pass(S, want, false, &wanted)) == 0) {
+		kai_sched_free(S->ctx, wanted);
+		return;
+	}
 	memset(&c, 0, sizeof(c));
 	tasks_by_node(S, &c);
 	/* A node's movable jobs hold active tasks there: no more of them
@@ -638,9 +655,8 @@ kai_sched_consolidate(struct sess *S)
 	c.gused = kai_sched_calloc(S->ctx, S->nn + 1, 1);
 	nc = kai_sched_calloc(S->ctx, S->nn + 1, sizeof(*nc));
 	kai_sched_memo_init(&memo);
-	if (S->inc != NULL)
-		kai_sched_inc_phase(S, KAI_SCHED_CONSOLIDATE);
-	kai_sched_order_init(&o, S, want);
+	kai_sched_order_init_jobs(&o, S, wanted, nw);
+	kai_sched_free(S->ctx, wanted);
 	while ((top = kai_sched_order_top(&o)) >= 0) {
 		attempt(S, &c, &memo, (uint32_t)top, nc);
 		kai_sched_order_next(&o, (uint32_t)top, false);

@@ -129,6 +129,8 @@ kai_sched_lmerge_leaf(struct kai_sched_lmerge *m, uint32_t leaf)
 		m->g[m->n].usage = o->gk[g].usage;
 		m->g[m->n++].group = g;
 	}
+	if (m->n == 0)
+		return; /* m->g may be NULL: nothing to sort */
 	qsort(m->g, m->n, sizeof(*m->g), by_keys);
 	for (i = 0; i < m->n; i++) {
 		if (i > 0 && by_keys(&m->g[i - 1], &m->g[i]) != 0)

@@ -355,16 +355,19 @@ refresh(struct kai_sched_order *o, uint32_t q)
 	return kai_sched_qkey_update(S, q, req);
 }
 
+/* The jobs want() takes, or with want NULL the list jobs[0..n). */
 static void
-jobs_in(struct kai_sched_order *o, kai_sched_want_fn *want)
+jobs_in(struct kai_sched_order *o, kai_sched_want_fn *want,
+    const uint32_t *jobs, uint32_t n)
 {
 	struct sess *S = o->S;
-	uint32_t j, g, nj = (uint32_t)S->s->njobs;
+	uint32_t i, j, g, nj = want != NULL ? (uint32_t)S->s->njobs : n;
 
 	memset(o->gcur, 0, (S->ng + 1) * sizeof(*o->gcur));
 	o->gpu_only = true;
-	for (j = 0; j < nj; j++) {
-		if (!want(S, j))
+	for (i = 0; i < nj; i++) {
+		j = want != NULL ? i : jobs[i];
+		if (want != NULL && !want(S, j))
 			continue;
 		o->gcur[S->jobs[j].group + 1]++;
 		/* The step is in the entry want() just read. */
@@ -373,9 +376,11 @@ jobs_in(struct kai_sched_order *o, kai_sched_want_fn *want)
 	for (g = 0; g < S->ng; g++)
 		o->gcur[g + 1] += o->gcur[g];
 	memcpy(o->gend, o->gcur, (S->ng + 1) * sizeof(*o->gend));
-	for (j = 0; j < nj; j++)
-		if (want(S, j))
+	for (i = 0; i < nj; i++) {
+		j = want != NULL ? i : jobs[i];
+		if (want == NULL || want(S, j))
 			job_key(o, j, &o->jrun[o->gend[S->jobs[j].group]++]);
+	}
 	for (g = 0; g < S->ng; g++) {
 		sort_run(o->jrun + o->gcur[g], o->gend[g] - o->gcur[g]);
 		group_key(o, g);
@@ -444,7 +449,21 @@ kai_sched_order_init(struct kai_sched_order *o, struct sess *S,
     kai_sched_want_fn *want)
 {
 	order_alloc(o, S);
-	jobs_in(o, want);
+	jobs_in(o, want, NULL, 0);
+	heaps_in(o);
+}
+
+/*
+ * The same over jobs[0..n) only (any order): a phase that found the few
+ * jobs it wants in a pass of its own, so that the order does not call
+ * want() twice for each of a million jobs.
+ */
+void
+kai_sched_order_init_jobs(struct kai_sched_order *o, struct sess *S,
+    const uint32_t *jobs, uint32_t n)
+{
+	order_alloc(o, S);
+	jobs_in(o, NULL, jobs, n);
 	heaps_in(o);
 }
 

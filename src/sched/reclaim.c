@@ -246,17 +246,29 @@ void
 kai_sched_reclaim(struct sess *S)
 {
 	struct kai_sched_order o;
-	struct kai_sched_fmemo *fm = kai_xcalloc(S->nq + 1, sizeof(*fm));
-	int64_t *gone = kai_xcalloc(S->nq + 1, sizeof(*gone));
+	struct kai_sched_fmemo *fm;
+	int64_t *gone;
 	struct rctx c;
 	int64_t top;
+	uint32_t nw, *wanted;
 
-	c.cur = kai_xcalloc(S->nq + 1, sizeof(*c.cur));
-	c.dead = kai_xcalloc(S->nq + 1, 1);
-	kai_sched_victims_build(S);
+	/* The victims and which jobs to order, in one pass over the jobs
+	 * (six before: two for the victims, two for each want()). */
+	nw = kai_sched_want_pass(S, want, true, &wanted);
 	if (S->inc != NULL)
 		kai_sched_inc_phase(S, KAI_SCHED_RECLAIM);
-	kai_sched_order_init(&o, S, want);
+	if (nw == 0) {
+		/* An empty order: no job is tried.  Building it would only
+		 * write the queues' keys, which every order rebuilds. */
+		kai_sched_free(S->ctx, wanted);
+		return;
+	}
+	fm = kai_xcalloc(S->nq + 1, sizeof(*fm));
+	gone = kai_xcalloc(S->nq + 1, sizeof(*gone));
+	c.cur = kai_xcalloc(S->nq + 1, sizeof(*c.cur));
+	c.dead = kai_xcalloc(S->nq + 1, 1);
+	kai_sched_order_init_jobs(&o, S, wanted, nw);
+	kai_sched_free(S->ctx, wanted);
 	while ((top = kai_sched_order_top(&o)) >= 0) {
 		attempt(S, &c, fm, (uint32_t)top, gone);
 		kai_sched_order_next(&o, (uint32_t)top, false);

@@ -321,6 +321,15 @@ struct sess {
 	int32_t *qtype;		     /* per queue: its key's type (order.c) */
 	struct kai_sched_inc_run *inc; /* incr.c: a cycle fed by a kept
 					  state; NULL otherwise */
+	/* victims.c: vjobs was built with nothing uncommitted, so a later
+	 * build only drops the jobs that are no longer victims */
+	bool vkept;
+	/* victims.c: the jobs with an active task that the victim lists
+	 * were last built from, if with nothing uncommitted (else NULL):
+	 * no other job has a task running since before the cycle, then or
+	 * later (stalegang.c).  In vjobs' block, freed with it. */
+	uint32_t *vact;
+	uint32_t nvact;
 };
 
 /*
@@ -775,6 +784,9 @@ typedef bool kai_sched_want_fn(const struct sess *S, uint32_t j);
 
 void kai_sched_order_init(struct kai_sched_order *o, struct sess *S,
     kai_sched_want_fn *want);
+/* The same over the jobs jobs[0..n) (in any order) instead of want()'s. */
+void kai_sched_order_init_jobs(struct kai_sched_order *o, struct sess *S,
+    const uint32_t *jobs, uint32_t n);
 void kai_sched_order_fini(struct kai_sched_order *o);
 /*
  * closed.c: S->closed[q] = 1 for every leaf q none of whose jobs (those
@@ -842,6 +854,19 @@ bool kai_sched_victim_unit(const struct sess *S, uint32_t v, int64_t min_run,
 /* Whether running job v has a task on a node job j's tasks may use. */
 bool kai_sched_victim_helps(const struct sess *S, uint32_t j, uint32_t v);
 void kai_sched_victims_build(struct sess *S);
+/* The same from act[0..n): every job with an active task, in index
+ * order. */
+void kai_sched_victims_build_from(struct sess *S, const uint32_t *act,
+    uint32_t n);
+/*
+ * One pass over the jobs: those want() takes into *wanted, an array of
+ * njobs + 1 from the context (kai_sched_free() it), for
+ * kai_sched_order_init_jobs(); returns how many.  With victims, the
+ * victim lists too (kai_sched_victims_build(), from the running jobs
+ * met on the way).
+ */
+uint32_t kai_sched_want_pass(struct sess *S, kai_sched_want_fn *want,
+    bool victims, uint32_t **wanted);
 
 struct kai_sched_fmemo {
 	bool set;

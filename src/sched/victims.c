@@ -46,39 +46,69 @@ vkey_cmp(const void *a, const void *b)
 	return x->j > y->j ? -1 : x->j < y->j;
 }
 
+/* The session's entry only: preemptible is copied there (sess_jobs.c). */
 static bool
 candidate(const struct sess *S, uint32_t j)
 {
 	const struct sjob *sj = &S->jobs[j];
 
-	return S->s->jobs[j].preemptible && sj->nactive > 0 &&
-	    sj->nplaced == 0 && sj->nevicted == 0 && sj->nmoved == 0;
+	return sj->nactive > 0 && sj->nplaced == 0 && sj->nevicted == 0 &&
+	    sj->nmoved == 0 && sj->preemptible;
 }
 
-/* Per leaf queue, the preemptible running jobs in victim order. */
-void
-kai_sched_victims_build(struct sess *S)
+/* The jobs with an active task, in index order, in an array to free(). */
+static uint32_t *
+active_jobs(const struct sess *S, uint32_t *n)
 {
-	uint32_t nj = (uint32_t)S->s->njobs, j, q;
+	uint32_t nj = (uint32_t)S->s->njobs, j, k = 0, cap = 1024;
+	uint32_t *a = kai_xmalloc(cap * sizeof(*a));
+
+	for (j = 0; j < nj; j++) {
+		if (S->jobs[j].nactive == 0)
+			continue;
+		if (k == cap) {
+			cap *= 2;
+			a = kai_xreallocarray(a, cap, sizeof(*a));
+		}
+		a[k++] = j;
+	}
+	*n = k;
+	return a;
+}
+
+/* Per leaf queue, the candidates among js[0..n) in victim order. */
+static void
+build(struct sess *S, const uint32_t *js, uint32_t n)
+{
+	uint32_t i, q;
 	struct vkey *v;
 	uint32_t *fill;
 
 	kai_sched_free(S->ctx, S->vjobs);
 	kai_sched_free(S->ctx, S->vstart);
 	S->vstart = kai_sched_calloc(S->ctx, S->nq + 2, sizeof(*S->vstart));
-	for (j = 0; j < nj; j++)
-		if (candidate(S, j))
-			S->vstart[S->jobs[j].queue + 1]++;
+	for (i = 0; i < n; i++)
+		if (candidate(S, js[i]))
+			S->vstart[S->jobs[js[i]].queue + 1]++;
 	for (q = 0; q < S->nq; q++)
 		S->vstart[q + 1] += S->vstart[q];
 	/* Sized by the running candidates, not the jobs: at a million
-	 * pending jobs that is 28 MiB less. */
+	 * pending jobs that is 28 MiB less.  The running jobs follow the
+	 * victims when they are a list for the rest of the cycle. */
 	v = kai_sched_calloc(S->ctx, S->vstart[S->nq] + 1, sizeof(*v));
-	S->vjobs =
-	    kai_sched_calloc(S->ctx, S->vstart[S->nq] + 1, sizeof(*S->vjobs));
+	S->vjobs = kai_sched_calloc(S->ctx,
+	    S->vstart[S->nq] + (S->nlog == 0 ? n : 0) + 1, sizeof(*S->vjobs));
+	S->vact = NULL;
+	S->nvact = 0;
+	if (S->nlog == 0) {
+		S->vact = S->vjobs + S->vstart[S->nq];
+		S->nvact = n;
+		if (n > 0) /* js may be NULL then */
+			memcpy(S->vact, js, n * sizeof(*js));
+	}
 	fill = kai_sched_calloc(S->ctx, S->nq + 1, sizeof(*fill));
-	for (j = 0; j < nj; j++) {
-		uint32_t at;
+	for (i = 0; i < n; i++) {
+		uint32_t j = js[i], at;
 
 		if (!candidate(S, j))
 			continue;
@@ -91,10 +121,92 @@ kai_sched_victims_build(struct sess *S)
 	for (q = 0; q < S->nq; q++)
 		qsort(v + S->vstart[q], S->vstart[q + 1] - S->vstart[q],
 		    sizeof(*v), vkey_cmp);
-	for (j = 0; j < S->vstart[S->nq]; j++)
-		S->vjobs[j] = v[j].j;
+	for (i = 0; i < S->vstart[S->nq]; i++)
+		S->vjobs[i] = v[i].j;
 	kai_sched_free(S->ctx, fill);
 	kai_sched_free(S->ctx, v);
+}
+
+/*
+ * The kept lists less the jobs that are no longer victims.  A job only
+ * stops being one: placing a task of it, evicting one or moving one
+ * sets a count candidate() wants at 0, nothing sets preemptible, and a
+ * rollback goes back to a state after the lists were built, as they
+ * were built with nothing uncommitted.  So the victims now are the
+ * kept ones still candidates, and their keys (priority, creation,
+ * index) have not changed: the order is the one a new build would
+ * sort, without a pass over every job.
+ */
+static void
+filter(struct sess *S)
+{
+	uint32_t q, i, w = 0, from = 0;
+
+	for (q = 0; q < S->nq; q++) {
+		uint32_t end = S->vstart[q + 1];
+
+		S->vstart[q] = w;
+		for (i = from; i < end; i++)
+			if (candidate(S, S->vjobs[i]))
+				S->vjobs[w++] = S->vjobs[i];
+		from = end;
+	}
+	S->vstart[S->nq] = w;
+}
+
+/* Per leaf queue, the preemptible running jobs in victim order. */
+void
+kai_sched_victims_build(struct sess *S)
+{
+	uint32_t *act, n;
+
+	if (S->vkept) {
+		filter(S);
+		S->vkept = S->nlog == 0;
+		return;
+	}
+	act = active_jobs(S, &n);
+	kai_sched_victims_build_from(S, act, n);
+	free(act);
+}
+
+void
+kai_sched_victims_build_from(struct sess *S, const uint32_t *act, uint32_t n)
+{
+	if (S->vkept)
+		filter(S);
+	else
+		build(S, act, n);
+	S->vkept = S->nlog == 0;
+}
+
+uint32_t
+kai_sched_want_pass(struct sess *S, kai_sched_want_fn *want, bool victims,
+    uint32_t **wanted)
+{
+	uint32_t nj = (uint32_t)S->s->njobs, j, k = 0, cap = 0, nw = 0;
+	uint32_t *act = NULL, *w;
+	bool collect = victims && !S->vkept;
+
+	if (victims && S->vkept)
+		kai_sched_victims_build(S);
+	w = kai_sched_alloc_dirty(S->ctx, (size_t)nj + 1, sizeof(*w));
+	for (j = 0; j < nj; j++) {
+		if (want(S, j))
+			w[nw++] = j;
+		if (!collect || S->jobs[j].nactive == 0)
+			continue;
+		if (k == cap) {
+			cap = cap ? 2 * cap : 1024;
+			act = kai_xreallocarray(act, cap, sizeof(*act));
+		}
+		act[k++] = j;
+	}
+	if (collect)
+		kai_sched_victims_build_from(S, act, k);
+	free(act);
+	*wanted = w;
+	return nw;
 }
 
 bool
@@ -296,9 +408,26 @@ kai_sched_fmemo_skip(const struct sess *S, const struct kai_sched_fmemo *m,
 	uint32_t n;
 	int r;
 
+	const struct sjob *st;
+
 	if (!m->set || S->s->jobs[j].topology >= 0 ||
 	    S->s->jobs[j].priority > m->prio)
 		return false;
+	/*
+	 * The cached step (gang.c: the same tasks, and their requests
+	 * summed) settles most jobs without a walk of their tasks: the
+	 * smallest task is no larger than the mean, so a sum below n times
+	 * the memo's largest has a task below it; a step of one task is
+	 * its own smallest.
+	 */
+	st = kai_sched_step(S, j);
+	if (st->sn < m->n)
+		return false;
+	for (r = 0; r < NRES; r++)
+		if (st->sreq[r] < (int64_t)st->sn * m->hi[r])
+			return false;
+	if (st->sn == 1)
+		return true;
 	step_shape(S, j, &n, lo, hi);
 	if (n < m->n)
 		return false;

@@ -27,21 +27,11 @@
 #include <string.h>
 
 #include "sched/sched_int.h"
+#include "rnd.h"
 #include "tap.h"
 
 /* The GPU types jobs may ask for (kai_sched_snap_job.gpu_type). */
 static const char *const job_types[] = {"A", "B"};
-
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static uint32_t
-rnd(uint32_t n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng % n);
-}
 
 #define NN 48
 #define NJ 420 /* jobs, one task each but for gangs */
@@ -448,6 +438,7 @@ main(void)
 		  worlds = 0, with_closed = 0, with_open = 0, switched = 0,
 		  closed_reserved = 0, reserved = 0;
 
+	rng = 0x9e3779b97f4a7c15ULL; /* this program's worlds */
 	for (seed = 0; seed < 200; seed++) {
 		uint32_t closed, leaves = (1u << 2) | (1u << 3) | (1u << 4) |
 		    (1u << 5) | (1u << 6);

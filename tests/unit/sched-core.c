@@ -14,20 +14,10 @@
 #include <string.h>
 
 #include "sched/sched_int.h"
+#include "rnd.h"
 #include "tap.h"
 
 /* A small deterministic generator (xorshift), seeded per test. */
-static uint64_t rng = 88172645463325252ULL;
-
-static uint32_t
-rnd(uint32_t n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng % n);
-}
-
 #define NN 64
 #define NT 400
 
@@ -1074,6 +1064,7 @@ test_nodereq_invariants(void)
 int
 main(void)
 {
+	rng = 88172645463325252ULL; /* this program's worlds */
 	test_index_matches_scan(KAI_SCHED_BINPACK, "binpack");
 	test_index_matches_scan(KAI_SCHED_SPREAD, "spread");
 	/* frag: its node-state groups against its scan of every node */

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "sched/sched_model.h"
+#include "rnd.h"
 #include "tap.h"
 
 #define NOW    1000000
@@ -32,17 +33,6 @@
 #define MAXJ   24
 #define MAXT   (3 * MAXJ)
 #define WORLDS 2000
-
-static uint64_t rng = 0x2545f4914f6cdd1dULL;
-
-static uint32_t
-rnd(uint32_t n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng % n);
-}
 
 struct world {
 	struct kai_sched_snap_node nodes[MAXN];

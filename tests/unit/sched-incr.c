@@ -30,18 +30,8 @@
 #include <string.h>
 
 #include "sched/sched_model.h"
+#include "rnd.h"
 #include "tap.h"
-
-static uint64_t rng = 0x2545f4914f6cdd1dULL;
-
-static uint32_t
-rnd(uint32_t n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng % n);
-}
 
 #define NN 40
 #define NJ 700

@@ -13,18 +13,8 @@
 #include <string.h>
 
 #include "sched/sched_model.h"
+#include "rnd.h"
 #include "tap.h"
-
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
-
-static uint32_t
-rnd(uint32_t n)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint32_t)(rng % n);
-}
 
 #define NN 24
 #define NJ 80
@@ -251,6 +241,7 @@ test_refusals(void)
 int
 main(void)
 {
+	rng = 0x9e3779b97f4a7c15ULL; /* this program's worlds */
 	test_random_worlds();
 	test_refusals();
 	return done_testing();
