@@ -297,6 +297,8 @@ struct sess {
 	struct kai_sched_frag *frag; /* frag.c, with the frag placement */
 	/* backfill.c: this cycle's reservations */
 	struct kai_sched_bf *bf; /* NULL until the first one */
+	struct kai_sched_bfbase *bfbase; /* backfill.c: the replays' start
+					    in this allocate phase */
 	bool bf_on;              /* placements respect them now */
 	uint32_t bf_tested;      /* jobs looked at for one this phase */
 	int64_t bf_clock;        /* placements start at (now, or replayed) */
@@ -952,6 +954,13 @@ bool kai_sched_bf_reserve(struct sess *S, uint32_t j,
  */
 bool kai_sched_bf_blocks(struct sess *S, uint32_t j,
     struct kai_sched_why_info *w);
+/*
+ * An allocate phase starts (the replays' start is made again at its
+ * first replay), and job j, which held nothing, has just been placed in
+ * it (the replays then end it too).
+ */
+void kai_sched_bf_phase(struct sess *S);
+void kai_sched_bf_placed(struct sess *S, uint32_t j);
 void kai_sched_bf_fini(struct sess *S);
 
 /* reasons.c */
