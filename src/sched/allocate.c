@@ -70,6 +70,18 @@ want(const struct sess *S, uint32_t j)
 	return S->jobs[j].npending > 0 && !S->jobs[j].static_fail;
 }
 
+/*
+ * j's step placed: kept, and a job that held nothing (held: its active
+ * tasks before) is one the reservations' replays must now end too.
+ */
+static void
+placed(struct sess *S, uint32_t j, uint32_t held)
+{
+	kai_sched_commit(S);
+	if (held == 0 && S->bf_on)
+		kai_sched_bf_placed(S, j);
+}
+
 /* The jobs of closed leaves, and those of the others. */
 static bool
 want_closed(const struct sess *S, uint32_t j)
@@ -170,7 +182,7 @@ by_leaf(struct sess *S, struct kai_sched_order *o, struct kai_sched_memo *m,
 			continue;
 		kai_sched_lmerge_leaf(&lm, q);
 		while ((top = kai_sched_lmerge_top(&lm)) >= 0) {
-			uint32_t j = (uint32_t)top;
+			uint32_t j = (uint32_t)top, held = S->jobs[j].nactive;
 			struct kai_sched_why_info w;
 
 			enum outcome how;
@@ -179,7 +191,7 @@ by_leaf(struct sess *S, struct kai_sched_order *o, struct kai_sched_memo *m,
 			if (heads)
 				kai_sched_inc_head(S, j);
 			if ((how = step(S, m, j, &w)) == PLACED)
-				kai_sched_commit(S); /* the bound is wrong */
+				placed(S, j, held); /* the bound is wrong */
 			else
 				failed(S, m, j, how, &w);
 			kai_sched_lmerge_next(&lm);
@@ -272,7 +284,7 @@ pass(struct sess *S, kai_sched_want_fn *which, bool closed,
 	kai_sched_memo_init(&m);
 	kai_sched_order_init(&o, S, which);
 	while ((top = kai_sched_order_top(&o)) >= 0) {
-		uint32_t j = (uint32_t)top;
+		uint32_t j = (uint32_t)top, held;
 		struct kai_sched_why_info w;
 
 		enum outcome how;
@@ -283,9 +295,10 @@ pass(struct sess *S, kai_sched_want_fn *which, bool closed,
 			S->nfilled += by_leaf(S, &o, &m, NULL, false);
 			break;
 		}
+		held = S->jobs[j].nactive;
 		kai_sched_why_clear(&w);
 		if ((how = step(S, &m, j, &w)) == PLACED) {
-			kai_sched_commit(S);
+			placed(S, j, held);
 			kai_sched_order_next(&o, j, S->jobs[j].npending > 0);
 		} else {
 			failed(S, &m, j, how, &w);
@@ -359,6 +372,7 @@ kai_sched_allocate(struct sess *S)
 	S->bf_on = !kai_sched_bf_none(S->s);
 	S->bf_clock = S->s->now;
 	S->bf_tested = 0;
+	kai_sched_bf_phase(S);
 	/* A pass with no job is still two walks over every job: skipped. */
 	kai_sched_closed_leaves(S, want, &nclosed, &nopen);
 	if ((S->keep_order || (S->keep_closed && S->bf_on)) && nclosed > 0) {

@@ -61,6 +61,29 @@ struct bfev {
 	uint32_t job;
 };
 
+/*
+ * What every replay of an allocate phase starts from, found at its
+ * first replay instead of at each (a walk over every job and every task,
+ * a million and three and a half million, up to bf_max_job_test times a
+ * phase): the active jobs' ends, sorted, and the tasks releasing or
+ * evicted then.  Nothing in an allocate phase evicts a task or ends a
+ * job, and a replay is rolled back, so both stay true for the phase but
+ * for the jobs it places: those that held nothing are listed as they
+ * are placed (kai_sched_bf_placed()) and their ends merged in.  An
+ * active job's end does not move while it runs (kai_sched_job_end():
+ * its start, or now for a job all of whose active tasks were placed in
+ * this cycle, and more tasks placed keep it so).
+ */
+struct kai_sched_bfbase {
+	bool made;
+	struct bfev *ends;
+	size_t nends;
+	uint32_t *rel;
+	size_t nrel;
+	uint32_t *since;
+	size_t nsince, capsince;
+};
+
 int64_t
 kai_sched_job_end(const struct sess *S, uint32_t j)
 {
@@ -223,11 +246,14 @@ bf_get(struct sess *S)
 	return b;
 }
 
+static void base_fini(struct sess *S);
+
 void
 kai_sched_bf_fini(struct sess *S)
 {
 	struct kai_sched_bf *b = S->bf;
 
+	base_fini(S);
 	if (b == NULL)
 		return;
 	free(b->ds);
@@ -242,6 +268,40 @@ kai_sched_bf_fini(struct sess *S)
 	KAI_FREE(S->bf);
 }
 
+static void
+base_fini(struct sess *S)
+{
+	struct kai_sched_bfbase *z = S->bfbase;
+
+	if (z == NULL)
+		return;
+	free(z->ends);
+	free(z->rel);
+	free(z->since);
+	KAI_FREE(S->bfbase);
+}
+
+void
+kai_sched_bf_phase(struct sess *S)
+{
+	base_fini(S);
+}
+
+void
+kai_sched_bf_placed(struct sess *S, uint32_t j)
+{
+	struct kai_sched_bfbase *z = S->bfbase;
+
+	if (z == NULL)
+		return; /* no replay yet: the first finds j active */
+	if (z->nsince == z->capsince) {
+		z->capsince = z->capsince ? 2 * z->capsince : 256;
+		z->since = kai_xreallocarray(z->since, z->capsince,
+		    sizeof(*z->since));
+	}
+	z->since[z->nsince++] = j;
+}
+
 static int
 bfev_cmp(const void *a, const void *b)
 {
@@ -252,27 +312,73 @@ bfev_cmp(const void *a, const void *b)
 	return x->job < y->job ? -1 : x->job > y->job;
 }
 
-/* The ends of the active jobs, sorted; returns how many. */
-static size_t
-ends(const struct sess *S, struct bfev **out)
+static void
+push(struct bfev **ev, size_t *n, size_t *cap, int64_t t, uint32_t job)
 {
-	struct bfev *ev = NULL;
-	size_t n = 0, cap = 0, j;
-	int64_t t;
-
-	for (j = 0; j < S->s->njobs; j++) {
-		if (S->jobs[j].nactive == 0 ||
-		    (t = kai_sched_job_end(S, (uint32_t)j)) == KAI_SCHED_NO_TIME)
-			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 64;
-			ev = kai_xreallocarray(ev, cap, sizeof(*ev));
-		}
-		ev[n].t = t;
-		ev[n++].job = (uint32_t)j;
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 64;
+		*ev = kai_xreallocarray(*ev, *cap, sizeof(**ev));
 	}
-	if (n > 1)
-		qsort(ev, n, sizeof(*ev), bfev_cmp);
+	(*ev)[*n].t = t;
+	(*ev)[(*n)++].job = job;
+}
+
+/* The phase's first replay: the active jobs' ends, the releasing tasks. */
+static struct kai_sched_bfbase *
+base(struct sess *S)
+{
+	struct kai_sched_bfbase *z = S->bfbase;
+	size_t cap = 0, rcap = 0, j, t;
+	int64_t e;
+
+	if (z != NULL)
+		return z;
+	z = S->bfbase = kai_xcalloc(1, sizeof(*z));
+	for (j = 0; j < S->s->njobs; j++)
+		if (S->jobs[j].nactive > 0 &&
+		    (e = kai_sched_job_end(S, (uint32_t)j)) != KAI_SCHED_NO_TIME)
+			push(&z->ends, &z->nends, &cap, e, (uint32_t)j);
+	if (z->nends > 1)
+		qsort(z->ends, z->nends, sizeof(*z->ends), bfev_cmp);
+	for (t = 0; t < S->s->ntasks; t++) {
+		uint8_t st = S->tasks[t].state;
+
+		if (st != KAI_SCHED_TASK_RELEASING &&
+		    st != KAI_SCHED_TASK_EVICTED)
+			continue;
+		if (z->nrel == rcap) {
+			rcap = rcap ? 2 * rcap : 64;
+			z->rel = kai_xreallocarray(z->rel, rcap, sizeof(*z->rel));
+		}
+		z->rel[z->nrel++] = (uint32_t)t;
+	}
+	return z;
+}
+
+/*
+ * The ends of the active jobs, sorted by time and job: the phase's
+ * start's merged with those of the jobs placed since; returns how many.
+ */
+static size_t
+ends(struct sess *S, struct bfev **out)
+{
+	const struct kai_sched_bfbase *z = base(S);
+	struct bfev *add = NULL, *ev;
+	size_t na = 0, cap = 0, i, a = 0, b = 0, n = 0;
+	int64_t e;
+
+	for (i = 0; i < z->nsince; i++)
+		if ((e = kai_sched_job_end(S, z->since[i])) != KAI_SCHED_NO_TIME)
+			push(&add, &na, &cap, e, z->since[i]);
+	if (na > 1)
+		qsort(add, na, sizeof(*add), bfev_cmp);
+	ev = kai_xcalloc(z->nends + na + 1, sizeof(*ev));
+	while (a < z->nends || b < na)
+		ev[n++] = b == na ||
+			(a < z->nends && bfev_cmp(&z->ends[a], &add[b]) < 0)
+		    ? z->ends[a++]
+		    : add[b++];
+	free(add);
 	*out = ev;
 	return n;
 }
@@ -299,12 +405,13 @@ replay(struct sess *S, uint32_t j)
 	struct kai_sched_why_info w;
 	struct bfev *ev;
 	size_t nev = ends(S, &ev), i = 0, t;
+	const struct kai_sched_bfbase *z = S->bfbase;
 	int64_t at = S->s->now, req[NRES];
 	uint32_t tries = 0;
 
 	kai_sched_step_req(S, j, req);
-	for (t = 0; t < S->s->ntasks; t++)
-		kai_sched_release(S, (uint32_t)t); /* releasing: gone */
+	for (t = 0; t < z->nrel; t++)
+		kai_sched_release(S, z->rel[t]); /* releasing: gone */
 	for (;;) {
 		while (i < nev && ev[i].t <= at)
 			end_job(S, ev[i++].job);

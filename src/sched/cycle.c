@@ -159,6 +159,7 @@ job_out(struct sess *S, size_t j)
 		S->r->moved += st->moved;
 		sj->touched |= ts == KAI_SCHED_TASK_EVICTED || st->moved;
 	}
+	sj->releasing = seen[KAI_SCHED_TASK_RELEASING] > 0;
 	o->placed_tasks = sj->nplaced;
 	o->est_start = KAI_SCHED_NO_TIME;
 	if (seen[KAI_SCHED_TASK_RUNNING] + seen[KAI_SCHED_TASK_PIPELINED] > 0)
@@ -266,8 +267,11 @@ kai_sched_cycle_run(struct kai_sched_ctx *c, struct kai_sched_ctx *rctx,
 		if (inc != NULL && s->config.phases[i] == KAI_SCHED_ALLOCATE)
 			kai_sched_inc_phase(&S, KAI_SCHED_ALLOCATE);
 	}
-	for (i = 0; i < s->njobs; i++)
+	for (i = 0; i < s->njobs; i++) {
 		job_out(&S, i);
+		if (s->config.est_jobs > 0 && kai_sched_est_holds(&S.jobs[i]))
+			kai_sched_est_held(&S, (uint32_t)i);
+	}
 	for (i = 0; i < s->nqueues; i++)
 		memcpy(r->queues[i].allocated, S.q[i].alloc,
 		    sizeof(r->queues[i].allocated));

@@ -108,6 +108,14 @@ tests_unit_sched_estimate_LDADD = tests/lib/libtap.a src/sched/libkaisched.a \
 	src/base/libkaibase.a
 TESTS += tests/unit/sched-estimate
 
+# Start estimates of random worlds against a replay written in the test:
+# an allocate-only cycle at now and at every end.
+check_PROGRAMS += tests/unit/sched-estdiff
+tests_unit_sched_estdiff_SOURCES = tests/unit/sched-estdiff.c
+tests_unit_sched_estdiff_LDADD = tests/lib/libtap.a src/sched/libkaisched.a \
+	src/base/libkaibase.a
+TESTS += tests/unit/sched-estdiff
+
 # Decayed usage: the closed form against a numeric sum, the window, the
 # carrying forward between recomputations.
 check_PROGRAMS += tests/unit/sched-decay

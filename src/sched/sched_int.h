@@ -150,6 +150,8 @@ struct sjob {
 	 * the start estimates change the session: */
 	bool pipe : 1;    /* its fresh tasks are reported pipelined */
 	bool touched : 1; /* a task of it was evicted or moved */
+	bool releasing : 1; /* a task of it is releasing (for the
+			       estimate's replay) */
 	uint32_t sn;        /* tasks in the next step (gang.c) */
 	int64_t sreq[NRES]; /* ... their request */
 	uint64_t sh1, sh2;  /* ... two hashes of their shape (memo.c) */
@@ -204,6 +206,13 @@ struct undo {
 	uint32_t task;
 	uint8_t kind;
 	struct stask prev;
+};
+
+/* estimate.c: a time the replay frees something: job's end, or
+ * (job NONE32) a reservation's. */
+struct kai_sched_est_ev {
+	int64_t t;
+	uint32_t job;
 };
 
 struct kai_sched_topo;
@@ -280,9 +289,16 @@ struct sess {
 	struct kai_sched_order *ordmem; /* order arrays kept between phases */
 	uint32_t *est_cand; /* estimate.c: allocate's first failed jobs */
 	uint32_t nest_cand;
+	/* estimate.c, from kai_sched_est_held(): the running jobs' ends,
+	 * and the jobs with releasing or evicted tasks */
+	struct kai_sched_est_ev *est_ends;
+	uint32_t *est_rel;
+	uint32_t nest_ends, capest_ends, nest_rel, capest_rel;
 	struct kai_sched_frag *frag; /* frag.c, with the frag placement */
 	/* backfill.c: this cycle's reservations */
 	struct kai_sched_bf *bf; /* NULL until the first one */
+	struct kai_sched_bfbase *bfbase; /* backfill.c: the replays' start
+					    in this allocate phase */
 	bool bf_on;              /* placements respect them now */
 	uint32_t bf_tested;      /* jobs looked at for one this phase */
 	int64_t bf_clock;        /* placements start at (now, or replayed) */
@@ -507,6 +523,13 @@ void kai_sched_touch_group(struct sess *S, uint32_t g);
  * logged, never undone: for the start estimate's replay only.
  */
 void kai_sched_release(struct sess *S, uint32_t t);
+/*
+ * Active tasks t[0..n) end: kai_sched_evict() and kai_sched_release()
+ * of each, with one refresh per node after all of them (the start
+ * estimate's replay); seen: a zeroed byte per node, left zeroed.
+ */
+void kai_sched_end_tasks(struct sess *S, const uint32_t *t, size_t n,
+    uint8_t *seen);
 
 /* acctshare.c: the accounts' weighted shares inside a leaf queue. */
 /* Builds the (leaf, account) slots of the groups (after make_groups). */
@@ -927,6 +950,20 @@ void kai_sched_estimate(struct sess *S);
 /* The allocate phase left job j waiting (in its order) with reason w. */
 void kai_sched_est_note(struct sess *S, uint32_t j,
     const struct kai_sched_why_info *w);
+/*
+ * The jobs the estimate's replay looks at: those running (they end),
+ * and those with releasing or evicted tasks (freed at once).  The
+ * cycle hands them to kai_sched_est_held() as it writes the jobs'
+ * results, a walk over every job it makes anyway (cycle.c), while
+ * their entries are at hand: the replay walks no job for them, and
+ * reads no running job's entries again for its end.
+ */
+static inline bool
+kai_sched_est_holds(const struct sjob *sj)
+{
+	return sj->nactive > 0 || sj->releasing || sj->nevicted > 0;
+}
+void kai_sched_est_held(struct sess *S, uint32_t j);
 
 /* backfill.c */
 /*
@@ -973,6 +1010,13 @@ bool kai_sched_bf_reserve(struct sess *S, uint32_t j,
  */
 bool kai_sched_bf_blocks(struct sess *S, uint32_t j,
     struct kai_sched_why_info *w);
+/*
+ * An allocate phase starts (the replays' start is made again at its
+ * first replay), and job j, which held nothing, has just been placed in
+ * it (the replays then end it too).
+ */
+void kai_sched_bf_phase(struct sess *S);
+void kai_sched_bf_placed(struct sess *S, uint32_t j);
 void kai_sched_bf_fini(struct sess *S);
 
 /* reasons.c */
