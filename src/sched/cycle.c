@@ -119,6 +119,25 @@ job_out(struct sess *S, size_t j)
 	bool pipe = false;
 	size_t t;
 
+	/*
+	 * A job whose tasks were all pending at the start, and that the
+	 * phases neither placed, evicted nor moved, has them all pending
+	 * still: a pending task changes only by being placed, which stmt.c
+	 * counts (and uncounts only with the undo that makes it pending
+	 * again).  Its entry needs neither its tasks nor the snapshot's
+	 * job: at a million pending jobs, 150 MiB not read.
+	 */
+	if (!sj->holds && sj->nplaced == 0 && sj->nevicted == 0 &&
+	    sj->nmoved == 0) {
+		sj->pipe = false;
+		sj->touched = false;
+		o->placed_tasks = 0;
+		o->state = KAI_SCHED_JOB_PENDING;
+		o->est_start = o->why.why == KAI_SCHED_WHY_RESERVED
+		    ? o->why.a /* the reservation's start */
+		    : KAI_SCHED_NO_TIME;
+		return;
+	}
 	/* A job any of whose fresh tasks is pipelined has all of them
 	 * pipelined: its pods start together.  Only a job placed or moved
 	 * this cycle has fresh tasks (stmt.c counts both). */
@@ -179,7 +198,13 @@ tasks_out(struct sess *S)
 {
 	const struct kai_sched_snapshot *s = S->s;
 	unsigned char *block = (unsigned char *)S->tasks;
+	struct kai_sched_task_out pend;
 	size_t t;
+
+	/* The entry of a task left pending: it holds nothing. */
+	memset(&pend, 0, sizeof(pend));
+	pend.state = KAI_SCHED_TASK_PENDING;
+	pend.node = -1;
 
 	/* One pass over the tasks alone: the job's entry is read only for
 	 * a fresh task (is it pipelined?), the snapshot's task only for one
@@ -190,6 +215,15 @@ tasks_out(struct sess *S)
 		bool holds, pipe;
 
 		memcpy(&st, block + t * sizeof(st), sizeof(st));
+		/* Most tasks, at a million pending jobs: what the general
+		 * case below makes of them, without the work. */
+		if (st.state == KAI_SCHED_TASK_PENDING && !st.fresh &&
+		    !st.moved) {
+			if (memcmp(&st, &pend, sizeof(pend)) != 0)
+				memcpy(block + t * sizeof(pend), &pend,
+				    sizeof(pend));
+			continue;
+		}
 		holds = st.state != KAI_SCHED_TASK_PENDING &&
 		    st.state != KAI_SCHED_TASK_FAILED;
 		pipe = st.fresh && S->jobs[S->task_job[t]].pipe;
@@ -202,7 +236,10 @@ tasks_out(struct sess *S)
 		o.gpu_fraction =
 		    o.gpu_mask != 0 && s->tasks[t].gpus == 0 ? st.ugpu : 0;
 		o.moved = st.moved;
-		memcpy(block + t * sizeof(o), &o, sizeof(o));
+		/* A pending task's entry is mostly the same bytes either way:
+		 * a line of them left unwritten is not written back. */
+		if (memcmp(&st, &o, sizeof(o)) != 0)
+			memcpy(block + t * sizeof(o), &o, sizeof(o));
 	}
 	S->r->tasks = (struct kai_sched_task_out *)(void *)block;
 	S->tasks = NULL; /* the result's now: sess_fini() leaves it */

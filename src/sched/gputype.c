@@ -93,6 +93,20 @@ find(const struct kai_sched_gtypes *g, const char *s)
 	return p != NULL ? (int32_t)(p - g->name) : -1;
 }
 
+bool
+kai_sched_types_none(const struct kai_sched_snapshot *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nnodes; i++)
+		if (named(s->nodes[i].gpu_type))
+			return false;
+	for (i = 0; i < s->nqueues; i++)
+		if (s->queues[i].ntypes > 0)
+			return false;
+	return s->ngpu_types == 0;
+}
+
 /* Every type the snapshot names, sorted; NULL when there is none. */
 static struct kai_sched_gtypes *
 collect(const struct kai_sched_snapshot *s)
@@ -109,7 +123,8 @@ collect(const struct kai_sched_snapshot *s)
 		for (k = 0; k < s->queues[i].ntypes; k++)
 			add_name(&v, &n, &cap, s->queues[i].types[k].type);
 	used = kai_xcalloc(s->ngpu_types + 1, 1);
-	for (i = 0; i < s->njobs; i++)
+	/* A pass over a million jobs only when some job may name a type. */
+	for (i = 0; s->ngpu_types > 0 && i < s->njobs; i++)
 		used[s->jobs[i].gpu_type] = 1;
 	for (i = 1; i <= s->ngpu_types; i++)
 		if (used[i])

@@ -98,13 +98,16 @@ void
 kai_sched_shape_add(struct sjob *sj, const struct kai_sched_snap_task *k,
     uint32_t run)
 {
-	shape_mix(sj, run);
-	shape_mix(sj, k->gpus);
-	shape_mix(sj, (uint64_t)k->gpu_fraction);
-	shape_mix(sj, (uint64_t)k->gpu_memory_mib);
-	shape_mix(sj, kai_sched_task_ndev(k));
-	shape_mix(sj, (uint64_t)k->cpu_millis);
-	shape_mix(sj, (uint64_t)k->memory_mib);
+	/* Seven figures in three words, each placed in bits of its own
+	 * (the requests are 32-bit and not negative, validate.c; a task's
+	 * GPUs and devices 8-bit): the same sequences of runs hash alike
+	 * and different ones still differ before hashing, for 3 rounds of
+	 * the finaliser where there were 7. */
+	shape_mix(sj, (uint64_t)run << 32 | (uint32_t)k->cpu_millis);
+	shape_mix(sj, (uint64_t)(uint32_t)k->gpu_fraction << 32 |
+		(uint32_t)k->gpu_memory_mib);
+	shape_mix(sj, (uint64_t)(uint32_t)k->memory_mib << 32 |
+		(uint64_t)k->gpus << 16 | kai_sched_task_ndev(k));
 }
 
 static void

@@ -332,6 +332,17 @@ struct sess {
 	 * later (stalegang.c).  In vjobs' block, freed with it. */
 	uint32_t *vact;
 	uint32_t nvact;
+	/* sess_jobs.c -> session.c: the tasks that hold something (running,
+	 * releasing), found in the jobs' pass, laid out by layout() */
+	uint32_t *held;
+	size_t nheld;
+	/* sess_jobs.c: the jobs whose sums, static reason and first step
+	 * wait for the lay-out (all of them unless `early`), and the
+	 * nodes' largest figures per pool those reasons compare with */
+	bool early;
+	uint32_t *late;
+	size_t nlate;
+	struct sess_maxima *maxima;
 };
 
 /*
@@ -445,15 +456,57 @@ void kai_sched_sess_fini(struct sess *S);
 void kai_sched_node_refresh(struct sess *S, uint32_t n);
 /* Per-device amount a task would hold on node n; 0 = cannot fit. */
 int32_t kai_sched_task_ugpu(const struct sess *S, uint32_t t, uint32_t n);
-/* The task's request in queue units (GPU memory by the smallest GPU). */
-void kai_sched_task_req(const struct sess *S, uint32_t t, int64_t req[NRES]);
 bool kai_sched_task_active(const struct stask *t);
+
 /* The devices a share spans (1 for whole GPUs and CPU-only tasks too). */
-uint32_t kai_sched_task_ndev(const struct kai_sched_snap_task *in);
+static inline uint32_t
+kai_sched_task_ndev(const struct kai_sched_snap_task *in)
+{
+	return in->gpus == 0 && in->gpu_devices > 1 ? in->gpu_devices : 1;
+}
+
+/*
+ * The task's request in queue units.  A GPU-memory request counts as
+ * the fraction it would be of the smallest GPU, the most it can become
+ * wherever it lands, so that no placement can take a queue past its
+ * limit or quota (KAI uses the largest GPU for limits, and a queue can
+ * then end up over its limit).  Inline (session.c had it): the session
+ * asks for it for every pending task twice, and a caller's sum read back
+ * what a call had just stored, a store-forwarding stall each time.
+ */
+static inline void
+kai_sched_task_req(const struct sess *S, uint32_t t, int64_t req[NRES])
+{
+	const struct kai_sched_snap_task *in = &S->s->tasks[t];
+	int64_t g = S->min_gmem;
+
+	if (in->gpus > 0)
+		req[R_GPU] = (int64_t)in->gpus * GPU_UNIT;
+	else if (in->gpu_fraction > 0)
+		req[R_GPU] =
+		    (int64_t)in->gpu_fraction * kai_sched_task_ndev(in);
+	else if (in->gpu_memory_mib > 0)
+		req[R_GPU] =
+		    ((int64_t)in->gpu_memory_mib * GPU_UNIT + g - 1) / g *
+		    kai_sched_task_ndev(in);
+	else
+		req[R_GPU] = 0;
+	if (req[R_GPU] > (int64_t)KAI_SCHED_MAX_NODE_GPUS * GPU_UNIT)
+		req[R_GPU] = (int64_t)KAI_SCHED_MAX_NODE_GPUS * GPU_UNIT;
+	req[R_CPU] = in->cpu_millis;
+	req[R_MEM] = in->memory_mib;
+}
 
 /* validate.c */
 int kai_sched_validate(const struct kai_sched_snapshot *s,
     struct kai_err *err) KAI_MUST_CHECK;
+/* Its parts, for the session's own pass over the jobs (sess_jobs.c). */
+int kai_sched_validate_head(const struct kai_sched_snapshot *s,
+    struct kai_err *err) KAI_MUST_CHECK;
+int kai_sched_validate_job(const struct kai_sched_snapshot *s,
+    const uint8_t *parent, size_t i, struct kai_err *err) KAI_MUST_CHECK;
+/* [q] != 0: some queue has q as its parent; free() it. */
+uint8_t *kai_sched_mark_parents(const struct kai_sched_snapshot *s);
 
 /* stmt.c */
 size_t kai_sched_mark(const struct sess *S);
@@ -700,6 +753,9 @@ void kai_sched_fs_divide(struct sess *S, const struct kai_sched_fsview *v,
  * no-op when the snapshot names no type.
  */
 void kai_sched_types_init(struct sess *S);
+/* Whether no node, queue or job can name a type (sess.gt stays NULL),
+ * known before the jobs are validated. */
+bool kai_sched_types_none(const struct kai_sched_snapshot *s);
 void kai_sched_types_fini(struct sess *S);
 /* The type job j asks for, or -1 (any). */
 int32_t kai_sched_job_type(const struct sess *S, uint32_t j);

@@ -277,13 +277,6 @@ lay_cmp(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
-static bool
-holds(const struct kai_sched_snap_task *t)
-{
-	return t->state == KAI_SCHED_TASK_RUNNING ||
-	    t->state == KAI_SCHED_TASK_RELEASING;
-}
-
 static int
 lay_failed(struct sess *S, uint32_t t, struct kai_err *err)
 {
@@ -294,39 +287,35 @@ lay_failed(struct sess *S, uint32_t t, struct kai_err *err)
 	    (size_t)(t - j->first_task));
 }
 
+/*
+ * The running and releasing tasks laid out on their devices: the named
+ * GPUs in task order, the GPUs outside pods hold, the rest by size.  The
+ * session's tasks were written, and those that hold something listed
+ * (S->held, in task order), in the jobs' pass (sess_jobs.c): the
+ * snapshot's tasks are not read again here.
+ */
 static int
 layout(struct sess *S, struct kai_err *err)
 {
 	const struct kai_sched_snapshot *s = S->s;
-	struct lay *v;
-	uint32_t t, n = 0, i;
+	struct lay *v = kai_xreallocarray(NULL, S->nheld + 1, sizeof(*v));
+	size_t n = 0, i;
 	int rc = 0;
 
-	/* Sized by the tasks that hold something, not by all of them:
-	 * most are pending when the cluster is busy. */
-	for (t = 0; t < s->ntasks; t++)
-		n += holds(&s->tasks[t]);
-	v = kai_sched_calloc(S->ctx, n + 1, sizeof(*v));
-	n = 0;
+	for (i = 0; i < S->nheld && rc == 0; i++) {
+		uint32_t t = S->held[i];
+		const struct kai_sched_snap_task *in = &s->tasks[t];
 
-	for (t = 0; t < s->ntasks; t++) {
-		S->tasks[t].state = (uint8_t)s->tasks[t].state;
-		S->tasks[t].node = s->tasks[t].node;
-	}
-	for (t = 0; t < s->ntasks && rc == 0; t++) {
-		if (!holds(&s->tasks[t]))
-			continue;
-		if (s->tasks[t].gpu_mask != 0) {
+		if (in->gpu_mask != 0) {
 			if ((rc = lay_task(S, t, 0, err)) != 0)
 				rc = lay_failed(S, t, err);
 			continue;
 		}
 		v[n].t = t;
-		v[n++].size = s->tasks[t].gpus > 0
-		    ? (int64_t)s->tasks[t].gpus * GPU_UNIT * 2
-		    : ((int64_t)s->tasks[t].gpu_fraction +
-			  s->tasks[t].gpu_memory_mib) *
-			kai_sched_task_ndev(&s->tasks[t]);
+		v[n++].size = in->gpus > 0
+		    ? (int64_t)in->gpus * GPU_UNIT * 2
+		    : ((int64_t)in->gpu_fraction + in->gpu_memory_mib) *
+			kai_sched_task_ndev(in);
 	}
 	if (rc == 0)
 		lay_held(S);
@@ -334,7 +323,7 @@ layout(struct sess *S, struct kai_err *err)
 	for (i = 0; i < n && rc == 0; i++)
 		if ((rc = lay_task(S, v[i].t, 1, err)) != 0)
 			rc = lay_failed(S, v[i].t, err);
-	kai_sched_free(S->ctx, v);
+	free(v);
 	return rc;
 }
 
@@ -397,41 +386,6 @@ kai_sched_task_ugpu(const struct sess *S, uint32_t t, uint32_t n)
 	return (int32_t)(((int64_t)in->gpu_memory_mib * GPU_UNIT + g - 1) / g);
 }
 
-/*
- * A GPU-memory request counts as the fraction it would be of the
- * smallest GPU, the most it can become wherever it lands, so that no
- * placement can take a queue past its limit or quota (KAI uses the
- * largest GPU for limits, and a queue can then end up over its limit).
- */
-void
-kai_sched_task_req(const struct sess *S, uint32_t t, int64_t req[NRES])
-{
-	const struct kai_sched_snap_task *in = &S->s->tasks[t];
-	int64_t g = S->min_gmem;
-
-	if (in->gpus > 0)
-		req[R_GPU] = (int64_t)in->gpus * GPU_UNIT;
-	else if (in->gpu_fraction > 0)
-		req[R_GPU] =
-		    (int64_t)in->gpu_fraction * kai_sched_task_ndev(in);
-	else if (in->gpu_memory_mib > 0)
-		req[R_GPU] =
-		    ((int64_t)in->gpu_memory_mib * GPU_UNIT + g - 1) / g *
-		    kai_sched_task_ndev(in);
-	else
-		req[R_GPU] = 0;
-	if (req[R_GPU] > (int64_t)KAI_SCHED_MAX_NODE_GPUS * GPU_UNIT)
-		req[R_GPU] = (int64_t)KAI_SCHED_MAX_NODE_GPUS * GPU_UNIT;
-	req[R_CPU] = in->cpu_millis;
-	req[R_MEM] = in->memory_mib;
-}
-
-uint32_t
-kai_sched_task_ndev(const struct kai_sched_snap_task *in)
-{
-	return in->gpus == 0 && in->gpu_devices > 1 ? in->gpu_devices : 1;
-}
-
 bool
 kai_sched_task_active(const struct stask *t)
 {
@@ -471,9 +425,19 @@ kai_sched_sess_init(struct sess *S, struct kai_sched_ctx *c,
 	S->cf = &s->config;
 	S->r = r;
 	results_init(S, rctx);
-	if ((rc = kai_sched_validate(s, err)) != 0 ||
-	    (rc = nodes_init(S, err)) != 0)
+	/* The jobs are validated in the jobs' pass (sess_jobs.c); a node
+	 * listed twice is reported only if they are valid, as when the
+	 * validator ran whole first. */
+	if ((rc = kai_sched_validate_head(s, err)) != 0)
 		return rc;
+	if ((rc = nodes_init(S, err)) != 0) {
+		struct kai_err v;
+		int vrc = kai_sched_validate(s, &v);
+
+		if (vrc != 0)
+			*err = v;
+		return vrc != 0 ? vrc : rc;
+	}
 	kai_sched_pools_init(S);
 	totals(S);
 	kai_sched_queues_init(S);

@@ -86,8 +86,8 @@ check_queues(const struct kai_sched_snapshot *s, struct kai_err *err)
  * parent[q] != 0 when some queue has q as its parent: marked once, so
  * that a million jobs are not each checked against every queue.
  */
-static uint8_t *
-mark_parents(const struct kai_sched_snapshot *s)
+uint8_t *
+kai_sched_mark_parents(const struct kai_sched_snapshot *s)
 {
 	uint8_t *parent = kai_xcalloc(s->nqueues + 1, 1);
 	size_t i;
@@ -327,10 +327,14 @@ check_nodereqs(const struct kai_sched_snapshot *s, struct kai_err *err)
 	return 0;
 }
 
+/*
+ * The snapshot as a whole: its counts, nodes, queues, node requirements
+ * and topologies, everything kai_sched_validate() checks before the
+ * jobs.
+ */
 int
-kai_sched_validate(const struct kai_sched_snapshot *s, struct kai_err *err)
+kai_sched_validate_head(const struct kai_sched_snapshot *s, struct kai_err *err)
 {
-	uint8_t *parent;
 	size_t i, l;
 	int rc;
 
@@ -376,16 +380,41 @@ kai_sched_validate(const struct kai_sched_snapshot *s, struct kai_err *err)
 				    "topology \"%s\": level %zu is empty",
 				    tp->name, l);
 	}
-	parent = mark_parents(s);
-	for (i = 0; i < s->njobs && rc == 0; i++) {
-		const struct kai_sched_snap_job *j = &s->jobs[i];
+	return 0;
+}
 
-		if (j->name == NULL)
-			rc = kai_err_set(err, KAI_EINVAL, "job %zu has no name",
-			    i);
-		else if (check_job(s, parent, j, err) != 0)
-			rc = kai_err_prefix(err, "job \"%s\"", j->name);
-	}
+/* Job i, given the queues that are parents (kai_sched_mark_parents()). */
+int
+kai_sched_validate_job(const struct kai_sched_snapshot *s,
+    const uint8_t *parent, size_t i, struct kai_err *err)
+{
+	const struct kai_sched_snap_job *j = &s->jobs[i];
+
+	if (j->name == NULL)
+		return kai_err_set(err, KAI_EINVAL, "job %zu has no name", i);
+	if (check_job(s, parent, j, err) != 0)
+		return kai_err_prefix(err, "job \"%s\"", j->name);
+	return 0;
+}
+
+/*
+ * The whole snapshot, the first fault in this order: the head, each job
+ * in turn, the subgroup trees.  The session (sess_jobs.c) checks the
+ * jobs in its own pass over them and calls this only once it met a
+ * fault, so that the fault reported is always this one.
+ */
+int
+kai_sched_validate(const struct kai_sched_snapshot *s, struct kai_err *err)
+{
+	uint8_t *parent;
+	size_t i;
+	int rc;
+
+	if ((rc = kai_sched_validate_head(s, err)) != 0)
+		return rc;
+	parent = kai_sched_mark_parents(s);
+	for (i = 0; i < s->njobs && rc == 0; i++)
+		rc = kai_sched_validate_job(s, parent, i, err);
 	free(parent);
 	if (rc == 0)
 		rc = kai_sched_sg_check(s, err);

@@ -317,6 +317,99 @@ test_refusals(void)
 	free(w);
 }
 
+/* Job j's task asks for whole GPUs and a fraction: the validator's. */
+static void
+bad_request(struct world *w, size_t j)
+{
+	w->tasks[w->jobs[j].first_task].gpus = 1;
+	w->tasks[w->jobs[j].first_task].gpu_fraction = 500000;
+	w->tasks[w->jobs[j].first_task].gpu_memory_mib = 0;
+}
+
+static void
+refused_with(struct world *w, const char *msg, const char *what)
+{
+	struct kai_sched_result r;
+	struct kai_err err;
+
+	memset(&err, 0, sizeof(err));
+	ok(kai_sched_cycle(&w->s, &r, &err) == KAI_EINVAL &&
+		strcmp(err.msg, msg) == 0 && r.tasks == NULL,
+	    "%s", what);
+	if (strcmp(err.msg, msg) != 0)
+		diag("got \"%s\"", err.msg);
+}
+
+/*
+ * The session validates the jobs in its own pass over them (sess_jobs.c)
+ * and checks there too that each task is one job's: with two faults,
+ * the one reported is the one the whole validator finds first, then a
+ * node listed twice, then the tasks' owners, as when validation was a
+ * pass of its own.  Jobs may list their tasks in any order.
+ */
+static void
+test_first_fault(void)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	const char *bad3 = "job \"j3\": task 0: asks for whole GPUs and "
+			   "part of a GPU at once";
+	struct kai_sched_result a, b;
+	struct kai_sched_snap_task t0;
+	size_t i;
+	bool same = true;
+
+	world_init(w, KAI_SCHED_BINPACK);
+	memcpy(w->names[1], w->names[0], sizeof(w->names[0]));
+	bad_request(w, 3);
+	refused_with(w, bad3, "a node listed twice, then a bad job: the job");
+	world_init(w, KAI_SCHED_BINPACK);
+	w->jobs[1].first_task = 0;
+	bad_request(w, 3);
+	refused_with(w, bad3, "a task of two jobs, then a bad job: the job");
+	world_init(w, KAI_SCHED_BINPACK);
+	w->jobs[1].ntasks = 0;
+	bad_request(w, 3);
+	refused_with(w, bad3, "a task of no job, then a bad job: the job");
+	world_init(w, KAI_SCHED_BINPACK);
+	memcpy(w->names[1], w->names[0], sizeof(w->names[0]));
+	w->jobs[1].first_task = 0;
+	refused_with(w, "node \"n00\" is listed twice",
+	    "a node listed twice and a task of two jobs: the node");
+	/* Out of task order: the same decisions, each job its own task. */
+	world_init(w, KAI_SCHED_BINPACK);
+	ok(kai_sched_cycle(&w->s, &a, NULL) == 0, "jobs in task order: a cycle");
+	t0 = w->tasks[0];
+	w->tasks[0] = w->tasks[1];
+	w->tasks[1] = t0;
+	w->jobs[0].first_task = 1;
+	w->jobs[1].first_task = 0;
+	ok(kai_sched_cycle(&w->s, &b, NULL) == 0,
+	    "jobs out of task order: a cycle");
+	for (i = 0; i < NT && a.tasks != NULL && b.tasks != NULL; i++) {
+		size_t k = i < 2 ? 1 - i : i;
+
+		same &= a.jobs[i].state == b.jobs[i].state &&
+		    a.jobs[i].why.why == b.jobs[i].why.why &&
+		    a.tasks[i].state == b.tasks[k].state &&
+		    a.tasks[i].node == b.tasks[k].node;
+	}
+	ok(same && a.placed == b.placed,
+	    "... and the same decisions for every job");
+	kai_sched_result_fini(&a);
+	kai_sched_result_fini(&b);
+	world_init(w, KAI_SCHED_BINPACK);
+	w->jobs[0].first_task = 1;
+	w->jobs[1].first_task = 1;
+	refused_with(w, "job \"j1\": its tasks overlap those of job \"j0\"",
+	    "out of task order, a task of two jobs is refused");
+	world_init(w, KAI_SCHED_BINPACK);
+	w->jobs[0].first_task = 1;
+	w->jobs[1].ntasks = 0;
+	refused_with(w, "task 0 belongs to no job",
+	    "out of task order, a task of no job is refused");
+	free(w);
+}
+
 static void
 test_reason_names(void)
 {
@@ -1073,6 +1166,7 @@ main(void)
 	test_exclusive_invariants();
 	test_deterministic();
 	test_refusals();
+	test_first_fault();
 	test_reason_names();
 	test_invariants();
 	test_context();
