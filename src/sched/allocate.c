@@ -218,9 +218,27 @@ by_leaf(struct sess *S, struct kai_sched_order *o, struct kai_sched_memo *m,
 static bool
 filled(const struct sess *S, const struct kai_sched_order *o)
 {
-	return S->idle_ugpu == 0 && o->gpu_only && S->nrel == 0 &&
-	    !S->keep_order && (!S->bf_on || kai_sched_bf_spent(S)) &&
+	return S->idle_ugpu == 0 && o->gpu_only && !S->keep_order &&
+	    (!S->bf_on || kai_sched_bf_spent(S)) &&
 	    (S->cf->est_jobs == 0 || S->nest_cand == S->cf->est_jobs);
+}
+
+/*
+ * Something is releasing now.  S->relnodes lists every node that had
+ * releasing resources in this cycle, the reservations' replays' (rolled
+ * back) among them, so each listed node is asked.  Within an allocate
+ * phase whose reservations are spent the answer no longer changes:
+ * nothing in it evicts, and nothing ends.
+ */
+static bool
+releasing(const struct sess *S)
+{
+	uint32_t i;
+
+	for (i = 0; i < S->nrel; i++)
+		if (S->nodes[S->relnodes[i]].has_rel)
+			return true;
+	return false;
 }
 
 /* The start-estimate candidates noted so far, taken out of S. */
@@ -279,6 +297,7 @@ pass(struct sess *S, kai_sched_want_fn *which, bool closed,
 {
 	struct kai_sched_order o;
 	struct kai_sched_memo m;
+	int rel = -1; /* releasing(), once filled() holds: not yet asked */
 	int64_t top;
 
 	kai_sched_memo_init(&m);
@@ -291,9 +310,13 @@ pass(struct sess *S, kai_sched_want_fn *which, bool closed,
 
 		/* The rest leaf by leaf, with the same memo: the tree's
 		 * keys no longer need re-keying at every job. */
-		if (!closed && filled(S, &o)) {
-			S->nfilled += by_leaf(S, &o, &m, NULL, false);
-			break;
+		if (!closed && rel != 1 && filled(S, &o)) {
+			if (rel < 0)
+				rel = releasing(S);
+			if (rel == 0) {
+				S->nfilled += by_leaf(S, &o, &m, NULL, false);
+				break;
+			}
 		}
 		held = S->jobs[j].nactive;
 		kai_sched_why_clear(&w);
