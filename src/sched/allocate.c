@@ -18,7 +18,9 @@
  * phase's start is closed (closed.c): it takes no part in the order, and
  * its jobs get their reasons first, against that capacity.  With
  * backfill reservations it stays in the order until no more can be
- * handed out, and leaves it then (switch_closed()).
+ * handed out, and leaves it then (switch_closed()).  Once the cluster
+ * is full (filled()), every job left waits, and the rest of the phase
+ * goes leaf by leaf as the closed leaves do (by_leaf(), leafmerge.c).
  *
  * The first job of a leaf queue left waiting for resources says so; the
  * ones after it say that jobs ahead of them are waiting (Slurm's
