@@ -75,7 +75,6 @@ struct bfev {
  * this cycle, and more tasks placed keep it so).
  */
 struct kai_sched_bfbase {
-	bool made;
 	struct bfev *ends;
 	size_t nends;
 	uint32_t *rel;
