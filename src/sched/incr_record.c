@@ -328,17 +328,11 @@ struct why_tab {
 	size_t cap, used;
 };
 
-/* why_eq() and why_hash() read every field: a field added to the
- * reason must be added to both, or two reasons would be taken for one. */
+/* why_hash() reads every field, as kai_sched_why_equal() compares
+ * them: a field added to the reason must be added to both, or two
+ * reasons would be taken for one. */
 _Static_assert(sizeof(struct kai_sched_why_info) == 40,
-    "why_eq() and why_hash() compare every field of a reason");
-
-static bool
-why_eq(const struct kai_sched_why_info *a, const struct kai_sched_why_info *b)
-{
-	return a->why == b->why && a->res == b->res && a->queue == b->queue &&
-	    a->job == b->job && a->a == b->a && a->b == b->b && a->c == b->c;
-}
+    "why_hash() hashes every field of a reason");
 
 static uint64_t
 why_hash(uint32_t q, const struct kai_sched_why_info *w)
@@ -364,7 +358,7 @@ why_slot_of(const struct why_tab *t, const struct kai_sched_inc_run *run,
 
 		if (e->ix == NONE32 ||
 		    (e->h == h && e->q == q &&
-			why_eq(&run->fresh[q].whys[e->ix], w)))
+			kai_sched_why_equal(&run->fresh[q].whys[e->ix], w)))
 			return e;
 	}
 }

@@ -26,6 +26,19 @@ kai_sched_why_clear(struct kai_sched_why_info *w)
 	w->job = -1;
 }
 
+/* Every field of a reason is compared: one added to the struct must be
+ * added here (and to incr_record.c's hash of a reason). */
+_Static_assert(sizeof(struct kai_sched_why_info) == 40,
+    "kai_sched_why_equal() compares every field of a reason");
+
+bool
+kai_sched_why_equal(const struct kai_sched_why_info *a,
+    const struct kai_sched_why_info *b)
+{
+	return a->why == b->why && a->res == b->res && a->queue == b->queue &&
+	    a->job == b->job && a->a == b->a && a->b == b->b && a->c == b->c;
+}
+
 void
 kai_sched_set_why(struct sess *S, uint32_t j,
     const struct kai_sched_why_info *why, bool override)

@@ -626,6 +626,10 @@ const char *kai_sched_why_text(const struct kai_sched_snapshot *s,
 /* A Slurm-style short name for w ("Resources", "Priority", ...), static. */
 const char *kai_sched_why_name(enum kai_sched_why w);
 
+/* Whether a and b are one reason: the same code, queue, job and figures. */
+bool kai_sched_why_equal(const struct kai_sched_why_info *a,
+    const struct kai_sched_why_info *b);
+
 /* "pending", "running", ... as FORMAT.md spells them; static. */
 const char *kai_sched_task_state_name(enum kai_sched_task_state s);
 const char *kai_sched_job_state_name(enum kai_sched_job_state s);

@@ -294,13 +294,6 @@ shuffled(const struct world *w, uint32_t closed, struct world *o)
 	}
 }
 
-static bool
-same_why(const struct kai_sched_why_info *a, const struct kai_sched_why_info *b)
-{
-	return a->why == b->why && a->res == b->res && a->queue == b->queue &&
-	    a->job == b->job && a->a == b->a && a->b == b->b && a->c == b->c;
-}
-
 /* Property 2 and 3 for one world; returns the jobs that differ. */
 static int
 compare(const struct world *w, uint32_t closed, int *placed_closed)
@@ -337,7 +330,8 @@ compare(const struct world *w, uint32_t closed, int *placed_closed)
 		y = &b.jobs[j];
 		eq = x->state == y->state &&
 		    x->placed_tasks == y->placed_tasks &&
-		    x->est_start == y->est_start && same_why(&x->why, &y->why);
+		    x->est_start == y->est_start &&
+		    kai_sched_why_equal(&x->why, &y->why);
 		for (t = 0; t < J->ntasks; t++) {
 			const struct kai_sched_task_out *p =
 			    &a.tasks[J->first_task + t];
@@ -415,7 +409,7 @@ reserved_alike(const struct world *w, int *switched, int *closed_reserved,
 		}
 		if ((x->why == KAI_SCHED_WHY_RESERVED ||
 			y->why == KAI_SCHED_WHY_RESERVED) &&
-		    !same_why(x, y) && diff++ == 0)
+		    !kai_sched_why_equal(x, y) && diff++ == 0)
 			diag("job %u (leaf %u%s): why %d/%d at %lld/%lld", j,
 			    J->queue, in_closed ? ", closed" : "", x->why,
 			    y->why, (long long)x->a, (long long)y->a);

@@ -188,13 +188,6 @@ allocate(const struct world *w, bool keep, struct sess *S,
 	return 0;
 }
 
-static bool
-same_why(const struct kai_sched_why_info *a, const struct kai_sched_why_info *b)
-{
-	return a->why == b->why && a->res == b->res && a->queue == b->queue &&
-	    a->job == b->job && a->a == b->a && a->b == b->b && a->c == b->c;
-}
-
 /*
  * The phase over w both ways; returns the differences (jobs, tasks,
  * candidates, reservations), *taken the jobs taken leaf by leaf.
@@ -218,7 +211,8 @@ alike(const struct world *w, uint32_t *taken)
 	*taken = A.nfilled;
 	for (j = 0; j < w->s.njobs; j++) {
 		const struct kai_sched_snap_job *J = &w->jobs[j];
-		bool eq = same_why(&A.r->jobs[j].why, &B.r->jobs[j].why) &&
+		bool eq = kai_sched_why_equal(&A.r->jobs[j].why,
+			      &B.r->jobs[j].why) &&
 		    A.jobs[j].nactive == B.jobs[j].nactive;
 
 		for (t = J->first_task; t < J->first_task + J->ntasks; t++)

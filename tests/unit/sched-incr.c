@@ -352,13 +352,6 @@ tick_usage(struct world *w)
 		    w->users[i].usage * 0.97 + 0.03 * held_u[i + 1] / total;
 }
 
-static bool
-same_why(const struct kai_sched_why_info *a, const struct kai_sched_why_info *b)
-{
-	return a->why == b->why && a->res == b->res && a->queue == b->queue &&
-	    a->job == b->job && a->a == b->a && a->b == b->b && a->c == b->c;
-}
-
 /* Number of differences between the two results (diag for the first). */
 static int
 differ(const struct kai_sched_result *x, const struct kai_sched_result *y,
@@ -388,7 +381,8 @@ differ(const struct kai_sched_result *x, const struct kai_sched_result *y,
 		const struct kai_sched_job_out *a = &x->jobs[i], *b = &y->jobs[i];
 
 		if (a->state != b->state || a->placed_tasks != b->placed_tasks ||
-		    !same_why(&a->why, &b->why) || a->est_start != b->est_start) {
+		    !kai_sched_why_equal(&a->why, &b->why) ||
+		    a->est_start != b->est_start) {
 			if (bad++ == 0)
 				diag("world %u cycle %u: job %zu: state %d/%d "
 				     "why %d/%d a %lld/%lld est %lld/%lld",
