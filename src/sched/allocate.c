@@ -225,24 +225,6 @@ filled(const struct sess *S, const struct kai_sched_order *o)
 	    (S->cf->est_jobs == 0 || S->nest_cand == S->cf->est_jobs);
 }
 
-/*
- * Something is releasing now.  S->relnodes lists every node that had
- * releasing resources in this cycle, the reservations' replays' (rolled
- * back) among them, so each listed node is asked.  Within an allocate
- * phase whose reservations are spent the answer no longer changes:
- * nothing in it evicts, and nothing ends.
- */
-static bool
-releasing(const struct sess *S)
-{
-	uint32_t i;
-
-	for (i = 0; i < S->nrel; i++)
-		if (S->nodes[S->relnodes[i]].has_rel)
-			return true;
-	return false;
-}
-
 /* The start-estimate candidates noted so far, taken out of S. */
 struct cands {
 	uint32_t *j, n;
@@ -299,7 +281,10 @@ pass(struct sess *S, kai_sched_want_fn *which, bool closed,
 {
 	struct kai_sched_order o;
 	struct kai_sched_memo m;
-	int rel = -1; /* releasing(), once filled() holds: not yet asked */
+	/* kai_sched_releasing(), once filled() holds (-1: not yet asked).
+	 * Once the reservations are spent the answer no longer changes in
+	 * the phase: nothing in it evicts, and nothing ends. */
+	int rel = -1;
 	int64_t top;
 
 	kai_sched_memo_init(&m);
@@ -314,7 +299,7 @@ pass(struct sess *S, kai_sched_want_fn *which, bool closed,
 		 * keys no longer need re-keying at every job. */
 		if (!closed && rel != 1 && filled(S, &o)) {
 			if (rel < 0)
-				rel = releasing(S);
+				rel = kai_sched_releasing(S);
 			if (rel == 0) {
 				S->nfilled += by_leaf(S, &o, &m, NULL, false);
 				break;

@@ -138,7 +138,8 @@ kai_sched_closed_leaves(struct sess *S, kai_sched_want_fn *want,
 	memset(S->closed, 0, S->nq);
 	*nclosed = 0;
 	*nopen = 1; /* not counted: some, as far as the caller knows */
-	if (S->nrel > 0)
+	S->closed_rel = kai_sched_releasing(S);
+	if (S->closed_rel)
 		return;
 	*nopen = 0;
 	idle_init(S, &I);

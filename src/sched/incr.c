@@ -275,7 +275,7 @@ takes(struct sess *S, const struct inc_leaf *L, uint32_t q,
 	switch (a) {
 	case KAI_SCHED_ALLOCATE:
 		/* A leaf whose jobs are all left out has none to close. */
-		return !S->closed[q] && (S->nrel > 0 || S->inc->wanted[q]);
+		return !S->closed[q] && (S->closed_rel || S->inc->wanted[q]);
 	case KAI_SCHED_RECLAIM:
 		return L->wants &&
 		    kai_sched_within_fair_share(S, q, L->minreq) &&

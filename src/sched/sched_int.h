@@ -235,7 +235,10 @@ struct sess {
 	uint32_t max_gpus;
 	int64_t min_gmem, max_gmem; /* over GPU nodes */
 	bool any_ok;                /* a schedulable node exists */
-	uint32_t *relnodes;         /* nodes with has_rel */
+	/* Every node that had has_rel in this cycle, once each: a node
+	 * whose releasing ended (or was rolled back) stays listed, so
+	 * kai_sched_releasing() asks each. */
+	uint32_t *relnodes;
 	uint32_t nrel;
 	struct kai_sched_nodeidx idx;
 	int64_t idle_ugpu;   /* idle GPU on schedulable nodes */
@@ -279,6 +282,7 @@ struct sess {
 	uint32_t *vstart;  /* per queue: vjobs[vstart[q], vstart[q+1]) */
 	uint32_t *blocked; /* per leaf: jobs left waiting for resources */
 	uint8_t *closed;   /* per leaf: closed in this allocate (closed.c) */
+	bool closed_rel;   /* ... none, as something was releasing */
 	bool keep_closed;  /* tests: with reservations, no leaf closed
 			      (the rule before the switch, allocate.c) */
 	bool keep_order;   /* tests: no leaf by leaf once the cluster is
@@ -454,6 +458,8 @@ int kai_sched_sess_init(struct sess *S, struct kai_sched_ctx *c,
     struct kai_err *err) KAI_MUST_CHECK;
 void kai_sched_sess_fini(struct sess *S);
 void kai_sched_node_refresh(struct sess *S, uint32_t n);
+/* Some node has releasing resources now (a step could be pipelined). */
+bool kai_sched_releasing(const struct sess *S);
 /* Per-device amount a task would hold on node n; 0 = cannot fit. */
 int32_t kai_sched_task_ugpu(const struct sess *S, uint32_t t, uint32_t n);
 bool kai_sched_task_active(const struct stask *t);

@@ -386,6 +386,22 @@ kai_sched_task_ugpu(const struct sess *S, uint32_t t, uint32_t n)
 	return (int32_t)(((int64_t)in->gpu_memory_mib * GPU_UNIT + g - 1) / g);
 }
 
+/*
+ * S->relnodes lists every node that had releasing resources in this
+ * cycle, the reservations' replays' (rolled back) among them, so each
+ * listed node is asked.
+ */
+bool
+kai_sched_releasing(const struct sess *S)
+{
+	uint32_t i;
+
+	for (i = 0; i < S->nrel; i++)
+		if (S->nodes[S->relnodes[i]].has_rel)
+			return true;
+	return false;
+}
+
 bool
 kai_sched_task_active(const struct stask *t)
 {
