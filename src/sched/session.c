@@ -440,12 +440,16 @@ kai_sched_sess_init(struct sess *S, struct kai_sched_ctx *c,
 	S->s = s;
 	S->cf = &s->config;
 	S->r = r;
+	/* The head first: its counts size the result, and a count it
+	 * refuses (2^30 jobs) would ask for tens of GiB before. */
+	if ((rc = kai_sched_validate_head(s, err)) != 0) {
+		memset(r, 0, sizeof(*r));
+		return rc;
+	}
 	results_init(S, rctx);
 	/* The jobs are validated in the jobs' pass (sess_jobs.c); a node
 	 * listed twice is reported only if they are valid, as when the
 	 * validator ran whole first. */
-	if ((rc = kai_sched_validate_head(s, err)) != 0)
-		return rc;
 	if ((rc = nodes_init(S, err)) != 0) {
 		struct kai_err v;
 		int vrc = kai_sched_validate(s, &v);
