@@ -72,7 +72,10 @@ struct bfev {
  * are placed (kai_sched_bf_placed()) and their ends merged in.  An
  * active job's end does not move while it runs (kai_sched_job_end():
  * its start, or now for a job all of whose active tasks were placed in
- * this cycle, and more tasks placed keep it so).
+ * this cycle, and more tasks placed keep it so).  The places that
+ * consolidation moved tasks from, releasing under no task, are not
+ * listed here: the session keeps them (moved_from, stmt.c), and no
+ * allocate phase moves a task.
  */
 struct kai_sched_bfbase {
 	struct bfev *ends;
@@ -411,6 +414,8 @@ replay(struct sess *S, uint32_t j)
 	kai_sched_step_req(S, j, req);
 	for (t = 0; t < z->nrel; t++)
 		kai_sched_release(S, z->rel[t]); /* releasing: gone */
+	for (t = 0; t < S->nmoved_from; t++)
+		kai_sched_release_moved(S, (uint32_t)t); /* moved from: too */
 	for (;;) {
 		while (i < nev && ev[i].t <= at)
 			end_job(S, ev[i++].job);

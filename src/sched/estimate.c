@@ -8,8 +8,9 @@
  * ends now) and that nothing new arrives, is preempted or is cancelled.
  * It walks the end times in order.  At each time it frees what ends by
  * then (releasing and evicted tasks are freed at once: their pods are
- * going), then tries the candidates still without an estimate, in their
- * allocation order, with the same step, admission and placement as the
+ * going; so are the places consolidation moved tasks from), then tries
+ * the candidates still without an estimate, in their allocation order,
+ * with the same step, admission and placement as the
  * allocate phase (gang minimum, fractions, topology, queue limits), on
  * idle resources only.  A candidate that fits gets that time as its
  * estimate and keeps its place: it holds it until estimate + its own
@@ -207,7 +208,9 @@ kai_sched_est_held(struct sess *S, uint32_t j)
  * another over every job, 3.5 million tasks and a million jobs at a
  * million pending jobs.  Only the tasks of a job with releasing ones
  * (counted as its result was written) or evicted ones are looked at,
- * not those of every running job.
+ * not those of every running job.  A moved task's old place is
+ * releasing too, under no task: the session kept it at the move's
+ * commit (stmt.c), and it is freed with them.
  */
 static void
 prepare(struct est *E)
@@ -223,6 +226,8 @@ prepare(struct est *E)
 		for (t = J->first_task; t < J->first_task + J->ntasks; t++)
 			kai_sched_release(S, (uint32_t)t);
 	}
+	for (i = 0; i < S->nmoved_from; i++)
+		kai_sched_release_moved(S, i);
 	/* The ends are the replay's now; reservations' ends after them. */
 	E->run = S->est_ends;
 	n = S->nest_ends;

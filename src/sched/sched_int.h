@@ -199,7 +199,8 @@ struct sgroup {
 enum undo_kind {
 	UNDO_PLACE = 0,
 	UNDO_EVICT = 1,
-	UNDO_RELEASE = 2
+	UNDO_RELEASE = 2,
+	UNDO_UNMOVE = 3 /* a moved task's old place freed; prev: that place */
 };
 
 struct undo {
@@ -298,6 +299,12 @@ struct sess {
 	struct kai_sched_est_ev *est_ends;
 	uint32_t *est_rel;
 	uint32_t nest_ends, capest_ends, nest_rel, capest_rel;
+	/* stmt.c: the committed moves (consolidation's), each its log
+	 * entry: the task, and prev where it was evicted from, releasing
+	 * on that node under no task until the cycle ends; the replays
+	 * free them at now (kai_sched_release_moved()) */
+	struct undo *moved_from;
+	uint32_t nmoved_from, capmoved_from;
 	struct kai_sched_frag *frag; /* frag.c, with the frag placement */
 	/* backfill.c: this cycle's reservations */
 	struct kai_sched_bf *bf; /* NULL until the first one */
@@ -525,10 +532,15 @@ void kai_sched_evict(struct sess *S, uint32_t t);
 void kai_sched_touch_queue(struct sess *S, uint32_t q);
 void kai_sched_touch_group(struct sess *S, uint32_t g);
 /*
- * Releasing or evicted task t is gone: what it held is idle.  Not
- * logged, never undone: for the start estimate's replay only.
+ * Releasing or evicted task t is gone: what it held is idle (logged,
+ * for the replays of the start estimates and of reservations).
  */
 void kai_sched_release(struct sess *S, uint32_t t);
+/*
+ * The same for the old place of the i-th committed move (< nmoved_from):
+ * what the moved task held there is idle; the task is not changed.
+ */
+void kai_sched_release_moved(struct sess *S, uint32_t i);
 /*
  * Active tasks t[0..n) end: kai_sched_evict() and kai_sched_release()
  * of each, with one refresh per node after all of them (the start

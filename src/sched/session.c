@@ -498,5 +498,6 @@ kai_sched_sess_fini(struct sess *S)
 	kai_sched_free(S->ctx, S->drel);
 	kai_sched_jobs_fini(S);
 	free(S->log);
+	free(S->moved_from);
 	memset(S, 0, sizeof(*S));
 }

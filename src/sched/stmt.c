@@ -13,6 +13,12 @@
  * them before the next pop.  kai_sched_release(), for the replays of
  * the start estimates and of backfill reservations, is logged too, so a
  * reservation's replay can be undone.
+ *
+ * A move (consolidation: a running task evicted, then placed again)
+ * leaves the old place releasing on its node under no task, the task
+ * being active elsewhere.  kai_sched_commit() keeps the moves' log
+ * entries, which name the old place, so that the replays can free it
+ * at now like any releasing task's (kai_sched_release_moved()).
  */
 #include "config.h"
 
@@ -67,11 +73,14 @@ account(struct sess *S, uint32_t t, int64_t sign)
 	kai_sched_qoslimit_account(S, j, sign * v[R_GPU]);
 }
 
-/* Adds (sign 1) or removes what t holds on its node, to alloc or rel. */
+/*
+ * Adds (sign 1) or removes what task t holds at st (its entry, or a
+ * place it moved from) on that node, to alloc or rel.
+ */
 static void
-hold(struct sess *S, uint32_t t, int32_t sign, bool rel)
+hold_at(struct sess *S, uint32_t t, const struct stask *st, int32_t sign,
+    bool rel)
 {
-	const struct stask *st = &S->tasks[t];
 	const struct kai_sched_snap_task *in = &S->s->tasks[t];
 	struct snode *n = &S->nodes[st->node];
 	int32_t *dev = rel ? S->drel : S->dalloc;
@@ -87,6 +96,12 @@ hold(struct sess *S, uint32_t t, int32_t sign, bool rel)
 	acc[R_CPU] += sign * in->cpu_millis;
 	acc[R_MEM] += sign * in->memory_mib;
 	kai_sched_excl_hold(S, t, (uint32_t)st->node, sign, rel);
+}
+
+static void
+hold(struct sess *S, uint32_t t, int32_t sign, bool rel)
+{
+	hold_at(S, t, &S->tasks[t], sign, rel);
 }
 
 static struct undo *
@@ -219,6 +234,17 @@ kai_sched_release(struct sess *S, uint32_t t)
 	kai_sched_node_refresh(S, (uint32_t)st->node);
 }
 
+void
+kai_sched_release_moved(struct sess *S, uint32_t i)
+{
+	const struct undo *m = &S->moved_from[i];
+	struct undo *u = log_push(S, m->task, UNDO_UNMOVE);
+
+	u->prev = m->prev;
+	hold_at(S, m->task, &m->prev, -1, true);
+	kai_sched_node_refresh(S, (uint32_t)m->prev.node);
+}
+
 static void
 undo_one(struct sess *S, const struct undo *u)
 {
@@ -227,6 +253,11 @@ undo_one(struct sess *S, const struct undo *u)
 	struct sjob *sj = &S->jobs[kai_sched_task_job(S, t)];
 	uint32_t node = (uint32_t)st->node;
 
+	if (u->kind == UNDO_UNMOVE) {
+		hold_at(S, t, &u->prev, 1, true);
+		kai_sched_node_refresh(S, (uint32_t)u->prev.node);
+		return;
+	}
 	if (u->kind == UNDO_RELEASE) {
 		*st = u->prev;
 		hold(S, t, 1, true);
@@ -272,7 +303,8 @@ kai_sched_rollback(struct sess *S, size_t mark)
  * the cycle (cycle.c), when the start estimates are done and only the
  * tasks are read again.  Unlike kai_sched_rollback(), no node, queue or
  * job figure is put back: they are not read any more, and the undoing
- * would cost as much as the estimates' replay did.
+ * would cost as much as the estimates' replay did.  An old place freed
+ * changed no task entry (its prev is the place, not the task).
  */
 void
 kai_sched_restore_tasks(struct sess *S, size_t mark)
@@ -280,13 +312,36 @@ kai_sched_restore_tasks(struct sess *S, size_t mark)
 	while (S->nlog > mark) {
 		const struct undo *u = &S->log[--S->nlog];
 
-		S->tasks[u->task] = u->prev;
+		if (u->kind != UNDO_UNMOVE)
+			S->tasks[u->task] = u->prev;
 	}
 }
 
-/* Keeps every change so far; only at the top level of an action. */
+/*
+ * Keeps every change so far; only at the top level of an action.  The
+ * moves among them are kept on (moved_from): a placement of an evicted
+ * task, whose entry's prev is the place it left.  Only consolidation
+ * moves, but any commit may keep them; the log walked is the one just
+ * written, a few entries an action.
+ */
 void
 kai_sched_commit(struct sess *S)
 {
+	size_t i;
+
+	for (i = 0; i < S->nlog; i++) {
+		const struct undo *u = &S->log[i];
+
+		if (u->kind != UNDO_PLACE ||
+		    u->prev.state != KAI_SCHED_TASK_EVICTED)
+			continue;
+		if (S->nmoved_from == S->capmoved_from) {
+			S->capmoved_from =
+			    S->capmoved_from ? 2 * S->capmoved_from : 64;
+			S->moved_from = kai_xreallocarray(S->moved_from,
+			    S->capmoved_from, sizeof(*S->moved_from));
+		}
+		S->moved_from[S->nmoved_from++] = *u;
+	}
 	S->nlog = 0;
 }

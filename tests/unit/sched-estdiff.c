@@ -15,7 +15,17 @@
  * on a minute grid so that ends coincide, some without a limit, some past
  * theirs) and up to 12 waiting gangs of 1-3 tasks.  Few enough times
  * that no candidate runs out of its tries, which the replay here does
- * not count.  Every waiting job's estimate must be the replay's.
+ * not count.  Every waiting job's estimate must be the replay's.  The
+ * cycle runs every phase, consolidation's moves included: the replay
+ * starts from the result's tasks, each moved one where it went, so the
+ * place a task moved from is free from `now` on, as the estimates must
+ * make it.
+ *
+ * Reservations too: each world again, with consolidation before the
+ * allocate phase (so that its reservation's replay starts after the
+ * moves) and one reservation; the reserved job's start must be the
+ * replay's for that job alone, the running jobs ending as above.  Jobs
+ * backfilled behind it end by its start, so they change neither.
  */
 #include "config.h"
 
@@ -122,10 +132,6 @@ world_random(struct world *w)
 	int64_t used[MAXN][8], cpuused[MAXN];
 
 	world_init(w, nn, g, cpu);
-	/* No consolidation: a moved task's old place stays held through
-	 * the whole replay (its evicted half is never released, the task
-	 * being pipelined elsewhere), which this replay does not copy. */
-	w->s.config.max_consolidation_moves = 0;
 	memset(used, 0, sizeof(used));
 	memset(cpuused, 0, sizeof(cpuused));
 	nrun = rnd(13);
@@ -210,11 +216,12 @@ waiting(const struct world *w, const struct kai_sched_result *r, size_t j)
 
 /*
  * The replay: est[j] for every job of w that the real cycle r left
- * waiting.  at[] holds where each job runs, from the real cycle's
- * result at first.
+ * waiting (only: that job alone, when not NONE32).  at[] holds where
+ * each job runs, from the real cycle's result at first.
  */
 static void
-oracle(const struct world *w, const struct kai_sched_result *r, int64_t *est)
+oracle(const struct world *w, const struct kai_sched_result *r, uint32_t only,
+    int64_t *est)
 {
 	static struct world m;
 	struct place at[MAXJ];
@@ -256,7 +263,8 @@ oracle(const struct world *w, const struct kai_sched_result *r, int64_t *est)
 			const struct kai_sched_snap_job *J = &w->jobs[j];
 			bool runs =
 			    at[j].on && (at[j].end == NONE || at[j].end > t);
-			bool waits = waiting(w, r, j) && est[j] == NONE;
+			bool waits = waiting(w, r, j) && est[j] == NONE &&
+			    (only == UINT32_MAX || j == only);
 			struct kai_sched_snap_job *M;
 
 			if (!runs && !waits)
@@ -311,6 +319,45 @@ oracle(const struct world *w, const struct kai_sched_result *r, int64_t *est)
 	}
 }
 
+/*
+ * The world again with consolidation, then allocate with one
+ * reservation: 1 if a job got one, its start the replay's, 0 if none
+ * did, -1 if its start is not the replay's.  *moved: the cycle moved.
+ */
+static int
+reserved(struct world *w, int i, bool *moved)
+{
+	struct kai_sched_result r;
+	struct kai_err err;
+	int64_t est[MAXJ];
+	int rc = 0;
+	size_t j;
+
+	w->s.config.phases[0] = KAI_SCHED_CONSOLIDATE;
+	w->s.config.phases[1] = KAI_SCHED_ALLOCATE;
+	w->s.config.nphases = 2;
+	w->s.config.bf_reservations = 1;
+	w->s.config.est_jobs = 0;
+	if (kai_sched_cycle(&w->s, &r, &err) != 0) {
+		diag("world %d with a reservation: %s", i, err.msg);
+		return -1;
+	}
+	*moved = r.moved > 0;
+	for (j = 0; j < w->s.njobs && rc == 0; j++) {
+		if (r.jobs[j].why.why != KAI_SCHED_WHY_RESERVED)
+			continue;
+		oracle(w, &r, (uint32_t)j, est);
+		rc = r.jobs[j].why.a == est[j] ? 1 : -1;
+		if (rc < 0)
+			diag("world %d, job %s: reserved at %lld, the replay's "
+			     "%lld",
+			    i, w->jobs[j].name, (long long)r.jobs[j].why.a,
+			    (long long)est[j]);
+	}
+	kai_sched_result_fini(&r);
+	return rc;
+}
+
 /* A world, its result and the replay's estimates, for the log. */
 static void
 dump(const struct world *w, const struct kai_sched_result *r,
@@ -348,11 +395,13 @@ main(void)
 	struct kai_err err;
 	int64_t est[MAXJ];
 	unsigned worlds = 0, same = 0, nwait = 0, later = 0;
+	unsigned nres = 0, rsame = 0, rmoved = 0, moved = 0;
 	size_t j;
 	int i;
 
 	for (i = 0; i < WORLDS; i++) {
-		bool eq = true;
+		bool eq = true, mv = false;
+		int rc;
 
 		world_random(&w);
 		if (kai_sched_cycle(&w.s, &r, &err) != 0) {
@@ -360,7 +409,8 @@ main(void)
 			continue;
 		}
 		worlds++;
-		oracle(&w, &r, est);
+		oracle(&w, &r, UINT32_MAX, est);
+		moved += r.moved > 0;
 		for (j = 0; j < w.s.njobs; j++) {
 			if (!waiting(&w, &r, j))
 				continue;
@@ -380,11 +430,20 @@ main(void)
 		if (!eq && same == (unsigned)i)
 			dump(&w, &r, est); /* the first such world */
 		kai_sched_result_fini(&r);
+		if ((rc = reserved(&w, i, &mv)) != 0) {
+			nres++;
+			rsame += rc > 0;
+			rmoved += mv;
+		}
 	}
 	is_int(worlds, WORLDS, "every random world is a valid snapshot");
 	is_int(same, worlds, "every waiting job's estimate is the replay's");
 	ok(later > nwait / 4,
 	    "the worlds are busy: %u of %u waiting jobs start later", later,
 	    nwait);
+	ok(moved > 0, "consolidation moves tasks in %u worlds", moved);
+	is_int(rsame, nres, "every reservation's start is the replay's");
+	ok(rmoved > 0, "%u of the %u reservations come after moves", rmoved,
+	    nres);
 	return done_testing();
 }
