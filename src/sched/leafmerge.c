@@ -166,6 +166,10 @@ kai_sched_lmerge_next(struct kai_sched_lmerge *m)
 		__builtin_prefetch((const char *)&S->jobs[a] +
 		    sizeof(S->jobs[a]) - 1);
 		__builtin_prefetch(&S->r->jobs[a].why, 1);
+		/* With reservations, the memo's backfill class reads its
+		 * time limit in the snapshot's entry (backfill.c). */
+		if (S->bf_on)
+			__builtin_prefetch(&S->s->jobs[a].time_limit_s);
 	} else {
 		m->h[0] = m->h[--m->n];
 	}
