@@ -64,9 +64,12 @@ ok "a train job runs on both GPUs" wait_state "$low" RUNNING
 is "kqueue shows its priority (train: 50)" \
     "$(as_user "$A" kqueue -j "$low" --noheader -o '%Q')" 50
 high=$(submit --priority=inference --gpus-per-task=2 --wrap "sleep 3")
+# Its reason is the eviction's until the next tick, then for two seconds
+# the requeue's hold (Slurm's BeginTime): a slow host's first look may
+# come after that tick.
 like "the victim shows PD again with the reason" \
     "$(wait_reason "$low" ' PD ')" \
-    "^$low PD 50 .*(preempt|priority)"
+    "^$low PD 50 .*(preempt|priority|requeued: held back)"
 is "its requeue count is 1" \
     "$(stack_psql "select requeue_count from jobs where id = $low")" 1
 like "its event log has the requeue, with the core's reason" \
