@@ -63,34 +63,39 @@ EOJ
 # --- One fair share for both.
 for i in $(seq 1 24); do
 	(cd "$T/work" && as_user "$A" ksubmit -p sb --gpus-per-task=1 -o /dev/null \
-	    --wrap "sleep 3") >/dev/null || bail_out "could not submit"
+	    --wrap "sleep 5") >/dev/null || bail_out "could not submit"
 done
 for i in $(seq 1 24); do
-	mkpod "inf-$i" inf 1 3 || bail_out "could not create pod inf-$i"
+	mkpod "inf-$i" inf 1 5 || bail_out "could not create pod inf-$i"
 done
 # running PARTITION: GPUs its running jobs hold; pending PARTITION: jobs
 # still waiting.
 count() { kqueue -h -p "$1" -t "$2" -o %i 2>/dev/null | grep -c .; }
+# A sample: both queues wait and at least 3 of the 4 GPUs are held.  A
+# GPU between a job's end and the next one's start (a tick, a pod's
+# start) is no one's share: with jobs of a few seconds all 4 are held
+# only part of the time, and a loaded host takes few samples.
 samples=0 inf_sum=0 sb_sum=0
 for _ in $(seq 1 120); do
 	ps=$(count sb PD) pi=$(count inf PD)
 	[ "$ps" -gt 0 ] && [ "$pi" -gt 0 ] || { [ "$samples" -gt 0 ] && break; }
 	rs=$(count sb R) ri=$(count inf R)
-	if [ $((rs + ri)) -eq 4 ]; then
+	if [ $((rs + ri)) -ge 3 ]; then
 		samples=$((samples + 1))
 		sb_sum=$((sb_sum + rs))
 		inf_sum=$((inf_sum + ri))
 	fi
 	sleep 0.5
 done
+held=$((sb_sum + inf_sum))
 diag "while both queues waited: $samples samples, sb held $sb_sum, inf $inf_sum GPU-samples"
 ok "both queues were saturated long enough to measure ($samples samples)" \
     test "$samples" -ge 10
-share=$(( samples > 0 ? 100 * inf_sum / (4 * samples) : 0 ))
+share=$(( held > 0 ? 100 * inf_sum / held : 0 ))
 ok "the pods' queue (weight 3) held about 3/4 of the GPUs: ${share}%" \
     test "$share" -ge 60 -a "$share" -le 90
 ok "the batch queue (weight 1) was not starved: $((100 - share))%" \
-    test $((2 * sb_sum)) -ge "$samples"
+    test $((8 * sb_sum)) -ge "$held"
 # The pods that waited longest were told why as FailedScheduling events:
 # a new reason code at once, new words of a code (the count of jobs
 # ahead changes as they start) at most once a minute, not every tick.
