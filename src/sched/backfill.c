@@ -414,8 +414,7 @@ replay(struct sess *S, uint32_t j)
 	kai_sched_step_req(S, j, req);
 	for (t = 0; t < z->nrel; t++)
 		kai_sched_release(S, z->rel[t]); /* releasing: gone */
-	for (t = 0; t < S->nmoved_from; t++)
-		kai_sched_release_moved(S, (uint32_t)t); /* moved from: too */
+	kai_sched_release_moved(S); /* the places moved from: too */
 	for (;;) {
 		while (i < nev && ev[i].t <= at)
 			end_job(S, ev[i++].job);

@@ -226,8 +226,7 @@ prepare(struct est *E)
 		for (t = J->first_task; t < J->first_task + J->ntasks; t++)
 			kai_sched_release(S, (uint32_t)t);
 	}
-	for (i = 0; i < S->nmoved_from; i++)
-		kai_sched_release_moved(S, i);
+	kai_sched_release_moved(S);
 	/* The ends are the replay's now; reservations' ends after them. */
 	E->run = S->est_ends;
 	n = S->nest_ends;

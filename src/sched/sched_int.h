@@ -537,10 +537,10 @@ void kai_sched_touch_group(struct sess *S, uint32_t g);
  */
 void kai_sched_release(struct sess *S, uint32_t t);
 /*
- * The same for the old place of the i-th committed move (< nmoved_from):
- * what the moved task held there is idle; the task is not changed.
+ * The same for the old places of the committed moves (moved_from): what
+ * each moved task held there is idle; the tasks are not changed.
  */
-void kai_sched_release_moved(struct sess *S, uint32_t i);
+void kai_sched_release_moved(struct sess *S);
 /*
  * Active tasks t[0..n) end: kai_sched_evict() and kai_sched_release()
  * of each, with one refresh per node after all of them (the start

@@ -235,14 +235,18 @@ kai_sched_release(struct sess *S, uint32_t t)
 }
 
 void
-kai_sched_release_moved(struct sess *S, uint32_t i)
+kai_sched_release_moved(struct sess *S)
 {
-	const struct undo *m = &S->moved_from[i];
-	struct undo *u = log_push(S, m->task, UNDO_UNMOVE);
+	uint32_t i;
 
-	u->prev = m->prev;
-	hold_at(S, m->task, &m->prev, -1, true);
-	kai_sched_node_refresh(S, (uint32_t)m->prev.node);
+	for (i = 0; i < S->nmoved_from; i++) {
+		const struct undo *m = &S->moved_from[i];
+		struct undo *u = log_push(S, m->task, UNDO_UNMOVE);
+
+		u->prev = m->prev;
+		hold_at(S, m->task, &m->prev, -1, true);
+		kai_sched_node_refresh(S, (uint32_t)m->prev.node);
+	}
 }
 
 static void
