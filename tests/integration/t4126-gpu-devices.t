@@ -57,7 +57,7 @@ is "the second the same two devices, a quarter of each" \
     "$(cat "$T/work/m.out")" \
     "$(printf 'CUDA_DEVICE_MEMORY_LIMIT=20480m\nGPU_PORTION=0.25\nNVIDIA_VISIBLE_DEVICES=0,1\nSLURM_JOB_GPUS=0,1')"
 
-w=$(submit --gpu-fraction=0.5 --gpu-devices=2 --wrap true)
+w=$(submit --gpu-fraction=0.5 --gpu-devices=2 --wrap "sleep 60")
 ok "another 0.5 on 2 devices waits: a quarter of each is left" \
     wait_for 30 why_has "$w" "no node has 2 GPUs with 0.5 free"
 out=$(cd "$T/work" && as_user "$A" ksubmit --gpu-fraction=0.1 --gpu-devices=3 --wrap true 2>&1)

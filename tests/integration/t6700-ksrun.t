@@ -110,16 +110,10 @@ is "... stdin reaches the command" \
 # output still comes back) and its status is ksrun's.
 (as_alice ksrun -t 2 sh -c 'trap "echo got-term; exit 5" TERM; echo armed;
     while :; do sleep 0.1; done' >"$W/term.out" 2>&1; echo "rc=$?" >>"$W/term.out") &
-for _ in $(seq 1 100); do
-	grep -q armed "$W/term.out" 2>/dev/null && break
-	sleep 0.1
-done
+wait_for 60 grep -qs armed "$W/term.out"
 tid=$(last_job)
 as_alice kcancel "$tid"
-for _ in $(seq 1 150); do
-	grep -q 'rc=' "$W/term.out" && break
-	sleep 0.1
-done
+wait_for 60 grep -qs 'rc=' "$W/term.out"
 out=$(cat "$W/term.out")
 like "kcancel: the command's TERM trap runs, its output comes back" "$out" \
     "got-term"
@@ -131,17 +125,11 @@ like "... and its status is ksrun's" "$out" "rc=5$"
 (as_alice ksrun -t 2 sh -c 'trap "echo got-int; exit 6" INT; echo armed;
     while :; do sleep 0.1; done' >"$W/int.out" 2>"$W/int.err"
     echo "rc=$?" >>"$W/int.out") &
-for _ in $(seq 1 100); do
-	grep -q armed "$W/int.out" 2>/dev/null && break
-	sleep 0.1
-done
+wait_for 60 grep -qs armed "$W/int.out"
 iid=$(last_job)
 kpid=$(pgrep -u "$A" -n -x ksrun)
 kill -INT "$kpid"
-for _ in $(seq 1 50); do
-	grep -q 'running' "$W/int.err" && break
-	sleep 0.1
-done
+wait_for 60 grep -qs 'running' "$W/int.err"
 like "Ctrl-C once: srun's question" "$(cat "$W/int.err")" \
     "ksrun: interrupt \\(one more within 1 sec to abort\\)"
 like "... and the task's state" "$(cat "$W/int.err")" \
@@ -151,10 +139,7 @@ unlike "... the command runs on" "$(cat "$W/int.out")" "got-int|rc="
 kill -INT "$kpid"
 sleep 0.2
 kill -INT "$kpid"
-for _ in $(seq 1 100); do
-	grep -q 'rc=' "$W/int.out" && break
-	sleep 0.1
-done
+wait_for 60 grep -qs 'rc=' "$W/int.out"
 like "Ctrl-C twice within a second: SIGINT to the command" \
     "$(cat "$W/int.err")" "ksrun: sending Ctrl-C to StepId=$iid.0"
 like "... its INT trap runs" "$(cat "$W/int.out")" "got-int"
@@ -164,15 +149,9 @@ like "... and its status is ksrun's" "$(cat "$W/int.out")" "rc=6$"
 # does not trap it dies of it (130).
 (as_alice ksrun --quit-on-interrupt -t 2 sh -c 'echo armed; sleep 300' \
     >"$W/quit.out" 2>"$W/quit.err"; echo "rc=$?" >>"$W/quit.out") &
-for _ in $(seq 1 100); do
-	grep -q armed "$W/quit.out" 2>/dev/null && break
-	sleep 0.1
-done
+wait_for 60 grep -qs armed "$W/quit.out"
 kill -INT "$(pgrep -u "$A" -n -x ksrun)"
-for _ in $(seq 1 100); do
-	grep -q 'rc=' "$W/quit.out" && break
-	sleep 0.1
-done
+wait_for 60 grep -qs 'rc=' "$W/quit.out"
 like "--quit-on-interrupt: one Ctrl-C ends the command" \
     "$(cat "$W/quit.out")" "rc=130$"
 unlike "... without the question" "$(cat "$W/quit.err")" "one more within"
@@ -182,10 +161,7 @@ unlike "... without the question" "$(cat "$W/quit.err")" "one more within"
 as_alice ksrun -t 2 sleep 300 >/dev/null 2>&1 &
 sleep 1
 gid=$(last_job)
-for _ in $(seq 1 100); do
-	grep -q "action=pty-serve job=$gid" "$T/kaid.log" && break
-	sleep 0.1
-done
+wait_for 60 grep -qs "action=pty-serve job=$gid" "$T/kaid.log"
 kpid=$(pgrep -u "$A" -f '^ksrun -t 2 sleep 300$')
 like "... (ksrun found)" "$kpid" '^[0-9]+$'
 kill -KILL $kpid
@@ -213,10 +189,7 @@ EOS
 chown "$A:" "$W/offer.sh"
 bid=$(as_alice ksubmit --parsable -t 2 offer.sh)
 ok "a batch job with a terminal runs" wait_state "$bid" RUNNING
-for _ in $(seq 1 50); do
-	grep -q "action=pty-serve job=$bid" "$T/kaid.log" && break
-	sleep 0.1
-done
+wait_for 60 grep -qs "action=pty-serve job=$bid" "$T/kaid.log"
 out=$(as_user "$B" ksattach "$bid" </dev/null 2>&1)
 rc=$?
 like "ksattach by another user is refused" "$out" \
@@ -239,10 +212,7 @@ exec kaistep pty-serve --pty sh -c 'echo idle; sleep 60'
 EOS
 chown "$A:" "$W/idle.sh"
 iid=$(as_alice ksubmit --parsable -t 2 idle.sh)
-for _ in $(seq 1 100); do
-	grep -q "action=pty-serve job=$iid" "$T/kaid.log" && break
-	sleep 0.1
-done
+wait_for 60 grep -qs "action=pty-serve job=$iid" "$T/kaid.log"
 sleep 1
 # hostile HEX...: an attach to the idle job, then each HEX in turn;
 # prints what kaid answered and whether it closed the connection.
@@ -334,10 +304,7 @@ steps "$T/hold.steps" 'expect kai\$ ' 'sleep 3' 'send exit\r'
     "$T/hold.steps" -- ksrun --pty -t 2 sh >"$T/hold.out" 2>&1 &)
 sleep 1.5
 hid=$(last_job)
-for _ in $(seq 1 50); do
-	grep -q "action=pty-serve job=$hid" "$T/kaid.log" && break
-	sleep 0.1
-done
+wait_for 60 grep -qs "action=pty-serve job=$hid" "$T/kaid.log"
 is "kaid's /metrics counts the session" "$(curl -sS -m 10 "$KAID_HTTP/metrics" |
     awk '$1 == "kaibatch_pty_sessions" { print $2 }')" 1
 out=$(as_alice ksattach "$hid" </dev/null 2>&1)
