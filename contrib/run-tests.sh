@@ -2,25 +2,32 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # run-tests.sh: the whole test suite, as CI runs it, on a fresh Debian
-# machine: install what is missing, build with --enable-werror and run
-# `make check` (unit, scheduler and integration tests against a real
-# PostgreSQL, munged and kubesim); build a real kube-apiserver once
-# (cached outside the tree: only a fresh machine pays its ~7 minutes) and
-# run the integration tests again against it; then the "node" tier: the
-# same API server with real nodes (containerd, kubelet, controller-manager;
-# the kubelet and controller-manager are built with the API server, the
-# job and pause images by contrib/k8s/build-images.sh, all cached) and the
-# integration tests that declare they hold there; then everything once
-# more under ASan/UBSan, then `make distcheck`.  A second -Werror build
-# with clang runs the unit tier (`make check-unit`: tests/unit,
-# tests/sched, tests/pod).  Also: the client-port tests with kaid under
-# valgrind, and every libFuzzer harness for 15 s (FUZZ_SECONDS) in a
-# clang --enable-fuzzing build.  Ends with the line "N passed, N failed", which
-# counts the tests of every tier.
+# machine: install what is missing, then
+#  - a -Werror build (gcc) and its unit tier (`make check-unit`:
+#    tests/unit, tests/sched, tests/pod, the fuzz corpora);
+#  - a second -Werror build with clang and its unit tier;
+#  - the real-API tier: a real kube-apiserver, built once (cached outside
+#    the tree: only a fresh machine pays its ~10 minutes), and the
+#    integration tests against it, in the gcc build;
+#  - the node tier: the same API server with real nodes (containerd,
+#    kubelet, controller-manager, built with the API server; the job and
+#    pause images by contrib/k8s/build-images.sh, all cached) and the
+#    integration tests that declare they hold there;
+#  - an ASan/UBSan build and everything once more in it: the unit tier
+#    and the kubesim tier (the integration tests against a real
+#    PostgreSQL, munged and kubesim); the few that need the static
+#    in-pod programs, which a sanitized build has not, run in the gcc
+#    build;
+#  - the client-port tests with kaid under valgrind; every libFuzzer
+#    harness for 15 s (FUZZ_SECONDS), two at a time, in a clang
+#    --enable-fuzzing build; `make distcheck`.
+# Ends with the line "N passed, N failed", which counts the tests of
+# every tier.  The machine has two cores, and the tests are bound by
+# them (process starts above all), so each tier runs once.
 #
 #   contrib/run-tests.sh            everything
-#   contrib/run-tests.sh --quick    the -Werror builds only (gcc: kubesim
-#                                   tier; clang: unit tier)
+#   contrib/run-tests.sh --quick    the -Werror builds only (gcc: unit
+#                                   and kubesim tiers; clang: unit tier)
 
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -30,6 +37,15 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 "$top/contrib/deps.sh" || exit 1
 cd "$top" || exit 1
+# The tests' python3 is Debian's, with the python3-yaml deps.sh installs.
+# One earlier in PATH (pyenv's shim, say) may lack the module, and a shim
+# costs a shell and a few more processes at each of the thousands of
+# starts (kubesim, kapply and the tests' own JSON checks).
+if [ -x /usr/bin/python3 ]; then
+	mkdir -p "$top/build/bin" &&
+	    ln -sf /usr/bin/python3 "$top/build/bin/python3" &&
+	    PATH=$top/build/bin:$PATH
+fi
 ./bootstrap >/dev/null 2>&1 || { echo "run-tests: error: bootstrap failed" >&2; exit 1; }
 
 passed=0
@@ -47,11 +63,37 @@ count_results()
 	failed=$((failed + ${f:-0} + ${e:-0}))
 }
 
+# report OUT: the summary of the `make check` output OUT (of the build
+# directory we are in) and the tail of each failed test's log.
+report()
+{
+	local t
+	grep -E '^(FAIL|ERROR|SKIP):|^# (TOTAL|PASS|SKIP|FAIL|ERROR):' "$1" |
+	    grep -v '^SKIP:.*# SKIP' | head -n 60
+	for t in $(sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\).*/\2/p' "$1" | sort -u); do
+		echo "--- $t.log (tail)"
+		tail -n 40 "$t.log" 2>/dev/null
+	done
+}
+
+# check_tests OUT TESTS: `make check` of TESTS (all when empty) in the
+# build directory we are in, its output in OUT; reported and counted.
+check_tests()
+{
+	if [ -n "$2" ]; then
+		make -j"$jobs" check TESTS="$2" >"$1" 2>&1
+	else
+		make -j"$jobs" "${check_target:-check}" >"$1" 2>&1
+	fi
+	report "$1"
+	count_results .
+}
+
 # run_build NAME CONFIGURE-FLAGS...: configure, build and check in build/NAME.
 # With check_target=check-unit set, only the tests that need no stack run.
 run_build()
 {
-	local name=$1 dir=$top/build/$1 target=${check_target:-check}
+	local name=$1 dir=$top/build/$1
 	shift
 	echo "=== $name: configure $* (at ${SECONDS} s)"
 	rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || exit 1
@@ -65,42 +107,31 @@ run_build()
 		failed=$((failed + 1))
 		return
 	fi
-	echo "=== $name: make $target (at ${SECONDS} s)"
-	make -j"$jobs" "$target" >check.out 2>&1
-	grep -E '^(FAIL|ERROR|SKIP):|^# (TOTAL|PASS|SKIP|FAIL|ERROR):' check.out |
-	    grep -v '^SKIP:.*# SKIP' | head -n 60
-	if grep -qE '^(FAIL|ERROR):' check.out; then
-		for t in $(sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\).*/\2/p' check.out | sort -u); do
-			echo "--- $t.log (tail)"
-			tail -n 40 "$t.log" 2>/dev/null
-		done
-	fi
-	count_results "$dir"
+	echo "=== $name: make ${check_target:-check} (at ${SECONDS} s)"
+	check_tests check.out ""
 	cd "$top" || exit 1
 }
 
+# tests_in DIR...: the tests (*.t) of DIRs, as TESTS.
+tests_in()
+{
+	(cd "$top" && for d in "$@"; do ls "$d"/*.t; done | tr '\n' ' ')
+}
+
 # real_api_tier: the integration tests against a real kube-apiserver
-# (tests/lib/stack.sh with KAI_STACK_API=real), in the werror build.
+# (tests/lib/stack.sh with KAI_STACK_API=real) and the API server's own
+# tests (tests/realapi), in the werror build.
 real_api_tier()
 {
-	local dir=$top/build/werror tests
 	echo "=== real kube-apiserver: build (cached) and integration tests (at ${SECONDS} s)"
 	if ! "$top/contrib/k8s/build-apiserver.sh" >"$top/build/apiserver-build.out" 2>&1; then
 		tail -n 30 "$top/build/apiserver-build.out"
 		failed=$((failed + 1))
 		return
 	fi
-	cd "$dir" || exit 1
-	tests=$(cd "$top" && ls tests/integration/t*.t | tr '\n' ' ')
-	KAI_STACK_API=real make -j"$jobs" check TESTS="$tests" >check-realapi.out 2>&1
-	grep -E '^(FAIL|ERROR):|^# (TOTAL|PASS|SKIP|FAIL|ERROR):' check-realapi.out
-	if grep -qE '^(FAIL|ERROR):' check-realapi.out; then
-		for t in $(sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\).*/\2/p' check-realapi.out | sort -u); do
-			echo "--- $t.log (tail)"
-			tail -n 40 "$t.log" 2>/dev/null
-		done
-	fi
-	count_results "$dir"
+	cd "$top/build/werror" || exit 1
+	KAI_STACK_API=real check_tests check-realapi.out \
+	    "$(tests_in tests/integration tests/realapi)"
 	cd "$top" || exit 1
 }
 
@@ -109,24 +140,29 @@ real_api_tier()
 # do not declare the node tier (stack_tiers) skip at once.
 node_tier()
 {
-	local dir=$top/build/werror tests
 	echo "=== node tier: images (cached) and integration tests on real nodes (at ${SECONDS} s)"
 	if ! "$top/contrib/k8s/build-images.sh" >"$top/build/images-build.out" 2>&1; then
 		tail -n 30 "$top/build/images-build.out"
 		failed=$((failed + 1))
 		return
 	fi
-	cd "$dir" || exit 1
-	tests=$(cd "$top" && ls tests/integration/t*.t | tr '\n' ' ')
-	KAI_STACK_API=node make -j"$jobs" check TESTS="$tests" >check-node.out 2>&1
-	grep -E '^(FAIL|ERROR):|^# (TOTAL|PASS|SKIP|FAIL|ERROR):' check-node.out
-	if grep -qE '^(FAIL|ERROR):' check-node.out; then
-		for t in $(sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\).*/\2/p' check-node.out | sort -u); do
-			echo "--- $t.log (tail)"
-			tail -n 40 "$t.log" 2>/dev/null
-		done
-	fi
-	count_results "$dir"
+	cd "$top/build/werror" || exit 1
+	KAI_STACK_API=node check_tests check-node.out "$(tests_in tests/integration)"
+	cd "$top" || exit 1
+}
+
+# static_tier: the kubesim-tier tests the sanitizer build skipped for
+# want of the in-pod programs (pod/kaistep: static, so never sanitized),
+# run in the werror build, which has them.
+static_tier()
+{
+	local tests
+	tests=$(sed -n 's/^SKIP: \(tests\/integration\/[^ ]*\.t\) - pod\/kaistep not built.*/\1/p' \
+	    "$top/build/sanitizers/check.out" | tr '\n' ' ')
+	[ -n "$tests" ] || return 0
+	echo "=== kubesim tier, the tests that need the in-pod programs (at ${SECONDS} s)"
+	cd "$top/build/werror" || exit 1
+	check_tests check-static.out "$tests"
 	cd "$top" || exit 1
 }
 
@@ -149,7 +185,7 @@ fuzz_tier()
 		return
 	fi
 	echo "=== fuzz: each harness for ${FUZZ_SECONDS:-15} s (at ${SECONDS} s)"
-	"$top/tests/fuzz/run.sh" -t "${FUZZ_SECONDS:-15}" "$dir" >fuzz.out 2>&1
+	"$top/tests/fuzz/run.sh" -t "${FUZZ_SECONDS:-15}" -j "$jobs" "$dir" >fuzz.out 2>&1
 	cat fuzz.out
 	p=$(grep -c '^PASS:' fuzz.out)
 	f=$(grep -c '^FAIL:' fuzz.out)
@@ -179,9 +215,7 @@ valgrind_tier()
 	echo "=== valgrind: client-port tests with kaid under valgrind (at ${SECONDS} s)"
 	rm -rf "$vg" && mkdir -p "$vg" && cd "$dir" || exit 1
 	KAI_KAID_WRAPPER="valgrind -q --error-exitcode=99 --log-file=$vg/kaid.%p.log" \
-	    make -j"$jobs" check TESTS="$tests" >check-valgrind.out 2>&1
-	grep -E '^(FAIL|ERROR):|^# (TOTAL|PASS|SKIP|FAIL|ERROR):' check-valgrind.out
-	count_results "$dir"
+	    check_tests check-valgrind.out "$tests"
 	for log in "$vg"/kaid.*.log; do
 		[ -e "$log" ] || continue
 		n=$((n + 1))
@@ -197,7 +231,14 @@ valgrind_tier()
 	cd "$top" || exit 1
 }
 
-run_build werror --enable-werror
+# The kubesim tier (the integration tests against kubesim) runs once,
+# under the sanitizers below; the werror build runs the unit tier, then
+# the real-API and node tiers.  --quick runs the kubesim tier here.
+if [ "$quick" = yes ]; then
+	run_build werror --enable-werror
+else
+	check_target=check-unit run_build werror --enable-werror
+fi
 # The second compiler: clang's warnings differ from gcc's (it ignores
 # FALLTHROUGH comments, for one), so the -Werror build is repeated with
 # it, and the unit tier runs on what it compiled.
@@ -205,11 +246,14 @@ check_target=check-unit run_build clang CC=clang --enable-werror
 if [ "$quick" = no ]; then
 	real_api_tier
 	node_tier
-	# The real-API tier exercises no more C code: once is enough.
+	# The real-API tier exercises no more C code: once is enough.  The
+	# sanitizer build runs everything else: the unit tier again and the
+	# kubesim tier.
 	export KAI_SKIP_REALAPI=1
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    run_build sanitizers --enable-werror --enable-sanitizers
+	static_tier
 	valgrind_tier
 	fuzz_tier
 	echo "=== distcheck (at ${SECONDS} s)"

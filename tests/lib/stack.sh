@@ -420,19 +420,35 @@ stack_psql()
 	    -d kaibatch -c "$1"
 }
 
-# wait_state JOBID STATE [TENTHS]: polls kacct until the job is in STATE.
-# On the node tier a pod takes a real container's start and stop (a
-# second or more each on a loaded machine): three times as long.
+# wait_state JOBID STATE [TENTHS]: polls the job's state every tenth of
+# a second until it is STATE, for up to TENTHS tenths (200).  On the node
+# tier a pod takes a real container's start and stop (a second or more
+# each on a loaded machine): three times as long.  The loop runs in the
+# server, on one connection: a psql and a new backend every tenth of a
+# second cost more CPU than most tests themselves.
 wait_state()
 {
-	local i s n=${3:-200}
+	local n=${3:-200} out
 	[ "$STACK_API" = node ] && n=$((n * 3))
-	for i in $(seq 1 "$n"); do
-		s=$(stack_psql "select state from jobs where id = $1")
-		[ "$s" = "$2" ] && return 0
-		sleep 0.1
-	done
-	echo "# job $1 is $s, not $2" >&2
+	case $1 in
+	'' | *[!0-9]*)
+		echo "# wait_state: \"$1\" is not a job id" >&2
+		return 1
+		;;
+	esac
+	out=$(stack_psql "do \$\$
+declare s text;
+begin
+	for i in 1..$n loop
+		select state into s from jobs where id = $1;
+		if s = '$2' then
+			return;
+		end if;
+		perform pg_sleep(0.1);
+	end loop;
+	raise exception 'job $1 is %, not $2', coalesce(s, 'not in the database');
+end \$\$" 2>&1) && return 0
+	echo "# ${out#*ERROR:  }" | head -n 1 >&2
 	return 1
 }
 
