@@ -8,7 +8,8 @@
 #  - a second -Werror build with clang and its unit tier;
 #  - the real-API tier: a real kube-apiserver, built once (cached outside
 #    the tree: only a fresh machine pays its ~10 minutes), and the
-#    integration tests against it, in the gcc build;
+#    integration tests that declare it (stack_tiers) against it, in the
+#    gcc build;
 #  - the node tier: the same API server with real nodes (containerd,
 #    kubelet, controller-manager, built with the API server; the job and
 #    pause images by contrib/k8s/build-images.sh, all cached) and the

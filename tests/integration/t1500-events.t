@@ -17,6 +17,7 @@
 . "$top_srcdir/tests/lib/stack.sh"
 
 stack_require
+stack_tiers kubesim real
 
 T=$(mktemp -d /tmp/kai-t1500.XXXXXX)
 trap 'stack_stop "$T"; rm -rf "$T"' EXIT

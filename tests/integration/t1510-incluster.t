@@ -18,6 +18,7 @@
 . "$top_srcdir/tests/lib/stack.sh"
 
 stack_require
+stack_tiers kubesim real
 [ "$(id -u)" -eq 0 ] || skip_all "needs root for unshare --mount"
 command -v unshare >/dev/null 2>&1 ||
     skip_all "unshare not found (util-linux)"

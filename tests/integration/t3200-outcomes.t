@@ -10,6 +10,7 @@
 . "$top_srcdir/tests/lib/tap.sh"
 . "$top_srcdir/tests/lib/stack.sh"
 stack_require
+stack_tiers kubesim real
 
 T=$(mktemp -d /tmp/kai-t3200.XXXXXX)
 trap 'stack_stop "$T"; rm -rf "$T"' EXIT

@@ -11,6 +11,7 @@
 . "$top_srcdir/tests/lib/stack.sh"
 
 stack_require
+stack_tiers kubesim real
 
 T=$(mktemp -d /tmp/kai-t5100.XXXXXX)
 trap 'stack_stop "$T"; rm -rf "$T"' EXIT

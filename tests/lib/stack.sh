@@ -275,12 +275,14 @@ stack_start()
 {
 	STACK_DIR=$1
 	local nodes=${2:-$STACK_SRC/contrib/kubesim/nodes.example.yaml}
-	if [ "$STACK_API" = node ]; then
-		# KAI_NODE_TIER_ALL=1 runs them anyway (to see which would hold).
-		[ -n "$STACK_TIERS_DECLARED" ] || [ -n "${KAI_NODE_TIER_ALL:-}" ] ||
-		    skip_all "not declared for the node tier (stack_tiers): it runs on kubesim and real"
-		[ -z "${2:-}" ] && nodes=$STACK_SRC/contrib/k8s/nodes-node.yaml
+	# A test that does not declare its tiers runs on kubesim only;
+	# KAI_TIER_ALL=1 runs it on the others anyway (to see which would hold).
+	if [ "$STACK_API" != kubesim ] && [ -z "$STACK_TIERS_DECLARED" ] &&
+	    [ -z "${KAI_TIER_ALL:-}" ]; then
+		skip_all "not declared for the $STACK_API tier (stack_tiers): it runs on kubesim"
 	fi
+	[ "$STACK_API" = node ] && [ -z "${2:-}" ] &&
+	    nodes=$STACK_SRC/contrib/k8s/nodes-node.yaml
 	export STACK_DIR
 	mkdir -p "$STACK_DIR" && chmod 755 "$STACK_DIR" || return 1
 	pg_start "$STACK_DIR/pg" || return 1
@@ -492,11 +494,15 @@ stack_require_kubesim()
 }
 
 # stack_tiers TIER... [-- REASON]: the tiers (kubesim, real, node) this
-# test can run on; on any other, the whole test is skipped with REASON.
-# A test that does not call it runs on kubesim and real only (stack_start
-# skips it on the node tier): the node tier runs jobs in containers, with
-# the node's own cpu and memory and without the host's filesystem, so a
-# test says when it holds there.
+# test runs on; on any other, the whole test is skipped with REASON.  A
+# test that does not call it runs on kubesim only (stack_start skips it
+# on the others).  A test names real when its subject is kaid's side of
+# the API server (pods' specs, binding, deletion, status, events, logs,
+# nodes, in-cluster credentials, owners): what the real server validates
+# and answers.  A test whose subject is the clients, the protocol or the
+# scheduler's decisions gains nothing from it but a minute of CPU.  The
+# node tier runs jobs in containers, with the node's own cpu and memory
+# and without the host's filesystem, so a test says when it holds there.
 STACK_TIERS_DECLARED=
 stack_tiers()
 {
