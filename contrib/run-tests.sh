@@ -6,25 +6,26 @@
 #  - a -Werror build (gcc) and its unit tier (`make check-unit`:
 #    tests/unit, tests/sched, tests/pod, the fuzz corpora);
 #  - a second -Werror build with clang and its unit tier;
-#  - the real-API tier: a real kube-apiserver, built once (cached outside
-#    the tree: only a fresh machine pays its ~10 minutes), and the
-#    integration tests that declare it (stack_tiers) against it, in the
-#    gcc build;
-#  - the node tier: the same API server with real nodes (containerd,
-#    kubelet, controller-manager, built with the API server; the job and
-#    pause images by contrib/k8s/build-images.sh, all cached) and the
-#    integration tests that declare they hold there;
 #  - an ASan/UBSan build and everything once more in it: the unit tier
 #    and the kubesim tier (the integration tests against a real
 #    PostgreSQL, munged and kubesim); the few that need the static
 #    in-pod programs, which a sanitized build has not, run in the gcc
 #    build;
-#  - the client-port tests with kaid under valgrind; every libFuzzer
-#    harness for 15 s (FUZZ_SECONDS), two at a time, in a clang
-#    --enable-fuzzing build; `make distcheck`.
-# Ends with the line "N passed, N failed", which counts the tests of
-# every tier.  The machine has two cores, and the tests are bound by
-# them (process starts above all), so each tier runs once.
+#  - the client-port tests with kaid under valgrind;
+#  - the real-API tier: a real kube-apiserver and the integration tests
+#    that declare it (stack_tiers), in the gcc build;
+#  - the node tier: the same API server with real nodes (containerd,
+#    kubelet, controller-manager) and the integration tests that
+#    declare it;
+#  - every libFuzzer harness for 15 s (FUZZ_SECONDS), two at a time, in
+#    a clang --enable-fuzzing build; `make distcheck`.
+# The API server, kubelet and controller-manager (built from Debian's
+# source package) and the node tier's images are cached outside the
+# tree; a fresh machine builds them in the background, at the lowest
+# priority, while the first tiers run.  Ends with the line "N passed, N
+# failed", which counts the tests of every tier.  The machine has two
+# cores, and the tests are bound by them (process starts above all), so
+# each tier runs once.
 #
 #   contrib/run-tests.sh            everything
 #   contrib/run-tests.sh --quick    the -Werror builds only (gcc: unit
@@ -119,13 +120,39 @@ tests_in()
 	(cd "$top" && for d in "$@"; do ls "$d"/*.t; done | tr '\n' ' ')
 }
 
+# k8s_build_start: builds the real kube-apiserver, kubelet and
+# controller-manager, then the node tier's images (each found in its
+# cache when it is there), in the background at the lowest priority: on
+# a fresh machine they take ten minutes of both cores, which the tiers
+# before the real-API one leave partly idle.  k8s_build_wait then tells
+# what came of it: 0 built, 1 the API server failed, 2 the images.
+k8s_build_start()
+{
+	mkdir -p "$top/build" || exit 1
+	(
+		nice -n 19 "$top/contrib/k8s/build-apiserver.sh" \
+		    >"$top/build/apiserver-build.out" 2>&1 || exit 1
+		nice -n 19 "$top/contrib/k8s/build-images.sh" \
+		    >"$top/build/images-build.out" 2>&1 || exit 2
+	) &
+	k8s_build_pid=$!
+}
+
+k8s_build_wait()
+{
+	[ -n "${k8s_build_rc:-}" ] && return "$k8s_build_rc"
+	wait "$k8s_build_pid"
+	k8s_build_rc=$?
+	return "$k8s_build_rc"
+}
+
 # real_api_tier: the integration tests against a real kube-apiserver
 # (tests/lib/stack.sh with KAI_STACK_API=real) and the API server's own
 # tests (tests/realapi), in the werror build.
 real_api_tier()
 {
 	echo "=== real kube-apiserver: build (cached) and integration tests (at ${SECONDS} s)"
-	if ! "$top/contrib/k8s/build-apiserver.sh" >"$top/build/apiserver-build.out" 2>&1; then
+	if ! k8s_build_wait && [ "$k8s_build_rc" = 1 ]; then
 		tail -n 30 "$top/build/apiserver-build.out"
 		failed=$((failed + 1))
 		return
@@ -142,7 +169,9 @@ real_api_tier()
 node_tier()
 {
 	echo "=== node tier: images (cached) and integration tests on real nodes (at ${SECONDS} s)"
-	if ! "$top/contrib/k8s/build-images.sh" >"$top/build/images-build.out" 2>&1; then
+	if ! k8s_build_wait; then
+		# The API server's failure was counted by the real-API tier.
+		[ "$k8s_build_rc" = 2 ] || return
 		tail -n 30 "$top/build/images-build.out"
 		failed=$((failed + 1))
 		return
@@ -232,6 +261,7 @@ valgrind_tier()
 	cd "$top" || exit 1
 }
 
+[ "$quick" = no ] && k8s_build_start
 # The kubesim tier (the integration tests against kubesim) runs once,
 # under the sanitizers below; the werror build runs the unit tier, then
 # the real-API and node tiers.  --quick runs the kubesim tier here.
@@ -245,22 +275,24 @@ fi
 # it, and the unit tier runs on what it compiled.
 check_target=check-unit run_build clang CC=clang --enable-werror
 if [ "$quick" = no ]; then
-	real_api_tier
-	node_tier
-	# The real-API tier exercises no more C code: once is enough.  The
-	# sanitizer build runs everything else: the unit tier again and the
-	# kubesim tier.
-	export KAI_SKIP_REALAPI=1
+	# The sanitizer build runs the unit tier again and the kubesim tier.
+	# The real-API tests of tests/realapi need an API server only the
+	# real-API tier waits for, and exercise no more C code: they run
+	# there.
+	KAI_SKIP_REALAPI=1 \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    run_build sanitizers --enable-werror --enable-sanitizers
 	static_tier
 	valgrind_tier
+	real_api_tier
+	node_tier
 	fuzz_tier
+	export KAI_SKIP_REALAPI=1
 	echo "=== distcheck (at ${SECONDS} s)"
 	cd "$top/build/werror" || exit 1
-	# The tarball is checked with the unit tests; the integration tier ran
-	# twice above already.
+	# The tarball is checked with the unit tests; the integration tiers
+	# ran above.
 	if KAI_SKIP_INTEGRATION=1 make -j"$jobs" distcheck >distcheck.out 2>&1; then
 		passed=$((passed + 1))
 		echo "distcheck: ok"
