@@ -70,8 +70,8 @@ count_results()
 report()
 {
 	local t
-	grep -E '^(FAIL|ERROR|SKIP):|^# (TOTAL|PASS|SKIP|FAIL|ERROR):' "$1" |
-	    grep -v '^SKIP:.*# SKIP' | head -n 60
+	grep -E '^SKIP:' "$1" | grep -v '^SKIP:.*# SKIP' | head -n 60
+	grep -E '^(FAIL|ERROR):|^# (TOTAL|PASS|SKIP|FAIL|ERROR):' "$1"
 	for t in $(sed -n 's/^\(FAIL\|ERROR\): \([^ ]*\).*/\2/p' "$1" | sort -u); do
 		echo "--- $t.log (tail)"
 		tail -n 40 "$t.log" 2>/dev/null

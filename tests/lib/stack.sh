@@ -77,22 +77,38 @@ stack_users()
 	for u in "$STACK_ALICE" "$STACK_BOB"; do
 		id "$u" >/dev/null 2>&1 ||
 		    useradd --create-home --shell /bin/sh "$u" || return 1
+		stack_user_entry "$u"
 	done
 }
 
 # as_user USER CMD...: runs CMD as USER with this environment (the
-# controller address, the munge socket, PATH) and USER's groups.
+# controller address, the munge socket, PATH) and USER's groups.  Every
+# client call of a test goes through it, so USER's gid and home are
+# looked up once (stack_user_entry) and kept in STACK_USER_ENTRY.
+STACK_SELF=$(id -un)
+declare -A STACK_USER_ENTRY=()
 as_user()
 {
-	local u=$1
+	local u=$1 gid home
 	shift
-	if [ "$(id -un)" = "$u" ]; then
+	if [ "$STACK_SELF" = "$u" ]; then
 		"$@"
-	else
-		setpriv --reuid="$u" --regid="$(id -g "$u")" --init-groups \
-		    env HOME="$(getent passwd "$u" | cut -d: -f6)" USER="$u" \
-		    LOGNAME="$u" "$@"
+		return
 	fi
+	[ -n "${STACK_USER_ENTRY[$u]:-}" ] || stack_user_entry "$u"
+	IFS=: read -r gid home <<<"${STACK_USER_ENTRY[$u]:-}"
+	setpriv --reuid="$u" --regid="$gid" --init-groups \
+	    env HOME="$home" USER="$u" LOGNAME="$u" "$@"
+}
+
+# stack_user_entry USER: keeps USER's "gid:home" in STACK_USER_ENTRY
+# (nothing for an unknown user: setpriv then says what is wrong).
+stack_user_entry()
+{
+	local ent gid home _x
+	ent=$(getent passwd "$1") || return 0
+	IFS=: read -r _x _x _x gid _x home _x <<<"$ent"
+	STACK_USER_ENTRY[$1]=$gid:$home
 }
 
 stack_wait_file()
