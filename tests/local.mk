@@ -132,4 +132,8 @@ check-unit:
 	$(MAKE) $(AM_MAKEFLAGS) check TESTS="$$t"
 .PHONY: check-unit
 
+# The PostgreSQL data directories tests/lib/pg.sh keeps to copy.
+clean-local:
+	-rm -rf tests/pg-template-*
+
 # End of tests/local.mk

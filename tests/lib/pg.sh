@@ -54,6 +54,32 @@ pg_as_owner()
 	fi
 }
 
+# pg_initdb DATADIR LOG: a fresh data directory in DATADIR.  An initdb
+# costs over a second of CPU, and every integration test starts a cluster
+# or two: the first initdb of a build keeps its result as a template in
+# the build (tests/pg-template-*, one per server version and owner;
+# none without top_builddir), and the others copy it.
+pg_initdb()
+{
+	_v=${PG_BINDIR%/bin}
+	_t=
+	[ -n "${top_builddir:-}" ] &&
+	    _t=$top_builddir/tests/pg-template-${_v##*/}-$(id -u)-${PG_TEST_USER:-nobody}
+	if [ -n "$_t" ] && [ -f "$_t/PG_VERSION" ] && cp -a "$_t" "$1"; then
+		return 0
+	fi
+	rm -rf "$1"
+	pg_as_owner "$PG_BINDIR/initdb" -D "$1" -A trust -U kaibatch -E UTF8 \
+	    --locale=C --no-sync >"$2" 2>&1 || return 1
+	# Made whole under another name, then renamed: a test running
+	# beside this one never copies half a template.
+	if [ -n "$_t" ] && [ ! -d "$_t" ] && cp -a "$1" "$_t.$$" 2>/dev/null; then
+		mv -T "$_t.$$" "$_t" 2>/dev/null
+		rm -rf "$_t.$$"
+	fi
+	return 0
+}
+
 # pg_start DIR: initdb, start, create database "kaibatch".  On failure the
 # tail of the log goes to stderr and the status is 1.
 pg_start()
@@ -68,9 +94,7 @@ pg_start()
 		chown "${PG_TEST_USER:-nobody}" "$pg_dir" || return 1
 	fi
 	chmod 700 "$pg_dir"
-	if ! pg_as_owner "$PG_BINDIR/initdb" -D "$pg_dir/pgdata" -A trust \
-	    -U kaibatch -E UTF8 --locale=C --no-sync >"$pg_dir/initdb.log" 2>&1;
-	then
+	if ! pg_initdb "$pg_dir/pgdata" "$pg_dir/initdb.log"; then
 		echo "pg_start: initdb failed:" >&2
 		tail -n 20 "$pg_dir/initdb.log" >&2
 		return 1
